@@ -1,0 +1,36 @@
+package dev.spindle.core;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+
+/** The {@code Date: ...\r\n} line, shared by all connections and rebuilt at most once a second. */
+final class DateHeader {
+    private static final DateTimeFormatter HTTP_DATE =
+            DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+
+    private record Line(long second, byte[] bytes) {
+    }
+
+    private static volatile Line current = build(System.currentTimeMillis() / 1000);
+
+    private DateHeader() {
+    }
+
+    static byte[] line() {
+        long second = System.currentTimeMillis() / 1000;
+        Line line = current;
+        if (line.second != second) {
+            line = build(second);
+            current = line;
+        }
+        return line.bytes;
+    }
+
+    private static Line build(long second) {
+        String value = "Date: " + HTTP_DATE.format(Instant.ofEpochSecond(second)) + "\r\n";
+        return new Line(second, value.getBytes(StandardCharsets.US_ASCII));
+    }
+}

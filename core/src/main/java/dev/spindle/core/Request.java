@@ -1,0 +1,240 @@
+package dev.spindle.core;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * A parsed request. Fields are offsets into the connection's receive buffer and are decoded
+ * only when asked for. A handler must not keep the request after it returns; a blocking
+ * handler receives a detached copy, which it may keep.
+ */
+public final class Request {
+    static final int HTTP_1_0 = 10;
+    static final int HTTP_1_1 = 11;
+
+    byte[] data;
+    int base;
+    Method method;
+    int methodEnd;
+    int targetStart;
+    int targetEnd;
+    int pathStart;
+    int pathEnd;
+    int queryStart = -1;
+    int version;
+    int headerCount;
+    int[] headers = new int[64];
+    int bodyStart;
+    int bodyEnd;
+    long contentLength = -1;
+    boolean chunked;
+    boolean connectionClose;
+    boolean connectionKeepAlive;
+    boolean expectContinue;
+
+    Route route;
+    final int[] params = new int[16];
+
+    private String pathString;
+
+    void reset() {
+        data = null;
+        method = null;
+        queryStart = -1;
+        headerCount = 0;
+        bodyStart = 0;
+        bodyEnd = 0;
+        contentLength = -1;
+        chunked = false;
+        connectionClose = false;
+        connectionKeepAlive = false;
+        expectContinue = false;
+        route = null;
+        pathString = null;
+    }
+
+    void addHeader(int nameStart, int nameEnd, int valueStart, int valueEnd) {
+        int i = headerCount * 4;
+        if (i + 4 > headers.length) {
+            headers = Arrays.copyOf(headers, headers.length * 2);
+        }
+        headers[i] = nameStart;
+        headers[i + 1] = nameEnd;
+        headers[i + 2] = valueStart;
+        headers[i + 3] = valueEnd;
+        headerCount++;
+    }
+
+    /** Copies everything this request refers to, so it stays valid after the buffer is reused. */
+    Request detach() {
+        Request copy = new Request();
+        int end = Math.max(bodyEnd, Math.max(targetEnd, lastHeaderEnd()));
+        copy.data = Arrays.copyOfRange(data, base, base + end);
+        copy.base = 0;
+        copy.method = method;
+        copy.methodEnd = methodEnd;
+        copy.targetStart = targetStart;
+        copy.targetEnd = targetEnd;
+        copy.pathStart = pathStart;
+        copy.pathEnd = pathEnd;
+        copy.queryStart = queryStart;
+        copy.version = version;
+        copy.headerCount = headerCount;
+        copy.headers = Arrays.copyOf(headers, headerCount * 4);
+        copy.bodyStart = bodyStart;
+        copy.bodyEnd = bodyEnd;
+        copy.contentLength = contentLength;
+        copy.chunked = chunked;
+        copy.connectionClose = connectionClose;
+        copy.connectionKeepAlive = connectionKeepAlive;
+        copy.expectContinue = expectContinue;
+        copy.route = route;
+        System.arraycopy(params, 0, copy.params, 0, params.length);
+        return copy;
+    }
+
+    private int lastHeaderEnd() {
+        return headerCount == 0 ? 0 : headers[headerCount * 4 - 1];
+    }
+
+    public Method method() {
+        return method;
+    }
+
+    /** The method token as sent, for methods outside {@link Method}. */
+    public String methodName() {
+        return method == Method.OTHER ? ascii(0, methodEnd) : method.name();
+    }
+
+    /** The request target as sent, e.g. {@code /search?q=a%20b}. */
+    public String target() {
+        return ascii(targetStart, targetEnd);
+    }
+
+    /** The path of the target, still percent-encoded, e.g. {@code /users/a%20b}. */
+    public String path() {
+        if (pathString == null) {
+            pathString = pathEnd == pathStart ? "/" : ascii(pathStart, pathEnd);
+        }
+        return pathString;
+    }
+
+    /** The raw query string without {@code ?}, or null when the target has none. */
+    public String query() {
+        return queryStart < 0 ? null : ascii(queryStart, targetEnd);
+    }
+
+    /** {@code HTTP/1.1} or {@code HTTP/1.0}. */
+    public String version() {
+        return version == HTTP_1_0 ? "HTTP/1.0" : "HTTP/1.1";
+    }
+
+    public boolean isKeepAliveRequested() {
+        return version == HTTP_1_1 ? !connectionClose : connectionKeepAlive && !connectionClose;
+    }
+
+    /**
+     * The first value of a query parameter, percent-decoded ({@code +} as space), or null.
+     *
+     * @throws HttpException 400 when the value's percent-encoding is malformed
+     */
+    public String queryParam(String name) {
+        if (queryStart < 0) {
+            return null;
+        }
+        int end = targetEnd;
+        int i = queryStart;
+        while (i <= end) {
+            int pairEnd = indexOf((byte) '&', i, end);
+            int eq = indexOf((byte) '=', i, pairEnd);
+            if (PercentDecoder.equalsDecoded(data, base + i, base + eq, name)) {
+                return eq == pairEnd ? "" : PercentDecoder.decode(data, base + eq + 1, base + pairEnd, true);
+            }
+            i = pairEnd + 1;
+        }
+        return null;
+    }
+
+    /** A path variable of the matched route, percent-decoded, or null if the route has none by that name. */
+    public String pathParam(String name) {
+        if (route == null) {
+            return null;
+        }
+        int index = route.paramIndex(name);
+        if (index < 0) {
+            return null;
+        }
+        return PercentDecoder.decode(data, base + params[index * 2], base + params[index * 2 + 1], false);
+    }
+
+    /** The first value of a header, matched case-insensitively, or null. */
+    public String header(String name) {
+        int i = headerIndex(name);
+        return i < 0 ? null : headerValue(i);
+    }
+
+    public int headerCount() {
+        return headerCount;
+    }
+
+    public String headerName(int i) {
+        return ascii(headers[i * 4], headers[i * 4 + 1]);
+    }
+
+    public String headerValue(int i) {
+        return new String(data, base + headers[i * 4 + 2], headers[i * 4 + 3] - headers[i * 4 + 2],
+                StandardCharsets.ISO_8859_1);
+    }
+
+    private int headerIndex(String name) {
+        int len = name.length();
+        for (int h = 0; h < headerCount; h++) {
+            int s = headers[h * 4];
+            if (headers[h * 4 + 1] - s == len && Ascii.equalsIgnoreCase(data, base + s, name)) {
+                return h;
+            }
+        }
+        return -1;
+    }
+
+    public int bodyLength() {
+        return bodyEnd - bodyStart;
+    }
+
+    /** The body as a read-only view; valid until the handler returns. */
+    public ByteBuffer body() {
+        return ByteBuffer.wrap(data, base + bodyStart, bodyEnd - bodyStart).slice().asReadOnlyBuffer();
+    }
+
+    public byte[] bodyBytes() {
+        return Arrays.copyOfRange(data, base + bodyStart, base + bodyEnd);
+    }
+
+    public String bodyText() {
+        return new String(data, base + bodyStart, bodyEnd - bodyStart, StandardCharsets.UTF_8);
+    }
+
+    /** Copies the body into {@code out}, for encoders that write it straight into their buffer. */
+    void copyBody(byte[] out, int at) {
+        System.arraycopy(data, base + bodyStart, out, at, bodyEnd - bodyStart);
+    }
+
+    private int indexOf(byte b, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (data[base + i] == b) {
+                return i;
+            }
+        }
+        return to;
+    }
+
+    private String ascii(int from, int to) {
+        return new String(data, base + from, to - from, StandardCharsets.ISO_8859_1);
+    }
+
+    @Override
+    public String toString() {
+        return data == null ? "Request[empty]" : methodName() + " " + target() + " " + version();
+    }
+}

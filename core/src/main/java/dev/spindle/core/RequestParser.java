@@ -1,0 +1,547 @@
+package dev.spindle.core;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Incremental, strict HTTP/1.1 request parser (RFC 9112). It is fed whatever bytes have arrived
+ * and resumes where it stopped: a request delivered whole, split anywhere, or byte by byte parses
+ * the same, and no byte is scanned twice. All positions are relative to {@link InputBuffer#start},
+ * the first byte of the request being parsed.
+ *
+ * <table>
+ *   <caption>Limits and the status each one answers</caption>
+ *   <tr><th>condition</th><th>status</th><th>default</th></tr>
+ *   <tr><td>request line longer than {@link ServerConfig#maxRequestLineLength()}</td><td>414</td><td>8 KiB</td></tr>
+ *   <tr><td>header section longer than {@link ServerConfig#maxHeaderSize()}</td><td>431</td><td>32 KiB</td></tr>
+ *   <tr><td>more fields than {@link ServerConfig#maxHeaderCount()}</td><td>431</td><td>128</td></tr>
+ *   <tr><td>body longer than {@link ServerConfig#maxBodySize()}</td><td>413</td><td>16 MiB</td></tr>
+ *   <tr><td>transfer coding other than chunked</td><td>501</td><td></td></tr>
+ *   <tr><td>HTTP version other than 1.0 and 1.x</td><td>505</td><td></td></tr>
+ *   <tr><td>{@code Expect} other than {@code 100-continue}</td><td>417</td><td></td></tr>
+ *   <tr><td>anything malformed, and every framing ambiguity (Content-Length with
+ *       Transfer-Encoding, differing Content-Length, whitespace before a colon, obs-fold,
+ *       CR/LF/NUL in a value, bare LF, missing Host on HTTP/1.1)</td><td>400</td><td></td></tr>
+ * </table>
+ * Every failure is an {@link HttpException}; the connection answers it and closes.
+ */
+final class RequestParser {
+    static final int NEED_MORE = 0;
+    static final int COMPLETE = 1;
+
+    private static final byte[] CONTENT_LENGTH = "content-length".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] TRANSFER_ENCODING = "transfer-encoding".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CONNECTION = "connection".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HOST = "host".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] EXPECT = "expect".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CHUNKED = "chunked".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CLOSE = "close".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] KEEP_ALIVE = "keep-alive".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CONTINUE = "100-continue".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HTTP_SLASH = "HTTP/".getBytes(StandardCharsets.US_ASCII);
+    private static final int MAX_CHUNK_LINE = 4096;
+    private static final int MAX_LEADING_EMPTY_LINES = 8;
+
+    private enum State { REQUEST_LINE, HEADERS, BODY, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS }
+
+    private final int maxRequestLine;
+    private final int maxHeaderSize;
+    private final int maxHeaderCount;
+    private final long maxBody;
+
+    private State state = State.REQUEST_LINE;
+    /** Next byte to examine. */
+    private int pos;
+    /** Start of the line being scanned. */
+    private int lineStart;
+    private int emptyLines;
+    private int headerSectionStart;
+    private int hostCount;
+    private boolean transferEncoding;
+    private int chunkedCodings;
+    private boolean chunkedLast;
+    private boolean otherCoding;
+    private long chunkRemaining;
+
+    RequestParser(ServerConfig config) {
+        this.maxRequestLine = config.maxRequestLineLength();
+        this.maxHeaderSize = config.maxHeaderSize();
+        this.maxHeaderCount = config.maxHeaderCount();
+        this.maxBody = config.maxBodySize();
+    }
+
+    /** True once the header section is complete and the body has not fully arrived. */
+    boolean inBody() {
+        return state.ordinal() >= State.BODY.ordinal();
+    }
+
+    /** True when bytes of an unfinished request have been consumed or are buffered. */
+    boolean inProgress(InputBuffer in) {
+        return state != State.REQUEST_LINE || in.available() > 0;
+    }
+
+    /**
+     * Parses as far as the buffered bytes allow. On {@link #COMPLETE}, {@code req} holds the
+     * request (offsets relative to {@code in.start}) and {@link #consumed()} tells its length.
+     */
+    int parse(InputBuffer in, Request req) {
+        byte[] d = in.data;
+        int b = in.start;
+        int avail = in.end - in.start;
+        while (true) {
+            switch (state) {
+                case REQUEST_LINE -> {
+                    int lf = findLf(d, b, avail, maxRequestLine + 2, 414, "request line too long");
+                    if (lf < 0) {
+                        return NEED_MORE;
+                    }
+                    if (lf == lineStart || lf == lineStart + 1 && d[b + lineStart] == '\r') {
+                        requireCr(d, b, lf);
+                        if (++emptyLines > MAX_LEADING_EMPTY_LINES) {
+                            throw new HttpException(400, "too many empty lines before the request line");
+                        }
+                        in.consume(lf + 1);
+                        b = in.start;
+                        d = in.data;
+                        avail = in.end - in.start;
+                        pos = 0;
+                        lineStart = 0;
+                        continue;
+                    }
+                    req.reset();
+                    req.data = d;
+                    requestLine(d, b, lf, req);
+                    pos = lf + 1;
+                    lineStart = pos;
+                    headerSectionStart = pos;
+                    hostCount = 0;
+                    transferEncoding = false;
+                    chunkedCodings = 0;
+                    chunkedLast = false;
+                    otherCoding = false;
+                    state = State.HEADERS;
+                }
+                case HEADERS -> {
+                    int limit = headerSectionStart + maxHeaderSize - lineStart;
+                    int lf = findLf(d, b, avail, limit, 431, "header section too large");
+                    if (lf < 0) {
+                        return NEED_MORE;
+                    }
+                    requireCr(d, b, lf);
+                    if (lf - 1 == lineStart) {
+                        pos = lf + 1;
+                        lineStart = pos;
+                        endOfHeaders(req);
+                        if (state == State.HEADERS) {
+                            return complete(in, req);
+                        }
+                    } else {
+                        if (req.headerCount >= maxHeaderCount) {
+                            throw new HttpException(431, "too many header fields");
+                        }
+                        headerLine(d, b, lineStart, lf - 1, req, true);
+                        pos = lf + 1;
+                        lineStart = pos;
+                    }
+                }
+                case BODY -> {
+                    if (avail - req.bodyStart < req.contentLength) {
+                        return NEED_MORE;
+                    }
+                    req.bodyEnd = req.bodyStart + (int) req.contentLength;
+                    pos = req.bodyEnd;
+                    return complete(in, req);
+                }
+                case CHUNK_SIZE -> {
+                    int lf = findLf(d, b, avail, MAX_CHUNK_LINE, 400, "chunk size line too long");
+                    if (lf < 0) {
+                        return NEED_MORE;
+                    }
+                    requireCr(d, b, lf);
+                    chunkRemaining = chunkSize(d, b + lineStart, b + lf - 1, req.bodyEnd - req.bodyStart);
+                    pos = lf + 1;
+                    lineStart = pos;
+                    state = chunkRemaining == 0 ? State.TRAILERS : State.CHUNK_DATA;
+                    headerSectionStart = pos;
+                }
+                case CHUNK_DATA -> {
+                    int n = (int) Math.min(chunkRemaining, avail - pos);
+                    if (n == 0) {
+                        return NEED_MORE;
+                    }
+                    System.arraycopy(d, b + pos, d, b + req.bodyEnd, n);
+                    req.bodyEnd += n;
+                    pos += n;
+                    chunkRemaining -= n;
+                    if (chunkRemaining == 0) {
+                        state = State.CHUNK_END;
+                    }
+                }
+                case CHUNK_END -> {
+                    if (avail - pos < 2) {
+                        return NEED_MORE;
+                    }
+                    if (d[b + pos] != '\r' || d[b + pos + 1] != '\n') {
+                        throw new HttpException(400, "chunk data not followed by CRLF");
+                    }
+                    pos += 2;
+                    lineStart = pos;
+                    state = State.CHUNK_SIZE;
+                }
+                case TRAILERS -> {
+                    int limit = headerSectionStart + maxHeaderSize - lineStart;
+                    int lf = findLf(d, b, avail, limit, 431, "trailer section too large");
+                    if (lf < 0) {
+                        return NEED_MORE;
+                    }
+                    requireCr(d, b, lf);
+                    if (lf - 1 == lineStart) {
+                        pos = lf + 1;
+                        return complete(in, req);
+                    }
+                    headerLine(d, b, lineStart, lf - 1, req, false);
+                    pos = lf + 1;
+                    lineStart = pos;
+                }
+            }
+        }
+    }
+
+    /** Length of the request just completed, to consume from the input. */
+    int consumed() {
+        return lastConsumed;
+    }
+
+    private int lastConsumed;
+
+    private int complete(InputBuffer in, Request req) {
+        req.data = in.data;
+        req.base = in.start;
+        lastConsumed = pos;
+        state = State.REQUEST_LINE;
+        pos = 0;
+        lineStart = 0;
+        emptyLines = 0;
+        return COMPLETE;
+    }
+
+    /**
+     * Finds the next LF from {@link #pos}, remembering how far it looked. Fails with
+     * {@code status} once the line from {@link #lineStart} exceeds {@code maxLine} bytes.
+     */
+    private int findLf(byte[] d, int b, int avail, int maxLine, int status, String message) {
+        int limit = Math.min(avail, lineStart + maxLine);
+        for (int i = pos; i < limit; i++) {
+            if (d[b + i] == '\n') {
+                return i;
+            }
+        }
+        pos = limit;
+        if (avail - lineStart >= maxLine) {
+            throw new HttpException(status, message);
+        }
+        return -1;
+    }
+
+    private void requireCr(byte[] d, int b, int lf) {
+        if (lf == lineStart || d[b + lf - 1] != '\r') {
+            throw new HttpException(400, "line not terminated by CRLF");
+        }
+    }
+
+    private void requestLine(byte[] d, int b, int lf, Request req) {
+        int end = lf - 1;
+        int i = lineStart;
+        while (i < end && Ascii.isTchar(d[b + i])) {
+            i++;
+        }
+        if (i == lineStart || i == end || d[b + i] != ' ') {
+            throw new HttpException(400, "malformed method in request line");
+        }
+        req.method = Method.of(d, b + lineStart, b + i);
+        req.methodEnd = i;
+        int ts = ++i;
+        int queryStart = -1;
+        while (i < end && d[b + i] != ' ') {
+            byte c = d[b + i];
+            if (c < 0x21 || c > 0x7E || c == '#') {
+                throw new HttpException(400, "invalid character in request target");
+            }
+            if (c == '?' && queryStart < 0) {
+                queryStart = i + 1;
+            }
+            i++;
+        }
+        if (i == ts || i == end) {
+            throw new HttpException(400, "malformed request target");
+        }
+        req.targetStart = ts;
+        req.targetEnd = i;
+        req.queryStart = queryStart;
+        int pathEnd = queryStart < 0 ? i : queryStart - 1;
+        req.pathStart = ts;
+        req.pathEnd = pathEnd;
+        if (d[b + ts] != '/') {
+            originOf(d, b, req, pathEnd);
+        }
+        version(d, b, i + 1, end, req);
+    }
+
+    /** Accepts absolute-form ({@code http://host/path}) and {@code *}; path offsets point at the path part. */
+    private static void originOf(byte[] d, int b, Request req, int pathEnd) {
+        int ts = req.targetStart;
+        if (pathEnd - ts == 1 && d[b + ts] == '*') {
+            return;
+        }
+        int schemeEnd = ts;
+        while (schemeEnd < pathEnd && d[b + schemeEnd] != ':') {
+            schemeEnd++;
+        }
+        if (schemeEnd + 2 >= pathEnd || d[b + schemeEnd + 1] != '/' || d[b + schemeEnd + 2] != '/') {
+            throw new HttpException(400, "request target is neither origin-form nor absolute-form");
+        }
+        int p = schemeEnd + 3;
+        while (p < pathEnd && d[b + p] != '/') {
+            p++;
+        }
+        req.pathStart = p;
+    }
+
+    private static void version(byte[] d, int b, int start, int end, Request req) {
+        if (end - start != 8 || !java.util.Arrays.equals(d, b + start, b + start + 5, HTTP_SLASH, 0, 5)
+                || d[b + start + 6] != '.') {
+            throw new HttpException(400, "malformed HTTP version");
+        }
+        int major = d[b + start + 5] - '0';
+        int minor = d[b + start + 7] - '0';
+        if (major < 0 || major > 9 || minor < 0 || minor > 9) {
+            throw new HttpException(400, "malformed HTTP version");
+        }
+        if (major != 1) {
+            throw new HttpException(505, "HTTP version not supported");
+        }
+        req.version = minor == 0 ? Request.HTTP_1_0 : Request.HTTP_1_1;
+    }
+
+    private void headerLine(byte[] d, int b, int start, int end, Request req, boolean record) {
+        if (Ascii.isWhitespace(d[b + start])) {
+            throw new HttpException(400, "obsolete line folding is not allowed");
+        }
+        int i = start;
+        while (i < end && Ascii.isTchar(d[b + i])) {
+            i++;
+        }
+        if (i == end || d[b + i] != ':') {
+            throw new HttpException(400, i < end && Ascii.isWhitespace(d[b + i])
+                    ? "whitespace between header name and colon" : "malformed header field");
+        }
+        if (i == start) {
+            throw new HttpException(400, "empty header name");
+        }
+        int nameEnd = i++;
+        while (i < end && Ascii.isWhitespace(d[b + i])) {
+            i++;
+        }
+        int valueStart = i;
+        int valueEnd = i;
+        for (; i < end; i++) {
+            byte c = d[b + i];
+            if (!Ascii.isFieldValueChar(c)) {
+                throw new HttpException(400, "invalid character in header value");
+            }
+            if (!Ascii.isWhitespace(c)) {
+                valueEnd = i + 1;
+            }
+        }
+        if (!record) {
+            return;
+        }
+        req.addHeader(start, nameEnd, valueStart, valueEnd);
+        knownHeader(d, b, start, nameEnd - start, valueStart, valueEnd, req);
+    }
+
+    private void knownHeader(byte[] d, int b, int name, int len, int vs, int ve, Request req) {
+        switch (len) {
+            case 4 -> {
+                if (Ascii.equalsIgnoreCase(d, b + name, HOST) && ++hostCount > 1) {
+                    throw new HttpException(400, "more than one Host header");
+                }
+            }
+            case 6 -> {
+                if (Ascii.equalsIgnoreCase(d, b + name, EXPECT)) {
+                    if (ve - vs == CONTINUE.length && Ascii.equalsIgnoreCase(d, b + vs, CONTINUE)) {
+                        req.expectContinue = true;
+                    } else {
+                        throw new HttpException(417, "unsupported expectation");
+                    }
+                }
+            }
+            case 10 -> {
+                if (Ascii.equalsIgnoreCase(d, b + name, CONNECTION)) {
+                    connectionTokens(d, b, vs, ve, req);
+                }
+            }
+            case 14 -> {
+                if (Ascii.equalsIgnoreCase(d, b + name, CONTENT_LENGTH)) {
+                    contentLength(d, b, vs, ve, req);
+                }
+            }
+            case 17 -> {
+                if (Ascii.equalsIgnoreCase(d, b + name, TRANSFER_ENCODING)) {
+                    transferCodings(d, b, vs, ve);
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** Content-Length may repeat (as fields or a list) only with one value (RFC 9110 8.6). */
+    private static void contentLength(byte[] d, int b, int vs, int ve, Request req) {
+        int i = vs;
+        while (true) {
+            while (i < ve && Ascii.isWhitespace(d[b + i])) {
+                i++;
+            }
+            long value = 0;
+            int digits = 0;
+            while (i < ve && d[b + i] >= '0' && d[b + i] <= '9') {
+                if (value > (Long.MAX_VALUE - 9) / 10) {
+                    throw new HttpException(400, "Content-Length overflows");
+                }
+                value = value * 10 + (d[b + i] - '0');
+                digits++;
+                i++;
+            }
+            while (i < ve && Ascii.isWhitespace(d[b + i])) {
+                i++;
+            }
+            if (digits == 0 || i < ve && d[b + i] != ',') {
+                throw new HttpException(400, "invalid Content-Length");
+            }
+            if (req.contentLength >= 0 && req.contentLength != value) {
+                throw new HttpException(400, "conflicting Content-Length values");
+            }
+            req.contentLength = value;
+            if (i == ve) {
+                return;
+            }
+            i++;
+        }
+    }
+
+    private void transferCodings(byte[] d, int b, int vs, int ve) {
+        transferEncoding = true;
+        for (long t = nextToken(d, b, vs, ve); t >= 0; t = nextToken(d, b, (int) t, ve)) {
+            int s = (int) (t >>> 32);
+            int e = (int) t;
+            if (e - s == CHUNKED.length && Ascii.equalsIgnoreCase(d, b + s, CHUNKED)) {
+                chunkedCodings++;
+                chunkedLast = true;
+            } else {
+                otherCoding = true;
+                chunkedLast = false;
+            }
+        }
+    }
+
+    private static void connectionTokens(byte[] d, int b, int vs, int ve, Request req) {
+        for (long t = nextToken(d, b, vs, ve); t >= 0; t = nextToken(d, b, (int) t, ve)) {
+            int s = (int) (t >>> 32);
+            int e = (int) t;
+            if (e - s == CLOSE.length && Ascii.equalsIgnoreCase(d, b + s, CLOSE)) {
+                req.connectionClose = true;
+            } else if (e - s == KEEP_ALIVE.length && Ascii.equalsIgnoreCase(d, b + s, KEEP_ALIVE)) {
+                req.connectionKeepAlive = true;
+            }
+        }
+    }
+
+    /**
+     * The next element of a comma-separated list at or after {@code from}, packed as
+     * {@code start << 32 | end}, or -1 when none is left. Empty elements are skipped; an element
+     * with inner whitespace is malformed.
+     */
+    private static long nextToken(byte[] d, int b, int from, int ve) {
+        int i = from;
+        while (i < ve && (Ascii.isWhitespace(d[b + i]) || d[b + i] == ',')) {
+            i++;
+        }
+        if (i == ve) {
+            return -1;
+        }
+        int s = i;
+        while (i < ve && d[b + i] != ',' && !Ascii.isWhitespace(d[b + i])) {
+            i++;
+        }
+        int e = i;
+        while (i < ve && Ascii.isWhitespace(d[b + i])) {
+            i++;
+        }
+        if (i < ve && d[b + i] != ',') {
+            throw new HttpException(400, "malformed list in header value");
+        }
+        return (long) s << 32 | e;
+    }
+
+    private void endOfHeaders(Request req) {
+        if (req.version == Request.HTTP_1_1 && hostCount == 0) {
+            throw new HttpException(400, "missing Host header");
+        }
+        req.bodyStart = pos;
+        req.bodyEnd = pos;
+        if (transferEncoding) {
+            if (req.contentLength >= 0) {
+                throw new HttpException(400, "both Content-Length and Transfer-Encoding");
+            }
+            if (req.version == Request.HTTP_1_0) {
+                throw new HttpException(400, "Transfer-Encoding in an HTTP/1.0 request");
+            }
+            if (chunkedCodings > 1 || chunkedCodings == 1 && !chunkedLast) {
+                throw new HttpException(400, "chunked must be the final transfer coding, once");
+            }
+            if (otherCoding || chunkedCodings == 0) {
+                throw new HttpException(501, "unsupported transfer coding");
+            }
+            req.chunked = true;
+            state = State.CHUNK_SIZE;
+            headerSectionStart = pos;
+        } else if (req.contentLength > 0) {
+            if (req.contentLength > maxBody) {
+                throw new HttpException(413, "body larger than " + maxBody + " bytes");
+            }
+            state = State.BODY;
+        }
+    }
+
+    private long chunkSize(byte[] d, int from, int to, long bodySoFar) {
+        long size = 0;
+        int i = from;
+        while (i < to && Ascii.hexValue(d[i]) >= 0) {
+            if (size > 0x0FFFFFFF_FFFFFFFFL) {
+                throw new HttpException(400, "chunk size overflows");
+            }
+            size = size << 4 | Ascii.hexValue(d[i]);
+            i++;
+        }
+        if (i == from) {
+            throw new HttpException(400, "invalid chunk size");
+        }
+        while (i < to && Ascii.isWhitespace(d[i])) {
+            i++;
+        }
+        if (i < to) {
+            if (d[i] != ';') {
+                throw new HttpException(400, "invalid chunk size");
+            }
+            for (i++; i < to; i++) {
+                if (!Ascii.isFieldValueChar(d[i])) {
+                    throw new HttpException(400, "invalid character in chunk extension");
+                }
+            }
+        }
+        if (size > maxBody - bodySoFar) {
+            throw new HttpException(413, "body larger than " + maxBody + " bytes");
+        }
+        return size;
+    }
+}

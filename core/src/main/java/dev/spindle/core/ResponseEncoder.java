@@ -1,0 +1,141 @@
+package dev.spindle.core;
+
+import java.nio.charset.StandardCharsets;
+
+/** Writes a {@link Response} as HTTP/1.1 bytes, from pre-encoded status lines and header names. */
+final class ResponseEncoder {
+    static final int CONNECTION_DEFAULT = 0;
+    static final int CONNECTION_CLOSE = 1;
+    static final int CONNECTION_KEEP_ALIVE = 2;
+
+    private static final byte[] SERVER = bytes("Server: spindle\r\n");
+    private static final byte[] CONTENT_LENGTH = bytes("Content-Length: ");
+    private static final byte[] CONTENT_TYPE = bytes("Content-Type: ");
+    private static final byte[] TEXT_PLAIN = bytes("Content-Type: " + Response.TEXT_PLAIN + "\r\n");
+    private static final byte[] APPLICATION_JSON = bytes("Content-Type: " + Response.APPLICATION_JSON + "\r\n");
+    private static final byte[] CLOSE = bytes("Connection: close\r\n");
+    private static final byte[] KEEP_ALIVE = bytes("Connection: keep-alive\r\n");
+    private static final byte[] CONTINUE = bytes("HTTP/1.1 100 Continue\r\n\r\n");
+    private static final byte[] CRLF = bytes("\r\n");
+    private static final byte[] COLON = bytes(": ");
+    private static final int FIXED_HEADERS = 160;
+
+    private ResponseEncoder() {
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    static void writeContinue(OutputBuffer out) {
+        out.ensure(CONTINUE.length);
+        out.put(CONTINUE);
+    }
+
+    static void encode(OutputBuffer out, Response r, boolean omitBody, int connection) {
+        String text = r.bodyString;
+        byte[] textBytes = null;
+        long length;
+        if (text != null) {
+            if (isAscii(text)) {
+                length = text.length();
+            } else {
+                textBytes = r.bodyText();
+                length = textBytes.length;
+            }
+        } else if (r.bodyArray != null) {
+            length = r.bodyLength;
+        } else if (r.bodyBuffer != null) {
+            length = r.bodyBuffer.remaining();
+        } else {
+            length = 0;
+        }
+        boolean noContent = r.status == 204 || r.status == 304;
+        int headerBytes = FIXED_HEADERS;
+        if (r.contentType != null) {
+            headerBytes += r.contentType.length() + 16;
+        }
+        for (int i = 0; i < r.headerCount; i++) {
+            headerBytes += r.headerNames[i].length() + r.headerValues[i].length() + 4;
+        }
+        boolean writeBody = !omitBody && !noContent;
+        out.ensure(headerBytes + (writeBody ? (int) length : 0));
+        out.put(HttpStatus.statusLine(r.status));
+        out.put(SERVER);
+        out.put(DateHeader.line());
+        if (r.contentType != null) {
+            contentType(out, r.contentType);
+        }
+        if (!noContent) {
+            out.put(CONTENT_LENGTH);
+            out.putDecimal(length);
+            out.put(CRLF);
+        }
+        if (connection == CONNECTION_CLOSE) {
+            out.put(CLOSE);
+        } else if (connection == CONNECTION_KEEP_ALIVE) {
+            out.put(KEEP_ALIVE);
+        }
+        for (int i = 0; i < r.headerCount; i++) {
+            out.putAscii(r.headerNames[i]);
+            out.put(COLON);
+            out.putAscii(r.headerValues[i]);
+            out.put(CRLF);
+        }
+        out.put(CRLF);
+        if (!writeBody) {
+            return;
+        }
+        if (textBytes != null) {
+            out.put(textBytes);
+        } else if (text != null) {
+            out.putAscii(text);
+        } else if (r.bodyArray != null) {
+            out.put(r.bodyArray, r.bodyOffset, r.bodyLength);
+        } else if (r.bodyBuffer != null) {
+            out.put(r.bodyBuffer);
+        }
+    }
+
+    private static void contentType(OutputBuffer out, String type) {
+        if (type == Response.TEXT_PLAIN) {
+            out.put(TEXT_PLAIN);
+        } else if (type == Response.APPLICATION_JSON) {
+            out.put(APPLICATION_JSON);
+        } else {
+            out.put(CONTENT_TYPE);
+            out.putAscii(type);
+            out.put(CRLF);
+        }
+    }
+
+    private static boolean isAscii(String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            if (s.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A short text response explaining an error; {@code allow} is for 405. */
+    static void error(OutputBuffer out, Response scratch, int status, String message, String allow, int connection,
+            boolean omitBody) {
+        scratch.reset();
+        scratch.status(status);
+        if (allow != null) {
+            scratch.header("Allow", allow);
+        }
+        scratch.text(status + " " + HttpStatus.reason(status) + ": " + message + "\n");
+        encode(out, scratch, omitBody, connection);
+    }
+
+    /** Encodes a standalone response, for answering without a connection (e.g. load shedding). */
+    static byte[] standalone(int status, String message) {
+        OutputBuffer out = new OutputBuffer(512);
+        error(out, new Response(), status, message, null, CONNECTION_CLOSE, false);
+        byte[] result = new byte[out.pending()];
+        out.view().get(result);
+        return result;
+    }
+}

@@ -1,0 +1,98 @@
+package dev.spindle.core;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/** One compiled route: a method, a path pattern split into literal and variable segments, a handler. */
+final class Route {
+    final String method;
+    final Method knownMethod;
+    final String pattern;
+    final Handler handler;
+    final boolean blocking;
+    /** Per segment: the literal bytes, or null for a variable. */
+    private final byte[][] literals;
+    private final String[] paramNames;
+
+    Route(String method, String pattern, Handler handler) {
+        if (pattern.isEmpty() || pattern.charAt(0) != '/') {
+            throw new IllegalArgumentException("route pattern must start with '/': " + pattern);
+        }
+        this.method = method;
+        this.knownMethod = knownMethod(method);
+        this.pattern = pattern;
+        this.handler = handler instanceof Handler.Blocking b ? b.delegate() : handler;
+        this.blocking = handler instanceof Handler.Blocking;
+        String[] segments = pattern.equals("/") ? new String[] {""} : pattern.substring(1).split("/", -1);
+        literals = new byte[segments.length][];
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < segments.length; i++) {
+            String s = segments[i];
+            if (s.length() > 2 && s.startsWith("{") && s.endsWith("}")) {
+                names.add(s.substring(1, s.length() - 1));
+            } else if (s.contains("{") || s.contains("}")) {
+                throw new IllegalArgumentException("a path variable must be a whole segment: " + pattern);
+            } else {
+                literals[i] = s.getBytes(StandardCharsets.UTF_8);
+            }
+        }
+        if (names.size() > 8) {
+            throw new IllegalArgumentException("at most 8 path variables per route: " + pattern);
+        }
+        paramNames = names.toArray(String[]::new);
+    }
+
+    private static Method knownMethod(String method) {
+        for (Method m : Method.values()) {
+            if (m != Method.OTHER && m.name().equals(method)) {
+                return m;
+            }
+        }
+        return Method.OTHER;
+    }
+
+    int paramIndex(String name) {
+        for (int i = 0; i < paramNames.length; i++) {
+            if (paramNames[i].equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    boolean accepts(Request req) {
+        return knownMethod == req.method
+                && (knownMethod != Method.OTHER || method.equals(req.methodName()));
+    }
+
+    /**
+     * Matches the path in {@code d[from, to)} segment by segment; on success writes the variable
+     * offsets (relative to {@code base}) into {@code params}.
+     */
+    boolean matches(byte[] d, int base, int from, int to, int[] params) {
+        int i = from;
+        int p = 0;
+        for (byte[] literal : literals) {
+            if (i >= to || d[base + i] != '/') {
+                return false;
+            }
+            i++;
+            int s = i;
+            while (i < to && d[base + i] != '/') {
+                i++;
+            }
+            if (literal == null) {
+                if (i == s) {
+                    return false;
+                }
+                params[p++] = s;
+                params[p++] = i;
+            } else if (literal.length != i - s
+                    || !java.util.Arrays.equals(literal, 0, literal.length, d, base + s, base + i)) {
+                return false;
+            }
+        }
+        return i == to;
+    }
+}

@@ -1,0 +1,204 @@
+package dev.spindle.core;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Everything a server can be told: address, worker count, protocol limits, timeouts and I/O
+ * options. Immutable; each setter-like method returns a changed copy:
+ * {@code ServerConfig.port(8080).workers(4)}.
+ *
+ * <table>
+ *   <caption>Settings, their system properties (read by {@link #fromSystemProperties()}) and defaults</caption>
+ *   <tr><th>setting</th><th>property</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>host</td><td>spindle.host</td><td>127.0.0.1</td><td>address to bind</td></tr>
+ *   <tr><td>workers</td><td>(CLI argument)</td><td>available processors</td><td>event loops, rings or pool threads, per server</td></tr>
+ *   <tr><td>maxRequestLineLength</td><td>spindle.maxRequestLine</td><td>8192</td><td>longer request line: 414</td></tr>
+ *   <tr><td>maxHeaderSize</td><td>spindle.maxHeaderSize</td><td>32768</td><td>larger header section: 431</td></tr>
+ *   <tr><td>maxHeaderCount</td><td>spindle.maxHeaderCount</td><td>128</td><td>more fields: 431</td></tr>
+ *   <tr><td>maxBodySize</td><td>spindle.maxBodySize</td><td>16 MiB</td><td>larger body: 413</td></tr>
+ *   <tr><td>keepAlive</td><td>spindle.keepAlive</td><td>true</td><td>false: every response closes its connection</td></tr>
+ *   <tr><td>headerTimeout</td><td>spindle.headerTimeoutMs</td><td>10 s</td><td>a started request must arrive whole within it</td></tr>
+ *   <tr><td>idleTimeout</td><td>spindle.idleTimeoutMs</td><td>60 s</td><td>an idle keep-alive connection is closed after it</td></tr>
+ *   <tr><td>writeTimeout</td><td>spindle.writeTimeoutMs</td><td>30 s</td><td>a response the peer does not read within it is dropped with the connection</td></tr>
+ *   <tr><td>drainTimeout</td><td>spindle.drainTimeoutMs</td><td>10 s</td><td>how long close() waits for in-flight requests</td></tr>
+ *   <tr><td>maxConnections</td><td>spindle.maxConnections</td><td>10000</td><td>beyond it new connections get 503</td></tr>
+ *   <tr><td>queueCapacity</td><td>spindle.queueCapacity</td><td>1024</td><td>connections waiting for a pool thread; beyond it 503</td></tr>
+ *   <tr><td>readBufferSize</td><td>spindle.readBufferSize</td><td>16384</td><td>bytes read per socket read</td></tr>
+ *   <tr><td>writeHighWaterMark</td><td>spindle.writeHighWaterMark</td><td>65536</td><td>pending output that pauses reading (back-pressure)</td></tr>
+ *   <tr><td>directBuffers</td><td>spindle.directBuffers</td><td>false</td><td>direct instead of heap socket buffers (NIO)</td></tr>
+ *   <tr><td>busyPoll</td><td>spindle.busyPoll</td><td>false</td><td>spin on selectNow() before blocking (NIO)</td></tr>
+ * </table>
+ */
+public final class ServerConfig {
+    private String host = "127.0.0.1";
+    private int port;
+    private int workers = Runtime.getRuntime().availableProcessors();
+    private int maxRequestLineLength = 8192;
+    private int maxHeaderSize = 32 * 1024;
+    private int maxHeaderCount = 128;
+    private long maxBodySize = 16L * 1024 * 1024;
+    private boolean keepAlive = true;
+    private Duration headerTimeout = Duration.ofSeconds(10);
+    private Duration idleTimeout = Duration.ofSeconds(60);
+    private Duration writeTimeout = Duration.ofSeconds(30);
+    private Duration drainTimeout = Duration.ofSeconds(10);
+    private int maxConnections = 10_000;
+    private int queueCapacity = 1024;
+    private int readBufferSize = 16 * 1024;
+    private int writeHighWaterMark = 64 * 1024;
+    private boolean directBuffers;
+    private boolean busyPoll;
+
+    private ServerConfig() {
+    }
+
+    public static ServerConfig defaults() {
+        return new ServerConfig();
+    }
+
+    public static ServerConfig port(int port) {
+        return defaults().withPort(port);
+    }
+
+    /** Defaults overridden by any {@code spindle.*} system property in the table above. */
+    public static ServerConfig fromSystemProperties() {
+        ServerConfig c = defaults();
+        c.host = prop("spindle.host", c.host, Function.identity());
+        c.maxRequestLineLength = prop("spindle.maxRequestLine", c.maxRequestLineLength, Integer::parseInt);
+        c.maxHeaderSize = prop("spindle.maxHeaderSize", c.maxHeaderSize, Integer::parseInt);
+        c.maxHeaderCount = prop("spindle.maxHeaderCount", c.maxHeaderCount, Integer::parseInt);
+        c.maxBodySize = prop("spindle.maxBodySize", c.maxBodySize, Long::parseLong);
+        c.keepAlive = prop("spindle.keepAlive", c.keepAlive, Boolean::parseBoolean);
+        c.headerTimeout = prop("spindle.headerTimeoutMs", c.headerTimeout, ServerConfig::millis);
+        c.idleTimeout = prop("spindle.idleTimeoutMs", c.idleTimeout, ServerConfig::millis);
+        c.writeTimeout = prop("spindle.writeTimeoutMs", c.writeTimeout, ServerConfig::millis);
+        c.drainTimeout = prop("spindle.drainTimeoutMs", c.drainTimeout, ServerConfig::millis);
+        c.maxConnections = prop("spindle.maxConnections", c.maxConnections, Integer::parseInt);
+        c.queueCapacity = prop("spindle.queueCapacity", c.queueCapacity, Integer::parseInt);
+        c.readBufferSize = prop("spindle.readBufferSize", c.readBufferSize, Integer::parseInt);
+        c.writeHighWaterMark = prop("spindle.writeHighWaterMark", c.writeHighWaterMark, Integer::parseInt);
+        c.directBuffers = prop("spindle.directBuffers", c.directBuffers, Boolean::parseBoolean);
+        c.busyPoll = prop("spindle.busyPoll", c.busyPoll, Boolean::parseBoolean);
+        return c.validated();
+    }
+
+    private static Duration millis(String value) {
+        return Duration.ofMillis(Long.parseLong(value));
+    }
+
+    private static <T> T prop(String name, T fallback, Function<String, T> parse) {
+        String value = System.getProperty(name);
+        if (value == null || value.isBlank()) {
+            return fallback;
+        }
+        try {
+            return parse.apply(value.trim());
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("invalid value for -D" + name + ": " + value, e);
+        }
+    }
+
+    private ServerConfig copy() {
+        ServerConfig c = new ServerConfig();
+        c.host = host;
+        c.port = port;
+        c.workers = workers;
+        c.maxRequestLineLength = maxRequestLineLength;
+        c.maxHeaderSize = maxHeaderSize;
+        c.maxHeaderCount = maxHeaderCount;
+        c.maxBodySize = maxBodySize;
+        c.keepAlive = keepAlive;
+        c.headerTimeout = headerTimeout;
+        c.idleTimeout = idleTimeout;
+        c.writeTimeout = writeTimeout;
+        c.drainTimeout = drainTimeout;
+        c.maxConnections = maxConnections;
+        c.queueCapacity = queueCapacity;
+        c.readBufferSize = readBufferSize;
+        c.writeHighWaterMark = writeHighWaterMark;
+        c.directBuffers = directBuffers;
+        c.busyPoll = busyPoll;
+        return c;
+    }
+
+    private ServerConfig validated() {
+        positive("workers", workers);
+        positive("maxRequestLineLength", maxRequestLineLength);
+        positive("maxHeaderSize", maxHeaderSize);
+        positive("maxHeaderCount", maxHeaderCount);
+        positive("maxConnections", maxConnections);
+        positive("queueCapacity", queueCapacity);
+        positive("readBufferSize", readBufferSize);
+        positive("writeHighWaterMark", writeHighWaterMark);
+        if (maxBodySize < 0 || maxBodySize > Integer.MAX_VALUE - 64) {
+            throw new IllegalArgumentException("maxBodySize must be 0.." + (Integer.MAX_VALUE - 64) + ", got " + maxBodySize);
+        }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be 0..65535, got " + port);
+        }
+        for (Duration d : new Duration[] {headerTimeout, idleTimeout, writeTimeout, drainTimeout}) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("timeouts must be positive, got " + d);
+            }
+        }
+        return this;
+    }
+
+    private static void positive(String name, long value) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(name + " must be positive, got " + value);
+        }
+    }
+
+    private ServerConfig with(java.util.function.Consumer<ServerConfig> change) {
+        ServerConfig c = copy();
+        change.accept(c);
+        return c.validated();
+    }
+
+    public ServerConfig withPort(int port) { return with(c -> c.port = port); }
+    public ServerConfig host(String host) { return with(c -> c.host = Objects.requireNonNull(host, "host")); }
+    public ServerConfig workers(int workers) { return with(c -> c.workers = workers); }
+    public ServerConfig maxRequestLineLength(int bytes) { return with(c -> c.maxRequestLineLength = bytes); }
+    public ServerConfig maxHeaderSize(int bytes) { return with(c -> c.maxHeaderSize = bytes); }
+    public ServerConfig maxHeaderCount(int count) { return with(c -> c.maxHeaderCount = count); }
+    public ServerConfig maxBodySize(long bytes) { return with(c -> c.maxBodySize = bytes); }
+    public ServerConfig keepAlive(boolean keepAlive) { return with(c -> c.keepAlive = keepAlive); }
+    public ServerConfig headerTimeout(Duration d) { return with(c -> c.headerTimeout = Objects.requireNonNull(d)); }
+    public ServerConfig idleTimeout(Duration d) { return with(c -> c.idleTimeout = Objects.requireNonNull(d)); }
+    public ServerConfig writeTimeout(Duration d) { return with(c -> c.writeTimeout = Objects.requireNonNull(d)); }
+    public ServerConfig drainTimeout(Duration d) { return with(c -> c.drainTimeout = Objects.requireNonNull(d)); }
+    public ServerConfig maxConnections(int count) { return with(c -> c.maxConnections = count); }
+    public ServerConfig queueCapacity(int count) { return with(c -> c.queueCapacity = count); }
+    public ServerConfig readBufferSize(int bytes) { return with(c -> c.readBufferSize = bytes); }
+    public ServerConfig writeHighWaterMark(int bytes) { return with(c -> c.writeHighWaterMark = bytes); }
+    public ServerConfig directBuffers(boolean on) { return with(c -> c.directBuffers = on); }
+    public ServerConfig busyPoll(boolean on) { return with(c -> c.busyPoll = on); }
+
+    public String host() { return host; }
+    public int port() { return port; }
+    public int workers() { return workers; }
+    public int maxRequestLineLength() { return maxRequestLineLength; }
+    public int maxHeaderSize() { return maxHeaderSize; }
+    public int maxHeaderCount() { return maxHeaderCount; }
+    public long maxBodySize() { return maxBodySize; }
+    public boolean keepAlive() { return keepAlive; }
+    public Duration headerTimeout() { return headerTimeout; }
+    public Duration idleTimeout() { return idleTimeout; }
+    public Duration writeTimeout() { return writeTimeout; }
+    public Duration drainTimeout() { return drainTimeout; }
+    public int maxConnections() { return maxConnections; }
+    public int queueCapacity() { return queueCapacity; }
+    public int readBufferSize() { return readBufferSize; }
+    public int writeHighWaterMark() { return writeHighWaterMark; }
+    public boolean directBuffers() { return directBuffers; }
+    public boolean busyPoll() { return busyPoll; }
+
+    @Override
+    public String toString() {
+        return "ServerConfig[host=" + host + ", port=" + port + ", workers=" + workers
+                + ", keepAlive=" + keepAlive + ", maxBodySize=" + maxBodySize + ", maxConnections=" + maxConnections + "]";
+    }
+}

@@ -1,0 +1,238 @@
+# shellcheck shell=bash
+# Shared helpers for the Spindle scripts. Source it; do not run it.
+#   source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+# Callers are expected to run under `set -euo pipefail`.
+
+# Errors inside $(...) must abort the substitution too (bash >= 4.4).
+shopt -s inherit_errexit 2>/dev/null || true
+
+# Resolved once, from this file's location, so scripts work from any cwd.
+SPINDLE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
+SPINDLE_MIN_JAVA=25
+
+spindle_die() {
+  echo "error: $*" >&2
+  exit 1
+}
+
+spindle_root() {
+  echo "$SPINDLE_ROOT"
+}
+
+# --- JDK ---------------------------------------------------------------------
+
+# Prints the version string of a java binary ("25.0.3", "17.0.15", "1.8.0_402"),
+# empty if it does not run. Lines like "Picked up JAVA_TOOL_OPTIONS" are skipped.
+_spindle_java_version() {
+  "$1" -version 2>&1 | sed -n 's/.* version "\([^"]*\)".*/\1/p' | head -n 1 || true
+}
+
+# Major version from a version string: "1.8.0_x" -> 8, "25.0.3" -> 25, "26-ea" -> 26.
+_spindle_java_major() {
+  local v="$1" major
+  if [[ "$v" == 1.* ]]; then
+    v="${v#1.}"
+  fi
+  major="${v%%[!0-9]*}"
+  echo "${major:-0}"
+}
+
+# Exports JAVA_HOME/PATH for a JDK >= 25: $JAVA_HOME if good enough, else the
+# newest one under /usr/lib/jvm. Idempotent, so every helper can call it.
+spindle_find_jdk() {
+  if [[ -n "${_SPINDLE_JDK_FOUND:-}" ]]; then
+    return 0
+  fi
+  local v major
+  if [[ -n "${JAVA_HOME:-}" && -x "${JAVA_HOME}/bin/java" ]]; then
+    v="$(_spindle_java_version "${JAVA_HOME}/bin/java")"
+    major="$(_spindle_java_major "$v")"
+    if (( major >= SPINDLE_MIN_JAVA )); then
+      _spindle_use_jdk "$JAVA_HOME"
+      return 0
+    fi
+    echo "note: JAVA_HOME=$JAVA_HOME is Java ${v:-unknown}; looking for JDK ${SPINDLE_MIN_JAVA}+ in /usr/lib/jvm" >&2
+  fi
+
+  # Candidates as "major<TAB>version<TAB>dir", so sort picks the newest.
+  local dir candidates=""
+  for dir in /usr/lib/jvm/*/; do
+    dir="${dir%/}"
+    [[ -x "$dir/bin/java" && -x "$dir/bin/javac" ]] || continue  # JDK, not a bare JRE
+    v="$(_spindle_java_version "$dir/bin/java")"
+    major="$(_spindle_java_major "$v")"
+    (( major >= SPINDLE_MIN_JAVA )) || continue
+    candidates+="${major}"$'\t'"${v}"$'\t'"${dir}"$'\n'
+  done
+  if [[ -z "$candidates" ]]; then
+    echo "Spindle needs JDK ${SPINDLE_MIN_JAVA}+; none found in JAVA_HOME or /usr/lib/jvm; install e.g. temurin-25-jdk" >&2
+    exit 1
+  fi
+  local best
+  best="$(printf '%s' "$candidates" | sort -t $'\t' -k1,1n -k2,2V | tail -n 1 | cut -f 3)"
+  _spindle_use_jdk "$best"
+}
+
+_spindle_use_jdk() {
+  export JAVA_HOME="$1"
+  export PATH="$JAVA_HOME/bin:$PATH"
+  _SPINDLE_JDK_FOUND=1
+  if [[ "${SPINDLE_VERBOSE:-0}" == 1 ]]; then
+    echo "using JDK at $JAVA_HOME" >&2
+  fi
+}
+
+# --- Debian packages ---------------------------------------------------------
+
+_spindle_pkg_installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
+}
+
+# Installs the Debian packages not yet installed. `apt-get update` runs at most
+# once per script run. SPINDLE_SKIP_PACKAGES=1 skips all of this (non-Debian hosts).
+spindle_ensure_packages() {
+  [[ "${SPINDLE_SKIP_PACKAGES:-0}" == 1 ]] && return 0
+  (( $# > 0 )) || return 0
+  if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+    spindle_die "need Debian packages ($*) but apt-get/dpkg is not available; install them by hand, then rerun with SPINDLE_SKIP_PACKAGES=1"
+  fi
+  local pkg missing=()
+  for pkg in "$@"; do
+    _spindle_pkg_installed "$pkg" || missing+=("$pkg")
+  done
+  (( ${#missing[@]} > 0 )) || return 0
+
+  local sudo=()
+  if (( EUID != 0 )); then
+    command -v sudo >/dev/null 2>&1 ||
+      spindle_die "need to install ${missing[*]} but not root and sudo is missing"
+    sudo=(sudo)
+  fi
+  echo "installing Debian packages: ${missing[*]}" >&2
+  # Lock timeout: CI images sometimes run unattended upgrades at boot.
+  local apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=120)
+  if [[ -z "${_SPINDLE_APT_UPDATED:-}" ]]; then
+    "${apt[@]}" update -qq >&2 || spindle_die "apt-get update failed"
+    _SPINDLE_APT_UPDATED=1
+  fi
+  "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >&2 ||
+    spindle_die "apt-get install ${missing[*]} failed"
+}
+
+# --- Maven -------------------------------------------------------------------
+
+# The wrapper pins Maven 3.9.11; batch mode and no transfer progress keep logs short.
+# Add -q yourself where output is noise (spindle_classpath does, unless SPINDLE_VERBOSE=1).
+spindle_mvn() {
+  spindle_find_jdk
+  # Maven 3.9's Guice calls sun.misc.Unsafe; JDK 24+ warns about it on every run.
+  if [[ " ${MAVEN_OPTS:-} " != *" --sun-misc-unsafe-memory-access="* ]]; then
+    export MAVEN_OPTS="${MAVEN_OPTS:+$MAVEN_OPTS }--sun-misc-unsafe-memory-access=allow"
+  fi
+  "$SPINDLE_ROOT/mvnw" -B -ntp "$@"
+}
+
+_spindle_mvn_quiet() {
+  if [[ "${SPINDLE_VERBOSE:-0}" == 1 ]]; then
+    spindle_mvn "$@"
+  else
+    spindle_mvn -q "$@"
+  fi
+}
+
+# --- Running servers ---------------------------------------------------------
+
+# Sets the array SPINDLE_JVM_FLAGS: the same flags for every server JVM, so runs
+# compare fairly (a JVM under taskset would otherwise pick SerialGC).
+# Override the whole set with env SPINDLE_JVM_OPTS (split on whitespace).
+# Use: spindle_java_opts; java "${SPINDLE_JVM_FLAGS[@]}" ...
+spindle_java_opts() {
+  local opts="${SPINDLE_JVM_OPTS:---enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -Xms512m -Xmx512m}"
+  # shellcheck disable=SC2034  # global, read by the calling scripts
+  read -r -a SPINDLE_JVM_FLAGS <<<"$opts"
+}
+
+# Module directories a module's runtime classpath is built from: itself plus the
+# spindle-* artifacts its pom names (artifactId spindle-X lives in directory X).
+_spindle_module_inputs() {
+  local module="$1" dep
+  echo "$module"
+  # shellcheck disable=SC2013  # artifactIds have no spaces
+  for dep in $(sed -n 's|.*<artifactId>spindle-\([a-z0-9-]*\)</artifactId>.*|\1|p' \
+    "$SPINDLE_ROOT/$module/pom.xml" | sort -u); do
+    [[ "$dep" != "parent" && "$dep" != "$module" && -d "$SPINDLE_ROOT/$dep" ]] && echo "$dep"
+  done
+  return 0
+}
+
+# True when the module needs a (re)build before its classpath can be trusted.
+_spindle_module_stale() {
+  local module="$1" stamp="$SPINDLE_ROOT/$1/target/classpath.txt"
+  [[ -d "$SPINDLE_ROOT/$module/target/classes" && -f "$stamp" ]] || return 0
+  # A jar listed there may have vanished (e.g. ~/.m2 wiped).
+  local entry entries
+  IFS=: read -r -a entries <"$stamp" || true
+  for entry in "${entries[@]}"; do
+    [[ -e "$entry" ]] || return 0
+  done
+  local inputs=("$SPINDLE_ROOT/pom.xml") m
+  for m in $(_spindle_module_inputs "$module"); do
+    inputs+=("$SPINDLE_ROOT/$m/pom.xml")
+    [[ -d "$SPINDLE_ROOT/$m/src" ]] && inputs+=("$SPINDLE_ROOT/$m/src")
+  done
+  [[ -n "$(find "${inputs[@]}" -type f -newer "$stamp" -print -quit)" ]]
+}
+
+# Prints the runtime classpath of MODULE (its classes + runtime dependencies),
+# building the module and what it depends on first if anything changed.
+# Maven output goes to stderr, so cp=$(spindle_classpath m) captures only the path.
+spindle_classpath() {
+  local module="${1:?usage: spindle_classpath MODULE}"
+  [[ -f "$SPINDLE_ROOT/$module/pom.xml" ]] || spindle_die "no module '$module' in $SPINDLE_ROOT"
+  local cpfile="$SPINDLE_ROOT/$module/target/classpath.txt"
+  if _spindle_module_stale "$module"; then
+    echo "building $module (and what it depends on) ..." >&2
+    (cd "$SPINDLE_ROOT" &&
+      _spindle_mvn_quiet -DskipTests install -pl "$module" -am >&2 &&
+      _spindle_mvn_quiet dependency:build-classpath -pl "$module" \
+        -Dmdep.outputFile="$cpfile" -DincludeScope=runtime >&2) ||
+      spindle_die "build of $module failed (rerun with SPINDLE_VERBOSE=1 for full Maven output)"
+    # build-classpath skips rewriting an unchanged file; touch so it is newer than the sources.
+    touch "$cpfile"
+  fi
+  local deps
+  deps="$(tr -d '\r\n' <"$cpfile")"
+  echo "$SPINDLE_ROOT/$module/target/classes${deps:+:$deps}"
+}
+
+# Prints "module fqcn" for a launcher class given by simple name (e.g. VirtualThreadServer).
+# Unknown name: lists the available servers on stderr and exits 2.
+spindle_find_server() {
+  local name="${1:?usage: spindle_find_server NAME}"
+  local matches=()
+  if [[ "$name" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
+    mapfile -t matches < <(find "$SPINDLE_ROOT"/*/src/main/java/dev/spindle -type f -name "$name.java" 2>/dev/null | sort)
+  fi
+  if (( ${#matches[@]} > 1 )); then
+    echo "error: more than one class named $name:" >&2
+    printf '  %s\n' "${matches[@]#"$SPINDLE_ROOT/"}" >&2
+    exit 2
+  fi
+  if (( ${#matches[@]} == 0 )); then
+    echo "error: no server class named '$name'. Available servers:" >&2
+    local f any=""
+    while IFS= read -r f; do
+      grep -q 'static void main' "$f" || continue
+      any=1
+      f="${f#"$SPINDLE_ROOT/"}"
+      printf '  %-28s (%s)\n' "$(basename "$f" .java)" "${f%%/*}" >&2
+    done < <(find "$SPINDLE_ROOT"/*/src/main/java -type f -name '*Server.java' 2>/dev/null | sort)
+    [[ -n "$any" ]] || echo "  (none yet)" >&2
+    exit 2
+  fi
+  local rel="${matches[0]#"$SPINDLE_ROOT/"}"   # core/src/main/java/dev/spindle/x/Name.java
+  local module="${rel%%/*}"
+  local fqcn="${rel#*/src/main/java/}"
+  fqcn="${fqcn%.java}"
+  echo "$module ${fqcn//\//.}"
+}
