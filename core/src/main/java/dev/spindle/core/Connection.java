@@ -57,6 +57,14 @@ public final class Connection {
         this.highWater = config.writeHighWaterMark();
     }
 
+    /**
+     * A complete response that closes its connection, for answering a socket the server will not
+     * serve (too many connections, no free worker, a request that timed out).
+     */
+    public static byte[] rejection(int status, String message) {
+        return ResponseEncoder.standalone(status, message);
+    }
+
     /** Consumes all of {@code src} and processes every complete request in it. */
     public void received(ByteBuffer src) {
         if (closing) {
@@ -123,12 +131,12 @@ public final class Connection {
         return offloaded != null;
     }
 
-    /** The next response says {@code Connection: close} and ends the connection (shutdown, shedding). */
+    /**
+     * The next response says {@code Connection: close} and ends the connection (shutdown,
+     * shedding). A connection that is idle is the strategy's to close.
+     */
     public void closeAfterResponse() {
         closeAfterResponse = true;
-        if (isIdle()) {
-            closing = true;
-        }
     }
 
     private void process() {

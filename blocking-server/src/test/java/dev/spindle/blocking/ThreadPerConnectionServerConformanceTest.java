@@ -1,0 +1,13 @@
+package dev.spindle.blocking;
+
+import dev.spindle.core.HttpServer;
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
+import dev.spindle.core.conformance.HttpConformanceSuite;
+
+class ThreadPerConnectionServerConformanceTest extends HttpConformanceSuite {
+    @Override
+    protected HttpServer newServer(ServerConfig config, Router router) {
+        return new ThreadPerConnectionServer(config, router);
+    }
+}

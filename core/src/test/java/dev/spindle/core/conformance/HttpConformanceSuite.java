@@ -1,0 +1,354 @@
+package dev.spindle.core.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spindle.core.BenchmarkApp;
+import dev.spindle.core.HttpServer;
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
+import dev.spindle.core.conformance.RawConnection.RawResponse;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The behaviour every Spindle server must show on real sockets, whatever its I/O strategy. A
+ * strategy module subclasses it and implements {@link #newServer}; nothing else is copied.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(60)
+public abstract class HttpConformanceSuite {
+    private HttpServer server;
+    private HttpClient client;
+    protected int port;
+
+    /** A server of the strategy under test, not yet started. */
+    protected abstract HttpServer newServer(ServerConfig config, Router router);
+
+    /**
+     * Whether the server keeps connections open between requests. A server that closes after
+     * every response (the iterative single-thread server) is held to that instead.
+     */
+    protected boolean keepsConnectionsOpen() {
+        return true;
+    }
+
+    protected ServerConfig config() {
+        return ServerConfig.port(0).workers(2);
+    }
+
+    @BeforeAll
+    void startServer() throws IOException {
+        server = newServer(config(), BenchmarkApp.routes()).start();
+        port = server.port();
+        client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    @AfterAll
+    void stopServer() {
+        if (client != null) {
+            client.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private HttpResponse<String> get(String target) throws IOException, InterruptedException {
+        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + target))
+                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String request(String method, String target) {
+        return method + " " + target + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    }
+
+    @Test
+    void plaintextCarriesTheRequiredHeaders() throws Exception {
+        HttpResponse<String> response = get("/plaintext");
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).isEqualTo("Hello, World!");
+        assertThat(response.headers().firstValue("content-length")).hasValue("13");
+        assertThat(response.headers().firstValue("content-type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
+        assertThat(response.headers().firstValue("server")).hasValue("spindle");
+        assertThat(response.headers().firstValue("date")).hasValueSatisfying(v -> assertThat(v).endsWith(" GMT"));
+    }
+
+    static Stream<Arguments> benchmarkRoutes() {
+        return Stream.of(
+                Arguments.of("/json", 200, "{\"message\":\"Hello, World!\"}"),
+                Arguments.of("/users/42", 200, "{\"id\":\"42\"}"),
+                Arguments.of("/users/a%20b", 200, "{\"id\":\"a b\"}"),
+                Arguments.of("/search?q=spindle+h%C3%BCb%26", 200, "{\"q\":\"spindle hüb&\"}"),
+                Arguments.of("/search?x=1&q=two", 200, "{\"q\":\"two\"}"),
+                Arguments.of("/search", 400, null),
+                Arguments.of("/blocking/20", 200, "{\"slept\":20}"),
+                Arguments.of("/blocking/x", 400, null),
+                Arguments.of("/health", 200, "OK"),
+                Arguments.of("/nowhere", 404, null),
+                Arguments.of("/users/", 404, null),
+                Arguments.of("/plaintext/", 404, null));
+    }
+
+    @ParameterizedTest(name = "GET {0} -> {1}")
+    @MethodSource("benchmarkRoutes")
+    void benchmarkAppRoutes(String target, int status, String body) throws Exception {
+        HttpResponse<String> response = get(target);
+        assertThat(response.statusCode()).isEqualTo(status);
+        if (body != null) {
+            assertThat(response.body()).isEqualTo(body);
+        }
+    }
+
+    @Test
+    void wrongMethodIs405WithAllow() throws Exception {
+        try (RawConnection c = new RawConnection(port)) {
+            RawResponse r = c.send(request("POST", "/plaintext").replace("\r\n\r\n", "\r\nContent-Length: 0\r\n\r\n")).read();
+            assertThat(r.status()).isEqualTo(405);
+            assertThat(r.header("allow")).contains("GET").contains("HEAD");
+        }
+    }
+
+    @Test
+    void keepAliveServesManyRequestsOnOneConnection() throws Exception {
+        try (RawConnection c = new RawConnection(port)) {
+            for (int i = 0; i < 3; i++) {
+                RawResponse r = c.send(request("GET", "/users/" + i)).read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
+                if (!keepsConnectionsOpen()) {
+                    assertThat(r.closes()).isTrue();
+                    assertThat(c.closedByPeer()).isTrue();
+                    return;
+                }
+                assertThat(r.closes()).isFalse();
+            }
+        }
+    }
+
+    @Test
+    void pipelinedRequestsAreAnsweredInOrder() throws Exception {
+        StringBuilder all = new StringBuilder();
+        int count = 1000;
+        for (int i = 0; i < count; i++) {
+            all.append(request("GET", "/users/" + i));
+        }
+        try (RawConnection c = new RawConnection(port)) {
+            c.send(all.toString());
+            int expected = keepsConnectionsOpen() ? count : 1;
+            for (int i = 0; i < expected; i++) {
+                RawResponse r = c.read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
+            }
+            if (!keepsConnectionsOpen()) {
+                assertThat(c.closedByPeer()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void blockingRouteKeepsPipelinedOrder() throws Exception {
+        try (RawConnection c = new RawConnection(port)) {
+            c.send(request("GET", "/blocking/100") + request("GET", "/plaintext") + request("GET", "/blocking/10"));
+            RawResponse first = c.read();
+            assertThat(first.bodyText()).isEqualTo("{\"slept\":100}");
+            if (!keepsConnectionsOpen()) {
+                return;
+            }
+            assertThat(c.read().bodyText()).isEqualTo("Hello, World!");
+            assertThat(c.read().bodyText()).isEqualTo("{\"slept\":10}");
+        }
+    }
+
+    @Test
+    void connectionCloseIsHonoured() throws Exception {
+        try (RawConnection c = new RawConnection(port)) {
+            RawResponse r = c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                    + request("GET", "/json")).read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.closes()).isTrue();
+            assertThat(c.closedByPeer()).isTrue();
+        }
+    }
+
+    @Test
+    void http10ClosesUnlessKeepAliveIsAsked() throws Exception {
+        try (RawConnection c = new RawConnection(port)) {
+            RawResponse r = c.send("GET /plaintext HTTP/1.0\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.bodyText()).isEqualTo("Hello, World!");
+            assertThat(c.closedByPeer()).isTrue();
+        }
+        try (RawConnection c = new RawConnection(port)) {
+            RawResponse r = c.send("GET /plaintext HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(200);
+            if (keepsConnectionsOpen()) {
+                assertThat(r.header("connection")).isEqualToIgnoringCase("keep-alive");
+                assertThat(c.send("GET /json HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").read().status()).isEqualTo(200);
+            } else {
+                assertThat(r.closes()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void headHasTheLengthButNoBody() throws Exception {
+        try (RawConnection c = new RawConnection(port)) {
+            RawResponse r = c.send(request("HEAD", "/plaintext")).read(true);
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.header("content-length")).isEqualTo("13");
+            if (keepsConnectionsOpen()) {
+                RawResponse next = c.send(request("GET", "/plaintext")).read();
+                assertThat(next.bodyText()).isEqualTo("Hello, World!");
+            } else {
+                assertThat(c.closedByPeer()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void chunkedRequestBodyIsDecoded() throws Exception {
+        try (RawConnection c = new RawConnection(port)) {
+            RawResponse r = c.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "5;ext=1\r\nHello\r\n8\r\n, chunks\r\n0\r\nTrailer: ignored\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.bodyText()).isEqualTo("Hello, chunks");
+        }
+    }
+
+    @Test
+    void requestSplitAcrossWritesIsReassembled() throws Exception {
+        String whole = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello world";
+        try (RawConnection c = new RawConnection(port)) {
+            for (String piece : new String[] {whole.substring(0, 7), whole.substring(7, 30), whole.substring(30, 52), whole.substring(52)}) {
+                c.send(piece);
+                Thread.sleep(30);
+            }
+            RawResponse r = c.read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.bodyText()).isEqualTo("hello world");
+        }
+    }
+
+    @ParameterizedTest(name = "{0} bytes")
+    @ValueSource(ints = {0, 64 * 1024, 8 * 1024 * 1024})
+    void echoIsByteExact(int size) throws Exception {
+        byte[] body = new byte[size];
+        new Random(size).nextBytes(body);
+        try (RawConnection c = new RawConnection(port)) {
+            c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: " + size + "\r\n\r\n");
+            c.send(body);
+            RawResponse r = c.read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.header("content-length")).isEqualTo(Integer.toString(size));
+            assertThat(r.body()).isEqualTo(body);
+        }
+    }
+
+    @Test
+    void expectContinueGetsAnInterimResponse() throws Exception {
+        try (RawConnection c = new RawConnection(port)) {
+            RawResponse interim = c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n").read();
+            assertThat(interim.status()).isEqualTo(100);
+            RawResponse r = c.send("ping").read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.bodyText()).isEqualTo("ping");
+        }
+    }
+
+    static Stream<Arguments> badRequests() {
+        String manyHeaders = "X-H: v\r\n".repeat(129);
+        return Stream.of(
+                Arguments.of("request line too long", "GET /" + "a".repeat(9000) + " HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+                Arguments.of("header section too large", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + "b".repeat(33 * 1024) + "\r\n\r\n", 431),
+                Arguments.of("too many header fields", "GET / HTTP/1.1\r\nHost: x\r\n" + manyHeaders + "\r\n", 431),
+                Arguments.of("body over the limit", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 16777217\r\n\r\n", 413),
+                Arguments.of("unsupported transfer coding", "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
+                Arguments.of("unsupported version", "GET /plaintext HTTP/2.0\r\nHost: x\r\n\r\n", 505),
+                Arguments.of("Content-Length with Transfer-Encoding",
+                        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+                Arguments.of("differing Content-Length",
+                        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400),
+                Arguments.of("non-numeric Content-Length", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1a\r\n\r\n", 400),
+                Arguments.of("negative Content-Length", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400),
+                Arguments.of("overflowing Content-Length",
+                        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n", 400),
+                Arguments.of("space before colon", "GET /plaintext HTTP/1.1\r\nHost : x\r\n\r\n", 400),
+                Arguments.of("obs-fold", "GET /plaintext HTTP/1.1\r\nHost: x\r\nX-A: a\r\n  folded\r\n\r\n", 400),
+                Arguments.of("NUL in a value", "GET /plaintext HTTP/1.1\r\nHost: x\r\nX-A: a\u0000b\r\n\r\n", 400),
+                Arguments.of("CR in a value", "GET /plaintext HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n", 400),
+                Arguments.of("missing Host", "GET /plaintext HTTP/1.1\r\n\r\n", 400),
+                Arguments.of("malformed request line", "GET /plaintext\r\nHost: x\r\n\r\n", 400),
+                Arguments.of("bad chunk size", "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+                Arguments.of("malformed percent-encoding in a query", "GET /search?q=%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 400),
+                Arguments.of("control character in target", "GET /a\u0001b HTTP/1.1\r\nHost: x\r\n\r\n", 400));
+    }
+
+    @ParameterizedTest(name = "{0} -> {2}")
+    @MethodSource("badRequests")
+    void badInputGetsItsStatusAndACloseAndTheServerGoesOn(String name, String raw, int status) throws Exception {
+        try (RawConnection c = new RawConnection(port)) {
+            RawResponse r = c.send(raw).read();
+            assertThat(r.status()).as(name).isEqualTo(status);
+            assertThat(r.closes()).as("Connection: close on %s", name).isTrue();
+            assertThat(c.closedByPeer()).as("closed after %s", name).isTrue();
+        }
+        assertThat(get("/plaintext").body()).isEqualTo("Hello, World!");
+    }
+
+    @Test
+    void halfARequestThenDisconnectDoesNotHurtTheServer() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            try (RawConnection c = new RawConnection(port)) {
+                c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly part");
+            }
+        }
+        assertThat(get("/plaintext").body()).isEqualTo("Hello, World!");
+    }
+
+    @Test
+    void manyBadlyFramedRequestsInARowLeaveTheServerServing() throws Exception {
+        for (int i = 0; i < 200; i++) {
+            try (RawConnection c = new RawConnection(port)) {
+                c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: " + (6 + i) + "\r\n\r\n");
+                assertThat(c.read().status()).isEqualTo(400);
+            }
+        }
+        assertThat(get("/plaintext").body()).isEqualTo("Hello, World!");
+    }
+
+    @Test
+    void concurrentClientsAreAllServed() throws Exception {
+        int clients = 16;
+        var futures = new java.util.ArrayList<java.util.concurrent.Future<String>>();
+        try (var executor = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < clients; i++) {
+                int id = i;
+                futures.add(executor.submit(() -> get("/users/" + id).body()));
+            }
+        }
+        for (int i = 0; i < clients; i++) {
+            assertThat(futures.get(i).get()).isEqualTo("{\"id\":\"" + i + "\"}");
+        }
+    }
+
+    protected static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+}

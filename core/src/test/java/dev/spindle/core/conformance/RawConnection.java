@@ -1,0 +1,166 @@
+package dev.spindle.core.conformance;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** A client socket that sends raw bytes and reads HTTP/1.1 responses, for framing tests. */
+public final class RawConnection implements AutoCloseable {
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+
+    public RawConnection(int port) throws IOException {
+        socket = new Socket();
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+        socket.setSoTimeout(15_000);
+        socket.setTcpNoDelay(true);
+        in = new BufferedInputStream(socket.getInputStream(), 65536);
+        out = socket.getOutputStream();
+    }
+
+    public RawConnection send(String ascii) throws IOException {
+        return send(ascii.getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    public RawConnection send(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+        return this;
+    }
+
+    public Socket socket() {
+        return socket;
+    }
+
+    /** Reads one response; {@code head} when it answers a HEAD request (no body follows). */
+    public RawResponse read(boolean head) throws IOException {
+        String statusLine = line();
+        if (statusLine == null) {
+            throw new IOException("connection closed before a response");
+        }
+        if (!statusLine.startsWith("HTTP/1.1 ") || statusLine.length() < 12) {
+            throw new IOException("malformed status line: " + statusLine);
+        }
+        int status = Integer.parseInt(statusLine.substring(9, 12));
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        for (String line = line(); ; line = line()) {
+            if (line == null) {
+                throw new IOException("connection closed inside the header section");
+            }
+            if (line.isEmpty()) {
+                break;
+            }
+            int colon = line.indexOf(':');
+            headers.computeIfAbsent(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), k -> new ArrayList<>())
+                    .add(line.substring(colon + 1).trim());
+        }
+        byte[] body = new byte[0];
+        boolean noBody = head || status / 100 == 1 || status == 204 || status == 304;
+        if (!noBody) {
+            List<String> te = headers.get("transfer-encoding");
+            List<String> cl = headers.get("content-length");
+            if (te != null && te.getLast().toLowerCase(Locale.ROOT).endsWith("chunked")) {
+                body = readChunked();
+            } else if (cl != null) {
+                body = in.readNBytes(Integer.parseInt(cl.getFirst()));
+            } else {
+                body = in.readAllBytes();
+            }
+        }
+        return new RawResponse(status, headers, body);
+    }
+
+    public RawResponse read() throws IOException {
+        return read(false);
+    }
+
+    private byte[] readChunked() throws IOException {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        while (true) {
+            String sizeLine = line();
+            int semicolon = sizeLine.indexOf(';');
+            int size = Integer.parseInt((semicolon < 0 ? sizeLine : sizeLine.substring(0, semicolon)).trim(), 16);
+            if (size == 0) {
+                while (!line().isEmpty()) {
+                    // trailers are ignored
+                }
+                return body.toByteArray();
+            }
+            body.write(in.readNBytes(size));
+            line();
+        }
+    }
+
+    private String line() throws IOException {
+        StringBuilder sb = new StringBuilder();
+        int c;
+        while ((c = in.read()) >= 0) {
+            if (c == '\n') {
+                int n = sb.length();
+                return n > 0 && sb.charAt(n - 1) == '\r' ? sb.substring(0, n - 1) : sb.toString();
+            }
+            sb.append((char) c);
+        }
+        return sb.isEmpty() ? null : sb.toString();
+    }
+
+    /** True when the server closed the connection (end of stream or reset) within the read timeout. */
+    public boolean closedByPeer() throws IOException {
+        try {
+            return in.read() < 0;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (SocketException e) {
+            return true;
+        }
+    }
+
+    /** True when nothing arrives within {@code millis} and the connection is still open. */
+    public boolean staysOpen(int millis) throws IOException {
+        int previous = socket.getSoTimeout();
+        socket.setSoTimeout(millis);
+        try {
+            in.read();
+            return false;
+        } catch (SocketTimeoutException e) {
+            return true;
+        } finally {
+            socket.setSoTimeout(previous);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+
+    /** A response as read off the wire; header names are lowercase. */
+    public record RawResponse(int status, Map<String, List<String>> headers, byte[] body) {
+        public String header(String name) {
+            List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
+            return values == null ? null : values.getFirst();
+        }
+
+        public String bodyText() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+
+        public boolean closes() {
+            String connection = header("connection");
+            return connection != null && connection.equalsIgnoreCase("close");
+        }
+    }
+}
