@@ -66,6 +66,53 @@ public final class Request {
         headerCount++;
     }
 
+    /**
+     * Builds a request from parts another HTTP stack has already parsed (adapters such as the
+     * Netty server). The target must be in origin-form; header names and values are Latin-1.
+     *
+     * @param http10 whether the request was HTTP/1.0 (keep-alive rules differ)
+     */
+    public static Request of(String method, String target, boolean http10, Iterable<? extends java.util.Map.Entry<String, String>> headers,
+            byte[] body, int bodyOffset, int bodyLength) {
+        int size = method.length() + target.length();
+        for (var h : headers) {
+            size += h.getKey().length() + h.getValue().length();
+        }
+        byte[] d = new byte[size + bodyLength];
+        Request r = new Request();
+        int at = put(d, 0, method);
+        r.methodEnd = at;
+        r.method = Method.of(d, 0, at);
+        r.targetStart = at;
+        at = put(d, at, target);
+        r.targetEnd = at;
+        r.pathStart = r.targetStart;
+        int q = target.indexOf('?');
+        r.pathEnd = q < 0 ? at : r.targetStart + q;
+        r.queryStart = q < 0 ? -1 : r.targetStart + q + 1;
+        for (var h : headers) {
+            int ns = at;
+            at = put(d, at, h.getKey());
+            int vs = at;
+            at = put(d, at, h.getValue());
+            r.addHeader(ns, vs, vs, at);
+        }
+        System.arraycopy(body, bodyOffset, d, at, bodyLength);
+        r.bodyStart = at;
+        r.bodyEnd = at + bodyLength;
+        r.contentLength = bodyLength;
+        r.version = http10 ? HTTP_1_0 : HTTP_1_1;
+        r.data = d;
+        return r;
+    }
+
+    private static int put(byte[] d, int at, String s) {
+        for (int i = 0; i < s.length(); i++) {
+            d[at + i] = (byte) s.charAt(i);
+        }
+        return at + s.length();
+    }
+
     /** Copies everything this request refers to, so it stays valid after the buffer is reused. */
     Request detach() {
         Request copy = new Request();

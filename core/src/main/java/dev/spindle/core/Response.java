@@ -137,6 +137,37 @@ public final class Response {
         bodyString = null;
     }
 
+    /** The content type set by the handler, or null. */
+    public String contentType() {
+        return contentType;
+    }
+
+    public int headerCount() {
+        return headerCount;
+    }
+
+    public String headerName(int i) {
+        return headerNames[i];
+    }
+
+    public String headerValue(int i) {
+        return headerValues[i];
+    }
+
+    /** The body as a read-only buffer (no copy of array and buffer bodies), for adapters to other HTTP stacks. */
+    public ByteBuffer body() {
+        if (bodyString != null) {
+            return ByteBuffer.wrap(bodyString.getBytes(StandardCharsets.UTF_8)).asReadOnlyBuffer();
+        }
+        if (bodyArray != null) {
+            return ByteBuffer.wrap(bodyArray, bodyOffset, bodyLength).slice().asReadOnlyBuffer();
+        }
+        if (bodyBuffer != null) {
+            return bodyBuffer.asReadOnlyBuffer();
+        }
+        return ByteBuffer.allocate(0);
+    }
+
     byte[] bodyText() {
         return bodyString == null ? null : bodyString.getBytes(StandardCharsets.UTF_8);
     }

@@ -23,6 +23,41 @@ public final class Router {
     }
 
     /**
+     * Whether the request's route is marked {@link Handler#blocking}, for adapters to other HTTP
+     * stacks that must run it off their event loop. False when nothing matches.
+     */
+    public boolean isBlocking(Request req) {
+        try {
+            return (req.route != null ? req.route : route(req)).blocking;
+        } catch (HttpException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Routes and runs a request outside a {@link Connection}, for adapters to other HTTP stacks:
+     * fills {@code res} with the handler's answer, or with the 404/405/500 (or the thrown
+     * {@link HttpException}'s status) a connection would send. Framing headers stay the caller's.
+     */
+    public void handle(Request req, Response res) {
+        res.reset();
+        try {
+            Route r = req.route != null ? req.route : route(req);
+            r.handler.handle(req, res);
+        } catch (HttpException e) {
+            res.reset();
+            if (e instanceof MethodNotAllowed m) {
+                res.header("Allow", m.allow);
+            }
+            res.status(e.status()).text(e.status() + " " + HttpStatus.reason(e.status()) + ": " + e.getMessage() + "\n");
+        } catch (Exception e) {
+            org.slf4j.LoggerFactory.getLogger(Router.class).warn("handler for {} failed", req, e);
+            res.reset();
+            res.status(500).text("500 Internal Server Error: the handler failed\n");
+        }
+    }
+
+    /**
      * Finds the route for a parsed request and stores it with its variables in the request.
      *
      * @throws HttpException 404 or 405 (with the allowed methods in the message)
