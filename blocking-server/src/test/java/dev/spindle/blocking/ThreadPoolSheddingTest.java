@@ -1,0 +1,42 @@
+package dev.spindle.blocking;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spindle.core.BenchmarkApp;
+import dev.spindle.core.HttpServer;
+import dev.spindle.core.ServerConfig;
+import dev.spindle.core.conformance.RawConnection;
+import dev.spindle.core.conformance.RawConnection.RawResponse;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(30)
+class ThreadPoolSheddingTest {
+    private static final String SLOW = "GET /blocking/1500 HTTP/1.1\r\nHost: x\r\n\r\n";
+    private static final String FAST = "GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n";
+
+    @Test
+    void fullPoolAndQueueAnswer503AndWaitingConnectionsGetTheirTurn() throws Exception {
+        ServerConfig config = ServerConfig.port(0).workers(1).queueCapacity(1);
+        try (HttpServer server = new ThreadPoolServer(config, BenchmarkApp.routes()).start();
+             RawConnection busy = new RawConnection(server.port())) {
+            busy.send(SLOW);
+            Thread.sleep(300);
+            try (RawConnection queued = new RawConnection(server.port())) {
+                Thread.sleep(300);
+                try (RawConnection rejected = new RawConnection(server.port())) {
+                    RawResponse answer = rejected.send(FAST).read();
+                    assertThat(answer.status()).isEqualTo(503);
+                    assertThat(answer.closes()).isTrue();
+                    assertThat(rejected.closedByPeer()).isTrue();
+                }
+                RawResponse slow = busy.read();
+                assertThat(slow.status()).isEqualTo(200);
+                assertThat(busy.closedByPeer()).as("a connection is waiting, so the idle one lets go of its thread").isTrue();
+                RawResponse served = queued.send(FAST).read();
+                assertThat(served.status()).isEqualTo(200);
+                assertThat(served.bodyText()).isEqualTo("Hello, World!");
+            }
+        }
+    }
+}
