@@ -1,0 +1,19 @@
+package dev.spindle.nio;
+
+import dev.spindle.core.Launcher;
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
+
+/**
+ * One event loop accepts and serves every connection (Redis-style); {@code workers} is accepted and ignored.
+ * Options are those of the engine, {@link NioServer}.
+ */
+public final class SingleLoopServer extends NioServer {
+    public SingleLoopServer(ServerConfig config, Router router) {
+        super("SingleLoopServer", Topology.SINGLE_LOOP, config, router);
+    }
+
+    public static void main(String[] args) {
+        Launcher.run(SingleLoopServer.class, args, SingleLoopServer::new);
+    }
+}
