@@ -162,7 +162,7 @@ public final class Connection {
             if (result == RequestParser.NEED_MORE) {
                 if (inputEnded) {
                     closing = true;
-                } else if (request.expectContinue && !continueSent && parser.inBody()) {
+                } else if (request.expectContinue && request.version == Request.HTTP_1_1 && !continueSent && parser.inBody()) {
                     continueSent = true;
                     ResponseEncoder.writeContinue(out);
                 }
@@ -179,7 +179,8 @@ public final class Connection {
             log.debug("bad request ({}): {}", e.status(), e.getMessage());
         }
         response.reset();
-        ResponseEncoder.error(out, response, e.status(), e.getMessage(), null, ResponseEncoder.CONNECTION_CLOSE, false);
+        boolean head = parser.requestLineParsed() && request.method == Method.HEAD;
+        ResponseEncoder.error(out, response, e.status(), e.getMessage(), null, ResponseEncoder.CONNECTION_CLOSE, head);
         closing = true;
     }
 

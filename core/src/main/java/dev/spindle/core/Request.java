@@ -96,6 +96,11 @@ public final class Request {
             int vs = at;
             at = put(d, at, h.getValue());
             r.addHeader(ns, vs, vs, at);
+            if (h.getKey().equalsIgnoreCase("Connection")) {
+                String v = h.getValue().toLowerCase(java.util.Locale.ROOT);
+                r.connectionClose |= v.contains("close");
+                r.connectionKeepAlive |= v.contains("keep-alive");
+            }
         }
         System.arraycopy(body, bodyOffset, d, at, bodyLength);
         r.bodyStart = at;

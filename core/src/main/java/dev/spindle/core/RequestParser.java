@@ -74,6 +74,11 @@ final class RequestParser {
         return state.ordinal() >= State.BODY.ordinal();
     }
 
+    /** True once the current request's line is parsed, so its method is known (HEAD answers have no body). */
+    boolean requestLineParsed() {
+        return state != State.REQUEST_LINE;
+    }
+
     /** True when bytes of an unfinished request have been consumed or are buffered. */
     boolean inProgress(InputBuffer in) {
         return state != State.REQUEST_LINE || in.available() > 0;
@@ -107,6 +112,7 @@ final class RequestParser {
                         lineStart = 0;
                         continue;
                     }
+                    requireCr(d, b, lf);
                     req.reset();
                     req.data = d;
                     requestLine(d, b, lf, req);

@@ -29,7 +29,7 @@ final class Route {
         List<String> names = new ArrayList<>();
         for (int i = 0; i < segments.length; i++) {
             String s = segments[i];
-            if (s.length() > 2 && s.startsWith("{") && s.endsWith("}")) {
+            if (s.length() > 2 && s.startsWith("{") && s.endsWith("}") && s.indexOf('{', 1) < 0 && s.indexOf('}') == s.length() - 1) {
                 names.add(s.substring(1, s.length() - 1));
             } else if (s.contains("{") || s.contains("}")) {
                 throw new IllegalArgumentException("a path variable must be a whole segment: " + pattern);
@@ -71,6 +71,9 @@ final class Route {
      * offsets (relative to {@code base}) into {@code params}.
      */
     boolean matches(byte[] d, int base, int from, int to, int[] params) {
+        if (from == to) {
+            return literals.length == 1 && literals[0] != null && literals[0].length == 0;
+        }
         int i = from;
         int p = 0;
         for (byte[] literal : literals) {

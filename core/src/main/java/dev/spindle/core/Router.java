@@ -50,7 +50,7 @@ public final class Router {
                 res.header("Allow", m.allow);
             }
             res.status(e.status()).text(e.status() + " " + HttpStatus.reason(e.status()) + ": " + e.getMessage() + "\n");
-        } catch (Exception e) {
+        } catch (Throwable e) {
             org.slf4j.LoggerFactory.getLogger(Router.class).warn("handler for {} failed", req, e);
             res.reset();
             res.status(500).text("500 Internal Server Error: the handler failed\n");

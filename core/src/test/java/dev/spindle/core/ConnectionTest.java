@@ -1,0 +1,721 @@
+package dev.spindle.core;
+
+import static dev.spindle.core.TestResponses.bytes;
+import static dev.spindle.core.TestResponses.drain;
+import static dev.spindle.core.TestResponses.feed;
+import static dev.spindle.core.TestResponses.parseAll;
+import static dev.spindle.core.TestResponses.peek;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spindle.core.TestResponses.HttpResponse;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The sans-I/O {@link Connection}: bytes in, bytes out, keep-alive and close decisions. No sockets,
+ * no threads, no sleeps; blocking handlers run on a manual executor.
+ */
+class ConnectionTest {
+    private static final ServerConfig DEFAULTS = ServerConfig.defaults();
+    private static final String HOST = "Host: test\r\n";
+
+    private static Connection app() {
+        return new Connection(BenchmarkApp.routes(), DEFAULTS);
+    }
+
+    private static String get(String target) {
+        return "GET " + target + " HTTP/1.1\r\n" + HOST + "\r\n";
+    }
+
+    private static HttpResponse single(byte[] out) {
+        List<HttpResponse> all = parseAll(out);
+        assertThat(all).as("exactly one response").hasSize(1);
+        return all.get(0);
+    }
+
+    // ---------------------------------------------------------------- pipelining
+
+    @Test
+    void sixteenPipelinedRequestsAreAnsweredInOrder() {
+        Connection c = app();
+        StringBuilder batch = new StringBuilder();
+        for (int i = 0; i < 16; i++) {
+            batch.append(get("/users/" + i));
+        }
+        feed(c, batch.toString());
+        List<HttpResponse> responses = parseAll(drain(c));
+        assertThat(responses).hasSize(16);
+        for (int i = 0; i < 16; i++) {
+            assertThat(responses.get(i).status()).isEqualTo(200);
+            assertThat(responses.get(i).bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
+            assertThat(responses.get(i).header("Connection")).isNull();
+        }
+        assertThat(c.shouldClose()).isFalse();
+        assertThat(c.wantsInput()).isTrue();
+        assertThat(c.isIdle()).isTrue();
+    }
+
+    /** The same pipelined mix fed whole, split at every index and byte by byte answers the same. */
+    @Test
+    void pipelinedMixAnswersTheSameHoweverItIsSplit() {
+        String mix = get("/plaintext")
+                + "POST /echo HTTP/1.1\r\n" + HOST + "Content-Type: text/x\r\nContent-Length: 5\r\n\r\nhello"
+                + "HEAD /json HTTP/1.1\r\n" + HOST + "\r\n"
+                + "POST /echo HTTP/1.1\r\n" + HOST + "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"
+                + get("/nope")
+                + get("/search?q=x%20y");
+        byte[] raw = bytes(mix);
+        Set<Integer> head = Set.of(2);
+        List<String> expected = parseAll(run(List.of(raw)), head).stream().map(HttpResponse::withoutDate).toList();
+        assertThat(expected).hasSize(6);
+        for (int at = 1; at < raw.length; at++) {
+            List<byte[]> pieces = List.of(Arrays.copyOfRange(raw, 0, at), Arrays.copyOfRange(raw, at, raw.length));
+            assertThat(parseAll(run(pieces), head).stream().map(HttpResponse::withoutDate).toList())
+                    .as("split at %d", at).isEqualTo(expected);
+        }
+        List<byte[]> single = new ArrayList<>();
+        for (byte b : raw) {
+            single.add(new byte[] {b});
+        }
+        assertThat(parseAll(run(single), head).stream().map(HttpResponse::withoutDate).toList()).isEqualTo(expected);
+    }
+
+    private static byte[] run(List<byte[]> pieces) {
+        Connection c = app();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] p : pieces) {
+            feed(c, p);
+            out.writeBytes(drain(c));
+        }
+        assertThat(c.shouldClose()).isFalse();
+        return out.toByteArray();
+    }
+
+    // ---------------------------------------------------------------- keep-alive decisions
+
+    static Stream<Arguments> keepAliveCases() {
+        ServerConfig noKeepAlive = DEFAULTS.keepAlive(false);
+        return Stream.of(
+                Arguments.of("HTTP/1.1 default", DEFAULTS, "GET /plaintext HTTP/1.1\r\n" + HOST + "\r\n", null, false),
+                Arguments.of("HTTP/1.1 Connection: close", DEFAULTS,
+                        "GET /plaintext HTTP/1.1\r\n" + HOST + "Connection: close\r\n\r\n", "close", true),
+                Arguments.of("HTTP/1.1 Connection: keep-alive", DEFAULTS,
+                        "GET /plaintext HTTP/1.1\r\n" + HOST + "Connection: keep-alive\r\n\r\n", null, false),
+                Arguments.of("HTTP/1.0 without keep-alive", DEFAULTS, "GET /plaintext HTTP/1.0\r\n\r\n", "close", true),
+                Arguments.of("HTTP/1.0 Connection: keep-alive", DEFAULTS,
+                        "GET /plaintext HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "keep-alive", false),
+                Arguments.of("HTTP/1.0 Connection: Keep-Alive", DEFAULTS,
+                        "GET /plaintext HTTP/1.0\r\nHost: test\r\nConnection: Keep-Alive\r\n\r\n", "keep-alive", false),
+                Arguments.of("HTTP/1.0 Connection: keep-alive, close", DEFAULTS,
+                        "GET /plaintext HTTP/1.0\r\nConnection: keep-alive, close\r\n\r\n", "close", true),
+                Arguments.of("keepAlive(false), HTTP/1.1", noKeepAlive,
+                        "GET /plaintext HTTP/1.1\r\n" + HOST + "\r\n", "close", true),
+                Arguments.of("keepAlive(false), HTTP/1.0 keep-alive", noKeepAlive,
+                        "GET /plaintext HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", "close", true),
+                Arguments.of("keepAlive(false), error from a handler", noKeepAlive,
+                        "GET /nope HTTP/1.1\r\n" + HOST + "\r\n", "close", true));
+    }
+
+    /**
+     * A request followed by a pipelined second one: a closing response ends the connection and
+     * the second request is never answered; otherwise both are.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("keepAliveCases")
+    void keepAliveDecision(String name, ServerConfig config, String request, String connectionHeader, boolean closes) {
+        Connection c = new Connection(BenchmarkApp.routes(), config);
+        feed(c, request + get("/json"));
+        assertThat(c.shouldClose()).as("shouldClose before the output is written").isFalse();
+        List<HttpResponse> responses = parseAll(drain(c));
+        assertThat(responses.get(0).header("Connection")).isEqualTo(connectionHeader);
+        assertThat(responses.get(0).headers("Connection")).hasSizeLessThanOrEqualTo(1);
+        if (closes) {
+            assertThat(responses).as("the pipelined request after a closing response is not answered").hasSize(1);
+            assertThat(c.shouldClose()).isTrue();
+            assertThat(c.wantsInput()).isFalse();
+            feed(c, get("/plaintext"));
+            assertThat(c.hasOutbound()).as("input after close is ignored").isFalse();
+        } else {
+            assertThat(responses).hasSize(2);
+            assertThat(responses.get(1).bodyText()).isEqualTo("{\"message\":\"Hello, World!\"}");
+            assertThat(c.shouldClose()).isFalse();
+        }
+    }
+
+    // ---------------------------------------------------------------- the benchmark routes
+
+    static Stream<Arguments> routeCases() {
+        return Stream.of(
+                // name, request, status, content type, body, Allow
+                Arguments.of("plaintext", get("/plaintext"), 200, "text/plain; charset=utf-8", "Hello, World!", null),
+                Arguments.of("json", get("/json"), 200, "application/json", "{\"message\":\"Hello, World!\"}", null),
+                Arguments.of("path variable", get("/users/42"), 200, "application/json", "{\"id\":\"42\"}", null),
+                Arguments.of("decoded path variable", get("/users/a%20b"), 200, "application/json", "{\"id\":\"a b\"}", null),
+                Arguments.of("query parameter", get("/search?q=a+b%21"), 200, "application/json", "{\"q\":\"a b!\"}", null),
+                Arguments.of("query parameter missing", get("/search"), 400, "text/plain; charset=utf-8", null, null),
+                Arguments.of("query parameter malformed", get("/search?q=%zz"), 400, "text/plain; charset=utf-8", null, null),
+                Arguments.of("path variable malformed", get("/users/%zz"), 400, "text/plain; charset=utf-8", null, null),
+                Arguments.of("health", get("/health"), 200, "text/plain; charset=utf-8", "OK", null),
+                Arguments.of("blocking inline", get("/blocking/0"), 200, "application/json", "{\"slept\":0}", null),
+                Arguments.of("blocking not a number", get("/blocking/abc"), 400, "text/plain; charset=utf-8", null, null),
+                Arguments.of("404", get("/nope"), 404, "text/plain; charset=utf-8", null, null),
+                Arguments.of("404 trailing slash", get("/plaintext/"), 404, "text/plain; charset=utf-8", null, null),
+                Arguments.of("405 POST /plaintext", "POST /plaintext HTTP/1.1\r\n" + HOST + "Content-Length: 0\r\n\r\n",
+                        405, "text/plain; charset=utf-8", null, "GET, HEAD"),
+                Arguments.of("405 GET /echo", get("/echo"), 405, "text/plain; charset=utf-8", null, "POST"),
+                Arguments.of("405 DELETE /users/1", "DELETE /users/1 HTTP/1.1\r\n" + HOST + "\r\n",
+                        405, "text/plain; charset=utf-8", null, "GET, HEAD"),
+                Arguments.of("405 extension method", "BREW /json HTTP/1.1\r\n" + HOST + "\r\n",
+                        405, "text/plain; charset=utf-8", null, "GET, HEAD"));
+    }
+
+    /** Answers, and errors from routing or handlers, keep the connection open. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("routeCases")
+    void benchmarkRoutes(String name, String request, int status, String contentType, String body, String allow) {
+        Connection c = app();
+        feed(c, request);
+        HttpResponse r = single(drain(c));
+        assertThat(r.status()).isEqualTo(status);
+        assertThat(r.header("Content-Type")).isEqualTo(contentType);
+        if (body != null) {
+            assertThat(r.bodyText()).isEqualTo(body);
+        } else {
+            assertThat(r.bodyText()).startsWith(status + " ");
+        }
+        assertThat(r.header("Content-Length")).isEqualTo(String.valueOf(r.body().length));
+        assertThat(r.header("Allow")).isEqualTo(allow);
+        assertThat(r.header("Connection")).isNull();
+        assertThat(c.shouldClose()).isFalse();
+        feed(c, get("/health"));
+        assertThat(single(drain(c)).bodyText()).as("the connection still answers").isEqualTo("OK");
+    }
+
+    @Test
+    void headPlaintextHasContentLength13AndNoBody() {
+        Connection c = app();
+        feed(c, "HEAD /plaintext HTTP/1.1\r\n" + HOST + "\r\n" + get("/health"));
+        byte[] out = drain(c);
+        List<HttpResponse> responses = parseAll(out, Set.of(0));
+        assertThat(responses).hasSize(2);
+        assertThat(responses.get(0).status()).isEqualTo(200);
+        assertThat(responses.get(0).header("Content-Length")).isEqualTo("13");
+        assertThat(responses.get(0).header("Content-Type")).isEqualTo("text/plain; charset=utf-8");
+        assertThat(responses.get(0).body()).isEmpty();
+        assertThat(responses.get(1).bodyText()).isEqualTo("OK");
+        String text = new String(out, StandardCharsets.ISO_8859_1);
+        assertThat(text).doesNotContain("Hello");
+        assertThat(text.indexOf("\r\n\r\nHTTP/1.1 200 OK\r\n")).as("second response right after the first head").isPositive();
+    }
+
+    @Test
+    void headOfAnUnknownPathIs404WithoutBody() {
+        Connection c = app();
+        feed(c, "HEAD /nope HTTP/1.1\r\n" + HOST + "\r\n");
+        HttpResponse r = parseAll(drain(c), Set.of(0)).get(0);
+        assertThat(r.status()).isEqualTo(404);
+        assertThat(Integer.parseInt(r.header("Content-Length"))).isPositive();
+        assertThat(r.body()).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- echo
+
+    static Stream<Arguments> echoCases() {
+        byte[] allBytes = new byte[256];
+        for (int i = 0; i < 256; i++) {
+            allBytes[i] = (byte) i;
+        }
+        byte[] big = new byte[100_000];
+        for (int i = 0; i < big.length; i++) {
+            big[i] = (byte) (i * 31 + 7);
+        }
+        return Stream.of(
+                Arguments.of("all 256 byte values", allBytes, false, "application/octet-stream", null),
+                Arguments.of("all 256 byte values, chunked", allBytes, true, "application/octet-stream", null),
+                Arguments.of("empty body", new byte[0], false, "application/octet-stream", null),
+                Arguments.of("100 kB body", big, false, "application/octet-stream", null),
+                Arguments.of("100 kB body, chunked", big, true, "application/octet-stream", null),
+                Arguments.of("content type passed through", bytes("{\"a\":1}"), false, "application/json", "application/json"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("echoCases")
+    void echoIsByteExact(String name, byte[] body, boolean chunked, String expectedType, String sentType) {
+        ByteArrayOutputStream req = new ByteArrayOutputStream();
+        req.writeBytes(bytes("POST /echo HTTP/1.1\r\n" + HOST + (sentType != null ? "Content-Type: " + sentType + "\r\n" : "")));
+        if (chunked) {
+            req.writeBytes(bytes("Transfer-Encoding: chunked\r\n\r\n"));
+            for (int off = 0; off < body.length; off += 7000) {
+                int n = Math.min(7000, body.length - off);
+                req.writeBytes(bytes(Integer.toHexString(n) + "\r\n"));
+                req.write(body, off, n);
+                req.writeBytes(bytes("\r\n"));
+            }
+            req.writeBytes(bytes("0\r\n\r\n"));
+        } else {
+            req.writeBytes(bytes("Content-Length: " + body.length + "\r\n\r\n"));
+            req.writeBytes(body);
+        }
+        Connection c = app();
+        byte[] raw = req.toByteArray();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int off = 0; off < raw.length; off += 1500) {
+            feed(c, Arrays.copyOfRange(raw, off, Math.min(raw.length, off + 1500)));
+            out.writeBytes(drain(c));
+        }
+        HttpResponse r = single(out.toByteArray());
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.header("Content-Type")).isEqualTo(expectedType);
+        assertThat(r.header("Content-Length")).isEqualTo(String.valueOf(body.length));
+        assertThat(r.body()).isEqualTo(body);
+    }
+
+    // ---------------------------------------------------------------- 100-continue
+
+    @Test
+    void expectContinueGets100BeforeTheBodyAndTheAnswerAfterIt() {
+        Connection c = app();
+        feed(c, "POST /echo HTTP/1.1\r\n" + HOST + "Expect: 100-continue\r\nContent-Length: 5\r\n\r\n");
+        assertThat(new String(drain(c), StandardCharsets.ISO_8859_1)).isEqualTo("HTTP/1.1 100 Continue\r\n\r\n");
+        feed(c, "he");
+        assertThat(c.hasOutbound()).as("100 Continue is sent once").isFalse();
+        feed(c, "llo");
+        HttpResponse r = single(drain(c));
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.bodyText()).isEqualTo("hello");
+        assertThat(c.shouldClose()).isFalse();
+    }
+
+    @Test
+    void expectContinueWithAChunkedBody() {
+        Connection c = app();
+        feed(c, "POST /echo HTTP/1.1\r\n" + HOST + "Expect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n");
+        assertThat(new String(drain(c), StandardCharsets.ISO_8859_1)).isEqualTo("HTTP/1.1 100 Continue\r\n\r\n");
+        feed(c, "5\r\nhello\r\n0\r\n\r\n");
+        assertThat(single(drain(c)).bodyText()).isEqualTo("hello");
+    }
+
+    @Test
+    void expectContinueThenPipelinedRequestWithoutExpectGetsNo100() {
+        Connection c = app();
+        feed(c, "POST /echo HTTP/1.1\r\n" + HOST + "Expect: 100-continue\r\nContent-Length: 1\r\n\r\n");
+        drain(c);
+        feed(c, "x" + "POST /echo HTTP/1.1\r\n" + HOST + "Content-Length: 2\r\n\r\n");
+        List<HttpResponse> responses = parseAll(drain(c));
+        assertThat(responses).extracting(HttpResponse::status).containsExactly(200);
+        feed(c, "yz");
+        assertThat(single(drain(c)).bodyText()).isEqualTo("yz");
+    }
+
+    /**
+     * RFC 9110 10.1.1: "A server that receives a 100-continue expectation in an HTTP/1.0
+     * request MUST ignore that expectation."
+     */
+    @Test
+    void expectContinueIsIgnoredForHttp10() {
+        Connection c = app();
+        feed(c, "POST /echo HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
+        assertThat(new String(peek(c), StandardCharsets.ISO_8859_1)).as("no interim response to HTTP/1.0").isEmpty();
+        drain(c);
+        feed(c, "hello");
+        HttpResponse r = single(drain(c));
+        assertThat(r.bodyText()).isEqualTo("hello");
+    }
+
+    // ---------------------------------------------------------------- bad input
+
+    static Stream<Arguments> badRequests() {
+        return Stream.of(
+                Arguments.of("missing Host", "GET /plaintext HTTP/1.1\r\n\r\n", 400),
+                Arguments.of("bare LF", "GET /plaintext HTTP/1.1\nHost: h\n\n", 400),
+                Arguments.of("CL and TE", "POST /echo HTTP/1.1\r\n" + HOST
+                        + "Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+                Arguments.of("HTTP/2.0", "GET /plaintext HTTP/2.0\r\n" + HOST + "\r\n", 505),
+                Arguments.of("gzip coding", "POST /echo HTTP/1.1\r\n" + HOST + "Transfer-Encoding: gzip\r\n\r\n", 501),
+                Arguments.of("body too large", "POST /echo HTTP/1.1\r\n" + HOST + "Content-Length: 999999999\r\n\r\n", 413),
+                Arguments.of("request line too long", "GET /" + "a".repeat(9000) + " HTTP/1.1\r\n" + HOST + "\r\n", 414),
+                Arguments.of("unknown expectation", "POST /echo HTTP/1.1\r\n" + HOST + "Expect: 200-ok\r\n\r\n", 417));
+    }
+
+    @ParameterizedTest(name = "{0} -> {2}")
+    @MethodSource("badRequests")
+    void badRequestIsAnsweredAndCloses(String name, String request, int status) {
+        Connection c = app();
+        feed(c, get("/health") + request + get("/plaintext"));
+        assertThat(c.wantsInput()).isFalse();
+        assertThat(c.shouldClose()).as("not before the error is written").isFalse();
+        byte[] out = drain(c);
+        List<HttpResponse> responses = parseAll(out, Set.of());
+        assertThat(responses).extracting(HttpResponse::status).as("the good request, then the error").containsExactly(200, status);
+        HttpResponse error = responses.get(1);
+        assertThat(error.header("Connection")).isEqualTo("close");
+        assertThat(error.bodyText()).startsWith(status + " ");
+        assertThat(c.shouldClose()).isTrue();
+        feed(c, get("/plaintext"));
+        assertThat(c.hasOutbound()).isFalse();
+    }
+
+    /**
+     * RFC 9112 6.3 (1): a response to HEAD ends with its header section, also when the parser
+     * rejects the HEAD request after its request line (here: whitespace before a colon).
+     */
+    @Test
+    void parseErrorAnswerToHeadHasNoBody() {
+        Connection c = app();
+        feed(c, "HEAD /plaintext HTTP/1.1\r\n" + HOST + "X : y\r\n\r\n");
+        byte[] out = drain(c);
+        assertThat(new String(out, StandardCharsets.ISO_8859_1)).as("the answer ends with its header section")
+                .startsWith("HTTP/1.1 400 ").endsWith("\r\n\r\n");
+        List<HttpResponse> responses = parseAll(out, Set.of(0));
+        assertThat(responses).hasSize(1);
+        assertThat(responses.get(0).status()).isEqualTo(400);
+        assertThat(responses.get(0).header("Connection")).isEqualTo("close");
+    }
+
+    @Test
+    void badRequestFedInPiecesClosesAfterItIsWritten() {
+        Connection c = app();
+        feed(c, "GET /plaintext HTTP/1.1\r\n");
+        assertThat(c.hasOutbound()).isFalse();
+        assertThat(c.hasPartialRequest()).isTrue();
+        feed(c, "Host : x\r\n");
+        HttpResponse r = single(peek(c));
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.header("Connection")).isEqualTo("close");
+        assertThat(c.shouldClose()).isFalse();
+        byte[] out = drain(c);
+        assertThat(out).isNotEmpty();
+        assertThat(c.shouldClose()).isTrue();
+    }
+
+    /** A partial write keeps the connection open until every byte of the error is out. */
+    @Test
+    void closeWaitsForAPartialWrite() {
+        Connection c = app();
+        feed(c, "GET / HTTP/9.9\r\n\r\n");
+        int pending = c.outboundBytes();
+        assertThat(pending).isPositive();
+        c.written(10);
+        assertThat(c.shouldClose()).isFalse();
+        assertThat(c.outboundBytes()).isEqualTo(pending - 10);
+        c.written(pending - 10);
+        assertThat(c.shouldClose()).isTrue();
+    }
+
+    // ---------------------------------------------------------------- failing handlers
+
+    private static Router failingRoutes() {
+        return Router.builder()
+                .get("/boom", (req, res) -> {
+                    throw new IllegalStateException("test: handler failure (expected in this test's log)");
+                })
+                .get("/half", (req, res) -> {
+                    res.header("X-Half", "done").text("partial");
+                    throw new IllegalStateException("test: failure after filling the response (expected)");
+                })
+                .get("/bad", (req, res) -> {
+                    throw new HttpException(400, "you asked for it");
+                })
+                .get("/teapot", (req, res) -> {
+                    throw new HttpException(418, "short and stout");
+                })
+                .get("/ok", (req, res) -> res.text("ok"))
+                .build();
+    }
+
+    static Stream<Arguments> failingHandlerCases() {
+        return Stream.of(
+                Arguments.of("RuntimeException -> 500", "/boom", 500),
+                Arguments.of("RuntimeException after filling the response -> 500", "/half", 500),
+                Arguments.of("HttpException(400)", "/bad", 400),
+                Arguments.of("HttpException(418)", "/teapot", 418));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("failingHandlerCases")
+    void failingHandlerAnswersAnErrorAndKeepsTheConnection(String name, String path, int status) {
+        Connection c = new Connection(failingRoutes(), DEFAULTS);
+        feed(c, get(path) + get("/ok"));
+        List<HttpResponse> responses = parseAll(drain(c));
+        assertThat(responses).extracting(HttpResponse::status).containsExactly(status, 200);
+        HttpResponse error = responses.get(0);
+        assertThat(error.header("Connection")).isNull();
+        assertThat(error.header("X-Half")).as("nothing of the failed response leaks").isNull();
+        assertThat(error.bodyText()).startsWith(status + " ").doesNotContain("partial");
+        assertThat(responses.get(1).bodyText()).isEqualTo("ok");
+        assertThat(c.shouldClose()).isFalse();
+    }
+
+    // ---------------------------------------------------------------- end of input and closing
+
+    @Test
+    void endOfInputAfterACompleteRequestAnswersThenCloses() {
+        Connection c = app();
+        feed(c, get("/plaintext"));
+        c.endOfInput();
+        assertThat(c.shouldClose()).as("not before the response is written").isFalse();
+        HttpResponse r = single(drain(c));
+        assertThat(r.bodyText()).isEqualTo("Hello, World!");
+        assertThat(c.shouldClose()).isTrue();
+    }
+
+    @Test
+    void endOfInputWithPipelinedRequestsAnswersAllThenCloses() {
+        Connection c = app();
+        feed(c, get("/users/1") + get("/users/2"));
+        c.endOfInput();
+        assertThat(parseAll(drain(c))).extracting(HttpResponse::bodyText)
+                .containsExactly("{\"id\":\"1\"}", "{\"id\":\"2\"}");
+        assertThat(c.shouldClose()).isTrue();
+    }
+
+    @Test
+    void endOfInputWithAPartialRequestClosesWithoutAnswer() {
+        Connection c = app();
+        feed(c, "GET /plaintext HTTP/1.1\r\nHo");
+        c.endOfInput();
+        assertThat(c.hasOutbound()).isFalse();
+        assertThat(c.shouldClose()).isTrue();
+    }
+
+    @Test
+    void endOfInputWithAPartialBodyClosesWithoutAnswer() {
+        Connection c = app();
+        feed(c, "POST /echo HTTP/1.1\r\n" + HOST + "Content-Length: 10\r\n\r\nabc");
+        c.endOfInput();
+        assertThat(c.hasOutbound()).isFalse();
+        assertThat(c.shouldClose()).isTrue();
+    }
+
+    @Test
+    void endOfInputWhenIdleCloses() {
+        Connection c = app();
+        c.endOfInput();
+        assertThat(c.hasOutbound()).isFalse();
+        assertThat(c.shouldClose()).isTrue();
+    }
+
+    /**
+     * Since commit 749d455 the contract is "a connection that is idle is the strategy's to close"
+     * (Connection#closeAfterResponse Javadoc): the connection stays idle, and a request that still
+     * arrives is answered with {@code Connection: close}.
+     */
+    @Test
+    void closeAfterResponseWhileIdleLeavesTheCloseToTheStrategy() {
+        Connection c = app();
+        feed(c, get("/plaintext"));
+        drain(c);
+        assertThat(c.isIdle()).isTrue();
+        c.closeAfterResponse();
+        assertThat(c.isIdle()).as("idle: the strategy may close it now").isTrue();
+        assertThat(c.hasOutbound()).isFalse();
+        feed(c, get("/json") + get("/health"));
+        List<HttpResponse> responses = parseAll(drain(c));
+        assertThat(responses).hasSize(1);
+        assertThat(responses.get(0).header("Connection")).isEqualTo("close");
+        assertThat(c.shouldClose()).isTrue();
+    }
+
+    @Test
+    void closeAfterResponseDuringARequestClosesAfterItsResponse() {
+        Connection c = app();
+        feed(c, "GET /plaintext HTTP/1.1\r\n");
+        c.closeAfterResponse();
+        assertThat(c.shouldClose()).isFalse();
+        feed(c, HOST + "\r\n" + get("/json"));
+        List<HttpResponse> responses = parseAll(drain(c));
+        assertThat(responses).hasSize(1);
+        assertThat(responses.get(0).bodyText()).isEqualTo("Hello, World!");
+        assertThat(responses.get(0).header("Connection")).isEqualTo("close");
+        assertThat(c.shouldClose()).isTrue();
+    }
+
+    // ---------------------------------------------------------------- back-pressure
+
+    @Test
+    void backPressureStopsProcessingUntilOutputIsWritten() {
+        Connection c = new Connection(BenchmarkApp.routes(), DEFAULTS.writeHighWaterMark(1024));
+        ByteArrayOutputStream batch = new ByteArrayOutputStream();
+        for (int i = 0; i < 10; i++) {
+            byte[] body = new byte[4096];
+            Arrays.fill(body, (byte) ('a' + i));
+            batch.writeBytes(bytes("POST /echo HTTP/1.1\r\n" + HOST + "Content-Length: 4096\r\n\r\n"));
+            batch.writeBytes(body);
+        }
+        feed(c, batch.toByteArray());
+        List<HttpResponse> all = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            assertThat(c.wantsInput()).as("over the high-water mark before response %d is written", i).isFalse();
+            List<HttpResponse> pending = parseAll(peek(c));
+            assertThat(pending).as("only one response pending at step %d", i).hasSize(1);
+            all.addAll(pending);
+            drain(c);
+            assertThat(c.wantsInput()).isTrue();
+            assertThat(c.hasOutbound()).as("nothing new until resume()").isFalse();
+            c.resume();
+        }
+        assertThat(c.hasOutbound()).isFalse();
+        assertThat(c.isIdle()).isTrue();
+        assertThat(all).hasSize(10);
+        for (int i = 0; i < 10; i++) {
+            byte[] expected = new byte[4096];
+            Arrays.fill(expected, (byte) ('a' + i));
+            assertThat(all.get(i).body()).as("response %d", i).isEqualTo(expected);
+        }
+    }
+
+    /** Small responses under the mark are all produced in one go. */
+    @Test
+    void belowTheHighWaterMarkEverythingIsAnsweredAtOnce() {
+        Connection c = new Connection(BenchmarkApp.routes(), DEFAULTS.writeHighWaterMark(1024));
+        feed(c, get("/plaintext").repeat(3));
+        assertThat(c.wantsInput()).isTrue();
+        assertThat(parseAll(drain(c))).hasSize(3);
+    }
+
+    // ---------------------------------------------------------------- offloaded blocking handlers
+
+    /** An executor the test runs by hand, and a wakeup counter. */
+    private static final class Manual implements Executor {
+        final List<Runnable> tasks = new ArrayList<>();
+        final AtomicInteger wakeups = new AtomicInteger();
+
+        @Override
+        public void execute(Runnable r) {
+            tasks.add(r);
+        }
+
+        void runNext() {
+            tasks.remove(0).run();
+        }
+    }
+
+    @Test
+    void offloadedBlockingRouteAnswersInOrder() {
+        Manual ex = new Manual();
+        Connection c = new Connection(BenchmarkApp.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
+        feed(c, get("/blocking/0") + get("/plaintext"));
+        assertThat(c.hasOutbound()).as("nothing before the blocking handler ran").isFalse();
+        assertThat(c.isAwaitingHandler()).isTrue();
+        assertThat(c.wantsInput()).isFalse();
+        assertThat(c.isIdle()).isFalse();
+        assertThat(ex.tasks).hasSize(1);
+        assertThat(ex.wakeups.get()).isZero();
+
+        c.resume();
+        assertThat(c.hasOutbound()).as("resume() before the handler finished does nothing").isFalse();
+        assertThat(c.isAwaitingHandler()).isTrue();
+
+        ex.runNext();
+        assertThat(ex.wakeups.get()).isEqualTo(1);
+        assertThat(c.hasOutbound()).as("the driving thread writes only after resume()").isFalse();
+        assertThat(c.isAwaitingHandler()).isTrue();
+
+        c.resume();
+        assertThat(c.isAwaitingHandler()).isFalse();
+        List<HttpResponse> responses = parseAll(drain(c));
+        assertThat(responses).extracting(HttpResponse::bodyText).containsExactly("{\"slept\":0}", "Hello, World!");
+        assertThat(responses.get(0).header("Content-Type")).isEqualTo("application/json");
+        assertThat(c.shouldClose()).isFalse();
+        assertThat(c.isIdle()).isTrue();
+    }
+
+    @Test
+    void offloadedRequestSurvivesBufferReuse() {
+        Manual ex = new Manual();
+        Connection c = new Connection(BenchmarkApp.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
+        feed(c, get("/blocking/0"));
+        // Bytes arriving while the handler runs overwrite the receive buffer; the handler has a copy.
+        feed(c, get("/users/zzzzzzzzzz"));
+        ex.runNext();
+        c.resume();
+        assertThat(parseAll(drain(c))).extracting(HttpResponse::bodyText)
+                .containsExactly("{\"slept\":0}", "{\"id\":\"zzzzzzzzzz\"}");
+    }
+
+    @Test
+    void offloadedHandlerFailureIs500AndKeepsTheConnection() {
+        Manual ex = new Manual();
+        Router routes = Router.builder()
+                .get("/slow-fail", Handler.blocking((req, res) -> {
+                    throw new IllegalStateException("test: blocking handler failure (expected)");
+                }))
+                .get("/ok", (req, res) -> res.text("ok"))
+                .build();
+        Connection c = new Connection(routes, DEFAULTS, ex, ex.wakeups::incrementAndGet);
+        feed(c, get("/slow-fail") + get("/ok"));
+        ex.runNext();
+        c.resume();
+        assertThat(parseAll(drain(c))).extracting(HttpResponse::status).containsExactly(500, 200);
+        assertThat(c.shouldClose()).isFalse();
+    }
+
+    @Test
+    void rejectedOffloadIs503AndCloses() {
+        Executor rejecting = r -> {
+            throw new RejectedExecutionException("shutting down");
+        };
+        Connection c = new Connection(BenchmarkApp.routes(), DEFAULTS, rejecting, () -> { });
+        feed(c, get("/blocking/0") + get("/plaintext"));
+        List<HttpResponse> responses = parseAll(drain(c));
+        assertThat(responses).extracting(HttpResponse::status).containsExactly(503);
+        assertThat(responses.get(0).header("Connection")).isEqualTo("close");
+        assertThat(c.shouldClose()).isTrue();
+    }
+
+    @Test
+    void manyOffloadedRequestsPipelinedKeepTheirOrder() {
+        Manual ex = new Manual();
+        Connection c = new Connection(BenchmarkApp.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
+        StringBuilder batch = new StringBuilder();
+        for (int i = 0; i < 4; i++) {
+            batch.append(get("/blocking/0")).append(get("/users/" + i));
+        }
+        feed(c, batch.toString());
+        List<HttpResponse> all = new ArrayList<>();
+        while (!ex.tasks.isEmpty()) {
+            ex.runNext();
+            c.resume();
+            all.addAll(parseAll(drain(c)));
+        }
+        assertThat(ex.wakeups.get()).isEqualTo(4);
+        assertThat(all).extracting(HttpResponse::bodyText).containsExactlyElementsOf(IntStream.range(0, 4)
+                .boxed().flatMap(i -> Stream.of("{\"slept\":0}", "{\"id\":\"" + i + "\"}")).toList());
+    }
+
+    // ---------------------------------------------------------------- output buffer contract
+
+    @Test
+    void partialWritesAreResumedWhereTheyStopped() {
+        Connection c = app();
+        feed(c, get("/users/7"));
+        ByteBuffer view = c.outbound();
+        byte[] all = new byte[view.remaining()];
+        view.duplicate().get(all);
+        ByteArrayOutputStream written = new ByteArrayOutputStream();
+        while (c.hasOutbound()) {
+            ByteBuffer b = c.outbound();
+            int n = Math.min(7, b.remaining());
+            byte[] chunk = new byte[n];
+            b.get(chunk);
+            written.writeBytes(chunk);
+            c.written(n);
+        }
+        assertThat(written.toByteArray()).isEqualTo(all);
+        assertThat(single(all).bodyText()).isEqualTo("{\"id\":\"7\"}");
+    }
+}

@@ -1,0 +1,179 @@
+package dev.spindle.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ServerConfigTest {
+
+    @Test
+    void defaultsMatchTheDocumentedTable() {
+        ServerConfig c = ServerConfig.defaults();
+        assertThat(c.host()).isEqualTo("127.0.0.1");
+        assertThat(c.port()).isZero();
+        assertThat(c.workers()).isEqualTo(Runtime.getRuntime().availableProcessors());
+        assertThat(c.maxRequestLineLength()).isEqualTo(8192);
+        assertThat(c.maxHeaderSize()).isEqualTo(32 * 1024);
+        assertThat(c.maxHeaderCount()).isEqualTo(128);
+        assertThat(c.maxBodySize()).isEqualTo(16L * 1024 * 1024);
+        assertThat(c.keepAlive()).isTrue();
+        assertThat(c.headerTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.idleTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(c.writeTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.drainTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.maxConnections()).isEqualTo(10_000);
+        assertThat(c.queueCapacity()).isEqualTo(1024);
+        assertThat(c.readBufferSize()).isEqualTo(16 * 1024);
+        assertThat(c.writeHighWaterMark()).isEqualTo(64 * 1024);
+        assertThat(c.directBuffers()).isFalse();
+        assertThat(c.busyPoll()).isFalse();
+        assertThat(ServerConfig.port(8080).port()).isEqualTo(8080);
+    }
+
+    /** name, change, getter, expected value */
+    static Stream<Arguments> withers() {
+        return Stream.of(
+                w("withPort", c -> c.withPort(8080), ServerConfig::port, 8080),
+                w("host", c -> c.host("0.0.0.0"), ServerConfig::host, "0.0.0.0"),
+                w("workers", c -> c.workers(3), ServerConfig::workers, 3),
+                w("maxRequestLineLength", c -> c.maxRequestLineLength(100), ServerConfig::maxRequestLineLength, 100),
+                w("maxHeaderSize", c -> c.maxHeaderSize(200), ServerConfig::maxHeaderSize, 200),
+                w("maxHeaderCount", c -> c.maxHeaderCount(5), ServerConfig::maxHeaderCount, 5),
+                w("maxBodySize", c -> c.maxBodySize(0), ServerConfig::maxBodySize, 0L),
+                w("keepAlive", c -> c.keepAlive(false), ServerConfig::keepAlive, false),
+                w("headerTimeout", c -> c.headerTimeout(Duration.ofMillis(5)), ServerConfig::headerTimeout, Duration.ofMillis(5)),
+                w("idleTimeout", c -> c.idleTimeout(Duration.ofMillis(6)), ServerConfig::idleTimeout, Duration.ofMillis(6)),
+                w("writeTimeout", c -> c.writeTimeout(Duration.ofMillis(7)), ServerConfig::writeTimeout, Duration.ofMillis(7)),
+                w("drainTimeout", c -> c.drainTimeout(Duration.ofMillis(8)), ServerConfig::drainTimeout, Duration.ofMillis(8)),
+                w("maxConnections", c -> c.maxConnections(9), ServerConfig::maxConnections, 9),
+                w("queueCapacity", c -> c.queueCapacity(10), ServerConfig::queueCapacity, 10),
+                w("readBufferSize", c -> c.readBufferSize(11), ServerConfig::readBufferSize, 11),
+                w("writeHighWaterMark", c -> c.writeHighWaterMark(12), ServerConfig::writeHighWaterMark, 12),
+                w("directBuffers", c -> c.directBuffers(true), ServerConfig::directBuffers, true),
+                w("busyPoll", c -> c.busyPoll(true), ServerConfig::busyPoll, true));
+    }
+
+    private static Arguments w(String name, UnaryOperator<ServerConfig> change, Function<ServerConfig, Object> get, Object value) {
+        return Arguments.of(name, change, get, value);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("withers")
+    void withersReturnChangedCopies(String name, UnaryOperator<ServerConfig> change, Function<ServerConfig, Object> get,
+            Object value) {
+        ServerConfig original = ServerConfig.defaults();
+        String before = original.toString();
+        Object originalValue = get.apply(original);
+        ServerConfig changed = change.apply(original);
+        assertThat(changed).isNotSameAs(original);
+        assertThat(get.apply(changed)).isEqualTo(value);
+        assertThat(get.apply(original)).as("the original is unchanged").isEqualTo(originalValue);
+        assertThat(original.toString()).isEqualTo(before);
+        // Other settings are carried over.
+        ServerConfig twice = change.apply(ServerConfig.defaults().workers(7).withPort(1234).maxHeaderCount(3));
+        assertThat(get.apply(twice)).isEqualTo(value);
+        if (!name.equals("workers")) {
+            assertThat(twice.workers()).isEqualTo(7);
+        }
+        if (!name.equals("withPort")) {
+            assertThat(twice.port()).isEqualTo(1234);
+        }
+        if (!name.equals("maxHeaderCount")) {
+            assertThat(twice.maxHeaderCount()).isEqualTo(3);
+        }
+    }
+
+    static Stream<Arguments> invalidSettings() {
+        return Stream.of(
+                Arguments.of("negative workers", (UnaryOperator<ServerConfig>) c -> c.workers(-1)),
+                Arguments.of("zero workers", (UnaryOperator<ServerConfig>) c -> c.workers(0)),
+                Arguments.of("port -1", (UnaryOperator<ServerConfig>) c -> c.withPort(-1)),
+                Arguments.of("port 65536", (UnaryOperator<ServerConfig>) c -> c.withPort(65536)),
+                Arguments.of("maxRequestLineLength 0", (UnaryOperator<ServerConfig>) c -> c.maxRequestLineLength(0)),
+                Arguments.of("maxHeaderSize -1", (UnaryOperator<ServerConfig>) c -> c.maxHeaderSize(-1)),
+                Arguments.of("maxHeaderCount 0", (UnaryOperator<ServerConfig>) c -> c.maxHeaderCount(0)),
+                Arguments.of("maxBodySize -1", (UnaryOperator<ServerConfig>) c -> c.maxBodySize(-1)),
+                Arguments.of("maxBodySize beyond an array", (UnaryOperator<ServerConfig>) c -> c.maxBodySize(Integer.MAX_VALUE)),
+                Arguments.of("zero headerTimeout", (UnaryOperator<ServerConfig>) c -> c.headerTimeout(Duration.ZERO)),
+                Arguments.of("negative idleTimeout", (UnaryOperator<ServerConfig>) c -> c.idleTimeout(Duration.ofSeconds(-1))),
+                Arguments.of("zero writeTimeout", (UnaryOperator<ServerConfig>) c -> c.writeTimeout(Duration.ZERO)),
+                Arguments.of("zero drainTimeout", (UnaryOperator<ServerConfig>) c -> c.drainTimeout(Duration.ZERO)),
+                Arguments.of("maxConnections 0", (UnaryOperator<ServerConfig>) c -> c.maxConnections(0)),
+                Arguments.of("queueCapacity 0", (UnaryOperator<ServerConfig>) c -> c.queueCapacity(0)),
+                Arguments.of("readBufferSize 0", (UnaryOperator<ServerConfig>) c -> c.readBufferSize(0)),
+                Arguments.of("writeHighWaterMark -5", (UnaryOperator<ServerConfig>) c -> c.writeHighWaterMark(-5)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalidSettings")
+    void invalidSettingsAreRejectedAndLeaveTheOriginalAlone(String name, UnaryOperator<ServerConfig> change) {
+        ServerConfig original = ServerConfig.defaults();
+        String before = original.toString();
+        assertThatThrownBy(() -> change.apply(original)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(original.toString()).isEqualTo(before);
+        assertThat(original.workers()).isPositive();
+    }
+
+    @Test
+    void nullsAreRejected() {
+        ServerConfig c = ServerConfig.defaults();
+        assertThatThrownBy(() -> c.host(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> c.headerTimeout(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> c.idleTimeout(null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void portFactoryValidates() {
+        assertThatThrownBy(() -> ServerConfig.port(-1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ServerConfig.port(70000)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(ServerConfig.port(0).workers(2).port()).isZero();
+    }
+
+    @Test
+    void systemPropertiesOverrideDefaults() {
+        withProperty("spindle.maxHeaderCount", " 7 ", () -> {
+            assertThat(ServerConfig.fromSystemProperties().maxHeaderCount()).isEqualTo(7);
+        });
+        withProperty("spindle.keepAlive", "false", () -> {
+            assertThat(ServerConfig.fromSystemProperties().keepAlive()).isFalse();
+        });
+        withProperty("spindle.idleTimeoutMs", "1500", () -> {
+            assertThat(ServerConfig.fromSystemProperties().idleTimeout()).isEqualTo(Duration.ofMillis(1500));
+        });
+        withProperty("spindle.maxHeaderCount", "  ", () -> {
+            assertThat(ServerConfig.fromSystemProperties().maxHeaderCount()).isEqualTo(128);
+        });
+    }
+
+    @Test
+    void malformedOrInvalidSystemPropertiesAreRejected() {
+        withProperty("spindle.maxHeaderCount", "many", () ->
+                assertThatThrownBy(ServerConfig::fromSystemProperties)
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spindle.maxHeaderCount"));
+        withProperty("spindle.readBufferSize", "0", () ->
+                assertThatThrownBy(ServerConfig::fromSystemProperties).isInstanceOf(IllegalArgumentException.class));
+    }
+
+    /** Sets a system property for the duration of {@code body}, restoring the previous value. */
+    static void withProperty(String name, String value, Runnable body) {
+        String previous = System.getProperty(name);
+        System.setProperty(name, value);
+        try {
+            body.run();
+        } finally {
+            if (previous == null) {
+                System.clearProperty(name);
+            } else {
+                System.setProperty(name, previous);
+            }
+        }
+    }
+}
