@@ -4,6 +4,7 @@ import dev.spindle.core.Connection;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.ServerLifecycle;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,9 +14,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,9 +34,7 @@ public class BlockingServer implements HttpServer {
     private final Router router;
     private final Dispatch dispatch;
     private final Set<ConnectionLoop> connections = ConcurrentHashMap.newKeySet();
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final AtomicBoolean closing = new AtomicBoolean();
-    private final CountDownLatch terminated = new CountDownLatch(1);
+    private final ServerLifecycle lifecycle;
     private volatile ServerSocket serverSocket;
     private Thread acceptor;
     private Thread watchdog;
@@ -47,13 +44,12 @@ public class BlockingServer implements HttpServer {
         this.config = config;
         this.router = router;
         this.dispatch = dispatch;
+        this.lifecycle = new ServerLifecycle(name);
     }
 
     @Override
     public HttpServer start() throws IOException {
-        if (!started.compareAndSet(false, true)) {
-            throw new IllegalStateException(name + " already started");
-        }
+        lifecycle.markStarted();
         ServerSocket socket = new ServerSocket();
         socket.setReuseAddress(true);
         socket.bind(new InetSocketAddress(InetAddress.getByName(config.host()), config.port()), 1024);
@@ -86,16 +82,16 @@ public class BlockingServer implements HttpServer {
     }
 
     boolean isClosing() {
-        return closing.get();
+        return lifecycle.isClosing();
     }
 
     private void acceptLoop() {
-        while (!closing.get()) {
+        while (!lifecycle.isClosing()) {
             Socket socket;
             try {
                 socket = serverSocket.accept();
             } catch (IOException e) {
-                if (closing.get()) {
+                if (lifecycle.isClosing()) {
                     break;
                 }
                 log.warn("{} accept failed: {}", name, e.toString());
@@ -147,7 +143,7 @@ public class BlockingServer implements HttpServer {
 
     /** Enforces write timeouts, and frees threads held by idle keep-alive connections when others wait. */
     private void watch() {
-        while (!closing.get() || !connections.isEmpty()) {
+        while (!lifecycle.isClosing() || !connections.isEmpty()) {
             long now = System.nanoTime();
             boolean saturated = dispatch.saturated();
             for (ConnectionLoop loop : connections) {
@@ -166,11 +162,7 @@ public class BlockingServer implements HttpServer {
 
     @Override
     public void close() {
-        if (!started.get()) {
-            return;
-        }
-        if (!closing.compareAndSet(false, true)) {
-            awaitQuietly();
+        if (!lifecycle.beginClose()) {
             return;
         }
         try {
@@ -178,51 +170,28 @@ public class BlockingServer implements HttpServer {
         } catch (IOException e) {
             log.debug("closing listening socket: {}", e.toString());
         }
-        long deadline = System.nanoTime() + config.drainTimeout().toNanos();
-        while (!connections.isEmpty() && System.nanoTime() < deadline) {
-            connections.forEach(ConnectionLoop::closeIfIdle);
-            sleepBriefly();
-        }
-        if (!connections.isEmpty()) {
+        boolean drained = ServerLifecycle.drain(connections::isEmpty,
+                () -> connections.forEach(ConnectionLoop::closeIfIdle), config.drainTimeout());
+        if (!drained) {
             log.warn("{}: {} connections still busy after the drain timeout; closing them", name, connections.size());
             connections.forEach(ConnectionLoop::closeNow);
         }
         dispatch.shutdown(config.drainTimeout());
         if (Thread.currentThread() != acceptor) {
-            joinQuietly(acceptor);
+            try {
+                acceptor.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         watchdog.interrupt();
         log.info("{} closed", name);
-        terminated.countDown();
-    }
-
-    private static void sleepBriefly() {
-        try {
-            Thread.sleep(5);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void joinQuietly(Thread thread) {
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(5));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void awaitQuietly() {
-        try {
-            terminated.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        lifecycle.markTerminated();
     }
 
     @Override
     public void awaitTermination() throws InterruptedException {
-        terminated.await();
+        lifecycle.awaitTermination();
     }
 
     @Override

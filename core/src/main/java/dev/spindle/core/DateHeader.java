@@ -6,12 +6,15 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
-/** The {@code Date: ...\r\n} line, shared by all connections and rebuilt at most once a second. */
-final class DateHeader {
+/**
+ * The {@code Date} header, shared by all connections and rebuilt at most once a second. Public
+ * for adapters to other HTTP stacks, which should not format dates per request either.
+ */
+public final class DateHeader {
     private static final DateTimeFormatter HTTP_DATE =
             DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
 
-    private record Line(long second, byte[] bytes) {
+    private record Line(long second, String value, byte[] bytes) {
     }
 
     private static volatile Line current = build(System.currentTimeMillis() / 1000);
@@ -20,17 +23,26 @@ final class DateHeader {
     }
 
     static byte[] line() {
+        return currentLine().bytes;
+    }
+
+    /** The current value, e.g. {@code Sun, 22 Nov 2026 10:00:00 GMT}. */
+    public static String value() {
+        return currentLine().value;
+    }
+
+    private static Line currentLine() {
         long second = System.currentTimeMillis() / 1000;
         Line line = current;
         if (line.second != second) {
             line = build(second);
             current = line;
         }
-        return line.bytes;
+        return line;
     }
 
     private static Line build(long second) {
-        String value = "Date: " + HTTP_DATE.format(Instant.ofEpochSecond(second)) + "\r\n";
-        return new Line(second, value.getBytes(StandardCharsets.US_ASCII));
+        String value = HTTP_DATE.format(Instant.ofEpochSecond(second));
+        return new Line(second, value, ("Date: " + value + "\r\n").getBytes(StandardCharsets.US_ASCII));
     }
 }

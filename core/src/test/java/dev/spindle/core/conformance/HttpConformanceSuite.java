@@ -348,6 +348,26 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    @Test
+    void closeLetsAnInFlightRequestFinishAndThenRefusesConnections() throws Exception {
+        HttpServer own = newServer(config(), BenchmarkApp.routes()).start();
+        int ownPort = own.port();
+        try (RawConnection c = new RawConnection(ownPort)) {
+            c.send(request("GET", "/blocking/500"));
+            Thread.sleep(150);
+            Thread closer = Thread.ofPlatform().start(own::close);
+            RawResponse r = c.read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.bodyText()).isEqualTo("{\"slept\":500}");
+            closer.join(20_000);
+            assertThat(closer.isAlive()).as("close() returned").isFalse();
+        } finally {
+            own.close();
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new RawConnection(ownPort).close())
+                .isInstanceOf(java.net.ConnectException.class);
+    }
+
     protected static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.ISO_8859_1);
     }
