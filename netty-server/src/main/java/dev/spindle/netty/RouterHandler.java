@@ -7,6 +7,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -43,9 +44,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>Decoder failures become error responses that close the connection: a too-long request
  *       line 414, a too-large header section 431, a final transfer coding other than chunked 501,
- *       anything else 400 (Netty only marks the message's {@link DecoderResult} as failed).</li>
- *   <li>Protocol versions other than 1.0/1.1 are 505, an HTTP/1.1 request without {@code Host}
- *       is 400, more header fields than {@code maxHeaderCount} is 431.</li>
+ *       a {@link RequestChecks} refusal its own status, anything else 400 (Netty only marks the
+ *       message's {@link DecoderResult} as failed).</li>
  *   <li>Keep-alive as in Netty's own {@code HttpHelloWorldServerHandler} example: {@code Connection:
  *       close} and a close after the write when the request (or the configuration, or a draining
  *       server) does not keep the connection; {@code Connection: keep-alive} echoed to HTTP/1.0
@@ -139,8 +139,7 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         try {
             int error = rejectionStatus(req);
             if (error != 0) {
-                String reason = req.decoderResult().isFailure() ? req.decoderResult().cause().getMessage() : null;
-                writeError(ctx, error, reason);
+                writeError(ctx, error, req.decoderResult().cause().getMessage());
                 return;
             }
             boolean keepAlive = server.keepsAlive() && HttpUtil.isKeepAlive(req);
@@ -158,35 +157,29 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** The error status for a request the server will not run, or 0 for a good one. */
-    private int rejectionStatus(FullHttpRequest req) {
+    /**
+     * The error status for a request the server will not run, or 0 for a good one: what
+     * {@link RequestChecks} decided, or the status for the reason Netty's decoder failed.
+     */
+    private static int rejectionStatus(FullHttpRequest req) {
         DecoderResult result = req.decoderResult();
-        if (result.isFailure()) {
-            Throwable cause = result.cause();
-            if (cause instanceof TooLongHttpLineException) {
-                return 414;
-            }
-            if (cause instanceof TooLongHttpHeaderException) {
-                return 431;
-            }
-            HttpHeaders h = req.headers();
-            if (h.contains(HttpHeaderNames.TRANSFER_ENCODING) && !HttpUtil.isTransferEncodingChunked(req)) {
-                return 501;
-            }
-            return 400;
+        if (result.isSuccess()) {
+            return 0;
         }
-        HttpVersion version = req.protocolVersion();
-        if (version != HttpVersion.HTTP_1_1 && version != HttpVersion.HTTP_1_0) {
-            return 505;
+        Throwable cause = result.cause();
+        if (cause instanceof RequestChecks.Rejected rejected) {
+            return rejected.status;
         }
-        HttpHeaders h = req.headers();
-        if (h.size() > server.config().maxHeaderCount()) {
+        if (cause instanceof TooLongHttpLineException) {
+            return 414;
+        }
+        if (cause instanceof TooLongHttpHeaderException) {
             return 431;
         }
-        if (version == HttpVersion.HTTP_1_1 && !h.contains(HttpHeaderNames.HOST)) {
-            return 400;
+        if (req.headers().contains(HttpHeaderNames.TRANSFER_ENCODING) && !HttpUtil.isTransferEncodingChunked(req)) {
+            return 501;
         }
-        return 0;
+        return 400;
     }
 
     private static Request toCoreRequest(FullHttpRequest req) {
@@ -242,26 +235,35 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
 
     /** On a virtual thread: runs the handler, then hands the answer back to the channel's event loop. */
     private void runBlocking(ChannelHandlerContext ctx, Request request, boolean keepAlive, boolean http10, boolean head) {
+        Response res = new Response();
+        router.handle(request, res);
         try {
-            Response res = new Response();
-            router.handle(request, res);
             ctx.executor().execute(() -> finishBlocking(ctx, res, keepAlive, http10, head));
         } catch (RejectedExecutionException e) {
-            log.debug("event loop gone before a blocking response for {}: {}", ctx.channel(), e.toString());
-            ctx.channel().close();
-        } finally {
             server.blockingFinished();
+            log.debug("event loop gone before a blocking response for {}: {}", ctx.channel(), e.toString());
         }
     }
 
-    /** On the event loop: writes the blocking route's response, then serves what waited behind it. */
+    /**
+     * On the event loop: writes the blocking route's response, then serves what waited behind it.
+     * The server counts the request as in flight until the response has left (a graceful close
+     * waits for that), so the count drops in the write's listener.
+     */
     private void finishBlocking(ChannelHandlerContext ctx, Response res, boolean keepAlive, boolean http10, boolean head) {
         blockingInFlight = false;
         if (!ctx.channel().isActive()) {
+            server.blockingFinished();
             releaseWaiting();
             return;
         }
-        write(ctx, encode(ctx, res, keepAlive && server.keepsAlive(), http10, head), keepAlive && server.keepsAlive());
+        boolean keep = keepAlive && server.keepsAlive();
+        ChannelFuture written = ctx.writeAndFlush(encode(ctx, res, keep, http10, head));
+        written.addListener(f -> server.blockingFinished());
+        if (!keep) {
+            closing = true;
+            written.addListener(ChannelFutureListener.CLOSE);
+        }
         FullHttpRequest next;
         while (!blockingInFlight && !closing && (next = waiting.poll()) != null) {
             serve(ctx, next);
