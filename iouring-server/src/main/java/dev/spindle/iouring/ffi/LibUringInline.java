@@ -196,9 +196,14 @@ public final class LibUringInline {
 
     /** {@code io_uring_buf_ring_add}: fills the entry {@code offset} past the tail; not visible until advanced. */
     public static void io_uring_buf_ring_add(MemorySegment br, MemorySegment addr, int len, short bid, int mask, int buf_offset) {
+        io_uring_buf_ring_add(br, addr.address(), len, bid, mask, buf_offset);
+    }
+
+    /** {@link #io_uring_buf_ring_add(MemorySegment, MemorySegment, int, short, int, int)} with a raw address. */
+    public static void io_uring_buf_ring_add(MemorySegment br, long addr, int len, short bid, int mask, int buf_offset) {
         int index = (Short.toUnsignedInt(io_uring_buf_ring.tail(br)) + buf_offset) & mask;
         MemorySegment buf = io_uring_buf.asSlice(br, index);
-        io_uring_buf.addr(buf, addr.address());
+        io_uring_buf.addr(buf, addr);
         io_uring_buf.len(buf, len);
         io_uring_buf.bid(buf, bid);
     }

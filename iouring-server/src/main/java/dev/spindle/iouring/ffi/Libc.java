@@ -88,6 +88,7 @@ public class Libc {
     public static int SHUT_RDWR() { return 2; }
     public static int EFD_CLOEXEC() { return 0x80000; }
     public static int EFD_NONBLOCK() { return 0x800; }
+    public static int MSG_NOSIGNAL() { return 0x4000; }
 
     public static int EPERM() { return 1; }
     public static int ENOENT() { return 2; }
@@ -95,6 +96,7 @@ public class Libc {
     public static int EBADF() { return 9; }
     public static int EAGAIN() { return 11; }
     public static int ENOMEM() { return 12; }
+    public static int EBUSY() { return 16; }
     public static int EEXIST() { return 17; }
     public static int EINVAL() { return 22; }
     public static int ENFILE() { return 23; }

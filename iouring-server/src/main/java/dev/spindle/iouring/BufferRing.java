@@ -1,0 +1,81 @@
+package dev.spindle.iouring;
+
+import dev.spindle.iouring.ffi.LibUring;
+import dev.spindle.iouring.ffi.LibUringInline;
+import dev.spindle.iouring.ffi.Libc;
+import dev.spindle.iouring.ffi.io_uring_buf;
+import dev.spindle.iouring.ffi.io_uring_buf_reg;
+import dev.spindle.iouring.ffi.io_uring_buf_ring;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * A provided-buffer ring ({@code IORING_REGISTER_PBUF_RING}, registered with
+ * {@code io_uring_register_buf_ring}; liburing 2.3 has no {@code io_uring_setup_buf_ring}): the
+ * kernel picks a buffer for each multishot-recv completion and names it in the CQE; the ring
+ * thread hands the bytes to the connection and {@link #recycle}s the buffer at once, and
+ * {@link #publish} makes all recycled buffers visible with one release store of the tail per batch.
+ */
+final class BufferRing {
+    final int bgid;
+    final int entries;
+    final int bufferSize;
+    private final int mask;
+    private final MemorySegment ring;
+    private final MemorySegment buffers;
+    private final ByteBuffer[] views;
+    private int added;
+
+    BufferRing(Ring owner, Arena arena, int bgid, int entries, int bufferSize) throws IOException {
+        this.bgid = bgid;
+        this.entries = entries;
+        this.bufferSize = bufferSize;
+        this.mask = LibUringInline.io_uring_buf_ring_mask(entries);
+        this.ring = arena.allocate(entries * io_uring_buf.sizeof(), 4096).fill((byte) 0);
+        this.buffers = arena.allocate((long) entries * bufferSize, 4096);
+        MemorySegment reg = io_uring_buf_reg.allocate(arena).fill((byte) 0);
+        io_uring_buf_reg.ring_addr(reg, ring.address());
+        io_uring_buf_reg.ring_entries(reg, entries);
+        io_uring_buf_reg.bgid(reg, (short) bgid);
+        int ret = LibUring.io_uring_register_buf_ring(owner.ring, reg, 0);
+        if (ret < 0) {
+            throw new IOException("io_uring_register_buf_ring failed: " + Libc.describe(-ret));
+        }
+        LibUringInline.io_uring_buf_ring_init(ring);
+        views = new ByteBuffer[entries];
+        for (int bid = 0; bid < entries; bid++) {
+            views[bid] = buffers.asSlice((long) bid * bufferSize, bufferSize).asByteBuffer();
+            recycle(bid);
+        }
+        publish();
+    }
+
+    /** The first {@code length} bytes the kernel put in buffer {@code bid}, valid until recycled. */
+    ByteBuffer received(int bid, int length) {
+        ByteBuffer view = views[bid];
+        view.clear().limit(length);
+        return view;
+    }
+
+    /** Gives buffer {@code bid} back; the kernel sees it after {@link #publish}. */
+    void recycle(int bid) {
+        LibUringInline.io_uring_buf_ring_add(ring, buffers.address() + (long) bid * bufferSize, bufferSize, (short) bid, mask, added++);
+    }
+
+    void publish() {
+        if (added > 0) {
+            LibUringInline.io_uring_buf_ring_advance(ring, added);
+            added = 0;
+        }
+    }
+
+    void unregister(Ring owner) {
+        LibUring.io_uring_unregister_buf_ring(owner.ring, bgid);
+    }
+
+    int tail() {
+        return Short.toUnsignedInt(io_uring_buf_ring.tail(ring));
+    }
+}

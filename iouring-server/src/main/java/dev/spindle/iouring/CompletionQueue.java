@@ -1,0 +1,68 @@
+package dev.spindle.iouring;
+
+import dev.spindle.iouring.ffi.LibUringInline;
+import dev.spindle.iouring.ffi.io_uring;
+import dev.spindle.iouring.ffi.io_uring_cq;
+import dev.spindle.iouring.ffi.io_uring_cqe;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The completion side of a {@link Ring}, read in Java as {@code io_uring_for_each_cqe} does: the
+ * tail with an acquire load, the CQEs in place, then the head advanced once per batch with a
+ * release store ({@code io_uring_cq_advance}).
+ */
+final class CompletionQueue {
+    /** Receives each completion; must not keep the values beyond the call. */
+    interface Handler {
+        void completed(long userData, int res, int flags);
+    }
+
+    private static final long CQE_SIZE = io_uring_cqe.sizeof();
+    private static final long USER_DATA = io_uring_cqe.user_data$offset();
+    private static final long RES = io_uring_cqe.res$offset();
+    private static final long FLAGS = io_uring_cqe.flags$offset();
+
+    private final MemorySegment khead;
+    private final MemorySegment ktail;
+    private final MemorySegment cqes;
+    private final int mask;
+
+    CompletionQueue(MemorySegment ring) {
+        MemorySegment cq = io_uring.cq(ring);
+        int entries = io_uring_cq.ring_entries(cq);
+        this.mask = io_uring_cq.ring_mask(cq);
+        this.khead = io_uring_cq.khead(cq).reinterpret(Integer.BYTES);
+        this.ktail = io_uring_cq.ktail(cq).reinterpret(Integer.BYTES);
+        this.cqes = io_uring_cq.cqes(cq).reinterpret(entries * CQE_SIZE);
+    }
+
+    /** Hands every posted completion to {@code handler}, then releases them to the kernel; returns how many. */
+    int drain(Handler handler) {
+        int head = khead.get(ValueLayout.JAVA_INT, 0);
+        int tail = LibUringInline.load_acquire(ktail);
+        int count = tail - head;
+        if (count == 0) {
+            return 0;
+        }
+        int h = head;
+        try {
+            while (h != tail) {
+                long offset = (h & mask) * CQE_SIZE;
+                h++;
+                handler.completed(cqes.get(ValueLayout.JAVA_LONG, offset + USER_DATA),
+                        cqes.get(ValueLayout.JAVA_INT, offset + RES),
+                        cqes.get(ValueLayout.JAVA_INT, offset + FLAGS));
+            }
+        } finally {
+            // a handler that throws loses only its own CQE, never the rest of the batch's
+            LibUringInline.store_release(khead, h);
+        }
+        return count;
+    }
+
+    /** Completions posted and not yet drained ({@code io_uring_cq_ready}). */
+    int ready() {
+        return LibUringInline.load_acquire(ktail) - khead.get(ValueLayout.JAVA_INT, 0);
+    }
+}
