@@ -1,0 +1,144 @@
+package dev.spindle.iouring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spindle.core.BenchmarkApp;
+import dev.spindle.core.ServerConfig;
+import dev.spindle.core.conformance.RawConnection;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * 8 MiB echoes to a client that reads slowly, with more of them pipelined behind, on one ring:
+ * sends come back short and their remainder is resubmitted, the server stops receiving on that
+ * connection while its output is backed up (so the pipelined bytes cannot all be sent), and
+ * another client is served meanwhile. Every echo arrives byte for byte.
+ */
+@Timeout(120)
+class ShortSendTest {
+    private static final int BODY = 8 * 1024 * 1024;
+    /** 12 x 8 MiB = 96 MiB: far beyond what loopback socket buffers and the server may hold. */
+    private static final int PIPELINED = 12;
+
+    @BeforeEach
+    void requireIoUring() {
+        IoUringTests.assumeAvailable();
+    }
+
+    @Test
+    void slowReaderGetsShortSendsResumedWhileOthersAreServed() throws Exception {
+        byte[] body = new byte[BODY];
+        new Random(7).nextBytes(body);
+        byte[] head = ("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: "
+                + BODY + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        long total = (long) PIPELINED * (head.length + BODY);
+
+        try (IoUringServer server = (IoUringServer) new IoUringServer(ServerConfig.port(0).workers(1), BenchmarkApp.routes()).start();
+                Socket slow = new Socket()) {
+            slow.setReceiveBufferSize(64 * 1024);
+            slow.connect(new InetSocketAddress("127.0.0.1", server.port()), 5000);
+            slow.setSoTimeout(30_000);
+            AtomicLong sent = new AtomicLong();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread writer = Thread.ofVirtual().start(() -> {
+                try {
+                    OutputStream out = slow.getOutputStream();
+                    for (int i = 0; i < PIPELINED; i++) {
+                        out.write(head);
+                        for (int off = 0; off < BODY; off += 64 * 1024) {
+                            out.write(body, off, 64 * 1024);
+                            sent.addAndGet(64 * 1024);
+                        }
+                    }
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+
+            servedPromptly(server.port(), 20);
+            Thread.sleep(1500);
+            assertThat(sent.get()).as("bytes the slow client could push while not reading").isLessThan(total);
+            assertThat(writer.isAlive()).isTrue();
+            RingWorker ring = server.workers().getFirst();
+            assertThat(ring.backPressureCancels).as("receives cancelled while output is backed up").isPositive();
+
+            InputStream in = new BufferedInputStream(slow.getInputStream(), 64 * 1024);
+            Thread other = Thread.ofVirtual().start(() -> {
+                try {
+                    servedPromptly(server.port(), 10);
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                }
+            });
+            assertThat(readEcho(in, true)).isEqualTo(body);
+            other.join(30_000);
+            for (int i = 1; i < PIPELINED; i++) {
+                assertThat(Arrays.equals(readEcho(in, false), body)).as("response %d", i).isTrue();
+            }
+            writer.join(30_000);
+            assertThat(failure.get()).isNull();
+            assertThat(sent.get()).isEqualTo((long) PIPELINED * BODY);
+            assertThat(ring.shortSends).as("sends the socket took only part of").isPositive();
+        }
+    }
+
+    private static void servedPromptly(int port, int count) throws IOException {
+        try (RawConnection c = new RawConnection(port)) {
+            for (int i = 0; i < count; i++) {
+                RawConnection.RawResponse r = c.send("GET /users/" + i + " HTTP/1.1\r\nHost: x\r\n\r\n").read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
+            }
+        }
+    }
+
+    /** One 200 response with a Content-Length body; {@code slowly}: 64 KiB at a time with pauses. */
+    private static byte[] readEcho(InputStream in, boolean slowly) throws IOException, InterruptedException {
+        String status = line(in);
+        assertThat(status).startsWith("HTTP/1.1 200 ");
+        int length = -1;
+        for (String line = line(in); !line.isEmpty(); line = line(in)) {
+            if (line.regionMatches(true, 0, "content-length:", 0, 15)) {
+                length = Integer.parseInt(line.substring(15).trim());
+            }
+        }
+        assertThat(length).isEqualTo(BODY);
+        byte[] data = new byte[length];
+        for (int off = 0; off < length; ) {
+            int n = in.readNBytes(data, off, Math.min(64 * 1024, length - off));
+            if (n == 0) {
+                throw new IOException("connection closed inside a body");
+            }
+            off += n;
+            if (slowly) {
+                Thread.sleep(10);
+            }
+        }
+        return data;
+    }
+
+    private static String line(InputStream in) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        for (int c = in.read(); c != '\n'; c = in.read()) {
+            if (c < 0) {
+                throw new IOException("connection closed inside a header");
+            }
+            if (c != '\r') {
+                sb.append((char) c);
+            }
+        }
+        return sb.toString();
+    }
+}
