@@ -6,8 +6,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 # Debian packages the test suites need; modules add theirs here, in one place
-# (e.g. liburing2 for the io_uring tests).
-TEST_PACKAGES=(curl)
+# (liburing2 for io_uring, liburing-dev and gcc for its struct layout test).
+TEST_PACKAGES=(curl gcc liburing2 liburing-dev)
 
 spindle_ensure_packages "${TEST_PACKAGES[@]}"
 spindle_find_jdk
