@@ -59,6 +59,10 @@ record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int bufferSize
         return new Tuning(sqEntries, cqFactor, entries, size, sendChunk, backlog, sqpoll);
     }
 
+    Tuning withSqpoll(boolean on) {
+        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bufferSize, sendChunk, backlog, on);
+    }
+
     Tuning withSendChunk(int bytes) {
         return new Tuning(sqEntries, cqFactor, bufferRingEntries, bufferSize, bytes, backlog, sqpoll);
     }
