@@ -5,8 +5,9 @@ import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 
 /**
- * One boss thread accepts and hands channels round-robin to {@code workers} event loops that serve them (Netty's pattern); the boss serves no connection.
- * Options are those of the engine, {@link NioServer}.
+ * One boss thread accepts and hands connections round-robin to {@code workers} event loops that
+ * serve them (Netty's boss/worker pattern); the boss serves none itself. Options are those of the
+ * engine, {@link NioServer}.
  */
 public final class BossWorkerServer extends NioServer {
     public BossWorkerServer(ServerConfig config, Router router) {

@@ -3,6 +3,7 @@ package dev.spindle.nio;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.ServerLifecycle;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -10,11 +11,9 @@ import java.net.StandardSocketOptions;
 import java.nio.channels.ServerSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,10 +54,9 @@ public class NioServer implements HttpServer {
     private final int busyPollSpins;
     private final int backlog;
     private final AtomicInteger connections = new AtomicInteger();
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final AtomicBoolean closeRequested = new AtomicBoolean();
-    private final CountDownLatch terminated = new CountDownLatch(1);
+    private final ServerLifecycle lifecycle;
     private final ExecutorService blockingExecutor;
+    /** Set after {@link #drainDeadline}, so a loop that sees it also sees the deadline. */
     private volatile boolean closing;
     private volatile long drainDeadline;
     private final List<EventLoop> loops = new ArrayList<>();
@@ -70,6 +68,7 @@ public class NioServer implements HttpServer {
         this.topology = topology;
         this.config = config;
         this.router = router;
+        this.lifecycle = new ServerLifecycle(name);
         this.busyPollSpins = Math.max(1, Integer.getInteger("spindle.busyPollSpins", DEFAULT_BUSY_POLL_SPINS));
         this.backlog = Math.max(1, Integer.getInteger("spindle.backlog", DEFAULT_BACKLOG));
         this.blockingExecutor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name(name + "-blocking-", 0).factory());
@@ -77,9 +76,7 @@ public class NioServer implements HttpServer {
 
     @Override
     public HttpServer start() throws IOException {
-        if (!started.compareAndSet(false, true)) {
-            throw new IllegalStateException(name + " already started");
-        }
+        lifecycle.markStarted();
         List<ServerSocketChannel> listeners = new ArrayList<>();
         try {
             int count = topology.servingLoops(config);
@@ -114,7 +111,7 @@ public class NioServer implements HttpServer {
             loops.forEach(EventLoop::discard);
             loops.clear();
             blockingExecutor.shutdownNow();
-            terminated.countDown();
+            lifecycle.markTerminated();
             throw e;
         }
         for (EventLoop loop : loops) {
@@ -198,11 +195,7 @@ public class NioServer implements HttpServer {
 
     @Override
     public void close() {
-        if (!started.get()) {
-            return;
-        }
-        if (!closeRequested.compareAndSet(false, true)) {
-            awaitQuietly();
+        if (!lifecycle.beginClose()) {
             return;
         }
         drainDeadline = System.nanoTime() + config.drainTimeout().toNanos();
@@ -230,20 +223,12 @@ public class NioServer implements HttpServer {
             Thread.currentThread().interrupt();
         }
         log.info("{} closed", name);
-        terminated.countDown();
-    }
-
-    private void awaitQuietly() {
-        try {
-            terminated.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        lifecycle.markTerminated();
     }
 
     @Override
     public void awaitTermination() throws InterruptedException {
-        terminated.await();
+        lifecycle.awaitTermination();
     }
 
     static void closeQuietly(java.nio.channels.Channel channel) {

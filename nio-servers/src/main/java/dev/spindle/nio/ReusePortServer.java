@@ -5,8 +5,9 @@ import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 
 /**
- * {@code workers} event loops, each accepting on its own listening socket bound to the same port with {@code SO_REUSEPORT}, so the kernel balances new connections; fails to start where the platform lacks the option.
- * Options are those of the engine, {@link NioServer}.
+ * {@code workers} event loops, each accepting on its own listening socket bound to the same port
+ * with {@code SO_REUSEPORT}, so the kernel balances new connections across them. Fails to start
+ * where the platform lacks the option. Options are those of the engine, {@link NioServer}.
  */
 public final class ReusePortServer extends NioServer {
     public ReusePortServer(ServerConfig config, Router router) {

@@ -5,8 +5,9 @@ import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 
 /**
- * One event loop accepts and serves every connection (Redis-style); {@code workers} is accepted and ignored.
- * Options are those of the engine, {@link NioServer}.
+ * One event loop accepts and serves every connection (Redis-style); {@code workers} is accepted
+ * and ignored. Blocking routes still run on virtual threads. Options are those of the engine,
+ * {@link NioServer}.
  */
 public final class SingleLoopServer extends NioServer {
     public SingleLoopServer(ServerConfig config, Router router) {
