@@ -1,0 +1,665 @@
+#!/usr/bin/env bash
+# The benchmark matrix: every server through the same wrk scenarios, on 127.0.0.1.
+#
+#   scripts/benchmark-servers.sh [options] [workers] [duration] [output_dir]
+#
+#   workers      passed to every server (event loops, pool threads, ...); default 2
+#   duration     per scenario, seconds ("10", "10s" or "1m"); default 10 (--quick: 2)
+#   output_dir   default results/<UTC timestamp>/ (--quick: /tmp/spindle-bench-quick-<timestamp>/)
+#
+#   --servers A,B   only these rows (display names from scripts/lib/bench-servers.sh, or a class
+#                   name for all its rows, e.g. NettyServer); a requested server whose class is
+#                   not in the tree is a "not built" failure row
+#   --rounds N      rounds, interleaved (all servers for round 1, then round 2, ...); default 3
+#   --quick         smoke run: 2s, 1 round, 4 scenarios, two servers unless --servers; also fails
+#                   on socket errors or non-2xx responses in a non-blocking scenario (CI)
+#   --pin-server CPUS, --pin-client CPUS
+#                   run the server JVMs / wrk under `taskset -c CPUS` (e.g. 1 and 0)
+#
+# Per round and server: a fresh JVM (flags from spindle_java_opts, recorded in environment.md),
+# its ready line awaited (60s), every route's answer checked (a wrong answer is a failure row
+# and the server is not measured), a warm-up, then each scenario with wrk, sampling the server
+# process's CPU time (utime+stime) before and after. Then SIGTERM (SIGKILL after 10s).
+# Writes raw/<server>/<scenario>-round<N>.txt, summary.csv, summary.md, charts/<scenario>.svg,
+# environment.md; a full run under results/ also rewrites results/README.md to show it.
+# Exit status: 0 all good; 1 a server failed to build, start, pass its checks or stay up
+# (or, with --quick, had errors); 2 bad arguments.
+#
+# Env: SPINDLE_JVM_OPTS (replaces the JVM flags), SPINDLE_BENCH_WARMUP (seconds per warm-up
+# phase; default 3, --quick 1), SPINDLE_BENCH_PAUSE (seconds between scenarios; default 1),
+# SPINDLE_BENCH_WRK_THREADS (default 1: on 2 cores wrk and the server share the machine).
+# The report can be regenerated from a run directory: python3 scripts/lib/bench.py report DIR
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/bench-servers.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/bench-servers.sh"
+SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+LIB="$SCRIPTS/lib"
+BENCH_PY="$LIB/bench.py"
+
+READY_TIMEOUT=60   # seconds to wait for "listening on" (the build happens before, not in it)
+STOP_TIMEOUT=10    # seconds between SIGTERM and SIGKILL
+PAUSE="${SPINDLE_BENCH_PAUSE:-1}"
+WRK_THREADS="${SPINDLE_BENCH_WRK_THREADS:-1}"
+
+# Scenarios: "name|method|path|connections|wrk script|script args|wrk timeout|blocking|note".
+# Non-blocking scenarios keep wrk's default 2s timeout (explicit, so it is recorded); the
+# blocking one needs room for 1000 connections queueing behind 100 ms sleeps. Echo uses 64
+# connections: bodies up to 500 KB x 64 keep ~32 MB in flight, enough to load the server
+# without measuring loopback buffer bloat. KB = 1024 bytes.
+SCENARIOS_FULL=(
+  "plaintext-c256|GET|/plaintext|256|||2s|0|"
+  "plaintext-c1000|GET|/plaintext|1000|||2s|0|"
+  "plaintext-pipelined16|GET|/plaintext|256|bench-pipeline.lua|16 /plaintext|2s|0|16 requests pipelined per write (wrk Lua)"
+  "json-c256|GET|/json|256|||2s|0|"
+  "users-c256|GET|/users/42|256|||2s|0|path variable"
+  "echo-72B|POST|/echo|64|bench-post.lua|72|2s|0|72 B body (wrk Lua)"
+  "echo-10KB|POST|/echo|64|bench-post.lua|10240|2s|0|10 KB body (wrk Lua)"
+  "echo-100KB|POST|/echo|64|bench-post.lua|102400|2s|0|100 KB body (wrk Lua)"
+  "echo-500KB|POST|/echo|64|bench-post.lua|512000|2s|0|500 KB body (wrk Lua)"
+  "blocking100-c1000|GET|/blocking/100|1000|||10s|1|the route sleeps 100 ms (blocking handler)"
+)
+SCENARIOS_QUICK=(
+  "plaintext-c256|GET|/plaintext|256|||2s|0|"
+  "plaintext-pipelined16|GET|/plaintext|256|bench-pipeline.lua|16 /plaintext|2s|0|16 requests pipelined per write (wrk Lua)"
+  "echo-10KB|POST|/echo|64|bench-post.lua|10240|2s|0|10 KB body (wrk Lua)"
+  "blocking100-c50|GET|/blocking/100|50|||10s|1|the route sleeps 100 ms (blocking handler)"
+)
+
+usage() {
+  echo "usage: $(basename "$0") [--quick] [--servers A,B] [--rounds N] [--pin-server CPUS --pin-client CPUS] [workers] [duration] [output_dir]   (--help for more)" >&2
+  exit 2
+}
+help() {   # the header above, as text
+  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+}
+
+# --- arguments -----------------------------------------------------------------------------
+
+command_line="$(printf '%q ' "$0" "$@")"
+command_line="${command_line% }"
+quick=0 servers_arg="" rounds="" pin_server="" pin_client=""
+positional=()
+need_value() { [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || { echo "error: $1 needs a value" >&2; usage; }; }
+while (( $# > 0 )); do
+  case "$1" in
+    --quick) quick=1 ;;
+    --servers) need_value "$@"; servers_arg="$2"; shift ;;
+    --servers=*) servers_arg="${1#*=}" ;;
+    --rounds) need_value "$@"; rounds="$2"; shift ;;
+    --rounds=*) rounds="${1#*=}" ;;
+    --pin-server) need_value "$@"; pin_server="$2"; shift ;;
+    --pin-server=*) pin_server="${1#*=}" ;;
+    --pin-client) need_value "$@"; pin_client="$2"; shift ;;
+    --pin-client=*) pin_client="${1#*=}" ;;
+    -h | --help) help ;;
+    --) shift; positional+=("$@"); break ;;
+    -*) echo "error: unknown option $1" >&2; usage ;;
+    *) positional+=("$1") ;;
+  esac
+  shift
+done
+(( ${#positional[@]} <= 3 )) || usage
+workers="${positional[0]:-2}"
+duration_arg="${positional[1]:-}"
+out="${positional[2]:-}"
+
+[[ "$workers" =~ ^[1-9][0-9]*$ ]] || { echo "error: workers must be a positive integer" >&2; usage; }
+if (( quick )); then
+  duration_arg="${duration_arg:-2}" rounds="${rounds:-1}" warmup="${SPINDLE_BENCH_WARMUP:-1}"
+  SCENARIOS=("${SCENARIOS_QUICK[@]}")
+else
+  duration_arg="${duration_arg:-10}" rounds="${rounds:-3}" warmup="${SPINDLE_BENCH_WARMUP:-3}"
+  SCENARIOS=("${SCENARIOS_FULL[@]}")
+fi
+case "$duration_arg" in
+  *[!0-9sm]* | "" | [sm]*) echo "error: duration must look like 10, 10s or 1m" >&2; usage ;;
+  *m) duration=$(( 10#${duration_arg%m} * 60 )) ;;
+  *s) duration=$(( 10#${duration_arg%s} )) ;;
+  *) duration=$(( 10#$duration_arg )) ;;
+esac
+(( duration >= 1 )) || { echo "error: duration must be at least 1s" >&2; usage; }
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "error: --rounds must be a positive integer" >&2; usage; }
+for n in "$warmup" "$PAUSE" "$WRK_THREADS"; do
+  [[ "$n" =~ ^[0-9]+$ ]] || { echo "error: SPINDLE_BENCH_* values must be whole numbers" >&2; usage; }
+done
+(( WRK_THREADS >= 1 )) || { echo "error: SPINDLE_BENCH_WRK_THREADS must be >= 1" >&2; usage; }
+
+pin_server_cmd=() pin_client_cmd=()
+if [[ -n "$pin_server" ]]; then
+  taskset -c "$pin_server" true 2>/dev/null || { echo "error: taskset -c $pin_server fails on this machine" >&2; usage; }
+  pin_server_cmd=(taskset -c "$pin_server")
+fi
+if [[ -n "$pin_client" ]]; then
+  taskset -c "$pin_client" true 2>/dev/null || { echo "error: taskset -c $pin_client fails on this machine" >&2; usage; }
+  pin_client_cmd=(taskset -c "$pin_client")
+fi
+
+stamp="$(date -u +%Y-%m-%dT%H-%M-%SZ)"
+if [[ -z "$out" ]]; then
+  if (( quick )); then
+    out="${TMPDIR:-/tmp}/spindle-bench-quick-$stamp"   # smoke runs never land in results/
+  else
+    out="$SPINDLE_ROOT/results/$stamp"
+  fi
+fi
+
+# --- tools ---------------------------------------------------------------------------------
+
+command -v wrk >/dev/null 2>&1 || spindle_ensure_packages wrk
+command -v python3 >/dev/null 2>&1 || spindle_ensure_packages python3
+spindle_find_jdk
+spindle_java_opts
+CLK_TCK="$(getconf CLK_TCK)"
+# wrk at 1000 connections and the servers serving them need more than the usual 1024 fds.
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+# --- processes -----------------------------------------------------------------------------
+
+server_pid="" child_pid="" snapshot=""
+
+# Runs a command in the background and waits for it, so a signal to this script is handled
+# at once (bash runs traps only between commands) and the trap can end the child by PID.
+run_child() {
+  "$@" &
+  child_pid=$!
+  local rc=0
+  wait "$child_pid" || rc=$?
+  child_pid=""
+  return "$rc"
+}
+
+# True while our server runs; a dead child stays a zombie (kill -0 succeeds) until reaped.
+server_alive() {
+  [[ -n "$server_pid" ]] || return 1
+  local stat
+  { read -r stat <"/proc/$server_pid/stat"; } 2>/dev/null || return 1
+  stat="${stat##*) }"
+  [[ "${stat:0:1}" != Z ]]
+}
+
+# utime+stime (fields 14 and 15) of a process, in clock ticks; all its threads included.
+# Fields are counted after the last ')' since the command name may hold spaces.
+cpu_ticks() {
+  local stat f
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || { echo "-"; return 0; }
+  read -r -a f <<<"${stat##*) }"
+  echo $(( f[11] + f[12] ))
+}
+
+stop_forced=0
+# Stops the server we started, by its PID only: SIGTERM, then SIGKILL after STOP_TIMEOUT.
+stop_server() {
+  stop_forced=0
+  [[ -n "$server_pid" ]] || return 0
+  local pid="$server_pid" i
+  kill -TERM "$pid" 2>/dev/null || true
+  for (( i = 0; i < STOP_TIMEOUT * 10; i++ )); do
+    server_alive || break
+    sleep 0.1
+  done
+  if server_alive; then
+    stop_forced=1
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  server_pid=""
+  wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+  [[ -z "$child_pid" ]] || kill -TERM "$child_pid" 2>/dev/null || true
+  stop_server
+  [[ -z "$snapshot" ]] || rm -rf "$snapshot"
+}
+trap cleanup EXIT
+interrupted() {
+  if [[ -e "$out/measurements.tsv" ]]; then
+    echo "interrupted; partial run in $out (report: python3 $BENCH_PY report $out)" >&2
+  fi
+  exit "$1"
+}
+trap 'interrupted 130' INT
+trap 'interrupted 143' TERM
+
+# --- which servers -------------------------------------------------------------------------
+
+# Parallel arrays, one entry per selected row.
+row_names=() row_classes=() row_props=()
+declare -A row_index=()
+add_row() {   # "name|class|props"
+  local name="${1%%|*}" rest="${1#*|}"
+  [[ -z "${row_index[$name]:-}" ]] || return 0   # listed twice: once is enough
+  row_index[$name]="${#row_names[@]}"
+  row_names+=("$name") row_classes+=("${rest%%|*}") row_props+=("${rest#*|}")
+}
+
+declare -A explicit=()   # rows asked for by name: a missing class is a failure, not a skip
+row_for() {   # prints the list rows whose display name (or else class) is $1
+  local row found=0
+  for row in "${SPINDLE_BENCH_SERVERS[@]}"; do
+    [[ "${row%%|*}" == "$1" ]] && { echo "$row"; return 0; }
+  done
+  for row in "${SPINDLE_BENCH_SERVERS[@]}"; do
+    local rest="${row#*|}"
+    [[ "${rest%%|*}" == "$1" ]] && { echo "$row"; found=1; }
+  done
+  (( found ))
+}
+# A subshell: spindle_find_server exits (status 2) when the class is missing.
+class_exists() { (spindle_find_server "$1") >/dev/null 2>&1; }
+
+if [[ -n "$servers_arg" ]]; then
+  IFS=',' read -r -a wanted <<<"$servers_arg"
+  for w in "${wanted[@]}"; do
+    w="${w//[[:space:]]/}"
+    [[ -n "$w" ]] || continue
+    if matched="$(row_for "$w")"; then
+      while IFS= read -r row; do add_row "$row"; explicit["${row%%|*}"]=1; done <<<"$matched"
+    elif [[ "$w" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] && class_exists "$w"; then
+      add_row "$w|$w|"; explicit[$w]=1   # a server class not in the list yet: plain row
+    else
+      echo "error: unknown server '$w'. Known rows:" >&2
+      for row in "${SPINDLE_BENCH_SERVERS[@]}"; do echo "  ${row%%|*}" >&2; done
+      exit 2
+    fi
+  done
+  (( ${#row_names[@]} > 0 )) || { echo "error: --servers names no server" >&2; usage; }
+elif (( quick )); then
+  for group in "${SPINDLE_BENCH_QUICK_SERVERS[@]}"; do
+    ok=1
+    for name in $group; do
+      row="$(row_for "$name" | head -n 1)"; rest="${row#*|}"
+      class_exists "${rest%%|*}" || { ok=0; break; }
+    done
+    if (( ok )); then
+      for name in $group; do add_row "$(row_for "$name" | head -n 1)"; done
+      break
+    fi
+  done
+  (( ${#row_names[@]} > 0 )) || spindle_die "none of the --quick server groups exists in the tree"
+else
+  for row in "${SPINDLE_BENCH_SERVERS[@]}"; do add_row "$row"; done
+fi
+
+# Class -> module, and one build per module, before any timing starts.
+declare -A row_module=() row_fqcn=() module_cp=() row_failure=()
+skipped=()
+run_rows=()
+for i in "${!row_names[@]}"; do
+  name="${row_names[$i]}" class="${row_classes[$i]}"
+  if found="$(spindle_find_server "$class" 2>/dev/null)"; then
+    row_module[$name]="${found%% *}" row_fqcn[$name]="${found#* }"
+    run_rows+=("$name")
+  elif [[ -n "${explicit[$name]:-}" ]]; then
+    row_failure[$name]="not-built|class $class is not in the tree"
+    run_rows+=("$name")
+  else
+    skipped+=("$name (class $class not in the tree yet)")
+  fi
+done
+if (( ${#skipped[@]} > 0 )); then
+  echo "skipping ${#skipped[@]} server row(s) whose class does not exist:" >&2
+  printf '  %s\n' "${skipped[@]}" >&2
+fi
+
+# Spindle's own classes and jars are copied once, so a build someone runs during the matrix
+# (or `mvn clean`) cannot change or remove what later rounds load; other jars are immutable.
+snapshot="$(mktemp -d -t spindle-bench-classes.XXXXXX)"
+snapshot_cp() {
+  local entry n=0 dest kept=() entries
+  IFS=: read -r -a entries <<<"$1"
+  for entry in "${entries[@]}"; do
+    if [[ -e "$entry" && ( "$entry" == "$SPINDLE_ROOT/"* || "$entry" == */dev/spindle/* ) ]]; then
+      n=$(( n + 1 ))
+      dest="$snapshot/$2/$n-$(basename "$entry")"
+      mkdir -p "$snapshot/$2"
+      cp -a "$entry" "$dest"
+      kept+=("$dest")
+    else
+      kept+=("$entry")
+    fi
+  done
+  (IFS=:; echo "${kept[*]}")
+}
+
+for name in "${run_rows[@]}"; do
+  [[ -z "${row_failure[$name]:-}" ]] || continue
+  module="${row_module[$name]}"
+  if [[ -z "${module_cp[$module]+x}" ]]; then
+    echo "resolving the classpath of $module (builds it if sources changed) ..." >&2
+    # In a subshell spindle_die ends only the substitution: one broken module spoils its rows only.
+    if cp="$(spindle_classpath "$module")"; then
+      module_cp[$module]="$(snapshot_cp "$cp" "$module")"
+    else
+      module_cp[$module]=""
+    fi
+  fi
+  [[ -n "${module_cp[$module]}" ]] || row_failure[$name]="build-failed|module $module did not build (see the Maven output above)"
+done
+
+# --- output directory ----------------------------------------------------------------------
+
+if [[ -e "$out/measurements.tsv" ]]; then
+  spindle_die "$out already holds a run; pick another output_dir"
+fi
+mkdir -p "$out/raw"
+out="$(cd "$out" && pwd -P)"
+run_id="$(basename "$out")"
+
+tsv() { local IFS=$'\t'; local -a clean=("${@//$'\t'/ }"); clean=("${clean[@]//$'\n'/ }"); echo "${clean[*]}"; }
+
+{
+  tsv run_id "$run_id"
+  tsv started "$(date -u '+%Y-%m-%d %H:%M:%S')"
+  tsv quick "$quick"
+  tsv rounds "$rounds"
+  tsv duration "$duration"
+  tsv warmup "$warmup"
+  tsv workers "$workers"
+  tsv wrk_threads "$WRK_THREADS"
+  tsv clk_tck "$CLK_TCK"
+  skipped_text="$(printf '%s; ' "${skipped[@]}")"
+  tsv skipped "${skipped_text%; }"
+  tsv command "$command_line"
+} >"$out/meta.tsv"
+
+tsv name class module props reference >"$out/servers.tsv"
+for name in "${run_rows[@]}"; do
+  i="${row_index[$name]}"
+  ref=0; [[ "${row_classes[$i]}" == "$SPINDLE_BENCH_REFERENCE_CLASS" ]] && ref=1
+  tsv "$name" "${row_classes[$i]}" "${row_module[$name]:-}" "${row_props[$i]}" "$ref" >>"$out/servers.tsv"
+done
+
+tsv name method path connections script script_args timeout blocking description >"$out/scenarios.tsv"
+for sc in "${SCENARIOS[@]}"; do
+  IFS='|' read -r -a f <<<"$sc"   # read drops a trailing empty field: pad to 9
+  tsv "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]:-}" "${f[5]:-}" "${f[6]}" "${f[7]}" "${f[8]:-}" >>"$out/scenarios.tsv"
+done
+tsv round server scenario raw cpu_ticks wrk_rc wall_s >"$out/measurements.tsv"
+tsv round server kind message >"$out/events.tsv"
+event() { tsv "$@" >>"$out/events.tsv"; }   # round server kind message
+
+for name in "${run_rows[@]}"; do
+  if [[ -n "${row_failure[$name]:-}" ]]; then
+    event - "$name" "${row_failure[$name]%%|*}" "${row_failure[$name]#*|}"
+    echo "FAILED $name: ${row_failure[$name]#*|}" >&2
+  fi
+done
+
+# --- environment.md ------------------------------------------------------------------------
+
+git_desc() {
+  local rev dirty
+  rev="$(git -C "$SPINDLE_ROOT" rev-parse HEAD 2>/dev/null)" || { echo "not a git checkout"; return; }
+  if git -C "$SPINDLE_ROOT" diff --quiet HEAD -- 2>/dev/null; then dirty="clean"; else dirty="dirty (uncommitted changes to tracked files)"; fi
+  local untracked
+  untracked="$(git -C "$SPINDLE_ROOT" ls-files --others --exclude-standard | wc -l)"
+  echo "\`$rev\`, $dirty, $untracked untracked file(s)"
+}
+write_environment() {
+  local cpu cores os virt jdk
+  cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+  cores="$(nproc) online CPU(s)"
+  if command -v lscpu >/dev/null 2>&1; then
+    cores+=" ($(lscpu | awk -F: '/^Socket\(s\)|^Core\(s\) per socket|^Thread\(s\) per core/ {gsub(/^[ \t]+/, "", $2); printf "%s%s %s", sep, $1, $2; sep=", "}'))"
+  fi
+  # shellcheck disable=SC1091  # a system file, not ours
+  os="$(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-?}" || echo "?")"
+  virt="$(systemd-detect-virt 2>/dev/null || true)"
+  jdk="$("$JAVA_HOME/bin/java" -version 2>&1 | grep -v '^Picked up' | paste -sd ';' | sed 's/;/; /g')"
+  cat <<EOF
+# Environment of run $run_id
+
+| | |
+|---|---|
+| started (UTC) | $(date -u '+%Y-%m-%d %H:%M:%S') |
+| command | \`$command_line\` |
+| commit | $(git_desc) |
+| CPU | ${cpu:-unknown}; $cores |
+| memory | $(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo) |
+| kernel | $(uname -srm) |
+| OS | $os${virt:+ (virtualization: $virt)} |
+| load average at start | $(cut -d' ' -f1-3 /proc/loadavg) |
+| JDK | $JAVA_HOME: $jdk |
+| JVM flags (every server) | \`${SPINDLE_JVM_FLAGS[*]}\` |
+| server command | \`${pin_server_cmd[*]:+${pin_server_cmd[*]} }java <JVM flags> <row's -D props> -cp <module classpath> <main class> 0 $workers\` |
+| wrk | $(wrk -v 2>&1 | head -n 1 | sed 's/ Copyright.*//'): \`${pin_client_cmd[*]:+${pin_client_cmd[*]} }wrk -t$WRK_THREADS -c<connections> -d${duration}s --timeout <timeout> --latency [-s script] <url>\` |
+| CPU pinning | server: ${pin_server:-none}; wrk: ${pin_client:-none} |
+| rounds | $rounds, interleaved (all servers for round 1, then round 2, ...) |
+| per scenario | ${duration}s, ${PAUSE}s pause between scenarios |
+| warm-up | per server start: GET /plaintext (64 connections) then POST /echo 10 KB (16 connections), ${warmup}s each |
+| workers | $workers |
+| python | $(python3 --version 2>&1) |
+| clock ticks | CLK_TCK $CLK_TCK (server CPU = utime+stime of /proc/<pid>/stat) |
+| network | $(for k in net.core.somaxconn net.ipv4.tcp_tw_reuse net.ipv4.ip_local_port_range; do printf '%s = %s; ' "$k" "$(sysctl -n "$k" 2>/dev/null | tr '\t' ' ' || echo '?')"; done)open files limit $(ulimit -n) |
+| classes | Spindle's classes and jars copied to a private directory after the build, so builds during the run cannot change them |
+
+## Servers
+
+| row | main class | module | extra JVM arguments |
+|---|---|---|---|
+EOF
+  local name i
+  for name in "${run_rows[@]}"; do
+    i="${row_index[$name]}"
+    echo "| $name | ${row_fqcn[$name]:-${row_classes[$i]} (not built)} | ${row_module[$name]:-} | ${row_props[$i]:+\`${row_props[$i]}\`} |"
+  done
+  if (( ${#skipped[@]} > 0 )); then
+    echo
+    echo "Skipped (not in the tree): ${skipped[*]}"
+  fi
+  cat <<'EOF'
+
+## Scenarios
+
+| scenario | request | connections | wrk script | timeout |
+|---|---|---:|---|---|
+EOF
+  local sc f
+  for sc in "${SCENARIOS[@]}"; do
+    IFS='|' read -r -a f <<<"$sc"
+    echo "| ${f[0]} | ${f[1]} ${f[2]} | ${f[3]} | ${f[4]:+\`${f[4]} ${f[5]}\`} | ${f[6]} |"
+  done
+}
+write_environment >"$out/environment.md"
+
+start_error="" port=""
+# Starts row $1 for round $2 on a free port; sets server_pid and port, or start_error and fails.
+start_server() {
+  local name="$1" r="$2" i line="" rc
+  local dir="$out/raw/$name" props=()
+  read -r -a props <<<"${row_props[${row_index[$name]}]}"
+  local java="$JAVA_HOME/bin/java" module="${row_module[$name]}"
+  "${pin_server_cmd[@]}" "$java" "${SPINDLE_JVM_FLAGS[@]}" "${props[@]}" -cp "${module_cp[$module]}" \
+    "${row_fqcn[$name]}" 0 "$workers" >"$dir/server-round$r.out" 2>"$dir/server-round$r.err" </dev/null &
+  server_pid=$!
+  for (( i = 0; i < READY_TIMEOUT * 10; i++ )); do
+    line="$(grep -m 1 ' listening on ' "$dir/server-round$r.out" 2>/dev/null || true)"
+    [[ -n "$line" ]] && break
+    if ! server_alive; then
+      rc=0; wait "$server_pid" 2>/dev/null || rc=$?
+      server_pid=""
+      start_error="exited with status $rc before its ready line: $(tail -n 3 "$dir/server-round$r.err" | tr '\n' ' ')"
+      return 1
+    fi
+    sleep 0.1
+  done
+  if [[ -z "$line" ]]; then
+    start_error="no 'listening on' line within ${READY_TIMEOUT}s"
+    stop_server
+    return 1
+  fi
+  # The port is the last ":<digits>" of the line ("X listening on 127.0.0.1:43125").
+  port="$(grep -oE ':[0-9]+' <<<"$line" | tail -n 1 | tr -d ':')"
+  if [[ -z "$port" ]]; then
+    start_error="no port in its ready line '$line'"
+    stop_server
+    return 1
+  fi
+  # CPU is sampled from this PID, so it must be the JVM itself (taskset and java exec in place).
+  if [[ "$(readlink -f "/proc/$server_pid/exe" 2>/dev/null)" != "$(readlink -f "$java")" ]]; then
+    start_error="pid $server_pid is $(readlink -f "/proc/$server_pid/exe" 2>/dev/null || echo gone), not $java"
+    stop_server
+    return 1
+  fi
+}
+
+# --- progress ------------------------------------------------------------------------------
+
+total_steps=0 step=0 steps_timed=0 timed_seconds=0
+for name in "${run_rows[@]}"; do
+  [[ -n "${row_failure[$name]:-}" ]] || total_steps=$(( total_steps + rounds * ${#SCENARIOS[@]} ))
+done
+
+fmt_duration() {
+  local s="$1"
+  if (( s >= 3600 )); then printf '%dh%02dm' $(( s / 3600 )) $(( s % 3600 / 60 ))
+  elif (( s >= 60 )); then printf '%dm%02ds' $(( s / 60 )) $(( s % 60 ))
+  else printf '%ds' "$s"; fi
+}
+# ETA from the measured pace (server starts, checks and warm-ups included) once there is one.
+eta() {
+  local left=$(( total_steps - step + 1 ))
+  if (( steps_timed > 0 )); then
+    fmt_duration $(( timed_seconds * left / steps_timed ))
+  else
+    local per_server=$(( 2 * warmup + 4 ))
+    fmt_duration $(( left * (duration + PAUSE + per_server / ${#SCENARIOS[@]} + 1) ))
+  fi
+}
+
+# --- the rounds ----------------------------------------------------------------------------
+
+declare -A dead=()   # rows that failed: not retried in later rounds
+for name in "${run_rows[@]}"; do
+  [[ -z "${row_failure[$name]:-}" ]] || dead[$name]=1
+done
+
+echo "output: $out" >&2
+echo "servers: ${run_rows[*]}; $rounds round(s) x ${#SCENARIOS[@]} scenario(s), ${duration}s each, workers $workers" >&2
+
+wrk_base=("${pin_client_cmd[@]}" wrk -t"$WRK_THREADS" --latency)
+
+warm_up() {
+  local name="$1" r="$2" log="$out/raw/$1/warmup-round$2.txt"
+  (( warmup > 0 )) || return 0
+  : >"$log"
+  # Warm-up results are not used; a failure shows in the checks or the scenarios anyway.
+  run_child "${wrk_base[@]}" -c64 -d"${warmup}s" "http://127.0.0.1:$port/plaintext" >>"$log" 2>&1 || true
+  run_child "${wrk_base[@]}" -c16 -d"${warmup}s" -s "$LIB/bench-post.lua" \
+    "http://127.0.0.1:$port/echo" -- 10240 >>"$log" 2>&1 || true
+}
+
+# One server, one round: start, check, warm up, every scenario, stop.
+run_server_round() {
+  local name="$1" r="$2" dir="$out/raw/$1" t0=$SECONDS
+  local done_here=0
+  mkdir -p "$dir"
+  printf '[%d/%d] %s round %d/%d: starting ... ETA %s\n' "$(( step + 1 ))" "$total_steps" "$name" "$r" "$rounds" "$(eta)" >&2
+  if ! start_server "$name" "$r"; then
+    echo "FAILED $name round $r: $start_error" >&2
+    event "$r" "$name" start-failed "$start_error"
+    dead[$name]=1
+  elif ! run_child python3 "$BENCH_PY" check --port "$port" >"$dir/check-round$r.txt" 2>&1; then
+    local why
+    why="$(tail -n 1 "$dir/check-round$r.txt")"
+    echo "FAILED $name round $r: wrong answers: $why (all checks: $dir/check-round$r.txt)" >&2
+    event "$r" "$name" check-failed "$why"
+    dead[$name]=1
+  else
+    warm_up "$name" "$r"
+    local sc f url cpu0 cpu1 rc ticks raw rel started summary
+    for sc in "${SCENARIOS[@]}"; do
+      IFS='|' read -r -a f <<<"$sc"
+      step=$(( step + 1 )) done_here=$(( done_here + 1 ))
+      printf '[%d/%d] %s %s round %d/%d ... ETA %s\n' "$step" "$total_steps" "$name" "${f[0]}" "$r" "$rounds" "$(eta)" >&2
+      rel="raw/$name/${f[0]}-round$r.txt" raw="$out/raw/$name/${f[0]}-round$r.txt"
+      url="http://127.0.0.1:$port${f[2]}"
+      local cmd=("${wrk_base[@]}" -c"${f[3]}" -d"${duration}s" --timeout "${f[6]}")
+      [[ -z "${f[4]}" ]] || cmd+=(-s "$LIB/${f[4]}")
+      cmd+=("$url")
+      # Script arguments are words ("16 /plaintext"); splitting them is the point.
+      # shellcheck disable=SC2206
+      [[ -z "${f[5]}" ]] || cmd+=(-- ${f[5]})
+      started="${EPOCHREALTIME/./}"   # microseconds
+      cpu0="$(cpu_ticks "$server_pid")"
+      rc=0
+      run_child "${cmd[@]}" >"$raw" 2>&1 || rc=$?
+      cpu1="$(cpu_ticks "$server_pid")"
+      ticks="-"
+      [[ "$cpu0" == - || "$cpu1" == - ]] || ticks=$(( cpu1 - cpu0 ))
+      tsv "$r" "$name" "${f[0]}" "$rel" "$ticks" "$rc" \
+        "$(awk -v us=$(( ${EPOCHREALTIME/./} - started )) 'BEGIN { printf "%.3f", us / 1e6 }')" >>"$out/measurements.tsv"
+      if summary="$(python3 "$BENCH_PY" parse "$raw" 2>/dev/null)"; then
+        local rps avg p99 errs non2xx cpu_text="?"
+        IFS=$'\t' read -r rps avg p99 errs non2xx _ <<<"$summary"
+        if [[ "$ticks" != - ]]; then
+          cpu_text="$(awk -v t="$ticks" -v h="$CLK_TCK" 'BEGIN { printf "%.2fs", t / h }')"
+        fi
+        printf '        %s req/s, avg %s ms, p99 %s ms, socket errors %s, non-2xx %s, server CPU %s\n' \
+          "$rps" "$avg" "$p99" "$errs" "$non2xx" "$cpu_text" >&2
+      else
+        echo "        wrk failed (exit $rc): $(head -n 3 "$raw" | tr '\n' ' ')" >&2
+      fi
+      if ! server_alive; then
+        local src=0
+        wait "$server_pid" 2>/dev/null || src=$?
+        server_pid=""
+        echo "FAILED $name round $r: the server exited (status $src) during ${f[0]}" >&2
+        event "$r" "$name" crashed "exited with status $src during ${f[0]}: $(tail -n 2 "$dir/server-round$r.err" | tr '\n' ' ')"
+        dead[$name]=1
+        break
+      fi
+      (( PAUSE == 0 )) || sleep "$PAUSE"
+    done
+  fi
+  stop_server
+  if (( stop_forced )); then
+    echo "warning: $name ignored SIGTERM for ${STOP_TIMEOUT}s; killed" >&2
+    event "$r" "$name" warning "did not exit within ${STOP_TIMEOUT}s of SIGTERM; killed"
+  fi
+  # Steps this server will not run (it failed) still count as done for the progress line.
+  step=$(( step + ${#SCENARIOS[@]} - done_here ))
+  # The pace for the ETA comes from rounds that measured something (a failure is quick).
+  if (( done_here == ${#SCENARIOS[@]} )); then
+    steps_timed=$(( steps_timed + done_here )) timed_seconds=$(( timed_seconds + SECONDS - t0 ))
+  fi
+  return 0
+}
+
+for (( r = 1; r <= rounds; r++ )); do
+  for name in "${run_rows[@]}"; do
+    if [[ -n "${dead[$name]:-}" ]]; then
+      # Failed before: skip, but keep the step count honest.
+      [[ -z "${row_failure[$name]:-}" ]] && step=$(( step + ${#SCENARIOS[@]} ))
+      continue
+    fi
+    run_server_round "$name" "$r"
+  done
+done
+trap - INT TERM
+
+# --- report --------------------------------------------------------------------------------
+
+printf '%s\t%s\n' finished "$(date -u '+%Y-%m-%d %H:%M:%S')" >>"$out/meta.tsv"
+{
+  echo
+  echo "Finished $(date -u '+%Y-%m-%d %H:%M:%S') UTC; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+} >>"$out/environment.md"
+
+report_args=("$out")
+(( quick )) && report_args+=(--strict)
+# Only a full run inside results/ becomes "the latest run" that results/README.md shows.
+if (( ! quick )) && [[ "$out" == "$SPINDLE_ROOT/results/"* ]]; then
+  report_args+=(--readme "$SPINDLE_ROOT/results/README.md")
+fi
+rc=0
+python3 "$BENCH_PY" report "${report_args[@]}" || rc=$?
+echo >&2
+echo "results: $out/summary.md (charts in $out/charts/, raw wrk output in $out/raw/)" >&2
+if (( rc != 0 )); then
+  echo "FAILED: see the problems above" >&2
+  exit 1
+fi

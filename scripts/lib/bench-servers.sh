@@ -1,0 +1,43 @@
+# shellcheck shell=bash
+# The server rows of the benchmark matrix (scripts/benchmark-servers.sh), in display order.
+# Source it; do not run it.
+#
+# One row: "<display name>|<main class simple name>|<extra JVM arguments, space-separated>"
+#   - the class is found in the tree by spindle_find_server, so its module needs no mention;
+#   - the same class may appear in several rows with different -D properties (a variant
+#     is configuration, so it gets its own row and its own fresh JVM).
+# A module adds its rows here when it lands. Until its class exists, a row is skipped with a
+# note (or is a "not built" failure row when asked for by name with --servers).
+
+# shellcheck disable=SC2034  # read by benchmark-servers.sh
+SPINDLE_BENCH_SERVERS=(
+  # blocking-server
+  "SingleThreadServer|SingleThreadServer|"
+  "ThreadPerConnectionServer|ThreadPerConnectionServer|"
+  "ThreadPoolServer|ThreadPoolServer|"
+  "VirtualThreadServer|VirtualThreadServer|"
+  # nio-servers: one engine, four topologies, plus busy-polling as a variant
+  "SingleLoopServer|SingleLoopServer|"
+  "MultiLoopServer|MultiLoopServer|"
+  "MultiLoopServer-busypoll|MultiLoopServer|-Dspindle.busyPoll=true"
+  "BossWorkerServer|BossWorkerServer|"
+  "ReusePortServer|ReusePortServer|"
+  # iouring-server
+  "IoUringServer|IoUringServer|"
+  # netty-server: the reference, one row per transport
+  "NettyServer-nio|NettyServer|-Dspindle.netty.transport=nio"
+  "NettyServer-epoll|NettyServer|-Dspindle.netty.transport=epoll"
+  "NettyServer-io_uring|NettyServer|-Dspindle.netty.transport=io_uring"
+)
+
+# Rows of this class are the reference: every row's "vs Netty" is its req/s divided by
+# the best of them in the same scenario.
+# shellcheck disable=SC2034
+SPINDLE_BENCH_REFERENCE_CLASS=NettyServer
+
+# --quick without --servers: the first of these groups whose classes all exist.
+# shellcheck disable=SC2034
+SPINDLE_BENCH_QUICK_SERVERS=(
+  "VirtualThreadServer NettyServer-nio"
+  "VirtualThreadServer ThreadPerConnectionServer"
+)

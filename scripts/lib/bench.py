@@ -1,0 +1,816 @@
+#!/usr/bin/env python3
+"""Helpers of scripts/benchmark-servers.sh; standard library only (python3 >= 3.9).
+
+  bench.py check --port P [--host H]      answers of every benchmark route (exit 1 if wrong)
+  bench.py parse WRK_OUTPUT                one wrk output -> "rps avg_ms p99_ms errors non2xx requests"
+  bench.py report RUN_DIR [--strict] [--readme PATH]
+                                           summary.csv, summary.md, charts/*.svg (exit 1 on failures)
+  bench.py readme PATH                     the results/README.md placeholder (no run yet)
+
+The report reads the TSV files the shell script writes into RUN_DIR (meta, servers, scenarios,
+measurements, events), so it can be rerun on a finished or interrupted run directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import http.client
+import json
+import math
+import os
+import random
+import re
+import socket
+import sys
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# --- route checks --------------------------------------------------------------------------
+
+HELLO = b"Hello, World!"
+# Same sizes as the echo scenarios (KB = 1024 bytes).
+ECHO_SIZES = (72, 10 * 1024, 100 * 1024, 500 * 1024)
+PIPELINE_DEPTH = 16
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def _show(data: bytes, limit: int = 60) -> str:
+    text = repr(data[:limit])
+    return text + (f"... ({len(data)} bytes)" if len(data) > limit else "")
+
+
+def _expect_json(data: bytes, expected: object) -> None:
+    try:
+        got = json.loads(data)
+    except ValueError:
+        raise CheckFailed(f"body is not JSON: {_show(data)}") from None
+    if got != expected:
+        raise CheckFailed(f"body {_show(data)}, expected {json.dumps(expected)}")
+
+
+def _read_response(sock_file) -> tuple[int, bytes, bool]:
+    """Reads one HTTP/1.1 response (Content-Length or chunked) from a buffered socket file;
+    the flag says the server announced `Connection: close`."""
+    status_line = sock_file.readline(8192)
+    if not status_line:
+        raise CheckFailed("connection closed before a response")
+    parts = status_line.split(None, 2)
+    if len(parts) < 2 or not parts[0].startswith(b"HTTP/1."):
+        raise CheckFailed(f"bad status line {_show(status_line)}")
+    status = int(parts[1])
+    length, chunked, close = None, False, False
+    while True:
+        line = sock_file.readline(65536)
+        if line in (b"\r\n", b"\n", b""):
+            break
+        name, _, value = line.partition(b":")
+        name = name.strip().lower()
+        if name == b"content-length":
+            length = int(value.strip())
+        elif name == b"transfer-encoding" and b"chunked" in value.lower():
+            chunked = True
+        elif name == b"connection" and b"close" in value.lower():
+            close = True
+    if chunked:
+        body = bytearray()
+        while True:
+            size = int(sock_file.readline(1024).split(b";")[0].strip(), 16)
+            if size == 0:
+                while sock_file.readline(8192) not in (b"\r\n", b"\n", b""):
+                    pass
+                break
+            body += sock_file.read(size)
+            sock_file.readline(8)
+        return status, bytes(body), close
+    if length is None:
+        raise CheckFailed("response without Content-Length or chunked encoding")
+    return status, sock_file.read(length), close
+
+
+def run_checks(host: str, port: int, timeout: float) -> list[tuple[str, str | None, str | None]]:
+    """Every check as (name, None if passed else the reason, a note on how it passed)."""
+    results: list[tuple[str, str | None]] = []
+    notes: dict[str, str] = {}
+    conn: http.client.HTTPConnection | None = None
+
+    def request(method: str, path: str, body: bytes | None = None, headers: dict | None = None):
+        nonlocal conn
+        if conn is None:
+            conn = http.client.HTTPConnection(host, port, timeout=timeout)
+        conn.request(method, path, body=body, headers=headers or {})
+        response = conn.getresponse()
+        data = response.read()
+        if response.will_close:
+            conn.close()
+            conn = None
+        return response.status, data
+
+    def check(name: str, fn) -> None:
+        nonlocal conn
+        try:
+            note = fn()
+            if note:
+                notes[name] = note
+            results.append((name, None))
+        except CheckFailed as e:
+            results.append((name, str(e)))
+        except (OSError, http.client.HTTPException, ValueError) as e:
+            results.append((name, f"{type(e).__name__}: {e}"))
+            if conn is not None:
+                conn.close()
+            conn = None  # a broken connection must not fail the next check too
+
+    def status_is(status: int, expected: int = 200) -> None:
+        if status != expected:
+            raise CheckFailed(f"status {status}, expected {expected}")
+
+    def plaintext():
+        status, data = request("GET", "/plaintext")
+        status_is(status)
+        if data != HELLO:
+            raise CheckFailed(f"body {_show(data)}, expected {HELLO!r}")
+
+    def json_route():
+        status, data = request("GET", "/json")
+        status_is(status)
+        _expect_json(data, {"message": "Hello, World!"})
+
+    def users():
+        status, data = request("GET", "/users/42")
+        status_is(status)
+        _expect_json(data, {"id": "42"})
+
+    def echo(size: int):
+        def run():
+            # Binary, seeded: CR, LF and NUL bytes must come back untouched too.
+            body = random.Random(size).randbytes(size)
+            status, data = request("POST", "/echo", body, {"Content-Type": "application/octet-stream"})
+            status_is(status)
+            if data != body:
+                where = next((i for i, (a, b) in enumerate(zip(data, body)) if a != b), min(len(data), len(body)))
+                raise CheckFailed(f"echoed {len(data)} bytes for {size}, first difference at byte {where}")
+        return run
+
+    def blocking():
+        start = time.monotonic()
+        status, _ = request("GET", "/blocking/10")
+        status_is(status)
+        if time.monotonic() - start < 0.005:
+            raise CheckFailed("answered in under 5 ms; the route should sleep 10 ms")
+
+    def pipelined():
+        nonlocal conn
+        if conn is not None:  # a one-connection-at-a-time server must be free for this one
+            conn.close()
+            conn = None
+        one = f"GET /plaintext HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
+        with socket.create_connection((host, port), timeout=timeout) as s:
+            s.sendall(one * PIPELINE_DEPTH)  # one write, like the pipelined wrk scenario
+            with s.makefile("rb") as f:
+                for i in range(PIPELINE_DEPTH):
+                    status, data, close = _read_response(f)
+                    if status != 200 or data != HELLO:
+                        raise CheckFailed(f"response {i + 1}/{PIPELINE_DEPTH}: status {status}, body {_show(data)}")
+                    if close:
+                        # Allowed (RFC 9112 9.3.2): the client retries the rest on a new connection.
+                        return f"Connection: close after response {i + 1}/{PIPELINE_DEPTH}"
+        return None
+
+    check("GET /plaintext", plaintext)
+    check("GET /json", json_route)
+    check("GET /users/42", users)
+    for size in ECHO_SIZES:
+        check(f"POST /echo {size} B", echo(size))
+    check("GET /blocking/10", blocking)
+    check(f"GET /plaintext x{PIPELINE_DEPTH} pipelined", pipelined)
+    if conn is not None:
+        conn.close()
+    return [(name, reason, notes.get(name)) for name, reason in results]
+
+
+def cmd_check(args) -> int:
+    results = run_checks(args.host, args.port, args.timeout)
+    for name, reason, note in results:
+        if reason is None:
+            print(f"ok    {name}" + (f" ({note})" if note else ""))
+        else:
+            print(f"FAIL  {name}: {reason}")
+    failed = [f"{name}: {reason}" for name, reason, _ in results if reason is not None]
+    if failed:
+        # Last line: the short reason the shell puts in the failure row.
+        print(f"{len(failed)} of {len(results)} checks failed; first: {failed[0]}")
+        return 1
+    return 0
+
+
+# --- wrk output ----------------------------------------------------------------------------
+
+_TIME_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0, "h": 3_600_000.0}
+_SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
+_NUM = r"(\d+(?:\.\d+)?)"
+
+
+@dataclass
+class WrkResult:
+    rps: float | None = None
+    latency_avg_ms: float | None = None
+    latency_p99_ms: float | None = None
+    percentiles: dict = field(default_factory=dict)
+    requests: int | None = None
+    seconds: float | None = None
+    connect: int = 0
+    read: int = 0
+    write: int = 0
+    timeout: int = 0
+    non2xx: int = 0
+
+    @property
+    def socket_errors(self) -> int:
+        return self.connect + self.read + self.write + self.timeout
+
+
+def _ms(number: str, unit: str) -> float:
+    return float(number) * _TIME_MS[unit]
+
+
+def parse_wrk(text: str) -> WrkResult:
+    """Parses wrk 4 output; fields wrk did not print stay None (errors default to 0)."""
+    r = WrkResult()
+    time_unit = r"(us|ms|s|m|h)"
+    # Thread-stats line ("Latency   1.79ms  256.38us  9.84ms  88.01%"), not "Latency Distribution".
+    m = re.search(rf"^\s*Latency\s+{_NUM}{time_unit}\s+\S+\s+\S+\s+(\S+)", text, re.M)
+    # "+/- Stdev" of nan: wrk recorded no latency sample (e.g. a server that closes after each
+    # response under pipelining never completes a batch); its zeros are not latencies.
+    if m and "nan" not in m.group(3).lower():
+        r.latency_avg_ms = _ms(m.group(1), m.group(2))
+        for m in re.finditer(rf"^\s*{_NUM}%\s+{_NUM}{time_unit}\s*$", text, re.M):
+            value = _ms(m.group(2), m.group(3))
+            # wrk 4.1 sometimes prints a 0 us percentile under pipelining although the average
+            # is not 0: a bogus figure, left out rather than reported as a perfect latency.
+            if value > 0 or r.latency_avg_ms == 0:
+                r.percentiles[float(m.group(1))] = value
+        r.latency_p99_ms = r.percentiles.get(99.0)
+    m = re.search(rf"^\s*(\d+) requests in {_NUM}{time_unit}", text, re.M)
+    if m:
+        r.requests = int(m.group(1))
+        r.seconds = _ms(m.group(2), m.group(3)) / 1000.0
+    m = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
+    if m:
+        r.connect, r.read, r.write, r.timeout = (int(g) for g in m.groups())
+    m = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    if m:
+        r.non2xx = int(m.group(1))
+    m = re.search(rf"^Requests/sec:\s+{_NUM}([kKmMgG]?)\s*$", text, re.M)
+    if m:
+        r.rps = float(m.group(1)) * _SUFFIX[m.group(2)]
+    return r
+
+
+def cmd_parse(args) -> int:
+    r = parse_wrk(Path(args.file).read_text(encoding="utf-8", errors="replace"))
+    if r.rps is None:
+        print("unparsable wrk output", file=sys.stderr)
+        return 1
+
+    def f(x):
+        return "-" if x is None else f"{x:.3f}"
+
+    print("\t".join([f"{r.rps:,.0f}", f(r.latency_avg_ms), f(r.latency_p99_ms), str(r.socket_errors),
+                     str(r.non2xx), str(r.requests if r.requests is not None else "-")]))
+    return 0
+
+
+# --- formatting ----------------------------------------------------------------------------
+
+def fmt_int(x: float | None) -> str:
+    return "" if x is None else f"{x:,.0f}"
+
+
+def fmt_ms(x: float | None) -> str:
+    if x is None:
+        return ""
+    if x >= 100:
+        return f"{x:,.0f}"
+    if x >= 10:
+        return f"{x:.1f}"
+    if x >= 1:
+        return f"{x:.2f}"
+    return f"{x:.3f}"
+
+
+def fmt_compact(x: float) -> str:
+    if x >= 1e6:
+        return f"{x / 1e6:.2f}M"
+    if x >= 1e4:
+        return f"{x / 1e3:.1f}k"
+    if x >= 1e3:
+        return f"{x / 1e3:.2f}k"
+    return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
+
+
+# --- report --------------------------------------------------------------------------------
+
+def read_tsv(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def read_meta(run: Path) -> dict:
+    meta = {}
+    for line in (run / "meta.tsv").read_text(encoding="utf-8").splitlines():
+        key, _, value = line.partition("\t")
+        meta[key] = value
+    return meta
+
+
+@dataclass
+class Cell:
+    """One server x scenario: its measured rounds and what went wrong."""
+    server: str
+    scenario: str
+    rounds: list = field(default_factory=list)  # (round, WrkResult, cpu_seconds or None)
+    problems: list = field(default_factory=list)  # measurement problems ("round 2: wrk exit 1")
+    median: tuple | None = None  # the median round's entry
+
+    def summarize(self) -> None:
+        if self.rounds:
+            ordered = sorted(self.rounds, key=lambda e: e[1].rps)
+            # median_low: an actual round, so req/s, latency and CPU come from the same run.
+            self.median = ordered[(len(ordered) - 1) // 2]
+
+    @property
+    def rps(self):
+        return self.median[1].rps if self.median else None
+
+    @property
+    def cpu_s(self):
+        return self.median[2] if self.median else None
+
+    @property
+    def req_per_cpu_s(self):
+        if not self.median or not self.median[2] or self.median[1].requests is None:
+            return None
+        return self.median[1].requests / self.median[2]
+
+    def total(self, attr: str) -> int:
+        return sum(getattr(e[1], attr) for e in self.rounds)
+
+
+class Report:
+    def __init__(self, run: Path):
+        self.run = run
+        self.meta = read_meta(run)
+        self.servers = read_tsv(run / "servers.tsv")
+        self.scenarios = read_tsv(run / "scenarios.tsv")
+        self.events = read_tsv(run / "events.tsv")
+        self.clk_tck = int(self.meta.get("clk_tck", "100"))
+        self.rounds_planned = int(self.meta.get("rounds", "1"))
+        self.cells: dict[tuple[str, str], Cell] = {}
+        for s in self.servers:
+            for sc in self.scenarios:
+                self.cells[(s["name"], sc["name"])] = Cell(s["name"], sc["name"])
+        for m in read_tsv(run / "measurements.tsv"):
+            cell = self.cells.get((m["server"], m["scenario"]))
+            if cell is None:
+                continue
+            raw = run / m["raw"]
+            text = raw.read_text(encoding="utf-8", errors="replace") if raw.exists() else ""
+            result = parse_wrk(text)
+            if m["wrk_rc"] != "0" or result.rps is None:
+                first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "no output")
+                cell.problems.append(f"round {m['round']}: wrk exit {m['wrk_rc']} ({first[:100]})")
+                continue
+            cpu = None
+            if m["cpu_ticks"] not in ("", "-"):
+                cpu = int(m["cpu_ticks"]) / self.clk_tck
+            cell.rounds.append((int(m["round"]), result, cpu))
+        for cell in self.cells.values():
+            cell.summarize()
+        self.reference = {s["name"] for s in self.servers if s.get("reference") == "1"}
+
+    # Servers with a failure event (not-built, build, start, check, crash); warnings excluded.
+    def failures(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for e in self.events:
+            if e["kind"] == "warning":
+                continue
+            where = f"round {e['round']}: " if e["round"] not in ("", "-") else ""
+            out.setdefault(e["server"], []).append(f"{e['kind']}: {where}{e['message']}")
+        return out
+
+    SHORT = {"not-built": "not built", "build-failed": "build failed", "start-failed": "did not start",
+             "check-failed": "wrong answers", "crashed": "crashed"}
+
+    def short_failure(self, server: str) -> str | None:
+        """A few words for a chart: the first failure of this server."""
+        for e in self.events:
+            if e["server"] == server and e["kind"] != "warning":
+                where = f" in round {e['round']}" if e["round"] not in ("", "-") else ""
+                return self.SHORT.get(e["kind"], e["kind"]) + where
+        return None
+
+    def warnings(self) -> list[str]:
+        return [f"{e['server']} round {e['round']}: {e['message']}" for e in self.events if e["kind"] == "warning"]
+
+    def best_reference(self, scenario: str) -> float | None:
+        values = [self.cells[(s, scenario)].rps for s in self.reference]
+        values = [v for v in values if v]
+        return max(values) if values else None
+
+    def ratio(self, cell: Cell) -> float | None:
+        best = self.best_reference(cell.scenario)
+        return cell.rps / best if best and cell.rps is not None else None
+
+    def ranked(self, scenario: str) -> list[Cell]:
+        cells = [self.cells[(s["name"], scenario)] for s in self.servers]
+        return sorted(cells, key=lambda c: (c.rps is None, -(c.rps or 0)))
+
+    def status(self, cell: Cell) -> str:
+        if not cell.rounds:
+            return "failed"
+        if len(cell.rounds) < self.rounds_planned or cell.server in self.failures():
+            return "partial"
+        return "ok"
+
+    def note(self, cell: Cell) -> str:
+        return "; ".join(self.failures().get(cell.server, []) + cell.problems)
+
+    # -- violations (exit status) --
+
+    def violations(self, strict: bool) -> list[str]:
+        out = [f"{server}: {msg}" for server, msgs in self.failures().items() for msg in msgs]
+        blocking = {sc["name"] for sc in self.scenarios if sc["blocking"] == "1"}
+        for cell in self.cells.values():
+            out += [f"{cell.server} {cell.scenario}: {p}" for p in cell.problems]
+            if strict and cell.scenario not in blocking and cell.rounds:
+                errors, non2xx = cell.total("socket_errors"), cell.total("non2xx")
+                if errors or non2xx:
+                    out.append(f"{cell.server} {cell.scenario}: {errors} socket errors, {non2xx} non-2xx responses")
+        return out
+
+    # -- summary.csv --
+
+    def write_csv(self) -> None:
+        cols = ["server", "scenario", "status", "rounds", "req_per_s", "req_per_s_min", "req_per_s_max",
+                "latency_avg_ms", "latency_p99_ms", "socket_errors", "errors_connect", "errors_read",
+                "errors_write", "errors_timeout", "non_2xx", "server_cpu_s", "req_per_server_cpu_s",
+                "ratio_to_best_netty", "note"]
+        with (self.run / "summary.csv").open("w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(cols)
+            for sc in self.scenarios:
+                for s in self.servers:
+                    c = self.cells[(s["name"], sc["name"])]
+                    rps_all = [e[1].rps for e in c.rounds]
+                    med = c.median[1] if c.median else None
+                    ratio = self.ratio(c)
+
+                    def num(x, digits):
+                        return "" if x is None else f"{x:.{digits}f}"
+
+                    w.writerow([
+                        c.server, c.scenario, self.status(c), len(c.rounds),
+                        num(c.rps, 2), num(min(rps_all) if rps_all else None, 2),
+                        num(max(rps_all) if rps_all else None, 2),
+                        num(med.latency_avg_ms if med else None, 3), num(med.latency_p99_ms if med else None, 3),
+                        c.total("socket_errors"), c.total("connect"), c.total("read"), c.total("write"),
+                        c.total("timeout"), c.total("non2xx"), num(c.cpu_s, 2), num(c.req_per_cpu_s, 0),
+                        num(ratio, 3), self.note(c),
+                    ])
+
+    # -- charts --
+
+    def write_charts(self) -> None:
+        charts = self.run / "charts"
+        charts.mkdir(exist_ok=True)
+        for sc in self.scenarios:
+            bars = []
+            for c in self.ranked(sc["name"]):
+                flagged = c.total("socket_errors") + c.total("non2xx") > 0
+                failure = None
+                if not c.rounds:
+                    failure = "✗ " + (self.short_failure(c.server) or "no measurement (see summary.md)")
+                bars.append(Bar(c.server, c.rps, c.req_per_cpu_s, c.server in self.reference, flagged, failure))
+            subtitle = f"{scenario_line(sc)} · median of {self.rounds_planned} round(s), {self.meta.get('duration', '?')}s each"
+            svg = render_chart(sc["name"], subtitle, bars)
+            ET.fromstring(svg)  # never write a chart that is not well-formed XML
+            (charts / f"{sc['name']}.svg").write_text(svg, encoding="utf-8")
+
+    # -- summary.md / README --
+
+    def markdown(self, level: int, prefix: str) -> str:
+        """The summary's body; headings start at `level`, links are prefixed with `prefix`."""
+        h = "#" * level
+        meta = self.meta
+        lines = []
+        rounds_note = (f"{self.rounds_planned} round(s), interleaved: every server once per round, in the same "
+                       f"order, each time in a fresh JVM; {meta.get('duration', '?')}s per scenario; after each start a "
+                       f"warm-up of GET /plaintext then POST /echo 10 KB, {meta.get('warmup', '?')}s each; "
+                       f"workers {meta.get('workers', '?')}; wrk -t{meta.get('wrk_threads', '1')}.")
+        lines += [
+            f"Run `{meta.get('run_id', self.run.name)}` ({meta.get('started', '?')} UTC"
+            f"{', quick mode' if meta.get('quick') == '1' else ''}). {rounds_note}",
+            "",
+            "Figures are from the median round by req/s (for an even number of rounds, the lower middle one); "
+            "socket errors and non-2xx responses are summed over all rounds. Server CPU is the server process's "
+            "utime+stime (`/proc/<pid>/stat`) during the scenario, JIT and GC threads included; "
+            "req/CPU-s = requests completed / server CPU-seconds. \"vs Netty\" = req/s divided by the best "
+            "NettyServer transport in the same scenario (blank when no Netty row ran). "
+            f"Machine, JDK, flags and commit: [environment.md]({prefix}environment.md); "
+            f"raw wrk output: [raw/]({prefix}raw/); all numbers: [summary.csv]({prefix}summary.csv).",
+            "",
+        ]
+        failures = self.failures()
+        lines.append(f"{h}# Failures")
+        lines.append("")
+        if failures:
+            for server, msgs in failures.items():
+                for msg in msgs:
+                    lines.append(f"- **{server}** — {md_escape(msg)}")
+        else:
+            lines.append("None: every server started and answered every route correctly before it was measured.")
+        problems = [f"{c.server} {c.scenario}: {p}" for c in self.cells.values() for p in c.problems]
+        for p in problems + self.warnings():
+            lines.append(f"- {md_escape(p)}")
+        skipped = meta.get("skipped", "")
+        if skipped:
+            lines += ["", f"Not in this run: {md_escape(skipped)}."]
+        lines.append("")
+
+        # Overview: req/s matrix, servers in the list's order.
+        lines += [f"{h}# Overview (median req/s)", ""]
+        names = [sc["name"] for sc in self.scenarios]
+        lines.append("| server | " + " | ".join(names) + " |")
+        lines.append("|---|" + "---:|" * len(names))
+        for s in self.servers:
+            vals = []
+            for n in names:
+                c = self.cells[(s["name"], n)]
+                vals.append(fmt_int(c.rps) + (" ⚠" if c.total("socket_errors") + c.total("non2xx") else "")
+                            if c.rps is not None else "failed")
+            lines.append(f"| {s['name']} | " + " | ".join(vals) + " |")
+        lines += ["", "⚠ = socket errors or non-2xx responses in that cell (see its table).", ""]
+
+        for sc in self.scenarios:
+            lines += [f"{h}# {sc['name']}", "", f"{scenario_line(sc)}.", ""]
+            lines.append(f"![{sc['name']}: req/s and requests per server CPU-second]({prefix}charts/{sc['name']}.svg)")
+            lines += ["", "| # | server | req/s | min–max | avg ms | p99 ms | socket errors | non-2xx | server CPU s "
+                          "| req/CPU-s | vs Netty |",
+                      "|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+            rank = 0
+            for c in self.ranked(sc["name"]):
+                if c.rps is None:
+                    reason = self.note(c) or "no measurement"
+                    lines.append(f"| – | {c.server} | failed | {md_escape(reason)} | | | | | | | |")
+                    continue
+                rank += 1
+                med = c.median[1]
+                rps_all = [e[1].rps for e in c.rounds]
+                spread = f"{fmt_int(min(rps_all))}–{fmt_int(max(rps_all))}" if len(rps_all) > 1 else ""
+                errors = c.total("socket_errors")
+                err_text = str(errors)
+                if errors:
+                    parts = [f"{k} {c.total(k)}" for k in ("connect", "read", "write", "timeout") if c.total(k)]
+                    err_text = f"**{errors}** ({', '.join(parts)})"
+                non2xx = c.total("non2xx")
+                ratio = self.ratio(c)
+                partial = f" ({len(c.rounds)}/{self.rounds_planned} rounds)" if len(c.rounds) < self.rounds_planned else ""
+                lines.append(
+                    f"| {rank} | {c.server}{partial} | {fmt_int(c.rps)} | {spread} | {fmt_ms(med.latency_avg_ms) or 'n/a'} "
+                    f"| {fmt_ms(med.latency_p99_ms) or 'n/a'} | {err_text} | {f'**{non2xx}**' if non2xx else '0'} "
+                    f"| {'' if c.cpu_s is None else f'{c.cpu_s:.2f}'} | {fmt_int(c.req_per_cpu_s)} "
+                    f"| {'' if ratio is None else f'{ratio:.2f}×'} |")
+            lines.append("")
+        if any(c.median and c.median[1].latency_p99_ms is None for c in self.cells.values()):
+            lines += ["Latency n/a: wrk gave no usable figure. Either it recorded no latency sample (with "
+                      "pipelining, a server that closes the connection after each response never completes a "
+                      "batch) or it printed a 0 µs percentile beside a non-zero average (a wrk 4.1 quirk "
+                      "under pipelining); the raw output has what wrk printed.", ""]
+        return "\n".join(lines) + "\n"
+
+    def write_summary(self) -> None:
+        title = f"# Spindle benchmark run {self.meta.get('run_id', self.run.name)}\n\n"
+        (self.run / "summary.md").write_text(title + self.markdown(1, ""), encoding="utf-8")
+
+    def terminal_overview(self) -> str:
+        names = [sc["name"] for sc in self.scenarios]
+        width = max([len(s["name"]) for s in self.servers] + [6])
+        cols = [max(len(n), 9) for n in names]
+        out = ["median req/s (* = socket errors or non-2xx):", " " * width + "  " + "  ".join(n.rjust(w) for n, w in zip(names, cols))]
+        for s in self.servers:
+            vals = []
+            for n, w in zip(names, cols):
+                c = self.cells[(s["name"], n)]
+                v = "failed" if c.rps is None else fmt_compact(c.rps) + ("*" if c.total("socket_errors") + c.total("non2xx") else "")
+                vals.append(v.rjust(w))
+            out.append(s["name"].ljust(width) + "  " + "  ".join(vals))
+        return "\n".join(out)
+
+
+def scenario_line(sc: dict) -> str:
+    what = f"{sc['method']} {sc['path']}"
+    extra = sc.get("description", "")
+    return f"{what}, {sc['connections']} connections{', ' + extra if extra else ''}, wrk timeout {sc['timeout']}"
+
+
+def md_escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+README_INTRO = """# Benchmark results
+
+Every figure here comes from one command, run on one machine with nothing else busy:
+
+```sh
+scripts/benchmark-servers.sh                # every server that exists, workers 2, 10 s per scenario, 3 rounds
+scripts/benchmark-servers.sh --servers VirtualThreadServer,NettyServer --rounds 5 1 10
+scripts/benchmark-servers.sh --pin-server 1 --pin-client 0    # server and wrk on separate CPUs
+scripts/benchmark-servers.sh --quick        # smoke run (CI): 2 s, 1 round, 4 scenarios, output in /tmp
+```
+
+For each round (rounds are interleaved: every server once, then again) and each server, the
+script starts a fresh JVM with the same flags, checks every route's answer (a wrong answer is a
+failure row, never a measurement), warms it up, and runs the wrk scenarios: plaintext at 256 and
+1,000 connections, plaintext pipelined 16 deep, JSON, a path variable, POST `/echo` with 72 B,
+10 KB, 100 KB and 500 KB bodies, and `/blocking/100` at 1,000 connections. It samples the server
+process's CPU time around each scenario, so every row also says how many requests one server
+CPU-second buys: on a small machine wrk shares the cores and caps plain req/s, and efficiency and
+the pipelined scenario are what separate fast servers.
+
+A run writes `results/<UTC timestamp>/`: `summary.md` (ranked tables, median of the rounds, with
+errors beside each figure), `summary.csv`, `charts/<scenario>.svg`, `environment.md` (CPU, kernel,
+JDK, JVM flags, wrk, commit, exact command line) and `raw/` (every wrk output, check and server log).
+A full run written under `results/` rewrites this file to show it; `--quick` runs and runs written
+elsewhere leave it alone. Options and environment variables: `scripts/benchmark-servers.sh --help`.
+"""
+
+
+def write_readme(path: Path, report: Report | None) -> None:
+    text = README_INTRO
+    if report is None:
+        text += "\n## Latest run\n\nNone committed yet.\n"
+    else:
+        rel = os.path.relpath(report.run, path.parent)
+        run_id = report.meta.get("run_id", report.run.name)
+        text += (f"\n## Latest run: [{run_id}]({rel}/)\n\n"
+                 f"Its [summary.md]({rel}/summary.md), embedded below.\n\n")
+        text += report.markdown(2, f"{rel}/")
+    path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+
+
+def cmd_report(args) -> int:
+    run = Path(args.run_dir).resolve()
+    report = Report(run)
+    report.write_csv()
+    report.write_charts()
+    report.write_summary()
+    if args.readme:
+        write_readme(Path(args.readme).resolve(), report)
+    print(report.terminal_overview())
+    violations = report.violations(args.strict)
+    if violations:
+        print(f"\n{len(violations)} problem(s):", file=sys.stderr)
+        for v in violations:
+            print(f"  {v}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_readme(args) -> int:
+    write_readme(Path(args.path), None)
+    return 0
+
+
+# --- SVG chart -----------------------------------------------------------------------------
+
+@dataclass
+class Bar:
+    label: str
+    rps: float | None
+    per_cpu: float | None
+    reference: bool
+    flagged: bool
+    failure: str | None
+
+
+def nice_ticks(maximum: float, count: int = 4) -> list[float]:
+    if maximum <= 0:
+        return [0.0, 1.0]
+    raw = maximum / count
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    n = math.ceil(maximum / step - 1e-9)
+    return [i * step for i in range(n + 1)]
+
+
+def xml_text(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def render_chart(title: str, subtitle: str, bars: list[Bar]) -> str:
+    """Two horizontal bar panels sharing the server labels: req/s and requests per server CPU-second."""
+    char_w = 6.6  # average glyph width of 11px sans-serif, for layout only
+    label_w = max(140, int(max((len(b.label) + 2 for b in bars), default=10) * char_w) + 16)
+    panel_w, value_w, gap = 300, 64, 36
+    row_h, bar_h = 24, 16
+    top, bottom = 78, 58
+    panels = [("requests per second", [b.rps for b in bars]),
+              ("requests per server CPU-second", [b.per_cpu for b in bars])]
+    width = label_w + len(panels) * (panel_w + value_w) + (len(panels) - 1) * gap + 16
+    height = top + max(len(bars), 1) * row_h + bottom
+    colors = {"spindle": "#4c78a8", "reference": "#f58518"}
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="11">',
+           f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+           f'<text x="12" y="22" font-size="15" font-weight="bold">{xml_text(title)}</text>',
+           f'<text x="12" y="40" fill="#555555">{xml_text(subtitle)}</text>']
+    for p, (ptitle, values) in enumerate(panels):
+        x0 = label_w + p * (panel_w + value_w + gap)
+        present = [v for v in values if v is not None]
+        ticks = nice_ticks(max(present)) if present else []
+        scale = panel_w / ticks[-1] if ticks and ticks[-1] > 0 else 0
+        out.append(f'<text x="{x0}" y="{top - 18}" font-weight="bold">{xml_text(ptitle)}</text>')
+        for t in ticks:
+            x = x0 + t * scale
+            out.append(f'<line x1="{x:.1f}" y1="{top - 8}" x2="{x:.1f}" y2="{top + len(bars) * row_h}" '
+                       f'stroke="#dddddd" stroke-width="1"/>')
+            out.append(f'<text x="{x:.1f}" y="{top + len(bars) * row_h + 14}" text-anchor="middle" '
+                       f'fill="#666666" font-size="10">{fmt_tick(t)}</text>')
+        for i, (b, v) in enumerate(zip(bars, values)):
+            y = top + i * row_h + (row_h - bar_h) / 2
+            if v is None:
+                if p == 0 and b.failure:
+                    out.append(f'<text x="{x0 + 4}" y="{y + bar_h - 4:.1f}" fill="#c0392b">'
+                               f'{xml_text(shorten(b.failure, 70))}</text>')
+                elif b.failure is None:
+                    out.append(f'<text x="{x0 + 4}" y="{y + bar_h - 4:.1f}" fill="#888888">n/a</text>')
+                continue
+            w = max(v * scale, 1.0)
+            color = colors["reference" if b.reference else "spindle"]
+            out.append(f'<rect x="{x0}" y="{y:.1f}" width="{w:.1f}" height="{bar_h}" fill="{color}"/>')
+            out.append(f'<text x="{x0 + w + 4:.1f}" y="{y + bar_h - 4:.1f}">{fmt_compact(v)}</text>')
+    for i, b in enumerate(bars):
+        y = top + i * row_h + row_h / 2 + 4
+        fill = "#c0392b" if (b.flagged or b.failure) else "#222222"
+        mark = " *" if b.flagged else ""
+        out.append(f'<text x="{label_w - 10}" y="{y:.1f}" text-anchor="end" fill="{fill}">{xml_text(b.label + mark)}</text>')
+    ly = top + len(bars) * row_h + 36
+    out.append(f'<rect x="12" y="{ly - 9}" width="10" height="10" fill="{colors["spindle"]}"/>')
+    out.append(f'<text x="26" y="{ly}">Spindle</text>')
+    if any(b.reference for b in bars):
+        out.append(f'<rect x="90" y="{ly - 9}" width="10" height="10" fill="{colors["reference"]}"/>')
+        out.append(f'<text x="104" y="{ly}">Netty (reference)</text>')
+    if any(b.flagged for b in bars):
+        out.append(f'<text x="230" y="{ly}" fill="#c0392b">* socket errors or non-2xx responses (see summary.md)</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def fmt_tick(x: float) -> str:
+    for scale, suffix in ((1e6, "M"), (1e3, "k")):
+        if x >= scale:
+            return f"{x / scale:g}{suffix}"
+    return f"{x:g}"
+
+
+def shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --- main ----------------------------------------------------------------------------------
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("check", help="check every benchmark route of a running server")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--timeout", type=float, default=15.0)
+    p.set_defaults(fn=cmd_check)
+    p = sub.add_parser("parse", help="parse one wrk output")
+    p.add_argument("file")
+    p.set_defaults(fn=cmd_parse)
+    p = sub.add_parser("report", help="write summary.csv, summary.md and charts for a run directory")
+    p.add_argument("run_dir")
+    p.add_argument("--strict", action="store_true",
+                   help="socket errors or non-2xx in a non-blocking scenario are failures too")
+    p.add_argument("--readme", help="also rewrite this results/README.md to show the run")
+    p.set_defaults(fn=cmd_report)
+    p = sub.add_parser("readme", help="write the results/README.md placeholder")
+    p.add_argument("path")
+    p.set_defaults(fn=cmd_readme)
+    args = ap.parse_args(argv)
+    return args.fn(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
