@@ -25,8 +25,10 @@ import org.slf4j.LoggerFactory;
  * accepts. Each iteration makes one liburing call ({@link Ring#submitAndWait}: submit everything
  * prepared, wait for a completion or the next timer), then handles every completion, recycles the
  * receive buffers, resumes connections whose blocking handler finished, and prepares what the
- * connections that changed need: one send carrying all their pending output, a (re-)armed
- * multishot recv, or a cancel of it while output is backed up.
+ * connections that changed need: one send carrying all their pending output, or a (re-)armed
+ * multishot recv. Back-pressure: when bytes arrive for a connection that does not want input
+ * (output above the high-water mark, or a blocking handler running), its recv is cancelled, and
+ * re-armed once the connection wants input again.
  *
  * <p>Operations: a multishot accept on the listening socket; per connection a multishot recv
  * with buffer selection from the worker's {@link BufferRing} (re-armed when a completion lacks
@@ -291,7 +293,13 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
                         return;
                     }
                 } else {
+                    boolean paused = !c.core.wantsInput();
                     c.core.received(buffers.received(bid, res));
+                    if (paused && c.recvArmed && !c.recvCancelling) {
+                        // bytes keep coming while output is backed up or a handler runs: stop receiving
+                        cancelRecv(c);
+                        backPressureCancels++;
+                    }
                 }
             } else if (res == 0) {
                 c.inputEnded = true;
@@ -433,7 +441,7 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
 
     /**
      * Submits a send of pending output if none is in flight, finishes the connection once all is
-     * sent, and keeps a multishot recv armed exactly while the connection wants input.
+     * sent, and re-arms the multishot recv when the connection wants input and has none armed.
      */
     private void flush(RingConnection c) {
         if (c.state == RingConnection.CLOSED) {
@@ -460,14 +468,11 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
         } else {
             wantRecv = c.core.wantsInput();
         }
-        if (wantRecv) {
-            if (!c.recvArmed) {
-                armRecv(c);
-                recvRearms++;
-            }
-        } else if (c.recvArmed && !c.recvCancelling) {
-            cancelRecv(c);
-            backPressureCancels++;
+        // A connection that does not want input keeps its recv armed until bytes actually arrive
+        // (then onRecv cancels it): a client that waits for its response costs no cancel and re-arm.
+        if (wantRecv && !c.recvArmed) {
+            armRecv(c);
+            recvRearms++;
         }
         if (c.state == RingConnection.OPEN && wantRecv && c.core != null && !c.finishing && c.core.hasPartialRequest()) {
             if (c.requestStarted == 0) {
