@@ -146,7 +146,7 @@ public final class Connection {
             }
             Offloaded job = offloaded;
             offloaded = null;
-            finish(job.request, job.response, job.failure, job.keepAlive);
+            finish(job.request, job.response, job.failure, job.keepAlive && !closeAfterResponse);
         }
         while (!closing && offloaded == null) {
             if (out.pending() >= highWater) {

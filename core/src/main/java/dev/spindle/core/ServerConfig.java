@@ -30,6 +30,9 @@ import java.util.function.Function;
  *   <tr><td>directBuffers</td><td>spindle.directBuffers</td><td>false</td><td>direct instead of heap socket buffers (NIO)</td></tr>
  *   <tr><td>busyPoll</td><td>spindle.busyPoll</td><td>false</td><td>spin on selectNow() before blocking (NIO)</td></tr>
  * </table>
+ * Strategy modules read a few options of their own (e.g. {@code spindle.busyPollSpins} and
+ * {@code spindle.backlog} for NIO, {@code spindle.netty.transport} for Netty); each documents them
+ * in its server's Javadoc.
  */
 public final class ServerConfig {
     private String host = "127.0.0.1";
