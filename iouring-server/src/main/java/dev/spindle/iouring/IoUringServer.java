@@ -4,18 +4,17 @@ import dev.spindle.core.HttpServer;
 import dev.spindle.core.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.ServerLifecycle;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,9 +58,7 @@ public class IoUringServer implements HttpServer {
     private final Tuning tuning;
     private final ExecutorService blockingExecutor;
     private final AtomicInteger connections = new AtomicInteger();
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final AtomicBoolean closeRequested = new AtomicBoolean();
-    private final CountDownLatch terminated = new CountDownLatch(1);
+    private final ServerLifecycle lifecycle;
     private final List<RingWorker> workers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean closing;
@@ -77,6 +74,7 @@ public class IoUringServer implements HttpServer {
         this.config = config;
         this.router = router;
         this.tuning = tuning;
+        this.lifecycle = new ServerLifecycle(name);
         this.blockingExecutor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name(name + "-blocking-", 0).factory());
     }
 
@@ -86,9 +84,7 @@ public class IoUringServer implements HttpServer {
 
     @Override
     public HttpServer start() throws IOException {
-        if (!started.compareAndSet(false, true)) {
-            throw new IllegalStateException(name + " already started");
-        }
+        lifecycle.markStarted();
         try {
             IoUring.ensureAvailable();
             openRings();
@@ -140,12 +136,13 @@ public class IoUringServer implements HttpServer {
 
     /** Stops whatever rings did start after another failed. */
     private void abortStart() {
+        lifecycle.beginClose();
         closing = true;
         drainDeadline = System.nanoTime();
         workers.forEach(RingWorker::wake);
         threads.forEach(this::joinQuietly);
         blockingExecutor.shutdownNow();
-        terminated.countDown();
+        lifecycle.markTerminated();
     }
 
     @Override
@@ -203,11 +200,7 @@ public class IoUringServer implements HttpServer {
 
     @Override
     public void close() {
-        if (!started.get() || terminated.getCount() == 0) {
-            return;
-        }
-        if (!closeRequested.compareAndSet(false, true)) {
-            awaitQuietly();
+        if (!lifecycle.beginClose()) {
             return;
         }
         drainDeadline = System.nanoTime() + config.drainTimeout().toNanos();
@@ -220,7 +213,7 @@ public class IoUringServer implements HttpServer {
         }
         blockingExecutor.shutdownNow();
         log.info("{} closed", name);
-        terminated.countDown();
+        lifecycle.markTerminated();
     }
 
     private void joinQuietly(Thread thread) {
@@ -231,17 +224,9 @@ public class IoUringServer implements HttpServer {
         }
     }
 
-    private void awaitQuietly() {
-        try {
-            terminated.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     @Override
     public void awaitTermination() throws InterruptedException {
-        terminated.await();
+        lifecycle.awaitTermination();
     }
 
     @Override

@@ -99,6 +99,7 @@ class IoUringServerBehaviourTest {
             RawConnection.RawResponse r = busy.read();
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.bodyText()).isEqualTo("{\"slept\":600}");
+            assertThat(r.closes()).as("the last response says Connection: close").isTrue();
             assertThat(busy.closedByPeer()).isTrue();
             assertThat(idle.closedByPeer()).as("an idle connection is closed at once").isTrue();
             closed.get(15, TimeUnit.SECONDS);
