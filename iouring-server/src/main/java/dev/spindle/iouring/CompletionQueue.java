@@ -12,6 +12,7 @@ import java.lang.foreign.ValueLayout;
  * tail with an acquire load, the CQEs in place, then the head advanced once per batch with a
  * release store ({@code io_uring_cq_advance}).
  */
+@SuppressWarnings("restricted") // FFM: views of the kernel-mapped rings
 final class CompletionQueue {
     /** Receives each completion; must not keep the values beyond the call. */
     interface Handler {

@@ -21,6 +21,7 @@ import java.util.Locale;
  * probe ring with {@code SINGLE_ISSUER | DEFER_TASKRUN} (Linux 6.1+) can be created, supports
  * the operations the server submits, and accepts a provided-buffer ring. Checked once.
  */
+@SuppressWarnings("restricted") // FFM: the probe returned by liburing
 public final class IoUring {
     private static final String CAUSE = probe();
 

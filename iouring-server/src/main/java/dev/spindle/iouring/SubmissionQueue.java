@@ -23,6 +23,7 @@ import java.lang.foreign.ValueLayout;
  * the operations the server prepares. Nothing reaches the kernel before the ring's next
  * {@link Ring#submitAndWait}; if the SQ fills up first it is submitted early.
  */
+@SuppressWarnings("restricted") // FFM: views of the kernel-mapped rings
 final class SubmissionQueue {
     private static final long SQE_TAIL = io_uring.sq$offset() + io_uring_sq.sqe_tail$offset();
     private static final long SQE_SIZE = io_uring_sqe.sizeof();

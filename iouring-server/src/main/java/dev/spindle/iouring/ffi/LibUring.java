@@ -19,7 +19,7 @@ import java.lang.invoke.MethodHandle;
  * {@code <liburing/io_uring.h>} that Spindle uses. Functions return what liburing returns:
  * {@code -errno} on failure for the int-returning ones.
  */
-@SuppressWarnings({"unused", "checkstyle:MethodName"})
+@SuppressWarnings({"unused", "checkstyle:MethodName", "restricted"})
 public class LibUring {
 
     LibUring() {

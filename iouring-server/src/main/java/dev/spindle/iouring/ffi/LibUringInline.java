@@ -15,7 +15,7 @@ import java.lang.invoke.VarHandle;
  * <p>The {@code ring} arguments are {@code struct io_uring} segments of at least
  * {@link io_uring#sizeof()} bytes; {@code sqe}/{@code cqe} are segments of one entry.
  */
-@SuppressWarnings("checkstyle:MethodName")
+@SuppressWarnings({"checkstyle:MethodName", "restricted"})
 public final class LibUringInline {
     /** {@code unsigned} at a native address, with acquire/release access. */
     private static final VarHandle U32 = ValueLayout.JAVA_INT.varHandle();

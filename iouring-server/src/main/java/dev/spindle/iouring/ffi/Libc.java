@@ -17,7 +17,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
 /** Sockets, eventfd, close and strerror from the C library, for Linux x86-64/aarch64. */
-@SuppressWarnings({"unused", "checkstyle:MethodName"})
+@SuppressWarnings({"unused", "checkstyle:MethodName", "restricted"})
 public class Libc {
 
     Libc() {

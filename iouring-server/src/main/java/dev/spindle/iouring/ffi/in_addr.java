@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  * }
  * }
  */
-@SuppressWarnings({"unused", "checkstyle:TypeName"})
+@SuppressWarnings({"unused", "checkstyle:TypeName", "restricted"})
 public class in_addr {
 
     in_addr() {

@@ -27,7 +27,7 @@ import java.util.function.Consumer;
  * }
  * }
  */
-@SuppressWarnings({"unused", "checkstyle:TypeName"})
+@SuppressWarnings({"unused", "checkstyle:TypeName", "restricted"})
 public class io_uring_buf_reg {
 
     io_uring_buf_reg() {

@@ -25,7 +25,7 @@ import java.util.function.Consumer;
  * }
  * }
  */
-@SuppressWarnings({"unused", "checkstyle:TypeName"})
+@SuppressWarnings({"unused", "checkstyle:TypeName", "restricted"})
 public class io_uring_probe_op {
 
     io_uring_probe_op() {

@@ -37,7 +37,7 @@ import java.util.function.Consumer;
  * }
  * }
  */
-@SuppressWarnings({"unused", "checkstyle:TypeName"})
+@SuppressWarnings({"unused", "checkstyle:TypeName", "restricted"})
 public class io_uring_sq {
 
     io_uring_sq() {

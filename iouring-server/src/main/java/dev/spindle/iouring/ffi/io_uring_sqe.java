@@ -39,7 +39,7 @@ import java.util.function.Consumer;
  * }
  * }
  */
-@SuppressWarnings({"unused", "checkstyle:TypeName"})
+@SuppressWarnings({"unused", "checkstyle:TypeName", "restricted"})
 public class io_uring_sqe {
 
     io_uring_sqe() {
