@@ -1,5 +1,8 @@
 package dev.spindle.core;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -39,6 +42,8 @@ final class RequestParser {
     private static final byte[] CONTINUE = "100-continue".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HTTP_SLASH = "HTTP/".getBytes(StandardCharsets.US_ASCII);
     private static final int MAX_CHUNK_LINE = 4096;
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long LF_WORD = 0x0A0A0A0A0A0A0A0AL;
     private static final int MAX_LEADING_EMPTY_LINES = 8;
 
     private enum State { REQUEST_LINE, HEADERS, BODY, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS }
@@ -236,7 +241,16 @@ final class RequestParser {
      */
     private int findLf(byte[] d, int b, int avail, int maxLine, int status, String message) {
         int limit = Math.min(avail, lineStart + maxLine);
-        for (int i = pos; i < limit; i++) {
+        int i = pos;
+        // Eight bytes at a time (SWAR): the lowest byte of the word that equals LF is exact.
+        for (; i + Long.BYTES <= limit; i += Long.BYTES) {
+            long x = (long) LONGS.get(d, b + i) ^ LF_WORD;
+            long found = (x - 0x0101010101010101L) & ~x & 0x8080808080808080L;
+            if (found != 0) {
+                return i + (Long.numberOfTrailingZeros(found) >>> 3);
+            }
+        }
+        for (; i < limit; i++) {
             if (d[b + i] == '\n') {
                 return i;
             }
@@ -348,15 +362,14 @@ final class RequestParser {
             i++;
         }
         int valueStart = i;
-        int valueEnd = i;
         for (; i < end; i++) {
-            byte c = d[b + i];
-            if (!Ascii.isFieldValueChar(c)) {
+            if (!Ascii.isFieldValueChar(d[b + i])) {
                 throw new HttpException(400, "invalid character in header value");
             }
-            if (!Ascii.isWhitespace(c)) {
-                valueEnd = i + 1;
-            }
+        }
+        int valueEnd = end;
+        while (valueEnd > valueStart && Ascii.isWhitespace(d[b + valueEnd - 1])) {
+            valueEnd--;
         }
         if (!record) {
             return;

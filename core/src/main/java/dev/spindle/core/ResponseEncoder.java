@@ -19,6 +19,14 @@ final class ResponseEncoder {
     private static final byte[] CRLF = bytes("\r\n");
     private static final byte[] COLON = bytes(": ");
     private static final int FIXED_HEADERS = 160;
+    /** {@code Content-Length: N\r\n} pre-encoded for the small bodies most responses have. */
+    private static final byte[][] CONTENT_LENGTH_LINES = new byte[1024][];
+
+    static {
+        for (int n = 0; n < CONTENT_LENGTH_LINES.length; n++) {
+            CONTENT_LENGTH_LINES[n] = bytes("Content-Length: " + n + "\r\n");
+        }
+    }
 
     private ResponseEncoder() {
     }
@@ -67,9 +75,13 @@ final class ResponseEncoder {
             contentType(out, r.contentType);
         }
         if (!noContent) {
-            out.put(CONTENT_LENGTH);
-            out.putDecimal(length);
-            out.put(CRLF);
+            if (length < CONTENT_LENGTH_LINES.length) {
+                out.put(CONTENT_LENGTH_LINES[(int) length]);
+            } else {
+                out.put(CONTENT_LENGTH);
+                out.putDecimal(length);
+                out.put(CRLF);
+            }
         }
         if (connection == CONNECTION_CLOSE) {
             out.put(CLOSE);
