@@ -1,0 +1,42 @@
+package dev.spindle.core.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Collection;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
+
+/**
+ * CI's check on the JMH benchmarks: they compile (the generator ran) and each runs one short
+ * iteration in this JVM, including its {@code @Setup} sanity checks. No timing is asserted;
+ * measurements are {@code scripts/jmh.sh}'s job.
+ */
+class BenchmarkSmokeTest {
+    @Test
+    void everyCoreBenchmarkRunsOneShortIteration() throws RunnerException {
+        Options options = new OptionsBuilder()
+                .include("^dev\\.spindle\\.core\\.bench\\.")
+                .forks(0)
+                .warmupIterations(0)
+                .measurementIterations(1)
+                .measurementTime(TimeValue.milliseconds(100))
+                .shouldFailOnError(true)
+                .verbosity(VerboseMode.SILENT)
+                .build();
+        Collection<RunResult> results = new Runner(options).run();
+        // parse 3 + route 2 + encode 1 + round trip 3 routes
+        assertThat(results).hasSize(9);
+        for (RunResult r : results) {
+            assertThat(r.getPrimaryResult().getScore())
+                    .as(r.getParams().getBenchmark() + " " + r.getParams().getParam("route"))
+                    .isPositive();
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package dev.spindle.core.bench;
+
+import dev.spindle.core.BenchAccess;
+import dev.spindle.core.BenchmarkApp;
+import dev.spindle.core.Router;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/** The router alone, over the benchmark app's routes: a static route and a path variable. */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+public class RouteBenchmark {
+    private BenchAccess.Routing plaintext;
+    private BenchAccess.Routing user;
+
+    @Setup
+    public void setup() {
+        Router routes = BenchmarkApp.routes();
+        plaintext = new BenchAccess.Routing(routes, Requests.wrkGet("/plaintext"));
+        user = new BenchAccess.Routing(routes, Requests.wrkGet("/users/12345"));
+        if (!"/plaintext".equals(plaintext.route()) || !"/users/{id}".equals(user.route())
+                || !"12345".equals(user.request().pathParam("id"))) {
+            throw new IllegalStateException("routing is broken");
+        }
+    }
+
+    /** {@code /plaintext}: the first route, a single literal segment. */
+    @Benchmark
+    public String staticRoute() {
+        return plaintext.route();
+    }
+
+    /** {@code /users/12345} against {@code /users/{id}}, after three static routes fail to match. */
+    @Benchmark
+    public String pathVariable() {
+        return user.route();
+    }
+}
