@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
+import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
@@ -137,8 +138,9 @@ public final class NettyServer implements HttpServer {
             shutdownNow();
             throw e instanceof IOException io ? io : new IOException("cannot bind " + config.host() + ":" + config.port() + ": " + e, e);
         }
-        log.info("NettyServer ({} transport, {} event loops, allocator {}) listening on {}", transport, config.workers(),
-                ByteBufAllocator.DEFAULT.getClass().getSimpleName(), serverChannel.localAddress());
+        log.info("NettyServer ({} transport, {} event loops, allocator {}, sun.misc.Unsafe {}) listening on {}", transport,
+                config.workers(), ByteBufAllocator.DEFAULT.getClass().getSimpleName(),
+                PlatformDependent.hasUnsafe() ? "used" : "not used", serverChannel.localAddress());
         return this;
     }
 
