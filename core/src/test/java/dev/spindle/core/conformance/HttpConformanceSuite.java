@@ -14,6 +14,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -50,6 +51,19 @@ public abstract class HttpConformanceSuite {
 
     protected ServerConfig config() {
         return ServerConfig.port(0).workers(2);
+    }
+
+    /** What a server knowingly answers instead for a bad-input case, and why. */
+    public record Deviation(int status, boolean closes, String reason) {
+    }
+
+    /**
+     * Bad-input cases, by their name in {@link #badRequests()}, where the server under test
+     * deviates from the contract (a reference implementation we do not control). Each one is
+     * still tested: the server must answer exactly as declared and keep serving.
+     */
+    protected Map<String, Deviation> knownDeviations() {
+        return Map.of();
     }
 
     @BeforeAll
@@ -303,13 +317,28 @@ public abstract class HttpConformanceSuite {
     @ParameterizedTest(name = "{0} -> {2}")
     @MethodSource("badRequests")
     void badInputGetsItsStatusAndACloseAndTheServerGoesOn(String name, String raw, int status) throws Exception {
+        Deviation deviation = knownDeviations().get(name);
+        String why = deviation == null ? name : name + " (known deviation: " + deviation.reason() + ")";
         try (RawConnection c = new RawConnection(port)) {
             RawResponse r = c.send(raw).read();
-            assertThat(r.status()).as(name).isEqualTo(status);
-            assertThat(r.closes()).as("Connection: close on %s", name).isTrue();
-            assertThat(c.closedByPeer()).as("closed after %s", name).isTrue();
+            assertThat(r.status()).as(why).isEqualTo(deviation == null ? status : deviation.status());
+            if (deviation == null || deviation.closes()) {
+                assertThat(c.closedByPeer()).as("closed after %s", why).isTrue();
+            } else {
+                assertThat(c.staysOpen(300)).as("connection kept after %s", why).isTrue();
+            }
+            if (deviation == null) {
+                assertThat(r.closes()).as("Connection: close on %s", why).isTrue();
+            }
         }
         assertThat(get("/plaintext").body()).isEqualTo("Hello, World!");
+    }
+
+    @Test
+    void knownDeviationsNameRealCases() {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        badRequests().forEach(a -> names.add((String) a.get()[0]));
+        assertThat(names).containsAll(knownDeviations().keySet());
     }
 
     @Test
