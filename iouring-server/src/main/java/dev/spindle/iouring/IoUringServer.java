@@ -1,5 +1,6 @@
 package dev.spindle.iouring;
 
+import dev.spindle.core.ConnectionLimit;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Launcher;
 import dev.spindle.core.Router;
@@ -15,7 +16,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +57,7 @@ public class IoUringServer implements HttpServer {
     private final Router router;
     private final Tuning tuning;
     private final ExecutorService blockingExecutor;
-    private final AtomicInteger connections = new AtomicInteger();
+    private final ConnectionLimit connections;
     private final ServerLifecycle lifecycle;
     private final List<RingWorker> workers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
@@ -72,6 +72,7 @@ public class IoUringServer implements HttpServer {
     IoUringServer(ServerConfig config, Router router, Tuning tuning) {
         this.name = getClass().getSimpleName();
         this.config = config;
+        this.connections = new ConnectionLimit(config.maxConnections());
         this.router = router;
         this.tuning = tuning;
         this.lifecycle = new ServerLifecycle(name);
@@ -176,22 +177,16 @@ public class IoUringServer implements HttpServer {
 
     /** Counts a new connection against {@link ServerConfig#maxConnections()}; false when full. */
     boolean tryAcquireConnection() {
-        int max = config.maxConnections();
-        for (int n = connections.get(); n < max; n = connections.get()) {
-            if (connections.compareAndSet(n, n + 1)) {
-                return true;
-            }
-        }
-        return false;
+        return connections.tryAcquire();
     }
 
     void releaseConnection() {
-        connections.decrementAndGet();
+        connections.release();
     }
 
     /** Connections being served (not counting rejected ones), for tests and monitoring. */
     int connectionCount() {
-        return connections.get();
+        return connections.count();
     }
 
     List<RingWorker> workers() {

@@ -1,5 +1,6 @@
 package dev.spindle.nio;
 
+import dev.spindle.core.ConnectionLimit;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,7 +53,7 @@ public class NioServer implements HttpServer {
     private final Router router;
     private final int busyPollSpins;
     private final int backlog;
-    private final AtomicInteger connections = new AtomicInteger();
+    private final ConnectionLimit connections;
     private final ServerLifecycle lifecycle;
     private final ExecutorService blockingExecutor;
     /** Set after {@link #drainDeadline}, so a loop that sees it also sees the deadline. */
@@ -67,6 +67,7 @@ public class NioServer implements HttpServer {
         this.name = name;
         this.topology = topology;
         this.config = config;
+        this.connections = new ConnectionLimit(config.maxConnections());
         this.router = router;
         this.lifecycle = new ServerLifecycle(name);
         this.busyPollSpins = Math.max(1, Integer.getInteger("spindle.busyPollSpins", DEFAULT_BUSY_POLL_SPINS));
@@ -175,22 +176,16 @@ public class NioServer implements HttpServer {
 
     /** Counts a new connection against {@link ServerConfig#maxConnections()}; false when full. */
     boolean tryAcquireConnection() {
-        int max = config.maxConnections();
-        for (int n = connections.get(); n < max; n = connections.get()) {
-            if (connections.compareAndSet(n, n + 1)) {
-                return true;
-            }
-        }
-        return false;
+        return connections.tryAcquire();
     }
 
     void releaseConnection() {
-        connections.decrementAndGet();
+        connections.release();
     }
 
     /** Open connections being served (not counting rejected ones lingering), for tests and monitoring. */
     int connectionCount() {
-        return connections.get();
+        return connections.count();
     }
 
     @Override
