@@ -20,8 +20,8 @@
 # CI does not run this: BenchmarkSmokeTest in each module runs every benchmark for one 100 ms
 # iteration in-process (no timing asserted).
 #
-# Defaults: 1 fork, 5 x 2 s warm-up (Netty's pipeline needs ~5 s of C2 time on 2 cores before it
-# is steady), 5 x 1 s measurement, throughput in ops/s, -prof gc; about 4 minutes in all. Forks get
+# Defaults: 1 fork (3 for the parser, whose JIT outcome varies by fork), 5 x 2 s warm-up (Netty's pipeline needs ~5 s of C2 time on 2 cores before it
+# is steady), 5 x 1 s measurement, throughput in ops/s, -prof gc; about 6 minutes in all. Forks get
 # the matrix's JVM flags (spindle_java_opts / SPINDLE_JVM_OPTS) plus what a tuned Netty deployment
 # sets (Unsafe allowed on JDK 25, leak detection off, no bounds/accessibility checks): those help
 # only the anchor.
@@ -79,13 +79,16 @@ CP="$MERGED:$ROOT/netty-server/target/test-classes:$ROOT/netty-server/target/cla
 CP+=":$ROOT/core/target/test-classes:$ROOT/core/target/classes:$(tr -d '\r\n' <"$CPFILE")"
 
 spindle_java_opts
-FORK_FLAGS=("${SPINDLE_JVM_FLAGS[@]}" --sun-misc-unsafe-memory-access=allow -Dio.netty.leakDetection.level=disabled
-  -Dio.netty.buffer.checkBounds=false -Dio.netty.buffer.checkAccessible=false
-  -Dlogback.statusListenerClass=ch.qos.logback.core.status.NopStatusListener)
+FORK_FLAGS=("${SPINDLE_JVM_FLAGS[@]}")
+for flag in --sun-misc-unsafe-memory-access=allow -Dio.netty.leakDetection.level=disabled \
+  -Dio.netty.buffer.checkBounds=false -Dio.netty.buffer.checkAccessible=false \
+  -Dlogback.statusListenerClass=ch.qos.logback.core.status.NopStatusListener; do
+  [[ " ${FORK_FLAGS[*]} " == *" ${flag%%=*}="* ]] || FORK_FLAGS+=("$flag")
+done
 if (( QUICK )); then
   RUN=(-f 1 -wi 1 -w 500ms -i 2 -r 500ms)
 else
-  RUN=(-f 1 -wi 5 -w 2s -i 5 -r 1s)
+  RUN=(-wi 5 -w 2s -i 5 -r 1s)  # forks from each class's @Fork: 1, and 3 for ParseBenchmark
 fi
 JMH_ARGS=("${RUN[@]}" -bm thrpt -tu s -prof gc "${PROFILERS[@]}" -rf json -rff "$JSON"
   -jvmArgs "${FORK_FLAGS[*]}" "${EXTRA[@]}" "${FILTERS[@]}")
@@ -97,7 +100,9 @@ java --sun-misc-unsafe-memory-access=allow -cp "$CP" org.openjdk.jmh.Main "${JMH
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [[ -n "$(git -C "$ROOT" status --porcelain -- core netty-server/pom.xml netty-server/src/test scripts/jmh.sh 2>/dev/null)" ]]; then
+if [[ -n "$(git -C "$ROOT" status --porcelain -- core/pom.xml core/src/main \
+  core/src/test/java/dev/spindle/core/bench core/src/test/java/dev/spindle/core/BenchAccess.java \
+  netty-server/pom.xml netty-server/src/test/java/dev/spindle/netty/bench scripts/jmh.sh 2>/dev/null)" ]]; then
   COMMIT+=" (with uncommitted changes to the benchmarked code)"
 fi
 export R_START="$START" R_COMMIT="$COMMIT" R_CMD="scripts/jmh.sh ${ORIG_ARGS[*]}" R_LOAD="$LOAD_BEFORE / $LOAD_AFTER"
@@ -142,7 +147,7 @@ for r in runs:
     sec = r.get("secondaryMetrics", {})
     alloc = sec.get("gc.alloc.rate.norm", {}).get("score")
     rows.append(dict(cls=cls, meth=meth, params=params, ops=pm["score"], err=pm["scoreError"],
-                     unit=pm["scoreUnit"], alloc=alloc, opi=r.get("measurementBatchSize", 1)))
+                     unit=pm["scoreUnit"], alloc=alloc, raw=pm.get("rawData", []), opi=r.get("measurementBatchSize", 1)))
 
 def find(cls, meth, **params):
     for x in rows:
@@ -197,6 +202,9 @@ if one and six:
     r = six["ops"] / one["ops"]
     lines.append(f"- parse cost flat with 16 pipelined: per-request throughput pipelined / single = **{r:.2f}** "
                  f"({fmt_ops(six['ops'])} vs {fmt_ops(one['ops'])} ops/s; >= 0.9 counts as flat) - {mark(r >= 0.9)}")
+    def forks(x):
+        return ", ".join(fmt_ops(sum(f) / len(f)) for f in x["raw"])
+    lines.append(f"  - per-fork means, single: {forks(one)}; pipelined: {forks(six)}")
 if len(lines) and lines[-1] == "":
     lines.append("(the filter left out the benchmarks the targets need)")
 

@@ -6,6 +6,7 @@ import dev.spindle.core.Router;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
@@ -14,6 +15,7 @@ import org.openjdk.jmh.annotations.State;
 
 /** The router alone, over the benchmark app's routes: a static route and a path variable. */
 @State(Scope.Thread)
+@Fork(1)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class RouteBenchmark {
