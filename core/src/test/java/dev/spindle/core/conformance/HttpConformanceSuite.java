@@ -378,6 +378,45 @@ public abstract class HttpConformanceSuite {
     }
 
     @Test
+    void randomGarbageOnManyConnectionsLeavesTheServerServing() throws Exception {
+        Random random = new Random(7);
+        for (int i = 0; i < 200; i++) {
+            byte[] garbage = new byte[1 + random.nextInt(512)];
+            random.nextBytes(garbage);
+            try (RawConnection c = new RawConnection(port)) {
+                if (i % 2 == 0) {
+                    c.socket().setSoLinger(true, 0);
+                }
+                c.send(garbage);
+            } catch (java.net.SocketException e) {
+                // the server may already have answered 400 and closed; that is fine
+            }
+        }
+        assertThat(get("/plaintext").body()).isEqualTo("Hello, World!");
+    }
+
+    @Test
+    void abruptResetsMidRequestAndMidResponseHurtNoOneElse() throws Exception {
+        for (int i = 0; i < 30; i++) {
+            try (RawConnection c = new RawConnection(port)) {
+                c.socket().setSoLinger(true, 0);
+                c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\npartial");
+            }
+        }
+        byte[] body = new byte[1 << 20];
+        for (int i = 0; i < 10; i++) {
+            try (RawConnection c = new RawConnection(port)) {
+                c.socket().setSoLinger(true, 0);
+                c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n");
+                c.send(body);
+                c.socket().getInputStream().read(new byte[100]);
+            }
+        }
+        assertThat(get("/plaintext").body()).isEqualTo("Hello, World!");
+        assertThat(get("/users/9").body()).isEqualTo("{\"id\":\"9\"}");
+    }
+
+    @Test
     void closeLetsAnInFlightRequestFinishAndThenRefusesConnections() throws Exception {
         HttpServer own = newServer(config(), BenchmarkApp.routes()).start();
         int ownPort = own.port();
