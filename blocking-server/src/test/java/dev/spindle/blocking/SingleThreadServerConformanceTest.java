@@ -15,4 +15,9 @@ class SingleThreadServerConformanceTest extends HttpConformanceSuite {
     protected boolean keepsConnectionsOpen() {
         return false;
     }
+
+    @Override
+    protected boolean servesOthersWhileClientsStall() {
+        return false;
+    }
 }

@@ -10,4 +10,9 @@ class ThreadPoolServerConformanceTest extends HttpConformanceSuite {
     protected HttpServer newServer(ServerConfig config, Router router) {
         return new ThreadPoolServer(config, router);
     }
+
+    @Override
+    protected boolean servesOthersWhileClientsStall() {
+        return false;
+    }
 }

@@ -49,6 +49,15 @@ public abstract class HttpConformanceSuite {
         return true;
     }
 
+    /**
+     * Whether the server serves other clients while some hold connections without finishing a
+     * request. The iterative single-thread server and a small thread pool cannot by design: one
+     * slow client holds a thread until a timeout. They are exempt from the slow-client tests.
+     */
+    protected boolean servesOthersWhileClientsStall() {
+        return true;
+    }
+
     protected ServerConfig config() {
         return ServerConfig.port(0).workers(2);
     }
@@ -414,6 +423,35 @@ public abstract class HttpConformanceSuite {
         }
         assertThat(get("/plaintext").body()).isEqualTo("Hello, World!");
         assertThat(get("/users/9").body()).isEqualTo("{\"id\":\"9\"}");
+    }
+
+    @Test
+    void idleAndTricklingConnectionsDoNotStarveALegitimateClient() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(servesOthersWhileClientsStall(),
+                "this I/O model gives each connection a thread of a bounded set: a stalled client holds one until its timeout");
+        java.util.List<RawConnection> held = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 1500; i++) {
+                held.add(new RawConnection(port));
+            }
+            for (int i = 0; i < 300; i++) {
+                RawConnection c = new RawConnection(port);
+                held.add(c);
+                c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+            }
+            for (int round = 0; round < 3; round++) {
+                for (int i = 1500; i < held.size(); i += 10) {
+                    held.get(i).send("a");
+                }
+                HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/users/" + round))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(response.body()).isEqualTo("{\"id\":\"" + round + "\"}");
+            }
+        } finally {
+            for (RawConnection c : held) {
+                c.close();
+            }
+        }
     }
 
     @Test
