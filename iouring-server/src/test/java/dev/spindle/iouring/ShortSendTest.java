@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.spindle.core.BenchmarkApp;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection;
+import dev.spindle.core.conformance.SlowReader;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -82,10 +83,10 @@ class ShortSendTest {
                     failure.compareAndSet(null, t);
                 }
             });
-            assertThat(readEcho(in, true)).isEqualTo(body);
+            assertThat(SlowReader.readOk(in, BODY, true)).isEqualTo(body);
             other.join(30_000);
             for (int i = 1; i < PIPELINED; i++) {
-                assertThat(Arrays.equals(readEcho(in, false), body)).as("response %d", i).isTrue();
+                assertThat(Arrays.equals(SlowReader.readOk(in, BODY, false), body)).as("response %d", i).isTrue();
             }
             writer.join(30_000);
             assertThat(failure.get()).isNull();
@@ -102,43 +103,5 @@ class ShortSendTest {
                 assertThat(r.bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
             }
         }
-    }
-
-    /** One 200 response with a Content-Length body; {@code slowly}: 64 KiB at a time with pauses. */
-    private static byte[] readEcho(InputStream in, boolean slowly) throws IOException, InterruptedException {
-        String status = line(in);
-        assertThat(status).startsWith("HTTP/1.1 200 ");
-        int length = -1;
-        for (String line = line(in); !line.isEmpty(); line = line(in)) {
-            if (line.regionMatches(true, 0, "content-length:", 0, 15)) {
-                length = Integer.parseInt(line.substring(15).trim());
-            }
-        }
-        assertThat(length).isEqualTo(BODY);
-        byte[] data = new byte[length];
-        for (int off = 0; off < length; ) {
-            int n = in.readNBytes(data, off, Math.min(64 * 1024, length - off));
-            if (n == 0) {
-                throw new IOException("connection closed inside a body");
-            }
-            off += n;
-            if (slowly) {
-                Thread.sleep(10);
-            }
-        }
-        return data;
-    }
-
-    private static String line(InputStream in) throws IOException {
-        StringBuilder sb = new StringBuilder();
-        for (int c = in.read(); c != '\n'; c = in.read()) {
-            if (c < 0) {
-                throw new IOException("connection closed inside a header");
-            }
-            if (c != '\r') {
-                sb.append((char) c);
-            }
-        }
-        return sb.toString();
     }
 }
