@@ -4,15 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.core.BenchmarkApp;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawConnection;
-import dev.spindle.core.conformance.SlowReader;
+import dev.spindle.core.conformance.SlowClient;
 import java.io.BufferedInputStream;
-import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,33 +38,19 @@ class ShortSendTest {
     void slowReaderGetsShortSendsResumedWhileOthersAreServed() throws Exception {
         byte[] body = new byte[BODY];
         new Random(7).nextBytes(body);
-        byte[] head = ("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: "
-                + BODY + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
-        long total = (long) PIPELINED * (head.length + BODY);
 
         try (IoUringServer server = (IoUringServer) new IoUringServer(ServerConfig.port(0).workers(1), BenchmarkApp.routes()).start();
                 Socket slow = new Socket()) {
             slow.setReceiveBufferSize(64 * 1024);
             slow.connect(new InetSocketAddress("127.0.0.1", server.port()), 5000);
             slow.setSoTimeout(30_000);
-            AtomicLong sent = new AtomicLong();
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread writer = Thread.ofVirtual().start(() -> {
-                try {
-                    OutputStream out = slow.getOutputStream();
-                    for (int i = 0; i < PIPELINED; i++) {
-                        out.write(head);
-                        for (int off = 0; off < BODY; off += 64 * 1024) {
-                            out.write(body, off, 64 * 1024);
-                            sent.addAndGet(64 * 1024);
-                        }
-                    }
-                } catch (Throwable t) {
-                    failure.set(t);
-                }
-            });
+            SlowClient.EchoFlood flood = SlowClient.startEchoFlood(slow, body, PIPELINED);
+            AtomicLong sent = flood.bodyBytesSent();
+            AtomicReference<Throwable> failure = flood.failure();
+            Thread writer = flood.writer();
+            long total = flood.totalBytes();
 
-            servedPromptly(server.port(), 20);
+            SlowClient.servedPromptly(server.port(), 20);
             Thread.sleep(1500);
             assertThat(sent.get()).as("bytes the slow client could push while not reading").isLessThan(total);
             assertThat(writer.isAlive()).isTrue();
@@ -78,30 +60,20 @@ class ShortSendTest {
             InputStream in = new BufferedInputStream(slow.getInputStream(), 64 * 1024);
             Thread other = Thread.ofVirtual().start(() -> {
                 try {
-                    servedPromptly(server.port(), 10);
+                    SlowClient.servedPromptly(server.port(), 10);
                 } catch (Throwable t) {
                     failure.compareAndSet(null, t);
                 }
             });
-            assertThat(SlowReader.readOk(in, BODY, true)).isEqualTo(body);
+            assertThat(SlowClient.readOk(in, BODY, true)).isEqualTo(body);
             other.join(30_000);
             for (int i = 1; i < PIPELINED; i++) {
-                assertThat(Arrays.equals(SlowReader.readOk(in, BODY, false), body)).as("response %d", i).isTrue();
+                assertThat(Arrays.equals(SlowClient.readOk(in, BODY, false), body)).as("response %d", i).isTrue();
             }
             writer.join(30_000);
             assertThat(failure.get()).isNull();
             assertThat(sent.get()).isEqualTo((long) PIPELINED * BODY);
             assertThat(ring.shortSends).as("sends the socket took only part of").isPositive();
-        }
-    }
-
-    private static void servedPromptly(int port, int count) throws IOException {
-        try (RawConnection c = new RawConnection(port)) {
-            for (int i = 0; i < count; i++) {
-                RawConnection.RawResponse r = c.send("GET /users/" + i + " HTTP/1.1\r\nHost: x\r\n\r\n").read();
-                assertThat(r.status()).isEqualTo(200);
-                assertThat(r.bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
-            }
         }
     }
 }
