@@ -1,5 +1,9 @@
 package dev.spindle.core;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+
 /** Byte-level ASCII helpers for the parser, so common tokens never go through String. */
 final class Ascii {
     private static final boolean[] TCHAR = new boolean[256];
@@ -25,9 +29,9 @@ final class Ascii {
     }
 
     /** {@code lowerName} must be lowercase ASCII; {@code data} may be any case. */
-    static boolean equalsIgnoreCase(byte[] data, int at, byte[] lowerName) {
+    static boolean equalsIgnoreCase(MemorySegment data, long at, byte[] lowerName) {
         for (int i = 0; i < lowerName.length; i++) {
-            int c = data[at + i];
+            int c = data.get(ValueLayout.JAVA_BYTE, at + i);
             if (c >= 'A' && c <= 'Z') {
                 c += 32;
             }
@@ -38,9 +42,9 @@ final class Ascii {
         return true;
     }
 
-    static boolean equalsIgnoreCase(byte[] data, int at, String name) {
+    static boolean equalsIgnoreCase(MemorySegment data, long at, String name) {
         for (int i = 0; i < name.length(); i++) {
-            int a = data[at + i];
+            int a = data.get(ValueLayout.JAVA_BYTE, at + i);
             int b = name.charAt(i);
             if (a >= 'A' && a <= 'Z') a += 32;
             if (b >= 'A' && b <= 'Z') b += 32;
@@ -49,6 +53,30 @@ final class Ascii {
             }
         }
         return true;
+    }
+
+    static boolean equals(MemorySegment data, long at, byte[] expected) {
+        for (int i = 0; i < expected.length; i++) {
+            if (data.get(ValueLayout.JAVA_BYTE, at + i) != expected[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@code data[from, from + length)} as a Latin-1 string; {@code array} is the whole array
+     * behind a heap {@code data} (read without a copy), or null for native memory.
+     */
+    static String latin1(MemorySegment data, byte[] array, long from, int length) {
+        byte[] source = array != null ? array : bytes(data, from, length);
+        return new String(source, array != null ? (int) from : 0, length, StandardCharsets.ISO_8859_1);
+    }
+
+    static byte[] bytes(MemorySegment data, long from, int length) {
+        byte[] copy = new byte[length];
+        MemorySegment.copy(data, ValueLayout.JAVA_BYTE, from, copy, 0, length);
+        return copy;
     }
 
     static boolean isWhitespace(byte b) {

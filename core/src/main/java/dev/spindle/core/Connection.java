@@ -1,5 +1,6 @@
 package dev.spindle.core;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -40,6 +41,8 @@ public final class Connection {
     private boolean inputEnded;
     private boolean continueSent;
     private Offloaded offloaded;
+    private Object lentKey;
+    private MemorySegment lentMemory;
 
     /** A connection whose blocking handlers run inline, for thread-per-connection strategies. */
     public Connection(Router router, ServerConfig config) {
@@ -65,14 +68,66 @@ public final class Connection {
         return ResponseEncoder.standalone(status, message);
     }
 
-    /** Consumes all of {@code src} and processes every complete request in it. */
+    /**
+     * Consumes all of {@code src} and processes every complete request in it. When nothing is
+     * buffered, a writable heap or direct buffer is parsed in place and only the bytes of an
+     * unfinished request are copied. Its bytes may be rewritten (chunked bodies are decoded in
+     * place), and nothing refers to them once this returns, so the caller may reuse it at once.
+     */
     public void received(ByteBuffer src) {
-        if (closing) {
+        int length = src.remaining();
+        if (closing || length == 0) {
             src.position(src.limit());
             return;
         }
-        in.append(src);
-        process();
+        MemorySegment memory = in.available() == 0 ? lendable(src) : null;
+        if (memory == null) {
+            in.append(src);
+            process();
+            return;
+        }
+        long offset = (src.hasArray() ? src.arrayOffset() : 0) + src.position();
+        src.position(src.limit());
+        receivedInPlace(memory, src.hasArray() ? src.array() : null, offset, length);
+    }
+
+    /**
+     * Like {@link #received(ByteBuffer)} for {@code memory[offset, offset + length)}, such as a
+     * buffer the kernel filled (io_uring's provided buffers): parsed where it lies, and no longer
+     * referred to once this returns.
+     */
+    public void received(MemorySegment memory, long offset, int length) {
+        if (closing || length == 0) {
+            return;
+        }
+        if (in.available() > 0 || memory.isReadOnly()) {
+            in.append(memory.asSlice(offset, length).asByteBuffer());
+            process();
+            return;
+        }
+        receivedInPlace(memory, null, offset, length);
+    }
+
+    private void receivedInPlace(MemorySegment memory, byte[] array, long offset, int length) {
+        in.lend(memory, array, offset, length);
+        try {
+            process();
+        } finally {
+            in.keepTail();
+        }
+    }
+
+    /** The memory behind {@code src}, cached because strategies read into the same buffer again and again. */
+    private MemorySegment lendable(ByteBuffer src) {
+        if (src.isReadOnly()) {
+            return null;
+        }
+        Object key = src.hasArray() ? src.array() : src;
+        if (key != lentKey) {
+            lentMemory = src.hasArray() ? MemorySegment.ofArray(src.array()) : MemorySegment.ofBuffer(src.duplicate().clear());
+            lentKey = key;
+        }
+        return lentMemory;
     }
 
     /** The peer closed its sending side: answer what is complete, then close. */

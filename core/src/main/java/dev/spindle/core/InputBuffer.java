@@ -1,22 +1,73 @@
 package dev.spindle.core;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 
 /**
- * Bytes received but not yet consumed. {@code start} is where the request being parsed begins,
- * so the parser keeps offsets relative to it and compaction never invalidates them.
+ * Bytes received but not yet consumed, as a window {@code [start, end)} over {@link #memory}.
+ * {@code start} is where the request being parsed begins, so the parser keeps offsets relative
+ * to it and neither compaction nor a change of memory invalidates them.
+ *
+ * <p>The window is either this buffer's own heap array or memory the caller lent for one call
+ * ({@link #lend}): requests are then parsed where the bytes arrived, and {@link #keepTail} copies
+ * only what is left unconsumed, so nothing refers to the caller's memory afterwards.
  */
 final class InputBuffer {
-    byte[] data;
+    MemorySegment memory;
+    /** The array behind {@link #memory}, or null when it is native: Strings are made from it without a copy. */
+    byte[] array;
     int start;
     int end;
+    private byte[] own;
+    private MemorySegment ownMemory;
 
     InputBuffer(int initialCapacity) {
-        data = new byte[Math.max(256, initialCapacity)];
+        own = new byte[Math.max(256, initialCapacity)];
+        ownMemory = MemorySegment.ofArray(own);
+        memory = ownMemory;
+        array = own;
     }
 
     int available() {
         return end - start;
+    }
+
+    boolean isLent() {
+        return memory != ownMemory;
+    }
+
+    /** Parses from {@code src[offset, offset + length)} in place; only when nothing is buffered. */
+    void lend(MemorySegment src, byte[] srcArray, long offset, int length) {
+        assert available() == 0 : "lending while bytes are buffered";
+        if (offset + length > Integer.MAX_VALUE) {
+            src = src.asSlice(offset, length);
+            srcArray = null;
+            offset = 0;
+        }
+        memory = src;
+        array = srcArray;
+        start = (int) offset;
+        end = start + length;
+    }
+
+    /** Ends a {@link #lend}: copies the unconsumed bytes, if any, into this buffer's own memory. */
+    void keepTail() {
+        if (!isLent()) {
+            return;
+        }
+        MemorySegment lent = memory;
+        int from = start;
+        int live = end - from;
+        memory = ownMemory;
+        array = own;
+        start = 0;
+        end = 0;
+        if (live > 0) {
+            ensureRoom(live);
+            MemorySegment.copy(lent, ValueLayout.JAVA_BYTE, from, own, 0, live);
+            end = live;
+        }
     }
 
     void append(ByteBuffer src) {
@@ -24,26 +75,31 @@ final class InputBuffer {
         if (n == 0) {
             return;
         }
+        keepTail();
         if (start == end) {
             start = 0;
             end = 0;
         }
-        if (data.length - end < n) {
-            makeRoom(n);
-        }
-        src.get(data, end, n);
+        ensureRoom(n);
+        src.get(own, end, n);
         end += n;
     }
 
-    private void makeRoom(int n) {
+    private void ensureRoom(int n) {
+        if (own.length - end >= n) {
+            return;
+        }
         int live = end - start;
-        if (live + n <= data.length && start > 0) {
-            System.arraycopy(data, start, data, 0, live);
+        if (live + n <= own.length && start > 0) {
+            System.arraycopy(own, start, own, 0, live);
         } else {
-            long wanted = Math.max((long) data.length * 2, (long) live + n);
+            long wanted = Math.max((long) own.length * 2, (long) live + n);
             byte[] bigger = new byte[(int) Math.min(wanted, Integer.MAX_VALUE - 16)];
-            System.arraycopy(data, start, bigger, 0, live);
-            data = bigger;
+            System.arraycopy(own, start, bigger, 0, live);
+            own = bigger;
+            ownMemory = MemorySegment.ofArray(own);
+            memory = ownMemory;
+            array = own;
         }
         start = 0;
         end = live;
@@ -51,7 +107,7 @@ final class InputBuffer {
 
     void consume(int n) {
         start += n;
-        if (start == end) {
+        if (start == end && !isLent()) {
             start = 0;
             end = 0;
         }

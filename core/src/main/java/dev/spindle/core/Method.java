@@ -1,5 +1,6 @@
 package dev.spindle.core;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 
 /** Request methods the router knows by name; anything else parses as {@link #OTHER}. */
@@ -10,11 +11,11 @@ public enum Method {
     private final byte[] token = name().getBytes(StandardCharsets.US_ASCII);
 
     /** Matches the method token in {@code data[start, end)} without creating a String. */
-    static Method of(byte[] data, int start, int end) {
-        int len = end - start;
+    static Method of(MemorySegment data, long start, long end) {
+        long len = end - start;
         for (Method m : KNOWN) {
             byte[] t = m.token;
-            if (t.length == len && java.util.Arrays.equals(t, 0, len, data, start, end)) {
+            if (t.length == len && Ascii.equals(data, start, t)) {
                 return m;
             }
         }

@@ -1,5 +1,7 @@
 package dev.spindle.core;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 
 /** Percent-decoding of path variables and query parameters, as UTF-8. */
@@ -7,22 +9,22 @@ final class PercentDecoder {
     private PercentDecoder() {
     }
 
-    static String decode(byte[] data, int from, int to, boolean plusIsSpace) {
-        int i = from;
-        while (i < to && data[i] != '%' && !(plusIsSpace && data[i] == '+')) {
+    static String decode(MemorySegment data, byte[] array, long from, long to, boolean plusIsSpace) {
+        long i = from;
+        while (i < to && !escaped(at(data, i), plusIsSpace)) {
             i++;
         }
         if (i == to) {
-            return new String(data, from, to - from, StandardCharsets.ISO_8859_1);
+            return Ascii.latin1(data, array, from, (int) (to - from));
         }
-        byte[] out = new byte[to - from];
-        int n = i - from;
-        System.arraycopy(data, from, out, 0, n);
+        byte[] out = new byte[(int) (to - from)];
+        int n = (int) (i - from);
+        MemorySegment.copy(data, ValueLayout.JAVA_BYTE, from, out, 0, n);
         while (i < to) {
-            byte b = data[i];
+            byte b = at(data, i);
             if (b == '%') {
-                int hi = i + 2 < to ? Ascii.hexValue(data[i + 1]) : -1;
-                int lo = hi >= 0 ? Ascii.hexValue(data[i + 2]) : -1;
+                int hi = i + 2 < to ? Ascii.hexValue(at(data, i + 1)) : -1;
+                int lo = hi >= 0 ? Ascii.hexValue(at(data, i + 2)) : -1;
                 if (lo < 0) {
                     throw new HttpException(400, "malformed percent-encoding in request target");
                 }
@@ -37,25 +39,28 @@ final class PercentDecoder {
     }
 
     /** Whether {@code data[from, to)}, once decoded, equals {@code name}; allocates only when it must. */
-    static boolean equalsDecoded(byte[] data, int from, int to, String name) {
-        boolean plain = true;
-        for (int i = from; i < to; i++) {
-            if (data[i] == '%' || data[i] == '+') {
-                plain = false;
-                break;
+    static boolean equalsDecoded(MemorySegment data, byte[] array, long from, long to, String name) {
+        for (long i = from; i < to; i++) {
+            if (escaped(at(data, i), true)) {
+                return decode(data, array, from, to, true).equals(name);
             }
         }
-        if (plain) {
-            if (to - from != name.length()) {
+        if (to - from != name.length()) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            if ((at(data, from + i) & 0xFF) != name.charAt(i)) {
                 return false;
             }
-            for (int i = 0; i < name.length(); i++) {
-                if ((data[from + i] & 0xFF) != name.charAt(i)) {
-                    return false;
-                }
-            }
-            return true;
         }
-        return decode(data, from, to, true).equals(name);
+        return true;
+    }
+
+    private static boolean escaped(byte b, boolean plusIsSpace) {
+        return b == '%' || plusIsSpace && b == '+';
+    }
+
+    private static byte at(MemorySegment data, long i) {
+        return data.get(ValueLayout.JAVA_BYTE, i);
     }
 }

@@ -1,19 +1,23 @@
 package dev.spindle.core;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * A parsed request. Fields are offsets into the connection's receive buffer and are decoded
- * only when asked for. A handler must not keep the request after it returns; a blocking
+ * A parsed request. Fields are offsets into the memory the request was parsed in (the
+ * connection's buffer, or the strategy's receive buffer) and are decoded only when asked for. A handler must not keep the request after it returns; a blocking
  * handler receives a detached copy, which it may keep.
  */
 public final class Request {
     static final int HTTP_1_0 = 10;
     static final int HTTP_1_1 = 11;
 
-    byte[] data;
+    MemorySegment data;
+    /** The array behind {@link #data}, or null when it is native. */
+    byte[] array;
     int base;
     Method method;
     int methodEnd;
@@ -40,6 +44,7 @@ public final class Request {
 
     void reset() {
         data = null;
+        array = null;
         method = null;
         queryStart = -1;
         headerCount = 0;
@@ -82,7 +87,7 @@ public final class Request {
         Request r = new Request();
         int at = put(d, 0, method);
         r.methodEnd = at;
-        r.method = Method.of(d, 0, at);
+        r.method = Method.of(MemorySegment.ofArray(d), 0, at);
         r.targetStart = at;
         at = put(d, at, target);
         r.targetEnd = at;
@@ -107,7 +112,8 @@ public final class Request {
         r.bodyEnd = at + bodyLength;
         r.contentLength = bodyLength;
         r.version = http10 ? HTTP_1_0 : HTTP_1_1;
-        r.data = d;
+        r.data = MemorySegment.ofArray(d);
+        r.array = d;
         return r;
     }
 
@@ -122,7 +128,8 @@ public final class Request {
     Request detach() {
         Request copy = new Request();
         int end = Math.max(bodyEnd, Math.max(targetEnd, lastHeaderEnd()));
-        copy.data = Arrays.copyOfRange(data, base, base + end);
+        copy.array = Ascii.bytes(data, base, end);
+        copy.data = MemorySegment.ofArray(copy.array);
         copy.base = 0;
         copy.method = method;
         copy.methodEnd = methodEnd;
@@ -200,8 +207,8 @@ public final class Request {
         while (i <= end) {
             int pairEnd = indexOf((byte) '&', i, end);
             int eq = indexOf((byte) '=', i, pairEnd);
-            if (PercentDecoder.equalsDecoded(data, base + i, base + eq, name)) {
-                return eq == pairEnd ? "" : PercentDecoder.decode(data, base + eq + 1, base + pairEnd, true);
+            if (PercentDecoder.equalsDecoded(data, array, base + i, base + eq, name)) {
+                return eq == pairEnd ? "" : PercentDecoder.decode(data, array, base + eq + 1, base + pairEnd, true);
             }
             i = pairEnd + 1;
         }
@@ -217,7 +224,7 @@ public final class Request {
         if (index < 0) {
             return null;
         }
-        return PercentDecoder.decode(data, base + params[index * 2], base + params[index * 2 + 1], false);
+        return PercentDecoder.decode(data, array, base + params[index * 2], base + params[index * 2 + 1], false);
     }
 
     /** The first value of a header, matched case-insensitively, or null. */
@@ -235,8 +242,7 @@ public final class Request {
     }
 
     public String headerValue(int i) {
-        return new String(data, base + headers[i * 4 + 2], headers[i * 4 + 3] - headers[i * 4 + 2],
-                StandardCharsets.ISO_8859_1);
+        return ascii(headers[i * 4 + 2], headers[i * 4 + 3]);
     }
 
     private int headerIndex(String name) {
@@ -254,27 +260,22 @@ public final class Request {
         return bodyEnd - bodyStart;
     }
 
-    /** The body as a read-only view; valid until the handler returns. */
+    /** The body as a read-only view; valid until the handler returns (it may be the strategy's buffer). */
     public ByteBuffer body() {
-        return ByteBuffer.wrap(data, base + bodyStart, bodyEnd - bodyStart).slice().asReadOnlyBuffer();
+        return data.asSlice(base + bodyStart, bodyEnd - bodyStart).asByteBuffer().asReadOnlyBuffer();
     }
 
     public byte[] bodyBytes() {
-        return Arrays.copyOfRange(data, base + bodyStart, base + bodyEnd);
+        return Ascii.bytes(data, base + bodyStart, bodyEnd - bodyStart);
     }
 
     public String bodyText() {
-        return new String(data, base + bodyStart, bodyEnd - bodyStart, StandardCharsets.UTF_8);
-    }
-
-    /** Copies the body into {@code out}, for encoders that write it straight into their buffer. */
-    void copyBody(byte[] out, int at) {
-        System.arraycopy(data, base + bodyStart, out, at, bodyEnd - bodyStart);
+        return new String(bodyBytes(), StandardCharsets.UTF_8);
     }
 
     private int indexOf(byte b, int from, int to) {
         for (int i = from; i < to; i++) {
-            if (data[base + i] == b) {
+            if (data.get(ValueLayout.JAVA_BYTE, base + i) == b) {
                 return i;
             }
         }
@@ -282,7 +283,7 @@ public final class Request {
     }
 
     private String ascii(int from, int to) {
-        return new String(data, base + from, to - from, StandardCharsets.ISO_8859_1);
+        return Ascii.latin1(data, array, base + from, to - from);
     }
 
     @Override

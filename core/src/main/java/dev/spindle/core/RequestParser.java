@@ -1,7 +1,7 @@
 package dev.spindle.core;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
@@ -42,7 +42,8 @@ final class RequestParser {
     private static final byte[] CONTINUE = "100-continue".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HTTP_SLASH = "HTTP/".getBytes(StandardCharsets.US_ASCII);
     private static final int MAX_CHUNK_LINE = 4096;
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
+    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final long LF_WORD = 0x0A0A0A0A0A0A0A0AL;
     private static final int MAX_LEADING_EMPTY_LINES = 8;
 
@@ -94,7 +95,7 @@ final class RequestParser {
      * request (offsets relative to {@code in.start}) and {@link #consumed()} tells its length.
      */
     int parse(InputBuffer in, Request req) {
-        byte[] d = in.data;
+        MemorySegment d = in.memory;
         int b = in.start;
         int avail = in.end - in.start;
         while (true) {
@@ -104,14 +105,14 @@ final class RequestParser {
                     if (lf < 0) {
                         return NEED_MORE;
                     }
-                    if (lf == lineStart || lf == lineStart + 1 && d[b + lineStart] == '\r') {
+                    if (lf == lineStart || lf == lineStart + 1 && d.get(BYTE, b + lineStart) == '\r') {
                         requireCr(d, b, lf);
                         if (++emptyLines > MAX_LEADING_EMPTY_LINES) {
                             throw new HttpException(400, "too many empty lines before the request line");
                         }
                         in.consume(lf + 1);
                         b = in.start;
-                        d = in.data;
+                        d = in.memory;
                         avail = in.end - in.start;
                         pos = 0;
                         lineStart = 0;
@@ -179,7 +180,7 @@ final class RequestParser {
                     if (n == 0) {
                         return NEED_MORE;
                     }
-                    System.arraycopy(d, b + pos, d, b + req.bodyEnd, n);
+                    MemorySegment.copy(d, b + pos, d, b + req.bodyEnd, n);
                     req.bodyEnd += n;
                     pos += n;
                     chunkRemaining -= n;
@@ -191,7 +192,7 @@ final class RequestParser {
                     if (avail - pos < 2) {
                         return NEED_MORE;
                     }
-                    if (d[b + pos] != '\r' || d[b + pos + 1] != '\n') {
+                    if (d.get(BYTE, b + pos) != '\r' || d.get(BYTE, b + pos + 1) != '\n') {
                         throw new HttpException(400, "chunk data not followed by CRLF");
                     }
                     pos += 2;
@@ -225,7 +226,8 @@ final class RequestParser {
     private int lastConsumed;
 
     private int complete(InputBuffer in, Request req) {
-        req.data = in.data;
+        req.data = in.memory;
+        req.array = in.array;
         req.base = in.start;
         lastConsumed = pos;
         state = State.REQUEST_LINE;
@@ -239,19 +241,19 @@ final class RequestParser {
      * Finds the next LF from {@link #pos}, remembering how far it looked. Fails with
      * {@code status} once the line from {@link #lineStart} exceeds {@code maxLine} bytes.
      */
-    private int findLf(byte[] d, int b, int avail, int maxLine, int status, String message) {
+    private int findLf(MemorySegment d, int b, int avail, int maxLine, int status, String message) {
         int limit = Math.min(avail, lineStart + maxLine);
         int i = pos;
         // Eight bytes at a time (SWAR): the lowest byte of the word that equals LF is exact.
         for (; i + Long.BYTES <= limit; i += Long.BYTES) {
-            long x = (long) LONGS.get(d, b + i) ^ LF_WORD;
+            long x = d.get(LONG_LE, b + i) ^ LF_WORD;
             long found = (x - 0x0101010101010101L) & ~x & 0x8080808080808080L;
             if (found != 0) {
                 return i + (Long.numberOfTrailingZeros(found) >>> 3);
             }
         }
         for (; i < limit; i++) {
-            if (d[b + i] == '\n') {
+            if (d.get(BYTE, b + i) == '\n') {
                 return i;
             }
         }
@@ -262,27 +264,27 @@ final class RequestParser {
         return -1;
     }
 
-    private void requireCr(byte[] d, int b, int lf) {
-        if (lf == lineStart || d[b + lf - 1] != '\r') {
+    private void requireCr(MemorySegment d, int b, int lf) {
+        if (lf == lineStart || d.get(BYTE, b + lf - 1) != '\r') {
             throw new HttpException(400, "line not terminated by CRLF");
         }
     }
 
-    private void requestLine(byte[] d, int b, int lf, Request req) {
+    private void requestLine(MemorySegment d, int b, int lf, Request req) {
         int end = lf - 1;
         int i = lineStart;
-        while (i < end && Ascii.isTchar(d[b + i])) {
+        while (i < end && Ascii.isTchar(d.get(BYTE, b + i))) {
             i++;
         }
-        if (i == lineStart || i == end || d[b + i] != ' ') {
+        if (i == lineStart || i == end || d.get(BYTE, b + i) != ' ') {
             throw new HttpException(400, "malformed method in request line");
         }
         req.method = Method.of(d, b + lineStart, b + i);
         req.methodEnd = i;
         int ts = ++i;
         int queryStart = -1;
-        while (i < end && d[b + i] != ' ') {
-            byte c = d[b + i];
+        while (i < end && d.get(BYTE, b + i) != ' ') {
+            byte c = d.get(BYTE, b + i);
             if (c < 0x21 || c > 0x7E || c == '#') {
                 throw new HttpException(400, "invalid character in request target");
             }
@@ -300,39 +302,39 @@ final class RequestParser {
         int pathEnd = queryStart < 0 ? i : queryStart - 1;
         req.pathStart = ts;
         req.pathEnd = pathEnd;
-        if (d[b + ts] != '/') {
+        if (d.get(BYTE, b + ts) != '/') {
             originOf(d, b, req, pathEnd);
         }
         version(d, b, i + 1, end, req);
     }
 
     /** Accepts absolute-form ({@code http://host/path}) and {@code *}; path offsets point at the path part. */
-    private static void originOf(byte[] d, int b, Request req, int pathEnd) {
+    private static void originOf(MemorySegment d, int b, Request req, int pathEnd) {
         int ts = req.targetStart;
-        if (pathEnd - ts == 1 && d[b + ts] == '*') {
+        if (pathEnd - ts == 1 && d.get(BYTE, b + ts) == '*') {
             return;
         }
         int schemeEnd = ts;
-        while (schemeEnd < pathEnd && d[b + schemeEnd] != ':') {
+        while (schemeEnd < pathEnd && d.get(BYTE, b + schemeEnd) != ':') {
             schemeEnd++;
         }
-        if (schemeEnd + 2 >= pathEnd || d[b + schemeEnd + 1] != '/' || d[b + schemeEnd + 2] != '/') {
+        if (schemeEnd + 2 >= pathEnd || d.get(BYTE, b + schemeEnd + 1) != '/' || d.get(BYTE, b + schemeEnd + 2) != '/') {
             throw new HttpException(400, "request target is neither origin-form nor absolute-form");
         }
         int p = schemeEnd + 3;
-        while (p < pathEnd && d[b + p] != '/') {
+        while (p < pathEnd && d.get(BYTE, b + p) != '/') {
             p++;
         }
         req.pathStart = p;
     }
 
-    private static void version(byte[] d, int b, int start, int end, Request req) {
-        if (end - start != 8 || !java.util.Arrays.equals(d, b + start, b + start + 5, HTTP_SLASH, 0, 5)
-                || d[b + start + 6] != '.') {
+    private static void version(MemorySegment d, int b, int start, int end, Request req) {
+        if (end - start != 8 || !Ascii.equals(d, b + start, HTTP_SLASH)
+                || d.get(BYTE, b + start + 6) != '.') {
             throw new HttpException(400, "malformed HTTP version");
         }
-        int major = d[b + start + 5] - '0';
-        int minor = d[b + start + 7] - '0';
+        int major = d.get(BYTE, b + start + 5) - '0';
+        int minor = d.get(BYTE, b + start + 7) - '0';
         if (major < 0 || major > 9 || minor < 0 || minor > 9) {
             throw new HttpException(400, "malformed HTTP version");
         }
@@ -342,33 +344,33 @@ final class RequestParser {
         req.version = minor == 0 ? Request.HTTP_1_0 : Request.HTTP_1_1;
     }
 
-    private void headerLine(byte[] d, int b, int start, int end, Request req, boolean record) {
-        if (Ascii.isWhitespace(d[b + start])) {
+    private void headerLine(MemorySegment d, int b, int start, int end, Request req, boolean record) {
+        if (Ascii.isWhitespace(d.get(BYTE, b + start))) {
             throw new HttpException(400, "obsolete line folding is not allowed");
         }
         int i = start;
-        while (i < end && Ascii.isTchar(d[b + i])) {
+        while (i < end && Ascii.isTchar(d.get(BYTE, b + i))) {
             i++;
         }
-        if (i == end || d[b + i] != ':') {
-            throw new HttpException(400, i < end && Ascii.isWhitespace(d[b + i])
+        if (i == end || d.get(BYTE, b + i) != ':') {
+            throw new HttpException(400, i < end && Ascii.isWhitespace(d.get(BYTE, b + i))
                     ? "whitespace between header name and colon" : "malformed header field");
         }
         if (i == start) {
             throw new HttpException(400, "empty header name");
         }
         int nameEnd = i++;
-        while (i < end && Ascii.isWhitespace(d[b + i])) {
+        while (i < end && Ascii.isWhitespace(d.get(BYTE, b + i))) {
             i++;
         }
         int valueStart = i;
         for (; i < end; i++) {
-            if (!Ascii.isFieldValueChar(d[b + i])) {
+            if (!Ascii.isFieldValueChar(d.get(BYTE, b + i))) {
                 throw new HttpException(400, "invalid character in header value");
             }
         }
         int valueEnd = end;
-        while (valueEnd > valueStart && Ascii.isWhitespace(d[b + valueEnd - 1])) {
+        while (valueEnd > valueStart && Ascii.isWhitespace(d.get(BYTE, b + valueEnd - 1))) {
             valueEnd--;
         }
         if (!record) {
@@ -378,7 +380,7 @@ final class RequestParser {
         knownHeader(d, b, start, nameEnd - start, valueStart, valueEnd, req);
     }
 
-    private void knownHeader(byte[] d, int b, int name, int len, int vs, int ve, Request req) {
+    private void knownHeader(MemorySegment d, int b, int name, int len, int vs, int ve, Request req) {
         switch (len) {
             case 4 -> {
                 if (Ascii.equalsIgnoreCase(d, b + name, HOST) && ++hostCount > 1) {
@@ -415,26 +417,26 @@ final class RequestParser {
     }
 
     /** Content-Length may repeat (as fields or a list) only with one value (RFC 9110 8.6). */
-    private static void contentLength(byte[] d, int b, int vs, int ve, Request req) {
+    private static void contentLength(MemorySegment d, int b, int vs, int ve, Request req) {
         int i = vs;
         while (true) {
-            while (i < ve && Ascii.isWhitespace(d[b + i])) {
+            while (i < ve && Ascii.isWhitespace(d.get(BYTE, b + i))) {
                 i++;
             }
             long value = 0;
             int digits = 0;
-            while (i < ve && d[b + i] >= '0' && d[b + i] <= '9') {
+            while (i < ve && d.get(BYTE, b + i) >= '0' && d.get(BYTE, b + i) <= '9') {
                 if (value > (Long.MAX_VALUE - 9) / 10) {
                     throw new HttpException(400, "Content-Length overflows");
                 }
-                value = value * 10 + (d[b + i] - '0');
+                value = value * 10 + (d.get(BYTE, b + i) - '0');
                 digits++;
                 i++;
             }
-            while (i < ve && Ascii.isWhitespace(d[b + i])) {
+            while (i < ve && Ascii.isWhitespace(d.get(BYTE, b + i))) {
                 i++;
             }
-            if (digits == 0 || i < ve && d[b + i] != ',') {
+            if (digits == 0 || i < ve && d.get(BYTE, b + i) != ',') {
                 throw new HttpException(400, "invalid Content-Length");
             }
             if (req.contentLength >= 0 && req.contentLength != value) {
@@ -448,7 +450,7 @@ final class RequestParser {
         }
     }
 
-    private void transferCodings(byte[] d, int b, int vs, int ve) {
+    private void transferCodings(MemorySegment d, int b, int vs, int ve) {
         transferEncoding = true;
         for (long t = nextToken(d, b, vs, ve); t >= 0; t = nextToken(d, b, (int) t, ve)) {
             int s = (int) (t >>> 32);
@@ -463,7 +465,7 @@ final class RequestParser {
         }
     }
 
-    private static void connectionTokens(byte[] d, int b, int vs, int ve, Request req) {
+    private static void connectionTokens(MemorySegment d, int b, int vs, int ve, Request req) {
         for (long t = nextToken(d, b, vs, ve); t >= 0; t = nextToken(d, b, (int) t, ve)) {
             int s = (int) (t >>> 32);
             int e = (int) t;
@@ -480,23 +482,23 @@ final class RequestParser {
      * {@code start << 32 | end}, or -1 when none is left. Empty elements are skipped; an element
      * with inner whitespace is malformed.
      */
-    private static long nextToken(byte[] d, int b, int from, int ve) {
+    private static long nextToken(MemorySegment d, int b, int from, int ve) {
         int i = from;
-        while (i < ve && (Ascii.isWhitespace(d[b + i]) || d[b + i] == ',')) {
+        while (i < ve && (Ascii.isWhitespace(d.get(BYTE, b + i)) || d.get(BYTE, b + i) == ',')) {
             i++;
         }
         if (i == ve) {
             return -1;
         }
         int s = i;
-        while (i < ve && d[b + i] != ',' && !Ascii.isWhitespace(d[b + i])) {
+        while (i < ve && d.get(BYTE, b + i) != ',' && !Ascii.isWhitespace(d.get(BYTE, b + i))) {
             i++;
         }
         int e = i;
-        while (i < ve && Ascii.isWhitespace(d[b + i])) {
+        while (i < ve && Ascii.isWhitespace(d.get(BYTE, b + i))) {
             i++;
         }
-        if (i < ve && d[b + i] != ',') {
+        if (i < ve && d.get(BYTE, b + i) != ',') {
             throw new HttpException(400, "malformed list in header value");
         }
         return (long) s << 32 | e;
@@ -532,28 +534,28 @@ final class RequestParser {
         }
     }
 
-    private long chunkSize(byte[] d, int from, int to, long bodySoFar) {
+    private long chunkSize(MemorySegment d, int from, int to, long bodySoFar) {
         long size = 0;
         int i = from;
-        while (i < to && Ascii.hexValue(d[i]) >= 0) {
+        while (i < to && Ascii.hexValue(d.get(BYTE, i)) >= 0) {
             if (size > 0x0FFFFFFF_FFFFFFFFL) {
                 throw new HttpException(400, "chunk size overflows");
             }
-            size = size << 4 | Ascii.hexValue(d[i]);
+            size = size << 4 | Ascii.hexValue(d.get(BYTE, i));
             i++;
         }
         if (i == from) {
             throw new HttpException(400, "invalid chunk size");
         }
-        while (i < to && Ascii.isWhitespace(d[i])) {
+        while (i < to && Ascii.isWhitespace(d.get(BYTE, i))) {
             i++;
         }
         if (i < to) {
-            if (d[i] != ';') {
+            if (d.get(BYTE, i) != ';') {
                 throw new HttpException(400, "invalid chunk size");
             }
             for (i++; i < to; i++) {
-                if (!Ascii.isFieldValueChar(d[i])) {
+                if (!Ascii.isFieldValueChar(d.get(BYTE, i))) {
                     throw new HttpException(400, "invalid character in chunk extension");
                 }
             }

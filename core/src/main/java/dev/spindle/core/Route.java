@@ -1,5 +1,7 @@
 package dev.spindle.core;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,19 +72,19 @@ final class Route {
      * Matches the path in {@code d[from, to)} segment by segment; on success writes the variable
      * offsets (relative to {@code base}) into {@code params}.
      */
-    boolean matches(byte[] d, int base, int from, int to, int[] params) {
+    boolean matches(MemorySegment d, int base, int from, int to, int[] params) {
         if (from == to) {
             return literals.length == 1 && literals[0] != null && literals[0].length == 0;
         }
         int i = from;
         int p = 0;
         for (byte[] literal : literals) {
-            if (i >= to || d[base + i] != '/') {
+            if (i >= to || d.get(ValueLayout.JAVA_BYTE, base + i) != '/') {
                 return false;
             }
             i++;
             int s = i;
-            while (i < to && d[base + i] != '/') {
+            while (i < to && d.get(ValueLayout.JAVA_BYTE, base + i) != '/') {
                 i++;
             }
             if (literal == null) {
@@ -92,7 +94,7 @@ final class Route {
                 params[p++] = s;
                 params[p++] = i;
             } else if (literal.length != i - s
-                    || !java.util.Arrays.equals(literal, 0, literal.length, d, base + s, base + i)) {
+                    || !Ascii.equals(d, base + s, literal)) {
                 return false;
             }
         }

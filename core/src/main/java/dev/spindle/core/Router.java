@@ -1,5 +1,6 @@
 package dev.spindle.core;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -63,7 +64,7 @@ public final class Router {
      * @throws HttpException 404 or 405 (with the allowed methods in the message)
      */
     Route route(Request req) {
-        byte[] d = req.data;
+        MemorySegment d = req.data;
         Route pathMatch = null;
         for (Route r : routes) {
             if (r.accepts(req) && r.matches(d, req.base, req.pathStart, req.pathEnd, req.params)) {

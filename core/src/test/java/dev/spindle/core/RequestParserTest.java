@@ -3,6 +3,7 @@ package dev.spindle.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -493,6 +494,38 @@ class RequestParserTest {
         in.append(ByteBuffer.wrap(raw, raw.length - 1, 1));
         assertThat(parser.parse(in, req)).isEqualTo(RequestParser.COMPLETE);
         assertThat(req.bodyText()).isEqualTo("abc");
+    }
+
+    /**
+     * Lent memory is parsed where it lies (the request refers to it, not to a copy); ending the
+     * loan copies exactly the unfinished request, and parsing resumes on that copy.
+     */
+    @Test
+    void lentMemoryIsParsedInPlaceAndOnlyThePartialRequestIsKept() {
+        String complete = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
+        String partial = "GET /b HTTP/1.1\r\nHo";
+        byte[] raw = bytes(complete + partial);
+        MemorySegment lent = MemorySegment.ofArray(raw);
+        RequestParser parser = new RequestParser(DEFAULTS);
+        InputBuffer in = new InputBuffer(256);
+        Request req = new Request();
+
+        in.lend(lent, raw, 0, raw.length);
+        assertThat(parser.parse(in, req)).isEqualTo(RequestParser.COMPLETE);
+        assertThat(req.data).as("parsed in place").isSameAs(lent);
+        assertThat(req.path()).isEqualTo("/a");
+        in.consume(parser.consumed());
+        assertThat(parser.parse(in, req)).isEqualTo(RequestParser.NEED_MORE);
+
+        in.keepTail();
+        assertThat(in.isLent()).isFalse();
+        assertThat(in.available()).as("only the partial request is copied").isEqualTo(partial.length());
+        lent.fill((byte) 0);
+        in.append(ByteBuffer.wrap(bytes("st: h\r\n\r\n")));
+        assertThat(parser.parse(in, req)).isEqualTo(RequestParser.COMPLETE);
+        assertThat(req.data).isNotSameAs(lent);
+        assertThat(req.path()).isEqualTo("/b");
+        assertThat(req.header("host")).isEqualTo("h");
     }
 
     /** inBody() is what the connection uses to decide on 100 Continue. */

@@ -9,7 +9,6 @@ import dev.spindle.iouring.ffi.io_uring_buf_ring;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 
 /**
  * A provided-buffer ring ({@code IORING_REGISTER_PBUF_RING}, registered with
@@ -25,7 +24,6 @@ final class BufferRing {
     private final int mask;
     private final MemorySegment ring;
     private final MemorySegment buffers;
-    private final ByteBuffer[] views;
     private int added;
 
     BufferRing(Ring owner, Arena arena, int bgid, int entries, int bufferSize) throws IOException {
@@ -44,19 +42,20 @@ final class BufferRing {
             throw new IOException("io_uring_register_buf_ring failed: " + Libc.describe(-ret));
         }
         LibUringInline.io_uring_buf_ring_init(ring);
-        views = new ByteBuffer[entries];
         for (int bid = 0; bid < entries; bid++) {
-            views[bid] = buffers.asSlice((long) bid * bufferSize, bufferSize).asByteBuffer();
             recycle(bid);
         }
         publish();
     }
 
-    /** The first {@code length} bytes the kernel put in buffer {@code bid}, valid until recycled. */
-    ByteBuffer received(int bid, int length) {
-        ByteBuffer view = views[bid];
-        view.clear().limit(length);
-        return view;
+    /** The memory of every buffer; buffer {@code bid} starts at {@link #offset}. */
+    MemorySegment memory() {
+        return buffers;
+    }
+
+    /** Where buffer {@code bid} starts in {@link #memory}; its bytes stay valid until recycled. */
+    long offset(int bid) {
+        return (long) bid * bufferSize;
     }
 
     /** Gives buffer {@code bid} back; the kernel sees it after {@link #publish}. */

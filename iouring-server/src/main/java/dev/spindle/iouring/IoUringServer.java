@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
  * HTTP/1.1 over io_uring, through FFM bindings to the system's liburing
  * ({@code dev.spindle.iouring.ffi}): {@code workers} rings, each on its own platform thread with
  * its own SO_REUSEPORT listening socket, multishot accept, multishot receives into a provided
- * buffer ring and one send in flight per connection (see {@link RingWorker}). Blocking routes run
- * on virtual threads and are answered from the ring, in request order. Where io_uring is not
+ * buffer ring (requests are parsed in the kernel-filled buffer, which goes back to the ring at once;
+ * only an unfinished request's bytes are copied) and one send in flight per connection (see
+ * {@link RingWorker}). Blocking routes run on virtual threads and are answered from the ring, in
+ * request order. Where io_uring is not
  * available ({@link IoUring#unavailabilityCause()}) {@link #start()} fails with the reason.
  *
  * <table>

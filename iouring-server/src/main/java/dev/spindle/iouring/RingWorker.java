@@ -294,7 +294,7 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
                     }
                 } else {
                     boolean paused = !c.core.wantsInput();
-                    c.core.received(buffers.received(bid, res));
+                    c.core.received(buffers.memory(), buffers.offset(bid), res);
                     if (paused && c.recvArmed && !c.recvCancelling) {
                         // bytes keep coming while output is backed up or a handler runs: stop receiving
                         cancelRecv(c);
