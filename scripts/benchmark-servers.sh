@@ -76,7 +76,6 @@ help() {   # the header above, as text
   exit 0
 }
 
-# --- arguments -----------------------------------------------------------------------------
 
 command_line="$(printf '%q ' "$0" "$@")"
 command_line="${command_line% }"
@@ -146,7 +145,6 @@ if [[ -z "$out" ]]; then
   fi
 fi
 
-# --- tools ---------------------------------------------------------------------------------
 
 command -v wrk >/dev/null 2>&1 || spindle_ensure_packages wrk
 command -v python3 >/dev/null 2>&1 || spindle_ensure_packages python3
@@ -156,7 +154,6 @@ CLK_TCK="$(getconf CLK_TCK)"
 # wrk at 1000 connections and the servers serving them need more than the usual 1024 fds.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
-# --- processes -----------------------------------------------------------------------------
 
 server_pid="" child_pid="" snapshot=""
 
@@ -223,7 +220,6 @@ interrupted() {
 trap 'interrupted 130' INT
 trap 'interrupted 143' TERM
 
-# --- which servers -------------------------------------------------------------------------
 
 # Parallel arrays, one entry per selected row.
 row_names=() row_classes=() row_props=()
@@ -339,7 +335,6 @@ for name in "${run_rows[@]}"; do
   [[ -n "${module_cp[$module]}" ]] || row_failure[$name]="build-failed|module $module did not build (see the Maven output above)"
 done
 
-# --- output directory ----------------------------------------------------------------------
 
 if [[ -e "$out/measurements.tsv" ]]; then
   spindle_die "$out already holds a run; pick another output_dir"
@@ -388,7 +383,6 @@ for name in "${run_rows[@]}"; do
   fi
 done
 
-# --- environment.md ------------------------------------------------------------------------
 
 git_desc() {
   local rev dirty
@@ -506,7 +500,6 @@ start_server() {
   fi
 }
 
-# --- progress ------------------------------------------------------------------------------
 
 total_steps=0 step=0 steps_timed=0 timed_seconds=0
 for name in "${run_rows[@]}"; do
@@ -530,7 +523,6 @@ eta() {
   fi
 }
 
-# --- the rounds ----------------------------------------------------------------------------
 
 declare -A dead=()   # rows that failed: not retried in later rounds
 for name in "${run_rows[@]}"; do
@@ -641,7 +633,6 @@ for (( r = 1; r <= rounds; r++ )); do
 done
 trap - INT TERM
 
-# --- report --------------------------------------------------------------------------------
 
 printf '%s\t%s\n' finished "$(date -u '+%Y-%m-%d %H:%M:%S')" >>"$out/meta.tsv"
 {

@@ -28,7 +28,6 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# --- route checks --------------------------------------------------------------------------
 
 HELLO = b"Hello, World!"
 # Same sizes as the echo scenarios (KB = 1024 bytes).
@@ -209,7 +208,6 @@ def cmd_check(args) -> int:
     return 0
 
 
-# --- wrk output ----------------------------------------------------------------------------
 
 _TIME_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0, "h": 3_600_000.0}
 _SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}
@@ -286,7 +284,6 @@ def cmd_parse(args) -> int:
     return 0
 
 
-# --- formatting ----------------------------------------------------------------------------
 
 def fmt_int(x: float | None) -> str:
     return "" if x is None else f"{x:,.0f}"
@@ -314,7 +311,6 @@ def fmt_compact(x: float) -> str:
     return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
 
 
-# --- report --------------------------------------------------------------------------------
 
 def read_tsv(path: Path) -> list[dict]:
     if not path.exists():
@@ -689,7 +685,6 @@ def cmd_readme(args) -> int:
     return 0
 
 
-# --- SVG chart -----------------------------------------------------------------------------
 
 @dataclass
 class Bar:
@@ -786,7 +781,6 @@ def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-# --- main ----------------------------------------------------------------------------------
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -19,7 +19,6 @@ spindle_root() {
   echo "$SPINDLE_ROOT"
 }
 
-# --- JDK ---------------------------------------------------------------------
 
 # Prints the version string of a java binary ("25.0.3", "17.0.15", "1.8.0_402"),
 # empty if it does not run. Lines like "Picked up JAVA_TOOL_OPTIONS" are skipped.
@@ -82,7 +81,6 @@ _spindle_use_jdk() {
   fi
 }
 
-# --- Debian packages ---------------------------------------------------------
 
 _spindle_pkg_installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
@@ -119,7 +117,6 @@ spindle_ensure_packages() {
     spindle_die "apt-get install ${missing[*]} failed"
 }
 
-# --- Maven -------------------------------------------------------------------
 
 # The wrapper pins Maven 3.9.11; batch mode and no transfer progress keep logs short.
 # Add -q yourself where output is noise (spindle_classpath does, unless SPINDLE_VERBOSE=1).
@@ -140,7 +137,6 @@ _spindle_mvn_quiet() {
   fi
 }
 
-# --- Running servers ---------------------------------------------------------
 
 # Sets the array SPINDLE_JVM_FLAGS: the same flags for every server JVM, so runs
 # compare fairly (a JVM under taskset would otherwise pick SerialGC).

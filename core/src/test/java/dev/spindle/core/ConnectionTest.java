@@ -51,7 +51,6 @@ class ConnectionTest {
         return all.get(0);
     }
 
-    // ---------------------------------------------------------------- pipelining
 
     @Test
     void sixteenPipelinedRequestsAreAnsweredInOrder() {
@@ -164,7 +163,6 @@ class ConnectionTest {
         return out.toByteArray();
     }
 
-    // ---------------------------------------------------------------- keep-alive decisions
 
     static Stream<Arguments> keepAliveCases() {
         ServerConfig noKeepAlive = DEFAULTS.keepAlive(false);
@@ -215,7 +213,6 @@ class ConnectionTest {
         }
     }
 
-    // ---------------------------------------------------------------- the benchmark routes
 
     static Stream<Arguments> routeCases() {
         return Stream.of(
@@ -291,7 +288,6 @@ class ConnectionTest {
         assertThat(r.body()).isEmpty();
     }
 
-    // ---------------------------------------------------------------- echo
 
     static Stream<Arguments> echoCases() {
         byte[] allBytes = new byte[256];
@@ -343,7 +339,6 @@ class ConnectionTest {
         assertThat(r.body()).isEqualTo(body);
     }
 
-    // ---------------------------------------------------------------- 100-continue
 
     @Test
     void expectContinueGets100BeforeTheBodyAndTheAnswerAfterIt() {
@@ -395,7 +390,6 @@ class ConnectionTest {
         assertThat(r.bodyText()).isEqualTo("hello");
     }
 
-    // ---------------------------------------------------------------- bad input
 
     static Stream<Arguments> badRequests() {
         return Stream.of(
@@ -475,7 +469,6 @@ class ConnectionTest {
         assertThat(c.shouldClose()).isTrue();
     }
 
-    // ---------------------------------------------------------------- failing handlers
 
     private static Router failingRoutes() {
         return Router.builder()
@@ -519,7 +512,6 @@ class ConnectionTest {
         assertThat(c.shouldClose()).isFalse();
     }
 
-    // ---------------------------------------------------------------- end of input and closing
 
     @Test
     void endOfInputAfterACompleteRequestAnswersThenCloses() {
@@ -603,7 +595,6 @@ class ConnectionTest {
         assertThat(c.shouldClose()).isTrue();
     }
 
-    // ---------------------------------------------------------------- back-pressure
 
     @Test
     void backPressureStopsProcessingUntilOutputIsWritten() {
@@ -646,7 +637,6 @@ class ConnectionTest {
         assertThat(parseAll(drain(c))).hasSize(3);
     }
 
-    // ---------------------------------------------------------------- offloaded blocking handlers
 
     /** An executor the test runs by hand, and a wakeup counter. */
     private static final class Manual implements Executor {
@@ -756,7 +746,6 @@ class ConnectionTest {
                 .boxed().flatMap(i -> Stream.of("{\"slept\":0}", "{\"id\":\"" + i + "\"}")).toList());
     }
 
-    // ---------------------------------------------------------------- output buffer contract
 
     @Test
     void partialWritesAreResumedWhereTheyStopped() {

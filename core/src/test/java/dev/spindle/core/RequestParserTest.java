@@ -23,7 +23,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 class RequestParserTest {
     private static final ServerConfig DEFAULTS = ServerConfig.defaults();
 
-    // ---------------------------------------------------------------- harness
 
     record Field(String name, String value) {
     }
@@ -104,7 +103,6 @@ class RequestParserTest {
                 how, o.errorMessage(), o.requests(), o.partialLeft()).isEqualTo(status);
     }
 
-    // ---------------------------------------------------------------- expectations
 
     /** Builder of an expected request; path and query follow from an origin-form target. */
     static final class E {
@@ -168,7 +166,6 @@ class RequestParserTest {
         return String.valueOf(c).repeat(n);
     }
 
-    // ---------------------------------------------------------------- valid rows
 
     static Stream<Arguments> validCases() {
         String latin = "caf\u00e9 \u0080\u00ff\u00a0end";
@@ -317,7 +314,6 @@ class RequestParserTest {
         assertValid(feed(DEFAULTS, bytewise(raw)), expected, "byte by byte");
     }
 
-    // ---------------------------------------------------------------- error rows
 
     static Stream<Arguments> errorCases() {
         String host = "Host: h\r\n";
@@ -447,7 +443,6 @@ class RequestParserTest {
         assertError(feed(config, bytewise(raw)), status, "byte by byte");
     }
 
-    // ---------------------------------------------------------------- other properties
 
     /**
      * Not a timing test: a 30 KiB header section fed one byte at a time must complete (a parser

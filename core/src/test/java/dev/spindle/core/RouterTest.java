@@ -58,7 +58,6 @@ class RouterTest {
         }
     }
 
-    // ---------------------------------------------------------------- matching
 
     static Stream<Arguments> routingCases() {
         return Stream.of(
@@ -135,7 +134,6 @@ class RouterTest {
         assertThat(outcome(r, parse("DELETE", "/things/special"))).isEqualTo("405 Allow: POST, GET, HEAD");
     }
 
-    // ---------------------------------------------------------------- path variables
 
     static Stream<Arguments> pathParamCases() {
         return Stream.of(
@@ -180,7 +178,6 @@ class RouterTest {
         assertThat(parse("GET", "/users/1").pathParam("id")).isNull();
     }
 
-    // ---------------------------------------------------------------- query parameters
 
     static Stream<Arguments> queryParamCases() {
         return Stream.of(
@@ -224,7 +221,6 @@ class RouterTest {
         return Stream.of("/search?q=%zz", "/search?q=%", "/search?q=%4", "/search?q=ab%4&x=1", "/search?q=%%41");
     }
 
-    // ---------------------------------------------------------------- patterns
 
     @ParameterizedTest(name = "\"{0}\"")
     @MethodSource
@@ -259,7 +255,7 @@ class RouterTest {
         assertThatThrownBy(() -> Router.builder().route(null, "/", NOOP)).isInstanceOf(NullPointerException.class);
     }
 
-    // ---------------------------------------------------------------- Router.handle (adapters)
+    // Router.handle (adapters)
 
     static Stream<Arguments> handleCases() {
         Router r = Router.builder()

@@ -72,7 +72,6 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
     private final AtomicBoolean wakePending = new AtomicBoolean();
     private volatile int eventFd = -1;
 
-    // --- ring-thread state ---
     private Arena arena;
     private Ring ring;
     private SubmissionQueue sq;
@@ -98,7 +97,7 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
     private long now;
     private long nextScan;
 
-    // --- statistics (written by the ring thread only) ---
+    // statistics (written by the ring thread only)
     volatile long accepted;
     volatile long recvRearms;
     volatile long noBufferRearms;
@@ -133,7 +132,6 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
         return server.blockingExecutor();
     }
 
-    // --- other threads ----------------------------------------------------------------------
 
     /** From a blocking handler's thread: the connection can go on; the ring resumes and sends it. */
     void resumeLater(RingConnection c) {
@@ -152,7 +150,6 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
         }
     }
 
-    // --- the ring thread --------------------------------------------------------------------
 
     @Override
     public void run() {
@@ -254,7 +251,6 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
         return c != null && c.generation == UserData.generation(userData) ? c : null;
     }
 
-    // --- receiving --------------------------------------------------------------------------
 
     private void armRecv(RingConnection c) {
         sq.multishotRecv(c.fd, BGID, c.recvData);
@@ -328,7 +324,6 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
         }
     }
 
-    // --- sending ----------------------------------------------------------------------------
 
     /** Copies as much pending output as one send buffer holds into it and submits the send. */
     private void submitSend(RingConnection c) {
@@ -412,7 +407,6 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
         }
     }
 
-    // --- deciding what a connection needs next ----------------------------------------------
 
     private void markDirty(RingConnection c) {
         if (!c.dirty) {
@@ -500,7 +494,6 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
         }
     }
 
-    // --- closing ----------------------------------------------------------------------------
 
     /** All output is sent and the connection is done: close, lingering unless the peer already closed. */
     private void finish(RingConnection c) {
@@ -555,7 +548,6 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
         freeSlots[freeCount++] = c.slot;
     }
 
-    // --- accepting --------------------------------------------------------------------------
 
     private void armAccept() {
         sq.multishotAccept(listenFd, Libc.SOCK_CLOEXEC(), ACCEPT_DATA);
@@ -633,7 +625,6 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
         return c;
     }
 
-    // --- the eventfd ------------------------------------------------------------------------
 
     private void armEventFd() {
         sq.read(eventFd, eventBuffer, Long.BYTES, EVENTFD_DATA);
@@ -651,7 +642,6 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
         }
     }
 
-    // --- timers and shutdown ----------------------------------------------------------------
 
     private void scan() {
         if (listening && !acceptArmed && now - acceptPausedUntil >= 0) {
@@ -793,7 +783,6 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
         }
     }
 
-    // --- the live list ----------------------------------------------------------------------
 
     private void addLive(RingConnection c) {
         if (liveCount == live.length) {

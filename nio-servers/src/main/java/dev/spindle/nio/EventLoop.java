@@ -251,7 +251,6 @@ final class EventLoop implements Runnable {
         close(c);
     }
 
-    // --- reading and writing -------------------------------------------------------------
 
     private void read(NioConnection c) throws IOException {
         ByteBuffer buf = readBuffer;
@@ -346,7 +345,6 @@ final class EventLoop implements Runnable {
         }
     }
 
-    // --- closing -------------------------------------------------------------------------
 
     /** Everything is written and the connection is done: close, lingering unless the peer already closed. */
     private void finish(NioConnection c) {
@@ -409,7 +407,6 @@ final class EventLoop implements Runnable {
         }
     }
 
-    // --- accepting -----------------------------------------------------------------------
 
     private void accept(Listener listener) {
         for (int i = 0; i < MAX_ACCEPTS_PER_EVENT; i++) {
@@ -497,7 +494,6 @@ final class EventLoop implements Runnable {
         }
     }
 
-    // --- timeouts and shutdown -----------------------------------------------------------
 
     private void scan() {
         for (Listener listener : listeners) {
@@ -610,7 +606,6 @@ final class EventLoop implements Runnable {
         }
     }
 
-    // --- the connection array --------------------------------------------------------------
 
     private void add(NioConnection c) {
         if (size == connections.length) {

@@ -63,7 +63,7 @@ public class LibUring {
         throw new AssertionError("should not reach here", t);
     }
 
-    // --- io_uring_setup() flags ---------------------------------------------------------------
+    // io_uring_setup() flags
 
     private static final int IORING_SETUP_IOPOLL = 1 << 0;
     private static final int IORING_SETUP_SQPOLL = 1 << 1;
@@ -109,7 +109,6 @@ public class LibUring {
     /** {@snippet lang=c : #define IORING_SETUP_DEFER_TASKRUN (1U << 13) } */
     public static int IORING_SETUP_DEFER_TASKRUN() { return IORING_SETUP_DEFER_TASKRUN; }
 
-    // --- enum io_uring_op ---------------------------------------------------------------------
 
     private static final int IORING_OP_NOP = 0;
     private static final int IORING_OP_POLL_ADD = 6;
@@ -152,7 +151,6 @@ public class LibUring {
     /** {@snippet lang=c : IORING_OP_LAST = 49 } */
     public static int IORING_OP_LAST() { return IORING_OP_LAST; }
 
-    // --- sqe->flags, sqe->ioprio, cancel and timeout flags -----------------------------------
 
     private static final int IOSQE_FIXED_FILE = 1 << 0;
     private static final int IOSQE_IO_DRAIN = 1 << 1;
@@ -204,7 +202,6 @@ public class LibUring {
     /** {@snippet lang=c : #define IORING_TIMEOUT_ETIME_SUCCESS (1U << 5) } */
     public static int IORING_TIMEOUT_ETIME_SUCCESS() { return IORING_TIMEOUT_ETIME_SUCCESS; }
 
-    // --- cqe->flags -----------------------------------------------------------------------------
 
     private static final int IORING_CQE_F_BUFFER = 1 << 0;
     private static final int IORING_CQE_F_MORE = 1 << 1;
@@ -223,7 +220,6 @@ public class LibUring {
     /** {@snippet lang=c : IORING_CQE_BUFFER_SHIFT = 16 } */
     public static int IORING_CQE_BUFFER_SHIFT() { return IORING_CQE_BUFFER_SHIFT; }
 
-    // --- ring flags, enter flags, features, register opcodes ---------------------------------
 
     private static final int IORING_SQ_NEED_WAKEUP = 1 << 0;
     private static final int IORING_SQ_CQ_OVERFLOW = 1 << 1;
@@ -275,7 +271,6 @@ public class LibUring {
     /** {@snippet lang=c : #define IO_URING_OP_SUPPORTED (1U << 0) } */
     public static int IO_URING_OP_SUPPORTED() { return IO_URING_OP_SUPPORTED; }
 
-    // --- functions --------------------------------------------------------------------------
 
     private static class io_uring_queue_init_params {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_INT, C_POINTER, C_POINTER);

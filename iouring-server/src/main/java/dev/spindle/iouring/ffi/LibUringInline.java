@@ -25,7 +25,7 @@ public final class LibUringInline {
     private LibUringInline() {
     }
 
-    // --- memory ordering, as io_uring_smp_load_acquire / io_uring_smp_store_release --------
+    // memory ordering, as io_uring_smp_load_acquire / io_uring_smp_store_release
 
     /** {@code io_uring_smp_load_acquire(p)} for an {@code unsigned *}. */
     public static int load_acquire(MemorySegment p) {
@@ -41,7 +41,6 @@ public final class LibUringInline {
         return pointer.reinterpret(Integer.BYTES);
     }
 
-    // --- submission ---------------------------------------------------------------------------
 
     /**
      * {@code _io_uring_get_sqe}: the next free SQE, or {@link MemorySegment#NULL} when the SQ is
@@ -157,7 +156,6 @@ public final class LibUringInline {
         io_uring_sqe.buf_group(sqe, (short) bgid);
     }
 
-    // --- completion ---------------------------------------------------------------------------
 
     public static long io_uring_cqe_get_data64(MemorySegment cqe) {
         return io_uring_cqe.user_data(cqe);
@@ -184,7 +182,6 @@ public final class LibUringInline {
         }
     }
 
-    // --- provided-buffer rings ------------------------------------------------------------------
 
     public static int io_uring_buf_ring_mask(int ring_entries) {
         return ring_entries - 1;

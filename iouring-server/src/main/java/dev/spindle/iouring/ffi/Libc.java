@@ -67,7 +67,7 @@ public class Libc {
         return (int) ERRNO.get(CAPTURED.get(), 0L);
     }
 
-    // --- constants (Linux) ------------------------------------------------------------------
+    // constants (Linux)
 
     public static int AF_INET() { return 2; }
     public static int AF_INET6() { return 10; }
@@ -113,7 +113,6 @@ public class Libc {
     public static int EALREADY() { return 114; }
     public static int ECANCELED() { return 125; }
 
-    // --- functions --------------------------------------------------------------------------
 
     private static class socket {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(C_INT, C_INT, C_INT, C_INT);
