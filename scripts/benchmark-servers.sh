@@ -222,14 +222,17 @@ trap 'interrupted 143' TERM
 
 
 # Parallel arrays, one entry per selected row.
-row_names=() row_classes=() row_props=()
+row_names=() row_classes=() row_props=() row_workers=()
 declare -A row_index=()
-add_row() {   # "name|class|props"
-  local name="${1%%|*}" rest="${1#*|}"
-  [[ -z "${row_index[$name]:-}" ]] || return 0   # listed twice: once is enough
-  row_index[$name]="${#row_names[@]}"
-  row_names+=("$name") row_classes+=("${rest%%|*}") row_props+=("${rest#*|}")
+add_row() {   # "name|class|props[|workers]"
+  local f=()
+  IFS='|' read -r -a f <<<"$1"
+  [[ -z "${row_index[${f[0]}]:-}" ]] || return 0   # listed twice: once is enough
+  row_index[${f[0]}]="${#row_names[@]}"
+  row_names+=("${f[0]}") row_classes+=("${f[1]}") row_props+=("${f[2]:-}") row_workers+=("${f[3]:-}")
 }
+# The workers a row's server is started with: its own count if the list gives one, else the run's.
+workers_of() { local w="${row_workers[${row_index[$1]}]}"; echo "${w:-$workers}"; }
 
 declare -A explicit=()   # rows asked for by name: a missing class is a failure, not a skip
 row_for() {   # prints the list rows whose display name (or else class) is $1
@@ -418,13 +421,13 @@ write_environment() {
 | load average at start | $(cut -d' ' -f1-3 /proc/loadavg) |
 | JDK | $JAVA_HOME: $jdk |
 | JVM flags (every server) | \`${SPINDLE_JVM_FLAGS[*]}\` |
-| server command | \`${pin_server_cmd[*]:+${pin_server_cmd[*]} }java <JVM flags> <row's -D props> -cp <module classpath> <main class> 0 $workers\` |
+| server command | \`${pin_server_cmd[*]:+${pin_server_cmd[*]} }java <JVM flags> <row's -D props> -cp <module classpath> <main class> 0 <workers>\` |
 | wrk | $(wrk -v 2>&1 | head -n 1 | sed 's/ Copyright.*//'): \`${pin_client_cmd[*]:+${pin_client_cmd[*]} }wrk -t$WRK_THREADS -c<connections> -d${duration}s --timeout <timeout> --latency [-s script] <url>\` |
 | CPU pinning | server: ${pin_server:-none}; wrk: ${pin_client:-none} |
 | rounds | $rounds, interleaved (all servers for round 1, then round 2, ...) |
 | per scenario | ${duration}s, ${PAUSE}s pause between scenarios |
 | warm-up | per server start: GET /plaintext (64 connections) then POST /echo 10 KB (16 connections), ${warmup}s each |
-| workers | $workers |
+| workers | $workers (a row's own count in the table below overrides it) |
 | python | $(python3 --version 2>&1) |
 | clock ticks | CLK_TCK $CLK_TCK (server CPU = utime+stime of /proc/<pid>/stat) |
 | network | $(for k in net.core.somaxconn net.ipv4.tcp_tw_reuse net.ipv4.ip_local_port_range; do printf '%s = %s; ' "$k" "$(sysctl -n "$k" 2>/dev/null | tr '\t' ' ' || echo '?')"; done)open files limit $(ulimit -n) |
@@ -432,13 +435,13 @@ write_environment() {
 
 ## Servers
 
-| row | main class | module | extra JVM arguments |
-|---|---|---|---|
+| row | main class | module | extra JVM arguments | workers |
+|---|---|---|---|---|
 EOF
   local name i
   for name in "${run_rows[@]}"; do
     i="${row_index[$name]}"
-    echo "| $name | ${row_fqcn[$name]:-${row_classes[$i]} (not built)} | ${row_module[$name]:-} | ${row_props[$i]:+\`${row_props[$i]}\`} |"
+    echo "| $name | ${row_fqcn[$name]:-${row_classes[$i]} (not built)} | ${row_module[$name]:-} | ${row_props[$i]:+\`${row_props[$i]}\`} | $(workers_of "$name") |"
   done
   if (( ${#skipped[@]} > 0 )); then
     echo
@@ -467,7 +470,7 @@ start_server() {
   read -r -a props <<<"${row_props[${row_index[$name]}]}"
   local java="$JAVA_HOME/bin/java" module="${row_module[$name]}"
   "${pin_server_cmd[@]}" "$java" "${SPINDLE_JVM_FLAGS[@]}" "${props[@]}" -cp "${module_cp[$module]}" \
-    "${row_fqcn[$name]}" 0 "$workers" >"$dir/server-round$r.out" 2>"$dir/server-round$r.err" </dev/null &
+    "${row_fqcn[$name]}" 0 "$(workers_of "$name")" >"$dir/server-round$r.out" 2>"$dir/server-round$r.err" </dev/null &
   server_pid=$!
   for (( i = 0; i < READY_TIMEOUT * 10; i++ )); do
     line="$(grep -m 1 ' listening on ' "$dir/server-round$r.out" 2>/dev/null || true)"

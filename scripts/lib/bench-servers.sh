@@ -2,10 +2,12 @@
 # The server rows of the benchmark matrix (scripts/benchmark-servers.sh), in display order.
 # Source it; do not run it.
 #
-# One row: "<display name>|<main class simple name>|<extra JVM arguments, space-separated>"
+# One row: "<display name>|<main class simple name>|<extra JVM arguments, space-separated>[|<workers>]"
 #   - the class is found in the tree by spindle_find_server, so its module needs no mention;
 #   - the same class may appear in several rows with different -D properties (a variant
-#     is configuration, so it gets its own row and its own fresh JVM).
+#     is configuration, so it gets its own row and its own fresh JVM);
+#   - <workers> replaces the run's worker count for that row, to compare engines at the same
+#     thread count (IoUringServer with one ring against SingleLoopServer's one loop).
 # A module adds its rows here when it lands. Until its class exists, a row is skipped with a
 # note (or is a "not built" failure row when asked for by name with --servers).
 
@@ -24,6 +26,7 @@ SPINDLE_BENCH_SERVERS=(
   "ReusePortServer|ReusePortServer|"
   # iouring-server
   "IoUringServer|IoUringServer|"
+  "IoUringServer-1ring|IoUringServer||1"
   # netty-server: the reference, one row per transport
   "NettyServer-nio|NettyServer|-Dspindle.netty.transport=nio"
   "NettyServer-epoll|NettyServer|-Dspindle.netty.transport=epoll"
