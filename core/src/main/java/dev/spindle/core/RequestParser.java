@@ -538,7 +538,8 @@ final class RequestParser {
         long size = 0;
         int i = from;
         while (i < to && Ascii.hexValue(d.get(BYTE, i)) >= 0) {
-            if (size > 0x0FFFFFFF_FFFFFFFFL) {
+            // Another digit must not shift a bit into the sign: a negative size would pass the body limit.
+            if (size > 0x07FFFFFF_FFFFFFFFL) {
                 throw new HttpException(400, "chunk size overflows");
             }
             size = size << 4 | Ascii.hexValue(d.get(BYTE, i));

@@ -399,6 +399,9 @@ class ConnectionTest {
                         + "Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
                 Arguments.of("HTTP/2.0", "GET /plaintext HTTP/2.0\r\n" + HOST + "\r\n", 505),
                 Arguments.of("gzip coding", "POST /echo HTTP/1.1\r\n" + HOST + "Transfer-Encoding: gzip\r\n\r\n", 501),
+                // Found by ConnectionFuzzTest: the parser's ArrayIndexOutOfBoundsException escaped received().
+                Arguments.of("chunk size of 16 hex digits", "POST /echo HTTP/1.1\r\n" + HOST
+                        + "Transfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nab\r\n", 400),
                 Arguments.of("body too large", "POST /echo HTTP/1.1\r\n" + HOST + "Content-Length: 999999999\r\n\r\n", 413),
                 Arguments.of("request line too long", "GET /" + "a".repeat(9000) + " HTTP/1.1\r\n" + HOST + "\r\n", 414),
                 Arguments.of("unknown expectation", "POST /echo HTTP/1.1\r\n" + HOST + "Expect: 200-ok\r\n\r\n", 417));

@@ -417,6 +417,10 @@ class RequestParserTest {
                 bad("chunk size zz", chunked + "zz\r\nab\r\n0\r\n\r\n", 400),
                 bad("empty chunk size", chunked + "\r\nab\r\n0\r\n\r\n", 400),
                 bad("negative chunk size", chunked + "-1\r\nab\r\n0\r\n\r\n", 400),
+                // Found by RequestParserFuzzTest: 16 hex digits shifted into the sign bit and passed as a negative size.
+                bad("chunk size of 16 hex digits", chunked + "ffffffffffffffff\r\nab\r\n0\r\n\r\n", 400),
+                bad("chunk size of 19 hex digits", chunked + "fffffffffffffffffff\r\n", 400),
+                bad("chunk size 8000000000000000", chunked + "8000000000000000\r\nab\r\n", 400),
                 bad("chunk data not followed by CRLF", chunked + "3\r\nabcX\r\n0\r\n\r\n", 400),
                 bad("chunk data followed by bare LF", chunked + "3\r\nabc\n0\r\n\r\n", 400),
                 bad("control character in a chunk extension", chunked + "3;a\u0001\r\nabc\r\n0\r\n\r\n", 400),
