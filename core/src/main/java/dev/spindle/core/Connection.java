@@ -71,8 +71,9 @@ public final class Connection {
     /**
      * Consumes all of {@code src} and processes every complete request in it. When nothing is
      * buffered, a writable heap or direct buffer is parsed in place and only the bytes of an
-     * unfinished request are copied. Its bytes may be rewritten (chunked bodies are decoded in
-     * place), and nothing refers to them once this returns, so the caller may reuse it at once.
+     * unfinished request (or a chunked body, which is joined by moving bytes) are copied. Its bytes
+     * are never written, and nothing refers to them once this returns, so the caller may reuse
+     * it at once.
      */
     public void received(ByteBuffer src) {
         int length = src.remaining();

@@ -11,7 +11,8 @@ import java.nio.ByteBuffer;
  *
  * <p>The window is either this buffer's own heap array or memory the caller lent for one call
  * ({@link #lend}): requests are then parsed where the bytes arrived, and {@link #keepTail} copies
- * only what is left unconsumed, so nothing refers to the caller's memory afterwards.
+ * only what is left unconsumed, so nothing refers to the caller's memory afterwards. Lent
+ * memory is only read.
  */
 final class InputBuffer {
     MemorySegment memory;

@@ -180,6 +180,12 @@ final class RequestParser {
                     if (n == 0) {
                         return NEED_MORE;
                     }
+                    if (in.isLent()) {
+                        // chunks are joined by moving bytes; never write to memory the caller lent
+                        in.keepTail();
+                        d = in.memory;
+                        b = in.start;
+                    }
                     MemorySegment.copy(d, b + pos, d, b + req.bodyEnd, n);
                     req.bodyEnd += n;
                     pos += n;
