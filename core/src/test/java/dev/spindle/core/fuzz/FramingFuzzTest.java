@@ -27,6 +27,9 @@ import java.util.regex.Pattern;
  * answered with a 2xx, and nothing after it on the connection is answered at all, so a request
  * smuggled in its body cannot get through. Requests framed without ambiguity are answered 200 with
  * their body, so the oracle cannot pass by rejecting everything.
+ *
+ * <p>The committed seeds are encoded for the order in which {@link #build} consumes its data by
+ * {@code scripts/lib/fuzz-seeds.py}; change one with the other.
  */
 class FramingFuzzTest {
     private static final Router ROUTES = FuzzRoutes.routes();
