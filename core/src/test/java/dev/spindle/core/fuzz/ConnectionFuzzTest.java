@@ -1,5 +1,7 @@
 package dev.spindle.core.fuzz;
 
+import static dev.spindle.core.fuzz.Findings.require;
+
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.spindle.core.FuzzAccess;
@@ -11,6 +13,7 @@ import dev.spindle.core.fuzz.ResponseReader.Output;
 import dev.spindle.core.fuzz.ResponseReader.Response;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -27,8 +30,9 @@ class ConnectionFuzzTest {
     /**
      * Input: the stream, then {@link Controls}. Flags: bit 0 small limits, bit 1 keep-alive off,
      * bit 2 blocking routes offloaded to an executor, bit 3 a high-water mark of byte 11 + 1
-     * (back-pressure), bit 4 {@code closeAfterResponse()} before the piece numbered by byte 10.
-     * Bytes 1-8 cut the stream into pieces; byte 9 is the write step (0: all pending at once).
+     * (back-pressure), bit 4 {@code closeAfterResponse()} before the piece numbered by byte 10,
+     * bit 5 a lagging driver (see {@link ConnectionDriver}). Bytes 1-8 cut the stream into pieces;
+     * byte 9 is the write step (0: all pending at once).
      */
     @FuzzTest
     void answersEveryRequestInOrderOrClosesWithAnError(FuzzedDataProvider data) {
@@ -45,7 +49,7 @@ class ConnectionFuzzTest {
         List<byte[]> pieces = controls.pieces(stream);
         int closeBefore = controls.unsigned(10) % (pieces.size() + 1);
 
-        ConnectionDriver driver = new ConnectionDriver(ROUTES, config, controls.flag(2), controls.unsigned(9));
+        ConnectionDriver driver = new ConnectionDriver(ROUTES, config, controls.flag(2), controls.unsigned(9), controls.flag(5));
         for (int i = 0; i < pieces.size(); i++) {
             if (closeEarly && i == closeBefore) {
                 driver.closeAfterResponse();
@@ -63,7 +67,7 @@ class ConnectionFuzzTest {
         Output output = ResponseReader.read(written, i -> answersHead(parsed, i));
         checkAnswers(output, parsed, config, closeEarly);
         if (!closeEarly) {
-            ConnectionDriver whole = new ConnectionDriver(ROUTES, config, false, 0);
+            ConnectionDriver whole = new ConnectionDriver(ROUTES, config, false, 0, false);
             whole.receive(stream);
             Output reference = ResponseReader.read(whole.finish(), i -> answersHead(parsed, i));
             require(withoutDates(output).equals(withoutDates(reference)),
@@ -120,7 +124,7 @@ class ConnectionFuzzTest {
         }
         if (!r.closes()) {
             String expected = request.version().equals("HTTP/1.0") ? "keep-alive" : null;
-            require(java.util.Objects.equals(r.header("Connection"), expected), "Connection header of a kept connection", r, request);
+            require(Objects.equals(r.header("Connection"), expected), "Connection header of a kept connection", r, request);
         }
         if (r.status() == 405) {
             require(r.header("Allow") != null, "405 without Allow", r, request);
@@ -138,11 +142,5 @@ class ConnectionFuzzTest {
 
     private static List<String> withoutDates(Output output) {
         return output.responses().stream().map(Response::withoutDate).toList();
-    }
-
-    static void require(boolean condition, String what, Object... context) {
-        if (!condition) {
-            throw new AssertionError(what + ": " + Arrays.deepToString(context));
-        }
     }
 }

@@ -10,7 +10,8 @@ import java.util.TreeSet;
  * The fixed block of control bytes at the end of a fuzz input; everything before it is the byte
  * stream under test. {@link FuzzedDataProvider} reads integers from the end of the input and bytes
  * from the front, so taking the controls first leaves the stream intact, and a seed is a plain
- * request followed by {@value #SIZE} bytes. All-zero controls mean "defaults, fed whole".
+ * request followed by {@value #SIZE} bytes ({@code scripts/lib/fuzz-seeds.py} writes the committed
+ * ones). All-zero controls mean "defaults, fed whole".
  *
  * <p>Byte 0 holds flags, bytes 1-8 four cut points (16-bit fractions of the stream length), the
  * rest small numbers whose meaning each test documents.

@@ -1,6 +1,6 @@
 package dev.spindle.core.fuzz;
 
-import static dev.spindle.core.fuzz.ConnectionFuzzTest.require;
+import static dev.spindle.core.fuzz.Findings.require;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
@@ -14,6 +14,7 @@ import java.io.ByteArrayOutputStream;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -26,6 +27,9 @@ import java.util.regex.Pattern;
  * answered with a 2xx, and nothing after it on the connection is answered at all, so a request
  * smuggled in its body cannot get through. Requests framed without ambiguity are answered 200 with
  * their body, so the oracle cannot pass by rejecting everything.
+ *
+ * <p>The committed seeds are encoded for the order in which {@link #build} consumes its data by
+ * {@code scripts/lib/fuzz-seeds.py}; change one with the other.
  */
 class FramingFuzzTest {
     private static final Router ROUTES = FuzzRoutes.routes();
@@ -53,7 +57,7 @@ class FramingFuzzTest {
         boolean offload = data.consumeBoolean();
         Built request = build(data);
 
-        ConnectionDriver driver = new ConnectionDriver(ROUTES, CONFIG, offload, 0);
+        ConnectionDriver driver = new ConnectionDriver(ROUTES, CONFIG, offload, 0, false);
         for (byte[] piece : bytewise ? Controls.bytewise(request.bytes()) : List.of(request.bytes())) {
             if (!driver.receive(piece)) {
                 break;
@@ -210,7 +214,7 @@ class FramingFuzzTest {
         if (lengths.isEmpty()) {
             return Framing.NONE;
         }
-        Set<BigInteger> values = new java.util.HashSet<>();
+        Set<BigInteger> values = new HashSet<>();
         for (String value : lengths) {
             String v = value.strip();
             if (!LENGTH_LIST.matcher(v).matches()) {
