@@ -509,7 +509,7 @@ public abstract class HttpConformanceSuite {
         new Random(8).nextBytes(body);
         try (HttpServer own = newServer(config().writeTimeout(writeTimeout), BenchmarkApp.routes()).start();
                 Socket stalled = new Socket()) {
-            // small client buffers: what the client cannot hand on waits in them, not in the server
+            // small client buffers: the response backs up into the server at once, and little of the flood waits client-side
             stalled.setReceiveBufferSize(64 * 1024);
             stalled.setSendBufferSize(64 * 1024);
             stalled.connect(new InetSocketAddress("127.0.0.1", own.port()), 5000);
