@@ -23,6 +23,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
@@ -462,32 +466,71 @@ public abstract class HttpConformanceSuite {
                 "this I/O model gives each connection a thread of a bounded set: a stalled client holds one until its timeout");
         int idle = 2000;
         int trickling = 300;
-        List<RawConnection> held = new ArrayList<>();
+        RawConnection[] keptAlive = new RawConnection[idle];
+        List<RawConnection> tricklers = new ArrayList<>();
         try {
-            for (int i = 0; i < idle; i++) {
-                RawConnection c = new RawConnection(port);
-                held.add(c);
-                assertThat(c.send(request("GET", "/users/" + i)).read().bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
-            }
+            inParallel(idle, i -> {
+                keptAlive[i] = new RawConnection(port);
+                assertThat(keptAlive[i].send(request("GET", "/users/" + i)).read().bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
+            });
             for (int i = 0; i < trickling; i++) {
                 RawConnection c = new RawConnection(port);
-                held.add(c);
+                tricklers.add(c);
                 c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\nX-Slow: ");
             }
             for (int round = 0; round < 3; round++) {
-                for (int i = idle; i < held.size(); i += 10) {
-                    held.get(i).send("a");
+                for (int i = 0; i < tricklers.size(); i += 10) {
+                    tricklers.get(i).send("a");
                 }
                 SlowClient.servedWithin(port, 1, Duration.ofSeconds(2));
             }
             // The idle timeout (60 s) has not passed: every idle connection must still serve.
-            for (int i = 0; i < idle; i++) {
-                RawResponse r = held.get(i).send(request("GET", "/users/" + (idle + i))).read();
+            inParallel(idle, i -> {
+                RawResponse r = keptAlive[i].send(request("GET", "/users/" + (idle + i))).read();
                 assertThat(r.bodyText()).as("idle connection %d used again", i).isEqualTo("{\"id\":\"" + (idle + i) + "\"}");
-            }
+            });
         } finally {
-            for (RawConnection c : held) {
+            for (RawConnection c : keptAlive) {
+                if (c != null) {
+                    c.close();
+                }
+            }
+            for (RawConnection c : tricklers) {
                 c.close();
+            }
+        }
+    }
+
+    private interface IndexedTask {
+        void run(int index) throws Exception;
+    }
+
+    /** Runs {@code task} for 0 .. count-1 on a few virtual threads; rethrows the first failure. */
+    private static void inParallel(int count, IndexedTask task) throws Exception {
+        int threads = 8;
+        List<Future<?>> futures = new ArrayList<>();
+        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int t = 0; t < threads; t++) {
+                int first = t;
+                futures.add(executor.submit(() -> {
+                    for (int i = first; i < count; i += threads) {
+                        task.run(i);
+                    }
+                    return null;
+                }));
+            }
+        }
+        for (Future<?> f : futures) {
+            try {
+                f.get();
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof Exception cause) {
+                    throw cause;
+                }
+                if (e.getCause() instanceof Error cause) {
+                    throw cause;
+                }
+                throw e;
             }
         }
     }
