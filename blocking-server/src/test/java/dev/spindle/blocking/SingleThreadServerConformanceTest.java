@@ -20,4 +20,9 @@ class SingleThreadServerConformanceTest extends HttpConformanceSuite {
     protected boolean servesOthersWhileClientsStall() {
         return false;
     }
+
+    @Override
+    protected int concurrentConnections() {
+        return 1;
+    }
 }

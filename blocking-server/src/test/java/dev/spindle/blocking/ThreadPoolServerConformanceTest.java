@@ -15,4 +15,9 @@ class ThreadPoolServerConformanceTest extends HttpConformanceSuite {
     protected boolean servesOthersWhileClientsStall() {
         return false;
     }
+
+    @Override
+    protected int concurrentConnections() {
+        return config().workers();
+    }
 }

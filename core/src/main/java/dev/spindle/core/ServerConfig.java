@@ -14,23 +14,25 @@ import java.util.function.Function;
  *   <tr><th>setting</th><th>property</th><th>default</th><th>meaning</th></tr>
  *   <tr><td>host</td><td>spindle.host</td><td>127.0.0.1</td><td>address to bind</td></tr>
  *   <tr><td>workers</td><td>(CLI argument)</td><td>available processors</td><td>event loops, rings or pool threads, per server</td></tr>
- *   <tr><td>maxRequestLineLength</td><td>spindle.maxRequestLine</td><td>8192</td><td>longer request line: 414</td></tr>
- *   <tr><td>maxHeaderSize</td><td>spindle.maxHeaderSize</td><td>32768</td><td>larger header section: 431</td></tr>
- *   <tr><td>maxHeaderCount</td><td>spindle.maxHeaderCount</td><td>128</td><td>more fields: 431</td></tr>
- *   <tr><td>maxBodySize</td><td>spindle.maxBodySize</td><td>16 MiB</td><td>larger body: 413</td></tr>
+ *   <tr><td>maxRequestLineLength</td><td>spindle.maxRequestLine</td><td>8192</td><td>longer request line: 414 and a close</td></tr>
+ *   <tr><td>maxHeaderSize</td><td>spindle.maxHeaderSize</td><td>32768</td><td>larger header section: 431 and a close</td></tr>
+ *   <tr><td>maxHeaderCount</td><td>spindle.maxHeaderCount</td><td>128</td><td>more header fields: 431 and a close</td></tr>
+ *   <tr><td>maxBodySize</td><td>spindle.maxBodySize</td><td>16 MiB</td><td>larger request body (announced or chunked): 413 and a close</td></tr>
  *   <tr><td>keepAlive</td><td>spindle.keepAlive</td><td>true</td><td>false: every response closes its connection</td></tr>
- *   <tr><td>headerTimeout</td><td>spindle.headerTimeoutMs</td><td>10 s</td><td>a started request must arrive whole within it</td></tr>
- *   <tr><td>idleTimeout</td><td>spindle.idleTimeoutMs</td><td>60 s</td><td>an idle keep-alive connection is closed after it</td></tr>
- *   <tr><td>writeTimeout</td><td>spindle.writeTimeoutMs</td><td>30 s</td><td>a response the peer does not read within it is dropped with the connection</td></tr>
- *   <tr><td>drainTimeout</td><td>spindle.drainTimeoutMs</td><td>10 s</td><td>how long close() waits for in-flight requests</td></tr>
- *   <tr><td>maxConnections</td><td>spindle.maxConnections</td><td>10000</td><td>beyond it new connections get 503</td></tr>
- *   <tr><td>queueCapacity</td><td>spindle.queueCapacity</td><td>1024</td><td>connections waiting for a pool thread; beyond it 503</td></tr>
- *   <tr><td>readBufferSize</td><td>spindle.readBufferSize</td><td>16384</td><td>bytes read per socket read</td></tr>
- *   <tr><td>writeHighWaterMark</td><td>spindle.writeHighWaterMark</td><td>65536</td><td>pending output that pauses reading (back-pressure)</td></tr>
+ *   <tr><td>headerTimeout</td><td>spindle.headerTimeoutMs</td><td>10 s</td><td>the read timeout of a request in progress: once its first byte has arrived, the whole request (header section and body) must arrive within it, else 408 and a close</td></tr>
+ *   <tr><td>idleTimeout</td><td>spindle.idleTimeoutMs</td><td>60 s</td><td>a connection with no request in progress (new, or kept alive after a response) is closed, without a response, after this long</td></tr>
+ *   <tr><td>writeTimeout</td><td>spindle.writeTimeoutMs</td><td>30 s</td><td>output the peer does not read within it (a write that cannot finish) drops the connection</td></tr>
+ *   <tr><td>drainTimeout</td><td>spindle.drainTimeoutMs</td><td>10 s</td><td>how long close() (and so SIGTERM) waits for in-flight requests before closing the connections still busy</td></tr>
+ *   <tr><td>maxConnections</td><td>spindle.maxConnections</td><td>10000</td><td>open connections; one more is answered 503 and closed</td></tr>
+ *   <tr><td>queueCapacity</td><td>spindle.queueCapacity</td><td>1024</td><td>ThreadPoolServer: accepted connections waiting for a pool thread; one more is answered 503 and closed</td></tr>
+ *   <tr><td>readBufferSize</td><td>spindle.readBufferSize</td><td>16384</td><td>bytes read per socket read (io_uring: per provided buffer)</td></tr>
+ *   <tr><td>writeHighWaterMark</td><td>spindle.writeHighWaterMark</td><td>65536</td><td>pending output above which a connection is not read (back-pressure: a client that does not read its responses cannot make the server buffer more of its requests)</td></tr>
  *   <tr><td>directBuffers</td><td>spindle.directBuffers</td><td>false</td><td>direct instead of heap socket buffers (NIO)</td></tr>
  *   <tr><td>busyPoll</td><td>spindle.busyPoll</td><td>false</td><td>spin on selectNow() before blocking (NIO)</td></tr>
  * </table>
- * Strategy modules read a few options of their own (e.g. {@code spindle.busyPollSpins} and
+ * Every server honours every limit above, except where its class Javadoc says otherwise (the
+ * Netty reference applies no request read timeout, for instance). Strategy modules read
+ * a few options of their own (e.g. {@code spindle.busyPollSpins} and
  * {@code spindle.backlog} for NIO, {@code spindle.netty.transport} for Netty); each documents them
  * in its server's Javadoc.
  */

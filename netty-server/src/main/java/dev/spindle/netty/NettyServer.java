@@ -40,6 +40,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Pipeline per connection:
  * <pre>
+ *   ReadGate                                             no read while autoRead is off, whoever asks
  *   IdleStateHandler(reader idle = idleTimeout)          closes idle keep-alive connections
  *   HttpServerCodec(maxInitialLineLength, maxHeaderSize)  Netty's HTTP/1.1 parser and encoder
  *   RequestChecks                                         version 505, header count 431, Host 400
@@ -70,9 +71,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>ServerConfig settings honoured: host, port, workers, maxRequestLineLength (414),
  * maxHeaderSize (431), maxHeaderCount (431), maxBodySize (413, by Netty), keepAlive, idleTimeout,
- * drainTimeout, maxConnections (503), writeHighWaterMark. Not applied: headerTimeout and
- * writeTimeout (Netty has no per-request header deadline; a per-write timeout task would cost every
- * response), readBufferSize (Netty sizes reads adaptively), directBuffers and busyPoll (NIO-engine
+ * drainTimeout, maxConnections (503), writeHighWaterMark, and writeTimeout as the longest a
+ * connection may stay unwritable (output above the high-water mark that the peer does not read;
+ * a timer runs only then, not per write). Not applied: headerTimeout (Netty has no per-request
+ * deadline), readBufferSize (Netty sizes reads adaptively), directBuffers and busyPoll (NIO-engine
  * options).
  */
 public final class NettyServer implements HttpServer {
@@ -130,6 +132,8 @@ public final class NettyServer implements HttpServer {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                // a peer that half-closes after its requests still gets the answers (RouterHandler closes after them)
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
                 .childHandler(new Initializer());
         try {
@@ -157,6 +161,7 @@ public final class NettyServer implements HttpServer {
             }
             ch.closeFuture().addListener(f -> connections.decrementAndGet());
             ChannelPipeline p = ch.pipeline();
+            p.addLast("readGate", ReadGate.INSTANCE);
             p.addLast("idle", new IdleStateHandler(config.idleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
             p.addLast("codec", new HttpServerCodec(new HttpDecoderConfig()
                     .setMaxInitialLineLength(config.maxRequestLineLength())

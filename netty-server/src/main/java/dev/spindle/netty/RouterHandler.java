@@ -11,7 +11,9 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
@@ -32,6 +34,8 @@ import io.netty.util.AsciiString;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +57,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Blocking routes ({@link Router#isBlocking}) run on a virtual thread. Until their response is
  *       written, reading stops ({@code autoRead} off) and requests already decoded from the same read
  *       wait in a per-channel queue, so pipelined responses keep request order.</li>
+ *   <li>Half-close (the channel allows it): when the peer shuts its sending side, every complete
+ *       request is still answered, then the connection closes. A request cut short by it gets no
+ *       answer (Netty's decoder reports one cut inside its headers as a
+ *       {@link PrematureChannelClosureException}; it is dropped, not answered 400).</li>
+ *   <li>Write timeout: a connection that stays unwritable (more than the high-water mark of output
+ *       the peer does not read) for {@code writeTimeout} is closed.</li>
  * </ul>
  * Responses are written without a flush while a read is being processed and flushed once in
  * {@link #channelReadComplete}, so a pipelined batch leaves in one write.
@@ -75,6 +85,10 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
     /** A response that closes the connection was written: whatever follows is dropped. */
     private boolean closing;
     private boolean needsFlush;
+    /** The peer shut its sending side: close once everything received is answered. */
+    private boolean inputEnded;
+    /** Closes the connection if it is still unwritable when it fires; null while writable. */
+    private ScheduledFuture<?> writeTimeout;
     private String lastContentType;
     private AsciiString lastContentTypeAscii;
 
@@ -107,11 +121,32 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         updateAutoRead(ctx.channel());
+        if (!ctx.channel().isWritable()) {
+            if (writeTimeout == null) {
+                writeTimeout = ctx.executor().schedule(() -> {
+                    log.debug("write timeout on {}", ctx.channel());
+                    ctx.close();
+                }, server.config().writeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            }
+        } else {
+            cancelWriteTimeout();
+        }
         ctx.fireChannelWritabilityChanged();
+    }
+
+    private void cancelWriteTimeout() {
+        if (writeTimeout != null) {
+            writeTimeout.cancel(false);
+            writeTimeout = null;
+        }
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            inputEnded = true;
+            closeIfAllAnswered(ctx);
+        }
         if (evt instanceof IdleStateEvent) {
             if (!blockingInFlight) {
                 log.debug("closing idle connection {}", ctx.channel());
@@ -124,6 +159,7 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        cancelWriteTimeout();
         releaseWaiting();
         ctx.fireChannelInactive();
     }
@@ -137,6 +173,11 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
     /** Answers one request (or starts its blocking handler) and releases it. */
     private void serve(ChannelHandlerContext ctx, FullHttpRequest req) {
         try {
+            if (req.decoderResult().cause() instanceof PrematureChannelClosureException) {
+                // the peer ended its input inside this request: the input-shutdown event that
+                // follows closes the connection; there is nothing to answer
+                return;
+            }
             int error = rejectionStatus(req);
             if (error != 0) {
                 writeError(ctx, error, req.decoderResult().cause().getMessage());
@@ -273,6 +314,20 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         }
         flushIfNeeded(ctx);
         updateAutoRead(ctx.channel());
+        closeIfAllAnswered(ctx);
+    }
+
+    /**
+     * After the peer half-closed: once no request is left to answer, closes the connection behind
+     * the responses already written.
+     */
+    private void closeIfAllAnswered(ChannelHandlerContext ctx) {
+        if (!inputEnded || closing || blockingInFlight || !waiting.isEmpty()) {
+            return;
+        }
+        closing = true;
+        needsFlush = false;
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
     }
 
     private FullHttpResponse encode(ChannelHandlerContext ctx, Response res, boolean keepAlive, boolean http10, boolean head) {

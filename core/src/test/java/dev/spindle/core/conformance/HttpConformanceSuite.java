@@ -3,19 +3,33 @@ package dev.spindle.core.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.core.BenchmarkApp;
+import dev.spindle.core.Handler;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection.RawResponse;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -50,12 +64,33 @@ public abstract class HttpConformanceSuite {
     }
 
     /**
-     * Whether the server serves other clients while some hold connections without finishing a
-     * request. The iterative single-thread server and a small thread pool cannot by design: one
-     * slow client holds a thread until a timeout. They are exempt from the slow-client tests.
+     * Whether the server serves other clients while thousands hold connections open: idle after a
+     * request, or trickling one that never ends. Exempt by design, from the tests with thousands of
+     * such connections: the iterative single-thread server (one connection at a time, none kept
+     * alive) and the thread pool (a connection holds one of a few threads; an idle keep-alive one
+     * gives it up by being closed when others wait, so thousands of idle connections cannot stay
+     * usable, and a trickling one holds its thread until the header timeout).
      */
     protected boolean servesOthersWhileClientsStall() {
         return true;
+    }
+
+    /**
+     * How many connections the server serves at the same time: unbounded for event loops and a
+     * thread per connection; the pool size for a thread pool; one for the iterative server. Tests
+     * that need several connections in progress at once use no more than this.
+     */
+    protected int concurrentConnections() {
+        return Integer.MAX_VALUE;
+    }
+
+    /**
+     * The most the server may read from a connection beyond a request whose response the client
+     * does not read: by default one more of the never-reading test's 8 MiB requests, since a server
+     * may have read into the next request before it noticed its output was stuck.
+     */
+    protected long readAheadAllowance() {
+        return 8L << 20;
     }
 
     protected ServerConfig config() {
@@ -426,52 +461,291 @@ public abstract class HttpConformanceSuite {
     }
 
     @Test
-    void idleAndTricklingConnectionsDoNotStarveALegitimateClient() throws Exception {
+    void idleKeepAliveAndTricklingConnectionsDoNotStarveALegitimateClient() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(servesOthersWhileClientsStall(),
                 "this I/O model gives each connection a thread of a bounded set: a stalled client holds one until its timeout");
-        java.util.List<RawConnection> held = new java.util.ArrayList<>();
+        int idle = 2000;
+        int trickling = 300;
+        RawConnection[] keptAlive = new RawConnection[idle];
+        List<RawConnection> tricklers = new ArrayList<>();
         try {
-            for (int i = 0; i < 1500; i++) {
-                held.add(new RawConnection(port));
-            }
-            for (int i = 0; i < 300; i++) {
+            inParallel(idle, i -> {
+                keptAlive[i] = new RawConnection(port);
+                assertThat(keptAlive[i].send(request("GET", "/users/" + i)).read().bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
+            });
+            for (int i = 0; i < trickling; i++) {
                 RawConnection c = new RawConnection(port);
-                held.add(c);
+                tricklers.add(c);
                 c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\nX-Slow: ");
             }
             for (int round = 0; round < 3; round++) {
-                for (int i = 1500; i < held.size(); i += 10) {
-                    held.get(i).send("a");
+                for (int i = 0; i < tricklers.size(); i += 10) {
+                    tricklers.get(i).send("a");
                 }
-                HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/users/" + round))
-                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
-                assertThat(response.body()).isEqualTo("{\"id\":\"" + round + "\"}");
+                SlowClient.servedWithin(port, 1, Duration.ofSeconds(2));
             }
+            // The idle timeout (60 s) has not passed: every idle connection must still serve.
+            inParallel(idle, i -> {
+                RawResponse r = keptAlive[i].send(request("GET", "/users/" + (idle + i))).read();
+                assertThat(r.bodyText()).as("idle connection %d used again", i).isEqualTo("{\"id\":\"" + (idle + i) + "\"}");
+            });
         } finally {
-            for (RawConnection c : held) {
+            for (RawConnection c : keptAlive) {
+                if (c != null) {
+                    c.close();
+                }
+            }
+            for (RawConnection c : tricklers) {
                 c.close();
             }
         }
     }
 
+    private interface IndexedTask {
+        void run(int index) throws Exception;
+    }
+
+    /** Runs {@code task} for 0 .. count-1 on a few virtual threads; rethrows the first failure. */
+    private static void inParallel(int count, IndexedTask task) throws Exception {
+        int threads = 8;
+        List<Future<?>> futures = new ArrayList<>();
+        try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int t = 0; t < threads; t++) {
+                int first = t;
+                futures.add(executor.submit(() -> {
+                    for (int i = first; i < count; i += threads) {
+                        task.run(i);
+                    }
+                    return null;
+                }));
+            }
+        }
+        for (Future<?> f : futures) {
+            try {
+                f.get();
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof Exception cause) {
+                    throw cause;
+                }
+                if (e.getCause() instanceof Error cause) {
+                    throw cause;
+                }
+                throw e;
+            }
+        }
+    }
+
+    /** Requests pipelined behind the first 8 MiB echo: 128 MiB in all, far more than kernel buffers hold. */
+    private static final int NEVER_READ_PIPELINED = 16;
+
+    /**
+     * A client pipelines 8 MiB echoes and never reads. Once the first response is stuck the
+     * server must stop reading it (memory stays bounded: sampled all the while, what the server
+     * has read stays within the first request plus {@link #readAheadAllowance()}), keep serving
+     * others, and drop the connection when the write timeout has passed: not at once, not never.
+     */
     @Test
-    void closeLetsAnInFlightRequestFinishAndThenRefusesConnections() throws Exception {
-        HttpServer own = newServer(config(), BenchmarkApp.routes()).start();
-        int ownPort = own.port();
-        try (RawConnection c = new RawConnection(ownPort)) {
-            c.send(request("GET", "/blocking/500"));
-            Thread.sleep(150);
-            Thread closer = Thread.ofPlatform().start(own::close);
+    void clientThatNeverReadsIsHeldBackThenDroppedAfterTheWriteTimeout() throws Exception {
+        Duration writeTimeout = Duration.ofSeconds(2);
+        int size = 8 << 20;
+        byte[] body = new byte[size];
+        new Random(8).nextBytes(body);
+        try (HttpServer own = newServer(config().writeTimeout(writeTimeout), BenchmarkApp.routes()).start();
+                Socket stalled = new Socket()) {
+            // small client buffers: the response backs up into the server at once, and little of the flood waits client-side
+            stalled.setReceiveBufferSize(64 * 1024);
+            stalled.setSendBufferSize(64 * 1024);
+            stalled.connect(new InetSocketAddress("127.0.0.1", own.port()), 5000);
+            long kernelBound = SlowClient.kernelBufferBound(stalled);
+            long started = System.nanoTime();
+            SlowClient.EchoFlood flood = SlowClient.startEchoFlood(stalled, body, NEVER_READ_PIPELINED);
+            AtomicLong sent = flood.bodyBytesSent();
+            Thread writer = flood.writer();
+            long deadline = started + Duration.ofSeconds(20).toNanos();
+            while (sent.get() < size && writer.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(sent.get()).as("the first request was sent").isGreaterThanOrEqualTo(size);
+            if (concurrentConnections() > 1) {
+                SlowClient.servedWithin(own.port(), 5, Duration.ofSeconds(2));
+            }
+
+            // Sent first, queues second: a write in between only makes the estimate of what the server read smaller.
+            long mostRead = 0;
+            while (writer.isAlive() && System.nanoTime() < deadline) {
+                long sentNow = sent.get();
+                long unread = SlowClient.unreadByServer(stalled).orElse(kernelBound);
+                mostRead = Math.max(mostRead, sentNow - unread);
+                writer.join(50);
+            }
+            Duration held = Duration.ofNanos(System.nanoTime() - started);
+            assertThat(writer.isAlive()).as("connection dropped within 20 s").isFalse();
+            assertThat(mostRead).as("bytes the server read from a client that never reads (%d body bytes sent of %d)",
+                    sent.get(), flood.totalBytes()).isLessThanOrEqualTo(size + readAheadAllowance());
+            assertThat(flood.failure().get()).as("the server ended the flood by dropping the connection").isNotNull();
+            assertThat(held).as("time the connection was held").isGreaterThanOrEqualTo(writeTimeout);
+            SlowClient.servedWithin(own.port(), 1, Duration.ofSeconds(2));
+        }
+    }
+
+    static Stream<Arguments> completeRequestsThenHalfClose() {
+        byte[] body = new byte[1 << 20];
+        new Random(11).nextBytes(body);
+        byte[] echo = concat(ascii("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n"), body);
+        return Stream.of(
+                Arguments.of("plaintext", ascii(request("GET", "/plaintext")), ascii("Hello, World!")),
+                Arguments.of("blocking route", ascii(request("GET", "/blocking/300")), ascii("{\"slept\":300}")),
+                Arguments.of("1 MiB echo", echo, body),
+                Arguments.of("chunked echo", ascii("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + "3\r\nabc\r\n0\r\n\r\n"), ascii("abc")));
+    }
+
+    /** RFC 9112 9.6: a client may half-close after its request; the response must still come whole. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("completeRequestsThenHalfClose")
+    void halfCloseAfterACompleteRequestStillGetsTheWholeResponse(String name, byte[] raw, byte[] expected) throws Exception {
+        try (RawConnection c = new RawConnection(port)) {
+            c.send(raw);
+            c.socket().shutdownOutput();
             RawResponse r = c.read();
             assertThat(r.status()).isEqualTo(200);
-            assertThat(r.bodyText()).isEqualTo("{\"slept\":500}");
-            closer.join(20_000);
+            assertThat(r.body()).isEqualTo(expected);
+            assertThat(c.closedByPeer()).as("closed after the response").isTrue();
+        }
+    }
+
+    @Test
+    void halfCloseAfterPipelinedRequestsGetsThemAllInOrder() throws Exception {
+        int count = 50;
+        StringBuilder all = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+            all.append(i == 10 ? request("GET", "/blocking/200") : request("GET", "/users/" + i));
+        }
+        try (RawConnection c = new RawConnection(port)) {
+            c.send(all.toString());
+            c.socket().shutdownOutput();
+            int expected = keepsConnectionsOpen() ? count : 1;
+            for (int i = 0; i < expected; i++) {
+                RawResponse r = c.read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.bodyText()).as("response %d", i).isEqualTo(i == 10 ? "{\"slept\":200}" : "{\"id\":\"" + i + "\"}");
+            }
+            assertThat(c.closedByPeer()).as("closed after the last response").isTrue();
+        }
+    }
+
+    static Stream<Arguments> incompleteRequestsThenHalfClose() {
+        return Stream.of(
+                Arguments.of("inside the request line", "GET /plain", 0),
+                Arguments.of("inside the header section", "GET /plaintext HTTP/1.1\r\nHost: x\r\nX-A: ", 0),
+                Arguments.of("inside a Content-Length body", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly part", 0),
+                Arguments.of("inside a chunked body", "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", 0),
+                Arguments.of("inside the request after a complete one", request("GET", "/users/0") + "GET /users/1 HTTP/1.1\r\nHo", 1));
+    }
+
+    /**
+     * Half a request, then the client half-closes: the request can never complete. RFC 9112 8
+     * lets the server send an error first or not; every Spindle server closes without one (as
+     * nginx and Go's net/http do): the client said it is done, so there is nothing to answer, and
+     * it must not wait for the header timeout either. Complete requests before it are answered.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("incompleteRequestsThenHalfClose")
+    void halfCloseInsideARequestClosesWithoutAResponse(String name, String raw, int complete) throws Exception {
+        try (RawConnection c = new RawConnection(port)) {
+            c.send(raw);
+            c.socket().shutdownOutput();
+            for (int i = 0; i < complete; i++) {
+                assertThat(c.read().bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
+            }
+            // well before the 10 s header timeout, and with no bytes: no 400, no 408
+            c.socket().setSoTimeout(5000);
+            assertThat(c.closedByPeer()).as("closed at once, with nothing sent").isTrue();
+        }
+        assertThat(get("/plaintext").body()).isEqualTo("Hello, World!");
+    }
+
+    /**
+     * {@code close()} with several requests in flight on different connections (the longest a 2 s
+     * blocking route) and an idle keep-alive connection: new connections are refused while it
+     * drains, every in-flight response arrives whole, and close returns well within the drain
+     * timeout (the idle connection does not hold it up).
+     */
+    @Test
+    void closeDrainsEveryInFlightRequestAndRefusesNewConnections() throws Exception {
+        Duration drainTimeout = Duration.ofSeconds(8);
+        int[] sleeps = IntStream.of(2000, 2000, 1000, 1500).limit(Math.min(4, concurrentConnections())).toArray();
+        CountDownLatch running = new CountDownLatch(sleeps.length);
+        Router routes = Router.builder()
+                .get("/plaintext", (req, res) -> res.text("Hello, World!"))
+                .get("/blocking/{ms}", Handler.blocking((req, res) -> {
+                    int ms = Integer.parseInt(req.pathParam("ms"));
+                    running.countDown();
+                    Thread.sleep(ms);
+                    res.json("{\"slept\":" + ms + "}");
+                }))
+                .build();
+        HttpServer own = newServer(config().drainTimeout(drainTimeout), routes).start();
+        int ownPort = own.port();
+        List<RawConnection> busy = new ArrayList<>();
+        RawConnection idle = null;
+        try {
+            if (keepsConnectionsOpen() && concurrentConnections() > sleeps.length) {
+                idle = new RawConnection(ownPort);
+                assertThat(idle.send(request("GET", "/plaintext")).read().status()).isEqualTo(200);
+            }
+            for (int ms : sleeps) {
+                busy.add(new RawConnection(ownPort).send(request("GET", "/blocking/" + ms)));
+            }
+            assertThat(running.await(10, TimeUnit.SECONDS)).as("all blocking requests running").isTrue();
+
+            long closing = System.nanoTime();
+            Thread closer = Thread.ofPlatform().start(own::close);
+            assertThat(refusedWithin(ownPort, Duration.ofSeconds(1))).as("new connections refused once close began").isTrue();
+            assertThat(closer.isAlive()).as("still draining when refusing").isTrue();
+            for (int i = 0; i < sleeps.length; i++) {
+                RawResponse r = busy.get(i).read();
+                assertThat(r.status()).as("in-flight response %d", i).isEqualTo(200);
+                assertThat(r.bodyText()).as("in-flight response %d", i).isEqualTo("{\"slept\":" + sleeps[i] + "}");
+                assertThat(busy.get(i).closedByPeer()).as("connection %d closed after its response", i).isTrue();
+            }
+            if (idle != null) {
+                assertThat(idle.closedByPeer()).as("idle connection closed").isTrue();
+            }
+            closer.join(drainTimeout.plusSeconds(5));
             assertThat(closer.isAlive()).as("close() returned").isFalse();
+            assertThat(Duration.ofNanos(System.nanoTime() - closing)).as("close() duration").isLessThan(drainTimeout);
         } finally {
             own.close();
+            for (RawConnection c : busy) {
+                c.close();
+            }
+            if (idle != null) {
+                idle.close();
+            }
         }
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new RawConnection(ownPort).close())
                 .isInstanceOf(java.net.ConnectException.class);
+    }
+
+    /** Tries to connect until refused; a connection that still gets through is closed and tried again. */
+    private static boolean refusedWithin(int port, Duration within) throws Exception {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < deadline) {
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            } catch (java.net.ConnectException e) {
+                return true;
+            }
+            Thread.sleep(10);
+        }
+        return false;
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] all = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
     }
 
     protected static byte[] ascii(String s) {

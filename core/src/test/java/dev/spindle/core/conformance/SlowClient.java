@@ -7,6 +7,11 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -44,13 +49,77 @@ public final class SlowClient {
 
     /** {@code count} requests on a fresh connection, each answered within the client's read timeout. */
     public static void servedPromptly(int port, int count) throws IOException {
+        servedWithin(port, count, Duration.ofSeconds(15));
+    }
+
+    /** {@code count} requests on a fresh connection, all answered within {@code within}. */
+    public static void servedWithin(int port, int count, Duration within) throws IOException {
+        long started = System.nanoTime();
         try (RawConnection c = new RawConnection(port)) {
+            c.socket().setSoTimeout((int) within.toMillis());
             for (int i = 0; i < count; i++) {
                 RawConnection.RawResponse r = c.send("GET /users/" + i + " HTTP/1.1\r\nHost: x\r\n\r\n").read();
                 assertThat(r.status()).isEqualTo(200);
                 assertThat(r.bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
             }
         }
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("time to serve %d requests", count).isLessThanOrEqualTo(within);
+    }
+
+    /**
+     * Bytes {@code client} has written that the server's application has not read: what waits in
+     * the client's send queue plus the server socket's receive queue, as the kernel reports them
+     * (Linux {@code /proc/net/tcp} and {@code tcp6}; both ends are on this host). Empty where that
+     * cannot be read, or once the connection is gone.
+     */
+    public static OptionalLong unreadByServer(Socket client) {
+        int clientPort = client.getLocalPort();
+        int serverPort = client.getPort();
+        long queued = 0;
+        int found = 0;
+        for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
+            List<String> lines;
+            try {
+                lines = Files.readAllLines(Path.of(table));
+            } catch (IOException e) {
+                continue;
+            }
+            for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
+                // sl local_address rem_address st tx_queue:rx_queue ...
+                String[] f = line.trim().split("\\s+");
+                int local = port(f[1]);
+                int remote = port(f[2]);
+                String[] queues = f[4].split(":");
+                if (local == clientPort && remote == serverPort) {
+                    queued += Long.parseLong(queues[0], 16);
+                    found++;
+                } else if (local == serverPort && remote == clientPort) {
+                    queued += Long.parseLong(queues[1], 16);
+                    found++;
+                }
+            }
+        }
+        return found == 2 ? OptionalLong.of(queued) : OptionalLong.empty();
+    }
+
+    /**
+     * The most the kernel can hold of what {@code client} sends and the server has not read: the
+     * client's send buffer plus the largest receive buffer TCP autotuning may give the server
+     * ({@code tcp_rmem} max; 32 MiB where that cannot be read).
+     */
+    public static long kernelBufferBound(Socket client) throws IOException {
+        long receiveMax = 32L << 20;
+        try {
+            String[] rmem = Files.readString(Path.of("/proc/sys/net/ipv4/tcp_rmem")).trim().split("\\s+");
+            receiveMax = Long.parseLong(rmem[2]);
+        } catch (IOException | RuntimeException e) {
+            // not Linux: keep the common default
+        }
+        return receiveMax + client.getSendBufferSize();
+    }
+
+    private static int port(String hexAddressAndPort) {
+        return Integer.parseInt(hexAddressAndPort.substring(hexAddressAndPort.indexOf(':') + 1), 16);
     }
 
     /**
