@@ -19,7 +19,8 @@
 #               batches of 50 connections sending garbage
 #             - the legitimate checker (soak.py check): every 0.5 s a request, its answer verified
 #               byte for byte, timeout 10 s
-#   cooldown  every client gone; sampled to see the server's fds come back to the idle count
+#   cooldown  every client gone; sampled for 75 s to see the server's fds come back to the idle
+#             count (a warning when that takes more than 15 s: connections held until a timeout)
 # Throughout, every 3 s: the server's RSS, open fds, sockets, threads, CPU and heap (samples.csv).
 #
 # Writes results/soak/<UTC timestamp>-<server>/: samples.csv, summary.md (environment, verdict,
@@ -32,7 +33,8 @@
 #
 # Env: SPINDLE_SOAK_WORKERS (server's workers argument, default 2), SPINDLE_SOAK_CONNECTIONS (wrk,
 # default 64), SPINDLE_SOAK_INTERVAL (seconds between samples, default 3), SPINDLE_SOAK_IDLE (idle
-# baseline seconds, default 15), SPINDLE_SOAK_COOLDOWN (seconds, default 20), SPINDLE_SOAK_SCALE
+# baseline seconds, default 15), SPINDLE_SOAK_COOLDOWN (seconds, default 75: longer than the
+# servers' 60 s idle timeout), SPINDLE_SOAK_SCALE
 # (multiplies the hostile populations, default 1), SPINDLE_SOAK_OUT (output directory),
 # SPINDLE_SOAK_NOTE (a sentence for summary.md, e.g. that the machine was shared),
 # SPINDLE_JAVA_PROPS (extra -D properties for the server), SPINDLE_JVM_OPTS (replaces the JVM flags,
@@ -75,7 +77,7 @@ workers="${SPINDLE_SOAK_WORKERS:-2}"
 connections="${SPINDLE_SOAK_CONNECTIONS:-64}"
 interval="${SPINDLE_SOAK_INTERVAL:-3}"
 idle_s="${SPINDLE_SOAK_IDLE:-15}"
-cooldown_s="${SPINDLE_SOAK_COOLDOWN:-20}"
+cooldown_s="${SPINDLE_SOAK_COOLDOWN:-75}"
 scale="${SPINDLE_SOAK_SCALE:-1}"
 for n in "$workers" "$connections" "$interval" "$idle_s" "$cooldown_s"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "error: SPINDLE_SOAK_* counts and seconds must be positive whole numbers" >&2; usage; }
@@ -265,7 +267,7 @@ python3 "$LIB/soak.py" check --port "$port" --duration "$load_s" --status "$out/
 check_pid=$!
 
 server_died=""
-started=$SECONDS
+started=$SECONDS next_progress=$(( SECONDS + 60 ))
 while alive "$wrk_pid"; do
   if ! alive "$server_pid"; then
     rc=0; wait "$server_pid" 2>/dev/null || rc=$?
@@ -274,7 +276,8 @@ while alive "$wrk_pid"; do
     echo "soak: the server EXITED ($server_died); stopping the clients" >&2
     break
   fi
-  if (( SECONDS > started && (SECONDS - started) % 60 == 0 )); then
+  if (( SECONDS >= next_progress )); then
+    next_progress=$(( next_progress + 60 ))
     # The last sample, as a progress line.
     tail -n 1 "$out/samples.csv" | awk -F, '{ printf "soak: t=%ss RSS %s MiB, fds %s, threads %s, hostile conns %s, checks ok %s failed %s\n", $1, $4, $6, $8, $14, $15, $16 }' >&2
   fi

@@ -14,9 +14,9 @@ to FILE (JSON; rewritten about once a second while running, so a sampler can rea
                wait for the server to close them (idle timeout; 150 s cap), half close by themselves
                after 5-50 s. Each is reopened after it ends.
   nonreader    4 connections at a time POST an 8 MiB body to /echo with a 4 KiB receive buffer and
-               never read the 8 MiB answer; after 45 s the server side of the connection is looked
-               up in /proc/net/tcp (still ESTABLISHED = the server still holds it, else it dropped
-               it: write timeout), then the connection is reset.
+               never read the 8 MiB answer; after 45 s the server's end of the connection is
+               looked up in /proc/net/tcp and tcp6 (ESTABLISHED = the server still holds it;
+               FIN_WAIT1 or gone = it dropped it, e.g. on its write timeout), then it is reset.
   reset        4 loops of abrupt resets (SO_LINGER 0, then close): mid-header, mid-body (1 MiB
                announced, up to 256 KiB sent), mid-response (1 MiB echo, reset after 16 KiB of
                the answer) and mid-pipelined-response (200 pipelined GETs, reset after 1 KiB).
@@ -48,6 +48,9 @@ from collections import Counter
 ECHO_8M = 8 * 1024 * 1024
 ONE_MIB = 1024 * 1024
 CONNECT_TIMEOUT = 10.0
+
+BEHAVIOURS = ("slowloris", "idle", "nonreader", "reset", "halfclose", "garbage")
+RESET_VARIANTS = ("mid_header", "mid_body", "mid_response", "mid_pipelined_response")
 
 # TCP states in /proc/net/tcp (include/net/tcp_states.h)
 TCP_STATES = {1: "ESTABLISHED", 2: "SYN_SENT", 3: "SYN_RECV", 4: "FIN_WAIT1", 5: "FIN_WAIT2",
@@ -331,11 +334,11 @@ class Driver:
             finally:
                 self.close(sock, b, reset=True)
 
-    async def reset(self, idx: int) -> None:
+    async def reset(self, idx: int, variants) -> None:
         b = "reset"
         await self.pause(random.uniform(0, 2))
         while self.running():
-            variant = random.choice(("mid_header", "mid_body", "mid_response", "mid_pipelined_response"))
+            variant = random.choice(variants)
             sock = await self.connect(b)
             if sock is None:
                 await self.pause(1)
@@ -504,14 +507,22 @@ async def amain(args) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, d.stopping.set)
 
-    tasks = [asyncio.ensure_future(t) for t in (
-        *(d.slowloris(i) for i in range(d.n(300))),
-        *(d.idle(i) for i in range(d.n(1000))),
-        *(d.nonreader(i, args.nonreader_hold) for i in range(d.n(4))),
-        *(d.reset(i) for i in range(d.n(4))),
-        *(d.halfclose(i) for i in range(d.n(2))),
-        d.garbage(d.n(50)),
-    )]
+    only = set(args.only.split(",")) if args.only else set(BEHAVIOURS)
+    coros = []
+    if "slowloris" in only:
+        coros += [d.slowloris(i) for i in range(d.n(300))]
+    if "idle" in only:
+        coros += [d.idle(i) for i in range(d.n(1000))]
+    if "nonreader" in only:
+        coros += [d.nonreader(i, args.nonreader_hold) for i in range(d.n(4))]
+    if "reset" in only:
+        coros += [d.reset(i, args.reset_variants.split(",") if args.reset_variants else RESET_VARIANTS)
+                  for i in range(d.n(4))]
+    if "halfclose" in only:
+        coros += [d.halfclose(i) for i in range(d.n(2))]
+    if "garbage" in only:
+        coros.append(d.garbage(d.n(50)))
+    tasks = [asyncio.ensure_future(c) for c in coros]
 
     async def reporter():
         # Until cancelled, so the closing of every connection at the end shows too.
@@ -548,9 +559,15 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--status", required=True, help="JSON file with the counters")
     ap.add_argument("--scale", type=float, default=1.0, help="multiplies every population (default 1)")
     ap.add_argument("--nonreader-hold", type=float, default=45.0, help="seconds a non-reader holds on (default 45)")
+    ap.add_argument("--only", help=f"comma-separated behaviours to run (for diagnosis; default all: {','.join(BEHAVIOURS)})")
+    ap.add_argument("--reset-variants", help=f"comma-separated reset variants (default all: {','.join(RESET_VARIANTS)})")
     args = ap.parse_args(argv)
     if args.duration <= 0 or args.scale <= 0:
         ap.error("--duration and --scale must be positive")
+    for given, known in ((args.only, BEHAVIOURS), (args.reset_variants, RESET_VARIANTS)):
+        unknown = set(given.split(",")) - set(known) if given else set()
+        if unknown:
+            ap.error(f"unknown: {', '.join(sorted(unknown))}; known: {', '.join(known)}")
     return asyncio.run(amain(args))
 
 
