@@ -25,7 +25,8 @@
 #
 # Writes results/soak/<UTC timestamp>-<server>/: samples.csv, summary.md (environment, verdict,
 # numbers), chart.svg (RSS, fds, threads over time), wrk.txt, check.json, hostile.json, preflight.txt,
-# server.out, server.err, meta.tsv. The report can be rebuilt: python3 scripts/lib/soak.py report DIR
+# server.out, server.err, meta.tsv; a run under results/soak/ also rewrites results/soak/README.md
+# (one line per run). Rebuild them: python3 scripts/lib/soak.py report DIR / index results/soak
 #
 # Exit status: 0 PASS; 1 FAIL (a legitimate request failed, RSS/fds/threads grew, the server died,
 # or it could not be built or started); 2 bad arguments. The verdict rule is in scripts/lib/soak.py
@@ -308,7 +309,13 @@ for f in hostile.err check.err; do
   [[ -s "$out/$f" ]] || rm -f "$out/$f"
 done
 
-if ! python3 "$LIB/soak.py" report "$out"; then
+rc=0
+python3 "$LIB/soak.py" report "$out" || rc=$?
+# A run under results/soak/ also gets its line in results/soak/README.md.
+if [[ "$(dirname "$out")" == "$SPINDLE_ROOT/results/soak" ]]; then
+  python3 "$LIB/soak.py" index "$SPINDLE_ROOT/results/soak" || echo "warning: results/soak/README.md not rewritten" >&2
+fi
+if (( rc != 0 )); then
   echo "soak: FAILED; results in $out/summary.md" >&2
   exit 1
 fi

@@ -10,6 +10,8 @@
       the JVM's hsperfdata) and the clients' progress, until SIGTERM, the process ends or S pass
   soak.py report RUN_DIR
       summary.md and chart.svg from a run directory; exit 1 when the verdict is FAIL
+  soak.py index DIR
+      DIR/README.md: one line per run directory in DIR (results/soak/)
 
 The hostile clients are in soak_hostile.py. The verdict rule is described in VERDICT_RULE below
 (and repeated in every summary.md).
@@ -769,6 +771,61 @@ def cmd_report(args) -> int:
     return 0 if verdict.passed else 1
 
 
+def run_row(run: Path) -> tuple[str, list[str]] | None:
+    """One line of the results/soak index for a run directory, and the run's warnings."""
+    meta = read_meta(run)
+    samples = read_samples(run)
+    if not meta or not samples:
+        return None
+    wrk = bench.parse_wrk((run / "wrk.txt").read_text(encoding="utf-8", errors="replace")) if (run / "wrk.txt").exists() else None
+    check = read_json(str(run / "check.json"))
+    verdict, w = judge(meta, samples, wrk, check)
+    word = "PASS" if verdict.passed else "**FAIL**"
+    if verdict.passed and verdict.warnings():
+        word = "PASS (warning)"
+
+    def span(key, digits=0):
+        early, late = stats3([s[key] for s in w["early"]]), stats3([s[key] for s in w["late"]])
+        return f"{fmt_num(early[1], digits)} → {fmt_num(late[1], digits)}" if early and late else "–"
+
+    idle = stats3([s["fds"] for s in w["idle"]])
+    after = [s for s in w["after"] if s["fds"] is not None]
+    back = "–"
+    if idle and after:
+        limit = idle[1] + FD_RETURN_SLACK
+        first = next((s for i, s in enumerate(after) if all(x["fds"] <= limit for x in after[i:])), None)
+        back = (f"{fmt_num(idle[1])} → {fmt_num(after[0]['fds'])} → {fmt_num(after[-1]['fds'])}"
+                + (f" ({first['t_s'] - after[0]['t_s']:.0f} s)" if first else " (not back)"))
+    legit = f"{int(check.get('ok', 0)):,} / {int(check.get('failed', 0)):,}"
+    wrk_text = "–" if wrk is None or wrk.requests is None else f"{wrk.requests:,} / {wrk.socket_errors + wrk.non2xx:,}"
+    line = (f"| [{run.name}]({run.name}/summary.md) | {md(meta.get('server', '?'))} | {md(meta.get('minutes', '?'))} | "
+            f"{word} | {legit} | {wrk_text} | {span('rss_mib', 1)} | {span('fds')} | {span('threads')} | {back} |")
+    notes = [f"{run.name}: {md(x)}" for x in verdict.failures() + verdict.warnings()]
+    return line, notes
+
+
+def cmd_index(args) -> int:
+    root = Path(args.dir)
+    runs = [r for r in (run_row(run) for run in sorted((p for p in root.iterdir() if p.is_dir()), reverse=True)) if r]
+    rows = [line for line, _ in runs]
+    notes = [n for _, ns in runs for n in ns]
+    L = ["# Soak results", "",
+         "One directory per run of `scripts/soak.sh [minutes] [server]` (newest first); each has `summary.md` "
+         "(environment, verdict, numbers, hostile-client counts), `chart.svg` and `samples.csv`. "
+         "Early and late are the medians of the second and the last quarter of the load; "
+         "\"fds after\" is idle → when the clients had left → end of the cooldown (seconds until back to idle). "
+         "This page is rewritten by every run under `results/soak/` (`python3 scripts/lib/soak.py index results/soak`).",
+         "",
+         "| run | server | minutes | verdict | checker ok / failed | wrk requests / errors | RSS MiB early → late "
+         "| fds early → late | threads early → late | fds after |",
+         "|---|---|---:|---|---:|---:|---:|---:|---:|---|"]
+    L += rows or ["| (no run yet) | | | | | | | | | |"]
+    if notes:
+        L += ["", "Failures and warnings (details in each run's `summary.md`):", ""] + [f"- {n}" for n in notes]
+    (root / "README.md").write_text("\n".join(L) + "\n", encoding="utf-8")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -793,6 +850,9 @@ def main(argv: list[str]) -> int:
     p = sub.add_parser("report", help="summary.md and chart.svg of a run directory")
     p.add_argument("run_dir")
     p.set_defaults(fn=cmd_report)
+    p = sub.add_parser("index", help="README.md with one line per run directory in DIR")
+    p.add_argument("dir")
+    p.set_defaults(fn=cmd_index)
     args = ap.parse_args(argv)
     return args.fn(args)
 
