@@ -55,6 +55,14 @@ final class Ascii {
         return true;
     }
 
+    /** Like {@link #equals(MemorySegment, long, byte[])}; {@code array} is the heap array behind {@code data}, or null. */
+    static boolean equals(MemorySegment data, byte[] array, int at, byte[] expected) {
+        if (array != null) {
+            return java.util.Arrays.equals(array, at, at + expected.length, expected, 0, expected.length);
+        }
+        return equals(data, at, expected);
+    }
+
     static boolean equals(MemorySegment data, long at, byte[] expected) {
         for (int i = 0; i < expected.length; i++) {
             if (data.get(ValueLayout.JAVA_BYTE, at + i) != expected[i]) {

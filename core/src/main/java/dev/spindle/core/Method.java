@@ -11,11 +11,11 @@ public enum Method {
     private final byte[] token = name().getBytes(StandardCharsets.US_ASCII);
 
     /** Matches the method token in {@code data[start, end)} without creating a String. */
-    static Method of(MemorySegment data, long start, long end) {
-        long len = end - start;
+    static Method of(MemorySegment data, byte[] array, int start, int end) {
+        int len = end - start;
         for (Method m : KNOWN) {
             byte[] t = m.token;
-            if (t.length == len && Ascii.equals(data, start, t)) {
+            if (t.length == len && Ascii.equals(data, array, start, t)) {
                 return m;
             }
         }

@@ -87,7 +87,7 @@ public final class Request {
         Request r = new Request();
         int at = put(d, 0, method);
         r.methodEnd = at;
-        r.method = Method.of(MemorySegment.ofArray(d), 0, at);
+        r.method = Method.of(MemorySegment.ofArray(d), d, 0, at);
         r.targetStart = at;
         at = put(d, at, target);
         r.targetEnd = at;

@@ -2,6 +2,8 @@ package dev.spindle.core;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
@@ -43,6 +45,7 @@ final class RequestParser {
     private static final byte[] HTTP_SLASH = "HTTP/".getBytes(StandardCharsets.US_ASCII);
     private static final int MAX_CHUNK_LINE = 4096;
     private static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final long LF_WORD = 0x0A0A0A0A0A0A0A0AL;
     private static final int MAX_LEADING_EMPTY_LINES = 8;
@@ -67,6 +70,8 @@ final class RequestParser {
     private boolean chunkedLast;
     private boolean otherCoding;
     private long chunkRemaining;
+    /** The array behind the memory being parsed, or null when it is native: array reads are cheaper. */
+    private byte[] heap;
 
     RequestParser(ServerConfig config) {
         this.maxRequestLine = config.maxRequestLineLength();
@@ -96,6 +101,7 @@ final class RequestParser {
      */
     int parse(InputBuffer in, Request req) {
         MemorySegment d = in.memory;
+        heap = in.array;
         int b = in.start;
         int avail = in.end - in.start;
         while (true) {
@@ -105,7 +111,7 @@ final class RequestParser {
                     if (lf < 0) {
                         return NEED_MORE;
                     }
-                    if (lf == lineStart || lf == lineStart + 1 && d.get(BYTE, b + lineStart) == '\r') {
+                    if (lf == lineStart || lf == lineStart + 1 && at(d, b + lineStart) == '\r') {
                         requireCr(d, b, lf);
                         if (++emptyLines > MAX_LEADING_EMPTY_LINES) {
                             throw new HttpException(400, "too many empty lines before the request line");
@@ -113,6 +119,7 @@ final class RequestParser {
                         in.consume(lf + 1);
                         b = in.start;
                         d = in.memory;
+                        heap = in.array;
                         avail = in.end - in.start;
                         pos = 0;
                         lineStart = 0;
@@ -184,6 +191,7 @@ final class RequestParser {
                         // chunks are joined by moving bytes; never write to memory the caller lent
                         in.keepTail();
                         d = in.memory;
+                        heap = in.array;
                         b = in.start;
                     }
                     MemorySegment.copy(d, b + pos, d, b + req.bodyEnd, n);
@@ -198,7 +206,7 @@ final class RequestParser {
                     if (avail - pos < 2) {
                         return NEED_MORE;
                     }
-                    if (d.get(BYTE, b + pos) != '\r' || d.get(BYTE, b + pos + 1) != '\n') {
+                    if (at(d, b + pos) != '\r' || at(d, b + pos + 1) != '\n') {
                         throw new HttpException(400, "chunk data not followed by CRLF");
                     }
                     pos += 2;
@@ -252,14 +260,14 @@ final class RequestParser {
         int i = pos;
         // Eight bytes at a time (SWAR): the lowest byte of the word that equals LF is exact.
         for (; i + Long.BYTES <= limit; i += Long.BYTES) {
-            long x = d.get(LONG_LE, b + i) ^ LF_WORD;
+            long x = (heap != null ? (long) LONGS.get(heap, b + i) : d.get(LONG_LE, b + i)) ^ LF_WORD;
             long found = (x - 0x0101010101010101L) & ~x & 0x8080808080808080L;
             if (found != 0) {
                 return i + (Long.numberOfTrailingZeros(found) >>> 3);
             }
         }
         for (; i < limit; i++) {
-            if (d.get(BYTE, b + i) == '\n') {
+            if (at(d, b + i) == '\n') {
                 return i;
             }
         }
@@ -270,8 +278,13 @@ final class RequestParser {
         return -1;
     }
 
+    private byte at(MemorySegment d, int i) {
+        byte[] h = heap;
+        return h != null ? h[i] : d.get(BYTE, i);
+    }
+
     private void requireCr(MemorySegment d, int b, int lf) {
-        if (lf == lineStart || d.get(BYTE, b + lf - 1) != '\r') {
+        if (lf == lineStart || at(d, b + lf - 1) != '\r') {
             throw new HttpException(400, "line not terminated by CRLF");
         }
     }
@@ -279,18 +292,18 @@ final class RequestParser {
     private void requestLine(MemorySegment d, int b, int lf, Request req) {
         int end = lf - 1;
         int i = lineStart;
-        while (i < end && Ascii.isTchar(d.get(BYTE, b + i))) {
+        while (i < end && Ascii.isTchar(at(d, b + i))) {
             i++;
         }
-        if (i == lineStart || i == end || d.get(BYTE, b + i) != ' ') {
+        if (i == lineStart || i == end || at(d, b + i) != ' ') {
             throw new HttpException(400, "malformed method in request line");
         }
-        req.method = Method.of(d, b + lineStart, b + i);
+        req.method = Method.of(d, heap, b + lineStart, b + i);
         req.methodEnd = i;
         int ts = ++i;
         int queryStart = -1;
-        while (i < end && d.get(BYTE, b + i) != ' ') {
-            byte c = d.get(BYTE, b + i);
+        while (i < end && at(d, b + i) != ' ') {
+            byte c = at(d, b + i);
             if (c < 0x21 || c > 0x7E || c == '#') {
                 throw new HttpException(400, "invalid character in request target");
             }
@@ -308,39 +321,39 @@ final class RequestParser {
         int pathEnd = queryStart < 0 ? i : queryStart - 1;
         req.pathStart = ts;
         req.pathEnd = pathEnd;
-        if (d.get(BYTE, b + ts) != '/') {
+        if (at(d, b + ts) != '/') {
             originOf(d, b, req, pathEnd);
         }
         version(d, b, i + 1, end, req);
     }
 
     /** Accepts absolute-form ({@code http://host/path}) and {@code *}; path offsets point at the path part. */
-    private static void originOf(MemorySegment d, int b, Request req, int pathEnd) {
+    private void originOf(MemorySegment d, int b, Request req, int pathEnd) {
         int ts = req.targetStart;
-        if (pathEnd - ts == 1 && d.get(BYTE, b + ts) == '*') {
+        if (pathEnd - ts == 1 && at(d, b + ts) == '*') {
             return;
         }
         int schemeEnd = ts;
-        while (schemeEnd < pathEnd && d.get(BYTE, b + schemeEnd) != ':') {
+        while (schemeEnd < pathEnd && at(d, b + schemeEnd) != ':') {
             schemeEnd++;
         }
-        if (schemeEnd + 2 >= pathEnd || d.get(BYTE, b + schemeEnd + 1) != '/' || d.get(BYTE, b + schemeEnd + 2) != '/') {
+        if (schemeEnd + 2 >= pathEnd || at(d, b + schemeEnd + 1) != '/' || at(d, b + schemeEnd + 2) != '/') {
             throw new HttpException(400, "request target is neither origin-form nor absolute-form");
         }
         int p = schemeEnd + 3;
-        while (p < pathEnd && d.get(BYTE, b + p) != '/') {
+        while (p < pathEnd && at(d, b + p) != '/') {
             p++;
         }
         req.pathStart = p;
     }
 
-    private static void version(MemorySegment d, int b, int start, int end, Request req) {
+    private void version(MemorySegment d, int b, int start, int end, Request req) {
         if (end - start != 8 || !Ascii.equals(d, b + start, HTTP_SLASH)
-                || d.get(BYTE, b + start + 6) != '.') {
+                || at(d, b + start + 6) != '.') {
             throw new HttpException(400, "malformed HTTP version");
         }
-        int major = d.get(BYTE, b + start + 5) - '0';
-        int minor = d.get(BYTE, b + start + 7) - '0';
+        int major = at(d, b + start + 5) - '0';
+        int minor = at(d, b + start + 7) - '0';
         if (major < 0 || major > 9 || minor < 0 || minor > 9) {
             throw new HttpException(400, "malformed HTTP version");
         }
@@ -351,32 +364,32 @@ final class RequestParser {
     }
 
     private void headerLine(MemorySegment d, int b, int start, int end, Request req, boolean record) {
-        if (Ascii.isWhitespace(d.get(BYTE, b + start))) {
+        if (Ascii.isWhitespace(at(d, b + start))) {
             throw new HttpException(400, "obsolete line folding is not allowed");
         }
         int i = start;
-        while (i < end && Ascii.isTchar(d.get(BYTE, b + i))) {
+        while (i < end && Ascii.isTchar(at(d, b + i))) {
             i++;
         }
-        if (i == end || d.get(BYTE, b + i) != ':') {
-            throw new HttpException(400, i < end && Ascii.isWhitespace(d.get(BYTE, b + i))
+        if (i == end || at(d, b + i) != ':') {
+            throw new HttpException(400, i < end && Ascii.isWhitespace(at(d, b + i))
                     ? "whitespace between header name and colon" : "malformed header field");
         }
         if (i == start) {
             throw new HttpException(400, "empty header name");
         }
         int nameEnd = i++;
-        while (i < end && Ascii.isWhitespace(d.get(BYTE, b + i))) {
+        while (i < end && Ascii.isWhitespace(at(d, b + i))) {
             i++;
         }
         int valueStart = i;
         for (; i < end; i++) {
-            if (!Ascii.isFieldValueChar(d.get(BYTE, b + i))) {
+            if (!Ascii.isFieldValueChar(at(d, b + i))) {
                 throw new HttpException(400, "invalid character in header value");
             }
         }
         int valueEnd = end;
-        while (valueEnd > valueStart && Ascii.isWhitespace(d.get(BYTE, b + valueEnd - 1))) {
+        while (valueEnd > valueStart && Ascii.isWhitespace(at(d, b + valueEnd - 1))) {
             valueEnd--;
         }
         if (!record) {
@@ -423,26 +436,26 @@ final class RequestParser {
     }
 
     /** Content-Length may repeat (as fields or a list) only with one value (RFC 9110 8.6). */
-    private static void contentLength(MemorySegment d, int b, int vs, int ve, Request req) {
+    private void contentLength(MemorySegment d, int b, int vs, int ve, Request req) {
         int i = vs;
         while (true) {
-            while (i < ve && Ascii.isWhitespace(d.get(BYTE, b + i))) {
+            while (i < ve && Ascii.isWhitespace(at(d, b + i))) {
                 i++;
             }
             long value = 0;
             int digits = 0;
-            while (i < ve && d.get(BYTE, b + i) >= '0' && d.get(BYTE, b + i) <= '9') {
+            while (i < ve && at(d, b + i) >= '0' && at(d, b + i) <= '9') {
                 if (value > (Long.MAX_VALUE - 9) / 10) {
                     throw new HttpException(400, "Content-Length overflows");
                 }
-                value = value * 10 + (d.get(BYTE, b + i) - '0');
+                value = value * 10 + (at(d, b + i) - '0');
                 digits++;
                 i++;
             }
-            while (i < ve && Ascii.isWhitespace(d.get(BYTE, b + i))) {
+            while (i < ve && Ascii.isWhitespace(at(d, b + i))) {
                 i++;
             }
-            if (digits == 0 || i < ve && d.get(BYTE, b + i) != ',') {
+            if (digits == 0 || i < ve && at(d, b + i) != ',') {
                 throw new HttpException(400, "invalid Content-Length");
             }
             if (req.contentLength >= 0 && req.contentLength != value) {
@@ -471,7 +484,7 @@ final class RequestParser {
         }
     }
 
-    private static void connectionTokens(MemorySegment d, int b, int vs, int ve, Request req) {
+    private void connectionTokens(MemorySegment d, int b, int vs, int ve, Request req) {
         for (long t = nextToken(d, b, vs, ve); t >= 0; t = nextToken(d, b, (int) t, ve)) {
             int s = (int) (t >>> 32);
             int e = (int) t;
@@ -488,23 +501,23 @@ final class RequestParser {
      * {@code start << 32 | end}, or -1 when none is left. Empty elements are skipped; an element
      * with inner whitespace is malformed.
      */
-    private static long nextToken(MemorySegment d, int b, int from, int ve) {
+    private long nextToken(MemorySegment d, int b, int from, int ve) {
         int i = from;
-        while (i < ve && (Ascii.isWhitespace(d.get(BYTE, b + i)) || d.get(BYTE, b + i) == ',')) {
+        while (i < ve && (Ascii.isWhitespace(at(d, b + i)) || at(d, b + i) == ',')) {
             i++;
         }
         if (i == ve) {
             return -1;
         }
         int s = i;
-        while (i < ve && d.get(BYTE, b + i) != ',' && !Ascii.isWhitespace(d.get(BYTE, b + i))) {
+        while (i < ve && at(d, b + i) != ',' && !Ascii.isWhitespace(at(d, b + i))) {
             i++;
         }
         int e = i;
-        while (i < ve && Ascii.isWhitespace(d.get(BYTE, b + i))) {
+        while (i < ve && Ascii.isWhitespace(at(d, b + i))) {
             i++;
         }
-        if (i < ve && d.get(BYTE, b + i) != ',') {
+        if (i < ve && at(d, b + i) != ',') {
             throw new HttpException(400, "malformed list in header value");
         }
         return (long) s << 32 | e;
@@ -543,26 +556,26 @@ final class RequestParser {
     private long chunkSize(MemorySegment d, int from, int to, long bodySoFar) {
         long size = 0;
         int i = from;
-        while (i < to && Ascii.hexValue(d.get(BYTE, i)) >= 0) {
+        while (i < to && Ascii.hexValue(at(d, i)) >= 0) {
             // Another digit must not shift a bit into the sign: a negative size would pass the body limit.
             if (size > 0x07FFFFFF_FFFFFFFFL) {
                 throw new HttpException(400, "chunk size overflows");
             }
-            size = size << 4 | Ascii.hexValue(d.get(BYTE, i));
+            size = size << 4 | Ascii.hexValue(at(d, i));
             i++;
         }
         if (i == from) {
             throw new HttpException(400, "invalid chunk size");
         }
-        while (i < to && Ascii.isWhitespace(d.get(BYTE, i))) {
+        while (i < to && Ascii.isWhitespace(at(d, i))) {
             i++;
         }
         if (i < to) {
-            if (d.get(BYTE, i) != ';') {
+            if (at(d, i) != ';') {
                 throw new HttpException(400, "invalid chunk size");
             }
             for (i++; i < to; i++) {
-                if (!Ascii.isFieldValueChar(d.get(BYTE, i))) {
+                if (!Ascii.isFieldValueChar(at(d, i))) {
                     throw new HttpException(400, "invalid character in chunk extension");
                 }
             }

@@ -70,21 +70,22 @@ final class Route {
 
     /**
      * Matches the path in {@code d[from, to)} segment by segment; on success writes the variable
-     * offsets (relative to {@code base}) into {@code params}.
+     * offsets (relative to {@code base}) into {@code params}. {@code a} is the heap array behind
+     * {@code d}, or null.
      */
-    boolean matches(MemorySegment d, int base, int from, int to, int[] params) {
+    boolean matches(MemorySegment d, byte[] a, int base, int from, int to, int[] params) {
         if (from == to) {
             return literals.length == 1 && literals[0] != null && literals[0].length == 0;
         }
         int i = from;
         int p = 0;
         for (byte[] literal : literals) {
-            if (i >= to || d.get(ValueLayout.JAVA_BYTE, base + i) != '/') {
+            if (i >= to || at(d, a, base + i) != '/') {
                 return false;
             }
             i++;
             int s = i;
-            while (i < to && d.get(ValueLayout.JAVA_BYTE, base + i) != '/') {
+            while (i < to && at(d, a, base + i) != '/') {
                 i++;
             }
             if (literal == null) {
@@ -94,10 +95,14 @@ final class Route {
                 params[p++] = s;
                 params[p++] = i;
             } else if (literal.length != i - s
-                    || !Ascii.equals(d, base + s, literal)) {
+                    || !Ascii.equals(d, a, base + s, literal)) {
                 return false;
             }
         }
         return i == to;
+    }
+
+    private static byte at(MemorySegment d, byte[] a, int i) {
+        return a != null ? a[i] : d.get(ValueLayout.JAVA_BYTE, i);
     }
 }

@@ -67,21 +67,21 @@ public final class Router {
         MemorySegment d = req.data;
         Route pathMatch = null;
         for (Route r : routes) {
-            if (r.accepts(req) && r.matches(d, req.base, req.pathStart, req.pathEnd, req.params)) {
+            if (r.accepts(req) && r.matches(d, req.array, req.base, req.pathStart, req.pathEnd, req.params)) {
                 req.route = r;
                 return r;
             }
         }
         if (req.method == Method.HEAD) {
             for (Route r : routes) {
-                if (r.knownMethod == Method.GET && r.matches(d, req.base, req.pathStart, req.pathEnd, req.params)) {
+                if (r.knownMethod == Method.GET && r.matches(d, req.array, req.base, req.pathStart, req.pathEnd, req.params)) {
                     req.route = r;
                     return r;
                 }
             }
         }
         for (Route r : routes) {
-            if (r.matches(d, req.base, req.pathStart, req.pathEnd, req.params)) {
+            if (r.matches(d, req.array, req.base, req.pathStart, req.pathEnd, req.params)) {
                 pathMatch = r;
                 break;
             }
@@ -96,7 +96,7 @@ public final class Router {
         Set<String> methods = new LinkedHashSet<>();
         int[] scratch = new int[16];
         for (Route r : routes) {
-            if (r.matches(req.data, req.base, req.pathStart, req.pathEnd, scratch)) {
+            if (r.matches(req.data, req.array, req.base, req.pathStart, req.pathEnd, scratch)) {
                 methods.add(r.method);
                 if (r.knownMethod == Method.GET) {
                     methods.add("HEAD");
