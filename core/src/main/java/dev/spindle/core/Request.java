@@ -129,6 +129,22 @@ public final class Request {
         return r;
     }
 
+    /**
+     * Like {@link #of} for a request whose body arrives later through {@code body} (an adapter feeds
+     * it), for handlers that stream their body ({@link Router#streamsBody}).
+     *
+     * @param mayBlock whether whole-body accessors may block reading the body (true for blocking handlers)
+     */
+    public static Request ofStreamed(String method, String target, boolean http10,
+            Iterable<? extends java.util.Map.Entry<String, String>> headers, RequestBody body, boolean mayBlock) {
+        Request r = of(method, target, http10, headers, new byte[0], 0, 0);
+        r.contentLength = body.length();
+        r.chunked = body.length() < 0;
+        r.streamed = body;
+        r.mayBlock = mayBlock;
+        return r;
+    }
+
     private static int put(byte[] d, int at, String s) {
         for (int i = 0; i < s.length(); i++) {
             d[at + i] = (byte) s.charAt(i);

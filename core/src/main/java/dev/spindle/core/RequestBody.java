@@ -55,6 +55,35 @@ public final class RequestBody {
         this.wakeup = wakeup;
     }
 
+    /**
+     * A body an adapter to another HTTP stack feeds ({@link #offer(ByteBuffer)}, {@link #complete()},
+     * {@link #fail(IOException)}) from its own thread; {@code wakeup} runs (on any thread) when the
+     * consumer has made room or asked for more, so the adapter can resume reading.
+     *
+     * @param length the announced length, or -1 for a chunked body
+     */
+    public static RequestBody forAdapter(long length, Runnable wakeup) {
+        return new RequestBody(length, wakeup);
+    }
+
+    /** For adapters: takes what fits of {@code src} (advancing it); stop reading while {@link #hasRoom()} is false. */
+    public int offer(ByteBuffer src) {
+        int n = src.remaining();
+        int taken;
+        if (src.hasArray()) {
+            taken = offer(null, src.array(), src.arrayOffset() + src.position(), n);
+        } else {
+            taken = offer(MemorySegment.ofBuffer(src), null, 0, n);
+        }
+        src.position(src.position() + taken);
+        return taken;
+    }
+
+    /** For adapters: the whole body has been offered. */
+    public void complete() {
+        end();
+    }
+
     void source(Source source) {
         this.source = source;
     }
@@ -164,8 +193,8 @@ public final class RequestBody {
         return demanded;
     }
 
-    /** Whether nobody will read the rest: the connection then discards it. */
-    synchronized boolean abandoned() {
+    /** Whether nobody will read the rest: the connection (or adapter) then discards it. */
+    public synchronized boolean abandoned() {
         return abandoned;
     }
 
@@ -173,7 +202,8 @@ public final class RequestBody {
         return ended && size == 0;
     }
 
-    long received() {
+    /** Bytes offered and taken so far. */
+    public synchronized long received() {
         return received;
     }
 
@@ -240,8 +270,8 @@ public final class RequestBody {
         }
     }
 
-    /** Whether the connection may offer more now (room in the window, and demand if a subscriber reads). */
-    synchronized boolean hasRoom() {
+    /** Whether more may be offered now (room in the window, and demand if a subscriber reads). */
+    public synchronized boolean hasRoom() {
         return abandoned || size < WINDOW && (subscriber == null || demand > 0 || size == 0);
     }
 
@@ -255,7 +285,7 @@ public final class RequestBody {
     }
 
     /** The body cannot complete (the peer went away, a limit was crossed, the framing broke). */
-    void fail(IOException cause) {
+    public void fail(IOException cause) {
         synchronized (this) {
             if (ended || failure != null) {
                 return;
