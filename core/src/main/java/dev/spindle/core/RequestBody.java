@@ -311,7 +311,8 @@ public final class RequestBody {
             IOException error = null;
             synchronized (this) {
                 s = subscriber;
-                if (s == null || delivering) {
+                if (s == null || s == NONE || delivering) {
+                    // NONE: already completed or failed, nothing more to deliver
                     return;
                 }
                 if (size > 0 && demand > 0) {
