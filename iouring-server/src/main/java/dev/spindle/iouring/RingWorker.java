@@ -461,15 +461,21 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
 
 
     /**
-     * Closes the fd at once and cancels the connection's operations; the slot is freed when the
-     * last of them has completed ({@link #release}), so the kernel never writes into, or reads
-     * from, memory of a later occupant.
+     * Closes the fd at once, cancels the connection's operations and tells the core, which releases
+     * a streamed body's producer, file or consumer; the slot is freed when the last operation has
+     * completed ({@link #release}), so the kernel never writes into, or reads from, memory of a
+     * later occupant.
      */
     private void close(RingConnection c) {
         if (c.state == RingConnection.CLOSED) {
             return;
         }
         c.state = RingConnection.CLOSED;
+        try {
+            c.core.closed();
+        } catch (RuntimeException e) {
+            log.warn("{}: releasing the connection {} failed", name, c, e);
+        }
         if (c.recvArmed && !c.recvCancelling) {
             cancelRecv(c);
         }
