@@ -158,6 +158,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     @Override
     public void run() {
         if (!ran.compareAndSet(false, true)) {
+            ready.completeExceptionally(new IOException(name + " was discarded before it ran"));
             return;
         }
         try {
