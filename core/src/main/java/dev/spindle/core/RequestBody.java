@@ -312,7 +312,6 @@ public final class RequestBody {
             synchronized (this) {
                 s = subscriber;
                 if (s == null || s == NONE || delivering) {
-                    // NONE: already completed or failed, nothing more to deliver
                     return;
                 }
                 if (size > 0 && demand > 0) {
