@@ -519,6 +519,17 @@ public final class Connection {
         closing = true;
     }
 
+    /**
+     * The strategy closed the socket, for whatever reason (the core said so, the peer reset it, the
+     * server stopped): releases what the connection still holds, so that no producer of a streamed
+     * response, file or request-body consumer waits for a socket that is gone. Idempotent.
+     */
+    public void closed() {
+        if (!aborted) {
+            abort();
+        }
+    }
+
     /** Gives up on the connection: nothing more is sent, and the strategy closes it. */
     private void abort() {
         aborted = true;
