@@ -328,6 +328,7 @@ final class EventLoop implements EventLoopServer.Loop {
             c.key.cancel();
         }
         NioServer.closeQuietly(c.channel);
+        c.core.closed();
         remove(c);
         if (c.counted) {
             context.releaseConnection();
