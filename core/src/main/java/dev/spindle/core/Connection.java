@@ -622,11 +622,15 @@ public final class Connection {
         }
     }
 
-    /** The route of a request whose header section just arrived, if its handler streams the body; else null (buffer it). */
+    /**
+     * The route of a request whose header section just arrived, if its handler streams the body;
+     * else null (buffer it). A blocking handler run inline can only stream through an input pump.
+     */
     private Route routeAtHeaders() {
         try {
             Route route = router.route(request);
-            return route.streamsBody ? route : null;
+            boolean canStream = route.async != null || blockingExecutor != null || pump != null;
+            return route.streamsBody && canStream ? route : null;
         } catch (HttpException e) {
             return null;
         }
@@ -936,6 +940,11 @@ public final class Connection {
         res.bodyWriter = null;
         res.bodyStream = null;
         producerWaitingSince = 0;
+    }
+
+    /** Bytes of buffer memory the connection holds, for tests of its memory bound. */
+    int bufferCapacity() {
+        return in.capacity() + out.capacity();
     }
 
     /** A blocking or asynchronous handler's run. The handler's thread writes it; the connection's thread reads it after {@link #done}. */
