@@ -497,7 +497,8 @@ public final class Connection {
 
     private void requestTimedOut() {
         log.debug("request not received within {}", config.headerTimeout());
-        if (!hasOutbound()) {
+        // a body being dropped after its answer gets no second answer
+        if (!hasOutbound() && streamingBody == null) {
             response.reset();
             ResponseEncoder.error(out, response, 408, "request not received in time", null, ResponseEncoder.CONNECTION_CLOSE, false);
         }
