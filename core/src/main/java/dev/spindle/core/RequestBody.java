@@ -310,7 +310,7 @@ public final class RequestBody {
             IOException error = null;
             synchronized (this) {
                 s = subscriber;
-                if (s == null || delivering) {
+                if (s == null || s == NONE || delivering) {
                     return;
                 }
                 if (size > 0 && demand > 0) {
