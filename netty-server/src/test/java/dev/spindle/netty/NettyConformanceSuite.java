@@ -38,11 +38,7 @@ abstract class NettyConformanceSuite extends HttpConformanceSuite {
             "control character in target", new Deviation(404, false,
                     "Netty's request decoder rejects only CR, LF and SP inside the request-target "
                             + "(HttpUtil.isEncodingSafeStartLineToken, a desynchronisation guard, not the RFC 3986 "
-                            + "grammar), so /a<U+0001>b reaches the router, which has no such route"),
-            "body over the limit", new Deviation(413, false,
-                    "HttpObjectAggregator.handleOversizedMessage answers 413 itself, and for a keep-alive request "
-                            + "without Expect: 100-continue it keeps the connection and discards the announced body "
-                            + "(without Connection: close, Date or Server)"));
+                            + "grammar), so /a<U+0001>b reaches the router, which has no such route"));
 
     @Override
     protected Map<String, Deviation> knownDeviations() {
