@@ -102,6 +102,7 @@ public final class NettyServer implements HttpServer {
     private final AtomicInteger connections = new AtomicInteger();
     private final AtomicInteger callsInFlight = new AtomicInteger();
     private volatile boolean draining;
+    private boolean fileRegions;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private ExecutorService blockingExecutor;
@@ -116,6 +117,7 @@ public final class NettyServer implements HttpServer {
         this.config = config;
         this.router = router;
         this.transport = transport;
+        this.fileRegions = transport.supportsFileRegion();
     }
 
     public static void main(String[] args) {
@@ -187,6 +189,17 @@ public final class NettyServer implements HttpServer {
             p.addLast("chunked", new ChunkedWriteHandler());
             p.addLast("spindle", router);
         }
+    }
+
+    /** Sends files in chunks even where the transport could send file regions (tests the fallback). */
+    NettyServer withoutFileRegions() {
+        fileRegions = false;
+        return this;
+    }
+
+    /** Whether files go out as zero-copy {@link io.netty.channel.DefaultFileRegion}s rather than in chunks. */
+    boolean sendsFileRegions() {
+        return fileRegions;
     }
 
     Router router() {

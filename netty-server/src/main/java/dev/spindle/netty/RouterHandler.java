@@ -100,7 +100,10 @@ import org.slf4j.LoggerFactory;
  * the response.
  *
  * <p>Responses are written without a flush while a read is being processed and flushed once in
- * {@link #channelReadComplete}, so a pipelined batch leaves in one write.
+ * {@link #channelReadComplete}, so a pipelined batch leaves in one write. Every request decoded
+ * from a read is answered even when that takes the output past the high-water mark (reading stops
+ * then): holding decoded requests back would trip the codec's {@code maxPipelineDepth}, and one
+ * read's worth of requests bounds what their answers add.
  */
 final class RouterHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(RouterHandler.class);
@@ -329,7 +332,13 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
             closeScheduled = true;
             ChannelFuture written = ctx.writeAndFlush(Unpooled.EMPTY_BUFFER);
             needsFlush = false;
-            written.addListener(f -> linger());
+            written.addListener(f -> {
+                if (f.isSuccess()) {
+                    linger();
+                } else {
+                    ctx.close();
+                }
+            });
         }
         updateAutoRead();
         if (!inRead) {
@@ -717,7 +726,7 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         ChannelFuture written;
         FileChannel file = res.bodyFile();
         if (file != null) {
-            if (server.transport().supportsFileRegion()) {
+            if (server.sendsFileRegions()) {
                 ctx.write(new DefaultFileRegion(file, 0, length), ctx.voidPromise());
                 written = ctx.write(LastHttpContent.EMPTY_LAST_CONTENT);
             } else {

@@ -83,6 +83,25 @@ class NettyServerTest {
     }
 
     @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "GET|/users/a%20b|",
+        "GET|http://example.com/users/1?x=%41|",
+        "OPTIONS|*|",
+        "CONNECT|example.com:443|",
+        "GET|/users/%zz|malformed percent-escape in request target",
+        "GET|/users/ab%|malformed percent-escape in request target",
+        "GET|/search?q=%4|malformed percent-escape in request target",
+        "GET|/a#b|invalid character in request target",
+        "GET|*|asterisk-form request target is only for OPTIONS",
+        "GET|example.com:80|request target is neither origin-form nor absolute-form",
+        "CONNECT|example.com|CONNECT needs an authority-form request target (host:port)"})
+    void requestTargetsFollowRfc9112(String method, String target, String problem) {
+        assertThat(RequestChecks.targetProblem(io.netty.handler.codec.http.HttpMethod.valueOf(method), target)).isEqualTo(problem);
+        assertThat(RequestChecks.targetProblem(io.netty.handler.codec.http.HttpMethod.GET, "/a\u0001b"))
+                .isEqualTo("invalid character in request target");
+    }
+
+    @ParameterizedTest
     @EnumSource(NettyTransport.class)
     void everyAvailableTransportServesAndClosesCleanly(NettyTransport transport) throws Exception {
         if (!transport.isAvailable()) {

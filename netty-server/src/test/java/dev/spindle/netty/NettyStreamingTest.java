@@ -208,6 +208,23 @@ class NettyStreamingTest {
         }
     }
 
+    @Test
+    void filesGoInChunksWhereFileRegionsCannot() throws Exception {
+        try (HttpServer server = new NettyServer(config(), routes(), NettyTransport.NIO).withoutFileRegions().start();
+                RawConnection c = new RawConnection(server.port())) {
+            c.send(get("/download") + get("/json"));
+            RawResponse r = c.read();
+            assertThat(r.header("content-length")).isEqualTo(Integer.toString(BenchmarkApp.DOWNLOAD_BYTES));
+            for (int i = 0; i < r.body().length; i++) {
+                if (r.body()[i] != BenchmarkApp.DownloadFile.at(i)) {
+                    throw new AssertionError("byte " + i + " differs");
+                }
+            }
+            assertThat(r.body()).hasSize(BenchmarkApp.DOWNLOAD_BYTES);
+            assertThat(c.read().bodyText()).isEqualTo("{\"message\":\"Hello, World!\"}");
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(NettyTransport.class)
     void streamedBodiesAreFramedByTheirLength(NettyTransport transport) throws Exception {
@@ -426,7 +443,7 @@ class NettyStreamingTest {
     @Test
     void repeatedOrListedContentLengthsAreRejected() throws Exception {
         try (HttpServer server = start(config())) {
-            for (String lengths : new String[] {"Content-Length: 5, 5", "Content-Length: 5\r\nContent-Length: 5"}) {
+            for (String lengths : new String[] {"Content-Length: 5,5", "Content-Length: 5, 5", "Content-Length: 5\r\nContent-Length: 5"}) {
                 try (RawConnection c = new RawConnection(server.port())) {
                     RawResponse r = c.send("POST /echo HTTP/1.1\r\nHost: x\r\n" + lengths + "\r\n\r\nhello").read();
                     assertThat(r.status()).as(lengths).isEqualTo(400);
