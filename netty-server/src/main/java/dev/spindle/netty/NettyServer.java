@@ -77,7 +77,8 @@ import org.slf4j.LoggerFactory;
  * blocking route get near it; the benchmark's 16-deep pipelining does not.
  *
  * <p>ServerConfig settings honoured: host, port, workers, maxRequestLineLength (414),
- * maxHeaderSize (431), maxHeaderCount (431), maxBodySize (413), keepAlive, drainTimeout,
+ * maxHeaderSize (431), maxHeaderCount (431), maxBodySize (413 for bodies joined for inline
+ * routes; a streamed body is its handler's to limit), keepAlive, drainTimeout,
  * maxConnections (503, through the core's rejecting connection), writeHighWaterMark, discardLimit,
  * and the timeouts: idleTimeout (no request in progress and no traffic either way), writeTimeout
  * (output pending and none of it taken by the peer for that long), handlerTimeout (503 and a close;

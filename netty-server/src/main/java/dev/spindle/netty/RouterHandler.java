@@ -68,7 +68,8 @@ import org.slf4j.LoggerFactory;
  * request order):
  * <ul>
  *   <li>Inline routes get the whole body: the contents are joined (at most
- *       {@code maxBodySize}, else 413 and a close), {@code 100 Continue} is sent at once when asked
+ *       {@code maxBodySize}, else 413 and a close; streamed bodies have no such limit, their
+ *       handler consumes them as they come), {@code 100 Continue} is sent at once when asked
  *       for, and the handler runs on the event loop when the last content arrives.</li>
  *   <li>Blocking and asynchronous routes ({@link Router#streamsBody}) start when the header section
  *       arrives: blocking ones on a virtual thread, asynchronous ones on the event loop through
@@ -399,10 +400,6 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         }
         long length = HttpUtil.getContentLength(head, -1L);
         boolean chunked = HttpUtil.isTransferEncodingChunked(head);
-        if (length > config.maxBodySize()) {
-            writeError(413, "body larger than " + config.maxBodySize() + " bytes", isHead);
-            return;
-        }
         String expect = head.headers().get(HttpHeaderNames.EXPECT);
         if (expect != null && !HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect)) {
             writeError(417, "unsupported expectation", isHead);
@@ -414,14 +411,19 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         boolean expectContinue = hasBody && HttpUtil.is100ContinueExpected(head);
         Request request = toCoreRequest(head, NO_BODY, 0, 0);
         Call call = new Call(head, request, keepAlive, http10, expectContinue);
-        receiving = call;
         if (!router.streamsBody(request)) {
+            if (length > config.maxBodySize()) {
+                writeError(413, "body larger than " + config.maxBodySize() + " bytes", isHead);
+                return;
+            }
+            receiving = call;
             call.body = Body.JOIN;
             if (expectContinue) {
                 sendContinue(call);
             }
             return;
         }
+        receiving = call;
         call.body = Body.STREAM;
         call.lastInput = System.nanoTime();
         call.stream = RequestBody.forAdapter(chunked ? -1 : Math.max(length, 0), this::wakeup);
@@ -481,13 +483,6 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
             }
             case STREAM -> {
                 if (n > 0) {
-                    if (call.received + n > config.maxBodySize()) {
-                        call.bodyStatus = 413;
-                        call.body = Body.DROP;
-                        closing = true;
-                        call.stream.fail(new IOException("body larger than " + config.maxBodySize() + " bytes"));
-                        return true;
-                    }
                     int taken = call.stream.offer(data.nioBuffer(data.readerIndex(), n));
                     data.skipBytes(taken);
                     call.received += taken;

@@ -307,7 +307,7 @@ class NettyStreamingTest {
             return;
         }
         long size = 64L << 20;
-        try (HttpServer server = start(config().maxBodySize(Integer.MAX_VALUE - 64), transport);
+        try (HttpServer server = start(config(), transport);
                 RawConnection c = new RawConnection(server.port())) {
             for (String target : new String[] {"/count", "/count/async"}) {
                 c.send("POST " + target + " HTTP/1.1\r\nHost: x\r\nContent-Length: " + size + "\r\n\r\n");
@@ -376,18 +376,25 @@ class NettyStreamingTest {
     }
 
     @Test
-    void aStreamedBodyOverTheLimitIs413() throws Exception {
+    void maxBodySizeLimitsJoinedBodiesOnly() throws Exception {
         try (HttpServer server = start(config().maxBodySize(1000))) {
             try (RawConnection c = new RawConnection(server.port())) {
-                RawResponse r = c.send("POST /count HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\n\r\n").read();
+                RawResponse r = c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\nExpect: 100-continue\r\n\r\n").read();
                 assertThat(r.status()).isEqualTo(413);
                 assertThat(c.closedByPeer()).isTrue();
             }
             try (RawConnection c = new RawConnection(server.port())) {
-                RawResponse r = c.send("POST /count HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                RawResponse r = c.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                         + "3e8\r\n" + "a".repeat(1000) + "\r\n1\r\nb\r\n0\r\n\r\n").read();
                 assertThat(r.status()).isEqualTo(413);
                 assertThat(r.closes()).isTrue();
+            }
+            try (RawConnection c = new RawConnection(server.port())) {
+                c.send("POST /count HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n").send(new byte[5000]);
+                assertThat(c.read().bodyText()).isEqualTo("5000");
+                RawResponse r = c.send("POST /count HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + "3e8\r\n" + "a".repeat(1000) + "\r\n1\r\nb\r\n0\r\n\r\n").read();
+                assertThat(r.bodyText()).isEqualTo("1001");
             }
         }
     }
