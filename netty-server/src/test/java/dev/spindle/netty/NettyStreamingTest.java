@@ -111,7 +111,22 @@ class NettyStreamingTest {
                 }))
                 .post("/ignore", Handler.blocking((req, res) -> res.text("ignored")))
                 .get("/never", Handler.async((req, res) -> new CompletableFuture<Void>()))
+                .get("/bigfile", (req, res) -> res.file(bigFile()))
                 .build();
+    }
+
+    private static java.nio.file.Path bigFile;
+
+    /** A sparse 256 MiB file: more than any socket buffer holds. */
+    private static synchronized java.nio.file.Path bigFile() throws IOException {
+        if (bigFile == null) {
+            bigFile = java.nio.file.Files.createTempFile("spindle-netty-big-", ".bin");
+            bigFile.toFile().deleteOnExit();
+            try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(bigFile.toFile(), "rw")) {
+                f.setLength(256L << 20);
+            }
+        }
+        return bigFile;
     }
 
     private static byte[] pattern(int n) {
@@ -298,6 +313,45 @@ class NettyStreamingTest {
             Thread.sleep(20);
         }
         assertThat(producerFailure.get()).as("the producer learns that the connection is gone").isNotNull();
+    }
+
+    /**
+     * The write timeout is about progress: a client reading a long response slowly, for longer than
+     * the timeout, keeps its connection; one that stops reading loses it after about the timeout.
+     */
+    @ParameterizedTest
+    @EnumSource(NettyTransport.class)
+    void aSlowReaderKeepsItsConnectionAndAStalledOneLosesIt(NettyTransport transport) throws Exception {
+        if (!transport.isAvailable()) {
+            return;
+        }
+        try (HttpServer server = start(config().writeTimeout(Duration.ofMillis(400)), transport)) {
+            for (String target : new String[] {"/bigfile", "/endless"}) {
+                try (Socket s = new Socket()) {
+                    s.setReceiveBufferSize(32 * 1024);
+                    s.connect(new InetSocketAddress("127.0.0.1", server.port()));
+                    s.getOutputStream().write(get(target).getBytes(StandardCharsets.US_ASCII));
+                    InputStream in = s.getInputStream();
+                    byte[] buf = new byte[64 * 1024];
+                    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1200);
+                    while (System.nanoTime() < deadline) {
+                        assertThat(in.read(buf)).as("%s read slowly", target).isPositive();
+                        Thread.sleep(50);
+                    }
+                    Thread.sleep(2000);
+                    s.setSoTimeout(10_000);
+                    long drained = 0;
+                    try {
+                        for (int n; (n = in.read(buf)) >= 0; ) {
+                            drained += n;
+                        }
+                    } catch (java.net.SocketException e) {
+                        // reset: closed too
+                    }
+                    assertThat(drained).as("%s: what the kernel held when the server gave up", target).isLessThan(64L << 20);
+                }
+            }
+        }
     }
 
     @ParameterizedTest
