@@ -705,7 +705,7 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         }
         ctx.write(new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), h), ctx.voidPromise());
         needsFlush = true;
-        if (call.isHead || noContent) {
+        if (call.isHead || noContent || length == 0) {
             closeSource(res);
             ChannelFuture written = ctx.write(LastHttpContent.EMPTY_LAST_CONTENT);
             if (call.counted) {
