@@ -49,6 +49,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.FileChannel;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -137,6 +138,8 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         final boolean http10;
         final boolean isHead;
         final boolean expectContinue;
+        /** {@link #request} has no headers (it was only routed): build the handler's request anew. */
+        boolean bodyExpected;
         Body body;
         ByteBuf first;
         ByteBuf joined;
@@ -409,8 +412,11 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         boolean keepAlive = server.keepsAlive() && HttpUtil.isKeepAlive(head);
         boolean hasBody = chunked || length > 0;
         boolean expectContinue = hasBody && HttpUtil.is100ContinueExpected(head);
-        Request request = toCoreRequest(head, NO_BODY, 0, 0);
+        // with a body to come, the request is built again with it (joined) or around it (streamed):
+        // route one without headers, which is all routing needs
+        Request request = hasBody ? routingRequest(head, http10) : toCoreRequest(head, NO_BODY, 0, 0);
         Call call = new Call(head, request, keepAlive, http10, expectContinue);
+        call.bodyExpected = hasBody;
         if (!router.streamsBody(request)) {
             if (length > config.maxBodySize()) {
                 writeError(413, "body larger than " + config.maxBodySize() + " bytes", isHead);
@@ -603,6 +609,8 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
                 request = toCoreRequest(call.head, ByteBufUtil.getBytes(body), 0, length);
             }
             call.releaseJoined();
+        } else if (call.bodyExpected) {
+            request = toCoreRequest(call.head, NO_BODY, 0, 0);
         }
         router.handle(request, response);
         respond(call, response, call.keepAlive);
@@ -979,6 +987,10 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
             return 501;
         }
         return 400;
+    }
+
+    private static Request routingRequest(HttpRequest req, boolean http10) {
+        return Request.of(req.method().name(), originForm(req.uri()), http10, List.of(), NO_BODY, 0, 0);
     }
 
     private static Request toCoreRequest(HttpRequest req, byte[] body, int offset, int length) {
