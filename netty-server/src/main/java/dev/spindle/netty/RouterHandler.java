@@ -9,6 +9,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -749,7 +750,9 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
             uncount(call);
             if (!f.isSuccess()) {
                 log.debug("streamed response on {} failed: {}", ctx.channel(), String.valueOf(f.cause()));
-                ctx.close();
+                // the body is cut short, so the connection ends; what precedes it (the head) may be
+                // unflushed still, as this can run inside ChunkedWriteHandler's flush
+                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
                 return;
             }
             process();
