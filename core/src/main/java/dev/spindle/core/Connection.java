@@ -519,6 +519,17 @@ public final class Connection {
         closing = true;
     }
 
+    /**
+     * The strategy closed the socket, for whatever reason (the core said so, the peer reset it, the
+     * server stopped): releases what the connection still holds, so that no producer of a streamed
+     * response, file or request-body consumer waits for a socket that is gone. Idempotent.
+     */
+    public void closed() {
+        if (!aborted) {
+            abort();
+        }
+    }
+
     /** Gives up on the connection: nothing more is sent, and the strategy closes it. */
     private void abort() {
         aborted = true;
@@ -611,11 +622,15 @@ public final class Connection {
         }
     }
 
-    /** The route of a request whose header section just arrived, if its handler streams the body; else null (buffer it). */
+    /**
+     * The route of a request whose header section just arrived, if its handler streams the body;
+     * else null (buffer it). A blocking handler run inline can only stream through an input pump.
+     */
     private Route routeAtHeaders() {
         try {
             Route route = router.route(request);
-            return route.streamsBody ? route : null;
+            boolean canStream = route.async != null || blockingExecutor != null || pump != null;
+            return route.streamsBody && canStream ? route : null;
         } catch (HttpException e) {
             return null;
         }
@@ -925,6 +940,11 @@ public final class Connection {
         res.bodyWriter = null;
         res.bodyStream = null;
         producerWaitingSince = 0;
+    }
+
+    /** Bytes of buffer memory the connection holds, for tests of its memory bound. */
+    int bufferCapacity() {
+        return in.capacity() + out.capacity();
     }
 
     /** A blocking or asynchronous handler's run. The handler's thread writes it; the connection's thread reads it after {@link #done}. */
