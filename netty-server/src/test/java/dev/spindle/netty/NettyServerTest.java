@@ -94,7 +94,8 @@ class NettyServerTest {
         "GET|/a#b|invalid character in request target",
         "GET|*|asterisk-form request target is only for OPTIONS",
         "GET|example.com:80|request target is neither origin-form nor absolute-form",
-        "CONNECT|example.com|CONNECT needs an authority-form request target (host:port)"})
+        "CONNECT|example.com|CONNECT needs an authority-form request target (host:port)",
+        "CONNECT|/|CONNECT needs an authority-form request target (host:port)"})
     void requestTargetsFollowRfc9112(String method, String target, String problem) {
         assertThat(RequestChecks.targetProblem(io.netty.handler.codec.http.HttpMethod.valueOf(method), target)).isEqualTo(problem);
         assertThat(RequestChecks.targetProblem(io.netty.handler.codec.http.HttpMethod.GET, "/a\u0001b"))
@@ -162,6 +163,23 @@ class NettyServerTest {
             RawResponse last = c.read();
             assertThat(last.bodyText()).isEqualTo("{\"message\":\"Hello, World!\"}");
             assertThat(last.closes()).isTrue();
+            assertThat(c.closedByPeer()).isTrue();
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "GET /plaintext HTTP/1.1\\r\\nHost: x\\r\\nHost: y\\r\\n\\r\\n|400",
+        "POST /echo HTTP/1.0\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n|400",
+        "POST /echo HTTP/1.1\\r\\nHost: x\\r\\nTransfer-Encoding: chunked, gzip\\r\\n\\r\\n0\\r\\n\\r\\n|400",
+        "POST /echo HTTP/1.1\\r\\nHost: x\\r\\nTransfer-Encoding: chunked\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n|400",
+        "POST /echo HTTP/1.1\\r\\nHost: x\\r\\nTransfer-Encoding: gzip, chunked\\r\\n\\r\\n0\\r\\n\\r\\n|501",
+        "CONNECT / HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n|400"})
+    void framingNettyLeavesToTheApplicationIsChecked(String raw, int status) throws Exception {
+        try (HttpServer server = start(config()); RawConnection c = new RawConnection(server.port())) {
+            RawResponse r = c.send(raw.replace("\\r\\n", "\r\n")).read();
+            assertThat(r.status()).isEqualTo(status);
+            assertThat(r.closes()).isTrue();
             assertThat(c.closedByPeer()).isTrue();
         }
     }
