@@ -943,8 +943,8 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Reads only when something can take the bytes: a streamed body (or one being discarded) while
-     * nothing it could not take is queued, or, when no handler runs and no streamed response is going out, the next request while the
+     * Reads only when something can take the bytes: a streamed body with room (or one being
+     * discarded) while nothing it could not take is queued, or, when no handler runs and no streamed response is going out, the next request while the
      * peer keeps up with our writes.
      */
     private void updateAutoRead() {
@@ -954,9 +954,9 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         boolean read;
         if (inputEnded || !backlog.isEmpty()) {
             read = false;
-        } else if (receiving != null && (receiving.body == Body.STREAM || receiving.body == Body.DISCARD)) {
-            // A body that filled its window exactly does not wait for a wakeup yet: the next
-            // content it cannot take makes it wait (and stays queued, which stops reading).
+        } else if (receiving != null && receiving.body == Body.STREAM) {
+            read = receiving.stream.hasRoom(); // its wakeup resumes reading once the consumer made room
+        } else if (receiving != null && receiving.body == Body.DISCARD) {
             read = true;
         } else if (closing) {
             read = false;
