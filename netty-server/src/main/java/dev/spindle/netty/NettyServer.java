@@ -44,12 +44,14 @@ import org.slf4j.LoggerFactory;
  *     writer = writeTimeout, all = idleTimeout) writer idle with output pending: the write timeout
  *   HttpServerCodec(maxInitialLineLength,     Netty's HTTP/1.1 parser and encoder
  *     maxHeaderSize)
- *   RequestChecks                             version 505, header count 431, Host 400
+ *   RequestChecks                             what Netty leaves to the app: target 400, version 505,
+ *                                             header count 431, Host and transfer codings 400/501
  *   ChunkedWriteHandler                       streamed response bodies, as the channel drains
  *   RouterHandler                             core Router: bodies joined or streamed, handlers
  *                                             inline, blocking or asynchronous, pipelining order,
  *                                             keep-alive, timeouts, lingering close
  * </pre>
+ * A connection beyond {@code maxConnections} gets a pipeline of one {@link Rejecting} handler instead.
  * There is no {@code HttpObjectAggregator}: whether a request's body is joined (inline routes, at
  * most maxBodySize) or streamed to its handler (blocking and asynchronous routes, so an upload of
  * any size passes in bounded memory) depends on its route, which {@link RouterHandler} knows once
