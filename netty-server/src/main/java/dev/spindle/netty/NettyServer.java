@@ -52,9 +52,9 @@ import org.slf4j.LoggerFactory;
  *                                             keep-alive, timeouts, lingering close
  * </pre>
  * A connection beyond {@code maxConnections} gets a pipeline of one {@link Rejecting} handler instead.
- * There is no {@code HttpObjectAggregator}: whether a request's body is joined (inline routes, at
- * most maxBodySize) or streamed to its handler (blocking and asynchronous routes, so an upload of
- * any size passes in bounded memory) depends on its route, which {@link RouterHandler} knows once
+ * There is no {@code HttpObjectAggregator}: whether a request's body is joined (inline routes) or
+ * streamed to its handler (blocking and asynchronous routes, so an upload as large as maxBodySize
+ * allows passes in bounded memory) depends on its route, which {@link RouterHandler} knows once
  * the header section is decoded; it also answers {@code Expect: 100-continue} (at once for inline
  * routes, when the handler first reads for streamed ones; 417 for other expectations).
  *
@@ -79,8 +79,7 @@ import org.slf4j.LoggerFactory;
  * blocking route get near it; the benchmark's 16-deep pipelining does not.
  *
  * <p>ServerConfig settings honoured: host, port, workers, maxRequestLineLength (414),
- * maxHeaderSize (431), maxHeaderCount (431), maxBodySize (413 for bodies joined for inline
- * routes; a streamed body is its handler's to limit), keepAlive, drainTimeout,
+ * maxHeaderSize (431), maxHeaderCount (431), maxBodySize (413, streamed bodies too), keepAlive, drainTimeout,
  * maxConnections (503, through the core's rejecting connection), writeHighWaterMark, discardLimit,
  * and the timeouts: idleTimeout (no request in progress and no traffic either way), writeTimeout
  * (output pending and none of it taken by the peer for that long), handlerTimeout (503 and a close;

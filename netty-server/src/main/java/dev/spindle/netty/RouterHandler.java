@@ -69,10 +69,12 @@ import org.slf4j.LoggerFactory;
  * <p>Requests, in the order they arrive (one queue of decoded messages, so pipelined answers keep
  * request order):
  * <ul>
- *   <li>Inline routes get the whole body: the contents are joined (at most
- *       {@code maxBodySize}, else 413 and a close; streamed bodies have no such limit, their
- *       handler consumes them as they come), {@code 100 Continue} is sent at once when asked
- *       for, and the handler runs on the event loop when the last content arrives.</li>
+ *   <li>Every body is limited to {@code maxBodySize}: a larger announced one is answered 413 at
+ *       once; a chunked one that grows beyond it fails (for a streamed body, the handler's failure
+ *       is answered 413), and the connection closes.</li>
+ *   <li>Inline routes get the whole body: the contents are joined, {@code 100 Continue} is sent
+ *       at once when asked for, and the handler runs on the event loop when the last content
+ *       arrives.</li>
  *   <li>Blocking and asynchronous routes ({@link Router#streamsBody}) start when the header section
  *       arrives: blocking ones on a virtual thread, asynchronous ones on the event loop through
  *       {@link Router#handleAsync}, whose stage completes later. The body is fed to a
@@ -409,6 +411,10 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
             writeError(417, "unsupported expectation", isHead);
             return;
         }
+        if (length > config.maxBodySize()) {
+            writeError(413, "body larger than " + config.maxBodySize() + " bytes", isHead);
+            return;
+        }
         boolean http10 = head.protocolVersion() == HttpVersion.HTTP_1_0;
         boolean keepAlive = server.keepsAlive() && HttpUtil.isKeepAlive(head);
         boolean hasBody = chunked || length > 0;
@@ -419,10 +425,6 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         Call call = new Call(head, request, keepAlive, http10, expectContinue);
         call.bodyExpected = hasBody;
         if (!router.streamsBody(request)) {
-            if (length > config.maxBodySize()) {
-                writeError(413, "body larger than " + config.maxBodySize() + " bytes", isHead);
-                return;
-            }
             receiving = call;
             call.body = Body.JOIN;
             if (expectContinue) {
@@ -490,6 +492,14 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
             }
             case STREAM -> {
                 if (n > 0) {
+                    if (call.received + n > config.maxBodySize()) {
+                        // the handler's failure to read it is answered 413, and the connection ends
+                        call.bodyStatus = 413;
+                        call.body = Body.DROP;
+                        closing = true;
+                        call.stream.fail(new IOException("body larger than " + config.maxBodySize() + " bytes"));
+                        return true;
+                    }
                     int taken = call.stream.offer(data.nioBuffer(data.readerIndex(), n));
                     data.skipBytes(taken);
                     call.received += taken;
