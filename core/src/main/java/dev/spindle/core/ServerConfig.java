@@ -33,7 +33,7 @@ import java.util.function.Function;
  *   <tr><td>busyPoll</td><td>spindle.busyPoll</td><td>false</td><td>spin on selectNow() before blocking (NIO)</td></tr>
  * </table>
  * Every server honours every limit above, except where its class Javadoc says otherwise (the
- * Netty reference applies no request read timeout, for instance). Strategy modules read
+ * Netty reference, which has its own codec, approximates the request read timeout). Strategy modules read
  * a few options of their own (e.g. {@code spindle.busyPollSpins} and
  * {@code spindle.backlog} for NIO, {@code spindle.netty.transport} for Netty); each documents them
  * in its server's Javadoc.
