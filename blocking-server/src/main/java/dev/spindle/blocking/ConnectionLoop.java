@@ -143,17 +143,32 @@ final class ConnectionLoop implements Runnable {
 
     /**
      * The connection's {@link Connection.InputPump}: an inline handler reads a request body that has
-     * not arrived. Sends what is pending first (a {@code 100 Continue}), then blocks reading; a read
-     * timeout is thrown to the handler, and the core answers for it.
+     * not arrived. Sends what is pending first (a {@code 100 Continue}), then blocks reading. A read
+     * timeout ticks the connection, which fails the body once its deadline has passed (or answers a
+     * handler that ran too long); then the timeout is thrown to the handler, and the core answers
+     * for it.
      */
     private int pump(ByteBuffer dst) throws IOException {
         flush();
-        socket.setSoTimeout(timeoutMillis(conn.readTimeoutNanos(System.nanoTime())));
-        int n = in.read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
-        if (n > 0) {
-            dst.position(dst.position() + n);
+        long now = System.nanoTime();
+        conn.tick(now);
+        while (true) {
+            flush();
+            if (!conn.isAwaitingHandler() || !conn.wantsInput()) {
+                throw new SocketTimeoutException("the request body is no longer read");
+            }
+            socket.setSoTimeout(timeoutMillis(conn.readTimeoutNanos(now)));
+            try {
+                int n = in.read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
+                if (n > 0) {
+                    dst.position(dst.position() + n);
+                }
+                return n;
+            } catch (SocketTimeoutException e) {
+                now = System.nanoTime();
+                conn.tick(now);
+            }
         }
-        return n;
     }
 
     private void flush() throws IOException {
@@ -177,7 +192,7 @@ final class ConnectionLoop implements Runnable {
     }
 
     private static int timeoutMillis(long nanos) {
-        return (int) Math.clamp(TimeUnit.NANOSECONDS.toMillis(nanos + 999_999), 1, Integer.MAX_VALUE);
+        return Math.clamp(TimeUnit.NANOSECONDS.toMillis(nanos + 999_999), 1, Integer.MAX_VALUE);
     }
 
     /** Closes the socket if the connection waits idle for its next request (graceful shutdown, shedding). */
