@@ -20,7 +20,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The blocking engine: one thread accepts, and each connection runs a blocking
  * read → {@link Connection} → write loop on whatever thread the {@link Dispatch} gives it. The
- * four blocking servers are this engine with a different dispatch.
+ * four blocking servers are this engine with a different dispatch. Handlers of every kind run on
+ * the connection's thread (no blocking executor); the core keeps the connection's time. A socket
+ * beyond {@link ServerConfig#maxConnections()}, or one no worker can take, is answered by
+ * {@link Connection#rejecting} through the same loop on a virtual thread.
  */
 public class BlockingServer implements HttpServer {
     private static final Logger log = LoggerFactory.getLogger(BlockingServer.class);

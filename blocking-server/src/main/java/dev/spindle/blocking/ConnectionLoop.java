@@ -39,25 +39,27 @@ final class ConnectionLoop implements Runnable {
     private InputStream in;
     private OutputStream out;
 
-    private ConnectionLoop(BlockingServer server, Socket socket, Connection conn, boolean counted) {
+    /** @param rejected the connection answering a socket the server will not serve, or null to serve it */
+    private ConnectionLoop(BlockingServer server, Socket socket, Connection rejected) {
         this.server = server;
         this.socket = socket;
-        this.conn = conn;
-        this.counted = counted;
+        this.counted = rejected == null;
+        if (rejected != null) {
+            this.conn = rejected;
+        } else {
+            this.conn = new Connection(server.router(), server.config(), null, this::wake);
+            conn.inputPump(this::pump);
+        }
     }
 
     /** A connection the server serves; it holds a connection slot, released when the loop ends. */
     static ConnectionLoop serving(BlockingServer server, Socket socket) {
-        ConnectionLoop[] self = new ConnectionLoop[1];
-        Connection conn = new Connection(server.router(), server.config(), null, () -> self[0].wake());
-        self[0] = new ConnectionLoop(server, socket, conn, true);
-        conn.inputPump(self[0]::pump);
-        return self[0];
+        return new ConnectionLoop(server, socket, null);
     }
 
     /** A connection the server will not serve: the core answers {@code status} with {@code message}, lingers and closes. */
     static ConnectionLoop rejecting(BlockingServer server, Socket socket, int status, String message) {
-        return new ConnectionLoop(server, socket, Connection.rejecting(server.config(), status, message), false);
+        return new ConnectionLoop(server, socket, Connection.rejecting(server.config(), status, message));
     }
 
     boolean counted() {
