@@ -56,14 +56,15 @@ abstract class OutgoingBody {
             return;
         }
         byte[] d = out.array();
-        d[at] = HEX[n >>> 12 & 0xF];
-        d[at + 1] = HEX[n >>> 8 & 0xF];
-        d[at + 2] = HEX[n >>> 4 & 0xF];
-        d[at + 3] = HEX[n & 0xF];
-        d[at + 4] = '\r';
-        d[at + 5] = '\n';
-        d[at + CHUNK_HEADER + n] = '\r';
-        d[at + CHUNK_HEADER + n + 1] = '\n';
+        int h = at - CHUNK_HEADER;
+        d[h] = HEX[n >>> 12 & 0xF];
+        d[h + 1] = HEX[n >>> 8 & 0xF];
+        d[h + 2] = HEX[n >>> 4 & 0xF];
+        d[h + 3] = HEX[n & 0xF];
+        d[h + 4] = '\r';
+        d[h + 5] = '\n';
+        d[at + n] = '\r';
+        d[at + n + 1] = '\n';
         out.commit(CHUNK_HEADER + n + 2);
     }
 
