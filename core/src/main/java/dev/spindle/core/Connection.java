@@ -519,6 +519,15 @@ public final class Connection {
         closing = true;
     }
 
+    /**
+     * The strategy closed the socket or lost it (a failed read or write): releases what the
+     * connection holds, so a streamed response's producer stops and its file or stream is closed,
+     * and a handler reading a streamed request body gets a failure instead of waiting.
+     */
+    public void closed() {
+        abort();
+    }
+
     /** Gives up on the connection: nothing more is sent, and the strategy closes it. */
     private void abort() {
         aborted = true;
