@@ -76,6 +76,7 @@ final class ConnectionLoop implements Runnable {
         } catch (RuntimeException e) {
             log.error("connection {} failed", socket.getRemoteSocketAddress(), e);
         } finally {
+            conn.closed();
             server.finished(this);
         }
     }
