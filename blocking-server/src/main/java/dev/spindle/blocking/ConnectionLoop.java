@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Serves one socket with blocking reads and writes: read, feed the core connection, write what it
  * hands out, and act on its answers. Handlers run inline on this thread (a blocking handler reads a
- * streamed body through {@link #pump}); while the connection waits for an asynchronous handler or a
+ * streamed body through the input pump); while the connection waits for an asynchronous handler or a
  * streamed body's producer, the thread parks until the connection's wakeup runs. The core keeps all
  * the time (read timeouts come from {@link Connection#readTimeoutNanos}); only a blocked write is
  * timed outside it, by the server's watchdog.
