@@ -38,6 +38,7 @@ final class ConnectionLoop implements Runnable {
     private volatile long writeDeadline;
     private InputStream in;
     private OutputStream out;
+    private boolean outputShut;
 
     /** @param rejected the connection answering a socket the server will not serve, or null to serve it */
     private ConnectionLoop(BlockingServer server, Socket socket, Connection rejected) {
@@ -69,40 +70,52 @@ final class ConnectionLoop implements Runnable {
     @Override
     public void run() {
         thread = Thread.currentThread();
-        try (socket) {
-            serve();
+        boolean handedOver = false;
+        try {
+            handedOver = serve();
         } catch (IOException e) {
             log.debug("connection {} ended: {}", socket.getRemoteSocketAddress(), e.toString());
         } catch (RuntimeException e) {
             log.error("connection {} failed", socket.getRemoteSocketAddress(), e);
         } finally {
-            conn.closed();
-            server.finished(this);
+            if (!handedOver) {
+                closeNow();
+                conn.closed();
+                server.finished(this);
+            }
         }
     }
 
-    private void serve() throws IOException {
-        socket.setTcpNoDelay(true);
-        in = socket.getInputStream();
-        out = socket.getOutputStream();
+    /** Serves until the connection is over (true: it lingers on another thread, which closes it). */
+    private boolean serve() throws IOException {
+        if (in == null) {
+            socket.setTcpNoDelay(true);
+            in = socket.getInputStream();
+            out = socket.getOutputStream();
+        }
         byte[] buf = new byte[server.config().readBufferSize()];
         ByteBuffer received = ByteBuffer.wrap(buf);
-        boolean outputShut = false;
         while (true) {
             flush();
             long now = System.nanoTime();
             conn.tick(now);
             flush();
             if (conn.shouldClose()) {
-                return;
+                return false;
             }
             if (conn.isLingering()) {
                 if (!outputShut) {
                     outputShut = true;
                     socket.shutdownOutput();
+                    if (!Thread.currentThread().isVirtual()) {
+                        // lingering only drops what the peer still sends: a virtual thread waits for
+                        // that, and the platform thread (a pool worker, the single thread) serves on
+                        Thread.ofVirtual().name(thread.getName() + "-linger").start(this);
+                        return true;
+                    }
                 }
             } else if (conn.isIdle() && server.isClosing()) {
-                return;
+                return false;
             }
             if (!conn.wantsInput()) {
                 await();
