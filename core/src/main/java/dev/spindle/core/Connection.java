@@ -520,12 +520,14 @@ public final class Connection {
     }
 
     /**
-     * The strategy closed the socket or lost it (a failed read or write): releases what the
-     * connection holds, so a streamed response's producer stops and its file or stream is closed,
-     * and a handler reading a streamed request body gets a failure instead of waiting.
+     * The strategy closed the socket, for whatever reason (the core said so, the peer reset it, the
+     * server stopped): releases what the connection still holds, so that no producer of a streamed
+     * response, file or request-body consumer waits for a socket that is gone. Idempotent.
      */
     public void closed() {
-        abort();
+        if (!aborted) {
+            abort();
+        }
     }
 
     /** Gives up on the connection: nothing more is sent, and the strategy closes it. */
@@ -620,11 +622,15 @@ public final class Connection {
         }
     }
 
-    /** The route of a request whose header section just arrived, if its handler streams the body; else null (buffer it). */
+    /**
+     * The route of a request whose header section just arrived, if its handler streams the body;
+     * else null (buffer it). A blocking handler run inline can only stream through an input pump.
+     */
     private Route routeAtHeaders() {
         try {
             Route route = router.route(request);
-            return route.streamsBody ? route : null;
+            boolean canStream = route.async != null || blockingExecutor != null || pump != null;
+            return route.streamsBody && canStream ? route : null;
         } catch (HttpException e) {
             return null;
         }
@@ -934,6 +940,11 @@ public final class Connection {
         res.bodyWriter = null;
         res.bodyStream = null;
         producerWaitingSince = 0;
+    }
+
+    /** Bytes of buffer memory the connection holds, for tests of its memory bound. */
+    int bufferCapacity() {
+        return in.capacity() + out.capacity();
     }
 
     /** A blocking or asynchronous handler's run. The handler's thread writes it; the connection's thread reads it after {@link #done}. */

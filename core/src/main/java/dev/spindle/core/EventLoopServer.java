@@ -37,7 +37,7 @@ public abstract class EventLoopServer implements HttpServer {
     }
 
     /** What {@link #bind} made: the loops to run and the address they serve. */
-    protected record Bound(List<? extends Loop> loops, InetSocketAddress address) {
+    public record Bound(List<? extends Loop> loops, InetSocketAddress address) {
     }
 
     private final String name;

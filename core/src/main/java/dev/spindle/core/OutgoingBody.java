@@ -41,8 +41,8 @@ abstract class OutgoingBody {
     abstract void close();
 
     /**
-     * Frames {@code n} bytes the caller put at {@code at + CHUNK_HEADER} (after {@link #reserve}) and
-     * checks them against the announced length.
+     * Frames and takes {@code n} bytes the caller put at {@code at} (as returned by {@link #reserve}),
+     * checking them against the announced length.
      */
     final void commit(OutputBuffer out, int at, int n) throws IOException {
         if (remaining >= 0) {

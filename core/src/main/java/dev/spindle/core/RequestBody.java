@@ -245,7 +245,8 @@ public final class RequestBody {
             copy(src, array, offset + first, ring, 0, taken - first);
             size += taken;
             received += taken;
-            if (taken < len) {
+            if (taken < len || size == WINDOW) {
+                // a full window stops the reading too (hasRoom is false): the consumer must wake it
                 connectionWaiting = true;
             }
             notifyAll();
@@ -310,7 +311,7 @@ public final class RequestBody {
             IOException error = null;
             synchronized (this) {
                 s = subscriber;
-                if (s == null || delivering) {
+                if (s == null || s == NONE || delivering) {
                     return;
                 }
                 if (size > 0 && demand > 0) {

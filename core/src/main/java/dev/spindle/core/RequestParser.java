@@ -257,6 +257,15 @@ final class RequestParser {
         }
     }
 
+    /** {@link #parse}, buffering any body: never {@link #HEADERS}. */
+    int parseBuffered(InputBuffer in, Request req) {
+        int result;
+        do {
+            result = parse(in, req);
+        } while (result == HEADERS);
+        return result;
+    }
+
     /** Whether the body being parsed is handed to a sink rather than buffered. */
     boolean isStreaming() {
         return streaming;
@@ -464,6 +473,8 @@ final class RequestParser {
         req.pathEnd = pathEnd;
         if (at(d, b + ts) != '/') {
             originOf(d, b, req, pathEnd);
+        } else if (req.method == Method.CONNECT) {
+            throw new HttpException(400, "CONNECT needs an authority-form request target (host:port)");
         }
         version(d, b, i + 1, end, req);
     }
