@@ -1,0 +1,45 @@
+package dev.spindle.blocking;
+
+import dev.spindle.core.conformance.LargeTransferCheck;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The blocking family's server in a {@code -Xmx256m} JVM of its own: 1 GiB both ways, and a slow reader, in bounded memory. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(180)
+class VirtualThreadServerLargeTransferTest {
+    private LargeTransferCheck check;
+
+    @BeforeAll
+    void start() throws Exception {
+        check = LargeTransferCheck.start(VirtualThreadServer.class);
+    }
+
+    @AfterAll
+    void stop() {
+        if (check != null) {
+            check.close();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/stream/", "/writer/", "/file/"})
+    void downloads(String route) throws Exception {
+        check.downloads(route);
+    }
+
+    @Test
+    void uploads() throws Exception {
+        check.uploads();
+    }
+
+    @Test
+    void slowReaderDoesNotGrowTheHeap() throws Exception {
+        check.slowReaderDoesNotGrowTheHeap();
+    }
+}
