@@ -40,6 +40,23 @@ class ConnectionLoopTest {
         }
     }
 
+    /** A chunk-size line (or a chunk's CRLF) split across reads must make the handler's read wait for more, not spin. */
+    @Test
+    void aChunkedUploadSplitInsideItsFramingReachesAnInlineHandler() throws Exception {
+        Router routes = Router.builder()
+                .post("/upload", Handler.blocking((req, res) -> res.text(new String(req.bodyStream().readAllBytes(), "US-ASCII"))))
+                .build();
+        try (HttpServer server = new ThreadPoolServer(ServerConfig.port(0).workers(1), routes).start();
+             RawConnection c = new RawConnection(server.port())) {
+            c.send("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n5\r");
+            Thread.sleep(200);
+            c.send("\nworld\r");
+            Thread.sleep(200);
+            c.send("\n0\r\n\r\n");
+            assertThat(c.read().bodyText()).isEqualTo("helloworld");
+        }
+    }
+
     @Test
     void aClientGoneMidStreamStopsTheBodyWriter() throws Exception {
         CountDownLatch writerEnded = new CountDownLatch(1);
