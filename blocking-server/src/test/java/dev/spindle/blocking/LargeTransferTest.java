@@ -9,10 +9,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The blocking family's server in a {@code -Xmx256m} JVM of its own: 1 GiB both ways, and a slow reader, in bounded memory. */
+/**
+ * The blocking family's large-transfer check: a {@link VirtualThreadServer} in its own
+ * {@code -Xmx256m} JVM streams 1 GiB down (input stream, writer, file) and up (read by a handler
+ * on the connection's thread through the input pump) byte-exact, and a slow reader does not grow
+ * its heap.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(180)
-class VirtualThreadServerLargeTransferTest {
+@Timeout(300)
+class LargeTransferTest {
     private LargeTransferCheck check;
 
     @BeforeAll
