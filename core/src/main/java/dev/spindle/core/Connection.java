@@ -834,17 +834,23 @@ public final class Connection {
             return false;
         }
         sendContinueIfDemanded();
-        if (in.available() == 0) {
-            if (pumpBuffer == null) {
-                pumpBuffer = ByteBuffer.allocate(config.readBufferSize());
+        if (in.available() > 0) {
+            long before = body.received();
+            feedBody();
+            if (streamingBody != body || body.received() > before) {
+                return streamingBody == body;
             }
-            int n = pump.read(pumpBuffer.clear());
-            if (n < 0) {
-                inputEnded = true;
-            } else {
-                inputActivity = true;
-                in.append(pumpBuffer.flip());
-            }
+            // what is buffered is only part of the framing (a chunk-size line, a chunk's CRLF): read more
+        }
+        if (pumpBuffer == null) {
+            pumpBuffer = ByteBuffer.allocate(config.readBufferSize());
+        }
+        int n = pump.read(pumpBuffer.clear());
+        if (n < 0) {
+            inputEnded = true;
+        } else {
+            inputActivity = true;
+            in.append(pumpBuffer.flip());
         }
         feedBody();
         return streamingBody == body;
