@@ -1,19 +1,16 @@
 package dev.spindle.iouring;
 
-import dev.spindle.core.conformance.LargeTransferCheck;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+import dev.spindle.core.conformance.LargeTransferSuite;
 
-/** {@link IoUringServer} in its own {@code -Xmx256m} JVM: 1 GiB down and up, and a slow reader, in bounded memory. */
-@Timeout(300)
-class LargeTransferTest {
-    @Test
-    void gibibyteStreamsPassInBoundedMemory() throws Exception {
+/** The io_uring large-transfer check; skipped, with the reason, only where io_uring is unavailable. */
+class LargeTransferTest extends LargeTransferSuite {
+    @Override
+    protected Class<?> serverClass() {
+        return IoUringServer.class;
+    }
+
+    @Override
+    protected void assumeRunnable() {
         IoUringTests.assumeAvailable();
-        try (LargeTransferCheck check = LargeTransferCheck.start(IoUringServer.class)) {
-            check.downloads("/stream/");
-            check.uploads();
-            check.slowReaderDoesNotGrowTheHeap();
-        }
     }
 }

@@ -1,49 +1,11 @@
 package dev.spindle.nio;
 
-import dev.spindle.core.conformance.LargeTransferCheck;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import dev.spindle.core.conformance.LargeTransferSuite;
 
-/**
- * The NIO family's large-transfer check: a {@link MultiLoopServer} in its own {@code -Xmx256m} JVM
- * streams 1 GiB down (input stream, writer, file by {@code transferTo}) and up byte-exact, and a
- * slow reader does not grow its heap.
- */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(300)
-class LargeTransferTest {
-    private LargeTransferCheck check;
-
-    @BeforeAll
-    void start() throws Exception {
-        check = LargeTransferCheck.start(MultiLoopServer.class);
-    }
-
-    @AfterAll
-    void stop() {
-        if (check != null) {
-            check.close();
-        }
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"/stream/", "/writer/", "/file/"})
-    void downloads(String route) throws Exception {
-        check.downloads(route);
-    }
-
-    @Test
-    void uploads() throws Exception {
-        check.uploads();
-    }
-
-    @Test
-    void slowReaderDoesNotGrowTheHeap() throws Exception {
-        check.slowReaderDoesNotGrowTheHeap();
+/** The NIO family's large-transfer check, on {@link MultiLoopServer} (files go by {@code transferTo}). */
+class LargeTransferTest extends LargeTransferSuite {
+    @Override
+    protected Class<?> serverClass() {
+        return MultiLoopServer.class;
     }
 }
