@@ -39,6 +39,9 @@ class CheckFailed(Exception):
     pass
 
 
+DOWNLOAD_BYTES = 1 << 20  # BenchmarkApp.DOWNLOAD_BYTES: byte i of /download is i % 251
+
+
 def _show(data: bytes, limit: int = 60) -> str:
     text = repr(data[:limit])
     return text + (f"... ({len(data)} bytes)" if len(data) > limit else "")
@@ -163,6 +166,22 @@ def run_checks(host: str, port: int, timeout: float) -> list[tuple[str, str | No
         if time.monotonic() - start < 0.005:
             raise CheckFailed("answered in under 5 ms; the route should sleep 10 ms")
 
+    def delay():
+        start = time.monotonic()
+        status, data = request("GET", "/delay/10")
+        status_is(status)
+        _expect_json(data, {"delayed": 10})
+        if time.monotonic() - start < 0.005:
+            raise CheckFailed("answered in under 5 ms; the route should wait 10 ms")
+
+    def download():
+        status, data = request("GET", "/download")
+        status_is(status)
+        expected = bytes(i % 251 for i in range(DOWNLOAD_BYTES))
+        if data != expected:
+            where = next((i for i, (a, b) in enumerate(zip(data, expected)) if a != b), min(len(data), len(expected)))
+            raise CheckFailed(f"downloaded {len(data)} bytes of {DOWNLOAD_BYTES}, first difference at byte {where}")
+
     def pipelined():
         nonlocal conn
         if conn is not None:  # a one-connection-at-a-time server must be free for this one
@@ -187,6 +206,8 @@ def run_checks(host: str, port: int, timeout: float) -> list[tuple[str, str | No
     for size in ECHO_SIZES:
         check(f"POST /echo {size} B", echo(size))
     check("GET /blocking/10", blocking)
+    check("GET /delay/10", delay)
+    check("GET /download", download)
     check(f"GET /plaintext x{PIPELINE_DEPTH} pipelined", pipelined)
     if conn is not None:
         conn.close()

@@ -1,13 +1,12 @@
 package dev.spindle.blocking;
 
 import dev.spindle.core.Connection;
+import dev.spindle.core.ConnectionLimit;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.ServerLifecycle;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -21,19 +20,22 @@ import org.slf4j.LoggerFactory;
 /**
  * The blocking engine: one thread accepts, and each connection runs a blocking
  * read → {@link Connection} → write loop on whatever thread the {@link Dispatch} gives it. The
- * four blocking servers are this engine with a different dispatch.
+ * four blocking servers are this engine with a different dispatch. Handlers of every kind run on
+ * the connection's thread (no blocking executor); the core keeps the connection's time. A socket
+ * beyond {@link ServerConfig#maxConnections()}, or one no worker can take, is answered by
+ * {@link Connection#rejecting} through the same loop on a virtual thread.
  */
 public class BlockingServer implements HttpServer {
     private static final Logger log = LoggerFactory.getLogger(BlockingServer.class);
-    private static final byte[] TOO_MANY_CONNECTIONS = Connection.rejection(503, "too many connections");
-    private static final byte[] NO_WORKER = Connection.rejection(503, "all workers are busy");
     private static final long WATCHDOG_MILLIS = 250;
 
     private final String name;
     private final ServerConfig config;
     private final Router router;
     private final Dispatch dispatch;
+    /** Every running loop, rejected sockets' too, so a close can end them all. */
     private final Set<ConnectionLoop> connections = ConcurrentHashMap.newKeySet();
+    private final ConnectionLimit limit;
     private final ServerLifecycle lifecycle;
     private volatile ServerSocket serverSocket;
     private Thread acceptor;
@@ -45,6 +47,7 @@ public class BlockingServer implements HttpServer {
         this.router = router;
         this.dispatch = dispatch;
         this.lifecycle = new ServerLifecycle(name);
+        this.limit = new ConnectionLimit(config.maxConnections());
     }
 
     @Override
@@ -98,15 +101,15 @@ public class BlockingServer implements HttpServer {
                 pause();
                 continue;
             }
-            if (connections.size() >= config.maxConnections()) {
-                reject(socket, TOO_MANY_CONNECTIONS);
+            if (!limit.tryAcquire()) {
+                reject(socket, "too many connections");
                 continue;
             }
-            ConnectionLoop loop = new ConnectionLoop(this, socket);
+            ConnectionLoop loop = ConnectionLoop.serving(this, socket);
             connections.add(loop);
             if (!dispatch.execute(loop)) {
-                connections.remove(loop);
-                reject(socket, NO_WORKER);
+                finished(loop);
+                reject(socket, "all workers are busy");
             }
         }
     }
@@ -120,28 +123,30 @@ public class BlockingServer implements HttpServer {
         }
     }
 
-    /** Answers 503 on a virtual thread so the acceptor never blocks on a client. */
-    private static void reject(Socket socket, byte[] response) {
-        Thread.ofVirtual().start(() -> {
-            try (socket; InputStream in = socket.getInputStream(); OutputStream out = socket.getOutputStream()) {
-                socket.setSoTimeout(1000);
-                out.write(response);
-                socket.shutdownOutput();
-                byte[] sink = new byte[4096];
-                while (in.read(sink) >= 0) {
-                    // drain until the peer closes, so the 503 is not lost to a reset
-                }
-            } catch (IOException e) {
-                log.trace("rejected connection ended: {}", e.toString());
-            }
-        });
+    /** The core answers 503 through the same loop, on a virtual thread so the acceptor never blocks on a client. */
+    private void reject(Socket socket, String message) {
+        ConnectionLoop loop = ConnectionLoop.rejecting(this, socket, 503, message);
+        connections.add(loop);
+        Thread.ofVirtual().name(name + "-rejected").start(loop);
     }
 
     void finished(ConnectionLoop loop) {
-        connections.remove(loop);
+        if (connections.remove(loop) && loop.counted()) {
+            limit.release();
+        }
     }
 
-    /** Enforces write timeouts, and frees threads held by idle keep-alive connections when others wait. */
+    /** Connections being served (not counting rejected ones), for tests and monitoring. */
+    public int connectionCount() {
+        return limit.count();
+    }
+
+    /**
+     * Enforces write timeouts, and frees threads held by idle keep-alive connections when others
+     * wait. The core keeps every other deadline, ticked by each connection's own thread; but a
+     * thread blocked in a write cannot tick, and the write cannot be interrupted, so only closing
+     * its socket from here ends it.
+     */
     private void watch() {
         while (!lifecycle.isClosing() || !connections.isEmpty()) {
             long now = System.nanoTime();

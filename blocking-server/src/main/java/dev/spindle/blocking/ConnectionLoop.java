@@ -7,144 +7,221 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Serves one socket with blocking reads and writes: read, feed the core connection, write its output. */
+/**
+ * Serves one socket with blocking reads and writes: read, feed the core connection, write what it
+ * hands out, and act on its answers. Handlers run inline on this thread (a blocking handler reads a
+ * streamed body through the input pump); while the connection waits for an asynchronous handler or a
+ * streamed body's producer, the thread parks until the connection's wakeup runs. The core keeps all
+ * the time (read timeouts come from {@link Connection#readTimeoutNanos}); only a blocked write is
+ * timed outside it, by the server's watchdog.
+ */
 final class ConnectionLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ConnectionLoop.class);
-    private static final byte[] REQUEST_TIMEOUT = Connection.rejection(408, "request not received in time");
-    private static final int LINGER_MILLIS = 500;
-    private static final int LINGER_BYTES = 1 << 20;
+    /** How long a waiting thread parks before it ticks the connection again. */
+    private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final BlockingServer server;
     private final Socket socket;
-    /** True while blocked reading with no request in progress: shutdown may close it at once. */
+    private final Connection conn;
+    /** Whether this loop holds one of the server's connection slots (false for a rejected socket). */
+    private final boolean counted;
+    private volatile Thread thread;
+    private volatile boolean woken;
+    /** True while blocked reading with no request in progress: shutdown or shedding may close it at once. */
     private volatile boolean idle;
     /** Nanos by which the current write must finish, or 0 when not writing; enforced by the server's watchdog. */
     private volatile long writeDeadline;
+    private InputStream in;
+    private OutputStream out;
+    private boolean outputShut;
 
-    ConnectionLoop(BlockingServer server, Socket socket) {
+    /** @param rejected the connection answering a socket the server will not serve, or null to serve it */
+    private ConnectionLoop(BlockingServer server, Socket socket, Connection rejected) {
         this.server = server;
         this.socket = socket;
+        this.counted = rejected == null;
+        if (rejected != null) {
+            this.conn = rejected;
+        } else {
+            this.conn = new Connection(server.router(), server.config(), null, this::wake);
+            conn.inputPump(this::pump);
+        }
+    }
+
+    /** A connection the server serves; it holds a connection slot, released when the loop ends. */
+    static ConnectionLoop serving(BlockingServer server, Socket socket) {
+        return new ConnectionLoop(server, socket, null);
+    }
+
+    /** A connection the server will not serve: the core answers {@code status} with {@code message}, lingers and closes. */
+    static ConnectionLoop rejecting(BlockingServer server, Socket socket, int status, String message) {
+        return new ConnectionLoop(server, socket, Connection.rejecting(server.config(), status, message));
+    }
+
+    boolean counted() {
+        return counted;
     }
 
     @Override
     public void run() {
-        try (socket) {
-            serve();
+        thread = Thread.currentThread();
+        boolean handedOver = false;
+        try {
+            handedOver = serve();
         } catch (IOException e) {
             log.debug("connection {} ended: {}", socket.getRemoteSocketAddress(), e.toString());
         } catch (RuntimeException e) {
             log.error("connection {} failed", socket.getRemoteSocketAddress(), e);
         } finally {
-            server.finished(this);
+            if (!handedOver) {
+                closeNow();
+                conn.closed();
+                server.finished(this);
+            }
         }
     }
 
-    private void serve() throws IOException {
-        socket.setTcpNoDelay(true);
-        InputStream in = socket.getInputStream();
-        OutputStream out = socket.getOutputStream();
-        Connection conn = new Connection(server.router(), server.config());
+    /** Serves until the connection is over (true: it lingers on another thread, which closes it). */
+    private boolean serve() throws IOException {
+        if (in == null) {
+            socket.setTcpNoDelay(true);
+            in = socket.getInputStream();
+            out = socket.getOutputStream();
+        }
         byte[] buf = new byte[server.config().readBufferSize()];
         ByteBuffer received = ByteBuffer.wrap(buf);
-        long idleMillis = server.config().idleTimeout().toMillis();
-        long headerNanos = server.config().headerTimeout().toNanos();
-        long requestDeadline = 0;
-        boolean peerClosed = false;
-        while (!conn.shouldClose()) {
-            int timeout;
-            if (conn.hasPartialRequest()) {
-                long now = System.nanoTime();
-                if (requestDeadline == 0) {
-                    requestDeadline = now + headerNanos;
-                }
-                timeout = (int) Math.max(1, (requestDeadline - now) / 1_000_000);
-            } else {
-                requestDeadline = 0;
-                timeout = (int) Math.min(idleMillis, Integer.MAX_VALUE);
-                idle = true;
-                if (server.isClosing()) {
-                    return;
-                }
+        while (true) {
+            flush();
+            long now = System.nanoTime();
+            conn.tick(now);
+            flush();
+            if (conn.shouldClose()) {
+                return false;
             }
-            socket.setSoTimeout(timeout);
+            if (conn.isLingering()) {
+                if (!outputShut) {
+                    outputShut = true;
+                    socket.shutdownOutput();
+                    if (!Thread.currentThread().isVirtual()) {
+                        // lingering only drops what the peer still sends: a virtual thread waits for
+                        // that, and the platform thread (a pool worker, the single thread) serves on
+                        Thread.ofVirtual().name(thread.getName() + "-linger").start(this);
+                        return true;
+                    }
+                }
+            } else if (conn.isIdle() && server.isClosing()) {
+                return false;
+            }
+            if (!conn.wantsInput()) {
+                await();
+                continue;
+            }
             int n;
+            idle = conn.isIdle();
             try {
+                socket.setSoTimeout(timeoutMillis(conn.readTimeoutNanos(now)));
                 n = in.read(buf);
             } catch (SocketTimeoutException e) {
-                if (conn.hasPartialRequest()) {
-                    write(out, REQUEST_TIMEOUT, 0, REQUEST_TIMEOUT.length);
-                    linger(in);
-                }
-                return;
+                // the next tick applies whichever deadline passed
+                continue;
             } finally {
                 idle = false;
             }
             if (n < 0) {
-                peerClosed = true;
                 conn.endOfInput();
-            } else {
+            } else if (n > 0) {
                 if (server.isClosing() || server.dispatch().saturated()) {
                     conn.closeAfterResponse();
                 }
                 conn.received(received.clear().limit(n));
             }
-            flush(conn, out);
-        }
-        if (!peerClosed) {
-            linger(in);
         }
     }
 
-    private void flush(Connection conn, OutputStream out) throws IOException {
-        while (conn.hasOutbound()) {
-            ByteBuffer pending = conn.outbound();
-            int len = pending.remaining();
-            write(out, pending.array(), pending.arrayOffset() + pending.position(), len);
-            conn.written(len);
-            conn.resume();
+    /** Parks until the wakeup runs (a handler finished, a body producer handed over a chunk) or a tick is due. */
+    private void await() {
+        if (!woken) {
+            LockSupport.parkNanos(this, TICK_NANOS);
         }
+        woken = false;
+        conn.resume();
     }
 
-    private void write(OutputStream out, byte[] data, int offset, int len) throws IOException {
-        writeDeadline = System.nanoTime() + server.config().writeTimeout().toNanos();
-        try {
-            out.write(data, offset, len);
-        } finally {
-            writeDeadline = 0;
-        }
+    private void wake() {
+        woken = true;
+        LockSupport.unpark(thread);
     }
 
     /**
-     * Half-closes and drains what the peer still sends for a moment before closing, so the
-     * response is not destroyed by a reset caused by unread request bytes.
+     * The connection's {@link Connection.InputPump}: an inline handler reads a request body that has
+     * not arrived. Sends what is pending first (a {@code 100 Continue}), then blocks reading. A read
+     * timeout ticks the connection, which fails the body once its deadline has passed (or answers a
+     * handler that ran too long); then the timeout is thrown to the handler, and the core answers
+     * for it.
      */
-    private void linger(InputStream in) {
-        try {
-            socket.shutdownOutput();
-            socket.setSoTimeout(LINGER_MILLIS);
-            byte[] sink = new byte[8192];
-            long deadline = System.nanoTime() + LINGER_MILLIS * 1_000_000L;
-            int total = 0;
-            int n;
-            while (total < LINGER_BYTES && System.nanoTime() < deadline && (n = in.read(sink)) >= 0) {
-                total += n;
+    private int pump(ByteBuffer dst) throws IOException {
+        flush();
+        long now = System.nanoTime();
+        conn.tick(now);
+        while (true) {
+            flush();
+            if (!conn.isAwaitingHandler() || !conn.wantsInput()) {
+                throw new SocketTimeoutException("the request body is no longer read");
             }
-        } catch (IOException e) {
-            log.trace("linger ended: {}", e.toString());
+            socket.setSoTimeout(timeoutMillis(conn.readTimeoutNanos(now)));
+            try {
+                int n = in.read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
+                if (n > 0) {
+                    dst.position(dst.position() + n);
+                }
+                return n;
+            } catch (SocketTimeoutException e) {
+                now = System.nanoTime();
+                conn.tick(now);
+            }
         }
     }
 
-    /** Closes the socket if the connection waits idle for its next request (graceful shutdown). */
+    private void flush() throws IOException {
+        while (conn.hasOutbound()) {
+            ByteBuffer pending = conn.outbound();
+            int len = pending.remaining();
+            writeDeadline = System.nanoTime() + server.config().writeTimeout().toNanos();
+            try {
+                if (pending.hasArray()) {
+                    out.write(pending.array(), pending.arrayOffset() + pending.position(), len);
+                } else {
+                    byte[] copy = new byte[len];
+                    pending.get(copy);
+                    out.write(copy);
+                }
+            } finally {
+                writeDeadline = 0;
+            }
+            conn.written(len);
+        }
+    }
+
+    private static int timeoutMillis(long nanos) {
+        return Math.clamp(TimeUnit.NANOSECONDS.toMillis(nanos + 999_999), 1, Integer.MAX_VALUE);
+    }
+
+    /** Closes the socket if the connection waits idle for its next request (graceful shutdown, shedding). */
     void closeIfIdle() {
         if (idle) {
             closeNow();
         }
     }
 
-    /** Closes the socket if a write has been blocked beyond the write timeout. */
+    /**
+     * Closes the socket if a write has been blocked beyond the write timeout. A blocked write cannot
+     * be interrupted and its thread cannot tick, so this is the one deadline the strategy keeps itself.
+     */
     void enforceWriteDeadline(long now) {
         long deadline = writeDeadline;
         if (deadline != 0 && now - deadline > 0) {

@@ -1,11 +1,21 @@
 package dev.spindle.core;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /** The routes every Spindle launcher serves (see the design's benchmark app). */
 public final class BenchmarkApp {
     /** Upper bound for {@code /blocking/{ms}}, so a request cannot hold a thread for long. */
     public static final int MAX_BLOCKING_MS = 10_000;
+    /** Upper bound for {@code /delay/{ms}}. */
+    public static final int MAX_DELAY_MS = 10_000;
+    /** Size of the file {@code /download} serves. */
+    public static final int DOWNLOAD_BYTES = 1 << 20;
 
     private static final byte[] HELLO = "Hello, World!".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HELLO_JSON = "{\"message\":\"Hello, World!\"}".getBytes(StandardCharsets.US_ASCII);
@@ -15,7 +25,12 @@ public final class BenchmarkApp {
     }
 
     public static Router routes() {
-        return Router.builder()
+        return register(Router.builder()).build();
+    }
+
+    /** Adds the benchmark app's routes to {@code routes}, for apps (and tests) that serve more. */
+    public static Router.Builder register(Router.Builder routes) {
+        return routes
                 .get("/plaintext", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(HELLO))
                 .get("/json", (req, res) -> res.contentType(Response.APPLICATION_JSON).body(HELLO_JSON))
                 .post("/echo", (req, res) -> {
@@ -32,10 +47,24 @@ public final class BenchmarkApp {
                 })
                 .get("/blocking/{ms}", Handler.blocking(BenchmarkApp::sleep))
                 .get("/health", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(OK))
-                .build();
+                .get("/delay/{ms}", Handler.async(BenchmarkApp::delay))
+                .get("/download", (req, res) -> res.contentType("application/octet-stream").file(DownloadFile.PATH));
     }
 
     private static void sleep(Request req, Response res) throws InterruptedException {
+        int slept = millis(req, MAX_BLOCKING_MS);
+        Thread.sleep(slept);
+        res.json("{\"slept\":" + slept + "}");
+    }
+
+    /** Answers from the JDK's shared delay scheduler: no thread waits while the time passes. */
+    private static CompletableFuture<Void> delay(Request req, Response res) {
+        int ms = millis(req, MAX_DELAY_MS);
+        return CompletableFuture.runAsync(() -> res.json("{\"delayed\":" + ms + "}"),
+                CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS, Runnable::run));
+    }
+
+    private static int millis(Request req, int max) {
         String raw = req.pathParam("ms");
         int ms;
         try {
@@ -46,8 +75,37 @@ public final class BenchmarkApp {
         if (ms < 0) {
             throw new HttpException(400, "milliseconds must not be negative: " + raw);
         }
-        int slept = Math.min(ms, MAX_BLOCKING_MS);
-        Thread.sleep(slept);
-        res.json("{\"slept\":" + slept + "}");
+        return Math.min(ms, max);
+    }
+
+    /**
+     * The file {@code /download} serves: {@value #DOWNLOAD_BYTES} bytes (byte {@code i} is
+     * {@code i % 251}), written once per process to the temporary directory.
+     */
+    public static final class DownloadFile {
+        public static final Path PATH = create();
+
+        private DownloadFile() {
+        }
+
+        /** Byte {@code i} of the file. */
+        public static byte at(long i) {
+            return (byte) (i % 251);
+        }
+
+        private static Path create() {
+            try {
+                Path file = Files.createTempFile("spindle-download-", ".bin");
+                file.toFile().deleteOnExit();
+                byte[] bytes = new byte[DOWNLOAD_BYTES];
+                for (int i = 0; i < bytes.length; i++) {
+                    bytes[i] = at(i);
+                }
+                Files.write(file, bytes);
+                return file;
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write the benchmark download file", e);
+            }
+        }
     }
 }

@@ -1,29 +1,78 @@
 package dev.spindle.core;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One HTTP/1.1 connection without any I/O: the strategy feeds it received bytes, writes what
- * {@link #outbound()} holds, and closes the socket when {@link #shouldClose()} says so. It parses,
- * routes, runs handlers and encodes responses; answers pipelined requests in order; decides
- * keep-alive; sends {@code 100 Continue}; and answers bad input with an error and a close.
+ * One HTTP/1.1 connection without any I/O: the strategy feeds it received bytes, writes what it
+ * hands out, and acts on what it answers. It parses, routes, runs handlers, streams bodies both
+ * ways, encodes responses, answers pipelined requests in order, decides keep-alive, sends
+ * {@code 100 Continue}, answers bad input with an error and a close, and keeps the connection's
+ * time (idle, header, write and handler timeouts, lingering after a close).
  *
- * <p>Not thread-safe: one thread (a connection loop, an event loop, a ring thread) drives it. With
- * a blocking executor, a route marked {@link Handler#blocking} runs on that executor; when it
- * finishes the connection calls {@code wakeup} from that thread, and the driving thread must then
- * call {@link #resume()}. Without one, blocking handlers run inline on the driving thread.
+ * <p>What a strategy does, on its connection's thread:
+ * <ul>
+ *   <li>bytes arrive: {@link #received}; the peer shut its side: {@link #endOfInput()};</li>
+ *   <li>write {@link #outboundFile()} (zero-copy, if it enabled {@link #transferFiles}) or else
+ *       {@link #outbound()} while {@link #hasOutbound()}, reporting each write with {@link #written};</li>
+ *   <li>read from the socket only while {@link #wantsInput()};</li>
+ *   <li>once {@link #isLingering()}: shut down its output (once) and keep reading (the bytes are dropped);</li>
+ *   <li>close the socket when {@link #shouldClose()};</li>
+ *   <li>call {@link #tick(long)} now and then (every few hundred milliseconds, or when a read times
+ *       out after {@link #readTimeoutNanos(long)}), which applies the timeouts;</li>
+ *   <li>when the wakeup it passed in runs (from any thread: a handler finished, a streamed body has
+ *       its next chunk, a body consumer wants more), call {@link #resume()} on its own thread.</li>
+ * </ul>
+ * After each of these calls the strategy re-checks the answers above; the connection never touches
+ * a socket, selector, ring or thread, and every byte a strategy sends comes from it.
  *
- * <p>Back-pressure: while more than {@link ServerConfig#writeHighWaterMark()} bytes are
- * pending, or a blocking handler is running, the connection processes no further requests and
- * {@link #wantsInput()} is false; after writing, call {@link #resume()}.
+ * <p>Handlers ({@link Handler}): inline ones run within the call that completed their request;
+ * blocking ones run on the blocking executor (or inline when the strategy passes none, as blocking
+ * servers do, reading streamed request bodies through their {@link InputPump}); asynchronous ones
+ * start inline and finish when their stage completes. While one is in flight, or a streamed
+ * response is being sent, later pipelined requests wait, so answers keep request order.
+ *
+ * <p>Back-pressure: while more than {@link ServerConfig#writeHighWaterMark()} bytes are pending the
+ * connection processes no further requests and pulls no more of a streamed body, and
+ * {@link #wantsInput()} is false; {@link #written} resumes it by itself. A streamed request body
+ * stops the reading while its consumer is {@value RequestBody#WINDOW} bytes behind.
  */
 public final class Connection {
     private static final Logger log = LoggerFactory.getLogger(Connection.class);
+    /** How long a finished connection keeps reading (and dropping) what the peer still sends before closing. */
+    static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** How much it drops at most while lingering. */
+    static final int LINGER_BYTES = 1 << 20;
+    private static final Runnable NO_WAKEUP = () -> { };
+
+    /** A region of a file to send with {@code FileChannel.transferTo}, then report with {@link #written}. */
+    public interface FileRegion {
+        FileChannel channel();
+
+        long position();
+
+        long count();
+    }
+
+    /**
+     * Reads more request bytes on the connection's own thread, for strategies that run handlers
+     * inline (blocking servers): called when an inline handler reads a streamed body that has not
+     * arrived. It must first write whatever {@link #outbound()} holds (a {@code 100 Continue}),
+     * then block reading the socket; -1 at the end of input.
+     */
+    @FunctionalInterface
+    public interface InputPump {
+        int read(ByteBuffer dst) throws IOException;
+    }
 
     private final Router router;
     private final ServerConfig config;
@@ -35,25 +84,65 @@ public final class Connection {
     private final Request request = new Request();
     private final Response response = new Response();
     private final int highWater;
+    private final RequestParser.BodySink bodySink = this::offerBody;
 
+    private InputPump pump;
+    private ByteBuffer pumpBuffer;
+    private boolean transferFiles;
+
+    /** No more requests will be processed: finish the output, then linger and close. */
     private boolean closing;
+    /** Close the socket now; nothing more will be sent. */
+    private boolean aborted;
     private boolean closeAfterResponse;
     private boolean inputEnded;
     private boolean continueSent;
-    private Offloaded offloaded;
+    private boolean processing;
+    private boolean reprocess;
+    /** Processing stopped at the high-water mark; {@link #written} resumes it. */
+    private boolean blockedOnOutput;
+
+    /** A blocking or asynchronous handler in flight, or null. */
+    private Exchange exchange;
+    /** The request body the parser is streaming (to a handler, or dropped once abandoned), or null. */
+    private RequestBody streamingBody;
+    private long discardFrom;
+    /** A streamed response body being sent, or null. */
+    private OutgoingBody outgoing;
+    private boolean awaitingProducer;
+
     private byte[] lentKey;
     private MemorySegment lentMemory;
 
-    /** A connection whose blocking handlers run inline, for thread-per-connection strategies. */
+    // time, in System.nanoTime() units; 0 means unset. Activity flags are turned into times by tick().
+    private boolean inputActivity;
+    private boolean outputActivity;
+    private boolean producerActivity;
+    private long lastActivity;
+    private long requestStarted;
+    private long outputWaitingSince;
+    private long bodyWaitingSince;
+    private long producerWaitingSince;
+    private long lingerStarted;
+    private boolean lingerDone;
+    private long lingerBytes;
+
+    /** A connection whose blocking handlers run inline, for thread-per-connection strategies and tests. */
     public Connection(Router router, ServerConfig config) {
         this(router, config, null, null);
     }
 
+    /**
+     * @param blockingExecutor where blocking handlers and blocking body sources run; null runs them
+     *        inline on the connection's thread (then set an {@link #inputPump})
+     * @param wakeup called from any thread when the connection has work for its thread, which then
+     *        calls {@link #resume()}; may be null only if no handler completes on another thread
+     */
     public Connection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup) {
         this.router = router;
         this.config = config;
         this.blockingExecutor = blockingExecutor;
-        this.wakeup = wakeup;
+        this.wakeup = wakeup != null ? wakeup : NO_WAKEUP;
         this.in = new InputBuffer(Math.min(config.readBufferSize(), 64 * 1024));
         this.out = new OutputBuffer(4096);
         this.parser = new RequestParser(config);
@@ -61,27 +150,44 @@ public final class Connection {
     }
 
     /**
-     * A complete response that closes its connection, for answering a socket the server will not
-     * serve (too many connections, no free worker, a request that timed out).
+     * A connection the server will not serve (too many connections, no free worker): it answers
+     * {@code status} with {@code message} and {@code Connection: close}, then lingers and closes.
      */
-    public static byte[] rejection(int status, String message) {
-        return ResponseEncoder.standalone(status, message);
+    public static Connection rejecting(ServerConfig config, int status, String message) {
+        Connection c = new Connection(null, config);
+        ResponseEncoder.error(c.out, c.response, status, message, null, ResponseEncoder.CONNECTION_CLOSE, false);
+        c.closing = true;
+        return c;
+    }
+
+    /** Lets the strategy hand out file bodies as {@link #outboundFile()} regions for zero-copy sending. */
+    public void transferFiles(boolean on) {
+        transferFiles = on;
+    }
+
+    /** How an inline handler reads a request body that has not arrived yet (strategies without a blocking executor). */
+    public void inputPump(InputPump pump) {
+        this.pump = pump;
     }
 
     /**
      * Consumes all of {@code src} and processes every complete request in it. When nothing is
-     * buffered, a heap buffer is parsed in place and only the bytes of an
-     * unfinished request (or a chunked body, which is joined by moving bytes) are copied. Its bytes
-     * are never written, and nothing refers to them once this returns, so the caller may reuse
-     * it at once.
+     * buffered, a heap buffer is parsed in place and only the bytes of an unfinished request (or a
+     * chunked body, which is joined by moving bytes) are copied. Its bytes are never written, and
+     * nothing refers to them once this returns, so the caller may reuse it at once.
      */
     public void received(ByteBuffer src) {
         int length = src.remaining();
-        if (closing || length == 0) {
-            src.position(src.limit());
+        if (length == 0) {
             return;
         }
-        MemorySegment memory = in.available() == 0 ? lendable(src) : null;
+        inputActivity = true;
+        if (closing || aborted) {
+            src.position(src.limit());
+            dropped(length);
+            return;
+        }
+        MemorySegment memory = in.available() == 0 && !processing ? lendable(src) : null;
         if (memory == null) {
             in.append(src);
             process();
@@ -98,15 +204,27 @@ public final class Connection {
      * referred to once this returns.
      */
     public void received(MemorySegment memory, long offset, int length) {
-        if (closing || length == 0) {
+        if (length == 0) {
             return;
         }
-        if (in.available() > 0 || memory.isReadOnly()) {
+        inputActivity = true;
+        if (closing || aborted) {
+            dropped(length);
+            return;
+        }
+        if (in.available() > 0 || memory.isReadOnly() || processing) {
             in.append(memory.asSlice(offset, length).asByteBuffer());
             process();
             return;
         }
         receivedInPlace(memory, null, offset, length);
+    }
+
+    private void dropped(int length) {
+        lingerBytes += length;
+        if (lingerBytes > LINGER_BYTES) {
+            lingerDone = true;
+        }
     }
 
     private void receivedInPlace(MemorySegment memory, byte[] array, long offset, int length) {
@@ -141,54 +259,114 @@ public final class Connection {
         process();
     }
 
-    /** Continues after output was written or a blocking handler finished. */
+    /** Continues after the wakeup ran: a handler finished, a streamed body moved, or a body consumer wants more. */
     public void resume() {
         process();
     }
 
     /**
      * Bytes to write, as a buffer positioned at the first pending byte. It stays valid until the
-     * next call to {@link #received}, {@link #resume} or {@link #written}; report what was
-     * written with {@link #written}.
+     * next call to {@link #received}, {@link #resume}, {@link #tick} or {@link #written}; report
+     * what was written with {@link #written}. Empty when only a file region is pending.
      */
     public ByteBuffer outbound() {
         return out.view();
     }
 
-    public boolean hasOutbound() {
-        return out.pending() > 0;
+    /**
+     * The file region to send next with {@code transferTo}, or null: only when
+     * {@link #transferFiles} is on and no buffered bytes come before it.
+     */
+    public FileRegion outboundFile() {
+        return fileReady() ? (OutgoingBody.FileBody) outgoing : null;
     }
 
+    private boolean fileReady() {
+        return transferFiles && out.pending() == 0 && outgoing instanceof OutgoingBody.FileBody f && f.count() > 0;
+    }
+
+    public boolean hasOutbound() {
+        return out.pending() > 0 || fileReady();
+    }
+
+    /** Bytes pending in {@link #outbound()} (not counting a file region). */
     public int outboundBytes() {
         return out.pending();
     }
 
+    /** {@code bytes} of what was handed out (the buffer, or else the file region) were written. */
     public void written(int bytes) {
-        out.written(bytes);
+        if (bytes == 0) {
+            return;
+        }
+        if (out.pending() > 0) {
+            out.written(bytes);
+        } else if (fileReady()) {
+            OutgoingBody.FileBody file = (OutgoingBody.FileBody) outgoing;
+            if (bytes > file.count()) {
+                throw new IllegalArgumentException("written " + bytes + " of a " + file.count() + "-byte file region");
+            }
+            file.transferred(bytes);
+        } else {
+            throw new IllegalArgumentException("written " + bytes + " bytes, but nothing was pending");
+        }
+        outputActivity = true;
+        if ((blockedOnOutput || outgoing != null) && out.pending() < highWater) {
+            blockedOnOutput = false;
+            process();
+        }
     }
 
     /** Whether the strategy should read from the socket now. */
     public boolean wantsInput() {
-        return !closing && offloaded == null && out.pending() < highWater;
+        if (aborted || inputEnded) {
+            return false;
+        }
+        if (closing) {
+            return flushed() && !lingerDone;
+        }
+        if (streamingBody != null) {
+            return streamingBody.hasRoom() && in.available() < highWater;
+        }
+        return exchange == null && outgoing == null && out.pending() < highWater;
     }
 
-    /** True once the connection is finished and everything has been handed out for writing. */
+    private boolean flushed() {
+        return out.pending() == 0 && outgoing == null && exchange == null;
+    }
+
+    /**
+     * Everything is answered and written, and the peer may still be sending: shut down the output
+     * (once) and keep reading; the connection drops what arrives until it says {@link #shouldClose()}.
+     * Closing at once could make the kernel answer unread bytes with a reset that destroys the response.
+     */
+    public boolean isLingering() {
+        return closing && !aborted && flushed() && !inputEnded && !lingerDone;
+    }
+
+    /** Close the socket now: the connection is over (or a timeout gave up on it). */
     public boolean shouldClose() {
-        return closing && offloaded == null && out.pending() == 0;
+        return aborted || closing && flushed() && (inputEnded || lingerDone);
+    }
+
+    /** No more responses will come and all output is written ({@link #isLingering()} or {@link #shouldClose()}). */
+    public boolean isFinished() {
+        return aborted || closing && flushed();
     }
 
     /** No request in progress and nothing to write: safe to close for idleness or shutdown. */
     public boolean isIdle() {
-        return offloaded == null && out.pending() == 0 && !parser.inProgress(in);
+        return !closing && !aborted && exchange == null && outgoing == null && out.pending() == 0 && !parser.inProgress(in);
     }
 
     /** Bytes of a request have arrived but not the whole request (header timeout applies). */
     public boolean hasPartialRequest() {
-        return parser.inProgress(in);
+        return exchange == null && outgoing == null && parser.inProgress(in);
     }
 
+    /** A blocking or asynchronous handler is in flight (or finished and waiting for {@link #resume()}). */
     public boolean isAwaitingHandler() {
-        return offloaded != null;
+        return exchange != null;
     }
 
     /**
@@ -199,17 +377,221 @@ public final class Connection {
         closeAfterResponse = true;
     }
 
-    private void process() {
-        if (offloaded != null) {
-            if (!offloaded.done) {
+    /**
+     * Applies the timeouts at {@code now} ({@code System.nanoTime()}). Call it every few hundred
+     * milliseconds (deadlines are as precise as that) and whenever a read timed out; then act on
+     * the answers as after any other call. Decides:
+     * <ul>
+     *   <li>output the peer has not taken for {@link ServerConfig#writeTimeout()}: close;</li>
+     *   <li>a request begun but not complete after {@link ServerConfig#headerTimeout()} (for a
+     *       streamed body: no bytes for that long): 408 and a close;</li>
+     *   <li>a blocking or asynchronous handler still running after {@link ServerConfig#handlerTimeout()}:
+     *       503 and a close; a streamed response body producing nothing for that long: close;</li>
+     *   <li>no request for {@link ServerConfig#idleTimeout()}: close, without a response;</li>
+     *   <li>lingering for {@value #LINGER_NANOS} ns: close.</li>
+     * </ul>
+     */
+    public void tick(long now) {
+        if (aborted) {
+            return;
+        }
+        if (inputActivity || outputActivity || producerActivity || lastActivity == 0) {
+            lastActivity = now;
+        }
+        boolean wrote = outputActivity;
+        boolean read = inputActivity;
+        boolean produced = producerActivity;
+        inputActivity = false;
+        outputActivity = false;
+        producerActivity = false;
+
+        if (hasOutbound()) {
+            if (outputWaitingSince == 0 || wrote) {
+                outputWaitingSince = now;
+            } else if (now - outputWaitingSince >= config.writeTimeout().toNanos()) {
+                log.debug("write timeout: the peer took no output for {}", config.writeTimeout());
+                abort();
                 return;
             }
-            Offloaded job = offloaded;
-            offloaded = null;
-            finish(job.request, job.response, job.failure, job.keepAlive && !closeAfterResponse);
+        } else {
+            outputWaitingSince = 0;
         }
-        while (!closing && offloaded == null) {
+        if (closing) {
+            if (isLingering()) {
+                if (lingerStarted == 0) {
+                    lingerStarted = now;
+                } else if (now - lingerStarted >= LINGER_NANOS) {
+                    lingerDone = true;
+                }
+            }
+            return;
+        }
+        if (streamingBody != null && exchange != null && streamingBody.hasRoom()) {
+            if (bodyWaitingSince == 0 || read) {
+                bodyWaitingSince = now;
+            } else if (now - bodyWaitingSince >= config.headerTimeout().toNanos()) {
+                RequestBody body = streamingBody;
+                streamingBody = null;
+                closing = true;
+                body.fail(new RequestBody.BodyException(408, "request body not received in time"));
+            }
+        } else {
+            bodyWaitingSince = 0;
+        }
+        if (exchange != null) {
+            Exchange ex = exchange;
+            if (ex.since == 0) {
+                ex.since = now;
+            } else if (!ex.done && now - ex.since >= config.handlerTimeout().toNanos()) {
+                handlerTimedOut(ex);
+            }
+            return;
+        }
+        if (outgoing != null) {
+            if (!awaitingProducer || produced || producerWaitingSince == 0) {
+                producerWaitingSince = awaitingProducer ? now : 0;
+            } else if (now - producerWaitingSince >= config.handlerTimeout().toNanos()) {
+                log.warn("a streamed response body produced nothing for {}; closing its connection", config.handlerTimeout());
+                abort();
+            }
+            return;
+        }
+        if (parser.inProgress(in)) {
+            if (requestStarted == 0 || streamingBody != null && read) {
+                requestStarted = now;
+            } else if (now - requestStarted >= config.headerTimeout().toNanos()) {
+                requestTimedOut();
+            }
+            return;
+        }
+        requestStarted = 0;
+        if (out.pending() == 0 && now - lastActivity >= config.idleTimeout().toNanos()) {
+            abort();
+        }
+    }
+
+    /**
+     * How long the strategy may block reading before it must call {@link #tick} (for strategies
+     * that wait in a blocking read with a socket timeout), given that it ticked at {@code now}.
+     */
+    public long readTimeoutNanos(long now) {
+        if (isLingering()) {
+            return lingerStarted == 0 ? LINGER_NANOS : Math.max(1, lingerStarted + LINGER_NANOS - now);
+        }
+        if (streamingBody != null) {
+            long since = bodyWaitingSince != 0 ? bodyWaitingSince : now;
+            return Math.max(1, since + config.headerTimeout().toNanos() - now);
+        }
+        if (parser.inProgress(in)) {
+            long since = requestStarted != 0 ? requestStarted : now;
+            return Math.max(1, since + config.headerTimeout().toNanos() - now);
+        }
+        long since = lastActivity != 0 ? lastActivity : now;
+        return Math.max(1, since + config.idleTimeout().toNanos() - now);
+    }
+
+    /** How long a strategy waiting for a handler may wait before it must call {@link #tick}. */
+    public long handlerTimeoutNanos() {
+        return config.handlerTimeout().toNanos();
+    }
+
+    private void requestTimedOut() {
+        log.debug("request not received within {}", config.headerTimeout());
+        // a body being dropped after its answer gets no second answer
+        if (!hasOutbound() && streamingBody == null) {
+            response.reset();
+            ResponseEncoder.error(out, response, 408, "request not received in time", null, ResponseEncoder.CONNECTION_CLOSE, false);
+        }
+        closing = true;
+        requestStarted = 0;
+    }
+
+    private void handlerTimedOut(Exchange ex) {
+        log.warn("handler for {} did not answer within {}; answering 503", ex.request, config.handlerTimeout());
+        ex.abandoned = true;
+        exchange = null;
+        if (streamingBody != null) {
+            streamingBody.fail(new RequestBody.BodyException(503, "the handler timed out"));
+            streamingBody = null;
+        }
+        response.reset();
+        ResponseEncoder.error(out, response, 503, "the handler did not answer in time", null, ResponseEncoder.CONNECTION_CLOSE,
+                ex.request.method == Method.HEAD);
+        closing = true;
+    }
+
+    /**
+     * The strategy closed the socket, for whatever reason (the core said so, the peer reset it, the
+     * server stopped): releases what the connection still holds, so that no producer of a streamed
+     * response, file or request-body consumer waits for a socket that is gone. Idempotent.
+     */
+    public void closed() {
+        if (!aborted) {
+            abort();
+        }
+    }
+
+    /** Gives up on the connection: nothing more is sent, and the strategy closes it. */
+    private void abort() {
+        aborted = true;
+        if (outgoing != null) {
+            outgoing.close();
+            outgoing = null;
+        }
+        if (streamingBody != null) {
+            streamingBody.fail(new RequestBody.BodyException(0, "the connection was closed"));
+            streamingBody = null;
+        }
+        if (exchange != null) {
+            exchange.abandoned = true;
+            exchange = null;
+        }
+    }
+
+    private void process() {
+        if (processing) {
+            reprocess = true;
+            return;
+        }
+        processing = true;
+        try {
+            do {
+                reprocess = false;
+                step();
+            } while (reprocess && !aborted);
+        } finally {
+            processing = false;
+        }
+    }
+
+    private void step() {
+        while (!aborted) {
+            if (streamingBody != null) {
+                feedBody();
+                if (aborted) {
+                    return;
+                }
+            }
+            if (exchange != null) {
+                if (!exchange.done) {
+                    sendContinueIfDemanded();
+                    return;
+                }
+                completeExchange();
+                continue;
+            }
+            if (outgoing != null) {
+                if (!pullBody()) {
+                    return;
+                }
+                continue;
+            }
+            if (streamingBody != null || closing) {
+                // still dropping the rest of an unread body, or finished
+                return;
+            }
             if (out.pending() >= highWater) {
+                blockedOnOutput = true;
                 return;
             }
             int result;
@@ -228,9 +610,30 @@ public final class Connection {
                 }
                 return;
             }
+            if (result == RequestParser.HEADERS) {
+                Route route = routeAtHeaders();
+                if (route != null) {
+                    startStreamedExchange(route);
+                }
+                continue;
+            }
             in.consume(parser.consumed());
             continueSent = false;
             dispatch(request);
+        }
+    }
+
+    /**
+     * The route of a request whose header section just arrived, if its handler streams the body;
+     * else null (buffer it). A blocking handler run inline can only stream through an input pump.
+     */
+    private Route routeAtHeaders() {
+        try {
+            Route route = router.route(request);
+            boolean canStream = route.async != null || blockingExecutor != null || pump != null;
+            return route.streamsBody && canStream ? route : null;
+        } catch (HttpException e) {
+            return null;
         }
     }
 
@@ -244,18 +647,30 @@ public final class Connection {
         closing = true;
     }
 
+    private boolean keepAlive(Request req) {
+        return config.keepAlive() && !closeAfterResponse && req.isKeepAliveRequested();
+    }
+
     private void dispatch(Request req) {
-        boolean keepAlive = config.keepAlive() && !closeAfterResponse && req.isKeepAliveRequested();
-        Route route;
-        try {
-            route = router.route(req);
-        } catch (HttpException e) {
-            response.reset();
-            finish(req, response, e, keepAlive);
-            return;
+        boolean keepAlive = keepAlive(req);
+        Route route = req.route;
+        if (route == null) {
+            try {
+                route = router.route(req);
+            } catch (HttpException e) {
+                response.reset();
+                finish(req, response, e, keepAlive);
+                return;
+            }
         }
         if (route.blocking && blockingExecutor != null) {
-            offload(route, req.detach(), keepAlive);
+            offload(route, new Exchange(req.detach(), keepAlive, null));
+            return;
+        }
+        if (route.async != null) {
+            Request copy = req.detach();
+            copy.mayBlock = false;
+            startAsync(route, new Exchange(copy, keepAlive, null));
             return;
         }
         response.reset();
@@ -268,25 +683,208 @@ public final class Connection {
         finish(req, response, failure, keepAlive);
     }
 
-    private void offload(Route route, Request copy, boolean keepAlive) {
-        Offloaded job = new Offloaded(copy, keepAlive);
-        offloaded = job;
+    /** A blocking or asynchronous route: its handler gets the request now and reads the body as it arrives. */
+    private void startStreamedExchange(Route route) {
+        Request copy = request.detach();
+        parser.beginStreaming(in, request);
+        RequestBody body = new RequestBody(request.chunked ? -1 : request.contentLength, wakeup);
+        copy.streamed = body;
+        copy.mayBlock = route.blocking;
+        continueSent = false;
+        Exchange ex = new Exchange(copy, keepAlive(request), body);
+        streamingBody = body;
+        bodyWaitingSince = 0;
+        if (route.async != null) {
+            startAsync(route, ex);
+        } else if (blockingExecutor != null) {
+            offload(route, ex);
+        } else {
+            if (pump != null) {
+                body.source(this::pumpInput);
+            }
+            exchange = ex;
+            runHandler(route, ex);
+        }
+    }
+
+    private void offload(Route route, Exchange ex) {
+        exchange = ex;
         try {
             blockingExecutor.execute(() -> {
-                try {
-                    route.handler.handle(job.request, job.response);
-                } catch (Throwable t) {
-                    job.failure = t;
-                }
-                job.done = true;
+                runHandler(route, ex);
                 wakeup.run();
             });
         } catch (RejectedExecutionException e) {
-            job.failure = new HttpException(503, "server is shutting down");
-            job.keepAlive = false;
-            job.done = true;
-            process();
+            ex.failure = new HttpException(503, "server is shutting down");
+            ex.keepAlive = false;
+            ex.done = true;
         }
+    }
+
+    private static void runHandler(Route route, Exchange ex) {
+        try {
+            route.handler.handle(ex.request, ex.response);
+        } catch (Throwable t) {
+            ex.failure = t;
+        }
+        ex.done = true;
+    }
+
+    private void startAsync(Route route, Exchange ex) {
+        exchange = ex;
+        CompletionStage<?> stage;
+        try {
+            stage = route.async.handle(ex.request, ex.response);
+        } catch (Throwable t) {
+            ex.failure = t;
+            ex.done = true;
+            return;
+        }
+        if (stage == null) {
+            ex.done = true;
+            return;
+        }
+        stage.whenComplete((value, failure) -> {
+            ex.failure = failure == null ? null : Router.unwrap(failure);
+            ex.done = true;
+            if (!ex.abandoned) {
+                wakeup.run();
+            }
+        });
+    }
+
+    private void completeExchange() {
+        Exchange ex = exchange;
+        exchange = null;
+        boolean keepAlive = ex.keepAlive && !closeAfterResponse && !closing;
+        RequestBody body = ex.body;
+        Throwable failure = ex.failure;
+        if (body != null) {
+            RequestBody.BodyException broken = body.failure();
+            if (failure != null && broken != null && broken.status > 0) {
+                failure = new HttpException(broken.status, broken.getMessage());
+            }
+            if (streamingBody == body) {
+                long rest = body.length() >= 0 ? body.length() - body.received() : 0;
+                if (rest > config.discardLimit() || ex.request.expectContinue && !continueSent) {
+                    // dropping the rest would cost more than the limit, or the client still waits for 100
+                    streamingBody = null;
+                    closing = true;
+                    keepAlive = false;
+                } else {
+                    body.abandon();
+                    discardFrom = body.received();
+                }
+            }
+        }
+        finish(ex.request, ex.response, failure, keepAlive);
+    }
+
+    private void sendContinueIfDemanded() {
+        if (streamingBody != null && !continueSent && exchange.request.expectContinue
+                && exchange.request.version == Request.HTTP_1_1 && streamingBody.demanded()) {
+            continueSent = true;
+            ResponseEncoder.writeContinue(out);
+        }
+    }
+
+    /** Moves what has arrived of a streamed request body to its consumer (or drops it once abandoned). */
+    private void feedBody() {
+        RequestBody body = streamingBody;
+        if (!body.hasRoom()) {
+            return;
+        }
+        int result;
+        try {
+            result = parser.streamBody(in, bodySink);
+        } catch (HttpException e) {
+            streamingBody = null;
+            body.fail(new RequestBody.BodyException(e.status(), e.getMessage()));
+            // the handler gets the failure (and its status is answered if it gives up); a body
+            // already answered is just dropped: either way the framing is lost, so the connection ends
+            log.debug("bad request body ({}): {}", e.status(), e.getMessage());
+            closing = true;
+            return;
+        }
+        if (result == RequestParser.COMPLETE) {
+            streamingBody = null;
+            continueSent = false;
+            body.end();
+            return;
+        }
+        if (body.abandoned() && body.received() - discardFrom > config.discardLimit()) {
+            streamingBody = null;
+            closing = true;
+            return;
+        }
+        if (inputEnded && body.hasRoom()) {
+            // the peer half-closed inside the body: it can never complete, and there is nobody to answer
+            abort();
+        }
+    }
+
+    private int offerBody(MemorySegment data, byte[] array, long offset, int length) {
+        return streamingBody.offer(data, array, offset, length);
+    }
+
+    /** The {@link RequestBody.Source} of an inline handler: reads more bytes through the pump and feeds them. */
+    private boolean pumpInput() throws IOException {
+        RequestBody body = streamingBody;
+        if (body == null || inputEnded || aborted) {
+            return false;
+        }
+        sendContinueIfDemanded();
+        if (in.available() > 0) {
+            long before = body.received();
+            feedBody();
+            if (streamingBody != body || body.received() > before) {
+                return streamingBody == body;
+            }
+            // what is buffered is only part of the framing (a chunk-size line, a chunk's CRLF): read more
+        }
+        if (pumpBuffer == null) {
+            pumpBuffer = ByteBuffer.allocate(config.readBufferSize());
+        }
+        int n = pump.read(pumpBuffer.clear());
+        if (n < 0) {
+            inputEnded = true;
+        } else {
+            inputActivity = true;
+            in.append(pumpBuffer.flip());
+        }
+        feedBody();
+        return streamingBody == body;
+    }
+
+    /** Pulls more of a streamed response body; false when it must wait (for the socket or the producer). */
+    private boolean pullBody() {
+        while (out.pending() < highWater) {
+            if (transferFiles && outgoing instanceof OutgoingBody.FileBody file && file.count() > 0) {
+                // the strategy sends it with transferTo once the bytes before it are written
+                return false;
+            }
+            int r;
+            try {
+                r = outgoing.pull(out);
+            } catch (IOException | RuntimeException e) {
+                log.debug("streamed response body failed: {}", e.toString());
+                abort();
+                return false;
+            }
+            if (r == OutgoingBody.WAIT) {
+                awaitingProducer = true;
+                return false;
+            }
+            producerActivity = true;
+            awaitingProducer = false;
+            if (r == OutgoingBody.END) {
+                outgoing.close();
+                outgoing = null;
+                return true;
+            }
+        }
+        blockedOnOutput = true;
+        return false;
     }
 
     private void finish(Request req, Response res, Throwable failure, boolean keepAlive) {
@@ -296,11 +894,16 @@ public final class Connection {
         if (!keepAlive) {
             closing = true;
         }
+        boolean head = req.method == Method.HEAD;
         if (failure == null) {
-            ResponseEncoder.encode(out, res, req.method == Method.HEAD, connection);
+            if (res.isStreamed()) {
+                startOutgoing(req, res, connection, head);
+            } else {
+                ResponseEncoder.encode(out, res, head, connection);
+            }
             return;
         }
-        boolean head = req.method == Method.HEAD;
+        res.closeStreamedBody();
         if (failure instanceof HttpException e) {
             String allow = e instanceof Router.MethodNotAllowed m ? m.allow : null;
             res.reset();
@@ -312,17 +915,61 @@ public final class Connection {
         }
     }
 
-    /** A blocking handler's run: written by the executor thread, read by the driving thread after {@link #done}. */
-    private static final class Offloaded {
+    private void startOutgoing(Request req, Response res, int connection, boolean head) {
+        long length = res.streamLength;
+        boolean noContent = res.status == 204 || res.status == 304;
+        boolean chunked = length < 0 && req.version == Request.HTTP_1_1;
+        if (length < 0 && !chunked && !noContent && !head) {
+            // HTTP/1.0 and no length: the close ends the body
+            connection = ResponseEncoder.CONNECTION_CLOSE;
+            closing = true;
+        }
+        ResponseEncoder.encodeStreamedHead(out, res, noContent ? -1 : length, chunked && !noContent, connection);
+        if (head || noContent) {
+            res.closeStreamedBody();
+            return;
+        }
+        if (res.bodyFile != null) {
+            outgoing = new OutgoingBody.FileBody(res.bodyFile, length);
+        } else if (res.bodyWriter != null) {
+            outgoing = OutgoingBody.PipedBody.start(res.bodyWriter, length, chunked, blockingExecutor, wakeup);
+        } else if (blockingExecutor == null) {
+            outgoing = new OutgoingBody.InlineStreamBody(res.bodyStream, length, chunked);
+        } else {
+            InputStream source = res.bodyStream;
+            outgoing = OutgoingBody.PipedBody.start(sink -> {
+                try (source) {
+                    source.transferTo(sink);
+                }
+            }, length, chunked, blockingExecutor, wakeup);
+        }
+        res.bodyFile = null;
+        res.bodyWriter = null;
+        res.bodyStream = null;
+        producerWaitingSince = 0;
+    }
+
+    /** Bytes of buffer memory the connection holds, for tests of its memory bound. */
+    int bufferCapacity() {
+        return in.capacity() + out.capacity();
+    }
+
+    /** A blocking or asynchronous handler's run. The handler's thread writes it; the connection's thread reads it after {@link #done}. */
+    private static final class Exchange {
         final Request request;
         final Response response = new Response();
+        final RequestBody body;
         boolean keepAlive;
         Throwable failure;
         volatile boolean done;
+        /** Answered 503 (handler timeout) or the connection ended: its late completion is ignored. */
+        volatile boolean abandoned;
+        long since;
 
-        Offloaded(Request request, boolean keepAlive) {
+        Exchange(Request request, boolean keepAlive, RequestBody body) {
             this.request = request;
             this.keepAlive = keepAlive;
+            this.body = body;
         }
     }
 }

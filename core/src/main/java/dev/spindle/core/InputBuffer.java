@@ -23,8 +23,11 @@ final class InputBuffer {
     private byte[] own;
     private MemorySegment ownMemory;
 
+    private final int initialCapacity;
+
     InputBuffer(int initialCapacity) {
-        own = new byte[Math.max(256, initialCapacity)];
+        this.initialCapacity = Math.max(256, initialCapacity);
+        own = new byte[this.initialCapacity];
         ownMemory = MemorySegment.ofArray(own);
         memory = ownMemory;
         array = own;
@@ -111,6 +114,18 @@ final class InputBuffer {
         if (start == end && !isLent()) {
             start = 0;
             end = 0;
+            if (own.length > OutputBuffer.RETAIN_LIMIT) {
+                // a large body is done with: let its memory go rather than hold it while idle
+                own = new byte[initialCapacity];
+                ownMemory = MemorySegment.ofArray(own);
+                memory = ownMemory;
+                array = own;
+            }
         }
+    }
+
+    /** Bytes of memory this buffer holds, for tests. */
+    int capacity() {
+        return own.length;
     }
 }

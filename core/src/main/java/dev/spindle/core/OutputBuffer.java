@@ -4,13 +4,18 @@ import java.nio.ByteBuffer;
 
 /** Encoded bytes waiting to be written: {@code [start, end)} of {@code data}. */
 final class OutputBuffer {
+    /** Capacity above which an emptied buffer is let go, so a large response does not stay allocated. */
+    static final int RETAIN_LIMIT = 1 << 20;
+
+    private final int initialCapacity;
     private byte[] data;
     private int start;
     private int end;
     private ByteBuffer view;
 
     OutputBuffer(int initialCapacity) {
-        data = new byte[Math.max(256, initialCapacity)];
+        this.initialCapacity = Math.max(256, initialCapacity);
+        data = new byte[this.initialCapacity];
         view = ByteBuffer.wrap(data);
     }
 
@@ -31,7 +36,26 @@ final class OutputBuffer {
         if (start == end) {
             start = 0;
             end = 0;
+            if (data.length > RETAIN_LIMIT) {
+                data = new byte[initialCapacity];
+                view = ByteBuffer.wrap(data);
+            }
         }
+    }
+
+    /** Bytes of memory held, for tests and the memory bound. */
+    int capacity() {
+        return data.length;
+    }
+
+    /** Where the next byte goes; room must have been made with {@link #ensure}. */
+    int end() {
+        return end;
+    }
+
+    /** Takes {@code n} bytes the caller wrote at {@link #end()}. */
+    void commit(int n) {
+        end += n;
     }
 
     void ensure(int n) {

@@ -2,9 +2,14 @@ package dev.spindle.core;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
 
 /**
  * A parsed request. Fields are offsets into the memory the request was parsed in (the
@@ -39,6 +44,11 @@ public final class Request {
 
     Route route;
     final int[] params = new int[16];
+    /** The body of a request dispatched before its body arrived, or null when the body is buffered (or absent). */
+    RequestBody streamed;
+    /** Whether whole-body accessors may block reading {@link #streamed} (not on an event loop). */
+    boolean mayBlock;
+    private byte[] streamedBytes;
 
     private String pathString;
 
@@ -57,6 +67,8 @@ public final class Request {
         expectContinue = false;
         route = null;
         pathString = null;
+        streamed = null;
+        streamedBytes = null;
     }
 
     void addHeader(int nameStart, int nameEnd, int valueStart, int valueEnd) {
@@ -114,6 +126,22 @@ public final class Request {
         r.version = http10 ? HTTP_1_0 : HTTP_1_1;
         r.data = MemorySegment.ofArray(d);
         r.array = d;
+        return r;
+    }
+
+    /**
+     * Like {@link #of} for a request whose body arrives later through {@code body} (an adapter feeds
+     * it), for handlers that stream their body ({@link Router#streamsBody}).
+     *
+     * @param mayBlock whether whole-body accessors may block reading the body (true for blocking handlers)
+     */
+    public static Request ofStreamed(String method, String target, boolean http10,
+            Iterable<? extends java.util.Map.Entry<String, String>> headers, RequestBody body, boolean mayBlock) {
+        Request r = of(method, target, http10, headers, new byte[0], 0, 0);
+        r.contentLength = body.length();
+        r.chunked = body.length() < 0;
+        r.streamed = body;
+        r.mayBlock = mayBlock;
         return r;
     }
 
@@ -256,21 +284,102 @@ public final class Request {
         return -1;
     }
 
-    public int bodyLength() {
+    /** The length of the body: what arrived for a buffered body, the announced length (or -1 if chunked) for a streamed one. */
+    public long bodyLength() {
+        if (streamed != null) {
+            return streamedBytes != null ? streamedBytes.length : streamed.length();
+        }
         return bodyEnd - bodyStart;
     }
 
-    /** The body as a read-only view; valid until the handler returns (it may be the strategy's buffer). */
+    /**
+     * The whole body as a read-only view; for an inline handler valid until it returns (it may be
+     * the strategy's buffer). For a streamed body (blocking handlers) it reads the rest of the
+     * stream first, at most {@link ServerConfig#maxBodySize()} bytes.
+     *
+     * @throws IllegalStateException for a streamed body in an asynchronous handler (use {@link #readBody()})
+     */
     public ByteBuffer body() {
+        if (streamed != null) {
+            return ByteBuffer.wrap(streamedBody()).asReadOnlyBuffer();
+        }
         return data.asSlice(base + bodyStart, bodyEnd - bodyStart).asByteBuffer().asReadOnlyBuffer();
     }
 
     public byte[] bodyBytes() {
+        if (streamed != null) {
+            return streamedBody().clone();
+        }
         return Ascii.bytes(data, base + bodyStart, bodyEnd - bodyStart);
     }
 
     public String bodyText() {
-        return new String(bodyBytes(), StandardCharsets.UTF_8);
+        return new String(streamed != null ? streamedBody() : bodyBytes(), StandardCharsets.UTF_8);
+    }
+
+    private byte[] streamedBody() {
+        if (streamedBytes == null) {
+            if (!mayBlock) {
+                throw new IllegalStateException("the body of a request to an asynchronous handler arrives later: "
+                        + "use readBody() or bodyPublisher()");
+            }
+            try (InputStream in = streamed.stream()) {
+                streamedBytes = in.readAllBytes();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException("reading the request body failed", e);
+            }
+        }
+        return streamedBytes;
+    }
+
+    /**
+     * The body as a stream, read as it arrives (blocking handlers): a body of any size passes
+     * through in bounded memory. For a buffered body, a stream over it.
+     */
+    public InputStream bodyStream() {
+        if (streamed != null) {
+            return streamed.stream();
+        }
+        return new java.io.ByteArrayInputStream(bodyBytes());
+    }
+
+    /**
+     * The body as chunks with demand (asynchronous handlers): delivered on the connection's thread
+     * as far as the subscriber has requested; reading pauses meanwhile. A buffered body is one chunk.
+     */
+    public Flow.Publisher<ByteBuffer> bodyPublisher() {
+        if (streamed != null) {
+            return streamed.publisher();
+        }
+        byte[] all = bodyBytes();
+        return subscriber -> subscriber.onSubscribe(new Flow.Subscription() {
+            private boolean done;
+
+            @Override
+            public void request(long n) {
+                if (done) {
+                    return;
+                }
+                done = true;
+                if (all.length > 0) {
+                    subscriber.onNext(ByteBuffer.wrap(all));
+                }
+                subscriber.onComplete();
+            }
+
+            @Override
+            public void cancel() {
+                done = true;
+            }
+        });
+    }
+
+    /** The whole body once it has arrived, without holding a thread (asynchronous handlers). */
+    public CompletionStage<byte[]> readBody() {
+        if (streamed != null) {
+            return streamed.readAll();
+        }
+        return CompletableFuture.completedFuture(bodyBytes());
     }
 
     private int indexOf(byte b, int from, int to) {

@@ -24,14 +24,29 @@ import java.nio.charset.StandardCharsets;
  *   <tr><td>HTTP version other than 1.0 and 1.x</td><td>505</td><td></td></tr>
  *   <tr><td>{@code Expect} other than {@code 100-continue}</td><td>417</td><td></td></tr>
  *   <tr><td>anything malformed, and every framing ambiguity (Content-Length with
- *       Transfer-Encoding, differing Content-Length, whitespace before a colon, obs-fold,
- *       CR/LF/NUL in a value, bare LF, missing Host on HTTP/1.1)</td><td>400</td><td></td></tr>
+ *       Transfer-Encoding, Content-Length repeated or a list even of equal values, whitespace
+ *       before a colon, obs-fold, CR/LF/NUL in a value, bare LF, missing Host on HTTP/1.1)</td><td>400</td><td></td></tr>
+ *   <tr><td>a request-target that is not origin-form or absolute-form (asterisk-form is for
+ *       {@code OPTIONS} only, authority-form for {@code CONNECT} only), or a malformed
+ *       percent-escape ({@code %zz}, a trailing {@code %})</td><td>400</td><td></td></tr>
  * </table>
  * Every failure is an {@link HttpException}; the connection answers it and closes.
+ *
+ * <p>A request with a body is reported at the end of its header section ({@link #HEADERS}), so the
+ * connection can route it first: for an inline handler it calls {@link #parse} again, which buffers
+ * the whole body; for a handler that streams its body it calls {@link #beginStreaming} and then
+ * {@link #streamBody}, which hands the decoded body over as it arrives without buffering it.
  */
 final class RequestParser {
     static final int NEED_MORE = 0;
     static final int COMPLETE = 1;
+    /** The header section of a request with a body is complete; the body has not been parsed. */
+    static final int HEADERS = 2;
+
+    /** Takes decoded body bytes; returns how many it took (fewer when it is full). */
+    interface BodySink {
+        int accept(MemorySegment data, byte[] array, long offset, int length);
+    }
 
     private static final byte[] CONTENT_LENGTH = "content-length".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] TRANSFER_ENCODING = "transfer-encoding".getBytes(StandardCharsets.US_ASCII);
@@ -70,6 +85,12 @@ final class RequestParser {
     private boolean chunkedLast;
     private boolean otherCoding;
     private long chunkRemaining;
+    /** Streaming mode: the body is handed to a sink and consumed as it is decoded. */
+    private boolean streaming;
+    /** Streaming mode: body bytes decoded so far, and bytes of a Content-Length body still to come. */
+    private long streamed;
+    private long bodyRemaining;
+    private int trailerBytes;
     /** The array behind the memory being parsed, or null when it is native: array reads are cheaper. */
     private byte[] heap;
 
@@ -153,6 +174,10 @@ final class RequestParser {
                         if (state == State.HEADERS) {
                             return complete(in, req);
                         }
+                        req.data = in.memory;
+                        req.array = in.array;
+                        req.base = in.start;
+                        return HEADERS;
                     } else {
                         if (req.headerCount >= maxHeaderCount) {
                             throw new HttpException(431, "too many header fields");
@@ -232,6 +257,129 @@ final class RequestParser {
         }
     }
 
+    /** {@link #parse}, buffering any body: never {@link #HEADERS}. */
+    int parseBuffered(InputBuffer in, Request req) {
+        int result;
+        do {
+            result = parse(in, req);
+        } while (result == HEADERS);
+        return result;
+    }
+
+    /** Whether the body being parsed is handed to a sink rather than buffered. */
+    boolean isStreaming() {
+        return streaming;
+    }
+
+    /**
+     * After {@link #HEADERS}: the body will be read with {@link #streamBody}. Consumes the header
+     * section from {@code in}, so the caller must have copied what it keeps of the request.
+     */
+    void beginStreaming(InputBuffer in, Request req) {
+        in.consume(pos);
+        streaming = true;
+        streamed = 0;
+        trailerBytes = 0;
+        bodyRemaining = req.chunked ? -1 : req.contentLength;
+        pos = 0;
+        lineStart = 0;
+    }
+
+    /**
+     * Streaming mode: decodes as much of the body as has arrived and the sink takes, consuming it
+     * from {@code in}. {@link #COMPLETE} at the end of the body (trailers included), else
+     * {@link #NEED_MORE} (more input, or room in the sink, is needed).
+     */
+    int streamBody(InputBuffer in, BodySink sink) {
+        while (true) {
+            MemorySegment d = in.memory;
+            heap = in.array;
+            int b = in.start;
+            int avail = in.end - in.start;
+            switch (state) {
+                case BODY -> {
+                    int n = (int) Math.min(bodyRemaining, avail);
+                    if (n == 0) {
+                        return NEED_MORE;
+                    }
+                    int taken = sink.accept(d, heap, b, n);
+                    in.consume(taken);
+                    bodyRemaining -= taken;
+                    streamed += taken;
+                    if (bodyRemaining == 0) {
+                        return endStreaming();
+                    }
+                    if (taken < n) {
+                        return NEED_MORE;
+                    }
+                }
+                case CHUNK_SIZE -> {
+                    int lf = findLf(d, b, avail, MAX_CHUNK_LINE, 400, "chunk size line too long");
+                    if (lf < 0) {
+                        return NEED_MORE;
+                    }
+                    requireCr(d, b, lf);
+                    chunkRemaining = chunkSize(d, b, b + lf - 1, streamed);
+                    in.consume(lf + 1);
+                    pos = 0;
+                    lineStart = 0;
+                    state = chunkRemaining == 0 ? State.TRAILERS : State.CHUNK_DATA;
+                }
+                case CHUNK_DATA -> {
+                    int n = (int) Math.min(chunkRemaining, avail);
+                    if (n == 0) {
+                        return NEED_MORE;
+                    }
+                    int taken = sink.accept(d, heap, b, n);
+                    in.consume(taken);
+                    chunkRemaining -= taken;
+                    streamed += taken;
+                    if (chunkRemaining == 0) {
+                        state = State.CHUNK_END;
+                    } else if (taken < n) {
+                        return NEED_MORE;
+                    }
+                }
+                case CHUNK_END -> {
+                    if (avail < 2) {
+                        return NEED_MORE;
+                    }
+                    if (at(d, b) != '\r' || at(d, b + 1) != '\n') {
+                        throw new HttpException(400, "chunk data not followed by CRLF");
+                    }
+                    in.consume(2);
+                    state = State.CHUNK_SIZE;
+                }
+                case TRAILERS -> {
+                    int lf = findLf(d, b, avail, maxHeaderSize - trailerBytes, 431, "trailer section too large");
+                    if (lf < 0) {
+                        return NEED_MORE;
+                    }
+                    requireCr(d, b, lf);
+                    if (lf == 1) {
+                        in.consume(2);
+                        return endStreaming();
+                    }
+                    headerLine(d, b, 0, lf - 1, null, false);
+                    trailerBytes += lf + 1;
+                    in.consume(lf + 1);
+                    pos = 0;
+                    lineStart = 0;
+                }
+                default -> throw new IllegalStateException("not streaming a body: " + state);
+            }
+        }
+    }
+
+    private int endStreaming() {
+        streaming = false;
+        state = State.REQUEST_LINE;
+        pos = 0;
+        lineStart = 0;
+        emptyLines = 0;
+        return COMPLETE;
+    }
+
     /** Length of the request just completed, to consume from the input. */
     int consumed() {
         return lastConsumed;
@@ -309,6 +457,8 @@ final class RequestParser {
             }
             if (c == '?' && queryStart < 0) {
                 queryStart = i + 1;
+            } else if (c == '%' && (i + 2 >= end || Ascii.hexValue(at(d, b + i + 1)) < 0 || Ascii.hexValue(at(d, b + i + 2)) < 0)) {
+                throw new HttpException(400, "malformed percent-escape in request target");
             }
             i++;
         }
@@ -323,14 +473,23 @@ final class RequestParser {
         req.pathEnd = pathEnd;
         if (at(d, b + ts) != '/') {
             originOf(d, b, req, pathEnd);
+        } else if (req.method == Method.CONNECT) {
+            throw new HttpException(400, "CONNECT needs an authority-form request target (host:port)");
         }
         version(d, b, i + 1, end, req);
     }
 
-    /** Accepts absolute-form ({@code http://host/path}) and {@code *}; path offsets point at the path part. */
+    /**
+     * A target that does not start with {@code /}: absolute-form ({@code http://host/path}, path
+     * offsets then point at the path part), asterisk-form for {@code OPTIONS} and authority-form
+     * ({@code host:port}, an empty path) for {@code CONNECT}; anything else is 400 (RFC 9112 3.2).
+     */
     private void originOf(MemorySegment d, int b, Request req, int pathEnd) {
         int ts = req.targetStart;
         if (pathEnd - ts == 1 && at(d, b + ts) == '*') {
+            if (req.method != Method.OPTIONS) {
+                throw new HttpException(400, "asterisk-form request target is only for OPTIONS");
+            }
             return;
         }
         int schemeEnd = ts;
@@ -338,7 +497,13 @@ final class RequestParser {
             schemeEnd++;
         }
         if (schemeEnd + 2 >= pathEnd || at(d, b + schemeEnd + 1) != '/' || at(d, b + schemeEnd + 2) != '/') {
-            throw new HttpException(400, "request target is neither origin-form nor absolute-form");
+            if (req.method == Method.CONNECT && schemeEnd > ts && schemeEnd < pathEnd && req.queryStart < 0) {
+                req.pathStart = pathEnd;
+                return;
+            }
+            throw new HttpException(400, req.method == Method.CONNECT
+                    ? "CONNECT needs an authority-form request target (host:port)"
+                    : "request target is neither origin-form nor absolute-form");
         }
         int p = schemeEnd + 3;
         while (p < pathEnd && at(d, b + p) != '/') {
@@ -422,6 +587,9 @@ final class RequestParser {
             }
             case 14 -> {
                 if (Ascii.equalsIgnoreCase(d, b + name, CONTENT_LENGTH)) {
+                    if (req.contentLength >= 0) {
+                        throw new HttpException(400, "more than one Content-Length");
+                    }
                     contentLength(d, b, vs, ve, req);
                 }
             }
@@ -435,38 +603,28 @@ final class RequestParser {
         }
     }
 
-    /** Content-Length may repeat (as fields or a list) only with one value (RFC 9110 8.6). */
+    /**
+     * One Content-Length field holding one number. RFC 9110 8.6 lets a recipient accept a repeated
+     * or listed length of one value, but a proxy in front may pick another element: like Netty 4.2
+     * and nginx, a list (even {@code 11,11}) or a second field is 400.
+     */
     private void contentLength(MemorySegment d, int b, int vs, int ve, Request req) {
+        long value = 0;
         int i = vs;
-        while (true) {
-            while (i < ve && Ascii.isWhitespace(at(d, b + i))) {
-                i++;
+        for (; i < ve; i++) {
+            byte c = at(d, b + i);
+            if (c < '0' || c > '9') {
+                break;
             }
-            long value = 0;
-            int digits = 0;
-            while (i < ve && at(d, b + i) >= '0' && at(d, b + i) <= '9') {
-                if (value > (Long.MAX_VALUE - 9) / 10) {
-                    throw new HttpException(400, "Content-Length overflows");
-                }
-                value = value * 10 + (at(d, b + i) - '0');
-                digits++;
-                i++;
+            if (value > (Long.MAX_VALUE - 9) / 10) {
+                throw new HttpException(400, "Content-Length overflows");
             }
-            while (i < ve && Ascii.isWhitespace(at(d, b + i))) {
-                i++;
-            }
-            if (digits == 0 || i < ve && at(d, b + i) != ',') {
-                throw new HttpException(400, "invalid Content-Length");
-            }
-            if (req.contentLength >= 0 && req.contentLength != value) {
-                throw new HttpException(400, "conflicting Content-Length values");
-            }
-            req.contentLength = value;
-            if (i == ve) {
-                return;
-            }
-            i++;
+            value = value * 10 + (c - '0');
         }
+        if (i == vs || i < ve) {
+            throw new HttpException(400, i < ve && at(d, b + i) == ',' ? "Content-Length is a list" : "invalid Content-Length");
+        }
+        req.contentLength = value;
     }
 
     private void transferCodings(MemorySegment d, int b, int vs, int ve) {

@@ -1,13 +1,34 @@
 package dev.spindle.core;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * What a handler answers: status, headers and one body. {@code Date}, {@code Server},
- * {@code Content-Length} and {@code Connection} are added by the server. The connection reuses
- * one instance per request, so a handler must not keep it after returning.
+ * {@code Content-Length} (or {@code Transfer-Encoding: chunked}) and {@code Connection} are added
+ * by the server. The connection reuses one instance per request, so an inline handler must not
+ * keep it after returning (an asynchronous one owns it until its stage completes).
+ *
+ * <p>Bodies: bytes or a string (sent whole), or streamed as the socket drains, so a response of
+ * any size holds at most the write high-water mark plus one chunk of memory:
+ * <ul>
+ *   <li>{@link #body(InputStream, long)}: read chunk by chunk (off the event loop), closed at the end;</li>
+ *   <li>{@link #stream(BodyWriter)}: a callback writes to an {@code OutputStream} on its own thread,
+ *       blocking while the client is slow;</li>
+ *   <li>{@link #file(Path)}: a file, with {@code Content-Length}, sent with
+ *       {@code FileChannel.transferTo} (zero-copy) where the strategy's socket allows it.</li>
+ * </ul>
+ * A streamed body of unknown length is sent chunked to HTTP/1.1 clients and delimited by the close
+ * of the connection for HTTP/1.0 ones. A stream that fails midway ends the connection (the client
+ * sees a truncated body), since the status has already been sent.
  */
 public final class Response {
     static final String TEXT_PLAIN = "text/plain; charset=utf-8";
@@ -23,6 +44,17 @@ public final class Response {
     int bodyLength;
     ByteBuffer bodyBuffer;
     String bodyString;
+    InputStream bodyStream;
+    BodyWriter bodyWriter;
+    FileChannel bodyFile;
+    /** Length of a streamed body, or -1 when unknown. */
+    long streamLength = -1;
+
+    /** Writes a streamed body; see {@link #stream(BodyWriter)}. */
+    @FunctionalInterface
+    public interface BodyWriter {
+        void writeTo(OutputStream out) throws IOException;
+    }
 
     void reset() {
         status = 200;
@@ -37,6 +69,27 @@ public final class Response {
         bodyLength = 0;
         bodyBuffer = null;
         bodyString = null;
+        bodyStream = null;
+        bodyWriter = null;
+        bodyFile = null;
+        streamLength = -1;
+    }
+
+    /** Closes a streamed body's source that will not be sent (a failed or HEAD response). */
+    void closeStreamedBody() {
+        try {
+            if (bodyStream != null) {
+                bodyStream.close();
+            }
+            if (bodyFile != null) {
+                bodyFile.close();
+            }
+        } catch (IOException e) {
+            org.slf4j.LoggerFactory.getLogger(Response.class).debug("closing a response body: {}", e.toString());
+        }
+        bodyStream = null;
+        bodyFile = null;
+        bodyWriter = null;
     }
 
     public Response status(int code) {
@@ -131,10 +184,91 @@ public final class Response {
         return body(body);
     }
 
+    /**
+     * A body read from {@code in} as the socket drains, then closed. {@code length} is its exact
+     * length, or -1 when unknown (chunked; close-delimited for HTTP/1.0). Event-loop servers read
+     * it on a virtual thread, never on the loop.
+     */
+    public Response body(InputStream in, long length) {
+        Objects.requireNonNull(in, "in");
+        if (length < -1) {
+            throw new IllegalArgumentException("length must be -1 (unknown) or more, got " + length);
+        }
+        clearBody();
+        bodyStream = in;
+        streamLength = length;
+        return this;
+    }
+
+    /** A body of unknown length written by {@code writer} on its own thread; see {@link #stream(long, BodyWriter)}. */
+    public Response stream(BodyWriter writer) {
+        return stream(-1, writer);
+    }
+
+    /**
+     * A body that {@code writer} writes to an {@code OutputStream} on a thread of its own, after
+     * the handler has returned; its writes block while the client is slow to read, and
+     * {@code flush()} sends what was written so far. {@code length} is the exact length, or -1
+     * when unknown (chunked). If the connection ends first, its writes throw {@link IOException}.
+     */
+    public Response stream(long length, BodyWriter writer) {
+        Objects.requireNonNull(writer, "writer");
+        if (length < -1) {
+            throw new IllegalArgumentException("length must be -1 (unknown) or more, got " + length);
+        }
+        clearBody();
+        bodyWriter = writer;
+        streamLength = length;
+        return this;
+    }
+
+    /**
+     * The contents of a file, with {@code Content-Length}; opened now (a missing file throws
+     * {@link java.nio.file.NoSuchFileException}) and sent as the socket drains, by
+     * {@code FileChannel.transferTo} where the strategy's socket allows it.
+     */
+    public Response file(Path path) throws IOException {
+        FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
+        clearBody();
+        bodyFile = channel;
+        streamLength = channel.size();
+        return this;
+    }
+
+    /** Whether the body is streamed (an input stream, a writer or a file) rather than held whole. */
+    public boolean isStreamed() {
+        return bodyStream != null || bodyWriter != null || bodyFile != null;
+    }
+
+    /** The streamed body's length, or -1 when unknown or not streamed. For adapters to other HTTP stacks. */
+    public long streamedLength() {
+        return isStreamed() ? streamLength : -1;
+    }
+
+    /** The streamed body's input stream, or null. For adapters to other HTTP stacks. */
+    public InputStream bodyInputStream() {
+        return bodyStream;
+    }
+
+    /** The streamed body's writer, or null. For adapters to other HTTP stacks. */
+    public BodyWriter bodyWriter() {
+        return bodyWriter;
+    }
+
+    /** The streamed body's file, open for reading, or null. For adapters to other HTTP stacks. */
+    public FileChannel bodyFile() {
+        return bodyFile;
+    }
+
     private void clearBody() {
+        if (bodyStream != null || bodyFile != null) {
+            closeStreamedBody();
+        }
         bodyArray = null;
         bodyBuffer = null;
         bodyString = null;
+        bodyWriter = null;
+        streamLength = -1;
     }
 
     /** The content type set by the handler, or null. */

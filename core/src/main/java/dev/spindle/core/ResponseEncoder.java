@@ -15,6 +15,7 @@ final class ResponseEncoder {
     private static final byte[] APPLICATION_JSON = bytes("Content-Type: " + Response.APPLICATION_JSON + "\r\n");
     private static final byte[] CLOSE = bytes("Connection: close\r\n");
     private static final byte[] KEEP_ALIVE = bytes("Connection: keep-alive\r\n");
+    private static final byte[] CHUNKED = bytes("Transfer-Encoding: chunked\r\n");
     private static final byte[] CONTINUE = bytes("HTTP/1.1 100 Continue\r\n\r\n");
     private static final byte[] CRLF = bytes("\r\n");
     private static final byte[] COLON = bytes(": ");
@@ -59,6 +60,33 @@ final class ResponseEncoder {
             length = 0;
         }
         boolean noContent = r.status == 204 || r.status == 304;
+        boolean writeBody = !omitBody && !noContent;
+        head(out, r, noContent ? -1 : length, false, connection, writeBody ? (int) length : 0);
+        if (!writeBody) {
+            return;
+        }
+        if (textBytes != null) {
+            out.put(textBytes);
+        } else if (text != null) {
+            out.putAscii(text);
+        } else if (r.bodyArray != null) {
+            out.put(r.bodyArray, r.bodyOffset, r.bodyLength);
+        } else if (r.bodyBuffer != null) {
+            out.put(r.bodyBuffer);
+        }
+    }
+
+    /**
+     * The status line and header section of a response whose body is streamed after it:
+     * {@code Content-Length} when {@code length} is known, else {@code Transfer-Encoding: chunked}
+     * when {@code chunked}, else no framing (the close of the connection ends the body).
+     */
+    static void encodeStreamedHead(OutputBuffer out, Response r, long length, boolean chunked, int connection) {
+        head(out, r, length, chunked, connection, 0);
+    }
+
+    /** Status line and header section, ending with the empty line; {@code length} -1 writes no Content-Length. */
+    private static void head(OutputBuffer out, Response r, long length, boolean chunked, int connection, int room) {
         int headerBytes = FIXED_HEADERS;
         if (r.contentType != null) {
             headerBytes += r.contentType.length() + 16;
@@ -66,15 +94,14 @@ final class ResponseEncoder {
         for (int i = 0; i < r.headerCount; i++) {
             headerBytes += r.headerNames[i].length() + r.headerValues[i].length() + 4;
         }
-        boolean writeBody = !omitBody && !noContent;
-        out.ensure(headerBytes + (writeBody ? (int) length : 0));
+        out.ensure(headerBytes + room);
         out.put(HttpStatus.statusLine(r.status));
         out.put(SERVER);
         out.put(DateHeader.line());
         if (r.contentType != null) {
             contentType(out, r.contentType);
         }
-        if (!noContent) {
+        if (length >= 0) {
             if (length < CONTENT_LENGTH_LINES.length) {
                 out.put(CONTENT_LENGTH_LINES[(int) length]);
             } else {
@@ -82,6 +109,8 @@ final class ResponseEncoder {
                 out.putDecimal(length);
                 out.put(CRLF);
             }
+        } else if (chunked) {
+            out.put(CHUNKED);
         }
         if (connection == CONNECTION_CLOSE) {
             out.put(CLOSE);
@@ -95,18 +124,6 @@ final class ResponseEncoder {
             out.put(CRLF);
         }
         out.put(CRLF);
-        if (!writeBody) {
-            return;
-        }
-        if (textBytes != null) {
-            out.put(textBytes);
-        } else if (text != null) {
-            out.putAscii(text);
-        } else if (r.bodyArray != null) {
-            out.put(r.bodyArray, r.bodyOffset, r.bodyLength);
-        } else if (r.bodyBuffer != null) {
-            out.put(r.bodyBuffer);
-        }
     }
 
     private static void contentType(OutputBuffer out, String type) {

@@ -12,7 +12,11 @@ final class Route {
     final Method knownMethod;
     final String pattern;
     final Handler handler;
+    /** The asynchronous form of {@link #handler}, or null when the route is not asynchronous. */
+    final Handler.Async async;
     final boolean blocking;
+    /** Dispatched once the header section has arrived, with the body streamed (blocking and asynchronous routes). */
+    final boolean streamsBody;
     /** Per segment: the literal bytes, or null for a variable. */
     private final byte[][] literals;
     private final String[] paramNames;
@@ -25,7 +29,9 @@ final class Route {
         this.knownMethod = knownMethod(method);
         this.pattern = pattern;
         this.handler = handler instanceof Handler.Blocking b ? b.delegate() : handler;
+        this.async = handler instanceof Handler.AsyncHandler a ? a.delegate() : null;
         this.blocking = handler instanceof Handler.Blocking;
+        this.streamsBody = blocking || async != null;
         String[] segments = pattern.equals("/") ? new String[] {""} : pattern.substring(1).split("/", -1);
         literals = new byte[segments.length][];
         List<String> names = new ArrayList<>();

@@ -6,6 +6,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Maps method and path to a handler. Static segments and {@code {name}} variables; HEAD is served
@@ -28,10 +30,30 @@ public final class Router {
      * stacks that must run it off their event loop. False when nothing matches.
      */
     public boolean isBlocking(Request req) {
+        Route r = routeOrNull(req);
+        return r != null && r.blocking;
+    }
+
+    /** Whether the request's route is {@link Handler#async asynchronous}. False when nothing matches. */
+    public boolean isAsync(Request req) {
+        Route r = routeOrNull(req);
+        return r != null && r.async != null;
+    }
+
+    /**
+     * Whether the request's handler takes its body as a stream (blocking and asynchronous routes),
+     * so an adapter should hand it over before the body has arrived. False when nothing matches.
+     */
+    public boolean streamsBody(Request req) {
+        Route r = routeOrNull(req);
+        return r != null && r.streamsBody;
+    }
+
+    private Route routeOrNull(Request req) {
         try {
-            return (req.route != null ? req.route : route(req)).blocking;
+            return req.route != null ? req.route : route(req);
         } catch (HttpException e) {
-            return false;
+            return null;
         }
     }
 
@@ -39,21 +61,68 @@ public final class Router {
      * Routes and runs a request outside a {@link Connection}, for adapters to other HTTP stacks:
      * fills {@code res} with the handler's answer, or with the 404/405/500 (or the thrown
      * {@link HttpException}'s status) a connection would send. Framing headers stay the caller's.
+     * An asynchronous handler is waited for, so call this only where blocking is allowed.
      */
     public void handle(Request req, Response res) {
         res.reset();
         try {
             Route r = req.route != null ? req.route : route(req);
             r.handler.handle(req, res);
-        } catch (HttpException e) {
-            res.reset();
+        } catch (Throwable e) {
+            failed(req, res, e);
+        }
+    }
+
+    /**
+     * Starts the request's handler on the caller's thread and completes when its response is final:
+     * at once for inline and blocking handlers, when the stage completes for asynchronous ones.
+     * Failures become error responses as in {@link #handle}; the returned stage never fails.
+     */
+    public CompletionStage<Void> handleAsync(Request req, Response res) {
+        res.reset();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            Route r = req.route != null ? req.route : route(req);
+            if (r.async == null) {
+                r.handler.handle(req, res);
+                done.complete(null);
+                return done;
+            }
+            CompletionStage<?> stage = r.async.handle(req, res);
+            if (stage == null) {
+                done.complete(null);
+                return done;
+            }
+            stage.whenComplete((value, failure) -> {
+                if (failure != null) {
+                    failed(req, res, unwrap(failure));
+                }
+                done.complete(null);
+            });
+        } catch (Throwable e) {
+            failed(req, res, e);
+            done.complete(null);
+        }
+        return done;
+    }
+
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof java.util.concurrent.CompletionException || t instanceof java.util.concurrent.ExecutionException)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static void failed(Request req, Response res, Throwable e) {
+        res.reset();
+        if (e instanceof HttpException h) {
             if (e instanceof MethodNotAllowed m) {
                 res.header("Allow", m.allow);
             }
-            res.status(e.status()).text(e.status() + " " + HttpStatus.reason(e.status()) + ": " + e.getMessage() + "\n");
-        } catch (Throwable e) {
+            res.status(h.status()).text(h.status() + " " + HttpStatus.reason(h.status()) + ": " + h.getMessage() + "\n");
+        } else {
             org.slf4j.LoggerFactory.getLogger(Router.class).warn("handler for {} failed", req, e);
-            res.reset();
             res.status(500).text("500 Internal Server Error: the handler failed\n");
         }
     }

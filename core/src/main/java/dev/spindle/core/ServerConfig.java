@@ -22,6 +22,8 @@ import java.util.function.Function;
  *   <tr><td>headerTimeout</td><td>spindle.headerTimeoutMs</td><td>10 s</td><td>the read timeout of a request in progress: once its first byte has arrived, the whole request (header section and body) must arrive within it, else 408 and a close</td></tr>
  *   <tr><td>idleTimeout</td><td>spindle.idleTimeoutMs</td><td>60 s</td><td>a connection with no request in progress (new, or kept alive after a response) is closed, without a response, after this long</td></tr>
  *   <tr><td>writeTimeout</td><td>spindle.writeTimeoutMs</td><td>30 s</td><td>output the peer does not read within it (a write that cannot finish) drops the connection</td></tr>
+ *   <tr><td>handlerTimeout</td><td>spindle.handlerTimeoutMs</td><td>30 s</td><td>a blocking or asynchronous handler that has not answered within it is answered 503 and its connection closed; a streamed response body that produces nothing for this long ends its connection</td></tr>
+ *   <tr><td>discardLimit</td><td>spindle.discardLimit</td><td>1 MiB</td><td>request body a handler left unread that is read and dropped to keep the connection; a larger (or announced larger) rest closes the connection after the response instead</td></tr>
  *   <tr><td>drainTimeout</td><td>spindle.drainTimeoutMs</td><td>10 s</td><td>how long close() (and so SIGTERM) waits for in-flight requests before closing the connections still busy</td></tr>
  *   <tr><td>maxConnections</td><td>spindle.maxConnections</td><td>10000</td><td>open connections; one more is answered 503 and closed</td></tr>
  *   <tr><td>queueCapacity</td><td>spindle.queueCapacity</td><td>1024</td><td>ThreadPoolServer: accepted connections waiting for a pool thread; one more is answered 503 and closed</td></tr>
@@ -31,7 +33,7 @@ import java.util.function.Function;
  *   <tr><td>busyPoll</td><td>spindle.busyPoll</td><td>false</td><td>spin on selectNow() before blocking (NIO)</td></tr>
  * </table>
  * Every server honours every limit above, except where its class Javadoc says otherwise (the
- * Netty reference applies no request read timeout, for instance). Strategy modules read
+ * Netty reference, which has its own codec, approximates the request read timeout). Strategy modules read
  * a few options of their own (e.g. {@code spindle.busyPollSpins} and
  * {@code spindle.backlog} for NIO, {@code spindle.netty.transport} for Netty); each documents them
  * in its server's Javadoc.
@@ -49,6 +51,8 @@ public final class ServerConfig {
     private Duration idleTimeout = Duration.ofSeconds(60);
     private Duration writeTimeout = Duration.ofSeconds(30);
     private Duration drainTimeout = Duration.ofSeconds(10);
+    private Duration handlerTimeout = Duration.ofSeconds(30);
+    private long discardLimit = 1L << 20;
     private int maxConnections = 10_000;
     private int queueCapacity = 1024;
     private int readBufferSize = 16 * 1024;
@@ -80,6 +84,8 @@ public final class ServerConfig {
         c.idleTimeout = prop("spindle.idleTimeoutMs", c.idleTimeout, ServerConfig::millis);
         c.writeTimeout = prop("spindle.writeTimeoutMs", c.writeTimeout, ServerConfig::millis);
         c.drainTimeout = prop("spindle.drainTimeoutMs", c.drainTimeout, ServerConfig::millis);
+        c.handlerTimeout = prop("spindle.handlerTimeoutMs", c.handlerTimeout, ServerConfig::millis);
+        c.discardLimit = prop("spindle.discardLimit", c.discardLimit, Long::parseLong);
         c.maxConnections = prop("spindle.maxConnections", c.maxConnections, Integer::parseInt);
         c.queueCapacity = prop("spindle.queueCapacity", c.queueCapacity, Integer::parseInt);
         c.readBufferSize = prop("spindle.readBufferSize", c.readBufferSize, Integer::parseInt);
@@ -119,6 +125,8 @@ public final class ServerConfig {
         c.idleTimeout = idleTimeout;
         c.writeTimeout = writeTimeout;
         c.drainTimeout = drainTimeout;
+        c.handlerTimeout = handlerTimeout;
+        c.discardLimit = discardLimit;
         c.maxConnections = maxConnections;
         c.queueCapacity = queueCapacity;
         c.readBufferSize = readBufferSize;
@@ -143,7 +151,10 @@ public final class ServerConfig {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be 0..65535, got " + port);
         }
-        for (Duration d : new Duration[] {headerTimeout, idleTimeout, writeTimeout, drainTimeout}) {
+        if (discardLimit < 0) {
+            throw new IllegalArgumentException("discardLimit must not be negative, got " + discardLimit);
+        }
+        for (Duration d : new Duration[] {headerTimeout, idleTimeout, writeTimeout, drainTimeout, handlerTimeout}) {
             if (d.isNegative() || d.isZero()) {
                 throw new IllegalArgumentException("timeouts must be positive, got " + d);
             }
@@ -175,6 +186,8 @@ public final class ServerConfig {
     public ServerConfig idleTimeout(Duration d) { return with(c -> c.idleTimeout = Objects.requireNonNull(d)); }
     public ServerConfig writeTimeout(Duration d) { return with(c -> c.writeTimeout = Objects.requireNonNull(d)); }
     public ServerConfig drainTimeout(Duration d) { return with(c -> c.drainTimeout = Objects.requireNonNull(d)); }
+    public ServerConfig handlerTimeout(Duration d) { return with(c -> c.handlerTimeout = Objects.requireNonNull(d)); }
+    public ServerConfig discardLimit(long bytes) { return with(c -> c.discardLimit = bytes); }
     public ServerConfig maxConnections(int count) { return with(c -> c.maxConnections = count); }
     public ServerConfig queueCapacity(int count) { return with(c -> c.queueCapacity = count); }
     public ServerConfig readBufferSize(int bytes) { return with(c -> c.readBufferSize = bytes); }
@@ -194,6 +207,8 @@ public final class ServerConfig {
     public Duration idleTimeout() { return idleTimeout; }
     public Duration writeTimeout() { return writeTimeout; }
     public Duration drainTimeout() { return drainTimeout; }
+    public Duration handlerTimeout() { return handlerTimeout; }
+    public long discardLimit() { return discardLimit; }
     public int maxConnections() { return maxConnections; }
     public int queueCapacity() { return queueCapacity; }
     public int readBufferSize() { return readBufferSize; }

@@ -30,7 +30,7 @@ public final class BenchAccess {
         public int parseAll(ByteBuffer src) {
             in.append(src);
             int n = 0;
-            while (parser.parse(in, request) == RequestParser.COMPLETE) {
+            while (parser.parseBuffered(in, request) == RequestParser.COMPLETE) {
                 in.consume(parser.consumed());
                 n += 1 + request.headerCount;
             }

@@ -53,7 +53,7 @@ public final class FuzzAccess {
         try {
             for (byte[] piece : pieces) {
                 in.append(ByteBuffer.wrap(piece));
-                while (parser.parse(in, req) == RequestParser.COMPLETE) {
+                while (parser.parseBuffered(in, req) == RequestParser.COMPLETE) {
                     int consumed = parser.consumed();
                     if (consumed <= 0 || consumed > in.available()) {
                         throw new IllegalStateException("parser consumed " + consumed + " of " + in.available() + " bytes");

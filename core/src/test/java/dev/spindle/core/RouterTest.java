@@ -40,7 +40,7 @@ class RouterTest {
         in.append(ByteBuffer.wrap(raw));
         Request req = new Request();
         RequestParser parser = new RequestParser(ServerConfig.defaults());
-        assertThat(parser.parse(in, req)).as("parsing %s %s", method, target).isEqualTo(RequestParser.COMPLETE);
+        assertThat(parser.parseBuffered(in, req)).as("parsing %s %s", method, target).isEqualTo(RequestParser.COMPLETE);
         return req;
     }
 
@@ -162,9 +162,8 @@ class RouterTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource
     void malformedPercentEncodingInAPathVariableIs400(String target) {
-        Request req = parse("GET", target);
-        ROUTER.route(req);
-        assertThatThrownBy(() -> req.pathParam("id"))
+        assertThatThrownBy(() -> parse("GET", target))
+                .as("the parser rejects it before any route sees it")
                 .isInstanceOf(HttpException.class)
                 .extracting(e -> ((HttpException) e).status()).isEqualTo(400);
     }
@@ -198,7 +197,6 @@ class RouterTest {
                 Arguments.of("/search?q=a=b", "q", "a=b"),
                 Arguments.of("/search?q=a%26b&r=1", "q", "a&b"),
                 Arguments.of("/search?a=1&&q=3&", "q", "3"),
-                Arguments.of("/search?a=%zz&q=ok", "q", "ok"),
                 Arguments.of("http://example.com/search?q=abs", "q", "abs"));
     }
 
@@ -211,8 +209,8 @@ class RouterTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource
     void malformedPercentEncodingInAQueryValueIs400(String target) {
-        Request req = parse("GET", target);
-        assertThatThrownBy(() -> req.queryParam("q"))
+        assertThatThrownBy(() -> parse("GET", target))
+                .as("the parser rejects it before any handler sees it")
                 .isInstanceOf(HttpException.class)
                 .extracting(e -> ((HttpException) e).status()).isEqualTo(400);
     }

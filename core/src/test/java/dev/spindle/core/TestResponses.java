@@ -134,10 +134,33 @@ final class TestResponses {
             boolean noBody = status < 200 || status == 204 || status == 304 || bodiless.contains(out.size());
             if (!noBody) {
                 String cl = null;
+                boolean chunked = false;
                 for (Field f : headers) {
                     if (f.name().equalsIgnoreCase("Content-Length")) {
                         cl = f.value();
                     }
+                    chunked |= f.name().equalsIgnoreCase("Transfer-Encoding") && f.value().equalsIgnoreCase("chunked");
+                }
+                if (chunked) {
+                    java.io.ByteArrayOutputStream decoded = new java.io.ByteArrayOutputStream();
+                    while (true) {
+                        int lineEnd = indexOf(data, pos, "\r\n");
+                        assertThat(lineEnd).as("chunk size line of response %d", out.size()).isGreaterThan(pos);
+                        int size = Integer.parseInt(new String(data, pos, lineEnd - pos, StandardCharsets.ISO_8859_1).strip(), 16);
+                        pos = lineEnd + 2;
+                        if (size == 0) {
+                            assertThat(indexOf(data, pos, "\r\n")).as("no trailers, then the end").isEqualTo(pos);
+                            pos += 2;
+                            break;
+                        }
+                        decoded.write(data, pos, size);
+                        pos += size;
+                        assertThat(new String(data, pos, 2, StandardCharsets.ISO_8859_1)).as("CRLF after chunk data").isEqualTo("\r\n");
+                        pos += 2;
+                    }
+                    HttpResponse r = new HttpResponse(status, m.group(2), headers, decoded.toByteArray());
+                    out.add(r);
+                    continue;
                 }
                 assertThat(cl).as("Content-Length of response %d", out.size()).isNotNull();
                 int len = Integer.parseInt(cl);

@@ -1,25 +1,36 @@
 package dev.spindle.iouring;
 
 import dev.spindle.core.Connection;
+import dev.spindle.core.LoopContext;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * One accepted socket on one {@link RingWorker}: its fd, slot and generation (the user_data of
  * its operations), the core connection, and the ring's bookkeeping. Touched only by the ring
- * thread, except {@link #run()}, which a blocking handler's virtual thread calls when it finishes.
+ * thread, except {@link #run()}, the core's wakeup, which any thread may call.
  */
 final class RingConnection implements Runnable {
     static final int OPEN = 0;
-    /** Output shut down after the last response; reading and discarding until EOF or the deadline. */
-    static final int LINGERING = 1;
     /** The fd is closed; the slot is freed once no operation of it is in flight. */
-    static final int CLOSED = 2;
+    static final int CLOSED = 1;
+
+    private static final VarHandle RESUME_QUEUED;
+
+    static {
+        try {
+            RESUME_QUEUED = MethodHandles.lookup().findVarHandle(RingConnection.class, "resumeQueued", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     final RingWorker worker;
     final int fd;
     final int slot;
     final int generation;
-    /** Null for a socket that is only answered 503 and closed. */
+    /** Serves the socket: a connection of the server's, or one that only answers 503 and closes. */
     final Connection core;
     /** Whether it counts against maxConnections. */
     final boolean counted;
@@ -34,29 +45,18 @@ final class RingConnection implements Runnable {
     boolean recvArmed;
     boolean recvCancelling;
     boolean sendInFlight;
-    /** The peer closed its sending side: never receive again. */
-    boolean inputEnded;
-    /** Send what is pending (and {@link #extra}), then close: no more requests are processed. */
-    boolean finishing;
+    /** The output was shut down because the core lingers. */
+    boolean outputShut;
     boolean dirty;
+    /** In the worker's queue of connections to resume; wakeups meanwhile add nothing. */
+    @SuppressWarnings("unused") // through RESUME_QUEUED
+    private volatile boolean resumeQueued;
 
-    /** The native buffer of the send in flight, and what it carries. */
+    /** The native buffer of the send in flight, and how many bytes of it were submitted. */
     MemorySegment sendBuffer;
     int sendLength;
-    boolean sendingExtra;
-    /** A complete response written after the core's output (408, 503), or null. */
-    byte[] extra;
-    int extraSent;
 
-    long lastActivity;
-    /** When the rest of a started request began to be awaited, or 0. */
-    long requestStarted;
-    /** By when the send in flight must complete, or 0. */
-    long writeDeadline;
-    long lingerDeadline;
-    long lingerBytes;
-
-    RingConnection(RingWorker worker, int fd, int slot, int generation, boolean serve, boolean counted) {
+    RingConnection(RingWorker worker, LoopContext context, int fd, int slot, int generation, boolean counted) {
         this.worker = worker;
         this.fd = fd;
         this.slot = slot;
@@ -64,27 +64,25 @@ final class RingConnection implements Runnable {
         this.counted = counted;
         this.recvData = UserData.encode(UserData.RECV, slot, generation);
         this.sendData = UserData.encode(UserData.SEND, slot, generation);
-        this.core = serve ? new Connection(worker.router(), worker.config(), worker.blockingExecutor(), this) : null;
+        this.core = counted ? context.newConnection(this) : context.rejectedConnection();
     }
 
-    /** The core's wakeup: a blocking handler finished; hand the connection back to its ring. */
+    /** The core's wakeup (a handler finished, a streamed body moved): the ring resumes it on its own thread. */
     @Override
     public void run() {
-        worker.resumeLater(this);
+        if (RESUME_QUEUED.compareAndSet(this, false, true)) {
+            worker.resumeLater(this);
+        }
     }
 
-    boolean hasOutput() {
-        return (core != null && core.hasOutbound()) || extra != null;
+    /** Called by the ring thread as it takes the connection from the queue, before it resumes the core. */
+    void dequeued() {
+        RESUME_QUEUED.setVolatile(this, false);
     }
 
     /** Nothing in progress: safe to close for idleness or shutdown. */
     boolean isIdle() {
-        return state == OPEN && core != null && !finishing && extra == null && !sendInFlight && core.isIdle();
-    }
-
-    /** Everything this connection will ever send has been handed out. */
-    boolean isDone() {
-        return core == null || finishing || core.shouldClose();
+        return state == OPEN && !sendInFlight && core.isIdle();
     }
 
     @Override

@@ -1,8 +1,8 @@
 package dev.spindle.iouring;
 
 import dev.spindle.core.Connection;
-import dev.spindle.core.Router;
-import dev.spindle.core.ServerConfig;
+import dev.spindle.core.EventLoopServer;
+import dev.spindle.core.LoopContext;
 import dev.spindle.iouring.ffi.LibUring;
 import dev.spindle.iouring.ffi.Libc;
 import java.io.IOException;
@@ -14,8 +14,9 @@ import java.util.Arrays;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,49 +25,45 @@ import org.slf4j.LoggerFactory;
  * One ring on one platform thread, serving the connections its own SO_REUSEPORT listening socket
  * accepts. Each iteration makes one liburing call ({@link Ring#submitAndWait}: submit everything
  * prepared, wait for a completion or the next timer), then handles every completion, recycles the
- * receive buffers, resumes connections whose blocking handler finished, and prepares what the
- * connections that changed need: one send carrying all their pending output, or a (re-)armed
- * multishot recv. Back-pressure: when bytes arrive for a connection that does not want input
- * (output above the high-water mark, or a blocking handler running), its recv is cancelled, and
- * re-armed once the connection wants input again.
+ * receive buffers, resumes connections whose core asked for it (a handler finished, a streamed
+ * body moved), and does what the core of each connection that changed answers: one send carrying
+ * its pending output, a close, a shutdown of the output while it lingers, or a (re-)armed
+ * multishot recv while it wants input. Back-pressure: when bytes arrive for a connection that does
+ * not want input (output above the high-water mark, a handler running, a body consumer behind),
+ * its recv is cancelled, and re-armed once the connection wants input again.
  *
  * <p>Operations: a multishot accept on the listening socket; per connection a multishot recv
  * with buffer selection from the worker's {@link BufferRing} (re-armed when a completion lacks
  * {@code IORING_CQE_F_MORE}, including after {@code ENOBUFS}) and at most one send; a read on an
  * eventfd that other threads write to wake the ring (a ring set up with {@code SINGLE_ISSUER}
- * takes submissions from its own thread only). Timers (idle, header, write and linger deadlines;
- * accept back-off; the shutdown drain) are checked by a scan every {@value #SCAN_MILLIS} ms, which
- * bounds each wait. A kernel error on one connection ({@code ECONNRESET}, {@code EPIPE},
+ * takes submissions from its own thread only). A scan every {@value #SCAN_MILLIS} ms, which bounds
+ * each wait, lets every core apply its timeouts ({@link Connection#tick}) and checks the accept
+ * back-off and the shutdown drain. Every byte sent comes from the core, copied into a native
+ * buffer for the send. A kernel error on one connection ({@code ECONNRESET}, {@code EPIPE},
  * {@code ECANCELED}, ...) closes that connection only.
  */
-final class RingWorker implements Runnable, CompletionQueue.Handler {
+final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler {
     private static final Logger log = LoggerFactory.getLogger(RingWorker.class);
 
     static final long SCAN_MILLIS = 250;
     private static final long SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(SCAN_MILLIS);
     private static final long SHUTDOWN_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-    private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-    private static final int LINGER_BYTES = 1 << 20;
     private static final long ACCEPT_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** How long termination waits for the kernel to finish cancelled operations. */
     private static final long TEARDOWN_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final int BGID = 0;
-    private static final byte[] TOO_MANY_CONNECTIONS = Connection.rejection(503, "too many connections");
-    private static final byte[] REQUEST_TIMEOUT = Connection.rejection(408, "request not received in time");
+    private static final long START_TIMEOUT_SECONDS = 10;
 
     private static final long ACCEPT_DATA = UserData.encode(UserData.ACCEPT, 0, 0);
     private static final long EVENTFD_DATA = UserData.encode(UserData.EVENTFD, 0, 0);
     private static final long CANCEL_DATA = UserData.encode(UserData.CANCEL, 0, 0);
 
-    private final IoUringServer server;
+    private final LoopContext context;
     private final String name;
     private final Tuning tuning;
     private final int listenFd;
-    private final long idleNanos;
-    private final long headerNanos;
-    private final long writeNanos;
-    private final int highWater;
-    final CompletableFuture<Void> ready = new CompletableFuture<>();
+    private final CompletableFuture<Void> ready = new CompletableFuture<>();
+    private final AtomicBoolean ran = new AtomicBoolean();
 
     private final Queue<RingConnection> resumed = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean wakePending = new AtomicBoolean();
@@ -104,55 +101,66 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
     volatile long shortSends;
     volatile long backPressureCancels;
 
-    RingWorker(IoUringServer server, String name, int listenFd, Tuning tuning) {
-        this.server = server;
+    /** A ring serving {@code listenFd}, which it owns from now on (closes it when it stops or is discarded). */
+    RingWorker(LoopContext context, String name, int listenFd, Tuning tuning) {
+        this.context = context;
         this.name = name;
         this.listenFd = listenFd;
         this.tuning = tuning;
-        ServerConfig config = server.config();
-        this.idleNanos = config.idleTimeout().toNanos();
-        this.headerNanos = config.headerTimeout().toNanos();
-        this.writeNanos = config.writeTimeout().toNanos();
-        this.highWater = config.writeHighWaterMark();
     }
 
-    String name() {
+    @Override
+    public String name() {
         return name;
     }
 
-    Router router() {
-        return server.router();
-    }
-
-    ServerConfig config() {
-        return server.config();
-    }
-
-    Executor blockingExecutor() {
-        return server.blockingExecutor();
-    }
-
-
-    /** From a blocking handler's thread: the connection can go on; the ring resumes and sends it. */
+    /** From any thread (the core's wakeup): the ring thread resumes the connection and acts on it. */
     void resumeLater(RingConnection c) {
         resumed.offer(c);
-        wake();
+        wakeup();
     }
 
     /**
      * Makes the ring thread leave its wait: one eventfd write while no wakeup is pending (the ring
      * clears the flag when the eventfd read completes, then drains the queue).
      */
-    void wake() {
+    @Override
+    public void wakeup() {
         int fd = eventFd;
         if (fd >= 0 && !wakePending.getAndSet(true)) {
             Libc.eventfd_write(fd, 1L);
         }
     }
 
+    /** Waits for the ring, set up on its own thread (SINGLE_ISSUER), to accept connections. */
+    @Override
+    public void awaitReady() throws IOException {
+        try {
+            ready.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw cause instanceof IOException io ? io : new IOException(cause.getMessage(), cause);
+        } catch (TimeoutException e) {
+            throw new IOException(name + " did not start within " + START_TIMEOUT_SECONDS + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while starting " + name, e);
+        }
+    }
+
+    @Override
+    public void discard() {
+        if (ran.compareAndSet(false, true)) {
+            Sockets.closeQuietly(listenFd);
+        }
+    }
 
     @Override
     public void run() {
+        if (!ran.compareAndSet(false, true)) {
+            ready.completeExceptionally(new IOException(name + " was discarded before it ran"));
+            return;
+        }
         try {
             setUp();
         } catch (Throwable t) {
@@ -202,10 +210,10 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
         now = System.nanoTime();
         nextScan = now + SCAN_NANOS;
         while (true) {
-            if (!shuttingDown && server.isClosing()) {
+            if (!shuttingDown && context.isClosing()) {
                 beginShutdown();
             }
-            if (shuttingDown && (liveCount == 0 || now - server.drainDeadline() >= 0)) {
+            if (shuttingDown && (liveCount == 0 || now - context.drainDeadline() >= 0)) {
                 return;
             }
             int ret = ring.submitAndWait(resumed.isEmpty() ? nextScan - now : 0);
@@ -281,31 +289,16 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
                 return;
             }
             if (res > 0) {
-                c.lastActivity = now;
-                if (c.state == RingConnection.LINGERING || c.finishing || c.core == null) {
-                    c.lingerBytes += res;
-                    if (c.lingerBytes > LINGER_BYTES) {
-                        close(c);
-                        return;
-                    }
-                } else {
-                    boolean paused = !c.core.wantsInput();
-                    c.core.received(buffers.memory(), buffers.offset(bid), res);
-                    if (paused && c.recvArmed && !c.recvCancelling) {
-                        // bytes keep coming while output is backed up or a handler runs: stop receiving
-                        cancelRecv(c);
-                        backPressureCancels++;
-                    }
+                boolean paused = !c.core.wantsInput();
+                // the core keeps (or, once finished, drops) what it did not want
+                c.core.received(buffers.memory(), buffers.offset(bid), res);
+                if (paused && c.recvArmed && !c.recvCancelling) {
+                    // bytes keep coming while output is backed up, a handler runs or a body consumer lags: stop receiving
+                    cancelRecv(c);
+                    backPressureCancels++;
                 }
             } else if (res == 0) {
-                c.inputEnded = true;
-                if (c.state == RingConnection.LINGERING) {
-                    close(c);
-                    return;
-                }
-                if (c.core != null && !c.finishing) {
-                    c.core.endOfInput();
-                }
+                c.core.endOfInput();
             } else if (res == -Libc.ENOBUFS()) {
                 noBufferRearms++;
             } else if (res != -Libc.ECANCELED() && res != -Libc.EINTR() && res != -Libc.EAGAIN()) {
@@ -325,34 +318,30 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
     }
 
 
-    /** Copies as much pending output as one send buffer holds into it and submits the send. */
-    private void submitSend(RingConnection c) {
-        byte[] array;
-        int offset;
-        int pending;
-        boolean extra = c.core == null || !c.core.hasOutbound();
-        if (extra) {
-            array = c.extra;
-            offset = c.extraSent;
-            pending = array.length - offset;
-        } else {
-            ByteBuffer out = c.core.outbound();
-            array = out.array();
-            offset = out.arrayOffset() + out.position();
-            pending = out.remaining();
+    /**
+     * Copies as much of the core's pending output as one send buffer holds into it and submits the
+     * send; false if nothing was pending. The bytes stay pending in the core until
+     * {@link Connection#written} reports them, so the copy is always of its first pending bytes.
+     */
+    private boolean submitSend(RingConnection c) {
+        ByteBuffer out = c.core.outbound();
+        int pending = out.remaining();
+        if (pending == 0) {
+            return false;
         }
         MemorySegment buffer = sendBuffers.acquire(pending);
         int length = (int) Math.min(pending, buffer.byteSize());
-        MemorySegment.copy(array, offset, buffer, ValueLayout.JAVA_BYTE, 0, length);
+        if (out.hasArray()) {
+            MemorySegment.copy(out.array(), out.arrayOffset() + out.position(), buffer, ValueLayout.JAVA_BYTE, 0, length);
+        } else {
+            MemorySegment.copy(MemorySegment.ofBuffer(out), 0, buffer, 0, length);
+        }
         sq.send(c.fd, buffer, length, Libc.MSG_NOSIGNAL(), c.sendData);
         c.sendBuffer = buffer;
         c.sendLength = length;
-        c.sendingExtra = extra;
         c.sendInFlight = true;
         c.inflight++;
-        if (c.writeDeadline == 0) {
-            c.writeDeadline = now + writeNanos;
-        }
+        return true;
     }
 
     private void onSend(long userData, int res) {
@@ -380,26 +369,11 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
                 close(c);
                 return;
             }
-            if (c.sendingExtra) {
-                c.extraSent += res;
-                if (c.extraSent == c.extra.length) {
-                    c.extra = null;
-                    c.extraSent = 0;
-                }
-            } else {
-                Connection core = c.core;
-                boolean wasHigh = core.outboundBytes() >= highWater;
-                core.written(res);
-                if (wasHigh && core.outboundBytes() < highWater) {
-                    core.resume();
-                }
-            }
-            c.lastActivity = now;
             if (res < c.sendLength) {
                 shortSends++;
-            } else {
-                c.writeDeadline = 0;
             }
+            // resumes the core by itself once the output is below the high-water mark
+            c.core.written(res);
             markDirty(c);
         } catch (RuntimeException e) {
             log.warn("{}: connection {} failed; closing it", name, c, e);
@@ -434,58 +408,50 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
     }
 
     /**
-     * Submits a send of pending output if none is in flight, finishes the connection once all is
-     * sent, and re-arms the multishot recv when the connection wants input and has none armed.
+     * Acts on what the core answers: closes the connection when it should close, submits a send of
+     * pending output if none is in flight, shuts the output down once when it lingers, closes it
+     * when idle during a shutdown, and arms the multishot recv when it wants input and has none.
      */
     private void flush(RingConnection c) {
         if (c.state == RingConnection.CLOSED) {
             return;
         }
-        if (c.state == RingConnection.OPEN && !c.sendInFlight) {
-            if (c.hasOutput()) {
-                submitSend(c);
-            } else if (c.isDone()) {
-                finish(c);
-                if (c.state == RingConnection.CLOSED) {
-                    return;
+        Connection core = c.core;
+        if (core.shouldClose()) {
+            close(c);
+            return;
+        }
+        if (!c.sendInFlight && !(core.hasOutbound() && submitSend(c))) {
+            if (core.isLingering()) {
+                if (!c.outputShut) {
+                    c.outputShut = true;
+                    if (Libc.shutdown(c.fd, Libc.SHUT_WR()) < 0) {
+                        close(c);
+                        return;
+                    }
                 }
-            } else if (shuttingDown && c.isIdle()) {
+            } else if (shuttingDown && core.isIdle()) {
                 close(c);
                 return;
             }
         }
-        boolean wantRecv;
-        if (c.inputEnded) {
-            wantRecv = false;
-        } else if (c.state == RingConnection.LINGERING || c.core == null || c.finishing) {
-            wantRecv = true; // discard what still arrives, so that it cannot turn the close into a reset
-        } else {
-            wantRecv = c.core.wantsInput();
-        }
         // A connection that does not want input keeps its recv armed until bytes actually arrive
         // (then onRecv cancels it): a client that waits for its response costs no cancel and re-arm.
-        if (wantRecv && !c.recvArmed) {
+        if (!c.recvArmed && core.wantsInput()) {
             armRecv(c);
             recvRearms++;
-        }
-        if (c.state == RingConnection.OPEN && wantRecv && c.core != null && !c.finishing && c.core.hasPartialRequest()) {
-            if (c.requestStarted == 0) {
-                c.requestStarted = now;
-            }
-        } else {
-            c.requestStarted = 0;
         }
     }
 
     private void runResumed() {
         RingConnection c;
         while ((c = resumed.poll()) != null) {
-            if (c.state != RingConnection.OPEN || c.core == null) {
+            c.dequeued();
+            if (c.state != RingConnection.OPEN) {
                 continue;
             }
             try {
                 c.core.resume();
-                c.lastActivity = now;
                 markDirty(c);
             } catch (RuntimeException e) {
                 log.warn("{}: connection {} failed; closing it", name, c, e);
@@ -495,33 +461,22 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
     }
 
 
-    /** All output is sent and the connection is done: close, lingering unless the peer already closed. */
-    private void finish(RingConnection c) {
-        if (c.inputEnded) {
-            close(c);
-            return;
-        }
-        if (Libc.shutdown(c.fd, Libc.SHUT_WR()) < 0) {
-            close(c);
-            return;
-        }
-        c.state = RingConnection.LINGERING;
-        c.lingerDeadline = now + LINGER_NANOS;
-        c.lingerBytes = 0;
-        c.requestStarted = 0;
-        c.writeDeadline = 0;
-    }
-
     /**
-     * Closes the fd at once and cancels the connection's operations; the slot is freed when the
-     * last of them has completed ({@link #release}), so the kernel never writes into, or reads
-     * from, memory of a later occupant.
+     * Closes the fd at once, cancels the connection's operations and tells the core, which releases
+     * a streamed body's producer, file or consumer; the slot is freed when the last operation has
+     * completed ({@link #release}), so the kernel never writes into, or reads from, memory of a
+     * later occupant.
      */
     private void close(RingConnection c) {
         if (c.state == RingConnection.CLOSED) {
             return;
         }
         c.state = RingConnection.CLOSED;
+        try {
+            c.core.closed();
+        } catch (RuntimeException e) {
+            log.warn("{}: releasing the connection {} failed", name, c, e);
+        }
         if (c.recvArmed && !c.recvCancelling) {
             cancelRecv(c);
         }
@@ -531,7 +486,7 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
         Libc.close(c.fd);
         removeLive(c);
         if (c.counted) {
-            server.releaseConnection();
+            context.releaseConnection();
         }
         release(c);
     }
@@ -581,34 +536,31 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
             return;
         }
         Sockets.noDelay(fd, one);
-        boolean counted = server.tryAcquireConnection();
+        boolean counted = context.tryAcquireConnection();
         RingConnection c;
         try {
             c = newConnection(fd, counted);
         } catch (RuntimeException e) {
             log.warn("{}: cannot serve a new connection: {}", name, e.toString());
             if (counted) {
-                server.releaseConnection();
+                context.releaseConnection();
             }
             Libc.close(fd);
             return;
         }
         if (!counted) {
             log.debug("{}: too many connections; rejecting {}", name, c);
-            c.extra = TOO_MANY_CONNECTIONS;
-            c.finishing = true;
         }
-        c.lastActivity = now;
-        armRecv(c);
-        if (!counted) {
-            markDirty(c);
-        }
+        // its idle time starts now, not at the next scan
+        c.core.tick(now);
+        markDirty(c);
     }
 
-    private RingConnection newConnection(int fd, boolean serve) {
+    private RingConnection newConnection(int fd, boolean counted) {
         int slot;
-        if (freeCount > 0) {
-            slot = freeSlots[--freeCount];
+        boolean reused = freeCount > 0;
+        if (reused) {
+            slot = freeSlots[freeCount - 1];
         } else {
             slot = slotsUsed + freeCount;
             if (slot >= UserData.MAX_SLOTS) {
@@ -618,7 +570,11 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
                 slots = Arrays.copyOf(slots, slots.length * 2);
             }
         }
-        RingConnection c = new RingConnection(this, fd, slot, ++generation, serve, serve);
+        RingConnection c = new RingConnection(this, context, fd, slot, ++generation, counted);
+        if (reused) {
+            // taken only now: a core that failed to be created leaves the slot free
+            freeCount--;
+        }
         slots[slot] = c;
         slotsUsed++;
         addLive(c);
@@ -643,6 +599,7 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
     }
 
 
+    /** Lets every core apply its timeouts at {@link #now}, then acts on what each answers. */
     private void scan() {
         if (listening && !acceptArmed && now - acceptPausedUntil >= 0) {
             armAccept();
@@ -653,43 +610,14 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
             }
             RingConnection c = live[i];
             try {
-                check(c);
+                c.core.tick(now);
+                markDirty(c);
             } catch (RuntimeException e) {
                 log.warn("{}: connection {} failed; closing it", name, c, e);
                 close(c);
             }
         }
         flushDirty();
-    }
-
-    private void check(RingConnection c) {
-        if (c.state == RingConnection.LINGERING) {
-            if (now - c.lingerDeadline >= 0) {
-                close(c);
-            }
-            return;
-        }
-        if (c.writeDeadline != 0 && now - c.writeDeadline >= 0) {
-            log.debug("{}: write timeout on {}", name, c);
-            close(c);
-            return;
-        }
-        if (c.isIdle()) {
-            if (shuttingDown || now - c.lastActivity >= idleNanos) {
-                close(c);
-            }
-            return;
-        }
-        if (c.requestStarted != 0 && now - c.requestStarted >= headerNanos) {
-            log.debug("{}: request timeout on {}", name, c);
-            c.requestStarted = 0;
-            if (!c.sendInFlight && !c.hasOutput()) {
-                c.extra = REQUEST_TIMEOUT;
-                c.extraSent = 0;
-            }
-            c.finishing = true;
-            markDirty(c);
-        }
     }
 
     /** Stops accepting, closes idle connections and makes busy ones close after their response. */
@@ -703,7 +631,7 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
             RingConnection c = live[i];
             if (c.isIdle()) {
                 close(c);
-            } else if (c.core != null && c.state == RingConnection.OPEN) {
+            } else if (c.state == RingConnection.OPEN) {
                 c.core.closeAfterResponse();
             }
         }
@@ -733,7 +661,7 @@ final class RingWorker implements Runnable, CompletionQueue.Handler {
                     continue;
                 }
                 RingConnection c = live[i];
-                if (c.state == RingConnection.OPEN && !c.isIdle() && c.core != null) {
+                if (c.counted && c.state == RingConnection.OPEN && !c.isIdle() && !c.core.isFinished()) {
                     busy++;
                 }
                 close(c);

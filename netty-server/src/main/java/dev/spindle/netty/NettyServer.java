@@ -1,6 +1,5 @@
 package dev.spindle.netty;
 
-import dev.spindle.core.Connection;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Launcher;
 import dev.spindle.core.Router;
@@ -8,9 +7,7 @@ import dev.spindle.core.ServerConfig;
 import dev.spindle.core.ServerLifecycle;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
@@ -18,8 +15,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
@@ -40,24 +37,36 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Pipeline per connection:
  * <pre>
- *   ReadGate                                             no read while autoRead is off, whoever asks
- *   IdleStateHandler(reader idle = idleTimeout)          closes idle keep-alive connections
- *   HttpServerCodec(maxInitialLineLength, maxHeaderSize)  Netty's HTTP/1.1 parser and encoder
- *   RequestChecks                                         version 505, header count 431, Host 400
- *   HttpObjectAggregator(maxBodySize)                     whole requests; 100-continue; 413 itself
- *   RouterHandler                                         core Router, keep-alive, pipelining order,
- *                                                         blocking routes on virtual threads
+ *   ReadGate                                  no read while autoRead is off, whoever asks
+ *   RouterHandler's input watch               a request's first bytes start the read timeout;
+ *                                             drops input while a finished connection lingers
+ *   IdleStateHandler(observeOutput,           all idle: closes idle keep-alive connections;
+ *     writer = writeTimeout, all = idleTimeout) writer idle with output pending: the write timeout
+ *   HttpServerCodec(maxInitialLineLength,     Netty's HTTP/1.1 parser and encoder
+ *     maxHeaderSize)
+ *   RequestChecks                             what Netty leaves to the app: target 400, version 505,
+ *                                             header count 431, Host and transfer codings 400/501
+ *   ChunkedWriteHandler                       streamed response bodies, as the channel drains
+ *   RouterHandler                             core Router: bodies joined or streamed, handlers
+ *                                             inline, blocking or asynchronous, pipelining order,
+ *                                             keep-alive, timeouts, lingering close
  * </pre>
- * {@code HttpServerExpectContinueHandler} is not installed: its Javadoc reserves it for pipelines
- * without an aggregator, since {@link HttpObjectAggregator} answers {@code Expect: 100-continue}
- * itself (100, or 413 when the announced body is too large, or 417 for other expectations).
+ * A connection beyond {@code maxConnections} gets a pipeline of one {@link Rejecting} handler instead.
+ * There is no {@code HttpObjectAggregator}: whether a request's body is joined (inline routes) or
+ * streamed to its handler (blocking and asynchronous routes, so an upload as large as maxBodySize
+ * allows passes in bounded memory) depends on its route, which {@link RouterHandler} knows once
+ * the header section is decoded; it also answers {@code Expect: 100-continue} (at once for inline
+ * routes, when the handler first reads for streamed ones; 417 for other expectations).
  *
  * <p>Threads: one acceptor event loop ("boss") plus {@link ServerConfig#workers()} worker event loops
- * that own the connections, all of the chosen {@link NettyTransport}; blocking routes run on
- * virtual threads. Options: {@code SO_REUSEADDR}, backlog 1024 on the listener; {@code TCP_NODELAY}
- * and a write-buffer high-water mark of {@link ServerConfig#writeHighWaterMark()} on connections
- * (reading pauses while a connection is not writable). Buffers come from Netty's default
- * allocator (pooled; the adaptive allocator in 4.2).
+ * that own the connections, all of the chosen {@link NettyTransport}; blocking handlers and the
+ * producers of streamed response bodies run on virtual threads; asynchronous handlers start on the
+ * event loop and are answered there when their stage completes. Options: {@code SO_REUSEADDR},
+ * backlog 1024 on the listener; {@code TCP_NODELAY} and a write-buffer high-water mark of
+ * {@link ServerConfig#writeHighWaterMark()} on connections (reading pauses while a connection is not
+ * writable). Buffers come from Netty's default allocator (pooled; the adaptive allocator in 4.2).
+ * Files are sent as {@link io.netty.channel.DefaultFileRegion}s (zero-copy) where the transport
+ * allows it (NIO, epoll; io_uring when the kernel has {@code splice}), else in chunks.
  *
  * <p>Command line ({@link Launcher}): {@code NettyServer <port> [workers]}; the transport is chosen by
  * {@code -Dspindle.netty.transport=nio|epoll|io_uring}, by default the best available (io_uring,
@@ -70,25 +79,32 @@ import org.slf4j.LoggerFactory;
  * blocking route get near it; the benchmark's 16-deep pipelining does not.
  *
  * <p>ServerConfig settings honoured: host, port, workers, maxRequestLineLength (414),
- * maxHeaderSize (431), maxHeaderCount (431), maxBodySize (413, by Netty), keepAlive, idleTimeout,
- * drainTimeout, maxConnections (503), writeHighWaterMark, and writeTimeout as the longest a
- * connection may stay unwritable (output above the high-water mark that the peer does not read;
- * a timer runs only then, not per write). Not applied: headerTimeout (Netty has no per-request
- * deadline), readBufferSize (Netty sizes reads adaptively), directBuffers and busyPoll (NIO-engine
- * options).
+ * maxHeaderSize (431), maxHeaderCount (431), maxBodySize (413, streamed bodies too), keepAlive, drainTimeout,
+ * maxConnections (503, through the core's rejecting connection), writeHighWaterMark, discardLimit,
+ * and the timeouts: idleTimeout (no request in progress and no traffic either way), writeTimeout
+ * (output pending and none of it taken by the peer for that long), handlerTimeout (503 and a close;
+ * a streamed response body that produces nothing for that long closes its connection) and
+ * headerTimeout (408 and a close when a request whose first bytes arrived is not complete in time;
+ * for a streamed body, when no bytes came for that long while its handler waited for them). Not
+ * applied: readBufferSize (Netty sizes reads adaptively), directBuffers and busyPoll (NIO-engine
+ * options). One approximation: Netty's decoder does not say whether it holds the start of another
+ * request, so a request that begins in the same read that ends the previous one and then stalls is
+ * closed by the idle timeout, without a 408.
  */
 public final class NettyServer implements HttpServer {
     private static final Logger log = LoggerFactory.getLogger(NettyServer.class);
     private static final long QUIET_PERIOD_MILLIS = 50;
-    private static final byte[] TOO_MANY_CONNECTIONS = Connection.rejection(503, "too many connections");
+    /** Largest body piece the decoder hands over at once (Netty's default is 8 KiB): fewer messages for large bodies. */
+    private static final int MAX_CHUNK_SIZE = 64 * 1024;
 
     private final ServerConfig config;
     private final Router router;
     private final NettyTransport transport;
     private final ServerLifecycle lifecycle = new ServerLifecycle("NettyServer");
     private final AtomicInteger connections = new AtomicInteger();
-    private final AtomicInteger blockingInFlight = new AtomicInteger();
+    private final AtomicInteger callsInFlight = new AtomicInteger();
     private volatile boolean draining;
+    private boolean fileRegions;
     private EventLoopGroup boss;
     private EventLoopGroup workers;
     private ExecutorService blockingExecutor;
@@ -103,6 +119,7 @@ public final class NettyServer implements HttpServer {
         this.config = config;
         this.router = router;
         this.transport = transport;
+        this.fileRegions = transport.supportsFileRegion();
     }
 
     public static void main(String[] args) {
@@ -156,20 +173,35 @@ public final class NettyServer implements HttpServer {
         protected void initChannel(Channel ch) {
             if (connections.incrementAndGet() > config.maxConnections() || draining) {
                 connections.decrementAndGet();
-                ch.writeAndFlush(Unpooled.wrappedBuffer(TOO_MANY_CONNECTIONS)).addListener(ChannelFutureListener.CLOSE);
+                ch.pipeline().addLast("rejecting", new Rejecting(config, draining ? "the server is shutting down" : "too many connections"));
                 return;
             }
             ch.closeFuture().addListener(f -> connections.decrementAndGet());
+            RouterHandler router = new RouterHandler(NettyServer.this);
             ChannelPipeline p = ch.pipeline();
             p.addLast("readGate", ReadGate.INSTANCE);
-            p.addLast("idle", new IdleStateHandler(config.idleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
+            p.addLast("input", router.inputWatch());
+            p.addLast("idle", new IdleStateHandler(true, 0, config.writeTimeout().toMillis(), config.idleTimeout().toMillis(),
+                    TimeUnit.MILLISECONDS));
             p.addLast("codec", new HttpServerCodec(new HttpDecoderConfig()
                     .setMaxInitialLineLength(config.maxRequestLineLength())
-                    .setMaxHeaderSize(config.maxHeaderSize())));
+                    .setMaxHeaderSize(config.maxHeaderSize())
+                    .setMaxChunkSize(MAX_CHUNK_SIZE)));
             p.addLast("checks", checks);
-            p.addLast("aggregator", new HttpObjectAggregator((int) config.maxBodySize()));
-            p.addLast("spindle", new RouterHandler(NettyServer.this));
+            p.addLast("chunked", new ChunkedWriteHandler());
+            p.addLast("spindle", router);
         }
+    }
+
+    /** Sends files in chunks even where the transport could send file regions (tests the fallback). */
+    NettyServer withoutFileRegions() {
+        fileRegions = false;
+        return this;
+    }
+
+    /** Whether files go out as zero-copy {@link io.netty.channel.DefaultFileRegion}s rather than in chunks. */
+    boolean sendsFileRegions() {
+        return fileRegions;
     }
 
     Router router() {
@@ -185,16 +217,19 @@ public final class NettyServer implements HttpServer {
         return config.keepAlive() && !draining;
     }
 
+    /** Virtual threads for blocking handlers and the producers of streamed response bodies. */
     ExecutorService blockingExecutor() {
         return blockingExecutor;
     }
 
-    void blockingStarted() {
-        blockingInFlight.incrementAndGet();
+    /** A blocking or asynchronous handler started, or a streamed response began: close() waits for it. */
+    void callStarted() {
+        callsInFlight.incrementAndGet();
     }
 
-    void blockingFinished() {
-        blockingInFlight.decrementAndGet();
+    /** Its response was written (or the connection ended). */
+    void callFinished() {
+        callsInFlight.decrementAndGet();
     }
 
     @Override
@@ -207,8 +242,8 @@ public final class NettyServer implements HttpServer {
     }
 
     /**
-     * Stops accepting, lets blocking handlers in flight finish (bounded by the drain timeout) while
-     * every response now says {@code Connection: close}, then shuts the event loops down gracefully
+     * Stops accepting, lets blocking and asynchronous handlers in flight and streamed responses
+     * finish (bounded by the drain timeout) while every response now says {@code Connection: close}, then shuts the event loops down gracefully
      * (a short quiet period, at most the rest of the drain timeout), which closes the remaining
      * connections.
      */
@@ -224,9 +259,9 @@ public final class NettyServer implements HttpServer {
             }
             long deadline = System.nanoTime() + config.drainTimeout().toNanos();
             serverChannel.close().awaitUninterruptibly();
-            if (!ServerLifecycle.drain(() -> blockingInFlight.get() == 0, () -> { }, config.drainTimeout())) {
-                log.warn("NettyServer: {} blocking requests still running after the drain timeout; closing their connections",
-                        blockingInFlight.get());
+            if (!ServerLifecycle.drain(() -> callsInFlight.get() == 0, () -> { }, config.drainTimeout())) {
+                log.warn("NettyServer: {} requests still in progress after the drain timeout; closing their connections",
+                        callsInFlight.get());
             }
             long left = Math.max(QUIET_PERIOD_MILLIS, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
             Future<?> w = workers.shutdownGracefully(QUIET_PERIOD_MILLIS, left, TimeUnit.MILLISECONDS);

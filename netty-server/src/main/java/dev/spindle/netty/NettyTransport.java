@@ -56,6 +56,18 @@ public enum NettyTransport {
         };
     }
 
+    /**
+     * Whether the transport sends a {@link io.netty.channel.DefaultFileRegion} (zero-copy: NIO
+     * {@code transferTo}, epoll {@code sendfile}, io_uring {@code splice}); io_uring rejects file
+     * regions when its kernel lacks {@code IORING_OP_SPLICE}.
+     */
+    boolean supportsFileRegion() {
+        return switch (this) {
+            case NIO, EPOLL -> true;
+            case IO_URING -> IoUring.isSpliceSupported();
+        };
+    }
+
     IoHandlerFactory ioHandlerFactory() {
         return switch (this) {
             case NIO -> NioIoHandler.newFactory();

@@ -34,15 +34,7 @@ abstract class NettyConformanceSuite extends HttpConformanceSuite {
             "obs-fold", new Deviation(200, false,
                     "Netty's HttpObjectDecoder unfolds obsolete line folding (the continuation is appended to the "
                             + "previous value with one space) instead of rejecting it; RFC 9112 5.2 allows a server "
-                            + "to replace obs-fold with SP"),
-            "control character in target", new Deviation(404, false,
-                    "Netty's request decoder rejects only CR, LF and SP inside the request-target "
-                            + "(HttpUtil.isEncodingSafeStartLineToken, a desynchronisation guard, not the RFC 3986 "
-                            + "grammar), so /a<U+0001>b reaches the router, which has no such route"),
-            "body over the limit", new Deviation(413, false,
-                    "HttpObjectAggregator.handleOversizedMessage answers 413 itself, and for a keep-alive request "
-                            + "without Expect: 100-continue it keeps the connection and discards the announced body "
-                            + "(without Connection: close, Date or Server)"));
+                            + "to replace obs-fold with SP"));
 
     @Override
     protected Map<String, Deviation> knownDeviations() {

@@ -83,6 +83,26 @@ class NettyServerTest {
     }
 
     @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "GET|/users/a%20b|",
+        "GET|http://example.com/users/1?x=%41|",
+        "OPTIONS|*|",
+        "CONNECT|example.com:443|",
+        "GET|/users/%zz|malformed percent-escape in request target",
+        "GET|/users/ab%|malformed percent-escape in request target",
+        "GET|/search?q=%4|malformed percent-escape in request target",
+        "GET|/a#b|invalid character in request target",
+        "GET|*|asterisk-form request target is only for OPTIONS",
+        "GET|example.com:80|request target is neither origin-form nor absolute-form",
+        "CONNECT|example.com|CONNECT needs an authority-form request target (host:port)",
+        "CONNECT|/|CONNECT needs an authority-form request target (host:port)"})
+    void requestTargetsFollowRfc9112(String method, String target, String problem) {
+        assertThat(RequestChecks.targetProblem(io.netty.handler.codec.http.HttpMethod.valueOf(method), target)).isEqualTo(problem);
+        assertThat(RequestChecks.targetProblem(io.netty.handler.codec.http.HttpMethod.GET, "/a\u0001b"))
+                .isEqualTo("invalid character in request target");
+    }
+
+    @ParameterizedTest
     @EnumSource(NettyTransport.class)
     void everyAvailableTransportServesAndClosesCleanly(NettyTransport transport) throws Exception {
         if (!transport.isAvailable()) {
@@ -143,6 +163,23 @@ class NettyServerTest {
             RawResponse last = c.read();
             assertThat(last.bodyText()).isEqualTo("{\"message\":\"Hello, World!\"}");
             assertThat(last.closes()).isTrue();
+            assertThat(c.closedByPeer()).isTrue();
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "GET /plaintext HTTP/1.1\\r\\nHost: x\\r\\nHost: y\\r\\n\\r\\n|400",
+        "POST /echo HTTP/1.0\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n|400",
+        "POST /echo HTTP/1.1\\r\\nHost: x\\r\\nTransfer-Encoding: chunked, gzip\\r\\n\\r\\n0\\r\\n\\r\\n|400",
+        "POST /echo HTTP/1.1\\r\\nHost: x\\r\\nTransfer-Encoding: chunked\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n|400",
+        "POST /echo HTTP/1.1\\r\\nHost: x\\r\\nTransfer-Encoding: gzip, chunked\\r\\n\\r\\n0\\r\\n\\r\\n|501",
+        "CONNECT / HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n|400"})
+    void framingNettyLeavesToTheApplicationIsChecked(String raw, int status) throws Exception {
+        try (HttpServer server = start(config()); RawConnection c = new RawConnection(server.port())) {
+            RawResponse r = c.send(raw.replace("\\r\\n", "\r\n")).read();
+            assertThat(r.status()).isEqualTo(status);
+            assertThat(r.closes()).isTrue();
             assertThat(c.closedByPeer()).isTrue();
         }
     }

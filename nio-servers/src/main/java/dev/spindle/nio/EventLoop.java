@@ -1,9 +1,12 @@
 package dev.spindle.nio;
 
 import dev.spindle.core.Connection;
+import dev.spindle.core.EventLoopServer;
+import dev.spindle.core.LoopContext;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -21,18 +24,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One thread, one {@link Selector}, one core {@link Connection} per key: reads into the loop's
- * single read buffer, feeds the connection, and writes what it returns. May also own listening
- * sockets, accepting for itself or handing channels to other loops.
+ * single read buffer, feeds the connection, writes what it hands out and acts on its answers. May
+ * also own listening sockets, accepting for itself or handing channels to other loops. It sees its
+ * server only through a {@link LoopContext}.
  *
  * <p>Per connection and pass: read (up to {@value #MAX_READS_PER_EVENT} times while the buffer
- * fills), then write everything the connection produced for those reads at once, so a pipelined
- * batch is answered with one write. A write the socket does not take whole switches the key to
- * {@code OP_WRITE} only: no reading until the backlog drains. A connection waiting for a blocking
- * handler has no interest at all; the handler's virtual thread queues it back here
- * ({@link #resumeLater}) and wakes the selector. Timeouts are checked by a scan every
- * {@value #SCAN_MILLIS} ms. A failure on one connection closes that connection only.
+ * fills and the connection wants input), then write everything the connection produced for those
+ * reads at once, so a pipelined batch is answered with one write. After every call into the core
+ * (received, endOfInput, resume, tick) the same routine runs ({@link #service}): write the
+ * outbound bytes, or the outbound file region with {@code transferTo}; close when the core says
+ * so; shut the output down once when it lingers; read only while it wants input; select
+ * {@code OP_WRITE} while output is pending. A connection waiting for a handler or a streamed body
+ * has no interest at all until its wakeup queues it back here ({@link #resumeLater}). Every
+ * {@value #SCAN_MILLIS} ms a scan ticks each connection, which applies the core's timeouts. A
+ * failure on one connection closes that connection only.
  */
-final class EventLoop implements Runnable {
+final class EventLoop implements EventLoopServer.Loop {
     private static final Logger log = LoggerFactory.getLogger(EventLoop.class);
 
     static final long SCAN_MILLIS = 250;
@@ -41,14 +48,12 @@ final class EventLoop implements Runnable {
     static final int MAX_READS_PER_EVENT = 16;
     /** Caps one write call, so the JDK's per-thread temporary direct buffer stays small. */
     private static final int MAX_WRITE = 256 * 1024;
+    /** Caps what one connection writes per pass, so a large streamed body cannot hold the loop. */
+    private static final long MAX_WRITE_PER_PASS = 4L * MAX_WRITE;
     private static final int MAX_ACCEPTS_PER_EVENT = 64;
-    private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-    private static final int LINGER_BYTES = 1 << 20;
     private static final long ACCEPT_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    private static final byte[] TOO_MANY_CONNECTIONS = Connection.rejection(503, "too many connections");
-    private static final byte[] REQUEST_TIMEOUT = Connection.rejection(408, "request not received in time");
 
-    final NioServer server;
+    private final LoopContext context;
     private final String name;
     private final Selector selector;
     private final ByteBuffer readBuffer;
@@ -56,10 +61,6 @@ final class EventLoop implements Runnable {
     private final Queue<NioConnection> resumed = new ConcurrentLinkedQueue<>();
     private final Consumer<SelectionKey> onKey = this::onKey;
     private final List<Listener> listeners = new ArrayList<>(1);
-    private final long idleNanos;
-    private final long headerNanos;
-    private final long writeNanos;
-    private final int highWater;
     private final boolean busyPoll;
     private final int busyPollSpins;
 
@@ -85,21 +86,18 @@ final class EventLoop implements Runnable {
         }
     }
 
-    EventLoop(NioServer server, String name) throws IOException {
-        this.server = server;
+    EventLoop(LoopContext context, String name, int busyPollSpins) throws IOException {
+        this.context = context;
         this.name = name;
         this.selector = Selector.open();
-        var config = server.config();
+        var config = context.config();
         this.readBuffer = config.directBuffers() ? ByteBuffer.allocateDirect(config.readBufferSize()) : ByteBuffer.allocate(config.readBufferSize());
-        this.idleNanos = config.idleTimeout().toNanos();
-        this.headerNanos = config.headerTimeout().toNanos();
-        this.writeNanos = config.writeTimeout().toNanos();
-        this.highWater = config.writeHighWaterMark();
         this.busyPoll = config.busyPoll();
-        this.busyPollSpins = server.busyPollSpins();
+        this.busyPollSpins = busyPollSpins;
     }
 
-    String name() {
+    @Override
+    public String name() {
         return name;
     }
 
@@ -114,7 +112,8 @@ final class EventLoop implements Runnable {
     }
 
     /** Releases the selector of a loop that never ran (failed start). */
-    void discard() {
+    @Override
+    public void discard() {
         terminated = true;
         try {
             selector.close();
@@ -123,7 +122,8 @@ final class EventLoop implements Runnable {
         }
     }
 
-    void wakeup() {
+    @Override
+    public void wakeup() {
         selector.wakeup();
     }
 
@@ -136,8 +136,11 @@ final class EventLoop implements Runnable {
         }
     }
 
-    /** From a blocking handler's thread: the connection can go on; the loop resumes and writes it. */
-    void resumeLater(NioConnection connection) {
+    /** The core's wakeup, from any thread: the connection has work; the loop resumes it. */
+    private void resumeLater(NioConnection connection) {
+        if (terminated) {
+            return;
+        }
         resumed.offer(connection);
         selector.wakeup();
     }
@@ -149,10 +152,10 @@ final class EventLoop implements Runnable {
         try {
             while (true) {
                 try {
-                    if (!shuttingDown && server.isClosing()) {
+                    if (!shuttingDown && context.isClosing()) {
                         beginShutdown();
                     }
-                    if (shuttingDown && (size == 0 || now - server.drainDeadline() >= 0)) {
+                    if (shuttingDown && (size == 0 || now - context.drainDeadline() >= 0)) {
                         break;
                     }
                     select(nextScan - now);
@@ -201,17 +204,16 @@ final class EventLoop implements Runnable {
     private void runQueues() {
         SocketChannel channel;
         while ((channel = adopted.poll()) != null) {
-            adopt(channel);
+            serve(channel, true);
         }
         NioConnection c;
         while ((c = resumed.poll()) != null) {
-            if (c.state != NioConnection.OPEN) {
+            if (c.closed) {
                 continue;
             }
             try {
-                c.lastActivity = now;
                 c.core.resume();
-                flush(c);
+                service(c);
             } catch (IOException | RuntimeException e) {
                 failed(c, e);
             }
@@ -222,18 +224,14 @@ final class EventLoop implements Runnable {
         now = System.nanoTime();
         Object attachment = key.attachment();
         if (attachment instanceof NioConnection c) {
+            if (c.closed) {
+                return;
+            }
             try {
-                int ready = key.readyOps();
-                if (c.state == NioConnection.LINGERING) {
-                    drainLinger(c);
-                    return;
-                }
-                if ((ready & SelectionKey.OP_WRITE) != 0) {
-                    flush(c);
-                }
-                if ((ready & SelectionKey.OP_READ) != 0 && c.state == NioConnection.OPEN && (c.interest & SelectionKey.OP_READ) != 0) {
+                if ((key.readyOps() & SelectionKey.OP_READ) != 0 && (c.interest & SelectionKey.OP_READ) != 0) {
                     read(c);
                 }
+                service(c);
             } catch (IOException | RuntimeException e) {
                 failed(c, e);
             }
@@ -243,14 +241,13 @@ final class EventLoop implements Runnable {
     }
 
     private void failed(NioConnection c, Exception e) {
-        if (e instanceof IOException || e instanceof java.nio.channels.CancelledKeyException) {
+        if (e instanceof IOException || e instanceof CancelledKeyException) {
             log.debug("{}: connection {} ended: {}", name, c, e.toString());
         } else {
             log.warn("{}: connection {} failed; closing it", name, c, e);
         }
         close(c);
     }
-
 
     private void read(NioConnection c) throws IOException {
         ByteBuffer buf = readBuffer;
@@ -259,154 +256,84 @@ final class EventLoop implements Runnable {
             buf.clear();
             int n = c.channel.read(buf);
             if (n < 0) {
-                c.inputEnded = true;
                 core.endOfInput();
-                break;
+                return;
             }
             if (n == 0) {
-                break;
+                return;
             }
-            c.lastActivity = now;
             buf.flip();
             core.received(buf);
             if (n < buf.capacity() || reads >= MAX_READS_PER_EVENT || !core.wantsInput()) {
-                break;
+                return;
             }
         }
-        flush(c);
     }
 
     /**
-     * Writes what the connection holds, resuming it when it had paused at the high-water mark,
-     * until it has nothing more or the socket is full; then sets the key's interest (or closes).
+     * What follows every call into the core: writes what it holds until it has nothing more, the
+     * socket is full or the pass's share is used; then closes, shuts the output down for lingering,
+     * or sets the key's interest, as the core answers.
      */
-    private void flush(NioConnection c) throws IOException {
+    private void service(NioConnection c) throws IOException {
         Connection core = c.core;
-        while (core.hasOutbound()) {
-            if (core.outboundBytes() >= highWater) {
-                c.paused = true;
-            }
-            ByteBuffer out = core.outbound();
-            int total = 0;
-            boolean blocked = false;
-            while (out.hasRemaining()) {
+        long budget = MAX_WRITE_PER_PASS;
+        while (budget > 0 && core.hasOutbound()) {
+            long wanted;
+            long n;
+            Connection.FileRegion file = core.outboundFile();
+            if (file != null) {
+                wanted = Math.min(file.count(), MAX_WRITE);
+                n = file.channel().transferTo(file.position(), wanted, c.channel);
+                if (n == 0 && file.position() >= file.channel().size()) {
+                    throw new IOException("the file being sent became shorter than its announced length");
+                }
+            } else {
+                ByteBuffer out = core.outbound();
                 int limit = out.limit();
-                int chunkEnd = out.position() + Math.min(limit - out.position(), MAX_WRITE);
-                out.limit(chunkEnd);
-                int n = c.channel.write(out);
+                wanted = Math.min(limit - out.position(), MAX_WRITE);
+                out.limit(out.position() + (int) wanted);
+                n = c.channel.write(out);
                 out.limit(limit);
-                total += n;
-                if (out.position() < chunkEnd) {
-                    blocked = true;
-                    break;
-                }
             }
-            if (total > 0) {
-                core.written(total);
-                c.lastActivity = now;
+            if (n > 0) {
+                core.written((int) n);
+                budget -= n;
             }
-            if (blocked) {
-                if (c.writeDeadline == 0) {
-                    c.writeDeadline = now + writeNanos;
-                }
-                c.requestStarted = 0;
-                setInterest(c, SelectionKey.OP_WRITE);
-                return;
-            }
-            c.writeDeadline = 0;
-            if (c.paused) {
-                c.paused = false;
-                core.resume();
+            if (n < wanted) {
+                break;
             }
         }
-        if (core.shouldClose()) {
-            finish(c);
-            return;
-        }
-        if (shuttingDown && core.isIdle()) {
+        if (core.shouldClose() || shuttingDown && core.isIdle()) {
             close(c);
             return;
         }
-        boolean reading = core.wantsInput() && !c.inputEnded;
-        if (reading && core.hasPartialRequest()) {
-            if (c.requestStarted == 0) {
-                c.requestStarted = now;
-            }
-        } else {
-            c.requestStarted = 0;
+        if (core.isLingering() && !c.outputShut) {
+            c.outputShut = true;
+            c.channel.shutdownOutput();
         }
-        setInterest(c, reading ? SelectionKey.OP_READ : 0);
-    }
-
-    private static void setInterest(NioConnection c, int ops) {
+        int ops = (core.wantsInput() ? SelectionKey.OP_READ : 0) | (core.hasOutbound() ? SelectionKey.OP_WRITE : 0);
         if (c.interest != ops) {
             c.key.interestOps(ops);
             c.interest = ops;
         }
     }
 
-
-    /** Everything is written and the connection is done: close, lingering unless the peer already closed. */
-    private void finish(NioConnection c) {
-        if (c.inputEnded) {
-            close(c);
-        } else {
-            linger(c);
-        }
-    }
-
-    /**
-     * Half-closes and keeps reading (and discarding) for a moment, so that request bytes the
-     * server never read do not make the kernel reset the connection and destroy the response.
-     */
-    private void linger(NioConnection c) {
-        try {
-            c.channel.shutdownOutput();
-        } catch (IOException e) {
-            close(c);
-            return;
-        }
-        c.state = NioConnection.LINGERING;
-        c.lingerDeadline = now + LINGER_NANOS;
-        c.lingerBytes = 0;
-        setInterest(c, SelectionKey.OP_READ);
-    }
-
-    private void drainLinger(NioConnection c) throws IOException {
-        ByteBuffer buf = readBuffer;
-        while (true) {
-            buf.clear();
-            int n = c.channel.read(buf);
-            if (n == 0) {
-                return;
-            }
-            if (n < 0) {
-                close(c);
-                return;
-            }
-            c.lingerBytes += n;
-            if (c.lingerBytes > LINGER_BYTES) {
-                close(c);
-                return;
-            }
-        }
-    }
-
     private void close(NioConnection c) {
-        if (c.state == NioConnection.CLOSED) {
+        if (c.closed) {
             return;
         }
-        c.state = NioConnection.CLOSED;
+        c.closed = true;
         if (c.key != null) {
             c.key.cancel();
         }
         NioServer.closeQuietly(c.channel);
+        c.core.closed();
         remove(c);
         if (c.counted) {
-            server.releaseConnection();
+            context.releaseConnection();
         }
     }
-
 
     private void accept(Listener listener) {
         for (int i = 0; i < MAX_ACCEPTS_PER_EVENT; i++) {
@@ -432,8 +359,9 @@ final class EventLoop implements Runnable {
                 NioServer.closeQuietly(channel);
                 continue;
             }
-            if (!server.tryAcquireConnection()) {
-                reject(channel);
+            if (!context.tryAcquireConnection()) {
+                log.debug("{}: too many connections; rejecting {}", name, channel);
+                serve(channel, false);
                 continue;
             }
             EventLoop target = this;
@@ -442,58 +370,53 @@ final class EventLoop implements Runnable {
                 listener.next = listener.next + 1 == listener.targets.length ? 0 : listener.next + 1;
             }
             if (target == this) {
-                adopt(channel);
+                serve(channel, true);
             } else {
                 target.handOff(channel);
             }
         }
     }
 
-    /** Starts serving a counted, non-blocking channel on this loop. */
-    private void adopt(SocketChannel channel) {
+    /**
+     * Starts serving a non-blocking channel on this loop: a counted one with a new core
+     * connection, an uncounted one (beyond the limit) with the core's rejection.
+     */
+    private void serve(SocketChannel channel, boolean counted) {
         if (shuttingDown) {
-            server.releaseConnection();
-            NioServer.closeQuietly(channel);
+            release(channel, counted);
             return;
         }
+        NioConnection c = new NioConnection(channel, counted);
         try {
-            NioConnection c = new NioConnection(this, channel, true, true);
-            c.lastActivity = now;
-            c.key = channel.register(selector, SelectionKey.OP_READ, c);
-            c.interest = SelectionKey.OP_READ;
-            add(c);
+            c.core = counted ? context.newConnection(() -> resumeLater(c)) : context.rejectedConnection();
+            c.core.transferFiles(true);
+            c.key = channel.register(selector, 0, c);
         } catch (IOException | RuntimeException e) {
             log.debug("{}: cannot register a connection: {}", name, e.toString());
-            server.releaseConnection();
-            NioServer.closeQuietly(channel);
+            release(channel, counted);
+            return;
+        }
+        add(c);
+        try {
+            service(c);
+        } catch (IOException | RuntimeException e) {
+            failed(c, e);
         }
     }
 
-    /** Answers 503 on a fresh socket (the small response fits its send buffer), then lingers. */
-    private void reject(SocketChannel channel) {
-        log.debug("{}: too many connections; rejecting {}", name, channel);
-        try {
-            channel.write(ByteBuffer.wrap(TOO_MANY_CONNECTIONS));
-            channel.shutdownOutput();
-            NioConnection c = new NioConnection(this, channel, false, false);
-            c.state = NioConnection.LINGERING;
-            c.lingerDeadline = now + LINGER_NANOS;
-            c.key = channel.register(selector, SelectionKey.OP_READ, c);
-            c.interest = SelectionKey.OP_READ;
-            add(c);
-        } catch (IOException | RuntimeException e) {
-            NioServer.closeQuietly(channel);
+    private void release(SocketChannel channel, boolean counted) {
+        if (counted) {
+            context.releaseConnection();
         }
+        NioServer.closeQuietly(channel);
     }
 
     private void closeAdopted() {
         SocketChannel channel;
         while ((channel = adopted.poll()) != null) {
-            server.releaseConnection();
-            NioServer.closeQuietly(channel);
+            release(channel, true);
         }
     }
-
 
     private void scan() {
         for (Listener listener : listeners) {
@@ -508,40 +431,11 @@ final class EventLoop implements Runnable {
             }
             NioConnection c = connections[i];
             try {
-                check(c);
+                c.core.tick(now);
+                service(c);
             } catch (IOException | RuntimeException e) {
                 failed(c, e);
             }
-        }
-    }
-
-    private void check(NioConnection c) throws IOException {
-        if (c.state == NioConnection.LINGERING) {
-            if (now - c.lingerDeadline >= 0) {
-                close(c);
-            }
-            return;
-        }
-        if (c.writeDeadline != 0) {
-            if (now - c.writeDeadline >= 0) {
-                log.debug("{}: write timeout on {}", name, c);
-                close(c);
-            }
-            return;
-        }
-        Connection core = c.core;
-        if (core.isIdle()) {
-            if (shuttingDown || now - c.lastActivity >= idleNanos) {
-                close(c);
-            }
-            return;
-        }
-        if (c.requestStarted != 0 && now - c.requestStarted >= headerNanos) {
-            log.debug("{}: request timeout on {}", name, c);
-            if (!core.hasOutbound()) {
-                c.channel.write(ByteBuffer.wrap(REQUEST_TIMEOUT));
-            }
-            linger(c);
         }
     }
 
@@ -558,9 +452,6 @@ final class EventLoop implements Runnable {
                 continue;
             }
             NioConnection c = connections[i];
-            if (c.state != NioConnection.OPEN) {
-                continue;
-            }
             if (c.core.isIdle()) {
                 close(c);
             } else {
@@ -577,7 +468,7 @@ final class EventLoop implements Runnable {
             if (i >= size) {
                 continue;
             }
-            if (connections[i].state == NioConnection.OPEN) {
+            if (!connections[i].core.isFinished()) {
                 busy++;
             }
             close(connections[i]);
@@ -605,7 +496,6 @@ final class EventLoop implements Runnable {
             Thread.currentThread().interrupt();
         }
     }
-
 
     private void add(NioConnection c) {
         if (size == connections.length) {

@@ -112,9 +112,27 @@ public abstract class HttpConformanceSuite {
 
     @BeforeAll
     void startServer() throws IOException {
-        server = newServer(config(), BenchmarkApp.routes()).start();
+        server = newServer(config(), routes()).start();
         port = server.port();
         client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    /** The benchmark app and the streaming routes, as every test server serves them. */
+    protected static Router routes() {
+        return StreamingRoutes.register(BenchmarkApp.register(Router.builder())).build();
+    }
+
+    /**
+     * Whether waiting handlers hold no thread: an asynchronous handler on an event loop costs no
+     * thread while its timer runs. Thread-per-connection servers hold their connection's thread.
+     */
+    protected boolean holdsNoThreadWhileWaiting() {
+        return concurrentConnections() == Integer.MAX_VALUE;
+    }
+
+    /** Whether a request that stops arriving midway is answered 408 after the header timeout. */
+    protected boolean answersStalledRequestsWith408() {
+        return true;
     }
 
     @AfterAll
@@ -355,7 +373,64 @@ public abstract class HttpConformanceSuite {
                 Arguments.of("malformed request line", "GET /plaintext\r\nHost: x\r\n\r\n", 400),
                 Arguments.of("bad chunk size", "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
                 Arguments.of("malformed percent-encoding in a query", "GET /search?q=%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 400),
-                Arguments.of("control character in target", "GET /a\u0001b HTTP/1.1\r\nHost: x\r\n\r\n", 400));
+                Arguments.of("control character in target", "GET /a\u0001b HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+                Arguments.of(CL_LIST, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 11,11\r\n\r\nhello world", 400),
+                Arguments.of(CL_LIST_SPACE, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 11, 11\r\n\r\nhello world", 400),
+                Arguments.of(CL_TWICE, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\nContent-Length: 11\r\n\r\nhello world", 400),
+                Arguments.of(ASTERISK_GET, "GET * HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+                Arguments.of(AUTHORITY_GET, "GET example.com:80 HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+                Arguments.of(BAD_ESCAPE, "GET /users/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+                Arguments.of(TRAILING_PERCENT, "GET /users/ab% HTTP/1.1\r\nHost: x\r\n\r\n", 400));
+    }
+
+    protected static final String CL_LIST = "Content-Length list of equal values";
+    protected static final String CL_LIST_SPACE = "Content-Length list of equal values with a space";
+    protected static final String CL_TWICE = "Content-Length twice with equal values";
+    protected static final String ASTERISK_GET = "asterisk-form target for GET";
+    protected static final String AUTHORITY_GET = "authority-form target for GET";
+    protected static final String BAD_ESCAPE = "malformed percent-escape in the path";
+    protected static final String TRAILING_PERCENT = "trailing percent in the path";
+
+    /** How a raw request is written: whole, split in two, or a byte per write. */
+    enum Delivery {
+        WHOLE, SPLIT, BYTE_BY_BYTE;
+
+        void send(RawConnection c, byte[] raw) throws Exception {
+            switch (this) {
+                case WHOLE -> c.send(raw);
+                case SPLIT -> {
+                    c.send(Arrays.copyOfRange(raw, 0, raw.length / 2));
+                    Thread.sleep(20);
+                    c.send(Arrays.copyOfRange(raw, raw.length / 2, raw.length));
+                }
+                case BYTE_BY_BYTE -> {
+                    for (byte b : raw) {
+                        c.send(new byte[] {b});
+                    }
+                }
+            }
+        }
+    }
+
+    static Stream<Arguments> stricterFraming() {
+        java.util.Set<String> strict = java.util.Set.of(CL_LIST, CL_LIST_SPACE, CL_TWICE, ASTERISK_GET, AUTHORITY_GET, BAD_ESCAPE, TRAILING_PERCENT);
+        return badRequests().filter(a -> strict.contains((String) a.get()[0]))
+                .flatMap(a -> Stream.of(Delivery.values()).map(d -> Arguments.of(a.get()[0], a.get()[1], d)));
+    }
+
+    /** The stricter framing rules hold however the request arrives: 400 and a close. */
+    @ParameterizedTest(name = "{0}, {2}")
+    @MethodSource("stricterFraming")
+    void stricterFramingIs400AndACloseHoweverItArrives(String name, String raw, Delivery delivery) throws Exception {
+        Deviation deviation = knownDeviations().get(name);
+        try (RawConnection c = new RawConnection(port)) {
+            delivery.send(c, ascii(raw));
+            RawResponse r = c.read();
+            assertThat(r.status()).as(name).isEqualTo(deviation == null ? 400 : deviation.status());
+            if (deviation == null || deviation.closes()) {
+                assertThat(c.closedByPeer()).as("closed after %s", name).isTrue();
+            }
+        }
     }
 
     @ParameterizedTest(name = "{0} -> {2}")
@@ -726,6 +801,216 @@ public abstract class HttpConformanceSuite {
         }
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new RawConnection(ownPort).close())
                 .isInstanceOf(java.net.ConnectException.class);
+    }
+
+
+    static Stream<Arguments> streamedDownloads() {
+        return Stream.of(Arguments.of("/stream/"), Arguments.of("/writer/"), Arguments.of("/file/"));
+    }
+
+    /** 64 MiB from an input stream, a writer and a file arrive byte for byte. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("streamedDownloads")
+    void streamedDownloadArrivesByteExact(String route) throws Exception {
+        long size = 64L << 20;
+        HttpResponse<java.io.InputStream> r = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + route + size))
+                .timeout(Duration.ofSeconds(50)).build(), HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(r.statusCode()).isEqualTo(200);
+        try (java.io.InputStream body = r.body()) {
+            assertThat(StreamingRoutes.verify(body)).isEqualTo(size);
+        }
+    }
+
+    /**
+     * 64 MiB uploads, announced and chunked, read as a stream by a blocking handler, arrive byte for
+     * byte on a server whose {@code maxBodySize} allows them; with the default 16 MiB limit the same
+     * uploads get 413, streamed or not.
+     */
+    @ParameterizedTest(name = "chunked {0}")
+    @ValueSource(booleans = {false, true})
+    void streamedUploadArrivesByteExactWithinTheBodyLimit(boolean chunked) throws Exception {
+        long size = 64L << 20;
+        try (HttpServer own = newServer(config().maxBodySize(size), routes()).start()) {
+            HttpResponse<String> r = upload(own.port(), size, chunked);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo("count:" + size + " mismatches:0");
+        }
+        HttpResponse<String> over = upload(port, size, chunked);
+        assertThat(over.statusCode()).as("64 MiB over the default 16 MiB maxBodySize").isEqualTo(413);
+        assertThat(get("/plaintext").body()).isEqualTo("Hello, World!");
+    }
+
+    private HttpResponse<String> upload(int target, long size, boolean chunked) throws Exception {
+        HttpRequest.BodyPublisher stream = HttpRequest.BodyPublishers.ofInputStream(() -> new StreamingRoutes.PatternStream(size));
+        HttpRequest.BodyPublisher body = chunked ? stream : HttpRequest.BodyPublishers.fromPublisher(stream, size);
+        try {
+            return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target + "/upload"))
+                    .timeout(Duration.ofSeconds(50)).POST(body).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            // a server may answer 413 and close before the client has sent everything; ask again without a body to see the status
+            try (RawConnection c = new RawConnection(target)) {
+                return new StatusOnly(c.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: " + size + "\r\n\r\n").read().status());
+            }
+        }
+    }
+
+    /** A response of which only the status was seen. */
+    private record StatusOnly(int statusCode) implements HttpResponse<String> {
+        @Override
+        public HttpRequest request() {
+            return null;
+        }
+
+        @Override
+        public java.util.Optional<HttpResponse<String>> previousResponse() {
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public java.net.http.HttpHeaders headers() {
+            return java.net.http.HttpHeaders.of(Map.of(), (a, b) -> true);
+        }
+
+        @Override
+        public String body() {
+            return "";
+        }
+
+        @Override
+        public java.util.Optional<javax.net.ssl.SSLSession> sslSession() {
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public URI uri() {
+            return null;
+        }
+
+        @Override
+        public HttpClient.Version version() {
+            return HttpClient.Version.HTTP_1_1;
+        }
+    }
+
+    /**
+     * {@code /delay/100} on up to 1,000 connections at once: every answer arrives, and a server
+     * whose waiting handlers hold no thread runs no more threads while they wait.
+     */
+    @Test
+    void delayedAnswersArriveAndHoldNoThread() throws Exception {
+        int clients = (int) Math.min(1000, concurrentConnections());
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        inParallel(Math.min(clients, 20), i -> {
+            try (RawConnection c = new RawConnection(port)) {
+                assertThat(c.send(request("GET", "/delay/1")).read().status()).isEqualTo(200);
+            }
+        });
+        int before = threads.getThreadCount();
+        java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger(before);
+        java.util.concurrent.atomic.AtomicBoolean sampling = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread sampler = Thread.ofPlatform().daemon().start(() -> {
+            while (sampling.get()) {
+                most.accumulateAndGet(threads.getThreadCount(), Math::max);
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        RawConnection[] connections = new RawConnection[clients];
+        try {
+            inParallel(clients, i -> connections[i] = new RawConnection(port));
+            inParallel(clients, i -> connections[i].send(request("GET", "/delay/100")));
+            inParallel(clients, i -> assertThat(connections[i].read().bodyText()).as("answer %d", i).isEqualTo("{\"delayed\":100}"));
+        } finally {
+            sampling.set(false);
+            sampler.join();
+            for (RawConnection c : connections) {
+                if (c != null) {
+                    c.close();
+                }
+            }
+        }
+        if (holdsNoThreadWhileWaiting()) {
+            // a few JDK threads may start meanwhile (the virtual-thread poller, a carrier); a thread per request would be hundreds
+            assertThat(most.get()).as("threads while %d delayed requests wait (%d before)", clients, before).isLessThanOrEqualTo(before + 8);
+        }
+    }
+
+    /** A server with short timeouts, serving the usual routes, for the timeout tests. */
+    private HttpServer timeoutServer() throws IOException {
+        return newServer(config().idleTimeout(Duration.ofMillis(600)).headerTimeout(Duration.ofMillis(600)), routes()).start();
+    }
+
+    @Test
+    void idleKeepAliveConnectionIsClosedAfterTheIdleTimeout() throws Exception {
+        try (HttpServer own = timeoutServer(); RawConnection c = new RawConnection(own.port())) {
+            RawResponse r = c.send(request("GET", "/plaintext")).read();
+            assertThat(r.status()).isEqualTo(200);
+            long since = System.nanoTime();
+            assertThat(c.closedByPeer()).as("closed after the idle timeout").isTrue();
+            if (keepsConnectionsOpen()) {
+                assertThat(Duration.ofNanos(System.nanoTime() - since)).as("not before the idle timeout").isGreaterThan(Duration.ofMillis(400));
+            }
+        }
+    }
+
+    @Test
+    void connectionThatNeverSendsIsClosedAfterTheIdleTimeout() throws Exception {
+        try (HttpServer own = timeoutServer(); RawConnection c = new RawConnection(own.port())) {
+            assertThat(c.closedByPeer()).isTrue();
+        }
+    }
+
+    static Stream<Arguments> stalledRequests() {
+        return Stream.of(
+                Arguments.of("header section", "GET /plaintext HTTP/1.1\r\nHost: x\r\n"),
+                Arguments.of("Content-Length body", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly ten b"),
+                Arguments.of("streamed upload", "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly ten b"));
+    }
+
+    /** A request that stops arriving midway gets 408 after the header timeout, then a close. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("stalledRequests")
+    void stalledRequestGets408AndAClose(String name, String raw) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(answersStalledRequestsWith408(), "this server has no request read timeout (see its class)");
+        try (HttpServer own = timeoutServer(); RawConnection c = new RawConnection(own.port())) {
+            RawResponse r = c.send(raw).read();
+            assertThat(r.status()).isEqualTo(408);
+            assertThat(r.closes()).isTrue();
+            assertThat(c.closedByPeer()).isTrue();
+        }
+    }
+
+    /** Beyond maxConnections a new connection is answered 503 and closed; a freed place serves again. */
+    @Test
+    void connectionsBeyondTheLimitGet503() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(concurrentConnections() > 2 && keepsConnectionsOpen(),
+                "needs two connections held open at once");
+        try (HttpServer own = newServer(config().maxConnections(2), routes()).start();
+                RawConnection first = new RawConnection(own.port());
+                RawConnection second = new RawConnection(own.port())) {
+            assertThat(first.send(request("GET", "/plaintext")).read().status()).isEqualTo(200);
+            assertThat(second.send(request("GET", "/plaintext")).read().status()).isEqualTo(200);
+            try (RawConnection third = new RawConnection(own.port())) {
+                RawResponse r = third.send(request("GET", "/plaintext")).read();
+                assertThat(r.status()).isEqualTo(503);
+                assertThat(r.closes()).isTrue();
+                assertThat(third.closedByPeer()).isTrue();
+            }
+            first.close();
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            int status = 0;
+            while (status != 200 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                try (RawConnection again = new RawConnection(own.port())) {
+                    status = again.send(request("GET", "/plaintext")).read().status();
+                }
+            }
+            assertThat(status).as("a freed place serves again").isEqualTo(200);
+            assertThat(second.send(request("GET", "/json")).read().status()).isEqualTo(200);
+        }
     }
 
     /**

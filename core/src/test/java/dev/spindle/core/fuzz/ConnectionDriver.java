@@ -7,61 +7,62 @@ import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
-import java.util.Queue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 /**
- * Drives a {@link Connection} the way a strategy does, without sockets or threads: hands it each
- * received piece, writes what it has (all at once or a few bytes at a time), runs offloaded
- * handlers on a queue the driver empties itself, and calls {@code resume()} after each of those.
- * It checks the connection's own contract as it goes and fails with an {@link AssertionError}.
+ * Drives a {@link Connection} the way a strategy does, without sockets: hands it each received
+ * piece, writes what it has (all at once or a few bytes at a time), runs offloaded handlers on a
+ * worker thread of its own (they may read a streamed request body, which only later pieces
+ * complete), and calls {@code resume()} after each wakeup. It checks the connection's own
+ * contract as it goes and fails with an {@link AssertionError}.
  *
- * <p>A prompt driver settles after every piece: nothing left to write, no handler outstanding. A
- * lagging one writes a single step per piece and lets offloaded handlers finish only after the
- * next piece arrived, as an event loop may read more bytes while a handler runs or the peer is
- * slow to read; those bytes overwrite the receive buffer the pending request was parsed from.
+ * <p>A prompt driver settles after every piece: nothing left to write, no handler outstanding that
+ * does not wait for more input. A lagging one writes a single step per piece and does not wait for
+ * handlers, as an event loop may read more bytes while a handler runs or the peer is slow to read;
+ * those bytes overwrite the receive buffer the pending request was parsed from.
  */
 final class ConnectionDriver {
     /** A pump that goes around this often without settling is a livelock. */
     private static final int MAX_STEPS = 1_000_000;
+    /** How long a settling driver waits for an offloaded handler that does not need more input. */
+    private static final long HANDLER_WAIT_MILLIS = 5_000;
 
     private final Connection connection;
-    private final Queue<Runnable> offloaded = new ArrayDeque<>();
+    private final ExecutorService worker;
+    private final Semaphore wakeups = new Semaphore(0);
     private final int writeStep;
     private final boolean lagging;
     private final ByteArrayOutputStream written = new ByteArrayOutputStream();
     private int submitted;
-    private int wakeups;
 
     /**
-     * @param offload whether blocking routes go to the driver's queue rather than running inline
+     * @param offload whether blocking routes go to the driver's own worker thread rather than running inline
      * @param writeStep bytes written per write call; 0 writes everything pending at once
-     * @param lagging whether output and offloaded handlers may stay pending while the next piece arrives
+     * @param lagging whether output may stay pending, and handlers unawaited, while the next piece arrives
      */
     ConnectionDriver(Router routes, ServerConfig config, boolean offload, int writeStep, boolean lagging) {
-        Executor queue = task -> {
+        this.worker = offload ? Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon().unstarted(r)) : null;
+        Executor counting = task -> {
             submitted++;
-            offloaded.add(task);
+            worker.execute(task);
         };
-        this.connection = offload ? new Connection(routes, config, queue, () -> wakeups++) : new Connection(routes, config);
+        this.connection = offload ? new Connection(routes, config, counting, wakeups::release) : new Connection(routes, config);
         this.writeStep = writeStep;
         this.lagging = lagging;
     }
 
-    /** Feeds a piece as a strategy would: only until the connection is closed. False once it is. */
+    /** Feeds a piece as a strategy would: only until the connection is finished. False once it is. */
     boolean receive(byte[] piece) {
-        if (connection.shouldClose()) {
+        if (connection.isFinished()) {
             return false;
         }
-        int due = offloaded.size();
         ByteBuffer src = ByteBuffer.wrap(piece);
         connection.received(src);
         require(!src.hasRemaining(), "received() must consume everything");
-        for (int i = 0; i < due; i++) {
-            offloaded.remove().run();
-            connection.resume();
-        }
         pump(!lagging);
         return true;
     }
@@ -73,38 +74,55 @@ final class ConnectionDriver {
 
     /** The peer closed its side: everything complete is answered, then the connection must be closed. */
     byte[] finish() {
-        pump(true);
-        if (!connection.shouldClose()) {
-            connection.endOfInput();
+        try {
             pump(true);
+            if (!connection.shouldClose()) {
+                connection.endOfInput();
+                pump(true);
+            }
+            require(connection.shouldClose(), "after end of input and every byte written, the connection must close");
+            return written.toByteArray();
+        } finally {
+            if (worker != null) {
+                worker.shutdownNow();
+            }
         }
-        require(connection.shouldClose(), "after end of input and every byte written, the connection must close");
-        require(offloaded.isEmpty() && submitted == wakeups, "every offloaded handler ran and woke the connection once");
-        return written.toByteArray();
     }
 
-    /** Writes and runs handlers; {@code settle}: until neither is left, else one write step and no handler. */
+    /**
+     * Writes, and resumes the connection when a handler woke it; {@code settle}: until nothing is
+     * left to write and no handler is awaited (one blocked on more request body is left to the next
+     * piece), else one write step and whatever wakeups have already come.
+     */
     private void pump(boolean settle) {
         for (int step = 0; step < MAX_STEPS; step++) {
-            if (connection.hasOutbound()) {
+            if (wakeups.tryAcquire()) {
+                connection.resume();
+            } else if (connection.hasOutbound()) {
                 write();
                 if (!settle) {
                     return;
                 }
-            } else if (settle && !offloaded.isEmpty()) {
-                offloaded.remove().run();
+            } else if (settle && connection.isAwaitingHandler() && !connection.wantsInput()) {
+                require(submitted > 0 || worker == null, "awaiting a handler that was never submitted");
+                try {
+                    require(wakeups.tryAcquire(HANDLER_WAIT_MILLIS, TimeUnit.MILLISECONDS), "an offloaded handler never woke the connection");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError(e);
+                }
                 connection.resume();
             } else {
                 if (settle) {
-                    require(!connection.isAwaitingHandler(), "awaiting a handler that was never submitted");
-                    require(connection.shouldClose() || connection.wantsInput(),
-                            "neither closing nor wanting input with nothing to write and no handler running");
+                    require(connection.isFinished() || connection.wantsInput(),
+                            "neither finished nor wanting input with nothing to write and no handler running");
                 }
                 return;
             }
         }
         throw new AssertionError("the connection did not settle within " + MAX_STEPS + " steps");
     }
+
     private void write() {
         ByteBuffer view = connection.outbound();
         require(view.remaining() == connection.outboundBytes(), "outbound() and outboundBytes() disagree");
@@ -113,6 +131,5 @@ final class ConnectionDriver {
         view.get(chunk);
         written.write(chunk, 0, n);
         connection.written(n);
-        connection.resume();
     }
 }
