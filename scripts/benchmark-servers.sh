@@ -58,9 +58,10 @@ SCENARIOS_FULL=(
   "echo-10KB|POST|/echo|64|bench-post.lua|10240|2s|0|10 KB body (wrk Lua)"
   "echo-100KB|POST|/echo|64|bench-post.lua|102400|2s|0|100 KB body (wrk Lua)"
   "echo-500KB|POST|/echo|64|bench-post.lua|512000|2s|0|500 KB body (wrk Lua)"
+  "download-1MB|GET|/download|64|||2s|0|a 1 MiB file (Response.file; zero-copy where the strategy allows)"
+  # the 1,000-connection scenarios come last: they leave an iterative server a backlog of queued connections
   "blocking100-c1000|GET|/blocking/100|1000|||10s|1|the route sleeps 100 ms (blocking handler)"
   "delay100-c1000|GET|/delay/100|1000|||10s|1|the route answers after 100 ms from a timer (asynchronous handler, no thread held)"
-  "download-1MB|GET|/download|64|||2s|0|a 1 MiB file (Response.file; zero-copy where the strategy allows)"
 )
 SCENARIOS_QUICK=(
   "plaintext-c256|GET|/plaintext|256|||2s|0|"
