@@ -5,7 +5,8 @@
 #
 #   workers      passed to every server (event loops, pool threads, ...); default 2
 #   duration     per scenario, seconds ("10", "10s" or "1m"); default 10 (--quick: 2)
-#   output_dir   default results/<UTC timestamp>/ (--quick: /tmp/spindle-bench-quick-<timestamp>/)
+#   output_dir   default results/<UTC timestamp>/ (--quick: /tmp/spindle-bench-quick-<timestamp>/;
+#                --baseline: results/ab/<timestamp>-vs-<rev>/)
 #
 #   --servers A,B   only these rows (display names from scripts/lib/bench-servers.sh, or a class
 #                   name for all its rows, e.g. NettyServer); a requested server whose class is
@@ -13,6 +14,11 @@
 #   --rounds N      rounds, interleaved (all servers for round 1, then round 2, ...); default 3
 #   --quick         smoke run: 2s, 1 round, 4 scenarios, two servers unless --servers; also fails
 #                   on socket errors or non-2xx responses in a non-blocking scenario (CI)
+#   --scenarios A,B only these scenarios (names as in the tables, e.g. plaintext-c256,echo-500KB)
+#   --baseline REV  A/B against a commit: REV (anything git names) is exported to a private
+#                   directory and built there (its own target/ dirs; ~/.m2 untouched), and every
+#                   row gets a twin "<row>@<rev>" run from it right after it in each round, so
+#                   both sides see the same machine state; the summary adds the ratios per scenario
 #   --pin-server CPUS, --pin-client CPUS
 #                   run the server JVMs / wrk under `taskset -c CPUS` (e.g. 1 and 0)
 #
@@ -21,7 +27,8 @@
 # and the server is not measured), a warm-up, then each scenario with wrk, sampling the server
 # process's CPU time (utime+stime) before and after. Then SIGTERM (SIGKILL after 10s).
 # Writes raw/<server>/<scenario>-round<N>.txt, summary.csv, summary.md, charts/<scenario>.svg,
-# environment.md; a full run under results/ also rewrites results/README.md to show it.
+# environment.md; a run of every scenario under results/ (not results/ab/, no --baseline) also
+# rewrites results/README.md to show it.
 # Exit status: 0 all good; 1 a server failed to build, start, pass its checks or stay up
 # (or, with --quick, had errors); 2 bad arguments.
 #
@@ -73,7 +80,7 @@ SCENARIOS_QUICK=(
 )
 
 usage() {
-  echo "usage: $(basename "$0") [--quick] [--servers A,B] [--rounds N] [--pin-server CPUS --pin-client CPUS] [workers] [duration] [output_dir]   (--help for more)" >&2
+  echo "usage: $(basename "$0") [--quick] [--servers A,B] [--scenarios A,B] [--baseline REV] [--rounds N] [--pin-server CPUS --pin-client CPUS] [workers] [duration] [output_dir]   (--help for more)" >&2
   exit 2
 }
 help() {   # the header above, as text
@@ -84,7 +91,7 @@ help() {   # the header above, as text
 
 command_line="$(printf '%q ' "$0" "$@")"
 command_line="${command_line% }"
-quick=0 servers_arg="" rounds="" pin_server="" pin_client=""
+quick=0 servers_arg="" scenarios_arg="" baseline="" rounds="" pin_server="" pin_client=""
 positional=()
 need_value() { [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || { echo "error: $1 needs a value" >&2; usage; }; }
 while (( $# > 0 )); do
@@ -92,6 +99,10 @@ while (( $# > 0 )); do
     --quick) quick=1 ;;
     --servers) need_value "$@"; servers_arg="$2"; shift ;;
     --servers=*) servers_arg="${1#*=}" ;;
+    --scenarios) need_value "$@"; scenarios_arg="$2"; shift ;;
+    --scenarios=*) scenarios_arg="${1#*=}" ;;
+    --baseline) need_value "$@"; baseline="$2"; shift ;;
+    --baseline=*) baseline="${1#*=}" ;;
     --rounds) need_value "$@"; rounds="$2"; shift ;;
     --rounds=*) rounds="${1#*=}" ;;
     --pin-server) need_value "$@"; pin_server="$2"; shift ;;
@@ -118,6 +129,26 @@ else
   duration_arg="${duration_arg:-10}" rounds="${rounds:-3}" warmup="${SPINDLE_BENCH_WARMUP:-3}"
   SCENARIOS=("${SCENARIOS_FULL[@]}")
 fi
+if [[ -n "$scenarios_arg" ]]; then
+  picked=()
+  IFS=',' read -r -a wanted <<<"$scenarios_arg"
+  for w in "${wanted[@]}"; do
+    w="${w//[[:space:]]/}"
+    [[ -n "$w" ]] || continue
+    found=""
+    for sc in "${SCENARIOS_FULL[@]}" "${SCENARIOS_QUICK[@]}"; do
+      [[ "${sc%%|*}" == "$w" ]] && { found="$sc"; break; }
+    done
+    if [[ -z "$found" ]]; then
+      echo "error: unknown scenario '$w'. Known scenarios:" >&2
+      for sc in "${SCENARIOS_FULL[@]}" "${SCENARIOS_QUICK[@]}"; do echo "  ${sc%%|*}"; done | sort -u >&2
+      exit 2
+    fi
+    picked+=("$found")
+  done
+  (( ${#picked[@]} > 0 )) || { echo "error: --scenarios names no scenario" >&2; usage; }
+  SCENARIOS=("${picked[@]}")
+fi
 case "$duration_arg" in
   *[!0-9sm]* | "" | [sm]*) echo "error: duration must look like 10, 10s or 1m" >&2; usage ;;
   *m) duration=$(( 10#${duration_arg%m} * 60 )) ;;
@@ -130,6 +161,13 @@ for n in "$warmup" "$PAUSE" "$WRK_THREADS"; do
   [[ "$n" =~ ^[0-9]+$ ]] || { echo "error: SPINDLE_BENCH_* values must be whole numbers" >&2; usage; }
 done
 (( WRK_THREADS >= 1 )) || { echo "error: SPINDLE_BENCH_WRK_THREADS must be >= 1" >&2; usage; }
+
+baseline_rev="" baseline_sha=""
+if [[ -n "$baseline" ]]; then
+  baseline_sha="$(git -C "$SPINDLE_ROOT" rev-parse --verify -q "$baseline^{commit}")" ||
+    { echo "error: --baseline $baseline is not a commit of this repository" >&2; usage; }
+  baseline_rev="$(git -C "$SPINDLE_ROOT" rev-parse --short "$baseline_sha")"
+fi
 
 pin_server_cmd=() pin_client_cmd=()
 if [[ -n "$pin_server" ]]; then
@@ -145,6 +183,8 @@ stamp="$(date -u +%Y-%m-%dT%H-%M-%SZ)"
 if [[ -z "$out" ]]; then
   if (( quick )); then
     out="${TMPDIR:-/tmp}/spindle-bench-quick-$stamp"   # smoke runs never land in results/
+  elif [[ -n "$baseline" ]]; then
+    out="$SPINDLE_ROOT/results/ab/$stamp-vs-$baseline_rev"
   else
     out="$SPINDLE_ROOT/results/$stamp"
   fi
@@ -343,6 +383,51 @@ for name in "${run_rows[@]}"; do
   [[ -n "${module_cp[$module]}" ]] || row_failure[$name]="build-failed|module $module did not build (see the Maven output above)"
 done
 
+# The baseline: its own export and build, so nothing it compiles or installs touches this tree or
+# ~/.m2 (a reactor build resolves its modules to each other's target/ directories).
+declare -A row_cp_key=() baseline_of=() row_checks=()
+if [[ -n "$baseline" ]]; then
+  base_dir="$snapshot/baseline-$baseline_rev"
+  mkdir -p "$base_dir"
+  git -C "$SPINDLE_ROOT" archive "$baseline_sha" | tar -x -C "$base_dir" ||
+    spindle_die "could not export $baseline_rev"
+  echo "building the baseline $baseline_rev (a private copy) ..." >&2
+  if (cd "$base_dir" && SPINDLE_ROOT="$base_dir" _spindle_mvn_quiet -DskipTests package dependency:build-classpath \
+    -DincludeScope=runtime -Dmdep.outputFile=target/classpath.txt >&2); then
+    base_built=1
+  else
+    base_built=0
+    echo "the baseline $baseline_rev did not build; its rows fail" >&2
+  fi
+  with_twins=()
+  for name in "${run_rows[@]}"; do
+    with_twins+=("$name")
+    [[ -z "${row_failure[$name]:-}" ]] || continue
+    i="${row_index[$name]}" twin="$name@$baseline_rev"
+    add_row "$twin|${row_classes[$i]}|${row_props[$i]}|${row_workers[$i]}"
+    with_twins+=("$twin")
+    baseline_of[$twin]="$name"
+    module="${row_module[$name]}"
+    if (( ! base_built )); then
+      row_failure[$twin]="build-failed|the baseline $baseline_rev did not build"
+    elif ! found="$(SPINDLE_ROOT="$base_dir" spindle_find_server "${row_classes[$i]}" 2>/dev/null)"; then
+      row_failure[$twin]="not-built|class ${row_classes[$i]} is not in $baseline_rev"
+    elif [[ ! -f "$base_dir/${found%% *}/target/classpath.txt" ]]; then
+      row_failure[$twin]="build-failed|no classpath for ${found%% *} in $baseline_rev"
+    else
+      module="${found%% *}"
+      row_module[$twin]="$module" row_fqcn[$twin]="${found#* }" row_cp_key[$twin]="$module@$baseline_rev"
+      # The baseline is checked against the routes of its own time.
+      [[ ! -f "$base_dir/scripts/lib/bench.py" ]] || row_checks[$twin]="$base_dir/scripts/lib/bench.py"
+      module_cp[$module@$baseline_rev]="$base_dir/$module/target/classes:$(tr -d '\r\n' <"$base_dir/$module/target/classpath.txt")"
+      # The twin must load the baseline's Spindle classes only, never this tree's or ~/.m2's.
+      if tr ':' '\n' <<<"${module_cp[$module@$baseline_rev]}" | grep -q -e "^$SPINDLE_ROOT/" -e '/repository/dev/spindle/'; then
+        row_failure[$twin]="build-failed|the baseline's classpath of $module names Spindle classes outside $base_dir"
+      fi
+    fi
+  done
+  run_rows=("${with_twins[@]}")
+fi
 
 if [[ -e "$out/measurements.tsv" ]]; then
   spindle_die "$out already holds a run; pick another output_dir"
@@ -368,11 +453,11 @@ tsv() { local IFS=$'\t'; local -a clean=("${@//$'\t'/ }"); clean=("${clean[@]//$
   tsv command "$command_line"
 } >"$out/meta.tsv"
 
-tsv name class module props reference >"$out/servers.tsv"
+tsv name class module props reference baseline_of >"$out/servers.tsv"
 for name in "${run_rows[@]}"; do
   i="${row_index[$name]}"
-  ref=0; [[ "${row_classes[$i]}" == "$SPINDLE_BENCH_REFERENCE_CLASS" ]] && ref=1
-  tsv "$name" "${row_classes[$i]}" "${row_module[$name]:-}" "${row_props[$i]}" "$ref" >>"$out/servers.tsv"
+  ref=0; [[ "${row_classes[$i]}" == "$SPINDLE_BENCH_REFERENCE_CLASS" && -z "${baseline_of[$name]:-}" ]] && ref=1
+  tsv "$name" "${row_classes[$i]}" "${row_module[$name]:-}" "${row_props[$i]}" "$ref" "${baseline_of[$name]:-}" >>"$out/servers.tsv"
 done
 
 tsv name method path connections script script_args timeout blocking description >"$out/scenarios.tsv"
@@ -418,7 +503,8 @@ write_environment() {
 |---|---|
 | started (UTC) | $(date -u '+%Y-%m-%d %H:%M:%S') |
 | command | \`$command_line\` |
-| commit | $(git_desc) |
+| commit | $(git_desc) |${baseline:+
+| baseline | \`$baseline_sha\` (\`--baseline $baseline\`): exported with git archive and built apart; rows named \`<row>@$baseline_rev\` run it, each right after its row in every round |}
 | CPU | ${cpu:-unknown}; $cores |
 | memory | $(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo) |
 | kernel | $(uname -srm) |
@@ -474,7 +560,7 @@ start_server() {
   local dir="$out/raw/$name" props=()
   read -r -a props <<<"${row_props[${row_index[$name]}]}"
   local java="$JAVA_HOME/bin/java" module="${row_module[$name]}"
-  "${pin_server_cmd[@]}" "$java" "${SPINDLE_JVM_FLAGS[@]}" "${props[@]}" -cp "${module_cp[$module]}" \
+  "${pin_server_cmd[@]}" "$java" "${SPINDLE_JVM_FLAGS[@]}" "${props[@]}" -cp "${module_cp[${row_cp_key[$name]:-$module}]}" \
     "${row_fqcn[$name]}" 0 "$(workers_of "$name")" >"$dir/server-round$r.out" 2>"$dir/server-round$r.err" </dev/null &
   server_pid=$!
   for (( i = 0; i < READY_TIMEOUT * 10; i++ )); do
@@ -562,7 +648,7 @@ run_server_round() {
     echo "FAILED $name round $r: $start_error" >&2
     event "$r" "$name" start-failed "$start_error"
     dead[$name]=1
-  elif ! run_child python3 "$BENCH_PY" check --port "$port" >"$dir/check-round$r.txt" 2>&1; then
+  elif ! run_child python3 "${row_checks[$name]:-$BENCH_PY}" check --port "$port" >"$dir/check-round$r.txt" 2>&1; then
     local why
     why="$(tail -n 1 "$dir/check-round$r.txt")"
     echo "FAILED $name round $r: wrong answers: $why (all checks: $dir/check-round$r.txt)" >&2
@@ -651,7 +737,7 @@ printf '%s\t%s\n' finished "$(date -u '+%Y-%m-%d %H:%M:%S')" >>"$out/meta.tsv"
 report_args=("$out")
 (( quick )) && report_args+=(--strict)
 # Only a full run inside results/ becomes "the latest run" that results/README.md shows.
-if (( ! quick )) && [[ "$out" == "$SPINDLE_ROOT/results/"* ]]; then
+if (( ! quick )) && [[ -z "$baseline$scenarios_arg" && "$out" == "$SPINDLE_ROOT/results/"* && "$out" != "$SPINDLE_ROOT/results/ab/"* ]]; then
   report_args+=(--readme "$SPINDLE_ROOT/results/README.md")
 fi
 rc=0

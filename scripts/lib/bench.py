@@ -22,6 +22,7 @@ import os
 import random
 import re
 import socket
+import statistics
 import sys
 import time
 import xml.etree.ElementTree as ET
@@ -575,6 +576,7 @@ class Report:
                             if c.rps is not None else "failed")
             lines.append(f"| {s['name']} | " + " | ".join(vals) + " |")
         lines += ["", "⚠ = socket errors or non-2xx responses in that cell (see its table).", ""]
+        lines += self.baseline_lines(h)
 
         for sc in self.scenarios:
             lines += [f"{h}# {sc['name']}", "", f"{scenario_line(sc)}.", ""]
@@ -613,6 +615,51 @@ class Report:
                       "under pipelining); the raw output has what wrk printed.", ""]
         return "\n".join(lines) + "\n"
 
+    def twins(self) -> list[tuple[str, str]]:
+        """(row, its baseline twin) for a run with --baseline."""
+        names = {s["name"] for s in self.servers}
+        return [(s["baseline_of"], s["name"]) for s in self.servers
+                if s.get("baseline_of") and s["baseline_of"] in names]
+
+    def paired_ratios(self, row: str, twin: str, scenario: str, attr: str) -> list[float]:
+        """Per round, this row's figure over its twin's: the two ran back to back in that round."""
+        def per_round(cell: Cell) -> dict:
+            out = {}
+            for rnd, result, cpu in cell.rounds:
+                value = result.rps if attr == "rps" else (result.requests / cpu if cpu and result.requests else None)
+                if value:
+                    out[rnd] = value
+            return out
+        mine, theirs = per_round(self.cells[(row, scenario)]), per_round(self.cells[(twin, scenario)])
+        return sorted(mine[r] / theirs[r] for r in mine.keys() & theirs.keys())
+
+    def baseline_lines(self, h: str) -> list[str]:
+        twins = self.twins()
+        if not twins:
+            return []
+        lines = [f"{h}# Against the baseline", "",
+                 "Each row and its `@<rev>` twin (the baseline commit, built apart and checked with its own route checks) "
+                 "ran back to back in every round. "
+                 "Ratios are this tree over the baseline, per round, then the median of the rounds "
+                 "(min–max beside it); above 1 is better for both.", "",
+                 "| row | scenario | req/s | baseline req/s | req/s ratio | req/CPU-s | baseline req/CPU-s | req/CPU-s ratio |",
+                 "|---|---|---:|---:|---:|---:|---:|---:|"]
+
+        def fmt(ratios: list[float]) -> str:
+            if not ratios:
+                return ""
+            mid = statistics.median(ratios)
+            return f"{mid:.2f}×" + (f" ({ratios[0]:.2f}–{ratios[-1]:.2f})" if len(ratios) > 1 else "")
+        for row, twin in twins:
+            for sc in self.scenarios:
+                a, b = self.cells[(row, sc["name"])], self.cells[(twin, sc["name"])]
+                lines.append(f"| {row} | {sc['name']} | {fmt_int(a.rps)} | {fmt_int(b.rps)} "
+                             f"| {fmt(self.paired_ratios(row, twin, sc['name'], 'rps'))} "
+                             f"| {fmt_int(a.req_per_cpu_s)} | {fmt_int(b.req_per_cpu_s)} "
+                             f"| {fmt(self.paired_ratios(row, twin, sc['name'], 'cpu'))} |")
+        lines.append("")
+        return lines
+
     def write_summary(self) -> None:
         title = f"# Spindle benchmark run {self.meta.get('run_id', self.run.name)}\n\n"
         (self.run / "summary.md").write_text(title + self.markdown(1, ""), encoding="utf-8")
@@ -650,6 +697,8 @@ Every figure here comes from one command, run on one machine with nothing else b
 scripts/benchmark-servers.sh                # every server that exists, workers 2, 10 s per scenario, 3 rounds
 scripts/benchmark-servers.sh --servers VirtualThreadServer,NettyServer --rounds 5 1 10
 scripts/benchmark-servers.sh --pin-server 1 --pin-client 0    # server and wrk on separate CPUs
+scripts/benchmark-servers.sh --servers MultiLoopServer --scenarios echo-500KB --baseline HEAD~1 --rounds 5 2 5
+                                            # A/B: each row beside the same row built from another commit
 scripts/benchmark-servers.sh --quick        # smoke run (CI): 2 s, 1 round, 4 scenarios, output in /tmp
 ```
 
@@ -692,6 +741,8 @@ def cmd_report(args) -> int:
     if args.readme:
         write_readme(Path(args.readme).resolve(), report)
     print(report.terminal_overview())
+    if report.twins():
+        print("\n" + "\n".join(report.baseline_lines("#")))
     violations = report.violations(args.strict)
     if violations:
         print(f"\n{len(violations)} problem(s):", file=sys.stderr)
