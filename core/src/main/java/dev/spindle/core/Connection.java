@@ -52,6 +52,8 @@ public final class Connection {
     static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** How much it drops at most while lingering. */
     static final int LINGER_BYTES = 1 << 20;
+    /** Echoed bodies from this size on are sent from the input array; smaller ones are copied behind the head, so one write carries both. */
+    static final int IN_PLACE_MIN = 64 * 1024;
     private static final Runnable NO_WAKEUP = () -> { };
 
     /** A region of a file to send with {@code FileChannel.transferTo}, then report with {@link #written}. */
@@ -270,6 +272,9 @@ public final class Connection {
      * what was written with {@link #written}. Empty when only a file region is pending.
      */
     public ByteBuffer outbound() {
+        if (out.pending() == 0 && outgoing instanceof OutgoingBody.InPlaceBody body && body.count() > 0) {
+            return body.view();
+        }
         return out.view();
     }
 
@@ -286,12 +291,12 @@ public final class Connection {
     }
 
     public boolean hasOutbound() {
-        return out.pending() > 0 || fileReady();
+        return out.pending() > 0 || fileReady() || outgoing instanceof OutgoingBody.InPlaceBody body && body.count() > 0;
     }
 
     /** Bytes pending in {@link #outbound()} (not counting a file region). */
     public int outboundBytes() {
-        return out.pending();
+        return outbound().remaining();
     }
 
     /** {@code bytes} of what was handed out (the buffer, or else the file region) were written. */
@@ -307,6 +312,8 @@ public final class Connection {
                 throw new IllegalArgumentException("written " + bytes + " of a " + file.count() + "-byte file region");
             }
             file.transferred(bytes);
+        } else if (outgoing instanceof OutgoingBody.InPlaceBody body) {
+            body.sent(bytes);
         } else {
             throw new IllegalArgumentException("written " + bytes + " bytes, but nothing was pending");
         }
@@ -859,8 +866,9 @@ public final class Connection {
     /** Pulls more of a streamed response body; false when it must wait (for the socket or the producer). */
     private boolean pullBody() {
         while (out.pending() < highWater) {
-            if (transferFiles && outgoing instanceof OutgoingBody.FileBody file && file.count() > 0) {
-                // the strategy sends it with transferTo once the bytes before it are written
+            if (transferFiles && outgoing instanceof OutgoingBody.FileBody file && file.count() > 0
+                    || outgoing instanceof OutgoingBody.InPlaceBody body && body.count() > 0) {
+                // the strategy sends it (transferTo, or from its array) once the bytes before it are written
                 return false;
             }
             int r;
@@ -898,6 +906,14 @@ public final class Connection {
         if (failure == null) {
             if (res.isStreamed()) {
                 startOutgoing(req, res, connection, head);
+            } else if (!head && sendsInPlace(req, res)) {
+                ByteBuffer body = res.bodyBuffer;
+                int length = body.remaining();
+                ResponseEncoder.encodeStreamedHead(out, res, length, false, connection);
+                byte[] array = in.ownArray();
+                in.pin();
+                outgoing = new OutgoingBody.InPlaceBody(array, req.base + req.bodyStart + body.position(), length,
+                        () -> in.unpin(array));
             } else {
                 ResponseEncoder.encode(out, res, head, connection);
             }
@@ -913,6 +929,17 @@ public final class Connection {
             res.reset();
             ResponseEncoder.error(out, res, 500, "the handler failed", null, connection, head);
         }
+    }
+
+    /**
+     * Whether the response sends back a large part of the request's own body (an echo), which lies
+     * in this connection's input array: it is then written from there instead of copied, and the
+     * input buffer leaves that array alone until it is sent.
+     */
+    private boolean sendsInPlace(Request req, Response res) {
+        ByteBuffer body = res.bodyBuffer;
+        return body != null && body == req.bodyView && body.remaining() >= IN_PLACE_MIN
+                && res.status != 204 && res.status != 304 && req.array != null && req.array == in.ownArray();
     }
 
     private void startOutgoing(Request req, Response res, int connection, boolean head) {
@@ -952,6 +979,11 @@ public final class Connection {
     /** Bytes of buffer memory the connection holds, for tests of its memory bound. */
     int bufferCapacity() {
         return in.capacity() + out.capacity();
+    }
+
+    /** Bytes of output buffer memory, for tests that a body is not copied into it. */
+    int outputCapacity() {
+        return out.capacity();
     }
 
     /** A blocking or asynchronous handler's run. The handler's thread writes it; the connection's thread reads it after {@link #done}. */

@@ -22,6 +22,12 @@ final class InputBuffer {
     int end;
     private byte[] own;
     private MemorySegment ownMemory;
+    /**
+     * A response body being written still reads {@link #own} (a large body sent from where it
+     * arrived instead of copied): nothing may be written into it, so input arriving meanwhile goes
+     * to a fresh array and the pinned one is left to the body.
+     */
+    private boolean pinned;
 
     private final int initialCapacity;
 
@@ -68,8 +74,48 @@ final class InputBuffer {
         start = 0;
         end = 0;
         if (live > 0) {
+            unpinForWriting(live);
             ensureRoom(live);
             MemorySegment.copy(lent, ValueLayout.JAVA_BYTE, from, own, 0, live);
+            end = live;
+        }
+    }
+
+    /** The array that holds unlent input: what a body sent in place may refer to. */
+    byte[] ownArray() {
+        return own;
+    }
+
+    /** See {@link #pinned}: until {@link #unpin}, {@link #ownArray()} is left as it is. */
+    void pin() {
+        pinned = true;
+    }
+
+    /** The body that pinned {@code array} was sent; if this buffer still uses it, it may write to it again. */
+    void unpin(byte[] array) {
+        if (array == own) {
+            pinned = false;
+        }
+    }
+
+    /** Before writing into {@link #own}: leaves a pinned array to its body, moving the unconsumed bytes out of it. */
+    private void unpinForWriting(int n) {
+        if (!pinned) {
+            return;
+        }
+        pinned = false;
+        boolean inOwn = memory == ownMemory;
+        int live = inOwn ? end - start : 0;
+        byte[] fresh = new byte[Math.max(initialCapacity, live + n)];
+        if (live > 0) {
+            System.arraycopy(own, start, fresh, 0, live);
+        }
+        own = fresh;
+        ownMemory = MemorySegment.ofArray(own);
+        if (inOwn) {
+            memory = ownMemory;
+            array = own;
+            start = 0;
             end = live;
         }
     }
@@ -80,6 +126,7 @@ final class InputBuffer {
             return;
         }
         keepTail();
+        unpinForWriting(n);
         if (start == end) {
             start = 0;
             end = 0;
@@ -114,7 +161,7 @@ final class InputBuffer {
         if (start == end && !isLent()) {
             start = 0;
             end = 0;
-            if (own.length > OutputBuffer.RETAIN_LIMIT) {
+            if (own.length > OutputBuffer.RETAIN_LIMIT && !pinned) {
                 // a large body is done with: let its memory go rather than hold it while idle
                 own = new byte[initialCapacity];
                 ownMemory = MemorySegment.ofArray(own);

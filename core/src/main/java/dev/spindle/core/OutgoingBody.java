@@ -87,6 +87,54 @@ abstract class OutgoingBody {
         return END;
     }
 
+    /**
+     * A large whole body sent from the array it lies in rather than copied into the output buffer:
+     * the strategy writes {@link #view()} once the head before it is written. {@code release}
+     * runs when it is sent or dropped (the connection lets its input buffer write to the array again).
+     */
+    static final class InPlaceBody extends OutgoingBody {
+        private final ByteBuffer view;
+        private final int end;
+        private final Runnable release;
+
+        InPlaceBody(byte[] array, int offset, int length, Runnable release) {
+            super(length, false);
+            this.view = ByteBuffer.wrap(array, offset, length);
+            this.end = offset + length;
+            this.release = release;
+        }
+
+        /** The unsent rest; the caller may move its position, which is reset on the next call. */
+        ByteBuffer view() {
+            view.limit(end).position(end - (int) remaining);
+            return view;
+        }
+
+        long count() {
+            return remaining;
+        }
+
+        void sent(int n) {
+            if (n > remaining) {
+                throw new IllegalArgumentException("written " + n + " of " + remaining + " pending body bytes");
+            }
+            remaining -= n;
+        }
+
+        @Override
+        int pull(OutputBuffer out) throws IOException {
+            if (remaining > 0) {
+                throw new IllegalStateException("a body sent in place is written by the strategy, not pulled");
+            }
+            return END;
+        }
+
+        @Override
+        void close() {
+            release.run();
+        }
+    }
+
     /** A file, read on the connection's thread or, where the strategy allows, sent by {@code transferTo}. */
     static final class FileBody extends OutgoingBody implements Connection.FileRegion {
         private final FileChannel channel;

@@ -49,6 +49,8 @@ public final class Request {
     /** Whether whole-body accessors may block reading {@link #streamed} (not on an event loop). */
     boolean mayBlock;
     private byte[] streamedBytes;
+    /** The last view {@link #body()} handed out: a response that sends it back may send it from where it lies. */
+    ByteBuffer bodyView;
 
     private String pathString;
 
@@ -67,6 +69,7 @@ public final class Request {
         expectContinue = false;
         route = null;
         pathString = null;
+        bodyView = null;
         streamed = null;
         streamedBytes = null;
     }
@@ -303,7 +306,9 @@ public final class Request {
         if (streamed != null) {
             return ByteBuffer.wrap(streamedBody()).asReadOnlyBuffer();
         }
-        return data.asSlice(base + bodyStart, bodyEnd - bodyStart).asByteBuffer().asReadOnlyBuffer();
+        ByteBuffer view = data.asSlice(base + bodyStart, bodyEnd - bodyStart).asByteBuffer().asReadOnlyBuffer();
+        bodyView = view;
+        return view;
     }
 
     public byte[] bodyBytes() {

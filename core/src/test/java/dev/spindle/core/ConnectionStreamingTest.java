@@ -396,4 +396,86 @@ class ConnectionStreamingTest {
         assertThat(c.isIdle()).isTrue();
         assertThat(c.bufferCapacity()).as("bytes of buffers held while idle").isLessThanOrEqualTo(64 * 1024);
     }
+
+    private static String post(String target, int length) {
+        return "POST " + target + " HTTP/1.1\r\n" + HOST + "Content-Length: " + length + "\r\n\r\n";
+    }
+
+    private static Router echoRoutes() {
+        return Router.builder()
+                .post("/echo", (req, res) -> res.body(req.body()))
+                .get("/next", (req, res) -> res.text("next"))
+                .build();
+    }
+
+    /** Feeds {@code b} in pieces of {@code piece} bytes, as socket reads deliver a large body. */
+    private static void feedInPieces(Connection c, byte[] b, int piece) {
+        for (int i = 0; i < b.length; i += piece) {
+            c.received(ByteBuffer.wrap(b, i, Math.min(piece, b.length - i)));
+        }
+    }
+
+    @Test
+    void largeEchoIsSentFromTheInputArrayAndSurvivesInputArrivingWhileItIsWritten() {
+        int size = 300_000;
+        byte[] body = java.util.Arrays.copyOf(PAYLOAD, size);
+        Connection c = connection(echoRoutes(), ServerConfig.defaults(), false);
+        feed(c, post("/echo", size));
+        feedInPieces(c, body, 16 * 1024);
+
+        ByteArrayOutputStream written = new ByteArrayOutputStream();
+        written.writeBytes(drain(c));
+        ByteBuffer part = c.outbound();
+        assertThat(part.remaining()).as("the body follows the head as its own part").isEqualTo(size);
+        byte[] first = new byte[100_000];
+        part.get(first);
+        c.written(first.length);
+        written.writeBytes(first);
+        assertThat(c.outputCapacity()).as("the body was not copied into the output buffer").isLessThan(size);
+
+        // bytes a strategy had already read arrive while the rest of the body is unsent: the next
+        // request, and a body of other bytes that would overwrite the echoed one if it were reused
+        byte[] other = new byte[size];
+        java.util.Arrays.fill(other, (byte) 'x');
+        feed(c, get("/next") + post("/echo", size));
+        feedInPieces(c, other, 16 * 1024);
+        written.writeBytes(TestResponses.drainAll(c));
+
+        List<HttpResponse> responses = parseAll(written.toByteArray());
+        assertThat(responses).hasSize(3);
+        assertThat(responses.get(0).body()).isEqualTo(body);
+        assertThat(new String(responses.get(1).body(), java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("next");
+        assertThat(responses.get(2).body()).isEqualTo(other);
+        assertThat(c.wantsInput()).isTrue();
+    }
+
+    @Test
+    void largeEchoPipelinedBehindAnotherRequestInTheSameBufferKeepsOrder() {
+        int size = 100_000;
+        byte[] body = java.util.Arrays.copyOfRange(PAYLOAD, 1000, 1000 + size);
+        byte[] all = new ByteArrayOutputStream() {
+            {
+                writeBytes(bytes(post("/echo", size)));
+                writeBytes(body);
+                writeBytes(bytes(get("/next") + "HEAD /next HTTP/1.1\r\n" + HOST + "\r\n"));
+            }
+        }.toByteArray();
+        Connection c = connection(echoRoutes(), ServerConfig.defaults(), false);
+        feedInPieces(c, all, 7_000);
+        ByteArrayOutputStream written = new ByteArrayOutputStream();
+        while (c.hasOutbound()) {
+            ByteBuffer view = c.outbound();
+            byte[] chunk = new byte[Math.min(view.remaining(), 9_000)];
+            view.get(chunk);
+            c.written(chunk.length);
+            written.writeBytes(chunk);
+        }
+        List<HttpResponse> responses = parseAll(written.toByteArray(), java.util.Set.of(2));
+        assertThat(responses).hasSize(3);
+        assertThat(responses.get(0).header("Content-Length")).isEqualTo(String.valueOf(size));
+        assertThat(responses.get(0).body()).isEqualTo(body);
+        assertThat(responses.get(1).body()).isEqualTo(bytes("next"));
+        assertThat(responses.get(2).status()).isEqualTo(200);
+        assertThat(c.wantsInput()).isTrue();
+    }
 }

@@ -2,6 +2,7 @@ package dev.spindle.core;
 
 import static dev.spindle.core.TestResponses.bytes;
 import static dev.spindle.core.TestResponses.drain;
+import static dev.spindle.core.TestResponses.drainAll;
 import static dev.spindle.core.TestResponses.feed;
 import static dev.spindle.core.TestResponses.parseAll;
 import static dev.spindle.core.TestResponses.peek;
@@ -345,7 +346,7 @@ class ConnectionTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (int off = 0; off < raw.length; off += 1500) {
             feed(c, Arrays.copyOfRange(raw, off, Math.min(raw.length, off + 1500)));
-            out.writeBytes(drain(c));
+            out.writeBytes(drainAll(c));
         }
         HttpResponse r = single(out.toByteArray());
         assertThat(r.status()).isEqualTo(200);
