@@ -300,6 +300,9 @@ public final class Request {
      * the strategy's buffer). For a streamed body (blocking handlers) it reads the rest of the
      * stream first, at most {@link ServerConfig#maxBodySize()} bytes.
      *
+     * <p>An inline handler that answers with this very view ({@code res.body(req.body())}, an echo)
+     * of 64 KiB or more has it written from where it arrived, without a copy.
+     *
      * @throws IllegalStateException for a streamed body in an asynchronous handler (use {@link #readBody()})
      */
     public ByteBuffer body() {
