@@ -29,7 +29,7 @@ import java.util.function.Function;
  *   <tr><td>queueCapacity</td><td>spindle.queueCapacity</td><td>1024</td><td>ThreadPoolServer: accepted connections waiting for a pool thread; one more is answered 503 and closed</td></tr>
  *   <tr><td>readBufferSize</td><td>spindle.readBufferSize</td><td>16384</td><td>bytes read per socket read (io_uring: per provided buffer)</td></tr>
  *   <tr><td>writeHighWaterMark</td><td>spindle.writeHighWaterMark</td><td>65536</td><td>pending output above which a connection is not read (back-pressure: a client that does not read its responses cannot make the server buffer more of its requests)</td></tr>
- *   <tr><td>directBuffers</td><td>spindle.directBuffers</td><td>false</td><td>direct instead of heap socket buffers (NIO)</td></tr>
+ *   <tr><td>directBuffers</td><td>spindle.directBuffers</td><td>true</td><td>direct instead of heap socket buffers (NIO)</td></tr>
  *   <tr><td>busyPoll</td><td>spindle.busyPoll</td><td>false</td><td>spin on selectNow() before blocking (NIO)</td></tr>
  * </table>
  * Every server honours every limit above, except where its class Javadoc says otherwise (the
@@ -57,7 +57,7 @@ public final class ServerConfig {
     private int queueCapacity = 1024;
     private int readBufferSize = 16 * 1024;
     private int writeHighWaterMark = 64 * 1024;
-    private boolean directBuffers;
+    private boolean directBuffers = true;
     private boolean busyPoll;
 
     private ServerConfig() {

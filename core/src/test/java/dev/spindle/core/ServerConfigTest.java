@@ -33,7 +33,7 @@ class ServerConfigTest {
         assertThat(c.queueCapacity()).isEqualTo(1024);
         assertThat(c.readBufferSize()).isEqualTo(16 * 1024);
         assertThat(c.writeHighWaterMark()).isEqualTo(64 * 1024);
-        assertThat(c.directBuffers()).isFalse();
+        assertThat(c.directBuffers()).isTrue();
         assertThat(c.busyPoll()).isFalse();
         assertThat(ServerConfig.port(8080).port()).isEqualTo(8080);
     }
@@ -57,7 +57,7 @@ class ServerConfigTest {
                 w("queueCapacity", c -> c.queueCapacity(10), ServerConfig::queueCapacity, 10),
                 w("readBufferSize", c -> c.readBufferSize(11), ServerConfig::readBufferSize, 11),
                 w("writeHighWaterMark", c -> c.writeHighWaterMark(12), ServerConfig::writeHighWaterMark, 12),
-                w("directBuffers", c -> c.directBuffers(true), ServerConfig::directBuffers, true),
+                w("directBuffers", c -> c.directBuffers(false), ServerConfig::directBuffers, false),
                 w("busyPoll", c -> c.busyPoll(true), ServerConfig::busyPoll, true));
     }
 

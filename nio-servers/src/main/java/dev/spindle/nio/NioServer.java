@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>workers</td><td>(CLI argument)</td><td>processors</td><td>serving loops (ignored by {@link SingleLoopServer})</td></tr>
  *   <tr><td>busyPoll</td><td>spindle.busyPoll</td><td>false</td><td>spin on {@code selectNow()} before a blocking {@code select}</td></tr>
  *   <tr><td>busy-poll spins</td><td>spindle.busyPollSpins</td><td>{@value #DEFAULT_BUSY_POLL_SPINS}</td><td>empty {@code selectNow()} calls before blocking</td></tr>
- *   <tr><td>directBuffers</td><td>spindle.directBuffers</td><td>false</td><td>each loop's read buffer is direct (saves the JDK's copy through its temporary direct buffer)</td></tr>
+ *   <tr><td>directBuffers</td><td>spindle.directBuffers</td><td>true</td><td>each loop's read buffer is direct (saves the JDK's copy through its temporary direct buffer: an interleaved A/B measured 1.00-1.06x req/CPU-s on plaintext and up to 1.15x on large echoes); false reads into a heap array the parser reads in place</td></tr>
  *   <tr><td>readBufferSize</td><td>spindle.readBufferSize</td><td>16384</td><td>bytes per socket read (one buffer per loop, reused)</td></tr>
  *   <tr><td>writeHighWaterMark</td><td>spindle.writeHighWaterMark</td><td>65536</td><td>pending output at which a connection stops processing requests and pulling streamed bodies</td></tr>
  *   <tr><td>backlog</td><td>spindle.backlog</td><td>{@value #DEFAULT_BACKLOG}</td><td>listen backlog of each listening socket</td></tr>
