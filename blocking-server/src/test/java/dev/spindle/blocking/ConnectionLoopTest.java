@@ -28,7 +28,7 @@ class ConnectionLoopTest {
                     }
                 }))
                 .build();
-        ServerConfig config = ServerConfig.port(0).workers(1).headerTimeout(Duration.ofMillis(500));
+        ServerConfig config = ServerConfig.defaults().port(0).workers(1).headerTimeout(Duration.ofMillis(500));
         try (HttpServer server = new ThreadPoolServer(config, routes).start();
              RawConnection c = new RawConnection(server.port())) {
             long started = System.nanoTime();
@@ -46,7 +46,7 @@ class ConnectionLoopTest {
         Router routes = Router.builder()
                 .post("/upload", Handler.blocking((req, res) -> res.text(new String(req.bodyStream().readAllBytes(), "US-ASCII"))))
                 .build();
-        try (HttpServer server = new ThreadPoolServer(ServerConfig.port(0).workers(1), routes).start();
+        try (HttpServer server = new ThreadPoolServer(ServerConfig.defaults().port(0).workers(1), routes).start();
              RawConnection c = new RawConnection(server.port())) {
             c.send("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n5\r");
             Thread.sleep(200);
@@ -72,7 +72,7 @@ class ConnectionLoopTest {
                     }
                 }))
                 .build();
-        try (HttpServer server = new VirtualThreadServer(ServerConfig.port(0), routes).start()) {
+        try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0), routes).start()) {
             try (RawConnection c = new RawConnection(server.port())) {
                 c.send("GET /endless HTTP/1.1\r\nHost: x\r\n\r\n");
                 c.socket().getInputStream().readNBytes(100_000);
@@ -84,7 +84,7 @@ class ConnectionLoopTest {
 
     @Test
     void theSingleThreadServesTheNextClientWhileTheLastOneLingers() throws Exception {
-        try (HttpServer server = new SingleThreadServer(ServerConfig.port(0), BenchmarkApp.routes()).start();
+        try (HttpServer server = new SingleThreadServer(ServerConfig.defaults().port(0), BenchmarkApp.routes()).start();
              RawConnection first = new RawConnection(server.port())) {
             assertThat(first.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n").read().closes()).isTrue();
             // the first client keeps its side open: the server lingers on it for half a second

@@ -29,7 +29,7 @@ class ReadmeExampleTest {
                 .get("/hello", (req, res) -> res.text("Hello"))
                 .get("/users/{id}", (req, res) -> res.json("{\"id\":\"" + req.pathParam("id") + "\"}"))
                 .build();
-        try (HttpServer server = new VirtualThreadServer(ServerConfig.port(0), routes).start()) {
+        try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0), routes).start()) {
             // README example ends
             HttpClient client = HttpClient.newHttpClient();
             HttpResponse<String> hello = client.send(
@@ -66,7 +66,7 @@ class ReadmeExampleTest {
                 .get("/later", Handler.async((req, res) -> CompletableFuture.runAsync(() -> res.text("done"),
                         CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS))))
                 .build();
-        try (HttpServer server = new VirtualThreadServer(ServerConfig.port(0), routes).start()) {
+        try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0), routes).start()) {
             // README streaming example ends
             HttpClient client = HttpClient.newHttpClient();
             String base = "http://127.0.0.1:" + server.port();

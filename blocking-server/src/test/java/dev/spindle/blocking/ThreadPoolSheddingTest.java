@@ -17,7 +17,7 @@ class ThreadPoolSheddingTest {
 
     @Test
     void fullPoolAndQueueAnswer503AndWaitingConnectionsGetTheirTurn() throws Exception {
-        ServerConfig config = ServerConfig.port(0).workers(1).queueCapacity(1);
+        ServerConfig config = ServerConfig.defaults().port(0).workers(1).queueCapacity(1);
         try (HttpServer server = new ThreadPoolServer(config, BenchmarkApp.routes()).start();
              RawConnection busy = new RawConnection(server.port())) {
             busy.send(SLOW);

@@ -27,7 +27,7 @@ public final class Launcher {
             if (port < 0 || port > 65535) {
                 return null;
             }
-            config = config.withPort(port);
+            config = config.port(port);
             if (args.length == 2) {
                 int workers = Integer.parseInt(args[1]);
                 if (workers < 1) {

@@ -7,7 +7,7 @@ import java.util.function.Function;
 /**
  * Everything a server can be told: address, worker count, protocol limits, timeouts and I/O
  * options. Immutable; each setter-like method returns a changed copy:
- * {@code ServerConfig.port(8080).workers(4)}.
+ * {@code ServerConfig.defaults().port(8080).workers(4)}.
  *
  * <table>
  *   <caption>Settings, their system properties (read by {@link #fromSystemProperties()}) and defaults</caption>
@@ -65,10 +65,6 @@ public final class ServerConfig {
 
     public static ServerConfig defaults() {
         return new ServerConfig();
-    }
-
-    public static ServerConfig port(int port) {
-        return defaults().withPort(port);
     }
 
     /** Defaults overridden by any {@code spindle.*} system property in the table above. */
@@ -174,7 +170,7 @@ public final class ServerConfig {
         return c.validated();
     }
 
-    public ServerConfig withPort(int port) { return with(c -> c.port = port); }
+    public ServerConfig port(int port) { return with(c -> c.port = port); }
     public ServerConfig host(String host) { return with(c -> c.host = Objects.requireNonNull(host, "host")); }
     public ServerConfig workers(int workers) { return with(c -> c.workers = workers); }
     public ServerConfig maxRequestLineLength(int bytes) { return with(c -> c.maxRequestLineLength = bytes); }

@@ -35,13 +35,13 @@ class ServerConfigTest {
         assertThat(c.writeHighWaterMark()).isEqualTo(64 * 1024);
         assertThat(c.directBuffers()).isTrue();
         assertThat(c.busyPoll()).isFalse();
-        assertThat(ServerConfig.port(8080).port()).isEqualTo(8080);
+        assertThat(ServerConfig.defaults().port(8080).port()).isEqualTo(8080);
     }
 
     /** name, change, getter, expected value */
     static Stream<Arguments> withers() {
         return Stream.of(
-                w("withPort", c -> c.withPort(8080), ServerConfig::port, 8080),
+                w("port", c -> c.port(8080), ServerConfig::port, 8080),
                 w("host", c -> c.host("0.0.0.0"), ServerConfig::host, "0.0.0.0"),
                 w("workers", c -> c.workers(3), ServerConfig::workers, 3),
                 w("maxRequestLineLength", c -> c.maxRequestLineLength(100), ServerConfig::maxRequestLineLength, 100),
@@ -78,12 +78,12 @@ class ServerConfigTest {
         assertThat(get.apply(original)).as("the original is unchanged").isEqualTo(originalValue);
         assertThat(original.toString()).isEqualTo(before);
         // Other settings are carried over.
-        ServerConfig twice = change.apply(ServerConfig.defaults().workers(7).withPort(1234).maxHeaderCount(3));
+        ServerConfig twice = change.apply(ServerConfig.defaults().workers(7).port(1234).maxHeaderCount(3));
         assertThat(get.apply(twice)).isEqualTo(value);
         if (!name.equals("workers")) {
             assertThat(twice.workers()).isEqualTo(7);
         }
-        if (!name.equals("withPort")) {
+        if (!name.equals("port")) {
             assertThat(twice.port()).isEqualTo(1234);
         }
         if (!name.equals("maxHeaderCount")) {
@@ -95,8 +95,8 @@ class ServerConfigTest {
         return Stream.of(
                 Arguments.of("negative workers", (UnaryOperator<ServerConfig>) c -> c.workers(-1)),
                 Arguments.of("zero workers", (UnaryOperator<ServerConfig>) c -> c.workers(0)),
-                Arguments.of("port -1", (UnaryOperator<ServerConfig>) c -> c.withPort(-1)),
-                Arguments.of("port 65536", (UnaryOperator<ServerConfig>) c -> c.withPort(65536)),
+                Arguments.of("port -1", (UnaryOperator<ServerConfig>) c -> c.port(-1)),
+                Arguments.of("port 65536", (UnaryOperator<ServerConfig>) c -> c.port(65536)),
                 Arguments.of("maxRequestLineLength 0", (UnaryOperator<ServerConfig>) c -> c.maxRequestLineLength(0)),
                 Arguments.of("maxHeaderSize -1", (UnaryOperator<ServerConfig>) c -> c.maxHeaderSize(-1)),
                 Arguments.of("maxHeaderCount 0", (UnaryOperator<ServerConfig>) c -> c.maxHeaderCount(0)),
@@ -132,9 +132,9 @@ class ServerConfigTest {
 
     @Test
     void portFactoryValidates() {
-        assertThatThrownBy(() -> ServerConfig.port(-1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> ServerConfig.port(70000)).isInstanceOf(IllegalArgumentException.class);
-        assertThat(ServerConfig.port(0).workers(2).port()).isZero();
+        assertThatThrownBy(() -> ServerConfig.defaults().port(-1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ServerConfig.defaults().port(70000)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(ServerConfig.defaults().port(0).workers(2).port()).isZero();
     }
 
     @Test
@@ -175,5 +175,26 @@ class ServerConfigTest {
                 System.setProperty(name, previous);
             }
         }
+    }
+
+    @Test
+    void noStaticMethodSharesItsNameWithAnInstanceMethod() {
+        // a static port(int) once let defaults().host(h).workers(n).port(p) compile and drop h and n
+        java.util.Map<String, java.util.Set<Boolean>> kinds = new java.util.HashMap<>();
+        for (java.lang.reflect.Method m : ServerConfig.class.getMethods()) {
+            if (m.getDeclaringClass() == ServerConfig.class) {
+                kinds.computeIfAbsent(m.getName(), k -> new java.util.HashSet<>())
+                        .add(java.lang.reflect.Modifier.isStatic(m.getModifiers()));
+            }
+        }
+        assertThat(kinds.entrySet()).filteredOn(e -> e.getValue().size() > 1).isEmpty();
+    }
+
+    @Test
+    void aChainEndingInPortKeepsEverySetting() {
+        ServerConfig c = ServerConfig.defaults().host("0.0.0.0").workers(3).port(19530);
+        assertThat(c.host()).isEqualTo("0.0.0.0");
+        assertThat(c.workers()).isEqualTo(3);
+        assertThat(c.port()).isEqualTo(19530);
     }
 }

@@ -32,7 +32,7 @@ class BufferExhaustionTest {
 
     @Test
     void receivesAreReArmedAfterTheBufferRingRunsDry() throws Exception {
-        ServerConfig config = ServerConfig.port(0).workers(2);
+        ServerConfig config = ServerConfig.defaults().port(0).workers(2);
         Tuning tuning = Tuning.defaults(config).withBufferRing(4, 256);
         try (IoUringServer server = (IoUringServer) new IoUringServer(config, BenchmarkApp.routes(), tuning).start()) {
             int port = server.port();

@@ -32,7 +32,7 @@ class IoUringServerBehaviourTest {
 
     @Test
     void aRequestThatDoesNotArriveInTimeGets408AndAClose() throws Exception {
-        try (IoUringServer server = start(ServerConfig.port(0).workers(1).headerTimeout(Duration.ofMillis(400)));
+        try (IoUringServer server = start(ServerConfig.defaults().port(0).workers(1).headerTimeout(Duration.ofMillis(400)));
                 RawConnection c = new RawConnection(server.port())) {
             long started = System.nanoTime();
             RawConnection.RawResponse r = c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n").read();
@@ -45,7 +45,7 @@ class IoUringServerBehaviourTest {
 
     @Test
     void anIdleKeepAliveConnectionIsClosedAfterTheIdleTimeout() throws Exception {
-        try (IoUringServer server = start(ServerConfig.port(0).workers(1).idleTimeout(Duration.ofMillis(400)));
+        try (IoUringServer server = start(ServerConfig.defaults().port(0).workers(1).idleTimeout(Duration.ofMillis(400)));
                 RawConnection c = new RawConnection(server.port())) {
             assertThat(c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
             long started = System.nanoTime();
@@ -57,7 +57,7 @@ class IoUringServerBehaviourTest {
 
     @Test
     void connectionsBeyondTheLimitAreAnswered503() throws Exception {
-        try (IoUringServer server = start(ServerConfig.port(0).workers(1).maxConnections(1));
+        try (IoUringServer server = start(ServerConfig.defaults().port(0).workers(1).maxConnections(1));
                 RawConnection first = new RawConnection(server.port())) {
             assertThat(first.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
             try (RawConnection second = new RawConnection(server.port())) {
@@ -72,7 +72,7 @@ class IoUringServerBehaviourTest {
 
     @Test
     void outputThePeerDoesNotReadIsDroppedAfterTheWriteTimeout() throws Exception {
-        try (IoUringServer server = start(ServerConfig.port(0).workers(1).writeTimeout(Duration.ofMillis(500)));
+        try (IoUringServer server = start(ServerConfig.defaults().port(0).workers(1).writeTimeout(Duration.ofMillis(500)));
                 Socket s = new Socket()) {
             s.setReceiveBufferSize(16 * 1024);
             s.connect(new InetSocketAddress("127.0.0.1", server.port()), 5000);
@@ -88,7 +88,7 @@ class IoUringServerBehaviourTest {
 
     @Test
     void closeLetsAnInFlightBlockingRequestFinishAndStopsAccepting() throws Exception {
-        IoUringServer server = start(ServerConfig.port(0).workers(2).drainTimeout(Duration.ofSeconds(10)));
+        IoUringServer server = start(ServerConfig.defaults().port(0).workers(2).drainTimeout(Duration.ofSeconds(10)));
         int port = server.port();
         try (RawConnection busy = new RawConnection(port); RawConnection idle = new RawConnection(port)) {
             assertThat(idle.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
@@ -110,7 +110,7 @@ class IoUringServerBehaviourTest {
 
     @Test
     void closeIsPromptWithOnlyIdleConnections() throws Exception {
-        IoUringServer server = start(ServerConfig.port(0).workers(2));
+        IoUringServer server = start(ServerConfig.defaults().port(0).workers(2));
         RawConnection[] clients = new RawConnection[20];
         try {
             for (int i = 0; i < clients.length; i++) {

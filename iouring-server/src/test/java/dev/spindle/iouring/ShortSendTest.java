@@ -39,7 +39,7 @@ class ShortSendTest {
         byte[] body = new byte[BODY];
         new Random(7).nextBytes(body);
 
-        try (IoUringServer server = (IoUringServer) new IoUringServer(ServerConfig.port(0).workers(1), BenchmarkApp.routes()).start();
+        try (IoUringServer server = (IoUringServer) new IoUringServer(ServerConfig.defaults().port(0).workers(1), BenchmarkApp.routes()).start();
                 Socket slow = new Socket()) {
             slow.setReceiveBufferSize(64 * 1024);
             slow.connect(new InetSocketAddress("127.0.0.1", server.port()), 5000);

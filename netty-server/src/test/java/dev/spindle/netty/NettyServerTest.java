@@ -31,7 +31,7 @@ class NettyServerTest {
     }
 
     private static ServerConfig config() {
-        return ServerConfig.port(0).workers(1);
+        return ServerConfig.defaults().port(0).workers(1);
     }
 
     @ParameterizedTest
@@ -260,7 +260,7 @@ class NettyServerTest {
     @Test
     void aTakenPortFailsTheStart() throws Exception {
         try (HttpServer first = start(config())) {
-            NettyServer second = new NettyServer(config().withPort(first.port()), BenchmarkApp.routes(), NettyTransport.NIO);
+            NettyServer second = new NettyServer(config().port(first.port()), BenchmarkApp.routes(), NettyTransport.NIO);
             assertThatThrownBy(second::start).isInstanceOf(IOException.class);
             second.close();
         }

@@ -138,7 +138,7 @@ class NettyStreamingTest {
     }
 
     private static ServerConfig config() {
-        return ServerConfig.port(0).workers(1);
+        return ServerConfig.defaults().port(0).workers(1);
     }
 
     private static HttpServer start(ServerConfig config, NettyTransport transport) throws IOException {

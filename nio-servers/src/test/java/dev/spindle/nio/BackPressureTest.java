@@ -37,7 +37,7 @@ class BackPressureTest {
         byte[] body = new byte[BODY];
         new Random(7).nextBytes(body);
 
-        try (HttpServer server = new SingleLoopServer(ServerConfig.port(0), BenchmarkApp.routes()).start();
+        try (HttpServer server = new SingleLoopServer(ServerConfig.defaults().port(0), BenchmarkApp.routes()).start();
                 Socket slow = new Socket()) {
             slow.setReceiveBufferSize(64 * 1024);
             slow.connect(new InetSocketAddress("127.0.0.1", server.port()), 5000);

@@ -45,7 +45,7 @@ class BlockingOffloadTest {
 
     @Test
     void pipelinedRequestsBehindABlockingOneWaitTheirTurnWhileTheLoopServesOthers() throws Exception {
-        try (HttpServer server = new SingleLoopServer(ServerConfig.port(0), routes()).start();
+        try (HttpServer server = new SingleLoopServer(ServerConfig.defaults().port(0), routes()).start();
                 RawConnection held = new RawConnection(server.port());
                 RawConnection other = new RawConnection(server.port())) {
             held.send(get("/gate") + get("/fast?n=1") + get("/where") + get("/fast?n=2") + get("/gate"));
@@ -75,7 +75,7 @@ class BlockingOffloadTest {
     @Test
     void manyConcurrentBlockingRequestsDoNotHoldTheLoop() throws Exception {
         int clients = 50;
-        try (HttpServer server = new MultiLoopServer(ServerConfig.port(0).workers(2), routes()).start()) {
+        try (HttpServer server = new MultiLoopServer(ServerConfig.defaults().port(0).workers(2), routes()).start()) {
             RawConnection[] connections = new RawConnection[clients];
             try {
                 for (int i = 0; i < clients; i++) {

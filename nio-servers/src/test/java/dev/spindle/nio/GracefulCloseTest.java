@@ -54,7 +54,7 @@ class GracefulCloseTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("servers")
     void inFlightBlockingRequestFinishesAndIdleConnectionsClose(String name, BiFunction<ServerConfig, Router, HttpServer> factory) throws Exception {
-        HttpServer server = factory.apply(ServerConfig.port(0).workers(2), routes()).start();
+        HttpServer server = factory.apply(ServerConfig.defaults().port(0).workers(2), routes()).start();
         int port = server.port();
         try (RawConnection idle = new RawConnection(port); RawConnection busy = new RawConnection(port)) {
             assertThat(idle.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
@@ -82,7 +82,7 @@ class GracefulCloseTest {
 
     @Test
     void drainIsBoundedByTheDrainTimeout() throws Exception {
-        ServerConfig config = ServerConfig.port(0).workers(1).drainTimeout(Duration.ofMillis(300));
+        ServerConfig config = ServerConfig.defaults().port(0).workers(1).drainTimeout(Duration.ofMillis(300));
         HttpServer server = new MultiLoopServer(config, routes()).start();
         try (RawConnection busy = new RawConnection(server.port())) {
             busy.send("GET /blocking/10000 HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -98,11 +98,11 @@ class GracefulCloseTest {
 
     @Test
     void closeIsIdempotentAndWorksBeforeStart() {
-        HttpServer never = new SingleLoopServer(ServerConfig.port(0), routes());
+        HttpServer never = new SingleLoopServer(ServerConfig.defaults().port(0), routes());
         never.close();
         HttpServer server;
         try {
-            server = new SingleLoopServer(ServerConfig.port(0), routes()).start();
+            server = new SingleLoopServer(ServerConfig.defaults().port(0), routes()).start();
         } catch (IOException e) {
             throw new AssertionError(e);
         }

@@ -25,7 +25,7 @@ class MaxConnectionsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("servers")
     void connectionsBeyondTheLimitGet503(String name, BiFunction<ServerConfig, dev.spindle.core.Router, NioServer> factory) throws Exception {
-        NioServer server = factory.apply(ServerConfig.port(0).workers(2).maxConnections(2), BenchmarkApp.routes());
+        NioServer server = factory.apply(ServerConfig.defaults().port(0).workers(2).maxConnections(2), BenchmarkApp.routes());
         server.start();
         try (RawConnection first = new RawConnection(server.port()); RawConnection second = new RawConnection(server.port())) {
             assertThat(first.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);

@@ -22,7 +22,7 @@ class TimeoutTest {
 
     @BeforeEach
     void start() throws Exception {
-        ServerConfig config = ServerConfig.port(0).workers(2)
+        ServerConfig config = ServerConfig.defaults().port(0).workers(2)
                 .idleTimeout(Duration.ofMillis(500))
                 .headerTimeout(Duration.ofMillis(500))
                 .writeTimeout(Duration.ofSeconds(1));

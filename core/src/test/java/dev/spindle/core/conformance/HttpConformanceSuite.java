@@ -94,7 +94,7 @@ public abstract class HttpConformanceSuite {
     }
 
     protected ServerConfig config() {
-        return ServerConfig.port(0).workers(2);
+        return ServerConfig.defaults().port(0).workers(2);
     }
 
     /** What a server knowingly answers instead for a bad-input case, and why. */

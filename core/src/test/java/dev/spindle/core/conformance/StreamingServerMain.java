@@ -16,7 +16,7 @@ public final class StreamingServerMain {
 
     public static void main(String[] args) throws Exception {
         Class<?> type = Class.forName(args[0]);
-        ServerConfig config = ServerConfig.fromSystemProperties().withPort(0).workers(2).maxBodySize(Integer.MAX_VALUE - 64);
+        ServerConfig config = ServerConfig.fromSystemProperties().port(0).workers(2).maxBodySize(Integer.MAX_VALUE - 64);
         Router routes = StreamingRoutes.register(BenchmarkApp.register(Router.builder())).build();
         HttpServer server = (HttpServer) type.getConstructor(ServerConfig.class, Router.class).newInstance(config, routes);
         server.start();
