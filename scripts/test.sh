@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds and tests the whole reactor: scripts/test.sh [extra mvn args]
+# Builds and tests the whole reactor, then installs the artifacts into the local Maven
+# repository (~/.m2), so an application can depend on dev.spindle:spindle-*:0.1.0-SNAPSHOT:
+#   scripts/test.sh [extra mvn args]
 # This is what CI runs (.ci/run); it installs what the tests need on a clean machine.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
@@ -12,4 +14,12 @@ TEST_PACKAGES=(curl gcc liburing2 liburing-dev)
 spindle_ensure_packages "${TEST_PACKAGES[@]}"
 spindle_find_jdk
 cd "$SPINDLE_ROOT"
-spindle_mvn verify "$@"
+spindle_mvn install "$@"
+
+# The library jars must carry no logging configuration (an application brings its own).
+for jar in */target/spindle-*.jar; do
+  [[ "$jar" == *-tests.jar ]] && continue
+  if "$JAVA_HOME/bin/jar" tf "$jar" | grep -qx 'logback.xml'; then
+    spindle_die "$jar contains logback.xml: library jars must not configure logging"
+  fi
+done

@@ -2,84 +2,113 @@ package dev.spindle.blocking;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.Handler;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import java.io.InputStream;
-import java.io.OutputStream;
+import java.io.File;
+import java.io.IOException;
 import java.net.URI;
+import java.net.URLClassLoader;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The embedding example of the README, compiled and run; keep the two in step. */
+/**
+ * The README's embedding section, as written there: every {@code java} block that declares a
+ * public class is taken out of README.md, compiled (imports and all) and its routes served.
+ */
 class ReadmeExampleTest {
+    private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern CLASS_NAME = Pattern.compile("public class (\\w+)");
+
+    @TempDir
+    static Path dir;
+    private static URLClassLoader loader;
+    private static List<String> classes;
+
+    @BeforeAll
+    static void compileTheReadmeExamples() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        String section = readme.substring(readme.indexOf("## Embedding\n"));
+        section = section.substring(0, section.indexOf("\n## ", 1));
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Path out = Files.createDirectories(dir.resolve("classes"));
+        classes = new ArrayList<>();
+        List<File> files = new ArrayList<>();
+        Matcher block = JAVA_BLOCK.matcher(section);
+        while (block.find()) {
+            Matcher name = CLASS_NAME.matcher(block.group(1));
+            if (name.find()) {
+                classes.add(name.group(1));
+                files.add(Files.writeString(src.resolve(name.group(1) + ".java"), block.group(1)).toFile());
+            }
+        }
+        assertThat(classes).as("classes in the README's embedding section").contains("HelloService", "StreamingRoutes");
+
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+        // surefire may start the test JVM through a manifest-only jar; it names the real path here
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        try (StandardJavaFileManager fm = javac.getStandardFileManager(diagnostics, Locale.ROOT, null)) {
+            boolean ok = javac.getTask(null, fm, diagnostics,
+                    List.of("-d", out.toString(), "-classpath", classpath, "-Xlint:all", "-Werror"),
+                    null, fm.getJavaFileObjectsFromFiles(files)).call();
+            assertThat(diagnostics.getDiagnostics()).as("compiler messages for the README's examples").isEmpty();
+            assertThat(ok).isTrue();
+        }
+        loader = new URLClassLoader(new java.net.URL[] {out.toUri().toURL()}, ReadmeExampleTest.class.getClassLoader());
+    }
+
+    private static Object call(String className, String method, Class<?>[] types, Object... args) throws Exception {
+        return loader.loadClass(className).getMethod(method, types).invoke(null, args);
+    }
+
+    private static HttpResponse<String> get(HttpClient client, String url) throws Exception {
+        return client.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     @Test
-    void embeddingExampleServesItsRoutes() throws Exception {
-        // README example begins
-        Router routes = Router.builder()
-                .get("/hello", (req, res) -> res.text("Hello"))
-                .get("/users/{id}", (req, res) -> res.json("{\"id\":\"" + req.pathParam("id") + "\"}"))
-                .build();
+    void helloServiceServesItsRoutesWithValidJson() throws Exception {
+        Router routes = (Router) call("HelloService", "routes", new Class<?>[0]);
+        loader.loadClass("HelloService").getMethod("main", String[].class);
         try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0), routes).start()) {
-            // README example ends
             HttpClient client = HttpClient.newHttpClient();
-            HttpResponse<String> hello = client.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/hello")).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(hello.body()).isEqualTo("Hello");
-            HttpResponse<String> user = client.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/users/7")).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(user.body()).isEqualTo("{\"id\":\"7\"}");
+            String base = "http://127.0.0.1:" + server.port();
+            assertThat(get(client, base + "/hello").body()).isEqualTo("Hello");
+            assertThat(get(client, base + "/users/7").body()).isEqualTo("{\"id\":\"7\"}");
+            // a quote in the path variable stays a quote inside the JSON string
+            assertThat(get(client, base + "/users/a%22b").body()).isEqualTo("{\"id\":\"a\\\"b\"}");
         }
     }
 
     @Test
-    void streamingExampleServesItsRoutes(@TempDir Path dir) throws Exception {
+    void streamingRoutesServeFilesStreamsUploadsAndLateAnswers() throws Exception {
         Path report = Files.writeString(dir.resolve("report.csv"), "a,b\n1,2\n");
-        // README streaming example begins
-        Router routes = Router.builder()
-                // a file of any size, sent as the socket drains (zero-copy where the socket allows)
-                .get("/report", (req, res) -> res.contentType("text/csv").file(report))
-                // a body written on its own thread, sent chunked as the client reads it
-                .get("/numbers", (req, res) -> res.stream(out -> {
-                    for (int i = 0; i < 100_000; i++) {
-                        out.write((i + "\n").getBytes(StandardCharsets.US_ASCII));
-                    }
-                }))
-                // an upload read as it arrives, in bounded memory
-                .post("/upload", Handler.blocking((req, res) -> {
-                    try (InputStream in = req.bodyStream()) {
-                        res.text(in.transferTo(OutputStream.nullOutputStream()) + " bytes\n");
-                    }
-                }))
-                // answers later from a timer, holding no thread meanwhile
-                .get("/later", Handler.async((req, res) -> CompletableFuture.runAsync(() -> res.text("done"),
-                        CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS))))
-                .build();
+        Router routes = (Router) call("StreamingRoutes", "routes", new Class<?>[] {Path.class}, report);
         try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0), routes).start()) {
-            // README streaming example ends
             HttpClient client = HttpClient.newHttpClient();
             String base = "http://127.0.0.1:" + server.port();
-            assertThat(client.send(HttpRequest.newBuilder(URI.create(base + "/report")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("a,b\n1,2\n");
-            String numbers = client.send(HttpRequest.newBuilder(URI.create(base + "/numbers")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-            assertThat(numbers).startsWith("0\n1\n2\n").endsWith("\n99999\n");
+            assertThat(get(client, base + "/report").body()).isEqualTo("a,b\n1,2\n");
+            assertThat(get(client, base + "/numbers").body()).startsWith("0\n1\n2\n").endsWith("\n99999\n");
             assertThat(client.send(HttpRequest.newBuilder(URI.create(base + "/upload"))
                     .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[300_000])).build(),
                     HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("300000 bytes\n");
-            assertThat(client.send(HttpRequest.newBuilder(URI.create(base + "/later")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("done");
+            assertThat(get(client, base + "/later").body()).isEqualTo("done");
         }
     }
 }
