@@ -60,6 +60,7 @@ public class BlockingServer implements HttpServer {
         acceptor = Thread.ofPlatform().name(name + "-acceptor").start(this::acceptLoop);
         watchdog = Thread.ofPlatform().daemon().name(name + "-watchdog").start(this::watch);
         log.info("{} listening on {}", name, socket.getLocalSocketAddress());
+        lifecycle.started(this, config.shutdownHook());
         return this;
     }
 

@@ -95,6 +95,7 @@ public abstract class EventLoopServer implements HttpServer {
             throw e;
         }
         log.info("{} listening on {} ({} loop{})", name, address, loops.size(), loops.size() == 1 ? "" : "s");
+        lifecycle.started(this, config.shutdownHook());
         return this;
     }
 

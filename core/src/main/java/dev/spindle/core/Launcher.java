@@ -71,7 +71,6 @@ public final class Launcher {
             System.exit(1);
             return;
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, name + "-shutdown"));
         System.out.println(name + " listening on " + config.host() + ":" + server.port());
         System.out.flush();
         try {

@@ -24,6 +24,7 @@ import java.util.function.Function;
  *   <tr><td>writeTimeout</td><td>spindle.writeTimeoutMs</td><td>30 s</td><td>output the peer does not read within it (a write that cannot finish) drops the connection</td></tr>
  *   <tr><td>handlerTimeout</td><td>spindle.handlerTimeoutMs</td><td>30 s</td><td>a blocking or asynchronous handler that has not answered within it is answered 503 and its connection closed; a streamed response body that produces nothing for this long ends its connection</td></tr>
  *   <tr><td>discardLimit</td><td>spindle.discardLimit</td><td>1 MiB</td><td>request body a handler left unread that is read and dropped to keep the connection; a larger (or announced larger) rest closes the connection after the response instead</td></tr>
+ *   <tr><td>shutdownHook</td><td>spindle.shutdownHook</td><td>true</td><td>a JVM shutdown (SIGTERM, SIGINT, {@code System.exit}) closes a started server gracefully, as close() does; false leaves that to the application</td></tr>
  *   <tr><td>drainTimeout</td><td>spindle.drainTimeoutMs</td><td>10 s</td><td>how long close() (and so SIGTERM) waits for in-flight requests before closing the connections still busy</td></tr>
  *   <tr><td>maxConnections</td><td>spindle.maxConnections</td><td>10000</td><td>open connections; one more is answered 503 and closed</td></tr>
  *   <tr><td>queueCapacity</td><td>spindle.queueCapacity</td><td>1024</td><td>ThreadPoolServer: accepted connections waiting for a pool thread; one more is answered 503 and closed</td></tr>
@@ -47,6 +48,7 @@ public final class ServerConfig {
     private int maxHeaderCount = 128;
     private long maxBodySize = 16L * 1024 * 1024;
     private boolean keepAlive = true;
+    private boolean shutdownHook = true;
     private Duration headerTimeout = Duration.ofSeconds(10);
     private Duration idleTimeout = Duration.ofSeconds(60);
     private Duration writeTimeout = Duration.ofSeconds(30);
@@ -76,6 +78,7 @@ public final class ServerConfig {
         c.maxHeaderCount = prop("spindle.maxHeaderCount", c.maxHeaderCount, Integer::parseInt);
         c.maxBodySize = prop("spindle.maxBodySize", c.maxBodySize, Long::parseLong);
         c.keepAlive = prop("spindle.keepAlive", c.keepAlive, Boolean::parseBoolean);
+        c.shutdownHook = prop("spindle.shutdownHook", c.shutdownHook, Boolean::parseBoolean);
         c.headerTimeout = prop("spindle.headerTimeoutMs", c.headerTimeout, ServerConfig::millis);
         c.idleTimeout = prop("spindle.idleTimeoutMs", c.idleTimeout, ServerConfig::millis);
         c.writeTimeout = prop("spindle.writeTimeoutMs", c.writeTimeout, ServerConfig::millis);
@@ -117,6 +120,7 @@ public final class ServerConfig {
         c.maxHeaderCount = maxHeaderCount;
         c.maxBodySize = maxBodySize;
         c.keepAlive = keepAlive;
+        c.shutdownHook = shutdownHook;
         c.headerTimeout = headerTimeout;
         c.idleTimeout = idleTimeout;
         c.writeTimeout = writeTimeout;
@@ -178,6 +182,7 @@ public final class ServerConfig {
     public ServerConfig maxHeaderCount(int count) { return with(c -> c.maxHeaderCount = count); }
     public ServerConfig maxBodySize(long bytes) { return with(c -> c.maxBodySize = bytes); }
     public ServerConfig keepAlive(boolean keepAlive) { return with(c -> c.keepAlive = keepAlive); }
+    public ServerConfig shutdownHook(boolean on) { return with(c -> c.shutdownHook = on); }
     public ServerConfig headerTimeout(Duration d) { return with(c -> c.headerTimeout = Objects.requireNonNull(d)); }
     public ServerConfig idleTimeout(Duration d) { return with(c -> c.idleTimeout = Objects.requireNonNull(d)); }
     public ServerConfig writeTimeout(Duration d) { return with(c -> c.writeTimeout = Objects.requireNonNull(d)); }
@@ -199,6 +204,7 @@ public final class ServerConfig {
     public int maxHeaderCount() { return maxHeaderCount; }
     public long maxBodySize() { return maxBodySize; }
     public boolean keepAlive() { return keepAlive; }
+    public boolean shutdownHook() { return shutdownHook; }
     public Duration headerTimeout() { return headerTimeout; }
     public Duration idleTimeout() { return idleTimeout; }
     public Duration writeTimeout() { return writeTimeout; }
@@ -215,6 +221,6 @@ public final class ServerConfig {
     @Override
     public String toString() {
         return "ServerConfig[host=" + host + ", port=" + port + ", workers=" + workers
-                + ", keepAlive=" + keepAlive + ", maxBodySize=" + maxBodySize + ", maxConnections=" + maxConnections + "]";
+                + ", keepAlive=" + keepAlive + ", shutdownHook=" + shutdownHook + ", maxBodySize=" + maxBodySize + ", maxConnections=" + maxConnections + "]";
     }
 }

@@ -14,6 +14,7 @@ public final class ServerLifecycle {
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closing = new AtomicBoolean();
     private final CountDownLatch terminated = new CountDownLatch(1);
+    private volatile Thread shutdownHook;
 
     public ServerLifecycle(String name) {
         this.name = name;
@@ -28,6 +29,29 @@ public final class ServerLifecycle {
         if (!started.compareAndSet(false, true)) {
             throw new IllegalStateException(name + " already started");
         }
+    }
+
+    /**
+     * After a successful start: with {@code hook}, a JVM shutdown (SIGTERM, SIGINT,
+     * {@code System.exit}) closes {@code server} gracefully; the hook goes away when the server
+     * is closed another way, so closed servers are not kept until the JVM ends.
+     */
+    public void started(HttpServer server, boolean hook) {
+        if (!hook) {
+            return;
+        }
+        Thread t = new Thread(server::close, name + "-shutdown");
+        try {
+            Runtime.getRuntime().addShutdownHook(t);
+            shutdownHook = t;
+        } catch (IllegalStateException e) {
+            // the JVM is already shutting down: nothing will wait for this server
+        }
+    }
+
+    /** The registered shutdown hook, or null; for tests. */
+    Thread shutdownHook() {
+        return shutdownHook;
     }
 
     public boolean isClosing() {
@@ -46,6 +70,15 @@ public final class ServerLifecycle {
             return false;
         }
         if (closing.compareAndSet(false, true)) {
+            Thread hook = shutdownHook;
+            shutdownHook = null;
+            if (hook != null && Thread.currentThread() != hook) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException e) {
+                    // shutting down already: the hook runs close(), which will find it closed
+                }
+            }
             return true;
         }
         try {

@@ -25,6 +25,7 @@ class ServerConfigTest {
         assertThat(c.maxHeaderCount()).isEqualTo(128);
         assertThat(c.maxBodySize()).isEqualTo(16L * 1024 * 1024);
         assertThat(c.keepAlive()).isTrue();
+        assertThat(c.shutdownHook()).isTrue();
         assertThat(c.headerTimeout()).isEqualTo(Duration.ofSeconds(10));
         assertThat(c.idleTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(c.writeTimeout()).isEqualTo(Duration.ofSeconds(30));
@@ -49,6 +50,7 @@ class ServerConfigTest {
                 w("maxHeaderCount", c -> c.maxHeaderCount(5), ServerConfig::maxHeaderCount, 5),
                 w("maxBodySize", c -> c.maxBodySize(0), ServerConfig::maxBodySize, 0L),
                 w("keepAlive", c -> c.keepAlive(false), ServerConfig::keepAlive, false),
+                w("shutdownHook", c -> c.shutdownHook(false), ServerConfig::shutdownHook, false),
                 w("headerTimeout", c -> c.headerTimeout(Duration.ofMillis(5)), ServerConfig::headerTimeout, Duration.ofMillis(5)),
                 w("idleTimeout", c -> c.idleTimeout(Duration.ofMillis(6)), ServerConfig::idleTimeout, Duration.ofMillis(6)),
                 w("writeTimeout", c -> c.writeTimeout(Duration.ofMillis(7)), ServerConfig::writeTimeout, Duration.ofMillis(7)),
@@ -144,6 +146,9 @@ class ServerConfigTest {
         });
         withProperty("spindle.keepAlive", "false", () -> {
             assertThat(ServerConfig.fromSystemProperties().keepAlive()).isFalse();
+        });
+        withProperty("spindle.shutdownHook", "false", () -> {
+            assertThat(ServerConfig.fromSystemProperties().shutdownHook()).isFalse();
         });
         withProperty("spindle.idleTimeoutMs", "1500", () -> {
             assertThat(ServerConfig.fromSystemProperties().idleTimeout()).isEqualTo(Duration.ofMillis(1500));

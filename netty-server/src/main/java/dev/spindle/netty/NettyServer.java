@@ -162,6 +162,7 @@ public final class NettyServer implements HttpServer {
         log.info("NettyServer ({} transport, {} event loops, allocator {}, sun.misc.Unsafe {}) listening on {}", transport,
                 config.workers(), ByteBufAllocator.DEFAULT.getClass().getSimpleName(),
                 PlatformDependent.hasUnsafe() ? "used" : "not used", serverChannel.localAddress());
+        lifecycle.started(this, config.shutdownHook());
         return this;
     }
 
