@@ -246,7 +246,33 @@ public final class Request {
         return null;
     }
 
-    /** A path variable of the matched route, percent-decoded, or null if the route has none by that name. */
+    /**
+     * Every value of a query parameter, percent-decoded, in the order they appear ({@code ?tag=a&tag=b}
+     * gives {@code [a, b]}); empty when it is absent. {@link #queryParam} gives the first.
+     */
+    public java.util.List<String> queryParams(String name) {
+        if (queryStart < 0) {
+            return java.util.List.of();
+        }
+        java.util.List<String> values = new java.util.ArrayList<>(2);
+        int end = targetEnd;
+        int i = queryStart;
+        while (i <= end) {
+            int pairEnd = indexOf((byte) '&', i, end);
+            int eq = indexOf((byte) '=', i, pairEnd);
+            if (PercentDecoder.equalsDecoded(data, array, base + i, base + eq, name)) {
+                values.add(eq == pairEnd ? "" : PercentDecoder.decode(data, array, base + eq + 1, base + pairEnd, true));
+            }
+            i = pairEnd + 1;
+        }
+        return java.util.List.copyOf(values);
+    }
+
+    /**
+     * A path variable of the matched route, percent-decoded, or null if the route has none by that
+     * name. For a tail variable ({@code {path...}}) it is the rest of the path after the route's
+     * prefix, slashes included, possibly empty.
+     */
     public String pathParam(String name) {
         if (route == null) {
             return null;
@@ -262,6 +288,25 @@ public final class Request {
     public String header(String name) {
         int i = headerIndex(name);
         return i < 0 ? null : headerValue(i);
+    }
+
+    /**
+     * Every value of a header, matched case-insensitively, one entry per field line in the order
+     * received (a comma-separated list in one line stays one entry); empty when absent.
+     */
+    public java.util.List<String> headers(String name) {
+        int len = name.length();
+        java.util.List<String> values = null;
+        for (int h = 0; h < headerCount; h++) {
+            int s = headers[h * 4];
+            if (headers[h * 4 + 1] - s == len && Ascii.equalsIgnoreCase(data, base + s, name)) {
+                if (values == null) {
+                    values = new java.util.ArrayList<>(2);
+                }
+                values.add(headerValue(h));
+            }
+        }
+        return values == null ? java.util.List.of() : java.util.List.copyOf(values);
     }
 
     public int headerCount() {

@@ -20,6 +20,8 @@ final class Route {
     /** Per segment: the literal bytes, or null for a variable. */
     private final byte[][] literals;
     private final String[] paramNames;
+    /** The last variable is a tail ({@code {name...}}): it takes the rest of the path, slashes included. */
+    private final boolean tail;
 
     Route(String method, String pattern, Handler handler) {
         if (pattern.isEmpty() || pattern.charAt(0) != '/') {
@@ -35,10 +37,22 @@ final class Route {
         String[] segments = pattern.equals("/") ? new String[] {""} : pattern.substring(1).split("/", -1);
         literals = new byte[segments.length][];
         List<String> names = new ArrayList<>();
+        boolean tailVariable = false;
         for (int i = 0; i < segments.length; i++) {
             String s = segments[i];
             if (s.length() > 2 && s.startsWith("{") && s.endsWith("}") && s.indexOf('{', 1) < 0 && s.indexOf('}') == s.length() - 1) {
-                names.add(s.substring(1, s.length() - 1));
+                String name = s.substring(1, s.length() - 1);
+                if (name.endsWith("...")) {
+                    name = name.substring(0, name.length() - 3);
+                    if (i != segments.length - 1 || name.isEmpty()) {
+                        throw new IllegalArgumentException("a tail variable {name...} must be the last segment: " + pattern);
+                    }
+                    tailVariable = true;
+                }
+                if (name.isEmpty()) {
+                    throw new IllegalArgumentException("bad path variable name in " + pattern);
+                }
+                names.add(name);
             } else if (s.contains("{") || s.contains("}")) {
                 throw new IllegalArgumentException("a path variable must be a whole segment: " + pattern);
             } else {
@@ -49,6 +63,7 @@ final class Route {
             throw new IllegalArgumentException("at most 8 path variables per route: " + pattern);
         }
         paramNames = names.toArray(String[]::new);
+        tail = tailVariable;
     }
 
     private static Method knownMethod(String method) {
@@ -95,6 +110,12 @@ final class Route {
                 i++;
             }
             if (literal == null) {
+                if (tail && p == 2 * (paramNames.length - 1)) {
+                    // the tail takes everything left, empty included
+                    params[p++] = s;
+                    params[p++] = to;
+                    return true;
+                }
                 if (i == s) {
                     return false;
                 }

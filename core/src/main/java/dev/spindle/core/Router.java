@@ -10,9 +10,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Maps method and path to a handler. Static segments and {@code {name}} variables; HEAD is served
- * by the GET route without a body; a known path with the wrong method is 405 with {@code Allow};
- * anything else is 404. Immutable and shared by every connection.
+ * Maps method and path to a handler. Static segments, {@code {name}} variables (one segment) and a
+ * last {@code {name...}} tail variable ({@code /static/{path...}} matches {@code /static/} and
+ * everything below it, slashes included); routes are tried in the order they were added. HEAD is
+ * served by the GET route without a body; a known path with the wrong method is 405 with
+ * {@code Allow}; anything else is 404. Immutable and shared by every connection.
  */
 public final class Router {
     private final Route[] routes;

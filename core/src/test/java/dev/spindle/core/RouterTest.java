@@ -206,6 +206,67 @@ class RouterTest {
         assertThat(parse("GET", target).queryParam(name)).isEqualTo(expected);
     }
 
+    static Stream<Arguments> queryParamsCases() {
+        return Stream.of(
+                Arguments.of("/search?tag=a&tag=b", "tag", List.of("a", "b")),
+                Arguments.of("/search?tag=a&x=1&tag=&tag", "tag", List.of("a", "", "")),
+                Arguments.of("/search?tag=a+b&%74ag=c%26d", "tag", List.of("a b", "c&d")),
+                Arguments.of("/search?x=1", "tag", List.of()),
+                Arguments.of("/search", "tag", List.of()));
+    }
+
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @MethodSource("queryParamsCases")
+    void everyValueOfAQueryParameter(String target, String name, List<String> expected) {
+        assertThat(parse("GET", target).queryParams(name)).isEqualTo(expected);
+    }
+
+    @Test
+    void everyValueOfAHeaderInArrivalOrder() {
+        byte[] raw = ("GET / HTTP/1.1\r\nHost: h\r\nAccept: a/b\r\nX-Other: 1\r\naccept: c/d, e/f\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1);
+        InputBuffer in = new InputBuffer(256);
+        in.append(ByteBuffer.wrap(raw));
+        Request req = new Request();
+        new RequestParser(ServerConfig.defaults()).parseBuffered(in, req);
+        assertThat(req.headers("ACCEPT")).containsExactly("a/b", "c/d, e/f");
+        assertThat(req.header("accept")).isEqualTo("a/b");
+        assertThat(req.headers("X-Missing")).isEmpty();
+    }
+
+    private static final Router TAILS = Router.builder()
+            .get("/static/index.html", NOOP)
+            .get("/static/{path...}", NOOP)
+            .get("/files/{bucket}/{key...}", NOOP)
+            .build();
+
+    static Stream<Arguments> tailCases() {
+        return Stream.of(
+                Arguments.of("/static/index.html", "GET /static/index.html", null, null),
+                Arguments.of("/static/css/site.css", "GET /static/{path...}", "path", "css/site.css"),
+                Arguments.of("/static/a", "GET /static/{path...}", "path", "a"),
+                Arguments.of("/static/", "GET /static/{path...}", "path", ""),
+                Arguments.of("/static/a//b/", "GET /static/{path...}", "path", "a//b/"),
+                Arguments.of("/static/a%20b/c%2Fd", "GET /static/{path...}", "path", "a b/c/d"),
+                Arguments.of("/static/x?v=1", "GET /static/{path...}", "path", "x"),
+                Arguments.of("/static", "404", null, null),
+                Arguments.of("/staticx/a", "404", null, null),
+                Arguments.of("/files/b1/k/e/y", "GET /files/{bucket}/{key...}", "key", "k/e/y"),
+                Arguments.of("/files/b1/k/e/y", "GET /files/{bucket}/{key...}", "bucket", "b1"),
+                Arguments.of("/files/b1/", "GET /files/{bucket}/{key...}", "key", ""),
+                Arguments.of("/files//k", "404", null, null));
+    }
+
+    @ParameterizedTest(name = "{0} -> {1} {2}={3}")
+    @MethodSource("tailCases")
+    void tailVariablesTakeTheRestOfThePath(String target, String expectedRoute, String name, String value) {
+        Request req = parse("GET", target);
+        assertThat(outcome(TAILS, req)).isEqualTo(expectedRoute);
+        if (name != null) {
+            assertThat(req.pathParam(name)).isEqualTo(value);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource
     void malformedPercentEncodingInAQueryValueIs400(String target) {
@@ -233,7 +294,9 @@ class RouterTest {
                 // and "{a{b}" for a variable named "a{b": braces inside a variable name are not checked.
                 "/x/{a}{b}",
                 "/x/{a{b}",
-                "/{a}/{b}/{c}/{d}/{e}/{f}/{g}/{h}/{i}");
+                "/{a}/{b}/{c}/{d}/{e}/{f}/{g}/{h}/{i}",
+                // a tail must be last and named
+                "/{path...}/x", "/a/{...}", "/{a...}/{b...}");
     }
 
     @ParameterizedTest(name = "\"{0}\"")
@@ -243,7 +306,8 @@ class RouterTest {
     }
 
     static Stream<String> validPatternsAreAccepted() {
-        return Stream.of("/", "/a", "/a/b/c", "/{a}", "/{a}/{b}", "/a-b_c.d~e", "/{a}/{b}/{c}/{d}/{e}/{f}/{g}/{h}");
+        return Stream.of("/", "/a", "/a/b/c", "/{a}", "/{a}/{b}", "/a-b_c.d~e", "/{a}/{b}/{c}/{d}/{e}/{f}/{g}/{h}",
+                "/{path...}", "/static/{path...}", "/{a}/{rest...}");
     }
 
     @Test
