@@ -247,6 +247,14 @@ public final class Request {
     }
 
     /**
+     * The pattern of the route that matched ({@code /users/{id}}), or null before routing and when
+     * none did (a 404 or 405): a label of low cardinality for metrics.
+     */
+    public String routePattern() {
+        return route == null || route.fallback ? null : route.pattern;
+    }
+
+    /**
      * Every value of a query parameter, percent-decoded, in the order they appear ({@code ?tag=a&tag=b}
      * gives {@code [a, b]}); empty when it is absent. {@link #queryParam} gives the first.
      */

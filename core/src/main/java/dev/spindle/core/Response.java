@@ -241,6 +241,23 @@ public final class Response {
     }
 
     /** The streamed body's length, or -1 when unknown or not streamed. For adapters to other HTTP stacks. */
+    /**
+     * The length of the body as it will be sent: a whole body's length in bytes, a streamed one's
+     * announced length, or -1 for a streamed body of unknown length.
+     */
+    public long bodyLength() {
+        if (isStreamed()) {
+            return streamLength;
+        }
+        if (bodyString != null) {
+            return bodyText().length;
+        }
+        if (bodyArray != null) {
+            return bodyLength;
+        }
+        return bodyBuffer != null ? bodyBuffer.remaining() : 0;
+    }
+
     public long streamedLength() {
         return isStreamed() ? streamLength : -1;
     }

@@ -22,8 +22,20 @@ final class Route {
     private final String[] paramNames;
     /** The last variable is a tail ({@code {name...}}): it takes the rest of the path, slashes included. */
     private final boolean tail;
+    /** Not a route of the table: the answer to a request none matched (404 or 405). */
+    final boolean fallback;
+
+    /** The route of requests that match no route of the table. */
+    static Route fallback(Handler handler) {
+        return new Route("*", "/", handler, true);
+    }
 
     Route(String method, String pattern, Handler handler) {
+        this(method, pattern, handler, false);
+    }
+
+    private Route(String method, String pattern, Handler handler, boolean fallback) {
+        this.fallback = fallback;
         if (pattern.isEmpty() || pattern.charAt(0) != '/') {
             throw new IllegalArgumentException("route pattern must start with '/': " + pattern);
         }

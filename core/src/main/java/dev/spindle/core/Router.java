@@ -2,8 +2,10 @@ package dev.spindle.core;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -18,9 +20,14 @@ import java.util.concurrent.CompletionStage;
  */
 public final class Router {
     private final Route[] routes;
+    /** Answer requests no route matches, when filters, mappers or a custom 404/405 apply to them; else null. */
+    private final Route notFound;
+    private final Route methodNotAllowed;
 
-    private Router(List<Route> routes) {
+    private Router(List<Route> routes, Route notFound, Route methodNotAllowed) {
         this.routes = routes.toArray(Route[]::new);
+        this.notFound = notFound;
+        this.methodNotAllowed = methodNotAllowed;
     }
 
     public static Builder builder() {
@@ -71,7 +78,7 @@ public final class Router {
             Route r = req.route != null ? req.route : route(req);
             r.handler.handle(req, res);
         } catch (Throwable e) {
-            failed(req, res, e);
+            answerFailure(req, res, e);
         }
     }
 
@@ -97,12 +104,12 @@ public final class Router {
             }
             stage.whenComplete((value, failure) -> {
                 if (failure != null) {
-                    failed(req, res, unwrap(failure));
+                    answerFailure(req, res, unwrap(failure));
                 }
                 done.complete(null);
             });
         } catch (Throwable e) {
-            failed(req, res, e);
+            answerFailure(req, res, e);
             done.complete(null);
         }
         return done;
@@ -116,7 +123,9 @@ public final class Router {
         return t;
     }
 
-    private static void failed(Request req, Response res, Throwable e) {
+    /** The default answer to a failure: an {@link HttpException}'s status and message, else 500 (logged). */
+    static void answerFailure(Request req, Response res, Throwable e) {
+        res.closeStreamedBody();
         res.reset();
         if (e instanceof HttpException h) {
             if (e instanceof MethodNotAllowed m) {
@@ -157,13 +166,17 @@ public final class Router {
                 break;
             }
         }
+        if (notFound != null) {
+            req.route = pathMatch == null ? notFound : methodNotAllowed;
+            return req.route;
+        }
         if (pathMatch == null) {
             throw new HttpException(404, "no route for " + req.path());
         }
-        throw new MethodNotAllowed(allowed(req));
+        throw new MethodNotAllowed(allowed(routes, req));
     }
 
-    private String allowed(Request req) {
+    private static String allowed(Route[] routes, Request req) {
         Set<String> methods = new LinkedHashSet<>();
         int[] scratch = new int[16];
         for (Route r : routes) {
@@ -190,8 +203,47 @@ public final class Router {
 
     public static final class Builder {
         private final List<Route> routes = new ArrayList<>();
+        private final List<Handler> handlers = new ArrayList<>();
+        private final List<Filter> filters = new ArrayList<>();
+        private final Map<Class<?>, ExceptionMapper<?>> mappers = new LinkedHashMap<>();
+        private Handler notFound;
+        private Handler methodNotAllowed;
 
         private Builder() {
+        }
+
+        /**
+         * Adds a filter around every exchange that reaches routing (see {@link Filter}); filters
+         * run in the order added, the first outermost. With none, routes run exactly as added.
+         */
+        public Builder filter(Filter filter) {
+            filters.add(Objects.requireNonNull(filter, "filter"));
+            return this;
+        }
+
+        /**
+         * Answers exceptions of {@code type} (and its subclasses, unless one of them has its own
+         * mapper) thrown by handlers and filters, including {@link HttpException}s such as the
+         * 404 and 405 the router raises. A mapper that throws is answered by the default (500).
+         */
+        public <T extends Throwable> Builder exception(Class<T> type, ExceptionMapper<? super T> mapper) {
+            mappers.put(Objects.requireNonNull(type, "type"), Objects.requireNonNull(mapper, "mapper"));
+            return this;
+        }
+
+        /** The answer when no route matches the path (default: 404 with a short text body). */
+        public Builder notFound(Handler handler) {
+            notFound = Objects.requireNonNull(handler, "handler");
+            return this;
+        }
+
+        /**
+         * The answer when a route matches the path but not the method; it starts with status 405
+         * and the {@code Allow} header already set (default: that, with a short text body).
+         */
+        public Builder methodNotAllowed(Handler handler) {
+            methodNotAllowed = Objects.requireNonNull(handler, "handler");
+            return this;
         }
 
         public Builder get(String pattern, Handler handler) {
@@ -214,11 +266,35 @@ public final class Router {
         public Builder route(String method, String pattern, Handler handler) {
             Objects.requireNonNull(handler, "handler");
             routes.add(new Route(Objects.requireNonNull(method, "method"), Objects.requireNonNull(pattern, "pattern"), handler));
+            handlers.add(handler);
             return this;
         }
 
         public Router build() {
-            return new Router(routes);
+            if (filters.isEmpty() && mappers.isEmpty() && notFound == null && methodNotAllowed == null) {
+                return new Router(routes, null, null);
+            }
+            Pipeline pipeline = new Pipeline(filters.toArray(Filter[]::new), Map.copyOf(mappers));
+            List<Route> composed = new ArrayList<>(routes.size());
+            for (int i = 0; i < routes.size(); i++) {
+                Route r = routes.get(i);
+                composed.add(new Route(r.method, r.pattern, pipeline.compose(handlers.get(i))));
+            }
+            Handler missing = notFound != null ? notFound
+                    : (req, res) -> {
+                        throw new HttpException(404, "no route for " + req.path());
+                    };
+            Handler custom405 = methodNotAllowed;
+            Route[] table = composed.toArray(Route[]::new);
+            Handler wrongMethod = (req, res) -> {
+                String allow = allowed(table, req);
+                if (custom405 == null) {
+                    throw new MethodNotAllowed(allow);
+                }
+                res.status(405).header("Allow", allow);
+                custom405.handle(req, res);
+            };
+            return new Router(composed, Route.fallback(pipeline.compose(missing)), Route.fallback(pipeline.compose(wrongMethod)));
         }
     }
 }

@@ -1,0 +1,39 @@
+package dev.spindle.core;
+
+import java.util.concurrent.CompletionStage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A filter that logs one line per exchange at INFO, once its response is final:
+ * {@code GET /users/42 200 14 B 210 us} (method, target, status, body bytes or {@code ?} for a
+ * streamed body of unknown length, time from the start of the filter chain). It logs through
+ * the slf4j logger {@code dev.spindle.access}, so the application's logging configuration decides
+ * where the lines go; with INFO off for that logger it costs one check per exchange.
+ * Register it first to have it see what every later filter did.
+ */
+public final class AccessLog implements Filter {
+    private final Logger log;
+
+    public AccessLog() {
+        this(LoggerFactory.getLogger("dev.spindle.access"));
+    }
+
+    /** Logs to {@code log} instead of {@code dev.spindle.access}. */
+    public AccessLog(Logger log) {
+        this.log = log;
+    }
+
+    @Override
+    public CompletionStage<?> filter(Request request, Response response, Chain chain) {
+        if (!log.isInfoEnabled()) {
+            return chain.proceed();
+        }
+        long start = System.nanoTime();
+        return chain.proceed().thenRun(() -> {
+            long length = response.bodyLength();
+            log.info("{} {} {} {} B {} us", request.methodName(), request.target(), response.status(),
+                    length < 0 ? "?" : length, (System.nanoTime() - start) / 1_000);
+        });
+    }
+}

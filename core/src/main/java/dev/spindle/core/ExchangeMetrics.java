@@ -1,0 +1,107 @@
+package dev.spindle.core;
+
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A filter that counts exchanges once their responses are final: how many, by status class,
+ * body bytes, and a latency histogram; and hands each one to a {@link Listener}, which is how a
+ * metrics library (Micrometer, Prometheus' client, ...) is attached without Spindle depending on
+ * it. Latency is measured from the start of the filter chain to the final response. Thread-safe;
+ * one instance serves every connection.
+ */
+public final class ExchangeMetrics implements Filter {
+    /** Receives every exchange; called on the thread that finished it, so it must be quick and thread-safe. */
+    @FunctionalInterface
+    public interface Listener {
+        /**
+         * @param route the matched route's pattern ({@code /users/{id}}), or null for a 404 or 405
+         * @param bodyBytes the response body's length, or -1 when streamed with unknown length
+         */
+        void exchange(String method, String route, int status, long bodyBytes, long nanos);
+    }
+
+    /** Upper bounds of the latency buckets, in microseconds; a last bucket holds everything slower. */
+    private static final long[] BOUNDS_MICROS = {100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000,
+            100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000, 10_000_000};
+
+    private final Listener listener;
+    private final LongAdder count = new LongAdder();
+    private final LongAdder bytes = new LongAdder();
+    private final LongAdder[] byClass = adders(6);
+    private final LongAdder[] latency = adders(BOUNDS_MICROS.length + 1);
+
+    public ExchangeMetrics() {
+        this(null);
+    }
+
+    /** Also hands every exchange to {@code listener} (null for none). */
+    public ExchangeMetrics(Listener listener) {
+        this.listener = listener;
+    }
+
+    private static LongAdder[] adders(int n) {
+        LongAdder[] a = new LongAdder[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = new LongAdder();
+        }
+        return a;
+    }
+
+    @Override
+    public CompletionStage<?> filter(Request request, Response response, Chain chain) {
+        long start = System.nanoTime();
+        return chain.proceed().thenRun(() -> record(request, response, System.nanoTime() - start));
+    }
+
+    private void record(Request request, Response response, long nanos) {
+        int status = response.status();
+        long length = response.bodyLength();
+        count.increment();
+        if (length > 0) {
+            bytes.add(length);
+        }
+        byClass[status / 100 >= 1 && status / 100 <= 5 ? status / 100 : 0].increment();
+        long micros = nanos / 1_000;
+        int bucket = 0;
+        while (bucket < BOUNDS_MICROS.length && micros > BOUNDS_MICROS[bucket]) {
+            bucket++;
+        }
+        latency[bucket].increment();
+        if (listener != null) {
+            listener.exchange(request.methodName(), request.routePattern(), status, length, nanos);
+        }
+    }
+
+    /** Exchanges counted so far. */
+    public long count() {
+        return count.sum();
+    }
+
+    /** Exchanges whose status was {@code statusClass}xx (1 to 5). */
+    public long count(int statusClass) {
+        if (statusClass < 1 || statusClass > 5) {
+            throw new IllegalArgumentException("status class must be 1..5, got " + statusClass);
+        }
+        return byClass[statusClass].sum();
+    }
+
+    /** Response body bytes counted so far (streamed bodies of unknown length count 0). */
+    public long bodyBytes() {
+        return bytes.sum();
+    }
+
+    /** The latency buckets' upper bounds in microseconds; {@link #latencyCounts()} has one more, the overflow. */
+    public static long[] latencyBoundsMicros() {
+        return BOUNDS_MICROS.clone();
+    }
+
+    /** Exchanges per latency bucket, fastest first; the last entry counts those above the last bound. */
+    public long[] latencyCounts() {
+        long[] counts = new long[latency.length];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = latency[i].sum();
+        }
+        return counts;
+    }
+}

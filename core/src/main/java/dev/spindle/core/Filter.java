@@ -1,0 +1,35 @@
+package dev.spindle.core;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Runs around every exchange that reaches routing: a route's handler, the 404 and 405 answers,
+ * and the answers to exceptions (mapped by {@link Router.Builder#exception} or by default), in the
+ * order the filters were added, the first outermost. Malformed requests (400, 413, 431, ...) are
+ * answered by the connection before routing and pass no filter.
+ *
+ * <p>A filter keeps its route's nature: around an inline handler it runs on the connection's
+ * thread, around a blocking one on that handler's thread, around an asynchronous one it starts on
+ * the connection's thread and finishes when the handler's stage does. So it returns a stage,
+ * as a WebFlux {@code WebFilter} does: {@code return chain.proceed();} to go on, or
+ * {@code return chain.proceed().thenRun(...)} to act once the response is final (for example to
+ * add a header or log its status). A filter that answers by itself fills in the response and
+ * returns without proceeding. An exception it throws is answered like a handler's.
+ *
+ * <p>Around an inline route the chain must finish at once: a filter that returns an incomplete
+ * stage there fails the exchange with 500 (make the route {@link Handler#async asynchronous}).
+ */
+@FunctionalInterface
+public interface Filter {
+    CompletionStage<?> filter(Request request, Response response, Chain chain) throws Exception;
+
+    /** The rest of the exchange after a filter: later filters, then the handler. */
+    @FunctionalInterface
+    interface Chain {
+        /**
+         * Runs the rest and returns a stage that completes, never exceptionally, when the response
+         * is final (at once unless the route is asynchronous). Call it at most once.
+         */
+        CompletionStage<Void> proceed();
+    }
+}

@@ -1,0 +1,110 @@
+package dev.spindle.core;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * What a route runs when its router has filters or exception mappers: the filters around the
+ * handler, with exceptions turned into responses inside the chain so that every filter sees the
+ * final status. The composed handler has the kind of the one it wraps (inline, blocking, async).
+ */
+final class Pipeline {
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
+    private final Filter[] filters;
+    private final Map<Class<?>, ExceptionMapper<?>> mappers;
+
+    Pipeline(Filter[] filters, Map<Class<?>, ExceptionMapper<?>> mappers) {
+        this.filters = filters;
+        this.mappers = mappers;
+    }
+
+    Handler compose(Handler handler) {
+        if (handler instanceof Handler.AsyncHandler a) {
+            Handler.Async inner = a.delegate();
+            return Handler.async((req, res) -> step(0, req, res, () -> terminal(inner, req, res)));
+        }
+        if (handler instanceof Handler.Blocking b) {
+            Handler inner = b.delegate();
+            return Handler.blocking((req, res) -> step(0, req, res, () -> terminal(inner, req, res)).toCompletableFuture().join());
+        }
+        return (req, res) -> {
+            CompletionStage<Void> done = step(0, req, res, () -> terminal(handler, req, res));
+            if (!done.toCompletableFuture().isDone()) {
+                throw new IllegalStateException("a filter around an inline route returned a stage that is not complete;"
+                        + " make the route asynchronous (Handler.async) to finish later");
+            }
+        };
+    }
+
+    private CompletionStage<Void> step(int i, Request req, Response res, Supplier<CompletionStage<Void>> terminal) {
+        if (i == filters.length) {
+            return terminal.get();
+        }
+        CompletionStage<?> stage;
+        try {
+            stage = filters[i].filter(req, res, () -> step(i + 1, req, res, terminal));
+        } catch (Throwable t) {
+            failed(t, req, res);
+            return DONE;
+        }
+        return settle(stage, req, res);
+    }
+
+    private CompletionStage<Void> terminal(Handler handler, Request req, Response res) {
+        try {
+            handler.handle(req, res);
+        } catch (Throwable t) {
+            failed(t, req, res);
+        }
+        return DONE;
+    }
+
+    private CompletionStage<Void> terminal(Handler.Async handler, Request req, Response res) {
+        CompletionStage<?> stage;
+        try {
+            stage = handler.handle(req, res);
+        } catch (Throwable t) {
+            failed(t, req, res);
+            return DONE;
+        }
+        return settle(stage, req, res);
+    }
+
+    /** A stage that completes normally once {@code stage} has, its failure answered. */
+    private CompletionStage<Void> settle(CompletionStage<?> stage, Request req, Response res) {
+        if (stage == null || stage instanceof CompletableFuture<?> f && f.isDone() && !f.isCompletedExceptionally()) {
+            return DONE;
+        }
+        return stage.handle((value, failure) -> {
+            if (failure != null) {
+                failed(Router.unwrap(failure), req, res);
+            }
+            return null;
+        });
+    }
+
+    /** Answers a failure: the mapper registered for its class or nearest superclass, else the default. */
+    @SuppressWarnings("unchecked")
+    void failed(Throwable failure, Request req, Response res) {
+        ExceptionMapper<Throwable> mapper = null;
+        for (Class<?> c = failure.getClass(); c != null && mapper == null; c = c.getSuperclass()) {
+            mapper = (ExceptionMapper<Throwable>) mappers.get(c);
+        }
+        res.closeStreamedBody();
+        res.reset();
+        if (mapper != null) {
+            try {
+                mapper.map(failure, req, res);
+                return;
+            } catch (Throwable again) {
+                again.addSuppressed(failure);
+                failure = again;
+                res.closeStreamedBody();
+            }
+        }
+        Router.answerFailure(req, res, failure);
+    }
+}

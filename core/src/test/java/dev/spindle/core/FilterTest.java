@@ -1,0 +1,240 @@
+package dev.spindle.core;
+
+import static dev.spindle.core.TestResponses.drainAll;
+import static dev.spindle.core.TestResponses.feed;
+import static dev.spindle.core.TestResponses.parseAll;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spindle.core.TestResponses.HttpResponse;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Filters, exception mappers and custom 404/405 answers, through the sans-I/O connection. */
+@org.junit.jupiter.api.Timeout(20)
+class FilterTest {
+    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private final Semaphore wakeups = new Semaphore(0);
+
+    @AfterEach
+    void stop() {
+        executor.shutdownNow();
+    }
+
+    private static String get(String target) {
+        return "GET " + target + " HTTP/1.1\r\nHost: t\r\n\r\n";
+    }
+
+    /** Feeds {@code requests}, then writes and resumes until every response is out. */
+    private List<HttpResponse> exchange(Router router, String requests, int expected) throws InterruptedException {
+        Connection c = new Connection(router, ServerConfig.defaults(), executor, wakeups::release);
+        feed(c, requests);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            out.writeBytes(drainAll(c));
+            List<HttpResponse> got = parseAll(out.toByteArray());
+            if (got.size() >= expected) {
+                return got;
+            }
+            assertThat(System.nanoTime()).as("all responses arrive").isLessThan(deadline);
+            if (wakeups.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+                c.resume();
+            }
+        }
+    }
+
+    private static String text(HttpResponse r) {
+        return new String(r.body(), StandardCharsets.UTF_8);
+    }
+
+    /** A filter that adds its name to the X-Trace header before and after the rest of the chain. */
+    private static Filter tracing(String name) {
+        return (req, res, chain) -> {
+            res.header("X-In", name);
+            return chain.proceed().thenRun(() -> res.header("X-Out", name));
+        };
+    }
+
+    static Stream<Arguments> kindsOfRoute() {
+        return Stream.of(
+                Arguments.of("inline", (Handler) (req, res) -> res.text("inline")),
+                Arguments.of("blocking", Handler.blocking((req, res) -> res.text("blocking"))),
+                Arguments.of("async", Handler.async((req, res) -> CompletableFuture.runAsync(() -> res.text("async"),
+                        CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS)))));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kindsOfRoute")
+    void filtersRunInOrderAroundEveryKindOfRouteAndSeeItsFinalResponse(String kind, Handler handler) throws Exception {
+        Router router = Router.builder().filter(tracing("a")).filter(tracing("b")).get("/x", handler).build();
+        HttpResponse r = exchange(router, get("/x"), 1).get(0);
+        assertThat(text(r)).isEqualTo(kind);
+        assertThat(r.headers()).filteredOn(f -> f.name().startsWith("X-"))
+                .extracting(f -> f.name() + "=" + f.value())
+                .containsExactly("X-In=a", "X-In=b", "X-Out=b", "X-Out=a");
+    }
+
+    @Test
+    void aFilterAroundABlockingRouteRunsOnTheHandlersThreadNotTheConnections() throws Exception {
+        List<Thread> seen = new CopyOnWriteArrayList<>();
+        Router router = Router.builder()
+                .filter((req, res, chain) -> {
+                    seen.add(Thread.currentThread());
+                    return chain.proceed();
+                })
+                .get("/b", Handler.blocking((req, res) -> {
+                    seen.add(Thread.currentThread());
+                    res.text("b");
+                }))
+                .build();
+        exchange(router, get("/b"), 1);
+        assertThat(seen).hasSize(2);
+        assertThat(seen.get(0)).isSameAs(seen.get(1)).isNotSameAs(Thread.currentThread());
+    }
+
+    @Test
+    void filtersSeeNotFoundMethodNotAllowedAndFailuresWithTheirRealStatus() throws Exception {
+        ExchangeMetrics metrics = new ExchangeMetrics();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Router router = Router.builder()
+                .filter(metrics)
+                .filter((req, res, chain) -> chain.proceed().thenRun(() -> seen.add(res.status() + " " + req.routePattern())))
+                .get("/ok", (req, res) -> res.text("ok"))
+                .get("/gone", (req, res) -> {
+                    throw new HttpException(410, "gone for good");
+                })
+                .get("/boom", (req, res) -> {
+                    throw new IllegalStateException("test: handler failure (expected in this test's log)");
+                })
+                .build();
+        List<HttpResponse> rs = exchange(router, get("/ok") + get("/nowhere") + "POST /ok HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"
+                + get("/gone") + get("/boom"), 5);
+        assertThat(rs).extracting(HttpResponse::status).containsExactly(200, 404, 405, 410, 500);
+        assertThat(rs.get(2).header("Allow")).isEqualTo("GET, HEAD");
+        assertThat(seen).containsExactly("200 /ok", "404 null", "405 null", "410 /gone", "500 /boom");
+        assertThat(metrics.count()).isEqualTo(5);
+        assertThat(metrics.count(2)).isEqualTo(1);
+        assertThat(metrics.count(4)).isEqualTo(3);
+        assertThat(metrics.count(5)).isEqualTo(1);
+        assertThat(java.util.Arrays.stream(metrics.latencyCounts()).sum()).isEqualTo(5);
+    }
+
+    static class BaseFailure extends RuntimeException {
+        BaseFailure(String m) {
+            super(m);
+        }
+    }
+
+    static class SpecificFailure extends BaseFailure {
+        SpecificFailure(String m) {
+            super(m);
+        }
+    }
+
+    @Test
+    void exceptionMappersAnswerByTheMostSpecificRegisteredClass() throws Exception {
+        Router router = Router.builder()
+                .exception(BaseFailure.class, (e, req, res) -> res.status(409).text("base: " + e.getMessage()))
+                .exception(SpecificFailure.class, (e, req, res) -> res.status(422).text("specific: " + e.getMessage()))
+                .exception(HttpException.class, (e, req, res) -> res.status(e.status()).json("{\"error\":" + e.status() + "}"))
+                .get("/base", (req, res) -> {
+                    throw new BaseFailure("b");
+                })
+                .get("/specific", (req, res) -> {
+                    throw new SpecificFailure("s");
+                })
+                .get("/async", Handler.async((req, res) -> CompletableFuture.failedFuture(new SpecificFailure("late"))))
+                .get("/mapper-fails", (req, res) -> {
+                    throw new ArithmeticException("test: handler failure (expected in this test's log)");
+                })
+                .exception(ArithmeticException.class, (e, req, res) -> {
+                    throw new IllegalStateException("test: mapper failure (expected in this test's log)");
+                })
+                .build();
+        List<HttpResponse> rs = exchange(router, get("/base") + get("/specific") + get("/async") + get("/missing")
+                + get("/mapper-fails"), 5);
+        assertThat(rs).extracting(HttpResponse::status).containsExactly(409, 422, 422, 404, 500);
+        assertThat(text(rs.get(0))).isEqualTo("base: b");
+        assertThat(text(rs.get(1))).isEqualTo("specific: s");
+        assertThat(text(rs.get(2))).isEqualTo("specific: late");
+        assertThat(text(rs.get(3))).isEqualTo("{\"error\":404}");
+    }
+
+    @Test
+    void customNotFoundAndMethodNotAllowedAnswers() throws Exception {
+        Router router = Router.builder()
+                .notFound((req, res) -> res.status(404).json("{\"missing\":" + Json.quote(req.path()) + "}"))
+                .methodNotAllowed((req, res) -> res.json("{\"allow\":" + Json.quote(String.join(",", List.of("see header"))) + "}"))
+                .post("/items", (req, res) -> res.text("created"))
+                .build();
+        List<HttpResponse> rs = exchange(router, get("/nope") + get("/items"), 2);
+        assertThat(rs.get(0).status()).isEqualTo(404);
+        assertThat(text(rs.get(0))).isEqualTo("{\"missing\":\"/nope\"}");
+        assertThat(rs.get(1).status()).isEqualTo(405);
+        assertThat(rs.get(1).header("Allow")).isEqualTo("POST");
+        assertThat(rs.get(1).header("Content-Type")).startsWith("application/json");
+    }
+
+    @Test
+    void aFilterCanAnswerWithoutProceeding() throws Exception {
+        Router router = Router.builder()
+                .filter((req, res, chain) -> {
+                    if (req.header("Authorization") == null) {
+                        res.status(401).header("WWW-Authenticate", "Bearer").text("who are you?");
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    return chain.proceed();
+                })
+                .get("/secret", (req, res) -> res.text("42"))
+                .build();
+        List<HttpResponse> rs = exchange(router, get("/secret")
+                + "GET /secret HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer x\r\n\r\n", 2);
+        assertThat(rs).extracting(HttpResponse::status).containsExactly(401, 200);
+        assertThat(text(rs.get(1))).isEqualTo("42");
+    }
+
+    @Test
+    void aFilterThatDoesNotFinishAroundAnInlineRouteFailsTheExchange() throws Exception {
+        Router router = Router.builder()
+                .filter((req, res, chain) -> new CompletableFuture<>())
+                .get("/x", (req, res) -> res.text("x"))
+                .build();
+        assertThat(exchange(router, get("/x"), 1).get(0).status()).isEqualTo(500);
+    }
+
+    @Test
+    void theAccessLogWritesOneLinePerExchange() throws Exception {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        org.slf4j.Logger capture = (org.slf4j.Logger) java.lang.reflect.Proxy.newProxyInstance(
+                org.slf4j.Logger.class.getClassLoader(), new Class<?>[] {org.slf4j.Logger.class}, (proxy, m, args) -> {
+                    if (m.getName().equals("isInfoEnabled")) {
+                        return true;
+                    }
+                    if (m.getName().equals("info") && args != null && args[0] instanceof String format) {
+                        Object[] values = args.length == 2 && args[1] instanceof Object[] a ? a : java.util.Arrays.copyOfRange(args, 1, args.length);
+                        lines.add(org.slf4j.helpers.MessageFormatter.arrayFormat(format, values).getMessage());
+                    }
+                    return null;
+                });
+        Router router = Router.builder().filter(new AccessLog(capture))
+                .get("/users/{id}", (req, res) -> res.json("{\"id\":" + Json.quote(req.pathParam("id")) + "}"))
+                .build();
+        exchange(router, get("/users/7?x=1") + get("/nope"), 2);
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(0)).matches("GET /users/7\\?x=1 200 10 B \\d+ us");
+        assertThat(lines.get(1)).matches("GET /nope 404 \\d+ B \\d+ us");
+    }
+}
