@@ -43,58 +43,64 @@ final class Pipeline {
         if (i == filters.length) {
             return terminal.get();
         }
+        int headers = res.headerCount();
         CompletionStage<?> stage;
         try {
             stage = filters[i].filter(req, res, () -> step(i + 1, req, res, terminal));
         } catch (Throwable t) {
-            failed(t, req, res);
+            failed(t, req, res, headers);
             return DONE;
         }
-        return settle(stage, req, res);
+        return settle(stage, req, res, headers);
     }
 
     private CompletionStage<Void> terminal(Handler handler, Request req, Response res) {
+        int headers = res.headerCount();
         try {
             handler.handle(req, res);
         } catch (Throwable t) {
-            failed(t, req, res);
+            failed(t, req, res, headers);
         }
         return DONE;
     }
 
     private CompletionStage<Void> terminal(Handler.Async handler, Request req, Response res) {
+        int headers = res.headerCount();
         CompletionStage<?> stage;
         try {
             stage = handler.handle(req, res);
         } catch (Throwable t) {
-            failed(t, req, res);
+            failed(t, req, res, headers);
             return DONE;
         }
-        return settle(stage, req, res);
+        return settle(stage, req, res, headers);
     }
 
     /** A stage that completes normally once {@code stage} has, its failure answered. */
-    private CompletionStage<Void> settle(CompletionStage<?> stage, Request req, Response res) {
+    private CompletionStage<Void> settle(CompletionStage<?> stage, Request req, Response res, int headers) {
         if (stage == null || stage instanceof CompletableFuture<?> f && f.isDone() && !f.isCompletedExceptionally()) {
             return DONE;
         }
         return stage.handle((value, failure) -> {
             if (failure != null) {
-                failed(Router.unwrap(failure), req, res);
+                failed(Router.unwrap(failure), req, res, headers);
             }
             return null;
         });
     }
 
-    /** Answers a failure: the mapper registered for its class or nearest superclass, else the default. */
+    /**
+     * Answers a failure: the mapper registered for its class or nearest superclass, else the
+     * default. The first {@code headers} header fields, set before the failed step ran, are kept.
+     */
     @SuppressWarnings("unchecked")
-    void failed(Throwable failure, Request req, Response res) {
+    void failed(Throwable failure, Request req, Response res, int headers) {
         ExceptionMapper<Throwable> mapper = null;
         for (Class<?> c = failure.getClass(); c != null && mapper == null; c = c.getSuperclass()) {
             mapper = (ExceptionMapper<Throwable>) mappers.get(c);
         }
         res.closeStreamedBody();
-        res.reset();
+        res.resetKeepingHeaders(headers);
         if (mapper != null) {
             try {
                 mapper.map(failure, req, res);
@@ -103,8 +109,9 @@ final class Pipeline {
                 again.addSuppressed(failure);
                 failure = again;
                 res.closeStreamedBody();
+                res.resetKeepingHeaders(headers);
             }
         }
-        Router.answerFailure(req, res, failure);
+        Router.fillFailure(req, res, failure);
     }
 }

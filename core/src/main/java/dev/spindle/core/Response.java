@@ -75,6 +75,20 @@ public final class Response {
         streamLength = -1;
     }
 
+    /**
+     * Like {@link #reset()} but keeps the first {@code headers} header fields: what filters set
+     * before a handler that failed (CORS, request ids) stays on the error answer.
+     */
+    void resetKeepingHeaders(int headers) {
+        int keep = Math.min(headers, headerCount);
+        String[] names = keep == 0 ? null : java.util.Arrays.copyOf(headerNames, keep);
+        String[] values = keep == 0 ? null : java.util.Arrays.copyOf(headerValues, keep);
+        reset();
+        for (int i = 0; i < keep; i++) {
+            header(names[i], values[i]);
+        }
+    }
+
     /** Closes a streamed body's source that will not be sent (a failed or HEAD response). */
     void closeStreamedBody() {
         try {

@@ -127,6 +127,11 @@ public final class Router {
     static void answerFailure(Request req, Response res, Throwable e) {
         res.closeStreamedBody();
         res.reset();
+        fillFailure(req, res, e);
+    }
+
+    /** {@link #answerFailure} into a response already cleared. */
+    static void fillFailure(Request req, Response res, Throwable e) {
         if (e instanceof HttpException h) {
             if (e instanceof MethodNotAllowed m) {
                 res.header("Allow", m.allow);

@@ -189,6 +189,24 @@ class FilterTest {
     }
 
     @Test
+    void headersAFilterSetBeforeAFailureStayOnTheErrorAnswer() throws Exception {
+        Router router = Router.builder()
+                .filter((req, res, chain) -> {
+                    res.header("Access-Control-Allow-Origin", "*");
+                    return chain.proceed();
+                })
+                .get("/fails", (req, res) -> {
+                    res.header("X-Half-Done", "yes");
+                    throw new HttpException(409, "conflict");
+                })
+                .build();
+        HttpResponse r = exchange(router, get("/fails"), 1).get(0);
+        assertThat(r.status()).isEqualTo(409);
+        assertThat(r.header("Access-Control-Allow-Origin")).isEqualTo("*");
+        assertThat(r.header("X-Half-Done")).as("what the failed handler set is dropped").isNull();
+    }
+
+    @Test
     void aFilterCanAnswerWithoutProceeding() throws Exception {
         Router router = Router.builder()
                 .filter((req, res, chain) -> {

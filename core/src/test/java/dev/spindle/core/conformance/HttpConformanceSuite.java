@@ -983,6 +983,55 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    /**
+     * Filters, exception mappers and custom 404/405 answers through a real server: every kind of
+     * route keeps its nature and every answer, 404 and 405 included, passes the filters.
+     */
+    @Test
+    void filtersAndExceptionMappersApplyToEveryKindOfExchange() throws Exception {
+        dev.spindle.core.ExchangeMetrics metrics = new dev.spindle.core.ExchangeMetrics();
+        Router routes = Router.builder()
+                .filter(metrics)
+                .filter((req, res, chain) -> {
+                    res.header("X-Filtered", "in");
+                    return chain.proceed().thenRun(() -> res.header("X-Status-Seen", String.valueOf(res.status())));
+                })
+                .exception(IllegalArgumentException.class, (e, req, res) -> res.status(422).text("bad: " + e.getMessage()))
+                .notFound((req, res) -> res.status(404).text("nothing at " + req.path()))
+                .get("/inline", (req, res) -> res.text("inline"))
+                .get("/blocking", dev.spindle.core.Handler.blocking((req, res) -> res.text("blocking")))
+                .get("/async", dev.spindle.core.Handler.async((req, res) -> java.util.concurrent.CompletableFuture.runAsync(
+                        () -> res.text("async"), java.util.concurrent.CompletableFuture.delayedExecutor(20, java.util.concurrent.TimeUnit.MILLISECONDS))))
+                .get("/invalid", (req, res) -> {
+                    throw new IllegalArgumentException("no");
+                })
+                .post("/only-post", (req, res) -> res.text("posted"))
+                .build();
+        try (HttpServer own = newServer(config(), routes).start()) {
+            String base = "http://127.0.0.1:" + own.port();
+            String[][] cases = {
+                {"/inline", "200", "inline"},
+                {"/blocking", "200", "blocking"},
+                {"/async", "200", "async"},
+                {"/invalid", "422", "bad: no"},
+                {"/missing", "404", "nothing at /missing"},
+                {"/only-post", "405", null},
+            };
+            for (String[] c : cases) {
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + c[0]))
+                        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(r.statusCode()).as(c[0]).isEqualTo(Integer.parseInt(c[1]));
+                if (c[2] != null) {
+                    assertThat(r.body()).as(c[0]).isEqualTo(c[2]);
+                }
+                assertThat(r.headers().firstValue("X-Filtered")).as(c[0]).hasValue("in");
+                assertThat(r.headers().firstValue("X-Status-Seen")).as(c[0]).hasValue(c[1]);
+            }
+            assertThat(metrics.count()).isEqualTo(cases.length);
+            assertThat(metrics.count(4)).isEqualTo(3);
+        }
+    }
+
     /** Beyond maxConnections a new connection is answered 503 and closed; a freed place serves again. */
     @Test
     void connectionsBeyondTheLimitGet503() throws Exception {
