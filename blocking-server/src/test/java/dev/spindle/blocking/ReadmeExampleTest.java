@@ -58,7 +58,8 @@ class ReadmeExampleTest {
                 files.add(Files.writeString(src.resolve(name.group(1) + ".java"), block.group(1)).toFile());
             }
         }
-        assertThat(classes).as("classes in the README's embedding section").contains("HelloService", "StreamingRoutes");
+        assertThat(classes).as("classes in the README's embedding section")
+                .contains("HelloService", "StreamingRoutes", "FilteredRoutes");
 
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
@@ -109,6 +110,33 @@ class ReadmeExampleTest {
                     .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[300_000])).build(),
                     HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("300000 bytes\n");
             assertThat(get(client, base + "/later").body()).isEqualTo("done");
+        }
+    }
+
+    @Test
+    void filteredRoutesAnswerAsTheReadmeSays() throws Exception {
+        dev.spindle.core.ExchangeMetrics metrics = new dev.spindle.core.ExchangeMetrics();
+        Router routes = (Router) call("FilteredRoutes", "routes", new Class<?>[] {dev.spindle.core.ExchangeMetrics.class}, metrics);
+        try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0), routes).start()) {
+            HttpClient client = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + server.port();
+            HttpResponse<String> item = get(client, base + "/items/12");
+            assertThat(item.body()).isEqualTo("{\"id\":12}");
+            assertThat(item.headers().firstValue("Access-Control-Allow-Origin")).hasValue("*");
+            HttpResponse<String> bad = get(client, base + "/items/x");
+            assertThat(bad.statusCode()).isEqualTo(400);
+            assertThat(bad.body()).isEqualTo("{\"error\":\"id must be a number\"}");
+            assertThat(bad.headers().firstValue("Access-Control-Allow-Origin")).hasValue("*");
+            HttpResponse<String> missing = get(client, base + "/nope");
+            assertThat(missing.statusCode()).isEqualTo(404);
+            assertThat(missing.body()).isEqualTo("{\"error\":\"no such page\"}");
+            assertThat(get(client, base + "/admin/stats").statusCode()).isEqualTo(401);
+            HttpResponse<String> stats = client.send(HttpRequest.newBuilder(URI.create(base + "/admin/stats"))
+                    .header("Authorization", "Bearer t").build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(stats.body()).isEqualTo("{\"exchanges\":4}");
+            assertThat(get(client, base + "/slow").body()).isEqualTo("done");
+            assertThat(get(client, base + "/teapot").statusCode()).isEqualTo(418);
+            assertThat(metrics.count()).isEqualTo(7);
         }
     }
 }
