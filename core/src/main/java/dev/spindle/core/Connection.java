@@ -957,7 +957,14 @@ public final class Connection {
             return;
         }
         if (res.bodyFile != null) {
-            outgoing = new OutgoingBody.FileBody(res.bodyFile, length);
+            try {
+                outgoing = new OutgoingBody.FileBody(res.bodyFile, length);
+            } catch (IOException e) {
+                log.debug("the file to send failed: {}", e.toString());
+                res.closeStreamedBody();
+                abort();
+                return;
+            }
         } else if (res.bodyWriter != null) {
             outgoing = OutgoingBody.PipedBody.start(res.bodyWriter, length, chunked, blockingExecutor, wakeup);
         } else if (blockingExecutor == null) {

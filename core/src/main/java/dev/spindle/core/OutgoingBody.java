@@ -140,9 +140,11 @@ abstract class OutgoingBody {
         private final FileChannel channel;
         private long position;
 
-        FileBody(FileChannel channel, long length) {
+        /** Sends {@code length} bytes from the channel's current position (where a range starts). */
+        FileBody(FileChannel channel, long length) throws IOException {
             super(length, false);
             this.channel = channel;
+            this.position = channel.position();
         }
 
         @Override

@@ -249,12 +249,31 @@ public final class Response {
         return this;
     }
 
+    /**
+     * {@code length} bytes of a file from {@code offset} (a byte range), sent like {@link #file(Path)};
+     * the body's {@link #bodyFile()} is positioned at {@code offset}.
+     *
+     * @throws IllegalArgumentException when the range does not lie within the file
+     */
+    public Response file(Path path, long offset, long length) throws IOException {
+        FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
+        long size = channel.size();
+        if (offset < 0 || length < 0 || offset > size || length > size - offset) {
+            channel.close();
+            throw new IllegalArgumentException("range " + offset + "+" + length + " is not within the " + size + "-byte file " + path);
+        }
+        channel.position(offset);
+        clearBody();
+        bodyFile = channel;
+        streamLength = length;
+        return this;
+    }
+
     /** Whether the body is streamed (an input stream, a writer or a file) rather than held whole. */
     public boolean isStreamed() {
         return bodyStream != null || bodyWriter != null || bodyFile != null;
     }
 
-    /** The streamed body's length, or -1 when unknown or not streamed. For adapters to other HTTP stacks. */
     /**
      * The length of the body as it will be sent: a whole body's length in bytes, a streamed one's
      * announced length, or -1 for a streamed body of unknown length.
@@ -272,6 +291,7 @@ public final class Response {
         return bodyBuffer != null ? bodyBuffer.remaining() : 0;
     }
 
+    /** The streamed body's length, or -1 when unknown or not streamed. For adapters to other HTTP stacks. */
     public long streamedLength() {
         return isStreamed() ? streamLength : -1;
     }

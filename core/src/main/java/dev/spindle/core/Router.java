@@ -267,6 +267,18 @@ public final class Router {
             return route("DELETE", pattern, handler);
         }
 
+        /**
+         * Serves {@code files} under {@code prefix} ({@code "/assets"}, or {@code "/"} for the whole
+         * tree): a GET route {@code <prefix>/{path...}}, so HEAD works too. See {@link StaticFiles}.
+         */
+        public Builder staticFiles(String prefix, StaticFiles files) {
+            Objects.requireNonNull(prefix, "prefix");
+            if (!prefix.startsWith("/") || prefix.length() > 1 && prefix.endsWith("/")) {
+                throw new IllegalArgumentException("a static prefix starts with '/' and does not end with one: " + prefix);
+            }
+            return get((prefix.equals("/") ? "" : prefix) + "/{" + StaticFiles.VARIABLE + "...}", files);
+        }
+
         /** Any method token, e.g. {@code PATCH} or an extension method. */
         public Builder route(String method, String pattern, Handler handler) {
             Objects.requireNonNull(handler, "handler");

@@ -741,7 +741,7 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         FileChannel file = res.bodyFile();
         if (file != null) {
             if (server.sendsFileRegions()) {
-                ctx.write(new DefaultFileRegion(file, 0, length), ctx.voidPromise());
+                ctx.write(new DefaultFileRegion(file, startOf(file), length), ctx.voidPromise());
                 written = ctx.write(LastHttpContent.EMPTY_LAST_CONTENT);
             } else {
                 written = writeChunked(new HttpChunkedInput(chunkedFile(file, length)));
@@ -775,7 +775,16 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
 
     private static ChunkedNioFile chunkedFile(FileChannel file, long length) {
         try {
-            return new ChunkedNioFile(file, 0, length, ProducedBody.CHUNK);
+            return new ChunkedNioFile(file, file.position(), length, ProducedBody.CHUNK);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Where a file body starts: its channel's position (a byte range starts past 0). */
+    private static long startOf(FileChannel file) {
+        try {
+            return file.position();
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

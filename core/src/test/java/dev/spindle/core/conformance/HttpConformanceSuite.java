@@ -1032,6 +1032,37 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    /** Static files through each strategy's file path: a byte range from the middle, a 304, and no escape. */
+    @Test
+    void staticFilesServeRangesAndConditionalRequests(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path root = java.nio.file.Files.createDirectories(dir.resolve("web"));
+        byte[] data = new byte[300_000];
+        for (int i = 0; i < data.length; i++) {
+            data[i] = (byte) (i * 7 % 253);
+        }
+        java.nio.file.Files.write(root.resolve("data.bin"), data);
+        java.nio.file.Files.writeString(dir.resolve("secret.txt"), "outside");
+        Router routes = Router.builder().staticFiles("/files", dev.spindle.core.StaticFiles.directory(root)).build();
+        try (HttpServer own = newServer(config(), routes).start()) {
+            String base = "http://127.0.0.1:" + own.port() + "/files";
+            HttpResponse<byte[]> whole = client.send(HttpRequest.newBuilder(URI.create(base + "/data.bin")).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(whole.statusCode()).isEqualTo(200);
+            assertThat(whole.body()).isEqualTo(data);
+            String etag = whole.headers().firstValue("ETag").orElseThrow();
+            HttpResponse<byte[]> part = client.send(HttpRequest.newBuilder(URI.create(base + "/data.bin"))
+                    .header("Range", "bytes=1000-250999").build(), HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(part.statusCode()).isEqualTo(206);
+            assertThat(part.headers().firstValue("Content-Range")).hasValue("bytes 1000-250999/300000");
+            assertThat(part.body()).isEqualTo(java.util.Arrays.copyOfRange(data, 1000, 251_000));
+            assertThat(client.send(HttpRequest.newBuilder(URI.create(base + "/data.bin")).header("If-None-Match", etag).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(304);
+            try (RawConnection raw = new RawConnection(own.port())) {
+                assertThat(raw.send(request("GET", "/files/%2e%2e/secret.txt")).read().status()).isEqualTo(404);
+            }
+        }
+    }
+
     /** Beyond maxConnections a new connection is answered 503 and closed; a freed place serves again. */
     @Test
     void connectionsBeyondTheLimitGet503() throws Exception {
