@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReadmeExampleTest {
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
-    private static final Pattern CLASS_NAME = Pattern.compile("public class (\\w+)");
+    private static final Pattern CLASS_NAME = Pattern.compile("^public (?:class|record|interface) (\\w+)", Pattern.MULTILINE);
 
     @TempDir
     static Path dir;
@@ -59,7 +59,7 @@ class ReadmeExampleTest {
             }
         }
         assertThat(classes).as("classes in the README's embedding section")
-                .contains("HelloService", "StreamingRoutes", "FilteredRoutes");
+                .contains("HelloService", "StreamingRoutes", "FilteredRoutes", "JacksonCodec", "TodoRoutes");
 
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
@@ -137,6 +137,25 @@ class ReadmeExampleTest {
             assertThat(get(client, base + "/slow").body()).isEqualTo("done");
             assertThat(get(client, base + "/teapot").statusCode()).isEqualTo(418);
             assertThat(metrics.count()).isEqualTo(7);
+        }
+    }
+
+    @Test
+    void todoRoutesReadAndWriteJsonThroughJackson() throws Exception {
+        Router routes = (Router) call("TodoRoutes", "routes", new Class<?>[0]);
+        try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0), routes).start()) {
+            HttpClient client = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + server.port();
+            HttpResponse<String> created = client.send(HttpRequest.newBuilder(URI.create(base + "/todos"))
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"title\":\"write docs\",\"done\":false}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(created.statusCode()).isEqualTo(201);
+            assertThat(created.body()).isEqualTo("{\"title\":\"write docs\",\"done\":false}");
+            HttpResponse<String> bad = client.send(HttpRequest.newBuilder(URI.create(base + "/todos"))
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"title\":")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(bad.statusCode()).isEqualTo(400);
+            assertThat(bad.body()).contains("not a valid Todo");
+            assertThat(get(client, base + "/todos").body()).isEqualTo("[{\"title\":\"write docs\",\"done\":false}]");
         }
     }
 }

@@ -681,6 +681,7 @@ public final class Connection {
             return;
         }
         response.reset();
+        response.jsonCodec = route.json;
         Throwable failure = null;
         try {
             route.handler.handle(req, response);
@@ -1009,6 +1010,9 @@ public final class Connection {
             this.request = request;
             this.keepAlive = keepAlive;
             this.body = body;
+            if (request.route != null) {
+                response.jsonCodec = request.route.json;
+            }
         }
     }
 }

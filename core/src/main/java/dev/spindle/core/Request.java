@@ -435,6 +435,36 @@ public final class Request {
         });
     }
 
+    /**
+     * The body read as JSON into a {@code type} by the router's {@link JsonCodec} (whole-body rules
+     * as {@link #bodyBytes()}). A body the codec cannot read is a 400 whose message says why.
+     *
+     * @throws IllegalStateException when the router has no codec ({@link Router.Builder#json})
+     */
+    public <T> T bodyAs(Class<T> type) {
+        JsonCodec codec = route == null ? null : route.json;
+        if (codec == null) {
+            throw new IllegalStateException("no JSON codec: register one with Router.Builder.json(...)");
+        }
+        byte[] bytes;
+        int offset;
+        int length;
+        if (streamed == null && array != null) {
+            bytes = array;
+            offset = base + bodyStart;
+            length = bodyEnd - bodyStart;
+        } else {
+            bytes = streamed != null ? streamedBody() : bodyBytes();
+            offset = 0;
+            length = bytes.length;
+        }
+        try {
+            return codec.read(bytes, offset, length, type);
+        } catch (Exception e) {
+            throw new HttpException(400, "the body is not a valid " + type.getSimpleName() + ": " + e.getMessage());
+        }
+    }
+
     /** The whole body once it has arrived, without holding a thread (asynchronous handlers). */
     public CompletionStage<byte[]> readBody() {
         if (streamed != null) {

@@ -199,6 +199,29 @@ public final class Response {
     }
 
     /**
+     * {@code value} written as JSON by the router's {@link JsonCodec}, with
+     * {@code Content-Type: application/json}.
+     *
+     * @throws IllegalStateException when the router has no codec ({@link Router.Builder#json}), or the codec fails
+     */
+    public Response json(Object value) {
+        if (jsonCodec == null) {
+            throw new IllegalStateException("no JSON codec: register one with Router.Builder.json(...)");
+        }
+        byte[] bytes;
+        try {
+            bytes = jsonCodec.write(value);
+        } catch (Exception e) {
+            throw new IllegalStateException("the JSON codec could not write a " + (value == null ? "null" : value.getClass().getName()), e);
+        }
+        contentType = APPLICATION_JSON;
+        return body(bytes);
+    }
+
+    /** The codec of the route being answered, set by whoever dispatches the request. */
+    JsonCodec jsonCodec;
+
+    /**
      * A body read from {@code in} as the socket drains, then closed. {@code length} is its exact
      * length, or -1 when unknown (chunked; close-delimited for HTTP/1.0). Event-loop servers read
      * it on a virtual thread, never on the loop.

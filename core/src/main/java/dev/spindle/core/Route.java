@@ -24,6 +24,8 @@ final class Route {
     private final boolean tail;
     /** Not a route of the table: the answer to a request none matched (404 or 405). */
     final boolean fallback;
+    /** The router's JSON codec, or null; set when the router is built. */
+    JsonCodec json;
 
     /** The route of requests that match no route of the table. */
     static Route fallback(Handler handler) {

@@ -24,10 +24,17 @@ public final class Router {
     private final Route notFound;
     private final Route methodNotAllowed;
 
-    private Router(List<Route> routes, Route notFound, Route methodNotAllowed) {
+    private Router(List<Route> routes, Route notFound, Route methodNotAllowed, JsonCodec json) {
         this.routes = routes.toArray(Route[]::new);
         this.notFound = notFound;
         this.methodNotAllowed = methodNotAllowed;
+        for (Route r : this.routes) {
+            r.json = json;
+        }
+        if (notFound != null) {
+            notFound.json = json;
+            methodNotAllowed.json = json;
+        }
     }
 
     public static Builder builder() {
@@ -76,6 +83,7 @@ public final class Router {
         res.reset();
         try {
             Route r = req.route != null ? req.route : route(req);
+            res.jsonCodec = r.json;
             r.handler.handle(req, res);
         } catch (Throwable e) {
             answerFailure(req, res, e);
@@ -92,6 +100,7 @@ public final class Router {
         CompletableFuture<Void> done = new CompletableFuture<>();
         try {
             Route r = req.route != null ? req.route : route(req);
+            res.jsonCodec = r.json;
             if (r.async == null) {
                 r.handler.handle(req, res);
                 done.complete(null);
@@ -213,8 +222,15 @@ public final class Router {
         private final Map<Class<?>, ExceptionMapper<?>> mappers = new LinkedHashMap<>();
         private Handler notFound;
         private Handler methodNotAllowed;
+        private JsonCodec json;
 
         private Builder() {
+        }
+
+        /** The codec behind {@link Request#bodyAs(Class)} and {@link Response#json(Object)} on this router's routes. */
+        public Builder json(JsonCodec codec) {
+            json = Objects.requireNonNull(codec, "codec");
+            return this;
         }
 
         /**
@@ -289,7 +305,7 @@ public final class Router {
 
         public Router build() {
             if (filters.isEmpty() && mappers.isEmpty() && notFound == null && methodNotAllowed == null) {
-                return new Router(routes, null, null);
+                return new Router(routes, null, null, json);
             }
             Pipeline pipeline = new Pipeline(filters.toArray(Filter[]::new), Map.copyOf(mappers));
             List<Route> composed = new ArrayList<>(routes.size());
@@ -311,7 +327,8 @@ public final class Router {
                 res.status(405).header("Allow", allow);
                 custom405.handle(req, res);
             };
-            return new Router(composed, Route.fallback(pipeline.compose(missing)), Route.fallback(pipeline.compose(wrongMethod)));
+            return new Router(composed, Route.fallback(pipeline.compose(missing)), Route.fallback(pipeline.compose(wrongMethod)),
+                    json);
         }
     }
 }

@@ -1,0 +1,82 @@
+package dev.spindle.core;
+
+import static dev.spindle.core.TestResponses.drainAll;
+import static dev.spindle.core.TestResponses.feed;
+import static dev.spindle.core.TestResponses.parseAll;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spindle.core.TestResponses.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The JSON codec seam: bodies read into types, values written, failures answered. */
+class JsonCodecTest {
+    record Point(int x, int y) {
+    }
+
+    /** Stands in for a JSON library: reads and writes {@code {"x":1,"y":2}} for {@link Point} only. */
+    static final class PointCodec implements JsonCodec {
+        @Override
+        public byte[] write(Object value) {
+            Point p = (Point) value;
+            return ("{\"x\":" + p.x() + ",\"y\":" + p.y() + "}").getBytes(StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public <T> T read(byte[] json, int offset, int length, Class<T> type) throws Exception {
+            String s = new String(json, offset, length, StandardCharsets.UTF_8);
+            if (type != Point.class || !s.matches("\\{\"x\":-?\\d+,\"y\":-?\\d+}")) {
+                throw new java.io.IOException("expected {\"x\":int,\"y\":int}, got " + s);
+            }
+            String[] parts = s.replaceAll("[{}\"xy:]", "").split(",");
+            return type.cast(new Point(Integer.parseInt(parts[0]), Integer.parseInt(parts[1])));
+        }
+    }
+
+    private static String post(String target, String body) {
+        return "POST " + target + " HTTP/1.1\r\nHost: t\r\nContent-Length: " + body.getBytes(StandardCharsets.UTF_8).length
+                + "\r\n\r\n" + body;
+    }
+
+    private static List<HttpResponse> exchange(Router router, String requests, int expected) {
+        Connection c = new Connection(router, ServerConfig.defaults());
+        feed(c, requests);
+        List<HttpResponse> all = parseAll(drainAll(c));
+        assertThat(all).hasSize(expected);
+        return all;
+    }
+
+    @Test
+    void bodiesAreReadIntoTypesAndValuesWrittenAsJson() {
+        Router router = Router.builder().json(new PointCodec())
+                .post("/mirror", (req, res) -> {
+                    Point p = req.bodyAs(Point.class);
+                    res.status(201).json((Object) new Point(p.y(), p.x()));
+                })
+                .build();
+        List<HttpResponse> rs = exchange(router, post("/mirror", "{\"x\":1,\"y\":-2}") + post("/mirror", "{\"x\":oops}"), 2);
+        assertThat(rs.get(0).status()).isEqualTo(201);
+        assertThat(rs.get(0).header("Content-Type")).startsWith("application/json");
+        assertThat(new String(rs.get(0).body(), StandardCharsets.UTF_8)).isEqualTo("{\"x\":-2,\"y\":1}");
+        assertThat(rs.get(1).status()).isEqualTo(400);
+        assertThat(new String(rs.get(1).body(), StandardCharsets.UTF_8)).contains("not a valid Point").contains("oops");
+    }
+
+    @Test
+    void exceptionMappersCanAnswerInJson() {
+        Router router = Router.builder().json(new PointCodec())
+                .exception(HttpException.class, (e, req, res) -> res.status(e.status()).json((Object) new Point(e.status(), 0)))
+                .build();
+        HttpResponse r = exchange(router, "GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n", 1).get(0);
+        assertThat(r.status()).isEqualTo(404);
+        assertThat(new String(r.body(), StandardCharsets.UTF_8)).isEqualTo("{\"x\":404,\"y\":0}");
+    }
+
+    @Test
+    void withoutACodecTheHandlerFailsClearly() {
+        Router router = Router.builder().post("/p", (req, res) -> res.json((Object) req.bodyAs(Point.class))).build();
+        HttpResponse r = exchange(router, post("/p", "{\"x\":1,\"y\":2}"), 1).get(0);
+        assertThat(r.status()).isEqualTo(500);
+    }
+}
