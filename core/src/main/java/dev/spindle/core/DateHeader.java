@@ -10,7 +10,7 @@ import java.util.Locale;
  * The {@code Date} header, shared by all connections and rebuilt at most once a second. Public
  * for adapters to other HTTP stacks, which should not format dates per request either.
  */
-public final class DateHeader {
+final class DateHeader {
     private static final DateTimeFormatter HTTP_DATE =
             DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
 
@@ -27,7 +27,7 @@ public final class DateHeader {
     }
 
     /** The current value, e.g. {@code Sun, 22 Nov 2026 10:00:00 GMT}. */
-    public static String value() {
+    static String value() {
         return currentLine().value;
     }
 
