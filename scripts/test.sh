@@ -16,6 +16,12 @@ spindle_find_jdk
 cd "$SPINDLE_ROOT"
 spindle_mvn install "$@"
 
+# The core's public API is documented: javadoc with every doclint check; any warning fails.
+spindle_mvn -q dependency:build-classpath -pl core -DincludeScope=compile -Dmdep.outputFile=target/javadoc-classpath.txt >/dev/null
+"$JAVA_HOME/bin/javadoc" -Xdoclint:all -Werror -quiet -d core/target/doclint \
+  -cp "$(tr -d '\r\n' <core/target/javadoc-classpath.txt)" -sourcepath core/src/main/java dev.spindle.core ||
+  spindle_die "javadoc -Xdoclint:all found problems in dev.spindle.core (see above)"
+
 # The library jars must carry no logging configuration (an application brings its own).
 for jar in */target/spindle-*.jar; do
   [[ "$jar" == *-tests.jar ]] && continue

@@ -54,8 +54,17 @@ public class BlockingServer implements HttpServer {
     public HttpServer start() throws IOException {
         lifecycle.markStarted();
         ServerSocket socket = new ServerSocket();
-        socket.setReuseAddress(true);
-        socket.bind(new InetSocketAddress(InetAddress.getByName(config.host()), config.port()), 1024);
+        try {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(config.host()), config.port()), 1024);
+        } catch (IOException | RuntimeException e) {
+            // a start that failed is over: close() and awaitTermination() return at once
+            socket.close();
+            dispatch.shutdown(java.time.Duration.ZERO);
+            lifecycle.beginClose();
+            lifecycle.markTerminated();
+            throw e;
+        }
         serverSocket = socket;
         acceptor = Thread.ofPlatform().name(name + "-acceptor").start(this::acceptLoop);
         watchdog = Thread.ofPlatform().daemon().name(name + "-watchdog").start(this::watch);
