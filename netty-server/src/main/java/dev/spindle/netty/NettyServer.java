@@ -135,6 +135,7 @@ public final class NettyServer implements HttpServer {
         lifecycle.markStarted();
         if (!transport.isAvailable()) {
             Throwable cause = transport.unavailabilityCause();
+            failedStart();
             throw new IOException("the Netty " + transport + " transport is unavailable: " + cause, cause);
         }
         boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("netty-" + transport + "-accept"),
@@ -157,6 +158,7 @@ public final class NettyServer implements HttpServer {
             serverChannel = bootstrap.bind(config.host(), config.port()).sync().channel();
         } catch (Exception e) {
             shutdownNow();
+            failedStart();
             throw e instanceof IOException io ? io : new IOException("cannot bind " + config.host() + ":" + config.port() + ": " + e, e);
         }
         log.info("NettyServer ({} transport, {} event loops, allocator {}, sun.misc.Unsafe {}) listening on {}", transport,
@@ -274,6 +276,12 @@ public final class NettyServer implements HttpServer {
         } finally {
             lifecycle.markTerminated();
         }
+    }
+
+    /** A start that failed is over: close() and awaitTermination() return at once. */
+    private void failedStart() {
+        lifecycle.beginClose();
+        lifecycle.markTerminated();
     }
 
     private void shutdownNow() {

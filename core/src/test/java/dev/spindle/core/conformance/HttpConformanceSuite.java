@@ -1063,6 +1063,19 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    /** A server whose port is taken fails to start with the bind error, and is then over. */
+    @Test
+    void aServerThatCannotBindFailsToStartAndIsOver() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            HttpServer own = newServer(config().port(taken.getLocalPort()), routes());
+            org.assertj.core.api.Assertions.assertThatThrownBy(own::start).isInstanceOf(IOException.class);
+            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+                own.close();
+                own.awaitTermination();
+            });
+        }
+    }
+
     /** Beyond maxConnections a new connection is answered 503 and closed; a freed place serves again. */
     @Test
     void connectionsBeyondTheLimitGet503() throws Exception {
