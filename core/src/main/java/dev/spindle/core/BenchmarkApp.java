@@ -24,11 +24,21 @@ public final class BenchmarkApp {
     private BenchmarkApp() {
     }
 
+    /**
+     * A router with the benchmark app's routes and nothing else.
+     *
+     * @return a new router serving the routes of {@link #register}
+     */
     public static Router routes() {
         return register(Router.builder()).build();
     }
 
-    /** Adds the benchmark app's routes to {@code routes}, for apps (and tests) that serve more. */
+    /**
+     * Adds the benchmark app's routes to {@code routes}, for apps (and tests) that serve more.
+     *
+     * @param routes the builder to add to
+     * @return {@code routes}, for chaining
+     */
     public static Router.Builder register(Router.Builder routes) {
         return routes
                 .get("/plaintext", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(HELLO))
@@ -83,12 +93,21 @@ public final class BenchmarkApp {
      * {@code i % 251}), written once per process to the temporary directory.
      */
     public static final class DownloadFile {
+        /**
+         * Where the file lies; created when this class is first used, deleted when the JVM exits.
+         * A failure to write it surfaces as an {@link ExceptionInInitializerError} at that first use.
+         */
         public static final Path PATH = create();
 
         private DownloadFile() {
         }
 
-        /** Byte {@code i} of the file. */
+        /**
+         * Byte {@code i} of the file, for checking a download without reading the file.
+         *
+         * @param i the offset in the file, from 0 to {@link BenchmarkApp#DOWNLOAD_BYTES} - 1
+         * @return {@code (byte) (i % 251)}
+         */
         public static byte at(long i) {
             return (byte) (i % 251);
         }

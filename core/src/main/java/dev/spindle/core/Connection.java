@@ -58,10 +58,26 @@ public final class Connection {
 
     /** A region of a file to send with {@code FileChannel.transferTo}, then report with {@link #written}. */
     public interface FileRegion {
+        /**
+         * The file to send from. The connection owns it and closes it when the body is done or the
+         * connection is {@link #closed()}: the strategy must not close it.
+         *
+         * @return the open file channel
+         */
         FileChannel channel();
 
+        /**
+         * Where in the file the next byte to send lies; it advances as {@link #written} reports bytes.
+         *
+         * @return the absolute file position, in bytes, to pass to {@code transferTo}
+         */
         long position();
 
+        /**
+         * How many bytes of the region are still to be sent.
+         *
+         * @return the remaining byte count; positive whenever {@link #outboundFile()} returns the region
+         */
         long count();
     }
 
@@ -73,6 +89,14 @@ public final class Connection {
      */
     @FunctionalInterface
     public interface InputPump {
+        /**
+         * Blocks until some request bytes arrive and puts them into {@code dst}; called on the
+         * connection's own thread, from within the inline handler's read.
+         *
+         * @param dst where to put the bytes, cleared, with room for at least one byte
+         * @return how many bytes were put into {@code dst}, or -1 at the end of input
+         * @throws IOException if the socket fails or times out; it reaches the handler reading the body
+         */
         int read(ByteBuffer dst) throws IOException;
     }
 
@@ -129,12 +153,24 @@ public final class Connection {
     private boolean lingerDone;
     private long lingerBytes;
 
-    /** A connection whose blocking handlers run inline, for thread-per-connection strategies and tests. */
+    /**
+     * A connection whose blocking handlers run inline, for thread-per-connection strategies and tests.
+     * No handler completes on another thread, so it needs no wakeup; for streamed request bodies set
+     * an {@link #inputPump}.
+     *
+     * @param router the routes requests are dispatched to
+     * @param config the limits and timeouts it applies
+     */
     public Connection(Router router, ServerConfig config) {
         this(router, config, null, null);
     }
 
     /**
+     * A connection whose blocking handlers run on {@code blockingExecutor}, for event-loop strategies.
+     * It holds no socket: the strategy feeds it and writes for it, on the connection's thread.
+     *
+     * @param router the routes requests are dispatched to
+     * @param config the limits and timeouts it applies
      * @param blockingExecutor where blocking handlers and blocking body sources run; null runs them
      *        inline on the connection's thread (then set an {@link #inputPump})
      * @param wakeup called from any thread when the connection has work for its thread, which then
@@ -154,6 +190,13 @@ public final class Connection {
     /**
      * A connection the server will not serve (too many connections, no free worker): it answers
      * {@code status} with {@code message} and {@code Connection: close}, then lingers and closes.
+     * Its response is ready in {@link #outbound()} at once, before any byte was received; it never
+     * parses or routes a request.
+     *
+     * @param config the limits and timeouts it applies (the write timeout, lingering)
+     * @param status the HTTP status code to answer, such as 503
+     * @param message the reason, in the plain-text body {@code <status> <reason phrase>: <message>}
+     * @return a new connection that only answers, then closes
      */
     public static Connection rejecting(ServerConfig config, int status, String message) {
         Connection c = new Connection(null, config);
@@ -162,12 +205,22 @@ public final class Connection {
         return c;
     }
 
-    /** Lets the strategy hand out file bodies as {@link #outboundFile()} regions for zero-copy sending. */
+    /**
+     * Lets the strategy hand out file bodies as {@link #outboundFile()} regions for zero-copy sending.
+     * Off by default: file bodies are then read into {@link #outbound()} like any other body.
+     *
+     * @param on true if the strategy sends {@link #outboundFile()} regions itself
+     */
     public void transferFiles(boolean on) {
         transferFiles = on;
     }
 
-    /** How an inline handler reads a request body that has not arrived yet (strategies without a blocking executor). */
+    /**
+     * How an inline handler reads a request body that has not arrived yet (strategies without a blocking executor).
+     * Set it before the first {@link #received}.
+     *
+     * @param pump reads the socket on the connection's thread
+     */
     public void inputPump(InputPump pump) {
         this.pump = pump;
     }
@@ -176,7 +229,10 @@ public final class Connection {
      * Consumes all of {@code src} and processes every complete request in it. When nothing is
      * buffered, a heap buffer is parsed in place and only the bytes of an unfinished request (or a
      * chunked body, which is joined by moving bytes) are copied. Its bytes are never written, and
-     * nothing refers to them once this returns, so the caller may reuse it at once.
+     * nothing refers to them once this returns, so the caller may reuse it at once. After a close
+     * began, the bytes are dropped (lingering).
+     *
+     * @param src the bytes read from the socket; consumed entirely (its position ends at its limit)
      */
     public void received(ByteBuffer src) {
         int length = src.remaining();
@@ -204,6 +260,10 @@ public final class Connection {
      * Like {@link #received(ByteBuffer)} for {@code memory[offset, offset + length)}, such as a
      * buffer the kernel filled (io_uring's provided buffers): parsed where it lies, and no longer
      * referred to once this returns.
+     *
+     * @param memory the memory holding the bytes; read-only memory is copied, never parsed in place
+     * @param offset where the bytes start in {@code memory}, in bytes
+     * @param length how many bytes arrived; 0 does nothing
      */
     public void received(MemorySegment memory, long offset, int length) {
         if (length == 0) {
@@ -270,6 +330,8 @@ public final class Connection {
      * Bytes to write, as a buffer positioned at the first pending byte. It stays valid until the
      * next call to {@link #received}, {@link #resume}, {@link #tick} or {@link #written}; report
      * what was written with {@link #written}. Empty when only a file region is pending.
+     *
+     * @return the pending bytes, from its position to its limit; possibly empty
      */
     public ByteBuffer outbound() {
         if (out.pending() == 0 && outgoing instanceof OutgoingBody.InPlaceBody body && body.count() > 0) {
@@ -281,6 +343,8 @@ public final class Connection {
     /**
      * The file region to send next with {@code transferTo}, or null: only when
      * {@link #transferFiles} is on and no buffered bytes come before it.
+     *
+     * @return the region to send next, or null when the next bytes (if any) are in {@link #outbound()}
      */
     public FileRegion outboundFile() {
         return fileReady() ? (OutgoingBody.FileBody) outgoing : null;
@@ -290,16 +354,32 @@ public final class Connection {
         return transferFiles && out.pending() == 0 && outgoing instanceof OutgoingBody.FileBody f && f.count() > 0;
     }
 
+    /**
+     * Whether anything waits to be written, in {@link #outbound()} or {@link #outboundFile()}; write
+     * while this is true (and the socket takes it).
+     *
+     * @return true if bytes or a file region are pending
+     */
     public boolean hasOutbound() {
         return out.pending() > 0 || fileReady() || outgoing instanceof OutgoingBody.InPlaceBody body && body.count() > 0;
     }
 
-    /** Bytes pending in {@link #outbound()} (not counting a file region). */
+    /**
+     * Bytes pending in {@link #outbound()} (not counting a file region).
+     *
+     * @return the remaining bytes of {@link #outbound()}; 0 when only a file region is pending
+     */
     public int outboundBytes() {
         return outbound().remaining();
     }
 
-    /** {@code bytes} of what was handed out (the buffer, or else the file region) were written. */
+    /**
+     * {@code bytes} of what was handed out (the buffer, or else the file region) were written.
+     * Below the high-water mark this resumes processing held back by back-pressure.
+     *
+     * @param bytes how many bytes the socket took, from the start of what was handed out; 0 does nothing
+     * @throws IllegalArgumentException if more was reported than was handed out, or nothing was pending
+     */
     public void written(int bytes) {
         if (bytes == 0) {
             return;
@@ -324,7 +404,14 @@ public final class Connection {
         }
     }
 
-    /** Whether the strategy should read from the socket now. */
+    /**
+     * Whether the strategy should read from the socket now.
+     *
+     * @return true if a read is useful now; false under back-pressure (output at the high-water
+     *         mark, a full request-body window, a handler or streamed response in flight and no
+     *         request body to read), after the end of input, and once the connection is closing,
+     *         except while it lingers
+     */
     public boolean wantsInput() {
         if (aborted || inputEnded) {
             return false;
@@ -346,32 +433,55 @@ public final class Connection {
      * Everything is answered and written, and the peer may still be sending: shut down the output
      * (once) and keep reading; the connection drops what arrives until it says {@link #shouldClose()}.
      * Closing at once could make the kernel answer unread bytes with a reset that destroys the response.
+     *
+     * @return true while the connection lingers: at most 500 ms or 1 MiB of dropped input
      */
     public boolean isLingering() {
         return closing && !aborted && flushed() && !inputEnded && !lingerDone;
     }
 
-    /** Close the socket now: the connection is over (or a timeout gave up on it). */
+    /**
+     * Close the socket now: the connection is over (or a timeout gave up on it). Then call {@link #closed()}.
+     *
+     * @return true if the strategy must close the socket; nothing more will be handed out
+     */
     public boolean shouldClose() {
         return aborted || closing && flushed() && (inputEnded || lingerDone);
     }
 
-    /** No more responses will come and all output is written ({@link #isLingering()} or {@link #shouldClose()}). */
+    /**
+     * No more responses will come and all output is written ({@link #isLingering()} or {@link #shouldClose()}).
+     *
+     * @return true once the connection has nothing more to send
+     */
     public boolean isFinished() {
         return aborted || closing && flushed();
     }
 
-    /** No request in progress and nothing to write: safe to close for idleness or shutdown. */
+    /**
+     * No request in progress and nothing to write: safe to close for idleness or shutdown.
+     *
+     * @return true if closing the socket now loses no request or response
+     */
     public boolean isIdle() {
         return !closing && !aborted && exchange == null && outgoing == null && out.pending() == 0 && !parser.inProgress(in);
     }
 
-    /** Bytes of a request have arrived but not the whole request (header timeout applies). */
+    /**
+     * Bytes of a request have arrived but not the whole request (header timeout applies).
+     *
+     * @return true while a request has begun arriving but is not complete, and no handler or
+     *         streamed response is in flight
+     */
     public boolean hasPartialRequest() {
         return exchange == null && outgoing == null && parser.inProgress(in);
     }
 
-    /** A blocking or asynchronous handler is in flight (or finished and waiting for {@link #resume()}). */
+    /**
+     * A blocking or asynchronous handler is in flight (or finished and waiting for {@link #resume()}).
+     *
+     * @return true while the connection waits for a handler run on another thread or stage
+     */
     public boolean isAwaitingHandler() {
         return exchange != null;
     }
@@ -395,8 +505,10 @@ public final class Connection {
      *   <li>a blocking or asynchronous handler still running after {@link ServerConfig#handlerTimeout()}:
      *       503 and a close; a streamed response body producing nothing for that long: close;</li>
      *   <li>no request for {@link ServerConfig#idleTimeout()}: close, without a response;</li>
-     *   <li>lingering for {@value #LINGER_NANOS} ns: close.</li>
+     *   <li>lingering for 500 ms: close.</li>
      * </ul>
+     *
+     * @param now the current {@link System#nanoTime()}; call on the connection's thread
      */
     public void tick(long now) {
         if (aborted) {
@@ -480,6 +592,9 @@ public final class Connection {
     /**
      * How long the strategy may block reading before it must call {@link #tick} (for strategies
      * that wait in a blocking read with a socket timeout), given that it ticked at {@code now}.
+     *
+     * @param now the {@link System#nanoTime()} of the last {@link #tick}
+     * @return the time until the next deadline, in nanoseconds; at least 1
      */
     public long readTimeoutNanos(long now) {
         if (isLingering()) {
@@ -497,7 +612,11 @@ public final class Connection {
         return Math.max(1, since + config.idleTimeout().toNanos() - now);
     }
 
-    /** How long a strategy waiting for a handler may wait before it must call {@link #tick}. */
+    /**
+     * How long a strategy waiting for a handler may wait before it must call {@link #tick}.
+     *
+     * @return {@link ServerConfig#handlerTimeout()} in nanoseconds
+     */
     public long handlerTimeoutNanos() {
         return config.handlerTimeout().toNanos();
     }

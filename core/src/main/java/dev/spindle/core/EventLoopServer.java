@@ -22,12 +22,24 @@ public abstract class EventLoopServer implements HttpServer {
 
     /** One loop: a {@code Runnable} run on its own platform thread until the server has closed. */
     public interface Loop extends Runnable {
+        /**
+         * The name of the loop's platform thread, as seen in thread dumps and logs.
+         *
+         * @return the thread name
+         */
         String name();
 
         /** Makes the loop leave its wait soon (to notice a close); callable from any thread. */
         void wakeup();
 
-        /** Blocks until the loop, started on its thread, serves (or throws why it cannot). */
+        /**
+         * Blocks until the loop, started on its thread, serves (or throws why it cannot). Called by
+         * {@link EventLoopServer#start()} on the starting thread, once per loop; the default returns
+         * at once, for loops that are ready as soon as {@link EventLoopServer#bind} made them.
+         *
+         * @throws IOException if the loop cannot serve (its setup on its own thread failed); the
+         *         server then closes and {@code start()} rethrows it
+         */
         default void awaitReady() throws IOException {
         }
 
@@ -36,7 +48,13 @@ public abstract class EventLoopServer implements HttpServer {
         }
     }
 
-    /** What {@link #bind} made: the loops to run and the address they serve. */
+    /**
+     * What {@link #bind} made: the loops to run and the address they serve.
+     *
+     * @param loops the loops, each to run on its own platform thread; not yet started
+     * @param address the bound address, with the actual port when port 0 was configured; what
+     *        {@link EventLoopServer#address()} reports
+     */
     public record Bound(List<? extends Loop> loops, InetSocketAddress address) {
     }
 
@@ -54,6 +72,14 @@ public abstract class EventLoopServer implements HttpServer {
     private volatile long drainDeadline;
     private volatile InetSocketAddress address;
 
+    /**
+     * A server not yet started: nothing is bound and no thread runs until {@link #start()}.
+     *
+     * @param name the server's name, for thread names and logs
+     * @param config the settings, including {@link ServerConfig#maxConnections()} and
+     *        {@link ServerConfig#drainTimeout()}
+     * @param router the routes every connection dispatches to
+     */
     protected EventLoopServer(String name, ServerConfig config, Router router) {
         this.name = name;
         this.config = config;
@@ -65,7 +91,12 @@ public abstract class EventLoopServer implements HttpServer {
 
     /**
      * Opens the listening sockets and creates the loops, not yet running. On failure it closes and
-     * discards what it opened itself.
+     * discards what it opened itself. Called once, by {@link #start()} on the starting thread.
+     *
+     * @param context what the loops may use of this server; hand it to each loop
+     * @return the loops to run and the bound address
+     * @throws IOException if a listening socket cannot be opened or bound; {@code start()} then
+     *         stops the server and rethrows it
      */
     protected abstract Bound bind(LoopContext context) throws IOException;
 
@@ -108,15 +139,29 @@ public abstract class EventLoopServer implements HttpServer {
         return bound;
     }
 
-    /** Connections being served (not counting rejected ones), for tests and monitoring. */
+    /**
+     * Connections being served (not counting rejected ones), for tests and monitoring.
+     *
+     * @return how many admitted connections are still open; a snapshot
+     */
     public final int connectionCount() {
         return connections.count();
     }
 
+    /**
+     * The server's name, for subclasses' thread names and logs.
+     *
+     * @return the name given to the constructor
+     */
     protected final String name() {
         return name;
     }
 
+    /**
+     * The server's settings, for subclasses.
+     *
+     * @return the configuration given to the constructor
+     */
     protected final ServerConfig config() {
         return config;
     }

@@ -44,7 +44,13 @@ public final class Launcher {
     /**
      * Runs a server with the benchmark app's routes until the process is told to stop.
      *
+     * Returns once the server has terminated (or the waiting thread was interrupted); on bad
+     * arguments or a failed start it does not return but exits the JVM (2 or 1).
+     *
      * @param mainClass the class whose {@code main} calls this, for the usage and ready lines
+     * @param args the command-line arguments, {@code <port> [workers]}
+     * @param factory makes the (not yet started) server from the parsed configuration and the
+     *        benchmark routes; whatever it or {@code start()} throws is a failed start
      */
     public static void run(Class<?> mainClass, String[] args, BiFunction<ServerConfig, Router, HttpServer> factory) {
         String name = mainClass.getSimpleName();

@@ -61,12 +61,22 @@ public final class RequestBody {
      * consumer has made room or asked for more, so the adapter can resume reading.
      *
      * @param length the announced length, or -1 for a chunked body
+     * @param wakeup run when reading may resume; must not block, as it may run on the consumer's thread
+     * @return a new, empty body for the adapter to feed
      */
     public static RequestBody forAdapter(long length, Runnable wakeup) {
         return new RequestBody(length, wakeup);
     }
 
-    /** For adapters: takes what fits of {@code src} (advancing it); stop reading while {@link #hasRoom()} is false. */
+    /**
+     * For adapters: takes what fits of {@code src} (advancing it); stop reading while {@link #hasRoom()} is false.
+     * Bytes are copied, so {@code src} may be reused once this returns. An {@link #abandoned()} body
+     * takes (and drops) everything.
+     *
+     * @param src the bytes received; its position advances past what was taken
+     * @return how many bytes were taken; fewer than {@code src.remaining()} when the window is full:
+     *         offer the rest after the wakeup
+     */
     public int offer(ByteBuffer src) {
         int n = src.remaining();
         int taken;
@@ -88,12 +98,24 @@ public final class RequestBody {
         this.source = source;
     }
 
-    /** The announced length, or -1 for a chunked body. */
+    /**
+     * The announced length, or -1 for a chunked body.
+     *
+     * @return the announced length in bytes ({@code Content-Length}), or -1 if unknown until the body ends
+     */
     public long length() {
         return length;
     }
 
-    /** The body as a stream: {@code read} blocks until bytes arrive; -1 at the end. */
+    /**
+     * The body as a stream: {@code read} blocks until bytes arrive; -1 at the end.
+     * A body that fails makes {@code read} throw the failure ({@link java.io.InterruptedIOException}
+     * if the reading thread is interrupted). Closing the stream abandons the rest of the body.
+     *
+     * @return the stream; the body's only consumer
+     * @throws IllegalStateException if the body is already being consumed (by a stream, a
+     *         {@link #publisher()} subscriber or {@link #readAll()})
+     */
     public synchronized InputStream stream() {
         if (subscriber != null || streamTaken) {
             throw new IllegalStateException("the request body is already being consumed");
@@ -105,13 +127,22 @@ public final class RequestBody {
     /**
      * The body as chunks with demand: the subscriber gets {@code ByteBuffer}s (each its own copy) only
      * as far as it has requested, on the connection's thread, then {@code onComplete}, or
-     * {@code onError} if the body does not arrive whole.
+     * {@code onError} if the body does not arrive whole. Cancelling abandons the rest of the body.
+     *
+     * @return a publisher that accepts one subscriber; any other subscriber (or one after
+     *         {@link #stream()}) gets {@code onError} with an {@link IllegalStateException}
      */
     public Flow.Publisher<ByteBuffer> publisher() {
         return this::subscribe;
     }
 
-    /** The whole body once it has arrived (at most {@link ServerConfig#maxBodySize()}), without blocking a thread. */
+    /**
+     * The whole body once it has arrived (at most {@link ServerConfig#maxBodySize()}), without blocking a thread.
+     * This consumes the body, like {@link #stream()} or {@link #publisher()}.
+     *
+     * @return a stage completed with the body's bytes (empty for an empty body), or exceptionally
+     *         with the failure if the body does not arrive whole or is already being consumed
+     */
     public CompletionStage<byte[]> readAll() {
         CompletableFuture<byte[]> all = new CompletableFuture<>();
         subscribe(new Flow.Subscriber<>() {
@@ -193,7 +224,13 @@ public final class RequestBody {
         return demanded;
     }
 
-    /** Whether nobody will read the rest: the connection (or adapter) then discards it. */
+    /**
+     * Whether nobody will read the rest: the connection (or adapter) then discards it.
+     * Callable from any thread.
+     *
+     * @return true once the consumer closed the stream or cancelled, or the handler answered without
+     *         reading the body; it stays true
+     */
     public synchronized boolean abandoned() {
         return abandoned;
     }
@@ -202,7 +239,11 @@ public final class RequestBody {
         return ended && size == 0;
     }
 
-    /** Bytes offered and taken so far. */
+    /**
+     * Bytes offered and taken so far. Callable from any thread.
+     *
+     * @return the count of body bytes taken, including those dropped after the body was abandoned
+     */
     public synchronized long received() {
         return received;
     }
@@ -271,7 +312,12 @@ public final class RequestBody {
         }
     }
 
-    /** Whether more may be offered now (room in the window, and demand if a subscriber reads). */
+    /**
+     * Whether more may be offered now (room in the window, and demand if a subscriber reads).
+     * Callable from any thread.
+     *
+     * @return true if an offer would take bytes; always true once the body is abandoned
+     */
     public synchronized boolean hasRoom() {
         return abandoned || size < WINDOW && (subscriber == null || demand > 0 || size == 0);
     }
@@ -285,7 +331,13 @@ public final class RequestBody {
         deliverPending();
     }
 
-    /** The body cannot complete (the peer went away, a limit was crossed, the framing broke). */
+    /**
+     * The body cannot complete (the peer went away, a limit was crossed, the framing broke). The
+     * consumer gets {@code cause}: thrown from the stream's {@code read} once the buffered bytes are
+     * read, or passed to {@code onError}. Ignored if the body already ended or failed.
+     *
+     * @param cause why the body cannot complete
+     */
     public void fail(IOException cause) {
         synchronized (this) {
             if (ended || failure != null) {
