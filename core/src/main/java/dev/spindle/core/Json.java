@@ -7,7 +7,14 @@ public final class Json {
     private Json() {
     }
 
-    /** {@code value} as a JSON string literal, quotes included. */
+    /**
+     * {@code value} as a JSON string literal, quotes included. Quotes, backslashes and control
+     * characters are escaped, and so are U+2028 and U+2029 (so the result is also safe in
+     * JavaScript source); everything else is kept as it is.
+     *
+     * @param value the text to quote, not null
+     * @return the literal, e.g. {@code "a\"b"} for {@code a"b}
+     */
     public static String quote(String value) {
         StringBuilder sb = new StringBuilder(value.length() + 2).append('"');
         for (int i = 0; i < value.length(); i++) {

@@ -54,6 +54,13 @@ public final class Request {
 
     private String pathString;
 
+    /**
+     * An empty request, with nothing parsed into it yet. Only the server's own parser can fill one
+     * in; code outside this package builds its requests with {@link #of} or {@link #ofStreamed}.
+     */
+    public Request() {
+    }
+
     void reset() {
         data = null;
         array = null;
@@ -89,8 +96,19 @@ public final class Request {
     /**
      * Builds a request from parts another HTTP stack has already parsed (adapters such as the
      * Netty server). The target must be in origin-form; header names and values are Latin-1.
+     * Every part is copied, so the request stays valid for as long as it is kept, and the caller may
+     * reuse {@code body} once this returns. Nothing is validated: the parts are taken as given.
      *
+     * @param method the method token as sent, e.g. {@code GET}; a token outside {@link Method}
+     *        (compared case-sensitively) becomes {@link Method#OTHER}
+     * @param target the request target as sent, still percent-encoded, e.g. {@code /search?q=a%20b}
      * @param http10 whether the request was HTTP/1.0 (keep-alive rules differ)
+     * @param headers the header fields in the order received, one entry per field line; a
+     *        {@code Connection} field sets {@link #isKeepAliveRequested()}
+     * @param body the array holding the body; it is copied
+     * @param bodyOffset the index of the body's first byte in {@code body}
+     * @param bodyLength the body's length in bytes, 0 for none; it becomes the content length
+     * @return a new request holding its own copy of every part
      */
     public static Request of(String method, String target, boolean http10, Iterable<? extends java.util.Map.Entry<String, String>> headers,
             byte[] body, int bodyOffset, int bodyLength) {
@@ -136,7 +154,14 @@ public final class Request {
      * Like {@link #of} for a request whose body arrives later through {@code body} (an adapter feeds
      * it), for handlers that stream their body ({@link Router#streamsBody}).
      *
+     * @param method the method token, as for {@link #of}
+     * @param target the request target in origin-form, as for {@link #of}
+     * @param http10 whether the request was HTTP/1.0 (keep-alive rules differ)
+     * @param headers the header fields in the order received, as for {@link #of}
+     * @param body the body the adapter feeds as it arrives; its {@link RequestBody#length()} is the
+     *        announced length, or -1 for a chunked body
      * @param mayBlock whether whole-body accessors may block reading the body (true for blocking handlers)
+     * @return a new request whose body accessors read from {@code body}
      */
     public static Request ofStreamed(String method, String target, boolean http10,
             Iterable<? extends java.util.Map.Entry<String, String>> headers, RequestBody body, boolean mayBlock) {
@@ -188,21 +213,40 @@ public final class Request {
         return headerCount == 0 ? 0 : headers[headerCount * 4 - 1];
     }
 
+    /**
+     * The request method; {@link Method#OTHER} for a token the router does not know by name, whose
+     * text {@link #methodName()} gives.
+     *
+     * @return the method, or null for a request nothing has been parsed into
+     */
     public Method method() {
         return method;
     }
 
-    /** The method token as sent, for methods outside {@link Method}. */
+    /**
+     * The method token as sent, for methods outside {@link Method}.
+     *
+     * @return the token, e.g. {@code GET} or {@code PROPFIND} (method tokens are case-sensitive)
+     */
     public String methodName() {
         return method == Method.OTHER ? ascii(0, methodEnd) : method.name();
     }
 
-    /** The request target as sent, e.g. {@code /search?q=a%20b}. */
+    /**
+     * The request target as sent, e.g. {@code /search?q=a%20b}.
+     *
+     * @return the target, still percent-encoded, query included; a new string on each call
+     */
     public String target() {
         return ascii(targetStart, targetEnd);
     }
 
-    /** The path of the target, still percent-encoded, e.g. {@code /users/a%20b}. */
+    /**
+     * The path of the target, still percent-encoded, e.g. {@code /users/a%20b}.
+     *
+     * @return the path without the query, {@code /} when the target has no path; the same string
+     *         on every call
+     */
     public String path() {
         if (pathString == null) {
             pathString = pathEnd == pathStart ? "/" : ascii(pathStart, pathEnd);
@@ -210,16 +254,33 @@ public final class Request {
         return pathString;
     }
 
-    /** The raw query string without {@code ?}, or null when the target has none. */
+    /**
+     * The raw query string without {@code ?}, or null when the target has none.
+     *
+     * @return the query, still percent-encoded; empty for a target ending in {@code ?}; null when
+     *         there is no {@code ?}
+     */
     public String query() {
         return queryStart < 0 ? null : ascii(queryStart, targetEnd);
     }
 
-    /** {@code HTTP/1.1} or {@code HTTP/1.0}. */
+    /**
+     * The protocol version of the request: {@code HTTP/1.1} or {@code HTTP/1.0}.
+     *
+     * @return {@code "HTTP/1.1"} or {@code "HTTP/1.0"}; a later HTTP/1.x minor version reads as
+     *         HTTP/1.1, and the parser answers other major versions with 505
+     */
     public String version() {
         return version == HTTP_1_0 ? "HTTP/1.0" : "HTTP/1.1";
     }
 
+    /**
+     * Whether the client asked to keep the connection open after this exchange: an HTTP/1.1 request
+     * unless it sent {@code Connection: close}, an HTTP/1.0 one only with
+     * {@code Connection: keep-alive}. The server may still close it (a failure, a shutdown).
+     *
+     * @return true when the client asked for keep-alive
+     */
     public boolean isKeepAliveRequested() {
         return version == HTTP_1_1 ? !connectionClose : connectionKeepAlive && !connectionClose;
     }
@@ -227,6 +288,9 @@ public final class Request {
     /**
      * The first value of a query parameter, percent-decoded ({@code +} as space), or null.
      *
+     * @param name the parameter's name, compared case-sensitively with each name once decoded
+     * @return the decoded value (UTF-8), empty for {@code ?name} or {@code ?name=}; null when the
+     *         parameter is absent or the target has no query
      * @throws HttpException 400 when the value's percent-encoding is malformed
      */
     public String queryParam(String name) {
@@ -249,6 +313,8 @@ public final class Request {
     /**
      * The pattern of the route that matched ({@code /users/{id}}), or null before routing and when
      * none did (a 404 or 405): a label of low cardinality for metrics.
+     *
+     * @return the pattern as registered, or null
      */
     public String routePattern() {
         return route == null || route.fallback ? null : route.pattern;
@@ -257,6 +323,11 @@ public final class Request {
     /**
      * Every value of a query parameter, percent-decoded, in the order they appear ({@code ?tag=a&tag=b}
      * gives {@code [a, b]}); empty when it is absent. {@link #queryParam} gives the first.
+     *
+     * @param name the parameter's name, compared case-sensitively with each name once decoded
+     * @return an unmodifiable list of the decoded values, an empty string for each occurrence
+     *         without a value
+     * @throws HttpException 400 when a value's percent-encoding is malformed
      */
     public java.util.List<String> queryParams(String name) {
         if (queryStart < 0) {
@@ -280,6 +351,12 @@ public final class Request {
      * A path variable of the matched route, percent-decoded, or null if the route has none by that
      * name. For a tail variable ({@code {path...}}) it is the rest of the path after the route's
      * prefix, slashes included, possibly empty.
+     *
+     * @param name the variable's name as in the route's pattern, e.g. {@code id} for
+     *        {@code /users/{id}}
+     * @return the decoded value (UTF-8; {@code +} stays a plus), or null when the route has no such
+     *         variable or the request was not routed
+     * @throws HttpException 400 when the value's percent-encoding is malformed
      */
     public String pathParam(String name) {
         if (route == null) {
@@ -292,7 +369,13 @@ public final class Request {
         return PercentDecoder.decode(data, array, base + params[index * 2], base + params[index * 2 + 1], false);
     }
 
-    /** The first value of a header, matched case-insensitively, or null. */
+    /**
+     * The first value of a header, matched case-insensitively, or null.
+     *
+     * @param name the header's name, in any case
+     * @return the value of the first field line with that name, Latin-1, without surrounding
+     *         whitespace; null when the header is absent
+     */
     public String header(String name) {
         int i = headerIndex(name);
         return i < 0 ? null : headerValue(i);
@@ -301,6 +384,9 @@ public final class Request {
     /**
      * Every value of a header, matched case-insensitively, one entry per field line in the order
      * received (a comma-separated list in one line stays one entry); empty when absent.
+     *
+     * @param name the header's name, in any case
+     * @return an unmodifiable list of the values, Latin-1, without surrounding whitespace
      */
     public java.util.List<String> headers(String name) {
         int len = name.length();
@@ -317,14 +403,32 @@ public final class Request {
         return values == null ? java.util.List.of() : java.util.List.copyOf(values);
     }
 
+    /**
+     * The number of header field lines received; a name sent twice counts twice. With
+     * {@link #headerName(int)} and {@link #headerValue(int)} it walks every header in order.
+     *
+     * @return the count, 0 or more
+     */
     public int headerCount() {
         return headerCount;
     }
 
+    /**
+     * The name of a header field line, as sent (its case kept).
+     *
+     * @param i the line's index in the order received, from 0 to {@link #headerCount()} - 1
+     * @return the name, Latin-1
+     */
     public String headerName(int i) {
         return ascii(headers[i * 4], headers[i * 4 + 1]);
     }
 
+    /**
+     * The value of a header field line.
+     *
+     * @param i the line's index in the order received, from 0 to {@link #headerCount()} - 1
+     * @return the value, Latin-1, without surrounding whitespace; possibly empty
+     */
     public String headerValue(int i) {
         return ascii(headers[i * 4 + 2], headers[i * 4 + 3]);
     }
@@ -340,7 +444,13 @@ public final class Request {
         return -1;
     }
 
-    /** The length of the body: what arrived for a buffered body, the announced length (or -1 if chunked) for a streamed one. */
+    /**
+     * The length of the body: what arrived for a buffered body, the announced length (or -1 if chunked) for a streamed one.
+     * Once a streamed body has been read whole (by {@link #body()}, {@link #bodyBytes()} or
+     * {@link #bodyText()}), its actual length.
+     *
+     * @return the length in bytes, 0 for no body, or -1 for a streamed chunked body not yet read
+     */
     public long bodyLength() {
         if (streamed != null) {
             return streamedBytes != null ? streamedBytes.length : streamed.length();
@@ -356,7 +466,9 @@ public final class Request {
      * <p>An inline handler that answers with this very view ({@code res.body(req.body())}, an echo)
      * of 64 KiB or more has it written from where it arrived, without a copy.
      *
+     * @return a read-only buffer from position 0 to the body's length; empty when there is no body
      * @throws IllegalStateException for a streamed body in an asynchronous handler (use {@link #readBody()})
+     * @throws java.io.UncheckedIOException when reading a streamed body fails
      */
     public ByteBuffer body() {
         if (streamed != null) {
@@ -367,6 +479,14 @@ public final class Request {
         return view;
     }
 
+    /**
+     * The whole body as a new array, which the caller owns and may keep. The rules for a streamed
+     * body are those of {@link #body()}.
+     *
+     * @return a copy of the body; empty when there is none
+     * @throws IllegalStateException for a streamed body in an asynchronous handler (use {@link #readBody()})
+     * @throws java.io.UncheckedIOException when reading a streamed body fails
+     */
     public byte[] bodyBytes() {
         if (streamed != null) {
             return streamedBody().clone();
@@ -374,6 +494,14 @@ public final class Request {
         return Ascii.bytes(data, base + bodyStart, bodyEnd - bodyStart);
     }
 
+    /**
+     * The whole body decoded as UTF-8, whatever its {@code Content-Type} says; malformed sequences
+     * become U+FFFD. The rules for a streamed body are those of {@link #body()}.
+     *
+     * @return the text; empty when there is no body
+     * @throws IllegalStateException for a streamed body in an asynchronous handler (use {@link #readBody()})
+     * @throws java.io.UncheckedIOException when reading a streamed body fails
+     */
     public String bodyText() {
         return new String(streamed != null ? streamedBody() : bodyBytes(), StandardCharsets.UTF_8);
     }
@@ -396,6 +524,10 @@ public final class Request {
     /**
      * The body as a stream, read as it arrives (blocking handlers): a body of any size passes
      * through in bounded memory. For a buffered body, a stream over it.
+     *
+     * @return a stream whose {@code read} blocks until bytes arrive and returns -1 at the end
+     * @throws IllegalStateException when a streamed body is already being consumed (a streamed body
+     *         is taken once, by this or {@link #bodyPublisher()})
      */
     public InputStream bodyStream() {
         if (streamed != null) {
@@ -407,6 +539,9 @@ public final class Request {
     /**
      * The body as chunks with demand (asynchronous handlers): delivered on the connection's thread
      * as far as the subscriber has requested; reading pauses meanwhile. A buffered body is one chunk.
+     *
+     * @return a publisher of the body's bytes; a streamed body accepts one subscriber (a second one
+     *         gets {@code onError}), and an empty buffered body completes without {@code onNext}
      */
     public Flow.Publisher<ByteBuffer> bodyPublisher() {
         if (streamed != null) {
@@ -439,7 +574,12 @@ public final class Request {
      * The body read as JSON into a {@code type} by the router's {@link JsonCodec} (whole-body rules
      * as {@link #bodyBytes()}). A body the codec cannot read is a 400 whose message says why.
      *
-     * @throws IllegalStateException when the router has no codec ({@link Router.Builder#json})
+     * @param <T> the type to read
+     * @param type the class the codec reads the body into
+     * @return what the codec read; null only if the codec returns null (e.g. for the JSON {@code null})
+     * @throws HttpException 400 when the codec cannot read the body
+     * @throws IllegalStateException when the router has no codec ({@link Router.Builder#json}), or
+     *         for a streamed body in an asynchronous handler
      */
     public <T> T bodyAs(Class<T> type) {
         JsonCodec codec = route == null ? null : route.json;
@@ -465,7 +605,13 @@ public final class Request {
         }
     }
 
-    /** The whole body once it has arrived, without holding a thread (asynchronous handlers). */
+    /**
+     * The whole body once it has arrived, without holding a thread (asynchronous handlers).
+     *
+     * @return a stage that completes with a copy of the body (at most
+     *         {@link ServerConfig#maxBodySize()} bytes), or fails if the body does not arrive whole;
+     *         already complete for a buffered body
+     */
     public CompletionStage<byte[]> readBody() {
         if (streamed != null) {
             return streamed.readAll();

@@ -50,9 +50,26 @@ public final class Response {
     /** Length of a streamed body, or -1 when unknown. */
     long streamLength = -1;
 
+    /**
+     * A response in its initial state: status 200, no headers, no content type, an empty body, and
+     * no JSON codec. A connection makes its own; adapters to other HTTP stacks create one to pass to
+     * {@link Router#handle}, which resets it first.
+     */
+    public Response() {
+    }
+
     /** Writes a streamed body; see {@link #stream(BodyWriter)}. */
     @FunctionalInterface
     public interface BodyWriter {
+        /**
+         * Writes the whole body to {@code out}, once, on a thread of its own after the handler has
+         * returned. Returning ends the body (the server closes {@code out}); writes block while the
+         * client is slow, and {@code flush()} sends what was written so far.
+         *
+         * @param out the body's stream, valid only until this returns
+         * @throws IOException when writing fails, e.g. because the connection ended; any exception
+         *         ends the connection, since the status has already been sent
+         */
         void writeTo(OutputStream out) throws IOException;
     }
 
@@ -106,6 +123,13 @@ public final class Response {
         bodyWriter = null;
     }
 
+    /**
+     * Sets the status code. Only final statuses: interim ones ({@code 100 Continue}) are the server's.
+     *
+     * @param code the status, from 200 to 599
+     * @return this response
+     * @throws IllegalArgumentException when {@code code} is outside 200..599
+     */
     public Response status(int code) {
         if (code < 200 || code > 599) {
             throw new IllegalArgumentException("final status must be 200..599, got " + code);
@@ -114,17 +138,43 @@ public final class Response {
         return this;
     }
 
+    /**
+     * The status code set so far.
+     *
+     * @return the status; 200 until a handler sets another
+     */
     public int status() {
         return status;
     }
 
+    /**
+     * Sets the {@code Content-Type} header, replacing any earlier value.
+     *
+     * @param value the media type, e.g. {@code text/html; charset=utf-8}; Latin-1 without control
+     *        characters other than tab; not null
+     * @return this response
+     * @throws IllegalArgumentException when {@code value} has a character a field value cannot hold
+     *         (such as CR or LF)
+     */
     public Response contentType(String value) {
         checkValue(value);
         contentType = value;
         return this;
     }
 
-    /** Adds a header; framing headers are the server's and are rejected. */
+    /**
+     * Adds a header; framing headers are the server's and are rejected. Adding a name twice sends
+     * two field lines; {@code Content-Type} goes to {@link #contentType(String)}, replacing the
+     * earlier value.
+     *
+     * @param name the header's name, an HTTP token (ASCII letters, digits and
+     *        {@code !#$%&'*+-.^_`|~}); sent as given
+     * @param value the header's value, Latin-1 without control characters other than tab
+     * @return this response
+     * @throws IllegalArgumentException when the name is empty or not a token, is
+     *         {@code Content-Length}, {@code Transfer-Encoding} or {@code Connection}, or the value
+     *         has a character a field value cannot hold (such as CR or LF)
+     */
     public Response header(String name, String value) {
         if (name.isEmpty()) {
             throw new IllegalArgumentException("empty header name");
@@ -162,11 +212,27 @@ public final class Response {
         }
     }
 
+    /**
+     * The whole array as the body, referenced, not copied (see {@link #body(byte[], int, int)}).
+     * Replaces any earlier body.
+     *
+     * @param body the bytes to send
+     * @return this response
+     */
     public Response body(byte[] body) {
         return body(body, 0, body.length);
     }
 
-    /** The array is referenced, not copied, until the response is encoded after the handler returns. */
+    /**
+     * The array is referenced, not copied, until the response is encoded after the handler returns.
+     * So the caller must not change those bytes until then. Replaces any earlier body.
+     *
+     * @param body the array holding the body
+     * @param offset the index of the body's first byte in {@code body}
+     * @param length the body's length in bytes; {@code offset} and {@code length} must lie within
+     *        {@code body}
+     * @return this response
+     */
     public Response body(byte[] body, int offset, int length) {
         clearBody();
         bodyArray = body;
@@ -175,24 +241,53 @@ public final class Response {
         return this;
     }
 
+    /**
+     * The buffer's remaining bytes (from its position to its limit) as the body, referenced, not
+     * copied, until the response is encoded after the handler returns; the caller must not change it
+     * until then. Replaces any earlier body. Echoing {@link Request#body()} this way may send the
+     * request's bytes from where they arrived.
+     *
+     * @param body the buffer holding the body
+     * @return this response
+     */
     public Response body(ByteBuffer body) {
         clearBody();
         bodyBuffer = body;
         return this;
     }
 
-    /** A UTF-8 body. */
+    /**
+     * A UTF-8 body. The content type is left as it is ({@link #text(String)} sets one). Replaces any
+     * earlier body.
+     *
+     * @param body the text to send
+     * @return this response
+     */
     public Response body(String body) {
         clearBody();
         bodyString = body;
         return this;
     }
 
+    /**
+     * A UTF-8 text body with {@code Content-Type: text/plain; charset=utf-8}. Replaces any earlier
+     * body and content type.
+     *
+     * @param body the text to send
+     * @return this response
+     */
     public Response text(String body) {
         contentType = TEXT_PLAIN;
         return body(body);
     }
 
+    /**
+     * A body that already is JSON, sent as UTF-8 with {@code Content-Type: application/json}; it is
+     * not checked. Replaces any earlier body and content type.
+     *
+     * @param body the JSON text
+     * @return this response
+     */
     public Response json(String body) {
         contentType = APPLICATION_JSON;
         return body(body);
@@ -202,6 +297,8 @@ public final class Response {
      * {@code value} written as JSON by the router's {@link JsonCodec}, with
      * {@code Content-Type: application/json}.
      *
+     * @param value the object to write; null is handed to the codec as it is
+     * @return this response
      * @throws IllegalStateException when the router has no codec ({@link Router.Builder#json}), or the codec fails
      */
     public Response json(Object value) {
@@ -224,7 +321,13 @@ public final class Response {
     /**
      * A body read from {@code in} as the socket drains, then closed. {@code length} is its exact
      * length, or -1 when unknown (chunked; close-delimited for HTTP/1.0). Event-loop servers read
-     * it on a virtual thread, never on the loop.
+     * it on a virtual thread, never on the loop. Replaces any earlier body. If the response is not
+     * sent (a HEAD request, a failure, another body set), {@code in} is closed unread.
+     *
+     * @param in the body's source, not null
+     * @param length the body's exact length in bytes, or -1 when unknown
+     * @return this response
+     * @throws IllegalArgumentException when {@code length} is less than -1
      */
     public Response body(InputStream in, long length) {
         Objects.requireNonNull(in, "in");
@@ -237,7 +340,12 @@ public final class Response {
         return this;
     }
 
-    /** A body of unknown length written by {@code writer} on its own thread; see {@link #stream(long, BodyWriter)}. */
+    /**
+     * A body of unknown length written by {@code writer} on its own thread; see {@link #stream(long, BodyWriter)}.
+     *
+     * @param writer writes the body, not null
+     * @return this response
+     */
     public Response stream(BodyWriter writer) {
         return stream(-1, writer);
     }
@@ -247,6 +355,12 @@ public final class Response {
      * the handler has returned; its writes block while the client is slow to read, and
      * {@code flush()} sends what was written so far. {@code length} is the exact length, or -1
      * when unknown (chunked). If the connection ends first, its writes throw {@link IOException}.
+     * Replaces any earlier body.
+     *
+     * @param length the body's exact length in bytes, or -1 when unknown
+     * @param writer writes the body, not null
+     * @return this response
+     * @throws IllegalArgumentException when {@code length} is less than -1
      */
     public Response stream(long length, BodyWriter writer) {
         Objects.requireNonNull(writer, "writer");
@@ -262,7 +376,12 @@ public final class Response {
     /**
      * The contents of a file, with {@code Content-Length}; opened now (a missing file throws
      * {@link java.nio.file.NoSuchFileException}) and sent as the socket drains, by
-     * {@code FileChannel.transferTo} where the strategy's socket allows it.
+     * {@code FileChannel.transferTo} where the strategy's socket allows it. The file is closed once
+     * sent, or when the response is not sent; its length is taken when it is opened.
+     *
+     * @param path the file to send
+     * @return this response
+     * @throws IOException when the file cannot be opened or its size read
      */
     public Response file(Path path) throws IOException {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
@@ -276,6 +395,11 @@ public final class Response {
      * {@code length} bytes of a file from {@code offset} (a byte range), sent like {@link #file(Path)};
      * the body's {@link #bodyFile()} is positioned at {@code offset}.
      *
+     * @param path the file to send from
+     * @param offset where the range starts, in bytes from the start of the file
+     * @param length the range's length in bytes
+     * @return this response
+     * @throws IOException when the file cannot be opened, its size read or its position set
      * @throws IllegalArgumentException when the range does not lie within the file
      */
     public Response file(Path path, long offset, long length) throws IOException {
@@ -292,7 +416,11 @@ public final class Response {
         return this;
     }
 
-    /** Whether the body is streamed (an input stream, a writer or a file) rather than held whole. */
+    /**
+     * Whether the body is streamed (an input stream, a writer or a file) rather than held whole.
+     *
+     * @return true for a streamed body
+     */
     public boolean isStreamed() {
         return bodyStream != null || bodyWriter != null || bodyFile != null;
     }
@@ -300,6 +428,8 @@ public final class Response {
     /**
      * The length of the body as it will be sent: a whole body's length in bytes, a streamed one's
      * announced length, or -1 for a streamed body of unknown length.
+     *
+     * @return the length in bytes, 0 for no body, or -1; a string body is encoded to count it
      */
     public long bodyLength() {
         if (isStreamed()) {
@@ -314,22 +444,38 @@ public final class Response {
         return bodyBuffer != null ? bodyBuffer.remaining() : 0;
     }
 
-    /** The streamed body's length, or -1 when unknown or not streamed. For adapters to other HTTP stacks. */
+    /**
+     * The streamed body's length, or -1 when unknown or not streamed. For adapters to other HTTP stacks.
+     *
+     * @return the length in bytes, or -1
+     */
     public long streamedLength() {
         return isStreamed() ? streamLength : -1;
     }
 
-    /** The streamed body's input stream, or null. For adapters to other HTTP stacks. */
+    /**
+     * The streamed body's input stream, or null. For adapters to other HTTP stacks.
+     *
+     * @return the stream set by {@link #body(InputStream, long)}, or null
+     */
     public InputStream bodyInputStream() {
         return bodyStream;
     }
 
-    /** The streamed body's writer, or null. For adapters to other HTTP stacks. */
+    /**
+     * The streamed body's writer, or null. For adapters to other HTTP stacks.
+     *
+     * @return the writer set by {@link #stream(long, BodyWriter)}, or null
+     */
     public BodyWriter bodyWriter() {
         return bodyWriter;
     }
 
-    /** The streamed body's file, open for reading, or null. For adapters to other HTTP stacks. */
+    /**
+     * The streamed body's file, open for reading, or null. For adapters to other HTTP stacks.
+     *
+     * @return the channel opened by {@link #file(Path)}, positioned at the body's start, or null
+     */
     public FileChannel bodyFile() {
         return bodyFile;
     }
@@ -345,24 +491,51 @@ public final class Response {
         streamLength = -1;
     }
 
-    /** The content type set by the handler, or null. */
+    /**
+     * The content type set by the handler, or null.
+     *
+     * @return the value, or null when none is set (then no {@code Content-Type} is sent)
+     */
     public String contentType() {
         return contentType;
     }
 
+    /**
+     * The number of headers added with {@link #header(String, String)}, not counting the content
+     * type and the headers the server adds.
+     *
+     * @return the count, 0 or more
+     */
     public int headerCount() {
         return headerCount;
     }
 
+    /**
+     * The name of an added header, as given.
+     *
+     * @param i the header's index in the order added, from 0 to {@link #headerCount()} - 1
+     * @return the name
+     */
     public String headerName(int i) {
         return headerNames[i];
     }
 
+    /**
+     * The value of an added header.
+     *
+     * @param i the header's index in the order added, from 0 to {@link #headerCount()} - 1
+     * @return the value
+     */
     public String headerValue(int i) {
         return headerValues[i];
     }
 
-    /** The body as a read-only buffer (no copy of array and buffer bodies), for adapters to other HTTP stacks. */
+    /**
+     * The body as a read-only buffer (no copy of array and buffer bodies), for adapters to other HTTP stacks.
+     *
+     * @return the body held whole (a string body encoded as UTF-8 afresh); empty when there is none
+     *         or the body is streamed
+     */
     public ByteBuffer body() {
         if (bodyString != null) {
             return ByteBuffer.wrap(bodyString.getBytes(StandardCharsets.UTF_8)).asReadOnlyBuffer();
