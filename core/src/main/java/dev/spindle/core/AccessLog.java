@@ -15,11 +15,16 @@ import org.slf4j.LoggerFactory;
 public final class AccessLog implements Filter {
     private final Logger log;
 
+    /** Logs to the logger {@code dev.spindle.access}. */
     public AccessLog() {
         this(LoggerFactory.getLogger("dev.spindle.access"));
     }
 
-    /** Logs to {@code log} instead of {@code dev.spindle.access}. */
+    /**
+     * Logs to {@code log} instead of {@code dev.spindle.access}.
+     *
+     * @param log the logger for the lines, not null
+     */
     public AccessLog(Logger log) {
         this.log = log;
     }

@@ -15,8 +15,13 @@ public final class ExchangeMetrics implements Filter {
     @FunctionalInterface
     public interface Listener {
         /**
+         * Takes one finished exchange.
+         *
+         * @param method the request method, such as {@code GET}
          * @param route the matched route's pattern ({@code /users/{id}}), or null for a 404 or 405
+         * @param status the status code sent
          * @param bodyBytes the response body's length, or -1 when streamed with unknown length
+         * @param nanos the time from the start of the filter chain to the final response, in nanoseconds
          */
         void exchange(String method, String route, int status, long bodyBytes, long nanos);
     }
@@ -31,11 +36,16 @@ public final class ExchangeMetrics implements Filter {
     private final LongAdder[] byClass = adders(6);
     private final LongAdder[] latency = adders(BOUNDS_MICROS.length + 1);
 
+    /** Counts without a listener. */
     public ExchangeMetrics() {
         this(null);
     }
 
-    /** Also hands every exchange to {@code listener} (null for none). */
+    /**
+     * Also hands every exchange to {@code listener} (null for none).
+     *
+     * @param listener receives every exchange after it is counted, or null
+     */
     public ExchangeMetrics(Listener listener) {
         this.listener = listener;
     }
@@ -73,12 +83,18 @@ public final class ExchangeMetrics implements Filter {
         }
     }
 
-    /** Exchanges counted so far. */
+    /** {@return the exchanges counted so far} */
     public long count() {
         return count.sum();
     }
 
-    /** Exchanges whose status was {@code statusClass}xx (1 to 5). */
+    /**
+     * Exchanges whose status was {@code statusClass}xx (1 to 5).
+     *
+     * @param statusClass the first digit of the status: 1 to 5
+     * @return the exchanges counted so far with such a status
+     * @throws IllegalArgumentException if {@code statusClass} is not 1 to 5
+     */
     public long count(int statusClass) {
         if (statusClass < 1 || statusClass > 5) {
             throw new IllegalArgumentException("status class must be 1..5, got " + statusClass);
@@ -86,17 +102,26 @@ public final class ExchangeMetrics implements Filter {
         return byClass[statusClass].sum();
     }
 
-    /** Response body bytes counted so far (streamed bodies of unknown length count 0). */
+    /** {@return the response body bytes counted so far} Streamed bodies of unknown length count 0. */
     public long bodyBytes() {
         return bytes.sum();
     }
 
-    /** The latency buckets' upper bounds in microseconds; {@link #latencyCounts()} has one more, the overflow. */
+    /**
+     * The latency buckets' upper bounds in microseconds; {@link #latencyCounts()} has one more, the overflow.
+     *
+     * @return a fresh copy of the bounds, ascending; a bucket holds latencies up to and including its bound
+     */
     public static long[] latencyBoundsMicros() {
         return BOUNDS_MICROS.clone();
     }
 
-    /** Exchanges per latency bucket, fastest first; the last entry counts those above the last bound. */
+    /**
+     * Exchanges per latency bucket, fastest first; the last entry counts those above the last bound.
+     *
+     * @return a fresh array of {@code latencyBoundsMicros().length + 1} counts, each read separately
+     *         while exchanges may still be counted
+     */
     public long[] latencyCounts() {
         long[] counts = new long[latency.length];
         for (int i = 0; i < counts.length; i++) {

@@ -21,6 +21,18 @@ import java.util.concurrent.CompletionStage;
  */
 @FunctionalInterface
 public interface Filter {
+    /**
+     * Runs this filter around the rest of one exchange. Called on the thread the exchange runs on
+     * (see above), for every exchange of every connection, so an instance must be thread-safe.
+     *
+     * @param request the request, its route already chosen ({@link Request#routePattern()} is null
+     *        for a 404 or 405)
+     * @param response the response; headers set before proceeding stay on error answers too
+     * @param chain the rest of the exchange: call {@link Chain#proceed()} at most once
+     * @return a stage that completes once this filter is done: usually {@code chain.proceed()} or a
+     *         stage derived from it; a completed stage (or null) when it answered by itself
+     * @throws Exception a failure, answered like a handler's
+     */
     CompletionStage<?> filter(Request request, Response response, Chain chain) throws Exception;
 
     /** The rest of the exchange after a filter: later filters, then the handler. */
@@ -29,6 +41,8 @@ public interface Filter {
         /**
          * Runs the rest and returns a stage that completes, never exceptionally, when the response
          * is final (at once unless the route is asynchronous). Call it at most once.
+         *
+         * @return a stage completing, with null, once the response is final
          */
         CompletionStage<Void> proceed();
     }

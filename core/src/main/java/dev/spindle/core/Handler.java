@@ -20,12 +20,24 @@ import java.util.concurrent.CompletionStage;
  */
 @FunctionalInterface
 public interface Handler {
+    /**
+     * Answers {@code request} by filling in {@code response}; for an inline or blocking handler the
+     * response is final when this returns. Setting nothing sends 200 with an empty body.
+     *
+     * @param request the request: method, target, headers, path variables and body
+     * @param response the response to fill in: status, headers and body
+     * @throws Exception any failure: answered by the router's {@link ExceptionMapper} for its type,
+     *         else with an {@link HttpException}'s status, else 500 (logged)
+     */
     void handle(Request request, Response response) throws Exception;
 
     /**
      * Marks a handler as blocking (sleeps, blocking I/O, reading a streamed body). Event-loop
      * strategies run it on a virtual thread instead of the loop, and still answer pipelined
      * requests in order. It is dispatched as soon as the request's header section has arrived.
+     *
+     * @param handler the handler that blocks
+     * @return the same handler, marked blocking
      */
     static Handler blocking(Handler handler) {
         return new Blocking(handler);
@@ -36,6 +48,9 @@ public interface Handler {
      * the response is sent when the stage completes (a failed stage answers 500, or the status of
      * an {@link HttpException}). A stage that does not complete within
      * {@link ServerConfig#handlerTimeout()} is answered 503 and the connection closed.
+     *
+     * @param handler the asynchronous handler
+     * @return a handler that routes can take
      */
     static Handler async(Async handler) {
         return new AsyncHandler(handler);
@@ -44,10 +59,26 @@ public interface Handler {
     /** The body of an asynchronous handler. */
     @FunctionalInterface
     interface Async {
+        /**
+         * Starts answering {@code request} on the connection's thread and returns at once, without
+         * blocking: it fills in {@code response} from any thread, then completes the stage. The
+         * stage's value is ignored.
+         *
+         * @param request the request; its body is read with {@link Request#bodyPublisher()} or
+         *        {@link Request#readBody()}
+         * @param response the response to fill in before the stage completes
+         * @return a stage that completes once the response is final (exceptionally to answer an
+         *         error), or null when the response is already final
+         * @throws Exception a failure before any stage exists, answered like a failed stage
+         */
         CompletionStage<?> handle(Request request, Response response) throws Exception;
     }
 
-    /** A handler wrapped by {@link #blocking(Handler)}. */
+    /**
+     * A handler wrapped by {@link #blocking(Handler)}.
+     *
+     * @param delegate the handler that blocks
+     */
     record Blocking(Handler delegate) implements Handler {
         @Override
         public void handle(Request request, Response response) throws Exception {
@@ -58,6 +89,8 @@ public interface Handler {
     /**
      * A handler wrapped by {@link #async(Async)}. Called as a plain handler it waits for its stage,
      * for callers that may block.
+     *
+     * @param delegate the asynchronous handler
      */
     record AsyncHandler(Async delegate) implements Handler {
         @Override

@@ -37,6 +37,12 @@ public final class Router {
         }
     }
 
+    /**
+     * Starts a router: add routes, filters, exception mappers and a JSON codec to the builder, then
+     * {@link Builder#build() build} it once, before the server starts.
+     *
+     * @return a new, empty builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -44,13 +50,21 @@ public final class Router {
     /**
      * Whether the request's route is marked {@link Handler#blocking}, for adapters to other HTTP
      * stacks that must run it off their event loop. False when nothing matches.
+     *
+     * @param req a parsed request; the route found is kept in it for the later calls
+     * @return true if its route's handler blocks
      */
     public boolean isBlocking(Request req) {
         Route r = routeOrNull(req);
         return r != null && r.blocking;
     }
 
-    /** Whether the request's route is {@link Handler#async asynchronous}. False when nothing matches. */
+    /**
+     * Whether the request's route is {@link Handler#async asynchronous}. False when nothing matches.
+     *
+     * @param req a parsed request; the route found is kept in it for the later calls
+     * @return true if its route's handler returns a stage
+     */
     public boolean isAsync(Request req) {
         Route r = routeOrNull(req);
         return r != null && r.async != null;
@@ -59,6 +73,9 @@ public final class Router {
     /**
      * Whether the request's handler takes its body as a stream (blocking and asynchronous routes),
      * so an adapter should hand it over before the body has arrived. False when nothing matches.
+     *
+     * @param req a parsed request; the route found is kept in it for the later calls
+     * @return true if the handler reads the body as it arrives
      */
     public boolean streamsBody(Request req) {
         Route r = routeOrNull(req);
@@ -78,6 +95,10 @@ public final class Router {
      * fills {@code res} with the handler's answer, or with the 404/405/500 (or the thrown
      * {@link HttpException}'s status) a connection would send. Framing headers stay the caller's.
      * An asynchronous handler is waited for, so call this only where blocking is allowed.
+     * Never throws for a handler's failure.
+     *
+     * @param req a parsed request, its body complete
+     * @param res the response to fill in; it is reset first
      */
     public void handle(Request req, Response res) {
         res.reset();
@@ -94,6 +115,10 @@ public final class Router {
      * Starts the request's handler on the caller's thread and completes when its response is final:
      * at once for inline and blocking handlers, when the stage completes for asynchronous ones.
      * Failures become error responses as in {@link #handle}; the returned stage never fails.
+     *
+     * @param req a parsed request
+     * @param res the response to fill in; it is reset first
+     * @return a stage that completes once {@code res} is final
      */
     public CompletionStage<Void> handleAsync(Request req, Response res) {
         res.reset();
@@ -215,6 +240,11 @@ public final class Router {
         }
     }
 
+    /**
+     * Collects routes, filters, exception mappers, the 404 and 405 answers and the JSON codec, then
+     * {@link #build() builds} the router. Every method returns this builder, for chaining. Not
+     * thread-safe: configure it on one thread, at start-up.
+     */
     public static final class Builder {
         private final List<Route> routes = new ArrayList<>();
         private final List<Handler> handlers = new ArrayList<>();
@@ -227,7 +257,13 @@ public final class Router {
         private Builder() {
         }
 
-        /** The codec behind {@link Request#bodyAs(Class)} and {@link Response#json(Object)} on this router's routes. */
+        /**
+         * The codec behind {@link Request#bodyAs(Class)} and {@link Response#json(Object)} on this router's routes.
+         * Without one, both throw {@link IllegalStateException}; a second call replaces the first.
+         *
+         * @param codec the adapter to the application's JSON library, not null
+         * @return this builder
+         */
         public Builder json(JsonCodec codec) {
             json = Objects.requireNonNull(codec, "codec");
             return this;
@@ -236,6 +272,9 @@ public final class Router {
         /**
          * Adds a filter around every exchange that reaches routing (see {@link Filter}); filters
          * run in the order added, the first outermost. With none, routes run exactly as added.
+         *
+         * @param filter the filter, not null; one instance serves every connection, so it must be thread-safe
+         * @return this builder
          */
         public Builder filter(Filter filter) {
             filters.add(Objects.requireNonNull(filter, "filter"));
@@ -246,13 +285,25 @@ public final class Router {
          * Answers exceptions of {@code type} (and its subclasses, unless one of them has its own
          * mapper) thrown by handlers and filters, including {@link HttpException}s such as the
          * 404 and 405 the router raises. A mapper that throws is answered by the default (500).
+         * Registering the same type again replaces its mapper.
+         *
+         * @param <T> the exception type
+         * @param type the class of exceptions to answer, not null
+         * @param mapper fills in the response for such an exception, not null
+         * @return this builder
          */
         public <T extends Throwable> Builder exception(Class<T> type, ExceptionMapper<? super T> mapper) {
             mappers.put(Objects.requireNonNull(type, "type"), Objects.requireNonNull(mapper, "mapper"));
             return this;
         }
 
-        /** The answer when no route matches the path (default: 404 with a short text body). */
+        /**
+         * The answer when no route matches the path (default: 404 with a short text body). The
+         * handler starts with status 200: set the status it should send.
+         *
+         * @param handler the handler of unmatched requests, not null; filters run around it
+         * @return this builder
+         */
         public Builder notFound(Handler handler) {
             notFound = Objects.requireNonNull(handler, "handler");
             return this;
@@ -261,24 +312,59 @@ public final class Router {
         /**
          * The answer when a route matches the path but not the method; it starts with status 405
          * and the {@code Allow} header already set (default: that, with a short text body).
+         *
+         * @param handler the handler of requests with a wrong method, not null; filters run around it
+         * @return this builder
          */
         public Builder methodNotAllowed(Handler handler) {
             methodNotAllowed = Objects.requireNonNull(handler, "handler");
             return this;
         }
 
+        /**
+         * Adds a GET route; see {@link #route(String, String, Handler)}. HEAD requests are served by it too, without the body.
+         *
+         * @param pattern the path pattern, such as {@code /users/{id}}
+         * @param handler what answers matching requests: a lambda, or {@link Handler#blocking} or {@link Handler#async}
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
         public Builder get(String pattern, Handler handler) {
             return route("GET", pattern, handler);
         }
 
+        /**
+         * Adds a POST route; see {@link #route(String, String, Handler)}.
+         *
+         * @param pattern the path pattern, such as {@code /users/{id}}
+         * @param handler what answers matching requests: a lambda, or {@link Handler#blocking} or {@link Handler#async}
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
         public Builder post(String pattern, Handler handler) {
             return route("POST", pattern, handler);
         }
 
+        /**
+         * Adds a PUT route; see {@link #route(String, String, Handler)}.
+         *
+         * @param pattern the path pattern, such as {@code /users/{id}}
+         * @param handler what answers matching requests: a lambda, or {@link Handler#blocking} or {@link Handler#async}
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
         public Builder put(String pattern, Handler handler) {
             return route("PUT", pattern, handler);
         }
 
+        /**
+         * Adds a DELETE route; see {@link #route(String, String, Handler)}.
+         *
+         * @param pattern the path pattern, such as {@code /users/{id}}
+         * @param handler what answers matching requests: a lambda, or {@link Handler#blocking} or {@link Handler#async}
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
         public Builder delete(String pattern, Handler handler) {
             return route("DELETE", pattern, handler);
         }
@@ -286,6 +372,11 @@ public final class Router {
         /**
          * Serves {@code files} under {@code prefix} ({@code "/assets"}, or {@code "/"} for the whole
          * tree): a GET route {@code <prefix>/{path...}}, so HEAD works too. See {@link StaticFiles}.
+         *
+         * @param prefix the path the files appear under: starts with {@code /} and does not end with one, unless it is {@code "/"}
+         * @param files the files to serve
+         * @return this builder
+         * @throws IllegalArgumentException if the prefix is not of that form
          */
         public Builder staticFiles(String prefix, StaticFiles files) {
             Objects.requireNonNull(prefix, "prefix");
@@ -295,7 +386,18 @@ public final class Router {
             return get((prefix.equals("/") ? "" : prefix) + "/{" + StaticFiles.VARIABLE + "...}", files);
         }
 
-        /** Any method token, e.g. {@code PATCH} or an extension method. */
+        /**
+         * Any method token, e.g. {@code PATCH} or an extension method. The pattern starts with
+         * {@code /}; each segment is a literal, matched exactly, or a whole-segment variable
+         * {@code {name}}; the last may be a tail {@code {name...}}; at most 8 variables. Handlers
+         * read the values with {@link Request#pathParam(String)}, percent-decoded.
+         *
+         * @param method the method token, case-sensitive ({@code "GET"} also answers HEAD)
+         * @param pattern the path pattern, such as {@code /users/{id}} or {@code /files/{path...}}
+         * @param handler what answers matching requests: a lambda, or {@link Handler#blocking} or {@link Handler#async}
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
         public Builder route(String method, String pattern, Handler handler) {
             Objects.requireNonNull(handler, "handler");
             routes.add(new Route(Objects.requireNonNull(method, "method"), Objects.requireNonNull(pattern, "pattern"), handler));
@@ -303,6 +405,12 @@ public final class Router {
             return this;
         }
 
+        /**
+         * Builds the router. With no filter, mapper or custom 404/405 registered, routes run their
+         * handlers directly, with nothing added per request.
+         *
+         * @return the router, immutable and shared by every connection of a server
+         */
         public Router build() {
             if (filters.isEmpty() && mappers.isEmpty() && notFound == null && methodNotAllowed == null) {
                 return new Router(routes, null, null, json);

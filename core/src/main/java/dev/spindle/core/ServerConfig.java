@@ -38,6 +38,10 @@ import java.util.function.Function;
  * a few options of their own (e.g. {@code spindle.busyPollSpins} and
  * {@code spindle.backlog} for NIO, {@code spindle.netty.transport} for Netty); each documents them
  * in its server's Javadoc.
+ *
+ * <p>Every setter checks its value and leaves this configuration unchanged: a value outside the
+ * range its {@code @param} gives throws {@link IllegalArgumentException}, a null one
+ * {@link NullPointerException}.
  */
 public final class ServerConfig {
     private String host = "127.0.0.1";
@@ -65,11 +69,24 @@ public final class ServerConfig {
     private ServerConfig() {
     }
 
+    /**
+     * Every setting at its default (the table above); system properties are not read.
+     *
+     * @return a new configuration with the defaults
+     */
     public static ServerConfig defaults() {
         return new ServerConfig();
     }
 
-    /** Defaults overridden by any {@code spindle.*} system property in the table above. */
+    /**
+     * Defaults overridden by any {@code spindle.*} system property in the table above. A blank
+     * property counts as unset; durations are whole milliseconds. {@code workers} and {@code port}
+     * are not read: they come from the command line or the setters.
+     *
+     * @return the configuration the properties describe
+     * @throws IllegalArgumentException if a property does not parse or is out of range (the message
+     *         names the property)
+     */
     public static ServerConfig fromSystemProperties() {
         ServerConfig c = defaults();
         c.host = prop("spindle.host", c.host, Function.identity());
@@ -174,48 +191,143 @@ public final class ServerConfig {
         return c.validated();
     }
 
+    /** The port to bind; 0 (the default) picks a free one when the server starts.
+     *  @param port 0 to 65535
+     *  @return a copy with this port */
     public ServerConfig port(int port) { return with(c -> c.port = port); }
+    /** The address to bind: a host name or IP literal, resolved at start ({@code 0.0.0.0} for every
+     *  interface).
+     *  @param host not null; default {@code 127.0.0.1} (loopback only)
+     *  @return a copy with this host */
     public ServerConfig host(String host) { return with(c -> c.host = Objects.requireNonNull(host, "host")); }
+    /** Event loops, rings or pool threads, as the server's class Javadoc says; some servers ignore it.
+     *  @param workers positive; default: available processors
+     *  @return a copy with this worker count */
     public ServerConfig workers(int workers) { return with(c -> c.workers = workers); }
+    /** The longest request line accepted; a longer one is answered 414 and the connection closed.
+     *  @param bytes positive; default 8192
+     *  @return a copy with this limit */
     public ServerConfig maxRequestLineLength(int bytes) { return with(c -> c.maxRequestLineLength = bytes); }
+    /** The largest header section accepted; a larger one is answered 431 and the connection closed.
+     *  @param bytes positive; default 32768
+     *  @return a copy with this limit */
     public ServerConfig maxHeaderSize(int bytes) { return with(c -> c.maxHeaderSize = bytes); }
+    /** The most header fields a request may have; more are answered 431 and the connection closed.
+     *  @param count positive; default 128
+     *  @return a copy with this limit */
     public ServerConfig maxHeaderCount(int count) { return with(c -> c.maxHeaderCount = count); }
+    /** The largest request body, announced or chunked; a larger one is answered 413 and the connection
+     *  closed.
+     *  @param bytes 0 to {@code Integer.MAX_VALUE - 64}; default 16 MiB
+     *  @return a copy with this limit */
     public ServerConfig maxBodySize(long bytes) { return with(c -> c.maxBodySize = bytes); }
+    /** Whether connections stay open for further requests after a response.
+     *  @param keepAlive false to close the connection after every response; default true
+     *  @return a copy with this setting */
     public ServerConfig keepAlive(boolean keepAlive) { return with(c -> c.keepAlive = keepAlive); }
+    /** Whether a started server closes gracefully on JVM shutdown (SIGTERM, SIGINT, {@code
+     *  System.exit}).
+     *  @param on false to leave closing to the application; default true
+     *  @return a copy with this setting */
     public ServerConfig shutdownHook(boolean on) { return with(c -> c.shutdownHook = on); }
+    /** How long a request in progress may take to arrive once its first byte has (for a streamed body:
+     *  how long it may send nothing); then 408 and a close.
+     *  @param d positive, not null; default 10 s
+     *  @return a copy with this timeout */
     public ServerConfig headerTimeout(Duration d) { return with(c -> c.headerTimeout = Objects.requireNonNull(d)); }
+    /** How long a connection with no request in progress stays open; then it is closed without a
+     *  response.
+     *  @param d positive, not null; default 60 s
+     *  @return a copy with this timeout */
     public ServerConfig idleTimeout(Duration d) { return with(c -> c.idleTimeout = Objects.requireNonNull(d)); }
+    /** How long output may wait for the peer to take it; then the connection is dropped.
+     *  @param d positive, not null; default 30 s
+     *  @return a copy with this timeout */
     public ServerConfig writeTimeout(Duration d) { return with(c -> c.writeTimeout = Objects.requireNonNull(d)); }
+    /** How long {@link HttpServer#close()} waits for in-flight requests before closing the connections
+     *  still busy.
+     *  @param d positive, not null; default 10 s
+     *  @return a copy with this timeout */
     public ServerConfig drainTimeout(Duration d) { return with(c -> c.drainTimeout = Objects.requireNonNull(d)); }
+    /** How long a blocking or asynchronous handler may take to answer (then 503 and a close), and a
+     *  streamed response body may produce nothing (then a close).
+     *  @param d positive, not null; default 30 s
+     *  @return a copy with this timeout */
     public ServerConfig handlerTimeout(Duration d) { return with(c -> c.handlerTimeout = Objects.requireNonNull(d)); }
+    /** How much request body a handler left unread is read and dropped to keep the connection; beyond
+     *  it the connection closes after the response.
+     *  @param bytes 0 or more; default 1 MiB
+     *  @return a copy with this limit */
     public ServerConfig discardLimit(long bytes) { return with(c -> c.discardLimit = bytes); }
+    /** The most open connections; one more is answered 503 and closed.
+     *  @param count positive; default 10000
+     *  @return a copy with this limit */
     public ServerConfig maxConnections(int count) { return with(c -> c.maxConnections = count); }
+    /** How many accepted connections may wait for a pool thread ({@code ThreadPoolServer} only); one
+     *  more is answered 503 and closed.
+     *  @param count positive; default 1024
+     *  @return a copy with this capacity */
     public ServerConfig queueCapacity(int count) { return with(c -> c.queueCapacity = count); }
+    /** How many bytes one socket read takes at most (io_uring: the size of each provided buffer).
+     *  @param bytes positive; default 16384
+     *  @return a copy with this size */
     public ServerConfig readBufferSize(int bytes) { return with(c -> c.readBufferSize = bytes); }
+    /** Pending output above which a connection's requests are not read and no more of a streamed body
+     *  is produced (back-pressure).
+     *  @param bytes positive; default 65536
+     *  @return a copy with this mark */
     public ServerConfig writeHighWaterMark(int bytes) { return with(c -> c.writeHighWaterMark = bytes); }
+    /** Whether NIO servers read into direct buffers instead of heap arrays.
+     *  @param on false for heap arrays; default true
+     *  @return a copy with this setting */
     public ServerConfig directBuffers(boolean on) { return with(c -> c.directBuffers = on); }
+    /** Whether NIO loops spin on {@code selectNow()} before blocking in {@code select()}: lower wake-up
+     *  latency for a core kept busy.
+     *  @param on true to spin; default false
+     *  @return a copy with this setting */
     public ServerConfig busyPoll(boolean on) { return with(c -> c.busyPoll = on); }
 
+    /** {@return the address to bind, a host name or IP literal} */
     public String host() { return host; }
+    /** {@return the port to bind; 0 means a free one chosen at start (the bound one is {@link HttpServer#address()})} */
     public int port() { return port; }
+    /** {@return the number of event loops, rings or pool threads the server starts, if it uses it} */
     public int workers() { return workers; }
+    /** {@return the longest request line accepted, in bytes} */
     public int maxRequestLineLength() { return maxRequestLineLength; }
+    /** {@return the largest header section accepted, in bytes} */
     public int maxHeaderSize() { return maxHeaderSize; }
+    /** {@return the most header fields a request may have} */
     public int maxHeaderCount() { return maxHeaderCount; }
+    /** {@return the largest request body accepted, in bytes} */
     public long maxBodySize() { return maxBodySize; }
+    /** {@return whether connections stay open for further requests} */
     public boolean keepAlive() { return keepAlive; }
+    /** {@return whether a started server closes gracefully on JVM shutdown} */
     public boolean shutdownHook() { return shutdownHook; }
+    /** {@return how long a request in progress may take to arrive (for a streamed body: may send nothing)} */
     public Duration headerTimeout() { return headerTimeout; }
+    /** {@return how long a connection with no request in progress stays open} */
     public Duration idleTimeout() { return idleTimeout; }
+    /** {@return how long output may wait for the peer before the connection is dropped} */
     public Duration writeTimeout() { return writeTimeout; }
+    /** {@return how long a graceful close waits for in-flight requests} */
     public Duration drainTimeout() { return drainTimeout; }
+    /** {@return how long a blocking or asynchronous handler may take to answer} */
     public Duration handlerTimeout() { return handlerTimeout; }
+    /** {@return how many bytes of unread request body are dropped to keep a connection} */
     public long discardLimit() { return discardLimit; }
+    /** {@return the most open connections} */
     public int maxConnections() { return maxConnections; }
+    /** {@return how many accepted connections may wait for a pool thread ({@code ThreadPoolServer})} */
     public int queueCapacity() { return queueCapacity; }
+    /** {@return the most bytes one socket read takes} */
     public int readBufferSize() { return readBufferSize; }
+    /** {@return the pending output, in bytes, above which a connection is not read} */
     public int writeHighWaterMark() { return writeHighWaterMark; }
+    /** {@return whether NIO servers read into direct buffers} */
     public boolean directBuffers() { return directBuffers; }
+    /** {@return whether NIO loops spin on {@code selectNow()} before blocking} */
     public boolean busyPoll() { return busyPoll; }
 
     @Override

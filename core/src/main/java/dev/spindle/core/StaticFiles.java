@@ -66,7 +66,14 @@ public final class StaticFiles implements Handler {
         this.loader = loader;
     }
 
-    /** Files under {@code root}, which must be an existing directory. */
+    /**
+     * Files under {@code root}, which must be an existing directory. Files are looked up on every
+     * request, so changes on disk show at once.
+     *
+     * @param root the directory to serve
+     * @return a handler serving the files under {@code root}
+     * @throws IOException if {@code root} is not a directory or its real path cannot be resolved
+     */
     public static StaticFiles directory(Path root) throws IOException {
         if (!Files.isDirectory(root)) {
             throw new IOException("not a directory: " + root);
@@ -78,6 +85,9 @@ public final class StaticFiles implements Handler {
      * Resources under {@code prefix} on the classpath of this class's loader ({@code "public"}
      * serves {@code public/app.js} as {@code <route prefix>/app.js}); resources in a jar are sent
      * whole (no ranges).
+     *
+     * @param prefix the resource directory, such as {@code "public"}; leading and trailing slashes are ignored
+     * @return a handler serving the resources under {@code prefix}
      */
     public static StaticFiles classpath(String prefix) {
         String p = prefix.replaceAll("^/+|/+$", "");
