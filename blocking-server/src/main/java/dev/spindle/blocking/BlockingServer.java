@@ -146,7 +146,11 @@ public class BlockingServer implements HttpServer {
         }
     }
 
-    /** Connections being served (not counting rejected ones), for tests and monitoring. */
+    /**
+     * Connections being served (not counting rejected ones), for tests and monitoring.
+     *
+     * @return the number of open, counted connections
+     */
     public int connectionCount() {
         return limit.count();
     }

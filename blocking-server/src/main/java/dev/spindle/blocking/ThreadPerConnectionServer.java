@@ -9,10 +9,21 @@ import dev.spindle.core.ServerConfig;
  * unbounded, up to {@link ServerConfig#maxConnections()}).
  */
 public final class ThreadPerConnectionServer extends BlockingServer {
+    /**
+     * A server for {@code router}, not yet started ({@link #start()} binds it).
+     *
+     * @param config address, limits, timeouts and worker count
+     * @param router the routes it serves
+     */
     public ThreadPerConnectionServer(ServerConfig config, Router router) {
         super("ThreadPerConnectionServer", config, router, Dispatch.newThread(Thread.ofPlatform().name("ThreadPerConnectionServer-conn-", 0)));
     }
 
+    /**
+     * The launcher: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM.
+     *
+     * @param args the port (0 picks a free one) and, optionally, the worker count
+     */
     public static void main(String[] args) {
         Launcher.run(ThreadPerConnectionServer.class, args, ThreadPerConnectionServer::new);
     }

@@ -9,10 +9,21 @@ import dev.spindle.core.ServerConfig;
  * pool sizes itself to the processors).
  */
 public final class VirtualThreadServer extends BlockingServer {
+    /**
+     * A server for {@code router}, not yet started ({@link #start()} binds it).
+     *
+     * @param config address, limits, timeouts and worker count
+     * @param router the routes it serves
+     */
     public VirtualThreadServer(ServerConfig config, Router router) {
         super("VirtualThreadServer", config, router, Dispatch.newThread(Thread.ofVirtual().name("VirtualThreadServer-conn-", 0)));
     }
 
+    /**
+     * The launcher: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM.
+     *
+     * @param args the port (0 picks a free one) and, optionally, the worker count
+     */
     public static void main(String[] args) {
         Launcher.run(VirtualThreadServer.class, args, VirtualThreadServer::new);
     }

@@ -28,11 +28,20 @@ public final class IoUring {
     private IoUring() {
     }
 
+    /**
+     * Whether this kernel and the installed liburing let the io_uring server run.
+     *
+     * @return true when available; {@link #unavailabilityCause()} says why not otherwise
+     */
     public static boolean isAvailable() {
         return CAUSE == null;
     }
 
-    /** One line saying why io_uring cannot be used, or null when {@link #isAvailable()}. */
+    /**
+     * Why io_uring cannot be used here.
+     *
+     * @return one line with the reason, or null when {@link #isAvailable()}
+     */
     public static String unavailabilityCause() {
         return CAUSE;
     }

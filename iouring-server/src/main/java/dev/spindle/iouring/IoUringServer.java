@@ -48,6 +48,12 @@ public class IoUringServer extends EventLoopServer {
     private final Tuning tuning;
     private volatile List<RingWorker> workers = List.of();
 
+    /**
+     * A server for {@code router}, not yet started ({@link #start()} binds it).
+     *
+     * @param config address, limits, timeouts and worker count
+     * @param router the routes it serves
+     */
     public IoUringServer(ServerConfig config, Router router) {
         this(config, router, Tuning.fromSystemProperties(config));
     }
@@ -57,6 +63,11 @@ public class IoUringServer extends EventLoopServer {
         this.tuning = tuning;
     }
 
+    /**
+     * The launcher: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM.
+     *
+     * @param args the port (0 picks a free one) and, optionally, the worker count
+     */
     public static void main(String[] args) {
         Launcher.run(IoUringServer.class, args, IoUringServer::new);
     }

@@ -110,11 +110,23 @@ public final class NettyServer implements HttpServer {
     private ExecutorService blockingExecutor;
     private volatile Channel serverChannel;
 
-    /** A server on the transport named by {@code -Dspindle.netty.transport}, or the best available. */
+    /**
+     * A server on the transport named by {@code -Dspindle.netty.transport}, or the best available.
+     *
+     * @param config address, limits, timeouts and event-loop count
+     * @param router the routes it serves
+     */
     public NettyServer(ServerConfig config, Router router) {
         this(config, router, NettyTransport.fromSystemProperty());
     }
 
+    /**
+     * A server on {@code transport}, which must be {@link NettyTransport#isAvailable() available} when it starts.
+     *
+     * @param config address, limits, timeouts and event-loop count
+     * @param router the routes it serves
+     * @param transport NIO, epoll or io_uring
+     */
     public NettyServer(ServerConfig config, Router router, NettyTransport transport) {
         this.config = config;
         this.router = router;
@@ -122,10 +134,20 @@ public final class NettyServer implements HttpServer {
         this.fileRegions = transport.supportsFileRegion();
     }
 
+    /**
+     * The launcher: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM.
+     *
+     * @param args the port (0 picks a free one) and, optionally, the worker count
+     */
     public static void main(String[] args) {
         Launcher.run(NettyServer.class, args, NettyServer::new);
     }
 
+    /**
+     * The transport this server runs on.
+     *
+     * @return NIO, epoll or io_uring
+     */
     public NettyTransport transport() {
         return transport;
     }

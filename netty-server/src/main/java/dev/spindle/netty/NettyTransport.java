@@ -34,11 +34,20 @@ public enum NettyTransport {
         this.id = id;
     }
 
-    /** The name used by {@value #PROPERTY}: {@code nio}, {@code epoll} or {@code io_uring}. */
+    /**
+     * The name used by {@value #PROPERTY}.
+     *
+     * @return {@code nio}, {@code epoll} or {@code io_uring}
+     */
     public String id() {
         return id;
     }
 
+    /**
+     * Whether Netty's native library for this transport loads on this machine (NIO always does).
+     *
+     * @return true when a server can use it
+     */
     public boolean isAvailable() {
         return switch (this) {
             case NIO -> true;
@@ -47,7 +56,11 @@ public enum NettyTransport {
         };
     }
 
-    /** Why the transport cannot be used here, or null when it can. */
+    /**
+     * Why the transport cannot be used here.
+     *
+     * @return Netty's reason, or null when it can be used
+     */
     public Throwable unavailabilityCause() {
         return switch (this) {
             case NIO -> null;
@@ -84,7 +97,11 @@ public enum NettyTransport {
         };
     }
 
-    /** The fastest transport this machine allows: io_uring, else epoll, else NIO. */
+    /**
+     * The fastest transport this machine allows: io_uring, else epoll, else NIO.
+     *
+     * @return an available transport
+     */
     public static NettyTransport best() {
         if (IO_URING.isAvailable()) {
             return IO_URING;
@@ -98,6 +115,7 @@ public enum NettyTransport {
     /**
      * The transport named by {@value #PROPERTY}, or {@link #best()} when it is unset.
      *
+     * @return the transport to use
      * @throws IllegalArgumentException for an unknown name
      */
     public static NettyTransport fromSystemProperty() {
@@ -105,7 +123,13 @@ public enum NettyTransport {
         return value == null || value.isBlank() ? best() : of(value);
     }
 
-    /** Parses {@code nio}, {@code epoll}, {@code io_uring} (also {@code iouring}, {@code io-uring}), case-insensitively. */
+    /**
+     * Parses a transport name, case-insensitively.
+     *
+     * @param name {@code nio}, {@code epoll} or {@code io_uring} (also {@code iouring}, {@code io-uring})
+     * @return the transport it names
+     * @throws IllegalArgumentException for any other name
+     */
     public static NettyTransport of(String name) {
         String n = name.trim().toLowerCase(Locale.ROOT).replace('-', '_');
         if (n.equals("iouring")) {

@@ -12,10 +12,21 @@ import dev.spindle.core.ServerConfig;
  * {@code -Dspindle.busyPoll=true}.
  */
 public final class MultiLoopServer extends NioServer {
+    /**
+     * A server for {@code router}, not yet started ({@link #start()} binds it).
+     *
+     * @param config address, limits, timeouts and worker count
+     * @param router the routes it serves
+     */
     public MultiLoopServer(ServerConfig config, Router router) {
         super("MultiLoopServer", Topology.MULTI_LOOP, config, router);
     }
 
+    /**
+     * The launcher: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM.
+     *
+     * @param args the port (0 picks a free one) and, optionally, the worker count
+     */
     public static void main(String[] args) {
         Launcher.run(MultiLoopServer.class, args, MultiLoopServer::new);
     }

@@ -10,10 +10,21 @@ import dev.spindle.core.ServerConfig;
  * where the platform lacks the option. Options are those of the engine, {@link NioServer}.
  */
 public final class ReusePortServer extends NioServer {
+    /**
+     * A server for {@code router}, not yet started ({@link #start()} binds it).
+     *
+     * @param config address, limits, timeouts and worker count
+     * @param router the routes it serves
+     */
     public ReusePortServer(ServerConfig config, Router router) {
         super("ReusePortServer", Topology.REUSE_PORT, config, router);
     }
 
+    /**
+     * The launcher: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM.
+     *
+     * @param args the port (0 picks a free one) and, optionally, the worker count
+     */
     public static void main(String[] args) {
         Launcher.run(ReusePortServer.class, args, ReusePortServer::new);
     }
