@@ -294,6 +294,14 @@ public final class Request {
      * @throws HttpException 400 when the value's percent-encoding is malformed
      */
     public String queryParam(String name) {
+        return queryValues(name, null);
+    }
+
+    /**
+     * Scans the query for {@code name}: returns its first value when {@code all} is null, else
+     * adds every value to {@code all} and returns null.
+     */
+    private String queryValues(String name, java.util.List<String> all) {
         if (queryStart < 0) {
             return null;
         }
@@ -303,7 +311,11 @@ public final class Request {
             int pairEnd = indexOf((byte) '&', i, end);
             int eq = indexOf((byte) '=', i, pairEnd);
             if (PercentDecoder.equalsDecoded(data, array, base + i, base + eq, name)) {
-                return eq == pairEnd ? "" : PercentDecoder.decode(data, array, base + eq + 1, base + pairEnd, true);
+                String value = eq == pairEnd ? "" : PercentDecoder.decode(data, array, base + eq + 1, base + pairEnd, true);
+                if (all == null) {
+                    return value;
+                }
+                all.add(value);
             }
             i = pairEnd + 1;
         }
@@ -334,16 +346,7 @@ public final class Request {
             return java.util.List.of();
         }
         java.util.List<String> values = new java.util.ArrayList<>(2);
-        int end = targetEnd;
-        int i = queryStart;
-        while (i <= end) {
-            int pairEnd = indexOf((byte) '&', i, end);
-            int eq = indexOf((byte) '=', i, pairEnd);
-            if (PercentDecoder.equalsDecoded(data, array, base + i, base + eq, name)) {
-                values.add(eq == pairEnd ? "" : PercentDecoder.decode(data, array, base + eq + 1, base + pairEnd, true));
-            }
-            i = pairEnd + 1;
-        }
+        queryValues(name, values);
         return java.util.List.copyOf(values);
     }
 
@@ -377,7 +380,7 @@ public final class Request {
      *         whitespace; null when the header is absent
      */
     public String header(String name) {
-        int i = headerIndex(name);
+        int i = headerIndex(name, 0);
         return i < 0 ? null : headerValue(i);
     }
 
@@ -389,16 +392,12 @@ public final class Request {
      * @return an unmodifiable list of the values, Latin-1, without surrounding whitespace
      */
     public java.util.List<String> headers(String name) {
-        int len = name.length();
         java.util.List<String> values = null;
-        for (int h = 0; h < headerCount; h++) {
-            int s = headers[h * 4];
-            if (headers[h * 4 + 1] - s == len && Ascii.equalsIgnoreCase(data, base + s, name)) {
-                if (values == null) {
-                    values = new java.util.ArrayList<>(2);
-                }
-                values.add(headerValue(h));
+        for (int h = headerIndex(name, 0); h >= 0; h = headerIndex(name, h + 1)) {
+            if (values == null) {
+                values = new java.util.ArrayList<>(2);
             }
+            values.add(headerValue(h));
         }
         return values == null ? java.util.List.of() : java.util.List.copyOf(values);
     }
@@ -433,9 +432,10 @@ public final class Request {
         return ascii(headers[i * 4 + 2], headers[i * 4 + 3]);
     }
 
-    private int headerIndex(String name) {
+    /** The index of the first header field named {@code name} (any case) at or after {@code from}, or -1. */
+    private int headerIndex(String name, int from) {
         int len = name.length();
-        for (int h = 0; h < headerCount; h++) {
+        for (int h = from; h < headerCount; h++) {
             int s = headers[h * 4];
             if (headers[h * 4 + 1] - s == len && Ascii.equalsIgnoreCase(data, base + s, name)) {
                 return h;

@@ -436,12 +436,33 @@ public final class Response {
             return streamLength;
         }
         if (bodyString != null) {
-            return bodyText().length;
+            return utf8Length(bodyString);
         }
         if (bodyArray != null) {
             return bodyLength;
         }
         return bodyBuffer != null ? bodyBuffer.remaining() : 0;
+    }
+
+    /** The UTF-8 length of {@code s}, counted rather than encoded: filters ask it for every exchange. */
+    private static long utf8Length(String s) {
+        long n = 0;
+        for (int i = 0, len = s.length(); i < len; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                n++;
+            } else if (c < 0x800) {
+                n += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(s.charAt(i + 1))) {
+                n += 4;
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                n++; // a lone surrogate is encoded as '?', as String.getBytes does
+            } else {
+                n += 3;
+            }
+        }
+        return n;
     }
 
     /**
