@@ -32,6 +32,7 @@ import java.util.function.Function;
  *   <tr><td>writeHighWaterMark</td><td>spindle.writeHighWaterMark</td><td>65536</td><td>pending output above which a connection is not read (back-pressure: a client that does not read its responses cannot make the server buffer more of its requests)</td></tr>
  *   <tr><td>directBuffers</td><td>spindle.directBuffers</td><td>true</td><td>direct instead of heap socket buffers (NIO)</td></tr>
  *   <tr><td>busyPoll</td><td>spindle.busyPoll</td><td>false</td><td>spin on selectNow() before blocking (NIO)</td></tr>
+ *   <tr><td>tls</td><td>spindle.tls.keystore, spindle.tls.password</td><td>none (plain HTTP)</td><td>speak HTTPS on the port, with the key in this key store ({@link Tls#fromKeyStore})</td></tr>
  * </table>
  * Every server honours every limit above, except where its class Javadoc says otherwise (the
  * Netty reference, which has its own codec, approximates the request read timeout). Strategy modules read
@@ -65,6 +66,7 @@ public final class ServerConfig {
     private int writeHighWaterMark = 64 * 1024;
     private boolean directBuffers = true;
     private boolean busyPoll;
+    private Tls tls;
 
     private ServerConfig() {
     }
@@ -108,6 +110,8 @@ public final class ServerConfig {
         c.writeHighWaterMark = prop("spindle.writeHighWaterMark", c.writeHighWaterMark, Integer::parseInt);
         c.directBuffers = prop("spindle.directBuffers", c.directBuffers, Boolean::parseBoolean);
         c.busyPoll = prop("spindle.busyPoll", c.busyPoll, Boolean::parseBoolean);
+        c.tls = prop("spindle.tls.keystore", null, file -> Tls.fromKeyStore(java.nio.file.Path.of(file),
+                System.getProperty("spindle.tls.password", "").toCharArray()));
         return c.validated();
     }
 
@@ -123,7 +127,7 @@ public final class ServerConfig {
         try {
             return parse.apply(value.trim());
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("invalid value for -D" + name + ": " + value, e);
+            throw new IllegalArgumentException("invalid value for -D" + name + ": " + value + " (" + e.getMessage() + ")", e);
         }
     }
 
@@ -150,6 +154,7 @@ public final class ServerConfig {
         c.writeHighWaterMark = writeHighWaterMark;
         c.directBuffers = directBuffers;
         c.busyPoll = busyPoll;
+        c.tls = tls;
         return c;
     }
 
@@ -330,9 +335,18 @@ public final class ServerConfig {
     /** {@return whether NIO loops spin on {@code selectNow()} before blocking} */
     public boolean busyPoll() { return busyPoll; }
 
+    /** Speak HTTPS on the port with these settings, or plain HTTP with null.
+     *  @param tls the TLS settings, or null for plain HTTP
+     *  @return a copy with this TLS setting */
+    public ServerConfig tls(Tls tls) { return with(c -> c.tls = tls); }
+
+    /** {@return the TLS settings, or null when the server speaks plain HTTP} */
+    public Tls tls() { return tls; }
+
     @Override
     public String toString() {
         return "ServerConfig[host=" + host + ", port=" + port + ", workers=" + workers
-                + ", keepAlive=" + keepAlive + ", shutdownHook=" + shutdownHook + ", maxBodySize=" + maxBodySize + ", maxConnections=" + maxConnections + "]";
+                + ", keepAlive=" + keepAlive + ", shutdownHook=" + shutdownHook + ", maxBodySize=" + maxBodySize + ", maxConnections=" + maxConnections
+                + (tls != null ? ", tls=" + tls : "") + "]";
     }
 }
