@@ -68,7 +68,7 @@ public class BlockingServer implements HttpServer {
         serverSocket = socket;
         acceptor = Thread.ofPlatform().name(name + "-acceptor").start(this::acceptLoop);
         watchdog = Thread.ofPlatform().daemon().name(name + "-watchdog").start(this::watch);
-        log.info("{} listening on {}", name, socket.getLocalSocketAddress());
+        log.info("{} listening on {}{}", name, socket.getLocalSocketAddress(), config.tls() != null ? " (TLS)" : "");
         lifecycle.started(this, config.shutdownHook());
         return this;
     }

@@ -128,7 +128,8 @@ public abstract class EventLoopServer implements HttpServer {
             stop(System.nanoTime());
             throw e;
         }
-        log.info("{} listening on {} ({} loop{})", name, address, loops.size(), loops.size() == 1 ? "" : "s");
+        log.info("{} listening on {} ({} loop{}{})", name, address, loops.size(), loops.size() == 1 ? "" : "s",
+                config.tls() != null ? ", TLS" : "");
         lifecycle.started(this, config.shutdownHook());
         return this;
     }
