@@ -7,7 +7,10 @@ import java.util.concurrent.atomic.LongAdder;
  * A filter that counts exchanges once their responses are final: how many, by status class,
  * body bytes, and a latency histogram; and hands each one to a {@link Listener}, which is how a
  * metrics library (Micrometer, Prometheus' client, ...) is attached without Spindle depending on
- * it. Latency is measured from the start of the filter chain to the final response. Thread-safe;
+ * it. Latency is measured from the start of the filter chain to the final response, or for a
+ * streamed body (file, stream, writer) to its last byte sent ({@link Response#sent()}), whose
+ * bytes are then counted whatever its length; an exchange whose connection ended before its
+ * streamed body was sent is counted with the bytes it announced (-1 if none). Thread-safe;
  * one instance serves every connection.
  */
 public final class ExchangeMetrics implements Filter {
@@ -20,8 +23,10 @@ public final class ExchangeMetrics implements Filter {
          * @param method the request method, such as {@code GET}
          * @param route the matched route's pattern ({@code /users/{id}}), or null for a 404 or 405
          * @param status the status code sent
-         * @param bodyBytes the response body's length, or -1 when streamed with unknown length
-         * @param nanos the time from the start of the filter chain to the final response, in nanoseconds
+         * @param bodyBytes the response body's length (for a streamed body, the bytes sent), or -1
+         *        when a streamed body of unknown length was not sent whole
+         * @param nanos the time from the start of the filter chain to the final response (for a
+         *        streamed body, to its last byte sent), in nanoseconds
          */
         void exchange(String method, String route, int status, long bodyBytes, long nanos);
     }
@@ -61,12 +66,22 @@ public final class ExchangeMetrics implements Filter {
     @Override
     public CompletionStage<?> filter(Request request, Response response, Chain chain) {
         long start = System.nanoTime();
-        return chain.proceed().thenRun(() -> record(request, response, System.nanoTime() - start));
+        return chain.proceed().thenRun(() -> {
+            if (!response.isStreamed()) {
+                record(request.methodName(), request.routePattern(), response.status(), response.bodyLength(),
+                        System.nanoTime() - start);
+                return;
+            }
+            String method = request.methodName();
+            String route = request.routePattern();
+            int status = response.status();
+            long announced = response.bodyLength();
+            response.sent().whenComplete((bytes, failure) ->
+                    record(method, route, status, failure != null ? announced : bytes, System.nanoTime() - start));
+        });
     }
 
-    private void record(Request request, Response response, long nanos) {
-        int status = response.status();
-        long length = response.bodyLength();
+    private void record(String method, String route, int status, long length, long nanos) {
         count.increment();
         if (length > 0) {
             bytes.add(length);
@@ -79,7 +94,7 @@ public final class ExchangeMetrics implements Filter {
         }
         latency[bucket].increment();
         if (listener != null) {
-            listener.exchange(request.methodName(), request.routePattern(), status, length, nanos);
+            listener.exchange(method, route, status, length, nanos);
         }
     }
 
@@ -102,7 +117,7 @@ public final class ExchangeMetrics implements Filter {
         return byClass[statusClass].sum();
     }
 
-    /** {@return the response body bytes counted so far} Streamed bodies of unknown length count 0. */
+    /** {@return the response body bytes counted so far} A streamed body of unknown length that was not sent whole counts 0. */
     public long bodyBytes() {
         return bytes.sum();
     }

@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -78,6 +79,8 @@ final class HttpConnection implements Connection {
     private long discardFrom;
     /** A streamed response body being sent, or null. */
     private OutgoingBody outgoing;
+    /** What {@link Response#sent()} handed out for {@link #outgoing}, or null. */
+    private CompletableFuture<Long> outgoingSent;
     private boolean awaitingProducer;
 
     private byte[] lentKey;
@@ -621,6 +624,10 @@ final class HttpConnection implements Connection {
             outgoing.close();
             outgoing = null;
         }
+        if (outgoingSent != null) {
+            outgoingSent.completeExceptionally(new IOException("the connection ended before the body was sent"));
+            outgoingSent = null;
+        }
         if (streamingBody != null) {
             streamingBody.fail(new RequestBody.BodyException(0, "the connection was closed"));
             streamingBody = null;
@@ -964,6 +971,10 @@ final class HttpConnection implements Connection {
             awaitingProducer = false;
             if (r == OutgoingBody.END) {
                 outgoing.close();
+                if (outgoingSent != null) {
+                    outgoingSent.complete(outgoing.sentBytes());
+                    outgoingSent = null;
+                }
                 outgoing = null;
                 return true;
             }
@@ -982,7 +993,17 @@ final class HttpConnection implements Connection {
         boolean head = req.method == Method.HEAD;
         if (failure == null) {
             if (res.isStreamed()) {
+                CompletableFuture<Long> sent = res.takeSent();
                 startOutgoing(req, res, connection, head);
+                if (sent != null) {
+                    if (outgoing != null) {
+                        outgoingSent = sent;
+                    } else if (aborted) {
+                        sent.completeExceptionally(new IOException("the body could not be sent"));
+                    } else {
+                        sent.complete(0L);
+                    }
+                }
             } else if (!head && sendsInPlace(req, res)) {
                 ByteBuffer body = res.bodyBuffer;
                 int length = body.remaining();

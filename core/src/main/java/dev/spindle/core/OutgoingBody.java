@@ -29,10 +29,20 @@ abstract class OutgoingBody {
     final boolean chunked;
     /** Bytes still owed when the length is known, else -1. */
     long remaining;
+    /** The announced length, or -1. */
+    private final long length;
+    /** Body bytes committed so far (without chunk framing). */
+    private long committed;
 
     OutgoingBody(long length, boolean chunked) {
         this.remaining = length;
+        this.length = length;
         this.chunked = chunked;
+    }
+
+    /** The body bytes sent, once the body has ended. */
+    final long sentBytes() {
+        return length >= 0 ? length : committed;
     }
 
     /** Moves the next part into {@code out}. */
@@ -52,6 +62,7 @@ abstract class OutgoingBody {
             }
             remaining -= n;
         }
+        committed += n;
         if (!chunked) {
             out.commit(n);
             return;

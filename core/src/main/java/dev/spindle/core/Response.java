@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * What a handler answers: status, headers and one body. {@code Date}, {@code Server},
@@ -51,6 +53,7 @@ public final class Response {
     FileChannel bodyFile;
     /** Length of a streamed body, or -1 when unknown. */
     long streamLength = -1;
+    private CompletableFuture<Long> sent;
 
     /**
      * A response in its initial state: status 200, no headers, no content type, an empty body, and
@@ -76,6 +79,11 @@ public final class Response {
     }
 
     void reset() {
+        if (sent != null) {
+            // replaced before it was sent (a failure answered instead): nothing of it went out
+            sent.complete(-1L);
+            sent = null;
+        }
         status = 200;
         contentType = null;
         if (headerCount > 0) {
@@ -106,6 +114,34 @@ public final class Response {
         for (int i = 0; i < keep; i++) {
             header(names[i], values[i]);
         }
+    }
+
+    /**
+     * When the response's body has gone out, and how long it was: for a whole body at once, with
+     * {@link #bodyLength()}; for a streamed body (file, stream, writer), once its last byte was
+     * handed to the connection's output, with the bytes sent, so a body of unknown length is
+     * counted too. It completes with -1 if the response was replaced by an error answer before it
+     * was sent, and exceptionally if the connection ended first. Ask once the response is final,
+     * as a filter does after {@code chain.proceed()}: {@link AccessLog} and {@link ExchangeMetrics}
+     * use it for streamed bodies.
+     *
+     * @return a stage completing with the body bytes sent
+     */
+    public CompletionStage<Long> sent() {
+        if (!isStreamed()) {
+            return CompletableFuture.completedFuture(bodyLength());
+        }
+        if (sent == null) {
+            sent = new CompletableFuture<>();
+        }
+        return sent;
+    }
+
+    /** The stage {@link #sent()} handed out for a streamed body, now the connection's to complete; null if none was asked for. */
+    CompletableFuture<Long> takeSent() {
+        CompletableFuture<Long> s = sent;
+        sent = null;
+        return s;
     }
 
     /** Closes a streamed body's source that will not be sent (a failed or HEAD response). */

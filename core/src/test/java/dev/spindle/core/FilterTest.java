@@ -255,4 +255,65 @@ class FilterTest {
         assertThat(lines.get(0)).matches("GET /users/7\\?x=1 200 10 B \\d+ us");
         assertThat(lines.get(1)).matches("GET /nope 404 \\d+ B \\d+ us");
     }
+
+    /** A body of unknown length is logged and counted once sent, with the bytes that went out; one cut short, as aborted. */
+    @Test
+    void streamedBodiesAreLoggedAndCountedOnceSentWithTheirBytes() throws Exception {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        org.slf4j.Logger capture = (org.slf4j.Logger) java.lang.reflect.Proxy.newProxyInstance(
+                org.slf4j.Logger.class.getClassLoader(), new Class<?>[] {org.slf4j.Logger.class}, (proxy, m, args) -> {
+                    if (m.getName().equals("isInfoEnabled")) {
+                        return true;
+                    }
+                    if (m.getName().equals("info") && args != null && args[0] instanceof String format) {
+                        Object[] values = args.length == 2 && args[1] instanceof Object[] a ? a : java.util.Arrays.copyOfRange(args, 1, args.length);
+                        lines.add(org.slf4j.helpers.MessageFormatter.arrayFormat(format, values).getMessage());
+                    }
+                    return null;
+                });
+        List<Long> listened = new CopyOnWriteArrayList<>();
+        ExchangeMetrics metrics = new ExchangeMetrics((method, route, status, bytes, nanos) -> listened.add(bytes));
+        byte[] part = new byte[10_000];
+        Router router = Router.builder().filter(new AccessLog(capture)).filter(metrics)
+                .get("/stream", (req, res) -> res.stream(out -> {
+                    for (int i = 0; i < 7; i++) {
+                        out.write(part);
+                    }
+                }))
+                .get("/broken", (req, res) -> res.stream(out -> {
+                    out.write(part);
+                    throw new java.io.IOException("test: the producer failed (expected)");
+                }))
+                .build();
+        HttpConnection c = new HttpConnection(router, ServerConfig.defaults(), executor, wakeups::release);
+        feed(c, get("/stream") + get("/stream"));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (lines.size() < 2 || c.hasOutbound()) {
+            out.writeBytes(drainAll(c));
+            assertThat(System.nanoTime()).as("both bodies are sent").isLessThan(deadline);
+            if (wakeups.tryAcquire(20, TimeUnit.MILLISECONDS)) {
+                c.resume();
+            }
+        }
+        List<HttpResponse> rs = parseAll(out.toByteArray());
+        assertThat(rs).extracting(r -> r.body().length).containsExactly(70_000, 70_000);
+        assertThat(lines).hasSize(2).allMatch(l -> l.matches("GET /stream 200 70000 B \\d+ us"));
+        assertThat(listened).containsExactly(70_000L, 70_000L);
+        assertThat(metrics.bodyBytes()).isEqualTo(140_000);
+
+        c = new HttpConnection(router, ServerConfig.defaults(), executor, wakeups::release);
+        feed(c, get("/broken"));
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!c.shouldClose()) {
+            drainAll(c);
+            assertThat(System.nanoTime()).as("the broken body ends the connection").isLessThan(deadline);
+            if (wakeups.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+                c.resume();
+            }
+        }
+        assertThat(lines).hasSize(3);
+        assertThat(lines.get(2)).matches("GET /broken 200 aborted \\d+ us");
+        assertThat(listened).hasSize(3).last().isEqualTo(-1L);
+    }
 }
