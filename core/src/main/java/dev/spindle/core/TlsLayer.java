@@ -28,6 +28,12 @@ final class TlsLayer {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     /** The first byte of a TLS handshake record (RFC 8446, 5.1). */
     private static final byte HANDSHAKE_RECORD = 22;
+    /**
+     * Where one read's records are decrypted before the HTTP side parses them in place: one per
+     * thread, since the HTTP side keeps no reference once it returns, so idle TLS connections hold
+     * no plaintext buffer.
+     */
+    private static final ThreadLocal<ByteBuffer> PLAINTEXT = ThreadLocal.withInitial(() -> ByteBuffer.allocate(0));
 
     private final SSLEngine engine;
     private final HttpConnection http;
@@ -38,7 +44,9 @@ final class TlsLayer {
     private final Consumer<ByteBuffer> toInput;
     /** Bytes of a record not complete yet, in read mode; null while none are kept. */
     private ByteBuffer netIn;
-    private ByteBuffer appIn;
+    /** Plaintext read through an inline handler's pump, while the thread's buffer is being parsed. */
+    private ByteBuffer pumped;
+    private final int appBufferSize;
     private boolean started;
     private boolean established;
     private boolean closeSent;
@@ -50,7 +58,7 @@ final class TlsLayer {
         this.packetSize = engine.getSession().getPacketBufferSize();
         this.netHighWater = 4 * packetSize;
         this.netOut = new OutputBuffer(packetSize);
-        this.appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
+        this.appBufferSize = engine.getSession().getApplicationBufferSize();
         this.toHttp = http::plaintextReceived;
         this.toInput = http::plaintextAppended;
     }
@@ -69,7 +77,7 @@ final class TlsLayer {
 
     /** Unwraps what arrived and hands the plaintext to the HTTP side. */
     void received(ByteBuffer src) {
-        unwrap(src, toHttp);
+        unwrap(src, false);
         fill();
     }
 
@@ -83,7 +91,7 @@ final class TlsLayer {
             if (n < 0) {
                 return -1;
             }
-            int got = unwrap(netBuffer.flip(), toInput);
+            int got = unwrap(netBuffer.flip(), true);
             fill();
             if (got > 0 || failed || engine.isInboundDone()) {
                 return failed ? -1 : got;
@@ -130,12 +138,14 @@ final class TlsLayer {
     }
 
     /**
-     * Unwraps every complete record in {@code src} (after the bytes kept from before) and hands
-     * the plaintext to {@code sink}; keeps an incomplete record's bytes for the next call.
+     * Unwraps every complete record in {@code src} (after the bytes kept from before), keeps an
+     * incomplete record's bytes for the next call, and only then hands the plaintext over: to the
+     * HTTP side, or for the pump to its input. Handing over last matters: the HTTP side may run an
+     * inline handler that pumps, which comes back here.
      *
      * @return how many plaintext bytes were handed over
      */
-    private int unwrap(ByteBuffer src, Consumer<ByteBuffer> sink) {
+    private int unwrap(ByteBuffer src, boolean forPump) {
         if (!src.hasRemaining()) {
             return 0;
         }
@@ -145,7 +155,10 @@ final class TlsLayer {
             netIn = appended(netIn, src);
             from = netIn;
         }
-        int delivered = 0;
+        ByteBuffer app = forPump ? pumped : PLAINTEXT.get();
+        if (app == null || app.capacity() < appBufferSize) {
+            app = ByteBuffer.allocate(appBufferSize);
+        }
         try {
             while (!failed) {
                 HandshakeStatus status = engine.getHandshakeStatus();
@@ -162,45 +175,37 @@ final class TlsLayer {
                 if (!from.hasRemaining() || engine.isInboundDone()) {
                     break;
                 }
-                SSLEngineResult r = engine.unwrap(from, appIn);
-                if (r.getHandshakeStatus() == HandshakeStatus.FINISHED) {
+                if (app.remaining() < appBufferSize) {
+                    app = ByteBuffer.allocate(app.capacity() * 2).put(app.flip());
+                }
+                SSLEngineResult r = engine.unwrap(from, app);
+                if (r.getHandshakeStatus() == HandshakeStatus.FINISHED || r.bytesProduced() > 0) {
                     established = true;
                 }
                 SSLEngineResult.Status s = r.getStatus();
-                if (s == SSLEngineResult.Status.BUFFER_UNDERFLOW) {
+                if (s == SSLEngineResult.Status.BUFFER_UNDERFLOW || s == SSLEngineResult.Status.CLOSED) {
                     break;
                 }
                 if (s == SSLEngineResult.Status.BUFFER_OVERFLOW) {
-                    if (appIn.position() > 0) {
-                        delivered += deliver(sink);
-                    } else {
-                        appIn = ByteBuffer.allocate(Math.max(appIn.capacity() * 2, engine.getSession().getApplicationBufferSize()));
-                    }
-                    continue;
-                }
-                if (r.bytesProduced() > 0) {
-                    established = true;
-                }
-                if (s == SSLEngineResult.Status.CLOSED) {
-                    break;
+                    app = ByteBuffer.allocate(app.capacity() * 2).put(app.flip());
                 }
             }
         } catch (SSLException e) {
             fail(e);
         }
-        delivered += deliver(sink);
         keepRest(from, src);
+        if (forPump) {
+            pumped = app;
+        } else {
+            PLAINTEXT.set(app);
+        }
+        int n = app.position();
+        if (n > 0 && !failed) {
+            (forPump ? toInput : toHttp).accept(app.flip());
+        }
+        app.clear();
         if (engine.isInboundDone() && !failed) {
             http.tlsInputClosed();
-        }
-        return delivered;
-    }
-
-    private int deliver(Consumer<ByteBuffer> sink) {
-        int n = appIn.position();
-        if (n > 0) {
-            sink.accept(appIn.flip());
-            appIn.clear();
         }
         return n;
     }
