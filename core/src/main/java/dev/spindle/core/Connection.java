@@ -112,6 +112,8 @@ public final class Connection {
     private final int highWater;
     private final RequestParser.BodySink bodySink = this::offerBody;
 
+    /** The TLS between the socket and the HTTP, or null for plain HTTP. */
+    private TlsLayer tls;
     private InputPump pump;
     private ByteBuffer pumpBuffer;
     private boolean transferFiles;
@@ -150,6 +152,7 @@ public final class Connection {
     private long bodyWaitingSince;
     private long producerWaitingSince;
     private long lingerStarted;
+    private long handshakeStarted;
     private boolean lingerDone;
     private long lingerBytes;
 
@@ -185,6 +188,7 @@ public final class Connection {
         this.out = new OutputBuffer(4096);
         this.parser = new RequestParser(config);
         this.highWater = config.writeHighWaterMark();
+        this.tls = config.tls() != null ? new TlsLayer(config.tls().newEngine(), this) : null;
     }
 
     /**
@@ -212,7 +216,8 @@ public final class Connection {
      * @param on true if the strategy sends {@link #outboundFile()} regions itself
      */
     public void transferFiles(boolean on) {
-        transferFiles = on;
+        // TLS encrypts every byte, so file bodies pass through the output like any other body
+        transferFiles = on && tls == null;
     }
 
     /**
@@ -235,6 +240,15 @@ public final class Connection {
      * @param src the bytes read from the socket; consumed entirely (its position ends at its limit)
      */
     public void received(ByteBuffer src) {
+        if (tls != null) {
+            receivedTls(src);
+            return;
+        }
+        plaintextReceived(src);
+    }
+
+    /** Bytes the TLS layer decrypted (or, without TLS, the socket's): parsed and processed. */
+    void plaintextReceived(ByteBuffer src) {
         int length = src.remaining();
         if (length == 0) {
             return;
@@ -269,6 +283,10 @@ public final class Connection {
         if (length == 0) {
             return;
         }
+        if (tls != null) {
+            receivedTls(memory.asSlice(offset, length).asByteBuffer());
+            return;
+        }
         inputActivity = true;
         if (closing || aborted) {
             dropped(length);
@@ -280,6 +298,61 @@ public final class Connection {
             return;
         }
         receivedInPlace(memory, null, offset, length);
+    }
+
+    private void receivedTls(ByteBuffer src) {
+        if (!src.hasRemaining()) {
+            return;
+        }
+        inputActivity = true;
+        if (tls.plainHttpArrived(src)) {
+            plainHttpOnTlsPort(src);
+            return;
+        }
+        tls.received(src);
+    }
+
+    /**
+     * A plain HTTP request on a TLS port: answered 400 in plain HTTP, saying why, and closed (a
+     * connection already being refused sends its refusal in plain HTTP instead).
+     */
+    private void plainHttpOnTlsPort(ByteBuffer src) {
+        log.debug("plain HTTP on a TLS port");
+        tls = null;
+        if (!closing) {
+            response.reset();
+            ResponseEncoder.error(out, response, 400, "this port speaks HTTPS; use an https:// URL", null,
+                    ResponseEncoder.CONNECTION_CLOSE, false);
+            closing = true;
+        }
+        plaintextReceived(src);
+    }
+
+    /** Plaintext the TLS layer decrypted while an inline handler pumps a request body. */
+    void plaintextAppended(ByteBuffer src) {
+        inputActivity = true;
+        in.append(src);
+    }
+
+    /** The peer sent TLS {@code close_notify}: its side is done. */
+    void tlsInputClosed() {
+        if (!inputEnded) {
+            inputEnded = true;
+            process();
+        }
+    }
+
+    /** TLS failed: no request can be read or answered; what the layer still has to send (an alert) goes, then the close. */
+    void tlsFailed() {
+        release();
+        closing = true;
+        inputEnded = true;
+    }
+
+    private void fillTls() {
+        if (tls != null && !aborted) {
+            tls.fill();
+        }
     }
 
     private void dropped(int length) {
@@ -317,13 +390,18 @@ public final class Connection {
 
     /** The peer closed its sending side: answer what is complete, then close. */
     public void endOfInput() {
+        if (tls != null) {
+            tls.inputEnded();
+        }
         inputEnded = true;
         process();
+        fillTls();
     }
 
     /** Continues after the wakeup ran: a handler finished, a streamed body moved, or a body consumer wants more. */
     public void resume() {
         process();
+        fillTls();
     }
 
     /**
@@ -334,6 +412,11 @@ public final class Connection {
      * @return the pending bytes, from its position to its limit; possibly empty
      */
     public ByteBuffer outbound() {
+        return tls != null ? tls.outbound() : plaintextOutbound();
+    }
+
+    /** The HTTP side's pending bytes (what TLS wraps, or what the strategy writes without TLS). */
+    ByteBuffer plaintextOutbound() {
         if (out.pending() == 0 && outgoing instanceof OutgoingBody.InPlaceBody body && body.count() > 0) {
             return body.view();
         }
@@ -347,7 +430,7 @@ public final class Connection {
      * @return the region to send next, or null when the next bytes (if any) are in {@link #outbound()}
      */
     public FileRegion outboundFile() {
-        return fileReady() ? (OutgoingBody.FileBody) outgoing : null;
+        return tls == null && fileReady() ? (OutgoingBody.FileBody) outgoing : null;
     }
 
     private boolean fileReady() {
@@ -361,6 +444,10 @@ public final class Connection {
      * @return true if bytes or a file region are pending
      */
     public boolean hasOutbound() {
+        return tls != null ? tls.hasOutbound() : plaintextHasOutbound();
+    }
+
+    boolean plaintextHasOutbound() {
         return out.pending() > 0 || fileReady() || outgoing instanceof OutgoingBody.InPlaceBody body && body.count() > 0;
     }
 
@@ -384,6 +471,16 @@ public final class Connection {
         if (bytes == 0) {
             return;
         }
+        if (tls != null) {
+            outputActivity = true;
+            tls.written(bytes);
+            return;
+        }
+        plaintextWritten(bytes);
+    }
+
+    /** {@code bytes} of {@link #plaintextOutbound()} were written (or, with TLS, wrapped into records). */
+    void plaintextWritten(int bytes) {
         if (out.pending() > 0) {
             out.written(bytes);
         } else if (fileReady()) {
@@ -416,6 +513,9 @@ public final class Connection {
         if (aborted || inputEnded) {
             return false;
         }
+        if (tls != null && tls.needsInput()) {
+            return true;
+        }
         if (closing) {
             return flushed() && !lingerDone;
         }
@@ -426,7 +526,16 @@ public final class Connection {
     }
 
     private boolean flushed() {
+        return plaintextFlushed() && (tls == null || !tls.hasOutbound());
+    }
+
+    private boolean plaintextFlushed() {
         return out.pending() == 0 && outgoing == null && exchange == null;
+    }
+
+    /** The HTTP side is closing and has handed out everything: TLS may send {@code close_notify}. */
+    boolean plaintextFinished() {
+        return closing && !aborted && plaintextFlushed();
     }
 
     /**
@@ -464,7 +573,8 @@ public final class Connection {
      * @return true if closing the socket now loses no request or response
      */
     public boolean isIdle() {
-        return !closing && !aborted && exchange == null && outgoing == null && out.pending() == 0 && !parser.inProgress(in);
+        return !closing && !aborted && exchange == null && outgoing == null && out.pending() == 0 && !parser.inProgress(in)
+                && (tls == null || !tls.hasOutbound());
     }
 
     /**
@@ -511,6 +621,11 @@ public final class Connection {
      * @param now the current {@link System#nanoTime()}; call on the connection's thread
      */
     public void tick(long now) {
+        applyTimeouts(now);
+        fillTls();
+    }
+
+    private void applyTimeouts(long now) {
         if (aborted) {
             return;
         }
@@ -534,6 +649,16 @@ public final class Connection {
             }
         } else {
             outputWaitingSince = 0;
+        }
+        if (tls != null && tls.handshaking()) {
+            // as a request's header: a peer that starts a connection must finish its handshake in time
+            if (handshakeStarted == 0) {
+                handshakeStarted = now;
+            } else if (now - handshakeStarted >= config.headerTimeout().toNanos()) {
+                log.debug("TLS handshake not finished within {}", config.headerTimeout());
+                abort();
+                return;
+            }
         }
         if (closing) {
             if (isLingering()) {
@@ -600,6 +725,10 @@ public final class Connection {
         if (isLingering()) {
             return lingerStarted == 0 ? LINGER_NANOS : Math.max(1, lingerStarted + LINGER_NANOS - now);
         }
+        if (tls != null && tls.handshaking()) {
+            long since = handshakeStarted != 0 ? handshakeStarted : now;
+            return Math.max(1, since + config.headerTimeout().toNanos() - now);
+        }
         if (streamingBody != null) {
             long since = bodyWaitingSince != 0 ? bodyWaitingSince : now;
             return Math.max(1, since + config.headerTimeout().toNanos() - now);
@@ -660,6 +789,11 @@ public final class Connection {
     /** Gives up on the connection: nothing more is sent, and the strategy closes it. */
     private void abort() {
         aborted = true;
+        release();
+    }
+
+    /** Lets go of everything that waits on the connection: a streamed body, a request-body consumer, a handler. */
+    private void release() {
         if (outgoing != null) {
             outgoing.close();
             outgoing = null;
@@ -972,10 +1106,10 @@ public final class Connection {
         if (pumpBuffer == null) {
             pumpBuffer = ByteBuffer.allocate(config.readBufferSize());
         }
-        int n = pump.read(pumpBuffer.clear());
+        int n = tls != null ? tls.pump(pump, pumpBuffer) : pump.read(pumpBuffer.clear());
         if (n < 0) {
             inputEnded = true;
-        } else {
+        } else if (tls == null) {
             inputActivity = true;
             in.append(pumpBuffer.flip());
         }

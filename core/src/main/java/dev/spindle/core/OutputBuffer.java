@@ -12,6 +12,7 @@ final class OutputBuffer {
     private int start;
     private int end;
     private ByteBuffer view;
+    private ByteBuffer tail;
 
     OutputBuffer(int initialCapacity) {
         this.initialCapacity = Math.max(256, initialCapacity);
@@ -124,5 +125,17 @@ final class OutputBuffer {
 
     byte[] array() {
         return data;
+    }
+
+    /**
+     * The free room after {@link #end()}, as a buffer to write into (an {@code SSLEngine} wraps into
+     * it); {@link #commit} what was written. Valid until the next {@link #ensure}.
+     */
+    ByteBuffer tail() {
+        if (tail == null || tail.array() != data) {
+            tail = ByteBuffer.wrap(data);
+        }
+        tail.limit(data.length).position(end);
+        return tail;
     }
 }

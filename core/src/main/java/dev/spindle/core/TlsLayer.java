@@ -1,0 +1,321 @@
+package dev.spindle.core;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.function.Consumer;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLEngineResult.HandshakeStatus;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * TLS between a {@link Connection}'s socket bytes and its HTTP, without any I/O: what the strategy
+ * reads is unwrapped here and the plaintext handed to the connection's HTTP side; what the HTTP
+ * side has to send is wrapped here into records the strategy writes. The strategy sees only the
+ * connection's usual calls, so no strategy knows TLS.
+ *
+ * <p>Wrapping takes plaintext from the HTTP side only while fewer than {@link #netHighWater} record
+ * bytes wait for the socket, so the HTTP side's own back-pressure still applies. Delegated engine
+ * tasks (certificate work) run inline on the connection's thread. When the HTTP side has finished
+ * (it is closing and all its output is wrapped) the layer sends {@code close_notify}. A TLS error
+ * fails the connection: what the engine has to say (an alert) is still sent, the rest is dropped.
+ */
+final class TlsLayer {
+    private static final Logger log = LoggerFactory.getLogger(TlsLayer.class);
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+    /** The first byte of a TLS handshake record (RFC 8446, 5.1). */
+    private static final byte HANDSHAKE_RECORD = 22;
+
+    private final SSLEngine engine;
+    private final Connection http;
+    private final OutputBuffer netOut;
+    private final int packetSize;
+    private final int netHighWater;
+    private final Consumer<ByteBuffer> toHttp;
+    private final Consumer<ByteBuffer> toInput;
+    /** Bytes of a record not complete yet, in read mode; null while none are kept. */
+    private ByteBuffer netIn;
+    private ByteBuffer appIn;
+    private boolean started;
+    private boolean established;
+    private boolean closeSent;
+    private boolean failed;
+
+    TlsLayer(SSLEngine engine, Connection http) {
+        this.engine = engine;
+        this.http = http;
+        this.packetSize = engine.getSession().getPacketBufferSize();
+        this.netHighWater = 4 * packetSize;
+        this.netOut = new OutputBuffer(packetSize);
+        this.appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
+        this.toHttp = http::plaintextReceived;
+        this.toInput = http::plaintextAppended;
+    }
+
+    /**
+     * Whether the first bytes of a connection are an HTTP request rather than a TLS handshake: a
+     * request line starts with an upper-case method name, a TLS connection with a handshake record.
+     */
+    boolean plainHttpArrived(ByteBuffer src) {
+        if (started || !src.hasRemaining()) {
+            return false;
+        }
+        byte first = src.get(src.position());
+        return first != HANDSHAKE_RECORD && first >= 'A' && first <= 'Z';
+    }
+
+    /** Unwraps what arrived and hands the plaintext to the HTTP side. */
+    void received(ByteBuffer src) {
+        unwrap(src, toHttp);
+        fill();
+    }
+
+    /**
+     * Reads through the strategy's pump until some plaintext arrived, appending it to the HTTP
+     * side's input (an inline handler reading a body); -1 at the end of input.
+     */
+    int pump(Connection.InputPump pump, ByteBuffer netBuffer) throws IOException {
+        while (true) {
+            int n = pump.read(netBuffer.clear());
+            if (n < 0) {
+                return -1;
+            }
+            int got = unwrap(netBuffer.flip(), toInput);
+            fill();
+            if (got > 0 || failed || engine.isInboundDone()) {
+                return failed ? -1 : got;
+            }
+        }
+    }
+
+    /** The peer closed its side of the socket, with or without {@code close_notify}. */
+    void inputEnded() {
+        try {
+            engine.closeInbound();
+        } catch (SSLException e) {
+            log.debug("the peer closed without close_notify: {}", e.getMessage());
+        }
+    }
+
+    ByteBuffer outbound() {
+        return netOut.view();
+    }
+
+    boolean hasOutbound() {
+        return netOut.pending() > 0;
+    }
+
+    void written(int bytes) {
+        netOut.written(bytes);
+        fill();
+    }
+
+    /** Still negotiating: no HTTP can pass yet. */
+    boolean handshaking() {
+        return !established && !failed && !engine.isInboundDone();
+    }
+
+    /** The engine waits for the peer's handshake bytes, whatever the HTTP side wants. */
+    boolean needsInput() {
+        return !failed && !engine.isInboundDone() && engine.getHandshakeStatus() == HandshakeStatus.NEED_UNWRAP;
+    }
+
+    /** The negotiated protocol and suite, for logs. */
+    @Override
+    public String toString() {
+        return engine.getSession().getProtocol() + " " + engine.getSession().getCipherSuite();
+    }
+
+    /**
+     * Unwraps every complete record in {@code src} (after the bytes kept from before) and hands
+     * the plaintext to {@code sink}; keeps an incomplete record's bytes for the next call.
+     *
+     * @return how many plaintext bytes were handed over
+     */
+    private int unwrap(ByteBuffer src, Consumer<ByteBuffer> sink) {
+        if (!src.hasRemaining()) {
+            return 0;
+        }
+        started = true;
+        ByteBuffer from = src;
+        if (netIn != null && netIn.hasRemaining()) {
+            netIn = appended(netIn, src);
+            from = netIn;
+        }
+        int delivered = 0;
+        try {
+            while (!failed) {
+                HandshakeStatus status = engine.getHandshakeStatus();
+                if (status == HandshakeStatus.NEED_TASK) {
+                    runTasks();
+                    continue;
+                }
+                if (status == HandshakeStatus.NEED_WRAP) {
+                    if (wrap(EMPTY)) {
+                        continue;
+                    }
+                    break;
+                }
+                if (!from.hasRemaining() || engine.isInboundDone()) {
+                    break;
+                }
+                SSLEngineResult r = engine.unwrap(from, appIn);
+                if (r.getHandshakeStatus() == HandshakeStatus.FINISHED) {
+                    established = true;
+                }
+                SSLEngineResult.Status s = r.getStatus();
+                if (s == SSLEngineResult.Status.BUFFER_UNDERFLOW) {
+                    break;
+                }
+                if (s == SSLEngineResult.Status.BUFFER_OVERFLOW) {
+                    if (appIn.position() > 0) {
+                        delivered += deliver(sink);
+                    } else {
+                        appIn = ByteBuffer.allocate(Math.max(appIn.capacity() * 2, engine.getSession().getApplicationBufferSize()));
+                    }
+                    continue;
+                }
+                if (r.bytesProduced() > 0) {
+                    established = true;
+                }
+                if (s == SSLEngineResult.Status.CLOSED) {
+                    break;
+                }
+            }
+        } catch (SSLException e) {
+            fail(e);
+        }
+        delivered += deliver(sink);
+        keepRest(from, src);
+        if (engine.isInboundDone() && !failed) {
+            http.tlsInputClosed();
+        }
+        return delivered;
+    }
+
+    private int deliver(Consumer<ByteBuffer> sink) {
+        int n = appIn.position();
+        if (n > 0) {
+            sink.accept(appIn.flip());
+            appIn.clear();
+        }
+        return n;
+    }
+
+    /** Keeps the bytes of an incomplete record: the caller may reuse {@code src} at once. */
+    private void keepRest(ByteBuffer from, ByteBuffer src) {
+        if (from == netIn) {
+            if (!netIn.hasRemaining()) {
+                netIn = null;
+            }
+            return;
+        }
+        if (src.hasRemaining() && !failed) {
+            netIn = appended(ByteBuffer.allocate(0), src);
+        }
+    }
+
+    /** {@code kept} (read mode) followed by all of {@code src}, in a buffer in read mode. */
+    private ByteBuffer appended(ByteBuffer kept, ByteBuffer src) {
+        int need = kept.remaining() + src.remaining();
+        ByteBuffer joined = kept;
+        if (kept.capacity() - kept.limit() < src.remaining()) {
+            joined = ByteBuffer.allocate(Math.max(need, packetSize));
+            joined.put(kept).flip();
+        }
+        int end = joined.limit();
+        joined.limit(end + src.remaining());
+        joined.put(end, src, src.position(), src.remaining());
+        src.position(src.limit());
+        return joined;
+    }
+
+    /**
+     * Wraps what the HTTP side has to send (and whatever the handshake or the closing needs) into
+     * records, while fewer than {@link #netHighWater} bytes wait for the socket.
+     */
+    void fill() {
+        if (failed || engine.isOutboundDone()) {
+            dropHttpOutput();
+            return;
+        }
+        try {
+            while (netOut.pending() < netHighWater) {
+                HandshakeStatus status = engine.getHandshakeStatus();
+                if (status == HandshakeStatus.NEED_TASK) {
+                    runTasks();
+                    continue;
+                }
+                ByteBuffer src;
+                if (status == HandshakeStatus.NEED_WRAP) {
+                    src = EMPTY;
+                } else if (status == HandshakeStatus.NEED_UNWRAP) {
+                    break;
+                } else if (http.plaintextHasOutbound()) {
+                    src = http.plaintextOutbound();
+                } else if (!closeSent && http.plaintextFinished()) {
+                    closeSent = true;
+                    engine.closeOutbound();
+                    continue;
+                } else {
+                    break;
+                }
+                if (!wrap(src)) {
+                    break;
+                }
+            }
+        } catch (SSLException e) {
+            fail(e);
+        }
+        if (failed || engine.isOutboundDone()) {
+            dropHttpOutput();
+        }
+    }
+
+    /** One wrap of {@code src} into the pending records; false if it made no progress. */
+    private boolean wrap(ByteBuffer src) throws SSLException {
+        netOut.ensure(packetSize);
+        ByteBuffer dst = netOut.tail();
+        SSLEngineResult r = engine.wrap(src, dst);
+        netOut.commit(r.bytesProduced());
+        if (r.getHandshakeStatus() == HandshakeStatus.FINISHED) {
+            established = true;
+        }
+        if (src != EMPTY && r.bytesConsumed() > 0) {
+            http.plaintextWritten(r.bytesConsumed());
+        }
+        return r.bytesProduced() > 0 || r.bytesConsumed() > 0;
+    }
+
+    /** Output that can no longer be sent (the engine failed or closed its side) is dropped, as if written. */
+    private void dropHttpOutput() {
+        while (http.plaintextHasOutbound()) {
+            http.plaintextWritten(http.plaintextOutbound().remaining());
+        }
+    }
+
+    private void runTasks() {
+        for (Runnable task = engine.getDelegatedTask(); task != null; task = engine.getDelegatedTask()) {
+            task.run();
+        }
+    }
+
+    /** A TLS error: send the alert the engine has (if any), then the connection ends. */
+    private void fail(SSLException e) {
+        log.debug("TLS failed: {}", e.getMessage());
+        failed = true;
+        netIn = null;
+        engine.closeOutbound();
+        try {
+            for (int i = 0; i < 4 && engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP; i++) {
+                netOut.ensure(packetSize);
+                netOut.commit(engine.wrap(EMPTY, netOut.tail()).bytesProduced());
+            }
+        } catch (SSLException ignored) {
+            // the alert is a courtesy; the connection ends either way
+        }
+        http.tlsFailed();
+    }
+}
