@@ -17,7 +17,7 @@ import java.util.List;
  */
 final class TlsOrPlain extends ByteToMessageDecoder {
     /** What the plain 400 says; the same words as the core's TLS layer. */
-    static final String PLAIN_HTTP_MESSAGE = "This port speaks HTTPS: send the request over TLS (https://).";
+    static final String PLAIN_HTTP_MESSAGE = "this port speaks HTTPS; use an https:// URL";
     /** A TLS record header: content type, version, length. */
     private static final int RECORD_HEADER = 5;
     /**
