@@ -18,7 +18,7 @@ spindle_mvn install "$@"
 
 # The public API is documented: javadoc with every doclint check on each module's package; any
 # warning fails. (dev.spindle.iouring.ffi is left out: those are bindings in jextract's shape.)
-DOC_PACKAGES=(core:dev.spindle.core blocking-server:dev.spindle.blocking nio-servers:dev.spindle.nio
+DOC_PACKAGES=(core:dev.spindle.core core:dev.spindle.core.spi blocking-server:dev.spindle.blocking nio-servers:dev.spindle.nio
   iouring-server:dev.spindle.iouring netty-server:dev.spindle.netty)
 spindle_mvn -q dependency:build-classpath -DincludeScope=compile -Dmdep.outputFile=target/javadoc-classpath.txt >/dev/null
 for entry in "${DOC_PACKAGES[@]}"; do

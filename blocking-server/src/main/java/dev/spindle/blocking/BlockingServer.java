@@ -1,11 +1,11 @@
 package dev.spindle.blocking;
 
-import dev.spindle.core.Connection;
-import dev.spindle.core.ConnectionLimit;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.ServerLifecycle;
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.ConnectionLimit;
+import dev.spindle.core.spi.ServerLifecycle;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

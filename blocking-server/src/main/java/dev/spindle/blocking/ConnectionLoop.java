@@ -1,6 +1,6 @@
 package dev.spindle.blocking;
 
-import dev.spindle.core.Connection;
+import dev.spindle.core.spi.Connection;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -48,7 +48,7 @@ final class ConnectionLoop implements Runnable {
         if (rejected != null) {
             this.conn = rejected;
         } else {
-            this.conn = new Connection(server.router(), server.config(), null, this::wake);
+            this.conn = Connection.open(server.router(), server.config(), null, this::wake);
             conn.inputPump(this::pump);
         }
     }

@@ -5,78 +5,36 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import java.io.File;
 import java.io.IOException;
 import java.net.URI;
-import java.net.URLClassLoader;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The README's embedding section, as written there: every {@code java} block that declares a
- * public class is taken out of README.md, compiled (imports and all) and its routes served.
+ * public class is taken out of README.md, compiled (imports and all) and its routes served
+ * ({@link ReadmeServiceTest} runs the whole service on several servers).
  */
 class ReadmeExampleTest {
-    private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
-    private static final Pattern CLASS_NAME = Pattern.compile("^public (?:class|record|interface) (\\w+)", Pattern.MULTILINE);
-
     @TempDir
     static Path dir;
-    private static URLClassLoader loader;
-    private static List<String> classes;
+    private static ReadmeClasses readme;
 
     @BeforeAll
     static void compileTheReadmeExamples() throws IOException {
-        String readme = Files.readString(Path.of("..", "README.md"));
-        String section = readme.substring(readme.indexOf("## Embedding\n"));
-        section = section.substring(0, section.indexOf("\n## ", 1));
-        Path src = Files.createDirectories(dir.resolve("src"));
-        Path out = Files.createDirectories(dir.resolve("classes"));
-        classes = new ArrayList<>();
-        List<File> files = new ArrayList<>();
-        Matcher block = JAVA_BLOCK.matcher(section);
-        while (block.find()) {
-            Matcher name = CLASS_NAME.matcher(block.group(1));
-            if (name.find()) {
-                classes.add(name.group(1));
-                files.add(Files.writeString(src.resolve(name.group(1) + ".java"), block.group(1)).toFile());
-            }
-        }
-        assertThat(classes).as("classes in the README's embedding section")
-                .contains("HelloService", "StreamingRoutes", "FilteredRoutes", "JacksonCodec", "TodoRoutes");
-
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-        // surefire may start the test JVM through a manifest-only jar; it names the real path here
-        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        try (StandardJavaFileManager fm = javac.getStandardFileManager(diagnostics, Locale.ROOT, null)) {
-            boolean ok = javac.getTask(null, fm, diagnostics,
-                    List.of("-d", out.toString(), "-classpath", classpath, "-Xlint:all", "-Werror"),
-                    null, fm.getJavaFileObjectsFromFiles(files)).call();
-            assertThat(diagnostics.getDiagnostics()).as("compiler messages for the README's examples").isEmpty();
-            assertThat(ok).isTrue();
-        }
-        loader = new URLClassLoader(new java.net.URL[] {out.toUri().toURL()}, ReadmeExampleTest.class.getClassLoader());
+        readme = ReadmeClasses.compile(dir);
+        assertThat(readme.names()).as("classes in the README's embedding section")
+                .contains("HelloService", "StreamingRoutes", "FilteredRoutes", "JacksonCodec", "TodoRoutes", "NotesService");
     }
 
     private static Object call(String className, String method, Class<?>[] types, Object... args) throws Exception {
-        return loader.loadClass(className).getMethod(method, types).invoke(null, args);
+        return readme.call(className, method, types, args);
     }
 
     private static HttpResponse<String> get(HttpClient client, String url) throws Exception {
@@ -86,7 +44,7 @@ class ReadmeExampleTest {
     @Test
     void helloServiceServesItsRoutesWithValidJson() throws Exception {
         Router routes = (Router) call("HelloService", "routes", new Class<?>[0]);
-        loader.loadClass("HelloService").getMethod("main", String[].class);
+        readme.load("HelloService").getMethod("main", String[].class);
         try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0), routes).start()) {
             HttpClient client = HttpClient.newHttpClient();
             String base = "http://127.0.0.1:" + server.port();

@@ -2,11 +2,11 @@ package dev.spindle.blocking;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.BenchmarkApp;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawConnection;
 import dev.spindle.core.conformance.RawConnection.RawResponse;
+import dev.spindle.core.conformance.RawConnection;
+import dev.spindle.core.spi.BenchmarkApp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -1,5 +1,6 @@
 package dev.spindle.core;
 
+import dev.spindle.core.spi.Connection;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;

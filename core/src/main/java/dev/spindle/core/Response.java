@@ -31,8 +31,10 @@ import java.util.Objects;
  * sees a truncated body), since the status has already been sent.
  */
 public final class Response {
-    static final String TEXT_PLAIN = "text/plain; charset=utf-8";
-    static final String APPLICATION_JSON = "application/json";
+    /** The content type of {@link #body(String)} text: {@value}. */
+    public static final String TEXT_PLAIN = "text/plain; charset=utf-8";
+    /** The content type of {@link #json(String)}: {@value}. */
+    public static final String APPLICATION_JSON = "application/json";
 
     int status = 200;
     String contentType;

@@ -91,7 +91,7 @@ public final class Router {
     }
 
     /**
-     * Routes and runs a request outside a {@link Connection}, for adapters to other HTTP stacks:
+     * Routes and runs a request outside a {@link dev.spindle.core.spi.Connection}, for adapters to other HTTP stacks:
      * fills {@code res} with the handler's answer, or with the 404/405/500 (or the thrown
      * {@link HttpException}'s status) a connection would send. Framing headers stay the caller's.
      * An asynchronous handler is waited for, so call this only where blocking is allowed.

@@ -1,5 +1,6 @@
 package dev.spindle.core;
 
+import dev.spindle.core.spi.Connection;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.function.Consumer;
@@ -11,7 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * TLS between a {@link Connection}'s socket bytes and its HTTP, without any I/O: what the strategy
+ * TLS between a {@link HttpConnection}'s socket bytes and its HTTP, without any I/O: what the strategy
  * reads is unwrapped here and the plaintext handed to the connection's HTTP side; what the HTTP
  * side has to send is wrapped here into records the strategy writes. The strategy sees only the
  * connection's usual calls, so no strategy knows TLS.
@@ -29,7 +30,7 @@ final class TlsLayer {
     private static final byte HANDSHAKE_RECORD = 22;
 
     private final SSLEngine engine;
-    private final Connection http;
+    private final HttpConnection http;
     private final OutputBuffer netOut;
     private final int packetSize;
     private final int netHighWater;
@@ -43,7 +44,7 @@ final class TlsLayer {
     private boolean closeSent;
     private boolean failed;
 
-    TlsLayer(SSLEngine engine, Connection http) {
+    TlsLayer(SSLEngine engine, HttpConnection http) {
         this.engine = engine;
         this.http = http;
         this.packetSize = engine.getSession().getPacketBufferSize();

@@ -72,17 +72,19 @@
  * timeouts: immutable, changed by copying ({@code ServerConfig.defaults().port(8080)}), or read
  * from {@code -Dspindle.*} system properties with
  * {@link dev.spindle.core.ServerConfig#fromSystemProperties()}. Its Javadoc has the table of every
- * setting, property and default. {@link dev.spindle.core.Launcher} is the shared command line of
- * the servers' main classes.
+ * setting, property and default. The servers' main classes share one command line
+ * ({@code <port> [workers]}).
  *
  * <h2>Where strategies plug in</h2>
- * A server strategy only moves bytes. {@link dev.spindle.core.Connection} is one HTTP/1.1
+ * Everything a server implementation needs and an application does not lives apart, in
+ * {@code dev.spindle.core.spi}; an application needs only this package and a server class.
+ * A server strategy only moves bytes. {@link dev.spindle.core.spi.Connection} is one HTTP/1.1
  * connection without I/O: the strategy feeds it received bytes, writes what it hands out, calls
- * {@link dev.spindle.core.Connection#tick(long)} now and then for the timeouts, and acts on its
+ * {@link dev.spindle.core.spi.Connection#tick(long)} now and then for the timeouts, and acts on its
  * answers (read or not, half-close, close); every byte a server sends comes from it.
- * {@link dev.spindle.core.EventLoopServer} is the shell the NIO and io_uring servers share (start,
+ * {@link dev.spindle.core.spi.EventLoopServer} is the shell the NIO and io_uring servers share (start,
  * graceful close, connection limit, virtual threads for blocking handlers), its loops seeing it
- * through a {@link dev.spindle.core.LoopContext}; {@link dev.spindle.core.ServerLifecycle} holds
+ * through a {@link dev.spindle.core.spi.LoopContext}; {@link dev.spindle.core.spi.ServerLifecycle} holds
  * the start and close bookkeeping every server shares. A server built on another HTTP stack, as
  * {@code NettyServer} is, uses the router directly through
  * {@link dev.spindle.core.Router#handleAsync(Request, Response)}.

@@ -1,5 +1,6 @@
 package dev.spindle.core;
 
+import dev.spindle.core.spi.BenchmarkApp;
 import static dev.spindle.core.TestResponses.bytes;
 import static dev.spindle.core.TestResponses.drain;
 import static dev.spindle.core.TestResponses.feed;
@@ -58,8 +59,8 @@ class ConnectionStreamingTest {
         return "GET " + target + " HTTP/1.1\r\n" + HOST + "\r\n";
     }
 
-    private Connection connection(Router routes, ServerConfig config, boolean offload) {
-        return new Connection(routes, config, offload ? executor : null, wakeups::release);
+    private HttpConnection connection(Router routes, ServerConfig config, boolean offload) {
+        return new HttpConnection(routes, config, offload ? executor : null, wakeups::release);
     }
 
     /**
@@ -67,13 +68,13 @@ class ConnectionStreamingTest {
      * it waits for input with nothing to write, or is finished; fails if the pending output ever
      * exceeds {@code bound}.
      */
-    private byte[] pump(Connection c, int bound) throws InterruptedException {
+    private byte[] pump(HttpConnection c, int bound) throws InterruptedException {
         ByteArrayOutputStream written = new ByteArrayOutputStream();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (!c.isFinished() && (c.hasOutbound() || !c.wantsInput())) {
             assertThat(System.nanoTime()).as("the connection settles").isLessThan(deadline);
             if (c.hasOutbound()) {
-                Connection.FileRegion file = c.outboundFile();
+                HttpConnection.FileRegion file = c.outboundFile();
                 if (file != null) {
                     int n = (int) Math.min(file.count(), 100_000);
                     ByteBuffer dst = ByteBuffer.allocate(n);
@@ -116,7 +117,7 @@ class ConnectionStreamingTest {
     void streamedResponseArrivesWholeInBoundedMemory(String name, boolean offload, Handler handler, boolean chunked) throws Exception {
         ServerConfig config = ServerConfig.defaults();
         Router routes = Router.builder().get("/big", handler).get("/next", (req, res) -> res.text("next")).build();
-        Connection c = connection(routes, config, offload);
+        HttpConnection c = connection(routes, config, offload);
         feed(c, get("/big") + get("/next"));
         List<HttpResponse> responses = parseAll(pump(c, bound(config)));
         assertThat(responses).hasSize(2);
@@ -136,7 +137,7 @@ class ConnectionStreamingTest {
     @Test
     void unknownLengthToHttp10IsDelimitedByTheClose() throws Exception {
         Router routes = Router.builder().get("/big", (req, res) -> res.body(new ByteArrayInputStream(PAYLOAD), -1)).build();
-        Connection c = connection(routes, ServerConfig.defaults(), true);
+        HttpConnection c = connection(routes, ServerConfig.defaults(), true);
         feed(c, "GET /big HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
         byte[] out = pump(c, bound(ServerConfig.defaults()));
         String head = new String(out, 0, 200, java.nio.charset.StandardCharsets.ISO_8859_1);
@@ -151,7 +152,7 @@ class ConnectionStreamingTest {
     void fileIsSentWithItsLengthAsRegionOrBytes(boolean transfer, @TempDir Path dir) throws Exception {
         Path file = Files.write(dir.resolve("f.bin"), PAYLOAD);
         Router routes = Router.builder().get("/f", (req, res) -> res.file(file)).build();
-        Connection c = connection(routes, ServerConfig.defaults(), true);
+        HttpConnection c = connection(routes, ServerConfig.defaults(), true);
         c.transferFiles(transfer);
         feed(c, get("/f") + "HEAD /f HTTP/1.1\r\n" + HOST + "\r\n");
         List<HttpResponse> responses = parseAll(pump(c, bound(ServerConfig.defaults())), java.util.Set.of(1));
@@ -166,7 +167,7 @@ class ConnectionStreamingTest {
             out.write(PAYLOAD, 0, 100_000);
             throw new IllegalStateException("disk on fire");
         })).build();
-        Connection c = connection(routes, ServerConfig.defaults(), true);
+        HttpConnection c = connection(routes, ServerConfig.defaults(), true);
         feed(c, get("/broken") + get("/broken"));
         byte[] out = pump(c, bound(ServerConfig.defaults()));
         assertThat(c.shouldClose()).as("closed: the status was sent, only a cut can tell the client").isTrue();
@@ -186,7 +187,7 @@ class ConnectionStreamingTest {
             seen.set(n);
             res.text(Long.toString(n));
         })).build();
-        Connection c = connection(routes, ServerConfig.defaults(), true);
+        HttpConnection c = connection(routes, ServerConfig.defaults(), true);
         String head = "POST /count HTTP/1.1\r\n" + HOST + (chunked ? "Transfer-Encoding: chunked\r\n\r\n" : "Content-Length: " + SIZE + "\r\n\r\n");
         feed(c, head);
         ByteArrayOutputStream written = new ByteArrayOutputStream();
@@ -241,7 +242,7 @@ class ConnectionStreamingTest {
                 .get("/after", (req, res) -> res.text("after"))
                 .build();
         ServerConfig config = ServerConfig.defaults().discardLimit(limit);
-        Connection c = connection(routes, config, true);
+        HttpConnection c = connection(routes, config, true);
         feed(c, "POST /ignore HTTP/1.1\r\n" + HOST + "Content-Length: " + length + "\r\n\r\n");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!c.hasOutbound() && System.nanoTime() < deadline) {
@@ -271,7 +272,7 @@ class ConnectionStreamingTest {
                 .get("/later", Handler.async((req, res) -> gate.thenRun(() -> res.text("later"))))
                 .get("/now", (req, res) -> res.text("now"))
                 .build();
-        Connection c = connection(routes, ServerConfig.defaults(), true);
+        HttpConnection c = connection(routes, ServerConfig.defaults(), true);
         feed(c, get("/later") + get("/now"));
         assertThat(c.hasOutbound()).as("nothing before the stage completes").isFalse();
         assertThat(c.isAwaitingHandler()).isTrue();
@@ -286,7 +287,7 @@ class ConnectionStreamingTest {
                 .get("/fail", Handler.async((req, res) -> CompletableFuture.failedFuture(new IllegalStateException("nope"))))
                 .get("/gone", Handler.async((req, res) -> CompletableFuture.failedFuture(new HttpException(410, "gone"))))
                 .build();
-        Connection c = connection(routes, ServerConfig.defaults(), true);
+        HttpConnection c = connection(routes, ServerConfig.defaults(), true);
         feed(c, get("/fail") + get("/gone"));
         List<HttpResponse> responses = parseAll(pump(c, bound(ServerConfig.defaults())));
         assertThat(responses).extracting(HttpResponse::status).containsExactly(500, 410);
@@ -297,7 +298,7 @@ class ConnectionStreamingTest {
     void asynchronousHandlerReadsTheBodyWithDemand() throws Exception {
         Router routes = Router.builder().post("/sum", Handler.async((req, res) -> req.readBody()
                 .thenAccept(body -> res.text(Integer.toString(body.length))))).build();
-        Connection c = connection(routes, ServerConfig.defaults(), true);
+        HttpConnection c = connection(routes, ServerConfig.defaults(), true);
         feed(c, "POST /sum HTTP/1.1\r\n" + HOST + "Content-Length: 100000\r\n\r\n");
         for (int i = 0; i < 10; i++) {
             feed(c, new byte[10_000]);
@@ -309,7 +310,7 @@ class ConnectionStreamingTest {
     void handlerTimeoutAnswers503AndCloses() {
         Router routes = Router.builder().get("/never", Handler.async((req, res) -> new CompletableFuture<Void>())).build();
         ServerConfig config = ServerConfig.defaults().handlerTimeout(Duration.ofSeconds(2));
-        Connection c = connection(routes, config, true);
+        HttpConnection c = connection(routes, config, true);
         feed(c, get("/never"));
         long now = 1_000_000_000L;
         c.tick(now);
@@ -333,7 +334,7 @@ class ConnectionStreamingTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("timeouts")
     void timeoutsAreDecidedByTheCore(String name, String input, long afterMillis, int status) {
-        Connection c = new Connection(BenchmarkApp.routes(), ServerConfig.defaults());
+        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), ServerConfig.defaults());
         feed(c, input);
         drain(c);
         long now = 5_000_000_000L;
@@ -356,7 +357,7 @@ class ConnectionStreamingTest {
 
     @Test
     void outputThePeerDoesNotTakeIsDroppedAfterTheWriteTimeout() {
-        Connection c = new Connection(BenchmarkApp.routes(), ServerConfig.defaults().writeTimeout(Duration.ofSeconds(3)));
+        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), ServerConfig.defaults().writeTimeout(Duration.ofSeconds(3)));
         feed(c, get("/plaintext"));
         long now = 5_000_000_000L;
         c.tick(now);
@@ -370,7 +371,7 @@ class ConnectionStreamingTest {
 
     @Test
     void rejectingConnectionAnswers503ThenLingers() {
-        Connection c = Connection.rejecting(ServerConfig.defaults(), 503, "too many connections");
+        HttpConnection c = HttpConnection.rejecting(ServerConfig.defaults(), 503, "too many connections");
         feed(c, get("/plaintext"));
         HttpResponse r = parseAll(drain(c)).get(0);
         assertThat(r.status()).isEqualTo(503);
@@ -385,7 +386,7 @@ class ConnectionStreamingTest {
     void idleConnectionLetsGoOfALargeReply() {
         byte[] big = new byte[50_000_000];
         Router routes = Router.builder().get("/big", (req, res) -> res.body(big)).post("/up", (req, res) -> res.text("ok")).build();
-        Connection c = new Connection(routes, ServerConfig.defaults().maxBodySize(60_000_000));
+        HttpConnection c = new HttpConnection(routes, ServerConfig.defaults().maxBodySize(60_000_000));
         feed(c, get("/big"));
         while (c.hasOutbound()) {
             drain(c);
@@ -409,7 +410,7 @@ class ConnectionStreamingTest {
     }
 
     /** Feeds {@code b} in pieces of {@code piece} bytes, as socket reads deliver a large body. */
-    private static void feedInPieces(Connection c, byte[] b, int piece) {
+    private static void feedInPieces(HttpConnection c, byte[] b, int piece) {
         for (int i = 0; i < b.length; i += piece) {
             c.received(ByteBuffer.wrap(b, i, Math.min(piece, b.length - i)));
         }
@@ -419,7 +420,7 @@ class ConnectionStreamingTest {
     void largeEchoIsSentFromTheInputArrayAndSurvivesInputArrivingWhileItIsWritten() {
         int size = 300_000;
         byte[] body = java.util.Arrays.copyOf(PAYLOAD, size);
-        Connection c = connection(echoRoutes(), ServerConfig.defaults(), false);
+        HttpConnection c = connection(echoRoutes(), ServerConfig.defaults(), false);
         feed(c, post("/echo", size));
         feedInPieces(c, body, 16 * 1024);
 
@@ -460,7 +461,7 @@ class ConnectionStreamingTest {
                 writeBytes(bytes(get("/next") + "HEAD /next HTTP/1.1\r\n" + HOST + "\r\n"));
             }
         }.toByteArray();
-        Connection c = connection(echoRoutes(), ServerConfig.defaults(), false);
+        HttpConnection c = connection(echoRoutes(), ServerConfig.defaults(), false);
         feedInPieces(c, all, 7_000);
         ByteArrayOutputStream written = new ByteArrayOutputStream();
         while (c.hasOutbound()) {

@@ -1,5 +1,6 @@
 package dev.spindle.core;
 
+import dev.spindle.core.spi.BenchmarkApp;
 import static dev.spindle.core.TestResponses.bytes;
 import static dev.spindle.core.TestResponses.drain;
 import static dev.spindle.core.TestResponses.drainAll;
@@ -38,8 +39,8 @@ class ConnectionTest {
     private static final ServerConfig DEFAULTS = ServerConfig.defaults();
     private static final String HOST = "Host: test\r\n";
 
-    private static Connection app() {
-        return new Connection(BenchmarkApp.routes(), DEFAULTS);
+    private static HttpConnection app() {
+        return new HttpConnection(BenchmarkApp.routes(), DEFAULTS);
     }
 
     private static String get(String target) {
@@ -55,7 +56,7 @@ class ConnectionTest {
 
     @Test
     void sixteenPipelinedRequestsAreAnsweredInOrder() {
-        Connection c = app();
+        HttpConnection c = app();
         StringBuilder batch = new StringBuilder();
         for (int i = 0; i < 16; i++) {
             batch.append(get("/users/" + i));
@@ -102,7 +103,7 @@ class ConnectionTest {
     enum ReceiveMemory {
         HEAP_BUFFER, DIRECT_BUFFER, NATIVE_SEGMENT;
 
-        void deliver(Connection c, byte[] piece, ByteBuffer heap, ByteBuffer direct, MemorySegment segment) {
+        void deliver(HttpConnection c, byte[] piece, ByteBuffer heap, ByteBuffer direct, MemorySegment segment) {
             switch (this) {
                 case HEAP_BUFFER -> c.received(heap.clear().put(piece).flip());
                 case DIRECT_BUFFER -> c.received(direct.clear().put(piece).flip());
@@ -148,7 +149,7 @@ class ConnectionTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment segment = arena.allocate(raw.length + 100);
             for (int at = 1; at <= raw.length; at++) {
-                Connection c = app();
+                HttpConnection c = app();
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
                 for (byte[] piece : List.of(Arrays.copyOfRange(raw, 0, at), Arrays.copyOfRange(raw, at, raw.length))) {
                     memory.deliver(c, piece, heap, direct, segment);
@@ -168,7 +169,7 @@ class ConnectionTest {
     }
 
     private static byte[] run(List<byte[]> pieces) {
-        Connection c = app();
+        HttpConnection c = app();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (byte[] p : pieces) {
             feed(c, p);
@@ -209,7 +210,7 @@ class ConnectionTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("keepAliveCases")
     void keepAliveDecision(String name, ServerConfig config, String request, String connectionHeader, boolean closes) {
-        Connection c = new Connection(BenchmarkApp.routes(), config);
+        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), config);
         feed(c, request + get("/json"));
         assertThat(c.isFinished()).as("shouldClose before the output is written").isFalse();
         List<HttpResponse> responses = parseAll(drain(c));
@@ -259,7 +260,7 @@ class ConnectionTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("routeCases")
     void benchmarkRoutes(String name, String request, int status, String contentType, String body, String allow) {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, request);
         HttpResponse r = single(drain(c));
         assertThat(r.status()).isEqualTo(status);
@@ -279,7 +280,7 @@ class ConnectionTest {
 
     @Test
     void headPlaintextHasContentLength13AndNoBody() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, "HEAD /plaintext HTTP/1.1\r\n" + HOST + "\r\n" + get("/health"));
         byte[] out = drain(c);
         List<HttpResponse> responses = parseAll(out, Set.of(0));
@@ -296,7 +297,7 @@ class ConnectionTest {
 
     @Test
     void headOfAnUnknownPathIs404WithoutBody() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, "HEAD /nope HTTP/1.1\r\n" + HOST + "\r\n");
         HttpResponse r = parseAll(drain(c), Set.of(0)).get(0);
         assertThat(r.status()).isEqualTo(404);
@@ -341,7 +342,7 @@ class ConnectionTest {
             req.writeBytes(bytes("Content-Length: " + body.length + "\r\n\r\n"));
             req.writeBytes(body);
         }
-        Connection c = app();
+        HttpConnection c = app();
         byte[] raw = req.toByteArray();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (int off = 0; off < raw.length; off += 1500) {
@@ -358,7 +359,7 @@ class ConnectionTest {
 
     @Test
     void expectContinueGets100BeforeTheBodyAndTheAnswerAfterIt() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, "POST /echo HTTP/1.1\r\n" + HOST + "Expect: 100-continue\r\nContent-Length: 5\r\n\r\n");
         assertThat(new String(drain(c), StandardCharsets.ISO_8859_1)).isEqualTo("HTTP/1.1 100 Continue\r\n\r\n");
         feed(c, "he");
@@ -372,7 +373,7 @@ class ConnectionTest {
 
     @Test
     void expectContinueWithAChunkedBody() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, "POST /echo HTTP/1.1\r\n" + HOST + "Expect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n");
         assertThat(new String(drain(c), StandardCharsets.ISO_8859_1)).isEqualTo("HTTP/1.1 100 Continue\r\n\r\n");
         feed(c, "5\r\nhello\r\n0\r\n\r\n");
@@ -381,7 +382,7 @@ class ConnectionTest {
 
     @Test
     void expectContinueThenPipelinedRequestWithoutExpectGetsNo100() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, "POST /echo HTTP/1.1\r\n" + HOST + "Expect: 100-continue\r\nContent-Length: 1\r\n\r\n");
         drain(c);
         feed(c, "x" + "POST /echo HTTP/1.1\r\n" + HOST + "Content-Length: 2\r\n\r\n");
@@ -397,7 +398,7 @@ class ConnectionTest {
      */
     @Test
     void expectContinueIsIgnoredForHttp10() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, "POST /echo HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
         assertThat(new String(peek(c), StandardCharsets.ISO_8859_1)).as("no interim response to HTTP/1.0").isEmpty();
         drain(c);
@@ -437,7 +438,7 @@ class ConnectionTest {
     @ParameterizedTest(name = "{0} -> {2}")
     @MethodSource("badRequests")
     void badRequestIsAnsweredAndCloses(String name, String request, int status) {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, get("/health") + request + get("/plaintext"));
         assertThat(c.wantsInput()).isFalse();
         assertThat(c.isFinished()).as("not before the error is written").isFalse();
@@ -458,7 +459,7 @@ class ConnectionTest {
      */
     @Test
     void parseErrorAnswerToHeadHasNoBody() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, "HEAD /plaintext HTTP/1.1\r\n" + HOST + "X : y\r\n\r\n");
         byte[] out = drain(c);
         assertThat(new String(out, StandardCharsets.ISO_8859_1)).as("the answer ends with its header section")
@@ -471,7 +472,7 @@ class ConnectionTest {
 
     @Test
     void badRequestFedInPiecesClosesAfterItIsWritten() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, "GET /plaintext HTTP/1.1\r\n");
         assertThat(c.hasOutbound()).isFalse();
         assertThat(c.hasPartialRequest()).isTrue();
@@ -488,7 +489,7 @@ class ConnectionTest {
     /** A partial write keeps the connection open until every byte of the error is out. */
     @Test
     void closeWaitsForAPartialWrite() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, "GET / HTTP/9.9\r\n\r\n");
         int pending = c.outboundBytes();
         assertThat(pending).isPositive();
@@ -530,7 +531,7 @@ class ConnectionTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("failingHandlerCases")
     void failingHandlerAnswersAnErrorAndKeepsTheConnection(String name, String path, int status) {
-        Connection c = new Connection(failingRoutes(), DEFAULTS);
+        HttpConnection c = new HttpConnection(failingRoutes(), DEFAULTS);
         feed(c, get(path) + get("/ok"));
         List<HttpResponse> responses = parseAll(drain(c));
         assertThat(responses).extracting(HttpResponse::status).containsExactly(status, 200);
@@ -545,7 +546,7 @@ class ConnectionTest {
 
     @Test
     void endOfInputAfterACompleteRequestAnswersThenCloses() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, get("/plaintext"));
         c.endOfInput();
         assertThat(c.isFinished()).as("not before the response is written").isFalse();
@@ -556,7 +557,7 @@ class ConnectionTest {
 
     @Test
     void endOfInputWithPipelinedRequestsAnswersAllThenCloses() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, get("/users/1") + get("/users/2"));
         c.endOfInput();
         assertThat(parseAll(drain(c))).extracting(HttpResponse::bodyText)
@@ -566,7 +567,7 @@ class ConnectionTest {
 
     @Test
     void endOfInputWithAPartialRequestClosesWithoutAnswer() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, "GET /plaintext HTTP/1.1\r\nHo");
         c.endOfInput();
         assertThat(c.hasOutbound()).isFalse();
@@ -575,7 +576,7 @@ class ConnectionTest {
 
     @Test
     void endOfInputWithAPartialBodyClosesWithoutAnswer() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, "POST /echo HTTP/1.1\r\n" + HOST + "Content-Length: 10\r\n\r\nabc");
         c.endOfInput();
         assertThat(c.hasOutbound()).isFalse();
@@ -584,7 +585,7 @@ class ConnectionTest {
 
     @Test
     void endOfInputWhenIdleCloses() {
-        Connection c = app();
+        HttpConnection c = app();
         c.endOfInput();
         assertThat(c.hasOutbound()).isFalse();
         assertThat(c.isFinished()).isTrue();
@@ -597,7 +598,7 @@ class ConnectionTest {
      */
     @Test
     void closeAfterResponseWhileIdleLeavesTheCloseToTheStrategy() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, get("/plaintext"));
         drain(c);
         assertThat(c.isIdle()).isTrue();
@@ -613,7 +614,7 @@ class ConnectionTest {
 
     @Test
     void closeAfterResponseDuringARequestClosesAfterItsResponse() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, "GET /plaintext HTTP/1.1\r\n");
         c.closeAfterResponse();
         assertThat(c.isFinished()).isFalse();
@@ -628,7 +629,7 @@ class ConnectionTest {
 
     @Test
     void backPressureStopsProcessingUntilOutputIsWritten() {
-        Connection c = new Connection(BenchmarkApp.routes(), DEFAULTS.writeHighWaterMark(1024));
+        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), DEFAULTS.writeHighWaterMark(1024));
         ByteArrayOutputStream batch = new ByteArrayOutputStream();
         for (int i = 0; i < 10; i++) {
             byte[] body = new byte[4096];
@@ -662,7 +663,7 @@ class ConnectionTest {
     /** Small responses under the mark are all produced in one go. */
     @Test
     void belowTheHighWaterMarkEverythingIsAnsweredAtOnce() {
-        Connection c = new Connection(BenchmarkApp.routes(), DEFAULTS.writeHighWaterMark(1024));
+        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), DEFAULTS.writeHighWaterMark(1024));
         feed(c, get("/plaintext").repeat(3));
         assertThat(c.wantsInput()).isTrue();
         assertThat(parseAll(drain(c))).hasSize(3);
@@ -687,7 +688,7 @@ class ConnectionTest {
     @Test
     void offloadedBlockingRouteAnswersInOrder() {
         Manual ex = new Manual();
-        Connection c = new Connection(BenchmarkApp.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
+        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
         feed(c, get("/blocking/0") + get("/plaintext"));
         assertThat(c.hasOutbound()).as("nothing before the blocking handler ran").isFalse();
         assertThat(c.isAwaitingHandler()).isTrue();
@@ -717,7 +718,7 @@ class ConnectionTest {
     @Test
     void offloadedRequestSurvivesBufferReuse() {
         Manual ex = new Manual();
-        Connection c = new Connection(BenchmarkApp.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
+        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
         feed(c, get("/blocking/0"));
         // Bytes arriving while the handler runs overwrite the receive buffer; the handler has a copy.
         feed(c, get("/users/zzzzzzzzzz"));
@@ -736,7 +737,7 @@ class ConnectionTest {
                 }))
                 .get("/ok", (req, res) -> res.text("ok"))
                 .build();
-        Connection c = new Connection(routes, DEFAULTS, ex, ex.wakeups::incrementAndGet);
+        HttpConnection c = new HttpConnection(routes, DEFAULTS, ex, ex.wakeups::incrementAndGet);
         feed(c, get("/slow-fail") + get("/ok"));
         ex.runNext();
         c.resume();
@@ -749,7 +750,7 @@ class ConnectionTest {
         Executor rejecting = r -> {
             throw new RejectedExecutionException("shutting down");
         };
-        Connection c = new Connection(BenchmarkApp.routes(), DEFAULTS, rejecting, () -> { });
+        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), DEFAULTS, rejecting, () -> { });
         feed(c, get("/blocking/0") + get("/plaintext"));
         List<HttpResponse> responses = parseAll(drain(c));
         assertThat(responses).extracting(HttpResponse::status).containsExactly(503);
@@ -760,7 +761,7 @@ class ConnectionTest {
     @Test
     void manyOffloadedRequestsPipelinedKeepTheirOrder() {
         Manual ex = new Manual();
-        Connection c = new Connection(BenchmarkApp.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
+        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
         StringBuilder batch = new StringBuilder();
         for (int i = 0; i < 4; i++) {
             batch.append(get("/blocking/0")).append(get("/users/" + i));
@@ -780,7 +781,7 @@ class ConnectionTest {
 
     @Test
     void partialWritesAreResumedWhereTheyStopped() {
-        Connection c = app();
+        HttpConnection c = app();
         feed(c, get("/users/7"));
         ByteBuffer view = c.outbound();
         byte[] all = new byte[view.remaining()];

@@ -39,7 +39,7 @@ class FilterTest {
 
     /** Feeds {@code requests}, then writes and resumes until every response is out. */
     private List<HttpResponse> exchange(Router router, String requests, int expected) throws InterruptedException {
-        Connection c = new Connection(router, ServerConfig.defaults(), executor, wakeups::release);
+        HttpConnection c = new HttpConnection(router, ServerConfig.defaults(), executor, wakeups::release);
         feed(c, requests);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

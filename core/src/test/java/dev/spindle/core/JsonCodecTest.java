@@ -40,7 +40,7 @@ class JsonCodecTest {
     }
 
     private static List<HttpResponse> exchange(Router router, String requests, int expected) {
-        Connection c = new Connection(router, ServerConfig.defaults());
+        HttpConnection c = new HttpConnection(router, ServerConfig.defaults());
         feed(c, requests);
         List<HttpResponse> all = parseAll(drainAll(c));
         assertThat(all).hasSize(expected);

@@ -248,7 +248,7 @@ class RequestParserTest {
                 valid("HTTP/1.1 Connection: close",
                         "GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
                         r11("GET", "/").h("Host", "h").h("Connection", "close").keepAlive(false)),
-                valid("HTTP/1.1 Connection list containing close",
+                valid("HTTP/1.1 HttpConnection list containing close",
                         "GET / HTTP/1.1\r\nHost: h\r\nConnection: Upgrade , CLOSE\r\n\r\n",
                         r11("GET", "/").h("Host", "h").h("Connection", "Upgrade , CLOSE").keepAlive(false)),
                 valid("surrounding OWS trimmed, inner whitespace kept",

@@ -53,7 +53,7 @@ class StaticFilesTest {
     }
 
     private static HttpResponse get(String target, String... headers) {
-        Connection c = new Connection(router, ServerConfig.defaults());
+        HttpConnection c = new HttpConnection(router, ServerConfig.defaults());
         StringBuilder req = new StringBuilder("GET " + target + " HTTP/1.1\r\nHost: t\r\n");
         for (String h : headers) {
             req.append(h).append("\r\n");
@@ -171,7 +171,7 @@ class StaticFilesTest {
 
     @Test
     void headAnswersTheHeadersWithoutTheBody() {
-        Connection c = new Connection(router, ServerConfig.defaults());
+        HttpConnection c = new HttpConnection(router, ServerConfig.defaults());
         feed(c, "HEAD /static/data.bin HTTP/1.1\r\nHost: t\r\n\r\n");
         List<HttpResponse> all = parseAll(drainAll(c), Set.of(0));
         assertThat(all.get(0).status()).isEqualTo(200);

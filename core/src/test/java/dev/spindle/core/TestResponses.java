@@ -72,18 +72,18 @@ final class TestResponses {
         return s.getBytes(StandardCharsets.ISO_8859_1);
     }
 
-    static void feed(Connection c, String s) {
+    static void feed(HttpConnection c, String s) {
         feed(c, bytes(s));
     }
 
-    static void feed(Connection c, byte[] b) {
+    static void feed(HttpConnection c, byte[] b) {
         ByteBuffer buf = ByteBuffer.wrap(b);
         c.received(buf);
         assertThat(buf.hasRemaining()).as("received() consumes everything").isFalse();
     }
 
     /** Takes everything the connection has to write and reports it written. */
-    static byte[] drain(Connection c) {
+    static byte[] drain(HttpConnection c) {
         ByteBuffer view = c.outbound();
         byte[] out = new byte[view.remaining()];
         view.get(out);
@@ -97,7 +97,7 @@ final class TestResponses {
      * {@link #drain} until nothing is pending: also a body the connection sends from where the
      * request left it (a large echo), which it hands out after the head.
      */
-    static byte[] drainAll(Connection c) {
+    static byte[] drainAll(HttpConnection c) {
         java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
         do {
             all.writeBytes(drain(c));
@@ -106,7 +106,7 @@ final class TestResponses {
     }
 
     /** Reads the pending output without reporting it written. */
-    static byte[] peek(Connection c) {
+    static byte[] peek(HttpConnection c) {
         ByteBuffer view = c.outbound().duplicate();
         byte[] out = new byte[view.remaining()];
         view.get(out);

@@ -1,5 +1,6 @@
 package dev.spindle.core;
 
+import dev.spindle.core.spi.BenchmarkApp;
 import static dev.spindle.core.TestResponses.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -59,7 +60,7 @@ class TlsConnectionTest {
 
     @Test
     void aRequestOverTlsIsAnsweredAndAlpnPicksHttp11() throws Exception {
-        Peer p = new Peer(new Connection(BenchmarkApp.routes(), tlsConfig()));
+        Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), tlsConfig()));
         p.send(get("/plaintext"));
         p.shuttle();
         HttpResponse r = single(p.received());
@@ -72,7 +73,7 @@ class TlsConnectionTest {
 
     @Test
     void pipelinedRequestsInOneRecordAreAnsweredInOrder() throws Exception {
-        Peer p = new Peer(new Connection(BenchmarkApp.routes(), tlsConfig()));
+        Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), tlsConfig()));
         StringBuilder batch = new StringBuilder();
         for (int i = 0; i < 64; i++) {
             batch.append(get("/users/" + i));
@@ -90,7 +91,7 @@ class TlsConnectionTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 7, 100, 1000, 16_384, 100_000})
     void aLargeEchoSurvivesRecordsSplitAtAnySize(int chunk) throws Exception {
-        Peer p = new Peer(new Connection(BenchmarkApp.routes(), tlsConfig()));
+        Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), tlsConfig()));
         p.chunk = chunk;
         byte[] body = new byte[Math.min(300_000, chunk * 5_000)];
         new Random(chunk).nextBytes(body);
@@ -109,7 +110,7 @@ class TlsConnectionTest {
     void aBlockingHandlerAnswersThroughTlsWhenResumed() throws Exception {
         Queue<Runnable> tasks = new ArrayDeque<>();
         Executor manual = tasks::add;
-        Peer p = new Peer(new Connection(BenchmarkApp.routes(), tlsConfig(), manual, () -> { }));
+        Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), tlsConfig(), manual, () -> { }));
         p.send(get("/blocking/0"));
         p.shuttle();
         assertThat(p.received()).isEmpty();
@@ -122,7 +123,7 @@ class TlsConnectionTest {
 
     @Test
     void connectionCloseEndsWithCloseNotify() throws Exception {
-        Peer p = new Peer(new Connection(BenchmarkApp.routes(), tlsConfig()));
+        Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), tlsConfig()));
         p.send("GET /plaintext HTTP/1.1\r\n" + HOST + "Connection: close\r\n\r\n");
         p.shuttle();
         HttpResponse r = single(p.received());
@@ -135,7 +136,7 @@ class TlsConnectionTest {
 
     @Test
     void thePeersCloseNotifyEndsTheConnectionAfterItsAnswer() throws Exception {
-        Peer p = new Peer(new Connection(BenchmarkApp.routes(), tlsConfig()));
+        Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), tlsConfig()));
         p.shuttle();
         p.send(get("/plaintext"));
         p.keepClientRecords(p.clientRecords());
@@ -148,7 +149,7 @@ class TlsConnectionTest {
 
     @Test
     void plainHttpOnTheTlsPortIsAnswered400InPlainText() {
-        Connection c = new Connection(BenchmarkApp.routes(), tlsConfig());
+        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), tlsConfig());
         c.received(ByteBuffer.wrap(get("/plaintext").getBytes(StandardCharsets.ISO_8859_1)));
         HttpResponse r = single(TestResponses.drain(c));
         assertThat(r.status()).isEqualTo(400);
@@ -159,7 +160,7 @@ class TlsConnectionTest {
 
     @Test
     void bytesThatAreNeitherTlsNorHttpEndTheConnection() {
-        Connection c = new Connection(BenchmarkApp.routes(), tlsConfig());
+        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), tlsConfig());
         byte[] junk = new byte[64];
         new Random(1).nextBytes(junk);
         junk[0] = 22;
@@ -173,7 +174,7 @@ class TlsConnectionTest {
     @Test
     void aHandshakeThatStallsIsDroppedAfterTheHeaderTimeout() throws Exception {
         ServerConfig config = tlsConfig().headerTimeout(Duration.ofSeconds(1));
-        Peer p = new Peer(new Connection(BenchmarkApp.routes(), config));
+        Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), config));
         p.send(get("/plaintext"));
         ByteBuffer hello = p.clientRecords();
         p.server.received(hello.limit(hello.position() + 20));
@@ -187,7 +188,7 @@ class TlsConnectionTest {
 
     @Test
     void aRefusedConnectionSendsItsAnswerOverTls() throws Exception {
-        Peer p = new Peer(Connection.rejecting(tlsConfig(), 503, "too many connections"));
+        Peer p = new Peer(HttpConnection.rejecting(tlsConfig(), 503, "too many connections"));
         assertThat(p.server.hasOutbound()).as("nothing before the handshake").isFalse();
         p.shuttle();
         HttpResponse r = single(p.received());
@@ -197,7 +198,7 @@ class TlsConnectionTest {
 
     @Test
     void aRefusedConnectionAnswersAPlainRequestInPlainText() {
-        Connection c = Connection.rejecting(tlsConfig(), 503, "too many connections");
+        HttpConnection c = HttpConnection.rejecting(tlsConfig(), 503, "too many connections");
         c.received(ByteBuffer.wrap(get("/plaintext").getBytes(StandardCharsets.ISO_8859_1)));
         assertThat(single(TestResponses.drain(c)).status()).isEqualTo(503);
     }
@@ -217,7 +218,7 @@ class TlsConnectionTest {
                     res.body("read " + n);
                 })
                 .build();
-        Connection c = new Connection(router, tlsConfig());
+        HttpConnection c = new HttpConnection(router, tlsConfig());
         Peer p = new Peer(c);
         byte[] body = new byte[200_000];
         c.inputPump(dst -> {
@@ -248,14 +249,14 @@ class TlsConnectionTest {
     /** A TLS client in memory, talking to a server connection; {@link #chunk} bytes move per step each way. */
     private static final class Peer {
         final SSLEngine client;
-        final Connection server;
+        final HttpConnection server;
         int chunk = Integer.MAX_VALUE;
         private final ByteArrayOutputStream pendingPlain = new ByteArrayOutputStream();
         private ByteBuffer toServer = ByteBuffer.allocate(0);
         private ByteBuffer toClient = ByteBuffer.allocate(0);
         private final ByteArrayOutputStream plaintext = new ByteArrayOutputStream();
 
-        Peer(Connection server) throws SSLException {
+        Peer(HttpConnection server) throws SSLException {
             this.server = server;
             client = clientContext.createSSLEngine("localhost", 443);
             client.setUseClientMode(true);

@@ -1,10 +1,10 @@
 package dev.spindle.iouring;
 
-import dev.spindle.core.EventLoopServer;
-import dev.spindle.core.Launcher;
-import dev.spindle.core.LoopContext;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.spi.EventLoopServer;
+import dev.spindle.core.spi.Launcher;
+import dev.spindle.core.spi.LoopContext;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,7 +1,7 @@
 package dev.spindle.iouring;
 
-import dev.spindle.core.Connection;
-import dev.spindle.core.LoopContext;
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.LoopContext;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,8 +1,8 @@
 package dev.spindle.iouring;
 
-import dev.spindle.core.Connection;
-import dev.spindle.core.EventLoopServer;
-import dev.spindle.core.LoopContext;
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.EventLoopServer;
+import dev.spindle.core.spi.LoopContext;
 import dev.spindle.iouring.ffi.LibUring;
 import dev.spindle.iouring.ffi.Libc;
 import java.io.IOException;

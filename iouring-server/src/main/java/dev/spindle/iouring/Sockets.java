@@ -1,8 +1,8 @@
 package dev.spindle.iouring;
 
 import dev.spindle.iouring.ffi.Libc;
-import dev.spindle.iouring.ffi.sockaddr_in;
 import dev.spindle.iouring.ffi.sockaddr_in6;
+import dev.spindle.iouring.ffi.sockaddr_in;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

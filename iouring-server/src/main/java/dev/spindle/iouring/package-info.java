@@ -1,6 +1,6 @@
 /**
  * HTTP/1.1 over io_uring: {@link dev.spindle.iouring.IoUringServer} drives the core's sans-I/O
- * {@link dev.spindle.core.Connection} from completions of rings reached through FFM bindings to
+ * {@link dev.spindle.core.spi.Connection} from completions of rings reached through FFM bindings to
  * liburing ({@code dev.spindle.iouring.ffi}).
  *
  * <p>Split the way Netty's io_uring transport splits it: {@code Ring} (the native ring, its setup

@@ -3,9 +3,9 @@ package dev.spindle.iouring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.spindle.core.BenchmarkApp;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection;
+import dev.spindle.core.spi.BenchmarkApp;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;

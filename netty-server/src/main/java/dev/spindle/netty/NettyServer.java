@@ -1,10 +1,10 @@
 package dev.spindle.netty;
 
 import dev.spindle.core.HttpServer;
-import dev.spindle.core.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.ServerLifecycle;
+import dev.spindle.core.spi.Launcher;
+import dev.spindle.core.spi.ServerLifecycle;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;

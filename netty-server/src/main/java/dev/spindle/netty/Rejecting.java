@@ -1,7 +1,7 @@
 package dev.spindle.netty;
 
-import dev.spindle.core.Connection;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.spi.Connection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;

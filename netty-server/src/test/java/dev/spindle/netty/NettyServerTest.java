@@ -3,11 +3,11 @@ package dev.spindle.netty;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.spindle.core.BenchmarkApp;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawConnection;
 import dev.spindle.core.conformance.RawConnection.RawResponse;
+import dev.spindle.core.conformance.RawConnection;
+import dev.spindle.core.spi.BenchmarkApp;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;

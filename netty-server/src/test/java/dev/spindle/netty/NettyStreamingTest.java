@@ -2,13 +2,13 @@ package dev.spindle.netty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.BenchmarkApp;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawConnection;
 import dev.spindle.core.conformance.RawConnection.RawResponse;
+import dev.spindle.core.conformance.RawConnection;
+import dev.spindle.core.spi.BenchmarkApp;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,8 +1,8 @@
 package dev.spindle.nio;
 
-import dev.spindle.core.Connection;
-import dev.spindle.core.EventLoopServer;
-import dev.spindle.core.LoopContext;
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.EventLoopServer;
+import dev.spindle.core.spi.LoopContext;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;

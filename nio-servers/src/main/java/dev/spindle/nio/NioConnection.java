@@ -1,6 +1,6 @@
 package dev.spindle.nio;
 
-import dev.spindle.core.Connection;
+import dev.spindle.core.spi.Connection;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 

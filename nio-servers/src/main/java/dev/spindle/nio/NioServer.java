@@ -1,9 +1,9 @@
 package dev.spindle.nio;
 
-import dev.spindle.core.EventLoopServer;
-import dev.spindle.core.LoopContext;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.spi.EventLoopServer;
+import dev.spindle.core.spi.LoopContext;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The NIO engine: {@link EventLoop}s (a {@code Selector} each, one core
- * {@link dev.spindle.core.Connection} per key) arranged in a {@link Topology}, run by the core's
+ * {@link dev.spindle.core.spi.Connection} per key) arranged in a {@link Topology}, run by the core's
  * {@link EventLoopServer} shell (start, graceful close, connection limit, drain deadline, virtual
  * threads for blocking handlers). The four public NIO servers are this engine with a different
  * topology; everything else is configuration.
@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * </table>
  *
  * <p>Time belongs to the core: every {@value EventLoop#SCAN_MILLIS} ms each loop calls
- * {@link dev.spindle.core.Connection#tick} on its connections, which applies the idle, header
+ * {@link dev.spindle.core.spi.Connection#tick} on its connections, which applies the idle, header
  * (408), write and handler (503) timeouts and ends lingering. Beyond
  * {@link ServerConfig#maxConnections()} a new socket is served a core rejection (503, then a
  * close). Blocking routes run on virtual threads and are answered from the loop, in request order;

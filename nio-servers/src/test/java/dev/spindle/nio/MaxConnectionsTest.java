@@ -2,9 +2,9 @@ package dev.spindle.nio;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.BenchmarkApp;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection;
+import dev.spindle.core.spi.BenchmarkApp;
 import java.time.Duration;
 import java.util.function.BiFunction;
 import java.util.stream.Stream;

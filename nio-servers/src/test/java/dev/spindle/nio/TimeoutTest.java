@@ -2,9 +2,9 @@ package dev.spindle.nio;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.BenchmarkApp;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection;
+import dev.spindle.core.spi.BenchmarkApp;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;

@@ -1,8 +1,8 @@
 package dev.spindle.core.bench;
 
-import dev.spindle.core.BenchmarkApp;
-import dev.spindle.core.Connection;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.spi.BenchmarkApp;
+import dev.spindle.core.spi.Connection;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -48,7 +48,7 @@ public class CoreRoundTripBenchmark {
             case "json" -> "{\"message\":\"Hello, World!\"}";
             default -> "{\"id\":\"12345\"}";
         };
-        connection = new Connection(BenchmarkApp.routes(), ServerConfig.defaults());
+        connection = Connection.open(BenchmarkApp.routes(), ServerConfig.defaults());
         request = Requests.direct(Requests.wrkGet(target));
         connection.received(request.rewind());
         ByteBuffer out = connection.outbound();

@@ -1,8 +1,8 @@
 package dev.spindle.core.bench;
 
 import dev.spindle.core.BenchAccess;
-import dev.spindle.core.BenchmarkApp;
 import dev.spindle.core.Router;
+import dev.spindle.core.spi.BenchmarkApp;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -2,12 +2,12 @@ package dev.spindle.core.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.BenchmarkApp;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection.RawResponse;
+import dev.spindle.core.spi.BenchmarkApp;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;

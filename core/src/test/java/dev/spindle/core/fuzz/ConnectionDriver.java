@@ -2,9 +2,9 @@ package dev.spindle.core.fuzz;
 
 import static dev.spindle.core.fuzz.Findings.require;
 
-import dev.spindle.core.Connection;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.spi.Connection;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
@@ -50,7 +50,7 @@ final class ConnectionDriver {
             submitted++;
             worker.execute(task);
         };
-        this.connection = offload ? new Connection(routes, config, counting, wakeups::release) : new Connection(routes, config);
+        this.connection = offload ? Connection.open(routes, config, counting, wakeups::release) : Connection.open(routes, config);
         this.writeStep = writeStep;
         this.lagging = lagging;
     }

@@ -4,9 +4,9 @@ import static dev.spindle.core.fuzz.Findings.require;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.spindle.core.FuzzAccess;
 import dev.spindle.core.FuzzAccess.Outcome;
 import dev.spindle.core.FuzzAccess.Parsed;
+import dev.spindle.core.FuzzAccess;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.fuzz.ResponseReader.Output;
@@ -17,7 +17,7 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Coverage-guided fuzz test of the sans-I/O {@link dev.spindle.core.Connection} (issue #7): any
+ * Coverage-guided fuzz test of the sans-I/O {@link dev.spindle.core.spi.Connection} (issue #7): any
  * bytes, however they arrive and however slowly the output is written, get well-formed responses
  * that answer exactly what the parser alone makes of the same bytes, in order, and at most one
  * clean error that closes the connection.

@@ -4,8 +4,8 @@ import static dev.spindle.core.fuzz.Findings.require;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.spindle.core.FuzzAccess;
 import dev.spindle.core.FuzzAccess.Outcome;
+import dev.spindle.core.FuzzAccess;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.fuzz.ResponseReader.Output;

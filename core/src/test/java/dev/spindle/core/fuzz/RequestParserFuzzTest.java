@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.spindle.core.FuzzAccess;
 import dev.spindle.core.FuzzAccess.Outcome;
 import dev.spindle.core.FuzzAccess.Parsed;
+import dev.spindle.core.FuzzAccess;
 import dev.spindle.core.ServerConfig;
 import java.util.List;
 import java.util.Set;

@@ -1,5 +1,7 @@
 package dev.spindle.core;
 
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Engine;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
@@ -12,42 +14,9 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/**
- * One HTTP/1.1 connection without any I/O: the strategy feeds it received bytes, writes what it
- * hands out, and acts on what it answers. It parses, routes, runs handlers, streams bodies both
- * ways, encodes responses, answers pipelined requests in order, decides keep-alive, sends
- * {@code 100 Continue}, answers bad input with an error and a close, and keeps the connection's
- * time (idle, header, write and handler timeouts, lingering after a close).
- *
- * <p>What a strategy does, on its connection's thread:
- * <ul>
- *   <li>bytes arrive: {@link #received}; the peer shut its side: {@link #endOfInput()};</li>
- *   <li>write {@link #outboundFile()} (zero-copy, if it enabled {@link #transferFiles}) or else
- *       {@link #outbound()} while {@link #hasOutbound()}, reporting each write with {@link #written};</li>
- *   <li>read from the socket only while {@link #wantsInput()};</li>
- *   <li>once {@link #isLingering()}: shut down its output (once) and keep reading (the bytes are dropped);</li>
- *   <li>close the socket when {@link #shouldClose()};</li>
- *   <li>call {@link #tick(long)} now and then (every few hundred milliseconds, or when a read times
- *       out after {@link #readTimeoutNanos(long)}), which applies the timeouts;</li>
- *   <li>when the wakeup it passed in runs (from any thread: a handler finished, a streamed body has
- *       its next chunk, a body consumer wants more), call {@link #resume()} on its own thread.</li>
- * </ul>
- * After each of these calls the strategy re-checks the answers above; the connection never touches
- * a socket, selector, ring or thread, and every byte a strategy sends comes from it.
- *
- * <p>Handlers ({@link Handler}): inline ones run within the call that completed their request;
- * blocking ones run on the blocking executor (or inline when the strategy passes none, as blocking
- * servers do, reading streamed request bodies through their {@link InputPump}); asynchronous ones
- * start inline and finish when their stage completes. While one is in flight, or a streamed
- * response is being sent, later pipelined requests wait, so answers keep request order.
- *
- * <p>Back-pressure: while more than {@link ServerConfig#writeHighWaterMark()} bytes are pending the
- * connection processes no further requests and pulls no more of a streamed body, and
- * {@link #wantsInput()} is false; {@link #written} resumes it by itself. A streamed request body
- * stops the reading while its consumer is {@value RequestBody#WINDOW} bytes behind.
- */
-public final class Connection {
-    private static final Logger log = LoggerFactory.getLogger(Connection.class);
+/** The core's {@link Connection}: parsing, routing, handlers, encoding, timeouts, and TLS through {@link TlsLayer}. */
+final class HttpConnection implements Connection {
+    private static final Logger log = LoggerFactory.getLogger(HttpConnection.class);
     /** How long a finished connection keeps reading (and dropping) what the peer still sends before closing. */
     static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** How much it drops at most while lingering. */
@@ -56,49 +25,21 @@ public final class Connection {
     static final int IN_PLACE_MIN = 64 * 1024;
     private static final Runnable NO_WAKEUP = () -> { };
 
-    /** A region of a file to send with {@code FileChannel.transferTo}, then report with {@link #written}. */
-    public interface FileRegion {
-        /**
-         * The file to send from. The connection owns it and closes it when the body is done or the
-         * connection is {@link #closed()}: the strategy must not close it.
-         *
-         * @return the open file channel
-         */
-        FileChannel channel();
+    static {
+        new Engine() {
+            @Override
+            protected Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup) {
+                return new HttpConnection(router, config, blockingExecutor, wakeup);
+            }
 
-        /**
-         * Where in the file the next byte to send lies; it advances as {@link #written} reports bytes.
-         *
-         * @return the absolute file position, in bytes, to pass to {@code transferTo}
-         */
-        long position();
-
-        /**
-         * How many bytes of the region are still to be sent.
-         *
-         * @return the remaining byte count; positive whenever {@link #outboundFile()} returns the region
-         */
-        long count();
+            @Override
+            protected Connection rejecting(ServerConfig config, int status, String message) {
+                return HttpConnection.rejecting(config, status, message);
+            }
+        };
     }
 
-    /**
-     * Reads more request bytes on the connection's own thread, for strategies that run handlers
-     * inline (blocking servers): called when an inline handler reads a streamed body that has not
-     * arrived. It must first write whatever {@link #outbound()} holds (a {@code 100 Continue}),
-     * then block reading the socket; -1 at the end of input.
-     */
-    @FunctionalInterface
-    public interface InputPump {
-        /**
-         * Blocks until some request bytes arrive and puts them into {@code dst}; called on the
-         * connection's own thread, from within the inline handler's read.
-         *
-         * @param dst where to put the bytes, cleared, with room for at least one byte
-         * @return how many bytes were put into {@code dst}, or -1 at the end of input
-         * @throws IOException if the socket fails or times out; it reaches the handler reading the body
-         */
-        int read(ByteBuffer dst) throws IOException;
-    }
+
 
     private final Router router;
     private final ServerConfig config;
@@ -164,7 +105,7 @@ public final class Connection {
      * @param router the routes requests are dispatched to
      * @param config the limits and timeouts it applies
      */
-    public Connection(Router router, ServerConfig config) {
+    HttpConnection(Router router, ServerConfig config) {
         this(router, config, null, null);
     }
 
@@ -179,7 +120,7 @@ public final class Connection {
      * @param wakeup called from any thread when the connection has work for its thread, which then
      *        calls {@link #resume()}; may be null only if no handler completes on another thread
      */
-    public Connection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup) {
+    HttpConnection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup) {
         this.router = router;
         this.config = config;
         this.blockingExecutor = blockingExecutor;
@@ -202,43 +143,25 @@ public final class Connection {
      * @param message the reason, in the plain-text body {@code <status> <reason phrase>: <message>}
      * @return a new connection that only answers, then closes
      */
-    public static Connection rejecting(ServerConfig config, int status, String message) {
-        Connection c = new Connection(null, config);
+    static HttpConnection rejecting(ServerConfig config, int status, String message) {
+        HttpConnection c = new HttpConnection(null, config);
         ResponseEncoder.error(c.out, c.response, status, message, null, ResponseEncoder.CONNECTION_CLOSE, false);
         c.closing = true;
         return c;
     }
 
-    /**
-     * Lets the strategy hand out file bodies as {@link #outboundFile()} regions for zero-copy sending.
-     * Off by default: file bodies are then read into {@link #outbound()} like any other body.
-     *
-     * @param on true if the strategy sends {@link #outboundFile()} regions itself
-     */
+    @Override
     public void transferFiles(boolean on) {
         // TLS encrypts every byte, so file bodies pass through the output like any other body
         transferFiles = on && tls == null;
     }
 
-    /**
-     * How an inline handler reads a request body that has not arrived yet (strategies without a blocking executor).
-     * Set it before the first {@link #received}.
-     *
-     * @param pump reads the socket on the connection's thread
-     */
+    @Override
     public void inputPump(InputPump pump) {
         this.pump = pump;
     }
 
-    /**
-     * Consumes all of {@code src} and processes every complete request in it. When nothing is
-     * buffered, a heap buffer is parsed in place and only the bytes of an unfinished request (or a
-     * chunked body, which is joined by moving bytes) are copied. Its bytes are never written, and
-     * nothing refers to them once this returns, so the caller may reuse it at once. After a close
-     * began, the bytes are dropped (lingering).
-     *
-     * @param src the bytes read from the socket; consumed entirely (its position ends at its limit)
-     */
+    @Override
     public void received(ByteBuffer src) {
         if (tls != null) {
             receivedTls(src);
@@ -270,15 +193,7 @@ public final class Connection {
         receivedInPlace(memory, lentKey, offset, length);
     }
 
-    /**
-     * Like {@link #received(ByteBuffer)} for {@code memory[offset, offset + length)}, such as a
-     * buffer the kernel filled (io_uring's provided buffers): parsed where it lies, and no longer
-     * referred to once this returns.
-     *
-     * @param memory the memory holding the bytes; read-only memory is copied, never parsed in place
-     * @param offset where the bytes start in {@code memory}, in bytes
-     * @param length how many bytes arrived; 0 does nothing
-     */
+    @Override
     public void received(MemorySegment memory, long offset, int length) {
         if (length == 0) {
             return;
@@ -388,7 +303,7 @@ public final class Connection {
         return lentMemory;
     }
 
-    /** The peer closed its sending side: answer what is complete, then close. */
+    @Override
     public void endOfInput() {
         if (tls != null) {
             tls.inputEnded();
@@ -398,19 +313,13 @@ public final class Connection {
         fillTls();
     }
 
-    /** Continues after the wakeup ran: a handler finished, a streamed body moved, or a body consumer wants more. */
+    @Override
     public void resume() {
         process();
         fillTls();
     }
 
-    /**
-     * Bytes to write, as a buffer positioned at the first pending byte. It stays valid until the
-     * next call to {@link #received}, {@link #resume}, {@link #tick} or {@link #written}; report
-     * what was written with {@link #written}. Empty when only a file region is pending.
-     *
-     * @return the pending bytes, from its position to its limit; possibly empty
-     */
+    @Override
     public ByteBuffer outbound() {
         return tls != null ? tls.outbound() : plaintextOutbound();
     }
@@ -423,12 +332,7 @@ public final class Connection {
         return out.view();
     }
 
-    /**
-     * The file region to send next with {@code transferTo}, or null: only when
-     * {@link #transferFiles} is on and no buffered bytes come before it.
-     *
-     * @return the region to send next, or null when the next bytes (if any) are in {@link #outbound()}
-     */
+    @Override
     public FileRegion outboundFile() {
         return tls == null && fileReady() ? (OutgoingBody.FileBody) outgoing : null;
     }
@@ -437,12 +341,7 @@ public final class Connection {
         return transferFiles && out.pending() == 0 && outgoing instanceof OutgoingBody.FileBody f && f.count() > 0;
     }
 
-    /**
-     * Whether anything waits to be written, in {@link #outbound()} or {@link #outboundFile()}; write
-     * while this is true (and the socket takes it).
-     *
-     * @return true if bytes or a file region are pending
-     */
+    @Override
     public boolean hasOutbound() {
         return tls != null ? tls.hasOutbound() : plaintextHasOutbound();
     }
@@ -451,22 +350,12 @@ public final class Connection {
         return out.pending() > 0 || fileReady() || outgoing instanceof OutgoingBody.InPlaceBody body && body.count() > 0;
     }
 
-    /**
-     * Bytes pending in {@link #outbound()} (not counting a file region).
-     *
-     * @return the remaining bytes of {@link #outbound()}; 0 when only a file region is pending
-     */
+    @Override
     public int outboundBytes() {
         return outbound().remaining();
     }
 
-    /**
-     * {@code bytes} of what was handed out (the buffer, or else the file region) were written.
-     * Below the high-water mark this resumes processing held back by back-pressure.
-     *
-     * @param bytes how many bytes the socket took, from the start of what was handed out; 0 does nothing
-     * @throws IllegalArgumentException if more was reported than was handed out, or nothing was pending
-     */
+    @Override
     public void written(int bytes) {
         if (bytes == 0) {
             return;
@@ -501,14 +390,7 @@ public final class Connection {
         }
     }
 
-    /**
-     * Whether the strategy should read from the socket now.
-     *
-     * @return true if a read is useful now; false under back-pressure (output at the high-water
-     *         mark, a full request-body window, a handler or streamed response in flight and no
-     *         request body to read), after the end of input, and once the connection is closing,
-     *         except while it lingers
-     */
+    @Override
     public boolean wantsInput() {
         if (aborted || inputEnded) {
             return false;
@@ -538,88 +420,43 @@ public final class Connection {
         return closing && !aborted && plaintextFlushed();
     }
 
-    /**
-     * Everything is answered and written, and the peer may still be sending: shut down the output
-     * (once) and keep reading; the connection drops what arrives until it says {@link #shouldClose()}.
-     * Closing at once could make the kernel answer unread bytes with a reset that destroys the response.
-     *
-     * @return true while the connection lingers: at most 500 ms or 1 MiB of dropped input
-     */
+    @Override
     public boolean isLingering() {
         return closing && !aborted && flushed() && !inputEnded && !lingerDone;
     }
 
-    /**
-     * Close the socket now: the connection is over (or a timeout gave up on it). Then call {@link #closed()}.
-     *
-     * @return true if the strategy must close the socket; nothing more will be handed out
-     */
+    @Override
     public boolean shouldClose() {
         return aborted || closing && flushed() && (inputEnded || lingerDone);
     }
 
-    /**
-     * No more responses will come and all output is written ({@link #isLingering()} or {@link #shouldClose()}).
-     *
-     * @return true once the connection has nothing more to send
-     */
+    @Override
     public boolean isFinished() {
         return aborted || closing && flushed();
     }
 
-    /**
-     * No request in progress and nothing to write: safe to close for idleness or shutdown.
-     *
-     * @return true if closing the socket now loses no request or response
-     */
+    @Override
     public boolean isIdle() {
         return !closing && !aborted && exchange == null && outgoing == null && out.pending() == 0 && !parser.inProgress(in)
                 && (tls == null || !tls.hasOutbound());
     }
 
-    /**
-     * Bytes of a request have arrived but not the whole request (header timeout applies).
-     *
-     * @return true while a request has begun arriving but is not complete, and no handler or
-     *         streamed response is in flight
-     */
+    @Override
     public boolean hasPartialRequest() {
         return exchange == null && outgoing == null && parser.inProgress(in);
     }
 
-    /**
-     * A blocking or asynchronous handler is in flight (or finished and waiting for {@link #resume()}).
-     *
-     * @return true while the connection waits for a handler run on another thread or stage
-     */
+    @Override
     public boolean isAwaitingHandler() {
         return exchange != null;
     }
 
-    /**
-     * The next response says {@code Connection: close} and ends the connection (shutdown,
-     * shedding). A connection that is idle is the strategy's to close.
-     */
+    @Override
     public void closeAfterResponse() {
         closeAfterResponse = true;
     }
 
-    /**
-     * Applies the timeouts at {@code now} ({@code System.nanoTime()}). Call it every few hundred
-     * milliseconds (deadlines are as precise as that) and whenever a read timed out; then act on
-     * the answers as after any other call. Decides:
-     * <ul>
-     *   <li>output the peer has not taken for {@link ServerConfig#writeTimeout()}: close;</li>
-     *   <li>a request begun but not complete after {@link ServerConfig#headerTimeout()} (for a
-     *       streamed body: no bytes for that long): 408 and a close;</li>
-     *   <li>a blocking or asynchronous handler still running after {@link ServerConfig#handlerTimeout()}:
-     *       503 and a close; a streamed response body producing nothing for that long: close;</li>
-     *   <li>no request for {@link ServerConfig#idleTimeout()}: close, without a response;</li>
-     *   <li>lingering for 500 ms: close.</li>
-     * </ul>
-     *
-     * @param now the current {@link System#nanoTime()}; call on the connection's thread
-     */
+    @Override
     public void tick(long now) {
         applyTimeouts(now);
         fillTls();
@@ -714,13 +551,7 @@ public final class Connection {
         }
     }
 
-    /**
-     * How long the strategy may block reading before it must call {@link #tick} (for strategies
-     * that wait in a blocking read with a socket timeout), given that it ticked at {@code now}.
-     *
-     * @param now the {@link System#nanoTime()} of the last {@link #tick}
-     * @return the time until the next deadline, in nanoseconds; at least 1
-     */
+    @Override
     public long readTimeoutNanos(long now) {
         if (isLingering()) {
             return lingerStarted == 0 ? LINGER_NANOS : Math.max(1, lingerStarted + LINGER_NANOS - now);
@@ -741,11 +572,7 @@ public final class Connection {
         return Math.max(1, since + config.idleTimeout().toNanos() - now);
     }
 
-    /**
-     * How long a strategy waiting for a handler may wait before it must call {@link #tick}.
-     *
-     * @return {@link ServerConfig#handlerTimeout()} in nanoseconds
-     */
+    @Override
     public long handlerTimeoutNanos() {
         return config.handlerTimeout().toNanos();
     }
@@ -775,11 +602,7 @@ public final class Connection {
         closing = true;
     }
 
-    /**
-     * The strategy closed the socket, for whatever reason (the core said so, the peer reset it, the
-     * server stopped): releases what the connection still holds, so that no producer of a streamed
-     * response, file or request-body consumer waits for a socket that is gone. Idempotent.
-     */
+    @Override
     public void closed() {
         if (!aborted) {
             abort();

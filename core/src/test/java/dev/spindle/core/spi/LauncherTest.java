@@ -1,7 +1,8 @@
-package dev.spindle.core;
+package dev.spindle.core.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.core.ServerConfig;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;

@@ -1,5 +1,11 @@
-package dev.spindle.core;
+package dev.spindle.core.spi;
 
+import dev.spindle.core.Handler;
+import dev.spindle.core.HttpException;
+import dev.spindle.core.Json;
+import dev.spindle.core.Request;
+import dev.spindle.core.Response;
+import dev.spindle.core.Router;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

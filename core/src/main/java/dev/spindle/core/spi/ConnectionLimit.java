@@ -1,5 +1,6 @@
-package dev.spindle.core;
+package dev.spindle.core.spi;
 
+import dev.spindle.core.ServerConfig;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Counts open connections against {@link ServerConfig#maxConnections()}, shared by a server's threads. */

@@ -1,5 +1,7 @@
-package dev.spindle.core;
+package dev.spindle.core.spi;
 
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
 import java.util.concurrent.Executor;
 
 /**
@@ -75,7 +77,7 @@ public interface LoopContext {
      * @return a new connection serving {@link #router()} with {@link #config()}
      */
     default Connection newConnection(Runnable wakeup) {
-        return new Connection(router(), config(), blockingExecutor(), wakeup);
+        return Connection.open(router(), config(), blockingExecutor(), wakeup);
     }
 
     /**

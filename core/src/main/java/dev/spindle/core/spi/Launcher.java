@@ -1,5 +1,8 @@
-package dev.spindle.core;
+package dev.spindle.core.spi;
 
+import dev.spindle.core.HttpServer;
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,5 +1,8 @@
-package dev.spindle.core;
+package dev.spindle.core.spi;
 
+import dev.spindle.core.HttpServer;
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
-package dev.spindle.core;
+package dev.spindle.core.spi;
 
+import dev.spindle.core.HttpServer;
+import dev.spindle.core.ServerConfig;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -1,7 +1,8 @@
-package dev.spindle.core;
+package dev.spindle.core.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.core.HttpServer;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;

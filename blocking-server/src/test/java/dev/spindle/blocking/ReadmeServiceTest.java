@@ -1,0 +1,263 @@
+package dev.spindle.blocking;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
+import dev.spindle.core.HttpServer;
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
+import dev.spindle.core.Tls;
+import dev.spindle.iouring.IoUring;
+import dev.spindle.iouring.IoUringServer;
+import dev.spindle.nio.MultiLoopServer;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The README's {@code NotesService}, compiled from the README and run on one server of each kind
+ * (blocking, NIO, io_uring) over plain HTTP and HTTPS: filters, the access log, the custom 404 and
+ * the mapped domain exception, JSON in and out, and static files with 304 and 206.
+ */
+class ReadmeServiceTest {
+    private static final String API_KEY = "k3y";
+    private static final char[] PASSWORD = "changeit".toCharArray();
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    /** A server class the service runs on; {@code unavailable} says why it cannot run here, or is null. */
+    record Strategy(String name, BiFunction<ServerConfig, Router, HttpServer> factory, String unavailable) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static Stream<Strategy> strategies() {
+        return Stream.of(
+                new Strategy("VirtualThreadServer", VirtualThreadServer::new, null),
+                new Strategy("MultiLoopServer", MultiLoopServer::new, null),
+                new Strategy("IoUringServer", IoUringServer::new,
+                        IoUring.isAvailable() ? null : "io_uring is not available: " + IoUring.unavailabilityCause()));
+    }
+
+    @TempDir
+    static Path dir;
+    private static ReadmeClasses readme;
+    private static Path web;
+    private static byte[] manual;
+    private static Tls tls;
+    private static HttpClient client;
+    private static final Queue<String> accessLines = new ConcurrentLinkedQueue<>();
+    private static final Logger accessLogger = (Logger) LoggerFactory.getLogger("dev.spindle.access");
+    private static final AppenderBase<ILoggingEvent> capture = new AppenderBase<>() {
+        @Override
+        protected void append(ILoggingEvent event) {
+            accessLines.add(event.getFormattedMessage());
+        }
+    };
+
+    @BeforeAll
+    static void compileTheServiceAndPrepareItsFiles() throws Exception {
+        readme = ReadmeClasses.compile(Files.createDirectories(dir.resolve("readme")));
+        assertThat(readme.load("NotesService").getMethod("main", String[].class)).isNotNull();
+        web = Files.createDirectories(dir.resolve("web"));
+        manual = new byte[256 * 1024];
+        for (int i = 0; i < manual.length; i++) {
+            manual[i] = (byte) (i % 251);
+        }
+        Files.write(web.resolve("manual.bin"), manual);
+        Path keyStore = newKeyStore(dir.resolve("server.p12"));
+        tls = Tls.fromKeyStore(keyStore, PASSWORD);
+        client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(TIMEOUT)
+                .sslContext(trusting(keyStore)).build();
+        capture.start();
+        accessLogger.addAppender(capture);
+        // the launchers' logback.xml logs WARN and up; the access lines are INFO
+        accessLogger.setLevel(Level.INFO);
+        accessLogger.setAdditive(false);
+    }
+
+    @AfterAll
+    static void detachTheAccessLog() {
+        accessLogger.detachAppender(capture);
+        accessLogger.setLevel(null);
+        accessLogger.setAdditive(true);
+        if (client != null) {
+            client.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("strategies")
+    void servesOverHttp(Strategy strategy) throws Exception {
+        runService(strategy, "http", 0);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("strategies")
+    void servesOverHttps(Strategy strategy) throws Exception {
+        runService(strategy, "https", 1);
+    }
+
+    @Test
+    void aBodyThatIsNotANoteIsA400() throws Exception {
+        Router routes = routes();
+        try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0).shutdownHook(false), routes).start()) {
+            HttpResponse<String> bad = send(post("http://127.0.0.1:" + server.port() + "/notes", "{\"title\":")
+                    .header("X-Api-Key", API_KEY));
+            assertThat(bad.statusCode()).isEqualTo(400);
+            assertThat(bad.body()).contains("not a valid Note");
+        }
+    }
+
+    private static Router routes() throws Exception {
+        return (Router) readme.call("NotesService", "routes", new Class<?>[] {Path.class, String.class}, web, API_KEY);
+    }
+
+    /** Starts the service as its README code does (HTTP, then HTTPS) and checks the one at {@code index}. */
+    private static void runService(Strategy strategy, String scheme, int index) throws Exception {
+        Assumptions.assumeTrue(strategy.unavailable() == null, strategy::unavailable);
+        ServerConfig config = ServerConfig.defaults().port(0).shutdownHook(false);
+        @SuppressWarnings("unchecked")
+        List<HttpServer> servers = (List<HttpServer>) readme.call("NotesService", "start",
+                new Class<?>[] {BiFunction.class, Router.class, ServerConfig.class, ServerConfig.class},
+                strategy.factory(), routes(), config, config.tls(tls));
+        try {
+            assertThat(servers).hasSize(2);
+            checkTheService(scheme + "://127.0.0.1:" + servers.get(index).port(), strategy + "-" + scheme);
+        } finally {
+            servers.forEach(HttpServer::close);
+        }
+    }
+
+    private static void checkTheService(String base, String run) throws Exception {
+        HttpResponse<String> anonymous = send(post(base + "/notes", "{\"title\":\"milk\",\"text\":\"2 l\"}"));
+        assertThat(anonymous.statusCode()).isEqualTo(401);
+        assertThat(anonymous.body()).isEqualTo("{\"error\":\"writes need an X-Api-Key\"}");
+        assertThat(anonymous.headers().firstValue("X-Request-Id")).as("a request id made up by the filter")
+                .hasValueSatisfying(id -> assertThat(id).hasSize(36));
+
+        HttpResponse<String> created = send(post(base + "/notes", "{\"title\":\"milk\",\"text\":\"2 l\"}")
+                .header("X-Api-Key", API_KEY).header("X-Request-Id", run));
+        assertThat(created.statusCode()).isEqualTo(201);
+        assertThat(created.headers().firstValue("X-Request-Id")).hasValue(run);
+        assertThat(created.headers().firstValue("Content-Type")).hasValue("application/json");
+        String location = created.headers().firstValue("Location").orElseThrow();
+        String id = location.substring("/notes/".length());
+        assertThat(created.body()).isEqualTo("{\"id\":\"" + id + "\",\"title\":\"milk\",\"text\":\"2 l\"}");
+
+        HttpResponse<String> read = send(get(base + location));
+        assertThat(read.statusCode()).isEqualTo(200);
+        assertThat(read.body()).isEqualTo(created.body());
+        assertThat(send(get(base + "/notes")).body()).isEqualTo("[" + created.body() + "]");
+
+        HttpResponse<String> noNote = send(get(base + "/notes/999").header("X-Request-Id", run));
+        assertThat(noNote.statusCode()).isEqualTo(404);
+        assertThat(noNote.body()).isEqualTo("{\"error\":\"no note 999\"}");
+        assertThat(noNote.headers().firstValue("X-Request-Id")).as("kept on a mapped exception").hasValue(run);
+
+        HttpResponse<String> noPage = send(get(base + "/nothing/here?run=" + run));
+        assertThat(noPage.statusCode()).isEqualTo(404);
+        assertThat(noPage.headers().firstValue("Content-Type")).hasValue("application/json");
+        assertThat(noPage.body()).isEqualTo("{\"error\":\"nothing at /nothing/here\"}");
+
+        HttpResponse<byte[]> file = sendForBytes(get(base + "/static/manual.bin"));
+        assertThat(file.statusCode()).isEqualTo(200);
+        assertThat(file.body()).isEqualTo(manual);
+        String etag = file.headers().firstValue("ETag").orElseThrow();
+
+        HttpResponse<byte[]> unchanged = sendForBytes(get(base + "/static/manual.bin").header("If-None-Match", etag));
+        assertThat(unchanged.statusCode()).isEqualTo(304);
+        assertThat(unchanged.body()).isEmpty();
+        assertThat(unchanged.headers().firstValue("ETag")).hasValue(etag);
+
+        HttpResponse<byte[]> part = sendForBytes(get(base + "/static/manual.bin?run=" + run).header("Range", "bytes=100000-100099"));
+        assertThat(part.statusCode()).isEqualTo(206);
+        assertThat(part.headers().firstValue("Content-Range")).hasValue("bytes 100000-100099/" + manual.length);
+        assertThat(part.body()).isEqualTo(Arrays.copyOfRange(manual, 100_000, 100_100));
+
+        // the access log writes its line once the response is final, which may be just after the client has it
+        assertThat(awaitAccessLine("GET /nothing/here?run=" + run + " 404 ")).isTrue();
+        assertThat(awaitAccessLine("GET /static/manual.bin?run=" + run + " 206 100 B ")).isTrue();
+    }
+
+    private static boolean awaitAccessLine(String prefix) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        do {
+            if (accessLines.stream().anyMatch(line -> line.startsWith(prefix))) {
+                return true;
+            }
+            Thread.sleep(10);
+        } while (System.nanoTime() < deadline);
+        System.err.println("access lines: " + accessLines);
+        return false;
+    }
+
+    private static HttpRequest.Builder get(String url) {
+        return HttpRequest.newBuilder(URI.create(url)).timeout(TIMEOUT);
+    }
+
+    private static HttpRequest.Builder post(String url, String json) {
+        return get(url).POST(HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8));
+    }
+
+    private static HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<byte[]> sendForBytes(HttpRequest.Builder request) throws IOException, InterruptedException {
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    /** A PKCS#12 key store with a fresh EC key and a self-signed certificate for 127.0.0.1, made by the JDK's keytool. */
+    private static Path newKeyStore(Path file) throws IOException, InterruptedException {
+        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "spindle", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
+                "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-storetype", "PKCS12", "-validity", "2",
+                "-keystore", file.toString(), "-storepass", new String(PASSWORD))
+                .redirectErrorStream(true).start();
+        String output = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(keytool.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(keytool.exitValue()).as("keytool: %s", output).isZero();
+        return file;
+    }
+
+    /** A client context that trusts the key store's certificate, and nothing else. */
+    private static SSLContext trusting(Path keyStore) throws Exception {
+        KeyStore trusted = KeyStore.getInstance("PKCS12");
+        trusted.load(null, null);
+        trusted.setCertificateEntry("spindle", KeyStore.getInstance(keyStore.toFile(), PASSWORD).getCertificate("spindle"));
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(trusted);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trust.getTrustManagers(), null);
+        return context;
+    }
+}

@@ -1,0 +1,10 @@
+/**
+ * For server implementations (strategy modules), not applications: the sans-I/O
+ * {@link dev.spindle.core.spi.Connection} every strategy feeds and drains, the event-loop server
+ * shell ({@link dev.spindle.core.spi.EventLoopServer}, {@link dev.spindle.core.spi.LoopContext}),
+ * the lifecycle and connection-limit bookkeeping every server shares, the servers' command line
+ * ({@link dev.spindle.core.spi.Launcher}) and the benchmark application's routes
+ * ({@link dev.spindle.core.spi.BenchmarkApp}). The HTTP engine behind {@code Connection} stays
+ * package-private in {@code dev.spindle.core}; this package may change between releases.
+ */
+package dev.spindle.core.spi;
