@@ -48,7 +48,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The behaviour every Spindle server must show on real sockets, whatever its I/O strategy. A
- * strategy module subclasses it and implements {@link #newServer}; nothing else is copied.
+ * strategy module subclasses it and implements {@link #newServer}; nothing else is copied. A
+ * subclass whose {@link #overTls()} is true runs every case over TLS, plus the TLS-only cases.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(60)
@@ -1162,12 +1163,15 @@ public abstract class HttpConformanceSuite {
         return false;
     }
 
+    /** Why the TLS-only cases are skipped by a plain-HTTP run. */
+    private static final String TLS_ONLY = "TLS only: runs when overTls() is true (the *TlsConformanceTest classes)";
+
     /** The HTTP/1.1 protocol name ALPN must settle on. */
     private static final String HTTP_1_1 = "http/1.1";
 
     /** ALPN: a client offering {@code h2} and {@code http/1.1} gets {@code http/1.1}, and HTTP/1.1 on it. */
     @Test
-    @EnabledIf("overTls")
+    @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
     void alpnNegotiatesHttp11() throws Exception {
         SSLSocket socket = alpnSocket(port, "h2", HTTP_1_1);
         try (RawConnection c = new RawConnection(socket)) {
@@ -1178,7 +1182,7 @@ public abstract class HttpConformanceSuite {
 
     /** ALPN without {@code http/1.1} (RFC 7301 3.2): the handshake fails with no_application_protocol; the server goes on. */
     @Test
-    @EnabledIf("overTls")
+    @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
     void alpnWithoutHttp11FailsTheHandshake() throws Exception {
         SSLSocket socket = alpnSocket(port, "h2");
         try (socket) {
@@ -1205,7 +1209,7 @@ public abstract class HttpConformanceSuite {
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(Delivery.class)
-    @EnabledIf("overTls")
+    @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
     void plainHttpOnTheTlsPortGets400AndAClose(Delivery delivery) throws Exception {
         try (RawConnection c = new RawConnection(port)) {
             delivery.send(c, ascii("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello" + request("GET", "/plaintext")));
@@ -1238,7 +1242,7 @@ public abstract class HttpConformanceSuite {
     /** Bytes that are neither TLS nor HTTP: the connection ends (an alert at most, no HTTP answer), the server goes on. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("neitherTlsNorHttp")
-    @EnabledIf("overTls")
+    @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
     void bytesThatAreNeitherTlsNorHttpGetAClose(String name, byte[] bytes) throws Exception {
         for (int i = 0; i < 20; i++) {
             try (Socket s = new Socket()) {
@@ -1270,7 +1274,7 @@ public abstract class HttpConformanceSuite {
 
     /** A record altered after the handshake fails its authentication: the connection ends with an alert, the server goes on. */
     @Test
-    @EnabledIf("overTls")
+    @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
     void aCorruptedRecordEndsTheConnection() throws Exception {
         Socket tcp = new Socket();
         tcp.connect(new InetSocketAddress("127.0.0.1", port), 5000);
@@ -1299,7 +1303,7 @@ public abstract class HttpConformanceSuite {
     /** A TCP connection that never starts, finishes or answers its TLS handshake is closed by the server's timeouts. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("stalledHandshakes")
-    @EnabledIf("overTls")
+    @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
     void aStalledHandshakeIsClosedByTheTimeouts(String name, int halves) throws Exception {
         javax.net.ssl.SSLEngine engine = TestTls.clientContext().createSSLEngine("127.0.0.1", port);
         engine.setUseClientMode(true);
@@ -1322,7 +1326,7 @@ public abstract class HttpConformanceSuite {
      * arrives byte-exact and in order.
      */
     @Test
-    @EnabledIf("overTls")
+    @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
     void aLargePipelinedSeriesArrivesIntact() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(keepsConnectionsOpen(), "needs a kept-alive connection");
         int count = 3000;
