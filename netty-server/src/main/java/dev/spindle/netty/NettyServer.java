@@ -38,6 +38,7 @@ import org.slf4j.LoggerFactory;
  * <p>Pipeline per connection:
  * <pre>
  *   ReadGate                                  no read while autoRead is off, whoever asks
+ *   [TLS only] TlsOrPlain, then SslHandler    Netty's TLS on an engine from ServerConfig.tls()
  *   RouterHandler's input watch               a request's first bytes start the read timeout;
  *                                             drops input while a finished connection lingers
  *   IdleStateHandler(observeOutput,           all idle: closes idle keep-alive connections;
@@ -57,6 +58,16 @@ import org.slf4j.LoggerFactory;
  * allows passes in bounded memory) depends on its route, which {@link RouterHandler} knows once
  * the header section is decoded; it also answers {@code Expect: 100-continue} (at once for inline
  * routes, when the handler first reads for streamed ones; 417 for other expectations).
+ *
+ * <p>HTTPS, when {@link ServerConfig#tls()} is set: Netty's own {@link io.netty.handler.ssl.SslHandler}
+ * (the reference row uses Netty's TLS as it uses Netty's codec) on an {@code SSLEngine} from
+ * {@link dev.spindle.core.Tls#newEngine()}, so ALPN offers {@code http/1.1} only. {@link TlsOrPlain}
+ * looks at a connection's first bytes first: a TLS record puts the {@code SslHandler} in its place,
+ * plain HTTP gets the core's plain 400 saying the port speaks HTTPS and a close (as on every
+ * Spindle server), anything else a close. Files then go in chunks ({@code SslHandler} cannot
+ * encrypt a file region), and a lingering close sends {@code close_notify} before it shuts the
+ * output down. A connection beyond {@code maxConnections} gets no {@code SslHandler}: the core's
+ * rejecting connection speaks TLS itself.
  *
  * <p>Threads: one acceptor event loop ("boss") plus {@link ServerConfig#workers()} worker event loops
  * that own the connections, all of the chosen {@link NettyTransport}; blocking handlers and the
@@ -131,7 +142,8 @@ public final class NettyServer implements HttpServer {
         this.config = config;
         this.router = router;
         this.transport = transport;
-        this.fileRegions = transport.supportsFileRegion();
+        // an SslHandler encrypts ByteBufs only: over TLS files go in chunks
+        this.fileRegions = transport.supportsFileRegion() && config.tls() == null;
     }
 
     /**
@@ -205,6 +217,10 @@ public final class NettyServer implements HttpServer {
             RouterHandler router = new RouterHandler(NettyServer.this);
             ChannelPipeline p = ch.pipeline();
             p.addLast("readGate", ReadGate.INSTANCE);
+            if (config.tls() != null) {
+                // after the gate, so that the SslHandler's own reads wait while autoRead is off too
+                p.addLast("tls", new TlsOrPlain(config));
+            }
             p.addLast("input", router.inputWatch());
             p.addLast("idle", new IdleStateHandler(true, 0, config.writeTimeout().toMillis(), config.idleTimeout().toMillis(),
                     TimeUnit.MILLISECONDS));

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The whole pipeline of a connection the server will not serve (beyond
- * {@link ServerConfig#maxConnections()}, or while closing): the core's
+ * {@link ServerConfig#maxConnections()}, or while closing; or plain HTTP on a TLS port): the core's
  * {@link Connection#rejecting rejecting connection} decides everything, this handler only moves
  * its bytes. It writes the 503, shuts the output down, reads and drops what the peer still sends
  * (so unread input does not turn the close into a reset that destroys the 503), and closes when
@@ -32,17 +32,36 @@ final class Rejecting extends ChannelInboundHandlerAdapter {
     private boolean closed;
 
     Rejecting(ServerConfig config, String message) {
-        this.connection = Connection.rejecting(config, 503, message);
+        this(config, 503, message);
+    }
+
+    Rejecting(ServerConfig config, int status, String message) {
+        this.connection = Connection.rejecting(config, status, message);
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        // added later to a live connection (plain HTTP on a TLS port): there will be no channelActive
+        if (ctx.channel().isActive()) {
+            begin(ctx);
+        }
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        begin(ctx);
+        ctx.fireChannelActive();
+    }
+
+    private void begin(ChannelHandlerContext ctx) {
+        if (ticker != null) {
+            return;
+        }
         ticker = ctx.executor().scheduleWithFixedDelay(() -> {
             connection.tick(System.nanoTime());
             drive(ctx);
         }, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
         drive(ctx);
-        ctx.fireChannelActive();
     }
 
     @Override

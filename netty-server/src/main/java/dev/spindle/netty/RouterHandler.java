@@ -40,6 +40,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.stream.ChunkedNioFile;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleState;
@@ -939,11 +940,18 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         while ((msg = backlog.poll()) != null) {
             ReferenceCountUtil.release(msg);
         }
-        duplex.shutdownOutput().addListener(f -> {
+        ChannelFutureListener shutOutput = done -> duplex.shutdownOutput().addListener(f -> {
             if (!f.isSuccess()) {
                 ctx.close();
             }
         });
+        SslHandler tls = ctx.pipeline().get(SslHandler.class);
+        if (tls != null) {
+            // TLS's end of output first: close_notify tells the client the response was not cut
+            tls.closeOutbound().addListener(shutOutput);
+        } else {
+            ctx.newSucceededFuture().addListener(shutOutput);
+        }
         ctx.executor().schedule(() -> {
             ctx.close();
         }, LINGER_MILLIS, TimeUnit.MILLISECONDS);

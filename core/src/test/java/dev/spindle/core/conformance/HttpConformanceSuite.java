@@ -31,19 +31,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
+import javax.net.SocketFactory;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The behaviour every Spindle server must show on real sockets, whatever its I/O strategy. A
- * strategy module subclasses it and implements {@link #newServer}; nothing else is copied.
+ * strategy module subclasses it and implements {@link #newServer}; nothing else is copied. A
+ * subclass whose {@link #overTls()} is true runs every case over TLS, plus the TLS-only cases.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(60)
@@ -93,8 +99,35 @@ public abstract class HttpConformanceSuite {
         return 8L << 20;
     }
 
+    /**
+     * Whether the suite runs over TLS: the servers get {@link TestTls#serverTls()}, and every
+     * client (raw connections, stalled sockets, the HTTP client) speaks TLS trusting exactly that
+     * certificate, so each case checks the same behaviour through the TLS layer. The TLS-only
+     * cases at the end run then too.
+     */
+    protected boolean overTls() {
+        return false;
+    }
+
+    /** The configuration of every server the suite starts; over TLS it carries the test key. */
     protected ServerConfig config() {
-        return ServerConfig.defaults().port(0).workers(2);
+        ServerConfig config = ServerConfig.defaults().port(0).workers(2);
+        return overTls() ? config.tls(TestTls.serverTls()) : config;
+    }
+
+    /** Where the suite's client sockets come from: TLS ones trusting the test certificate when {@link #overTls()}. */
+    protected final SocketFactory sockets() {
+        return overTls() ? TestTls.clientContext().getSocketFactory() : SocketFactory.getDefault();
+    }
+
+    /** A raw connection to {@code port}, over TLS (handshake done) when {@link #overTls()}. */
+    protected final RawConnection connect(int port) throws IOException {
+        return new RawConnection(port, sockets());
+    }
+
+    /** The start of a URI for the HTTP client, up to the port. */
+    private String base() {
+        return (overTls() ? "https" : "http") + "://127.0.0.1:";
     }
 
     /** What a server knowingly answers instead for a bad-input case, and why. */
@@ -114,7 +147,8 @@ public abstract class HttpConformanceSuite {
     void startServer() throws IOException {
         server = newServer(config(), routes()).start();
         port = server.port();
-        client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5));
+        client = (overTls() ? builder.sslContext(TestTls.clientContext()) : builder).build();
     }
 
     /** The benchmark app and the streaming routes, as every test server serves them. */
@@ -146,7 +180,7 @@ public abstract class HttpConformanceSuite {
     }
 
     private HttpResponse<String> get(String target) throws IOException, InterruptedException {
-        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + target))
+        return client.send(HttpRequest.newBuilder(URI.create(base() + port + target))
                 .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
@@ -193,7 +227,7 @@ public abstract class HttpConformanceSuite {
 
     @Test
     void wrongMethodIs405WithAllow() throws Exception {
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             RawResponse r = c.send(request("POST", "/plaintext").replace("\r\n\r\n", "\r\nContent-Length: 0\r\n\r\n")).read();
             assertThat(r.status()).isEqualTo(405);
             assertThat(r.header("allow")).contains("GET").contains("HEAD");
@@ -202,7 +236,7 @@ public abstract class HttpConformanceSuite {
 
     @Test
     void keepAliveServesManyRequestsOnOneConnection() throws Exception {
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             for (int i = 0; i < 3; i++) {
                 RawResponse r = c.send(request("GET", "/users/" + i)).read();
                 assertThat(r.status()).isEqualTo(200);
@@ -224,7 +258,7 @@ public abstract class HttpConformanceSuite {
         for (int i = 0; i < count; i++) {
             all.append(request("GET", "/users/" + i));
         }
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             c.send(all.toString());
             int expected = keepsConnectionsOpen() ? count : 1;
             for (int i = 0; i < expected; i++) {
@@ -240,7 +274,7 @@ public abstract class HttpConformanceSuite {
 
     @Test
     void blockingRouteKeepsPipelinedOrder() throws Exception {
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             c.send(request("GET", "/blocking/100") + request("GET", "/plaintext") + request("GET", "/blocking/10"));
             RawResponse first = c.read();
             assertThat(first.bodyText()).isEqualTo("{\"slept\":100}");
@@ -254,7 +288,7 @@ public abstract class HttpConformanceSuite {
 
     @Test
     void connectionCloseIsHonoured() throws Exception {
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             RawResponse r = c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
                     + request("GET", "/json")).read();
             assertThat(r.status()).isEqualTo(200);
@@ -265,13 +299,13 @@ public abstract class HttpConformanceSuite {
 
     @Test
     void http10ClosesUnlessKeepAliveIsAsked() throws Exception {
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             RawResponse r = c.send("GET /plaintext HTTP/1.0\r\n\r\n").read();
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.bodyText()).isEqualTo("Hello, World!");
             assertThat(c.closedByPeer()).isTrue();
         }
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             RawResponse r = c.send("GET /plaintext HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").read();
             assertThat(r.status()).isEqualTo(200);
             if (keepsConnectionsOpen()) {
@@ -285,7 +319,7 @@ public abstract class HttpConformanceSuite {
 
     @Test
     void headHasTheLengthButNoBody() throws Exception {
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             RawResponse r = c.send(request("HEAD", "/plaintext")).read(true);
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.header("content-length")).isEqualTo("13");
@@ -300,7 +334,7 @@ public abstract class HttpConformanceSuite {
 
     @Test
     void chunkedRequestBodyIsDecoded() throws Exception {
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             RawResponse r = c.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                     + "5;ext=1\r\nHello\r\n8\r\n, chunks\r\n0\r\nTrailer: ignored\r\n\r\n").read();
             assertThat(r.status()).isEqualTo(200);
@@ -311,7 +345,7 @@ public abstract class HttpConformanceSuite {
     @Test
     void requestSplitAcrossWritesIsReassembled() throws Exception {
         String whole = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello world";
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             for (String piece : new String[] {whole.substring(0, 7), whole.substring(7, 30), whole.substring(30, 52), whole.substring(52)}) {
                 c.send(piece);
                 Thread.sleep(30);
@@ -327,7 +361,7 @@ public abstract class HttpConformanceSuite {
     void echoIsByteExact(int size) throws Exception {
         byte[] body = new byte[size];
         new Random(size).nextBytes(body);
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: " + size + "\r\n\r\n");
             c.send(body);
             RawResponse r = c.read();
@@ -339,7 +373,7 @@ public abstract class HttpConformanceSuite {
 
     @Test
     void expectContinueGetsAnInterimResponse() throws Exception {
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             RawResponse interim = c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n").read();
             assertThat(interim.status()).isEqualTo(100);
             RawResponse r = c.send("ping").read();
@@ -423,7 +457,7 @@ public abstract class HttpConformanceSuite {
     @MethodSource("stricterFraming")
     void stricterFramingIs400AndACloseHoweverItArrives(String name, String raw, Delivery delivery) throws Exception {
         Deviation deviation = knownDeviations().get(name);
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             delivery.send(c, ascii(raw));
             RawResponse r = c.read();
             assertThat(r.status()).as(name).isEqualTo(deviation == null ? 400 : deviation.status());
@@ -438,7 +472,7 @@ public abstract class HttpConformanceSuite {
     void badInputGetsItsStatusAndACloseAndTheServerGoesOn(String name, String raw, int status) throws Exception {
         Deviation deviation = knownDeviations().get(name);
         String why = deviation == null ? name : name + " (known deviation: " + deviation.reason() + ")";
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             RawResponse r = c.send(raw).read();
             assertThat(r.status()).as(why).isEqualTo(deviation == null ? status : deviation.status());
             if (deviation == null || deviation.closes()) {
@@ -463,7 +497,7 @@ public abstract class HttpConformanceSuite {
     @Test
     void halfARequestThenDisconnectDoesNotHurtTheServer() throws Exception {
         for (int i = 0; i < 20; i++) {
-            try (RawConnection c = new RawConnection(port)) {
+            try (RawConnection c = connect(port)) {
                 c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly part");
             }
         }
@@ -473,7 +507,7 @@ public abstract class HttpConformanceSuite {
     @Test
     void manyBadlyFramedRequestsInARowLeaveTheServerServing() throws Exception {
         for (int i = 0; i < 200; i++) {
-            try (RawConnection c = new RawConnection(port)) {
+            try (RawConnection c = connect(port)) {
                 c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: " + (6 + i) + "\r\n\r\n");
                 assertThat(c.read().status()).isEqualTo(400);
             }
@@ -502,7 +536,7 @@ public abstract class HttpConformanceSuite {
         for (int i = 0; i < 200; i++) {
             byte[] garbage = new byte[1 + random.nextInt(512)];
             random.nextBytes(garbage);
-            try (RawConnection c = new RawConnection(port)) {
+            try (RawConnection c = connect(port)) {
                 if (i % 2 == 0) {
                     c.socket().setSoLinger(true, 0);
                 }
@@ -517,14 +551,14 @@ public abstract class HttpConformanceSuite {
     @Test
     void abruptResetsMidRequestAndMidResponseHurtNoOneElse() throws Exception {
         for (int i = 0; i < 30; i++) {
-            try (RawConnection c = new RawConnection(port)) {
+            try (RawConnection c = connect(port)) {
                 c.socket().setSoLinger(true, 0);
                 c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\npartial");
             }
         }
         byte[] body = new byte[1 << 20];
         for (int i = 0; i < 10; i++) {
-            try (RawConnection c = new RawConnection(port)) {
+            try (RawConnection c = connect(port)) {
                 c.socket().setSoLinger(true, 0);
                 c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n");
                 c.send(body);
@@ -545,11 +579,11 @@ public abstract class HttpConformanceSuite {
         List<RawConnection> tricklers = new ArrayList<>();
         try {
             inParallel(idle, i -> {
-                keptAlive[i] = new RawConnection(port);
+                keptAlive[i] = connect(port);
                 assertThat(keptAlive[i].send(request("GET", "/users/" + i)).read().bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
             });
             for (int i = 0; i < trickling; i++) {
-                RawConnection c = new RawConnection(port);
+                RawConnection c = connect(port);
                 tricklers.add(c);
                 c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\nX-Slow: ");
             }
@@ -557,7 +591,7 @@ public abstract class HttpConformanceSuite {
                 for (int i = 0; i < tricklers.size(); i += 10) {
                     tricklers.get(i).send("a");
                 }
-                SlowClient.servedWithin(port, 1, Duration.ofSeconds(2));
+                SlowClient.servedWithin(sockets(), port, 1, Duration.ofSeconds(2));
             }
             // The idle timeout (60 s) has not passed: every idle connection must still serve.
             inParallel(idle, i -> {
@@ -626,7 +660,7 @@ public abstract class HttpConformanceSuite {
         byte[] body = new byte[size];
         new Random(8).nextBytes(body);
         try (HttpServer own = newServer(config().writeTimeout(writeTimeout), BenchmarkApp.routes()).start();
-                Socket stalled = new Socket()) {
+                Socket stalled = sockets().createSocket()) {
             // small client buffers: the response backs up into the server at once, and little of the flood waits client-side
             stalled.setReceiveBufferSize(64 * 1024);
             stalled.setSendBufferSize(64 * 1024);
@@ -642,7 +676,7 @@ public abstract class HttpConformanceSuite {
             }
             assertThat(sent.get()).as("the first request was sent").isGreaterThanOrEqualTo(size);
             if (concurrentConnections() > 1) {
-                SlowClient.servedWithin(own.port(), 5, Duration.ofSeconds(2));
+                SlowClient.servedWithin(sockets(), own.port(), 5, Duration.ofSeconds(2));
             }
 
             // Sent first, queues second: a write in between only makes the estimate of what the server read smaller.
@@ -659,7 +693,7 @@ public abstract class HttpConformanceSuite {
                     sent.get(), flood.totalBytes()).isLessThanOrEqualTo(size + readAheadAllowance());
             assertThat(flood.failure().get()).as("the server ended the flood by dropping the connection").isNotNull();
             assertThat(held).as("time the connection was held").isGreaterThanOrEqualTo(writeTimeout);
-            SlowClient.servedWithin(own.port(), 1, Duration.ofSeconds(2));
+            SlowClient.servedWithin(sockets(), own.port(), 1, Duration.ofSeconds(2));
         }
     }
 
@@ -679,7 +713,7 @@ public abstract class HttpConformanceSuite {
     @ParameterizedTest(name = "{0}")
     @MethodSource("completeRequestsThenHalfClose")
     void halfCloseAfterACompleteRequestStillGetsTheWholeResponse(String name, byte[] raw, byte[] expected) throws Exception {
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             c.send(raw);
             c.socket().shutdownOutput();
             RawResponse r = c.read();
@@ -696,7 +730,7 @@ public abstract class HttpConformanceSuite {
         for (int i = 0; i < count; i++) {
             all.append(i == 10 ? request("GET", "/blocking/200") : request("GET", "/users/" + i));
         }
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             c.send(all.toString());
             c.socket().shutdownOutput();
             int expected = keepsConnectionsOpen() ? count : 1;
@@ -727,7 +761,7 @@ public abstract class HttpConformanceSuite {
     @ParameterizedTest(name = "{0}")
     @MethodSource("incompleteRequestsThenHalfClose")
     void halfCloseInsideARequestClosesWithoutAResponse(String name, String raw, int complete) throws Exception {
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = connect(port)) {
             c.send(raw);
             c.socket().shutdownOutput();
             for (int i = 0; i < complete; i++) {
@@ -766,11 +800,11 @@ public abstract class HttpConformanceSuite {
         RawConnection idle = null;
         try {
             if (keepsConnectionsOpen() && concurrentConnections() > sleeps.length) {
-                idle = new RawConnection(ownPort);
+                idle = connect(ownPort);
                 assertThat(idle.send(request("GET", "/plaintext")).read().status()).isEqualTo(200);
             }
             for (int ms : sleeps) {
-                busy.add(new RawConnection(ownPort).send(request("GET", "/blocking/" + ms)));
+                busy.add(connect(ownPort).send(request("GET", "/blocking/" + ms)));
             }
             assertThat(running.await(10, TimeUnit.SECONDS)).as("all blocking requests running").isTrue();
 
@@ -799,7 +833,7 @@ public abstract class HttpConformanceSuite {
                 idle.close();
             }
         }
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new RawConnection(ownPort).close())
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> connect(ownPort).close())
                 .isInstanceOf(java.net.ConnectException.class);
     }
 
@@ -813,7 +847,7 @@ public abstract class HttpConformanceSuite {
     @MethodSource("streamedDownloads")
     void streamedDownloadArrivesByteExact(String route) throws Exception {
         long size = 64L << 20;
-        HttpResponse<java.io.InputStream> r = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + route + size))
+        HttpResponse<java.io.InputStream> r = client.send(HttpRequest.newBuilder(URI.create(base() + port + route + size))
                 .timeout(Duration.ofSeconds(50)).build(), HttpResponse.BodyHandlers.ofInputStream());
         assertThat(r.statusCode()).isEqualTo(200);
         try (java.io.InputStream body = r.body()) {
@@ -844,11 +878,11 @@ public abstract class HttpConformanceSuite {
         HttpRequest.BodyPublisher stream = HttpRequest.BodyPublishers.ofInputStream(() -> new StreamingRoutes.PatternStream(size));
         HttpRequest.BodyPublisher body = chunked ? stream : HttpRequest.BodyPublishers.fromPublisher(stream, size);
         try {
-            return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target + "/upload"))
+            return client.send(HttpRequest.newBuilder(URI.create(base() + target + "/upload"))
                     .timeout(Duration.ofSeconds(50)).POST(body).build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             // a server may answer 413 and close before the client has sent everything; ask again without a body to see the status
-            try (RawConnection c = new RawConnection(target)) {
+            try (RawConnection c = connect(target)) {
                 return new StatusOnly(c.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: " + size + "\r\n\r\n").read().status());
             }
         }
@@ -901,7 +935,7 @@ public abstract class HttpConformanceSuite {
         int clients = (int) Math.min(1000, concurrentConnections());
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         inParallel(Math.min(clients, 20), i -> {
-            try (RawConnection c = new RawConnection(port)) {
+            try (RawConnection c = connect(port)) {
                 assertThat(c.send(request("GET", "/delay/1")).read().status()).isEqualTo(200);
             }
         });
@@ -920,7 +954,7 @@ public abstract class HttpConformanceSuite {
         });
         RawConnection[] connections = new RawConnection[clients];
         try {
-            inParallel(clients, i -> connections[i] = new RawConnection(port));
+            inParallel(clients, i -> connections[i] = connect(port));
             inParallel(clients, i -> connections[i].send(request("GET", "/delay/100")));
             inParallel(clients, i -> assertThat(connections[i].read().bodyText()).as("answer %d", i).isEqualTo("{\"delayed\":100}"));
         } finally {
@@ -945,7 +979,7 @@ public abstract class HttpConformanceSuite {
 
     @Test
     void idleKeepAliveConnectionIsClosedAfterTheIdleTimeout() throws Exception {
-        try (HttpServer own = timeoutServer(); RawConnection c = new RawConnection(own.port())) {
+        try (HttpServer own = timeoutServer(); RawConnection c = connect(own.port())) {
             RawResponse r = c.send(request("GET", "/plaintext")).read();
             assertThat(r.status()).isEqualTo(200);
             long since = System.nanoTime();
@@ -958,7 +992,7 @@ public abstract class HttpConformanceSuite {
 
     @Test
     void connectionThatNeverSendsIsClosedAfterTheIdleTimeout() throws Exception {
-        try (HttpServer own = timeoutServer(); RawConnection c = new RawConnection(own.port())) {
+        try (HttpServer own = timeoutServer(); RawConnection c = connect(own.port())) {
             assertThat(c.closedByPeer()).isTrue();
         }
     }
@@ -975,7 +1009,7 @@ public abstract class HttpConformanceSuite {
     @MethodSource("stalledRequests")
     void stalledRequestGets408AndAClose(String name, String raw) throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(answersStalledRequestsWith408(), "this server has no request read timeout (see its class)");
-        try (HttpServer own = timeoutServer(); RawConnection c = new RawConnection(own.port())) {
+        try (HttpServer own = timeoutServer(); RawConnection c = connect(own.port())) {
             RawResponse r = c.send(raw).read();
             assertThat(r.status()).isEqualTo(408);
             assertThat(r.closes()).isTrue();
@@ -1008,7 +1042,7 @@ public abstract class HttpConformanceSuite {
                 .post("/only-post", (req, res) -> res.text("posted"))
                 .build();
         try (HttpServer own = newServer(config(), routes).start()) {
-            String base = "http://127.0.0.1:" + own.port();
+            String base = base() + own.port();
             String[][] cases = {
                 {"/inline", "200", "inline"},
                 {"/blocking", "200", "blocking"},
@@ -1044,7 +1078,7 @@ public abstract class HttpConformanceSuite {
         java.nio.file.Files.writeString(dir.resolve("secret.txt"), "outside");
         Router routes = Router.builder().staticFiles("/files", dev.spindle.core.StaticFiles.directory(root)).build();
         try (HttpServer own = newServer(config(), routes).start()) {
-            String base = "http://127.0.0.1:" + own.port() + "/files";
+            String base = base() + own.port() + "/files";
             HttpResponse<byte[]> whole = client.send(HttpRequest.newBuilder(URI.create(base + "/data.bin")).build(),
                     HttpResponse.BodyHandlers.ofByteArray());
             assertThat(whole.statusCode()).isEqualTo(200);
@@ -1057,7 +1091,7 @@ public abstract class HttpConformanceSuite {
             assertThat(part.body()).isEqualTo(java.util.Arrays.copyOfRange(data, 1000, 251_000));
             assertThat(client.send(HttpRequest.newBuilder(URI.create(base + "/data.bin")).header("If-None-Match", etag).build(),
                     HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(304);
-            try (RawConnection raw = new RawConnection(own.port())) {
+            try (RawConnection raw = connect(own.port())) {
                 assertThat(raw.send(request("GET", "/files/%2e%2e/secret.txt")).read().status()).isEqualTo(404);
             }
         }
@@ -1082,11 +1116,11 @@ public abstract class HttpConformanceSuite {
         org.junit.jupiter.api.Assumptions.assumeTrue(concurrentConnections() > 2 && keepsConnectionsOpen(),
                 "needs two connections held open at once");
         try (HttpServer own = newServer(config().maxConnections(2), routes()).start();
-                RawConnection first = new RawConnection(own.port());
-                RawConnection second = new RawConnection(own.port())) {
+                RawConnection first = connect(own.port());
+                RawConnection second = connect(own.port())) {
             assertThat(first.send(request("GET", "/plaintext")).read().status()).isEqualTo(200);
             assertThat(second.send(request("GET", "/plaintext")).read().status()).isEqualTo(200);
-            try (RawConnection third = new RawConnection(own.port())) {
+            try (RawConnection third = connect(own.port())) {
                 RawResponse r = third.send(request("GET", "/plaintext")).read();
                 assertThat(r.status()).isEqualTo(503);
                 assertThat(r.closes()).isTrue();
@@ -1097,7 +1131,7 @@ public abstract class HttpConformanceSuite {
             int status = 0;
             while (status != 200 && System.nanoTime() < deadline) {
                 Thread.sleep(50);
-                try (RawConnection again = new RawConnection(own.port())) {
+                try (RawConnection again = connect(own.port())) {
                     status = again.send(request("GET", "/plaintext")).read().status();
                 }
             }
@@ -1127,6 +1161,223 @@ public abstract class HttpConformanceSuite {
             Thread.sleep(10);
         }
         return false;
+    }
+
+    /** Why the TLS-only cases are skipped by a plain-HTTP run. */
+    private static final String TLS_ONLY = "TLS only: runs when overTls() is true (the *TlsConformanceTest classes)";
+
+    /** The HTTP/1.1 protocol name ALPN must settle on. */
+    private static final String HTTP_1_1 = "http/1.1";
+
+    /** ALPN: a client offering {@code h2} and {@code http/1.1} gets {@code http/1.1}, and HTTP/1.1 on it. */
+    @Test
+    @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
+    void alpnNegotiatesHttp11() throws Exception {
+        SSLSocket socket = alpnSocket(port, "h2", HTTP_1_1);
+        try (RawConnection c = new RawConnection(socket)) {
+            assertThat(socket.getApplicationProtocol()).isEqualTo(HTTP_1_1);
+            assertThat(c.send(request("GET", "/plaintext")).read().bodyText()).isEqualTo("Hello, World!");
+        }
+    }
+
+    /** ALPN without {@code http/1.1} (RFC 7301 3.2): the handshake fails with no_application_protocol; the server goes on. */
+    @Test
+    @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
+    void alpnWithoutHttp11FailsTheHandshake() throws Exception {
+        SSLSocket socket = alpnSocket(port, "h2");
+        try (socket) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(socket::startHandshake)
+                    .isInstanceOf(javax.net.ssl.SSLHandshakeException.class)
+                    .hasMessageContaining("no_application_protocol");
+        }
+        assertThat(get("/plaintext").body()).isEqualTo("Hello, World!");
+    }
+
+    private SSLSocket alpnSocket(int target, String... protocols) throws IOException {
+        SSLSocket socket = (SSLSocket) sockets().createSocket();
+        socket.connect(new InetSocketAddress("127.0.0.1", target), 5000);
+        socket.setSoTimeout(15_000);
+        SSLParameters params = socket.getSSLParameters();
+        params.setApplicationProtocols(protocols);
+        socket.setSSLParameters(params);
+        return socket;
+    }
+
+    /**
+     * Plain HTTP on the TLS port, however it arrives: a plain {@code 400} saying the port speaks
+     * HTTPS, {@code Connection: close} and a close; TLS clients are served as before.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Delivery.class)
+    @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
+    void plainHttpOnTheTlsPortGets400AndAClose(Delivery delivery) throws Exception {
+        try (RawConnection c = new RawConnection(port)) {
+            delivery.send(c, ascii("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello" + request("GET", "/plaintext")));
+            RawResponse r = c.read();
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.bodyText()).containsIgnoringCase("HTTPS");
+            assertThat(r.closes()).as("Connection: close").isTrue();
+            assertThat(c.closedByPeer()).as("closed after the 400").isTrue();
+        }
+        assertThat(get("/plaintext").body()).isEqualTo("Hello, World!");
+    }
+
+    static Stream<Arguments> neitherTlsNorHttp() {
+        Random random = new Random(13);
+        byte[] noise = new byte[600];
+        random.nextBytes(noise);
+        noise[0] = 0;
+        byte[] handshakeNoise = new byte[5 + 64];
+        random.nextBytes(handshakeNoise);
+        System.arraycopy(new byte[] {0x16, 0x03, 0x01, 0x00, 0x40}, 0, handshakeNoise, 0, 5);
+        byte[] oversized = new byte[5 + 1000];
+        random.nextBytes(oversized);
+        System.arraycopy(new byte[] {0x17, 0x03, 0x03, (byte) 0xff, (byte) 0xff}, 0, oversized, 0, 5);
+        return Stream.of(
+                Arguments.of("random bytes", noise),
+                Arguments.of("a handshake record header, then noise", handshakeNoise),
+                Arguments.of("application data before the handshake, longer than a record may be", oversized));
+    }
+
+    /** Bytes that are neither TLS nor HTTP: the connection ends (an alert at most, no HTTP answer), the server goes on. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("neitherTlsNorHttp")
+    @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
+    void bytesThatAreNeitherTlsNorHttpGetAClose(String name, byte[] bytes) throws Exception {
+        for (int i = 0; i < 20; i++) {
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+                s.setSoTimeout(10_000);
+                s.getOutputStream().write(bytes);
+                byte[] answer = readUntilClosed(s);
+                assertThat(new String(answer, StandardCharsets.ISO_8859_1)).as("what %s got", name).doesNotStartWith("HTTP/1.1 2");
+            }
+        }
+        assertThat(get("/plaintext").body()).isEqualTo("Hello, World!");
+    }
+
+    /** Reads until the peer closes (end of stream or reset); a read timeout fails. */
+    private static byte[] readUntilClosed(Socket s) throws IOException {
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        byte[] buf = new byte[4096];
+        try {
+            for (int n; (n = s.getInputStream().read(buf)) >= 0; ) {
+                all.write(buf, 0, n);
+            }
+        } catch (java.net.SocketTimeoutException e) {
+            throw new AssertionError("the server did not close the connection within the read timeout", e);
+        } catch (java.net.SocketException e) {
+            // reset: closed too
+        }
+        return all.toByteArray();
+    }
+
+    /** A record altered after the handshake fails its authentication: the connection ends with an alert, the server goes on. */
+    @Test
+    @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
+    void aCorruptedRecordEndsTheConnection() throws Exception {
+        Socket tcp = new Socket();
+        tcp.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+        SSLSocket tls = (SSLSocket) TestTls.clientContext().getSocketFactory().createSocket(tcp, "127.0.0.1", port, true);
+        try (RawConnection c = new RawConnection(tls)) {
+            assertThat(c.send(request("GET", "/plaintext")).read().status()).isEqualTo(200);
+            byte[] forged = new byte[5 + 64];
+            new Random(17).nextBytes(forged);
+            System.arraycopy(new byte[] {0x17, 0x03, 0x03, 0x00, 0x40}, 0, forged, 0, 5);
+            tcp.getOutputStream().write(forged);
+            tcp.getOutputStream().write(ascii(request("GET", "/plaintext")));
+            try {
+                int next = tls.getInputStream().read();
+                assertThat(next).as("no answer after a forged record").isEqualTo(-1);
+            } catch (javax.net.ssl.SSLException | java.net.SocketException e) {
+                // bad_record_mac alert, or a reset: ended either way
+            }
+        }
+        assertThat(get("/plaintext").body()).isEqualTo("Hello, World!");
+    }
+
+    static Stream<Arguments> stalledHandshakes() {
+        return Stream.of(Arguments.of("nothing sent", 0), Arguments.of("half a ClientHello", 1), Arguments.of("a ClientHello only", 2));
+    }
+
+    /** A TCP connection that never starts, finishes or answers its TLS handshake is closed by the server's timeouts. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("stalledHandshakes")
+    @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
+    void aStalledHandshakeIsClosedByTheTimeouts(String name, int halves) throws Exception {
+        javax.net.ssl.SSLEngine engine = TestTls.clientContext().createSSLEngine("127.0.0.1", port);
+        engine.setUseClientMode(true);
+        java.nio.ByteBuffer hello = java.nio.ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
+        engine.wrap(java.nio.ByteBuffer.allocate(0), hello);
+        byte[] clientHello = Arrays.copyOf(hello.array(), hello.position());
+        try (HttpServer own = timeoutServer(); Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", own.port()), 5000);
+            s.setSoTimeout(5000);
+            s.getOutputStream().write(clientHello, 0, clientHello.length * halves / 2);
+            long since = System.nanoTime();
+            readUntilClosed(s);
+            assertThat(Duration.ofNanos(System.nanoTime() - since)).as("held for").isLessThan(Duration.ofSeconds(5));
+        }
+    }
+
+    /**
+     * 3,000 pipelined requests, written while the answers are read: GETs and echoes of sizes that
+     * straddle TLS's 16 KiB record (and some of 1 MiB), in writes of odd sizes; every answer
+     * arrives byte-exact and in order.
+     */
+    @Test
+    @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
+    void aLargePipelinedSeriesArrivesIntact() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(keepsConnectionsOpen(), "needs a kept-alive connection");
+        int count = 3000;
+        int[] sizes = {0, 1, 100, 16383, 16384, 16385, 70_000};
+        Random random = new Random(19);
+        byte[][] bodies = new byte[count][];
+        for (int i = 0; i < count; i++) {
+            if (i % 3 == 1) {
+                bodies[i] = new byte[i % 500 == 1 ? 1 << 20 : sizes[random.nextInt(sizes.length)]];
+                random.nextBytes(bodies[i]);
+            }
+        }
+        try (RawConnection c = connect(port)) {
+            java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread writer = Thread.ofVirtual().start(() -> {
+                try {
+                    java.io.OutputStream out = c.socket().getOutputStream();
+                    Random cuts = new Random(23);
+                    java.io.ByteArrayOutputStream pending = new java.io.ByteArrayOutputStream();
+                    for (int i = 0; i < count; i++) {
+                        if (bodies[i] == null) {
+                            pending.write(ascii(request("GET", "/users/" + i)));
+                        } else {
+                            pending.write(ascii("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + bodies[i].length + "\r\n\r\n"));
+                            pending.write(bodies[i]);
+                        }
+                        byte[] bytes = pending.toByteArray();
+                        pending.reset();
+                        for (int off = 0; off < bytes.length; ) {
+                            int n = Math.min(bytes.length - off, 1 + cuts.nextInt(40_000));
+                            out.write(bytes, off, n);
+                            off += n;
+                        }
+                    }
+                    out.flush();
+                } catch (Throwable t) {
+                    failed.set(t);
+                }
+            });
+            for (int i = 0; i < count; i++) {
+                RawResponse r = c.read();
+                assertThat(r.status()).as("response %d", i).isEqualTo(200);
+                if (bodies[i] == null) {
+                    assertThat(r.bodyText()).as("response %d", i).isEqualTo("{\"id\":\"" + i + "\"}");
+                } else if (!Arrays.equals(r.body(), bodies[i])) {
+                    throw new AssertionError("echo " + i + " of " + bodies[i].length + " bytes differs (" + r.body().length + " came back)");
+                }
+            }
+            writer.join(10_000);
+            assertThat(failed.get()).as("writer failure").isNull();
+        }
     }
 
     private static byte[] concat(byte[] a, byte[] b) {

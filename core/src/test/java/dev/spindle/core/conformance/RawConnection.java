@@ -15,20 +15,54 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import javax.net.SocketFactory;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
 
-/** A client socket that sends raw bytes and reads HTTP/1.1 responses, for framing tests. */
+/**
+ * A client socket that sends raw bytes and reads HTTP/1.1 responses, for framing tests; over TLS
+ * when made with an {@link javax.net.ssl.SSLSocketFactory} (the handshake is done in the
+ * constructor, so the bytes sent afterwards are exactly the HTTP ones).
+ */
 public final class RawConnection implements AutoCloseable {
     private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
 
     public RawConnection(int port) throws IOException {
-        socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
-        socket.setSoTimeout(15_000);
-        socket.setTcpNoDelay(true);
+        this(port, SocketFactory.getDefault());
+    }
+
+    public RawConnection(int port, SocketFactory sockets) throws IOException {
+        this(connected(port, sockets));
+    }
+
+    /** On a connected socket (a TLS one with parameters of its own, say); its handshake is done here if not yet. */
+    public RawConnection(Socket connected) throws IOException {
+        socket = connected;
+        try {
+            socket.setSoTimeout(15_000);
+            socket.setTcpNoDelay(true);
+            if (socket instanceof SSLSocket tls) {
+                tls.startHandshake();
+            }
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
         in = new BufferedInputStream(socket.getInputStream(), 65536);
         out = socket.getOutputStream();
+    }
+
+    private static Socket connected(int port, SocketFactory sockets) throws IOException {
+        Socket socket = sockets.createSocket();
+        try {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
+        return socket;
     }
 
     public RawConnection send(String ascii) throws IOException {
@@ -125,6 +159,12 @@ public final class RawConnection implements AutoCloseable {
             return false;
         } catch (SocketException e) {
             return true;
+        } catch (SSLException e) {
+            // an SSLSocket reports a reset as an SSLException caused by it; an alert is no plain close
+            if (e.getCause() instanceof SocketException) {
+                return true;
+            }
+            throw e;
         }
     }
 

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.net.SocketFactory;
 
 /** A client that floods a server with large requests and reads the answers slowly, for back-pressure tests. */
 public final class SlowClient {
@@ -54,8 +55,13 @@ public final class SlowClient {
 
     /** {@code count} requests on a fresh connection, all answered within {@code within}. */
     public static void servedWithin(int port, int count, Duration within) throws IOException {
+        servedWithin(SocketFactory.getDefault(), port, count, within);
+    }
+
+    /** {@code count} requests on a fresh connection from {@code sockets} (TLS ones, say), all answered within {@code within}. */
+    public static void servedWithin(SocketFactory sockets, int port, int count, Duration within) throws IOException {
         long started = System.nanoTime();
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = new RawConnection(port, sockets)) {
             c.socket().setSoTimeout((int) within.toMillis());
             for (int i = 0; i < count; i++) {
                 RawConnection.RawResponse r = c.send("GET /users/" + i + " HTTP/1.1\r\nHost: x\r\n\r\n").read();
