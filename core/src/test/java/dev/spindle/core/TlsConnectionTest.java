@@ -5,11 +5,11 @@ import static dev.spindle.core.TestResponses.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.core.TestResponses.HttpResponse;
+import dev.spindle.core.conformance.TestTls;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -22,9 +22,7 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -34,17 +32,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class TlsConnectionTest {
     private static final String HOST = "Host: test\r\n";
-    @TempDir
-    static Path dir;
-    private static Tls serverTls;
-    private static SSLContext clientContext;
-
-    @BeforeAll
-    static void keys() throws Exception {
-        TestKeys keys = TestKeys.create(dir);
-        serverTls = keys.serverTls();
-        clientContext = keys.clientContext();
-    }
+    private static final Tls serverTls = TestTls.serverTls();
+    private static final SSLContext clientContext = TestTls.clientContext();
 
     private static ServerConfig tlsConfig() {
         return ServerConfig.defaults().tls(serverTls);
