@@ -373,10 +373,23 @@ fi
 # Spindle's own classes and jars are copied once, so a build someone runs during the matrix
 # (or `mvn clean`) cannot change or remove what later rounds load; other jars are immutable.
 snapshot="$(mktemp -d -t spindle-bench-classes.XXXXXX)"
+# A Spindle jar in ~/.m2 is shared by every checkout on the machine: another worktree's
+# `mvn install` may have replaced it with its own code, or be rewriting it right now. A module
+# of this tree stands in for it with its own classes (built, like the jar, by spindle_classpath).
+declare -A tree_module=()   # artifactId -> module directory of this tree
+for pom in "$SPINDLE_ROOT"/*/pom.xml; do
+  artifact="$(awk '/<parent>/,/<\/parent>/ { next } /<artifactId>/ { gsub(/.*<artifactId>|<\/artifactId>.*/, ""); print; exit }' "$pom")"
+  [[ -z "$artifact" ]] || tree_module[$artifact]="$(dirname "$pom")"
+done
 snapshot_cp() {
-  local entry n=0 dest kept=() entries
+  local entry n=0 dest kept=() entries artifact
   IFS=: read -r -a entries <<<"$1"
   for entry in "${entries[@]}"; do
+    if [[ "$entry" == */dev/spindle/*/*.jar ]]; then
+      artifact="${entry#*/dev/spindle/}" artifact="${artifact%%/*}"
+      [[ -z "${tree_module[$artifact]:-}" || ! -d "${tree_module[$artifact]}/target/classes" ]] ||
+        entry="${tree_module[$artifact]}/target/classes"
+    fi
     if [[ -e "$entry" && ( "$entry" == "$SPINDLE_ROOT/"* || "$entry" == */dev/spindle/* ) ]]; then
       n=$(( n + 1 ))
       dest="$snapshot/$2/$n-$(basename "$entry")"
@@ -812,7 +825,8 @@ run_phase() {
         crc=1
         break
       fi
-      (( PAUSE == 0 )) || sleep "$PAUSE"
+      # A pause between scenarios; none after the last one, the server stops next.
+      (( PAUSE == 0 || done_here == ${#list[@]} )) || sleep "$PAUSE"
     done
   else
     crc=1

@@ -793,7 +793,8 @@ class Report:
         for row, twin in twins:
             for sc in self.scenarios:
                 a, b = self.cells[(row, sc["name"])], self.cells[(twin, sc["name"])]
-                lines.append(f"| {row} | {sc['name']} | {fmt_int(a.rps)} | {fmt_int(b.rps)} "
+                lines.append(f"| {row} | {sc['name']} | {fmt_int(a.rps) or self.failed_label(a)} "
+                             f"| {fmt_int(b.rps) or self.failed_label(b)} "
                              f"| {fmt(self.paired_ratios(row, twin, sc['name'], 'rps'))} "
                              f"| {fmt_int(a.req_per_cpu_s)} | {fmt_int(b.req_per_cpu_s)} "
                              f"| {fmt(self.paired_ratios(row, twin, sc['name'], 'cpu'))} |")
