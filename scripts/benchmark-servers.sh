@@ -12,9 +12,11 @@
 #                   name for all its rows, e.g. NettyServer); a requested server whose class is
 #                   not in the tree is a "not built" failure row
 #   --rounds N      rounds, interleaved (all servers for round 1, then round 2, ...); default 3
-#   --quick         smoke run: 2s, 1 round, 4 scenarios, two servers unless --servers; also fails
-#                   on socket errors or non-2xx responses in a non-blocking scenario (CI)
-#   --scenarios A,B only these scenarios (names as in the tables, e.g. plaintext-c256,echo-500KB)
+#   --quick         smoke run: 2s, 1 round, 7 scenarios (one over HTTPS), two servers unless
+#                   --servers; also fails on socket errors or non-2xx responses in a non-blocking
+#                   scenario (CI)
+#   --scenarios A,B only these scenarios (names as in the tables, e.g. plaintext-c256,echo-500KB,
+#                   plaintext-tls-c256)
 #   --baseline REV  A/B against a commit: REV (anything git names) is exported to a private
 #                   directory and built there (its own target/ dirs; ~/.m2 untouched), and every
 #                   row gets a twin "<row>@<rev>" run from it right after it in each round, so
@@ -26,6 +28,13 @@
 # its ready line awaited (60s), every route's answer checked (a wrong answer is a failure row
 # and the server is not measured), a warm-up, then each scenario with wrk, sampling the server
 # process's CPU time (utime+stime) before and after. Then SIGTERM (SIGKILL after 10s).
+# TLS scenarios (plaintext-tls-c256) run after the plain ones, in a second start of the server
+# with -Dspindle.tls.keystore/-Dspindle.tls.password (an EC P-256 key made once per run with
+# keytool in a temp dir, removed at exit): every route checked over HTTPS, the protocol and
+# cipher suite recorded (openssl s_client), a warm-up over HTTPS, then the scenarios with
+# https:// URLs. A failure there fails the row's TLS scenarios only; a row that answers plain
+# HTTP when started so has "no TLS" (an error for a Spindle row; noted, not an error, for the
+# Netty reference and --baseline twins, which may predate TLS).
 # Writes raw/<server>/<scenario>-round<N>.txt, summary.csv, summary.md, charts/<scenario>.svg,
 # environment.md; a run of every scenario under results/ (not results/ab/, no --baseline) also
 # rewrites results/README.md to show it.
@@ -50,33 +59,38 @@ STOP_TIMEOUT=10    # seconds between SIGTERM and SIGKILL
 PAUSE="${SPINDLE_BENCH_PAUSE:-1}"
 WRK_THREADS="${SPINDLE_BENCH_WRK_THREADS:-1}"
 
-# Scenarios: "name|method|path|connections|wrk script|script args|wrk timeout|blocking|note".
+# Scenarios: "name|method|path|connections|wrk script|script args|wrk timeout|blocking|tls|note".
 # Non-blocking scenarios keep wrk's default 2s timeout (explicit, so it is recorded); the
 # blocking one needs room for 1000 connections queueing behind 100 ms sleeps. Echo uses 64
 # connections: bodies up to 500 KB x 64 keep ~32 MB in flight, enough to load the server
 # without measuring loopback buffer bloat. KB = 1024 bytes.
+# tls 1: over HTTPS, measured in a second start of the server with the TLS properties, after
+# the plain scenarios whatever its place in the list (the list's order is the tables' order).
 SCENARIOS_FULL=(
-  "plaintext-c256|GET|/plaintext|256|||2s|0|"
-  "plaintext-c1000|GET|/plaintext|1000|||2s|0|"
-  "plaintext-pipelined16|GET|/plaintext|256|bench-pipeline.lua|16 /plaintext|2s|0|16 requests pipelined per write (wrk Lua)"
-  "json-c256|GET|/json|256|||2s|0|"
-  "users-c256|GET|/users/42|256|||2s|0|path variable"
-  "echo-72B|POST|/echo|64|bench-post.lua|72|2s|0|72 B body (wrk Lua)"
-  "echo-10KB|POST|/echo|64|bench-post.lua|10240|2s|0|10 KB body (wrk Lua)"
-  "echo-100KB|POST|/echo|64|bench-post.lua|102400|2s|0|100 KB body (wrk Lua)"
-  "echo-500KB|POST|/echo|64|bench-post.lua|512000|2s|0|500 KB body (wrk Lua)"
-  "download-1MB|GET|/download|64|||2s|0|a 1 MiB file (Response.file; zero-copy where the strategy allows)"
+  "plaintext-c256|GET|/plaintext|256|||2s|0|0|"
+  "plaintext-c1000|GET|/plaintext|1000|||2s|0|0|"
+  "plaintext-pipelined16|GET|/plaintext|256|bench-pipeline.lua|16 /plaintext|2s|0|0|16 requests pipelined per write (wrk Lua)"
+  "json-c256|GET|/json|256|||2s|0|0|"
+  "users-c256|GET|/users/42|256|||2s|0|0|path variable"
+  "echo-72B|POST|/echo|64|bench-post.lua|72|2s|0|0|72 B body (wrk Lua)"
+  "echo-10KB|POST|/echo|64|bench-post.lua|10240|2s|0|0|10 KB body (wrk Lua)"
+  "echo-100KB|POST|/echo|64|bench-post.lua|102400|2s|0|0|100 KB body (wrk Lua)"
+  "echo-500KB|POST|/echo|64|bench-post.lua|512000|2s|0|0|500 KB body (wrk Lua)"
+  "download-1MB|GET|/download|64|||2s|0|0|a 1 MiB file (Response.file; zero-copy where the strategy allows)"
   # the 1,000-connection scenarios come last: they leave an iterative server a backlog of queued connections
-  "blocking100-c1000|GET|/blocking/100|1000|||10s|1|the route sleeps 100 ms (blocking handler)"
-  "delay100-c1000|GET|/delay/100|1000|||10s|1|the route answers after 100 ms from a timer (asynchronous handler, no thread held)"
+  "blocking100-c1000|GET|/blocking/100|1000|||10s|1|0|the route sleeps 100 ms (blocking handler)"
+  "delay100-c1000|GET|/delay/100|1000|||10s|1|0|the route answers after 100 ms from a timer (asynchronous handler, no thread held)"
+  # its own server start (with the key store): keep-alive connections, so one handshake each
+  "plaintext-tls-c256|GET|/plaintext|256|||2s|0|1|over HTTPS (TLS; keep-alive, one handshake per connection)"
 )
 SCENARIOS_QUICK=(
-  "plaintext-c256|GET|/plaintext|256|||2s|0|"
-  "plaintext-pipelined16|GET|/plaintext|256|bench-pipeline.lua|16 /plaintext|2s|0|16 requests pipelined per write (wrk Lua)"
-  "echo-10KB|POST|/echo|64|bench-post.lua|10240|2s|0|10 KB body (wrk Lua)"
-  "blocking100-c50|GET|/blocking/100|50|||10s|1|the route sleeps 100 ms (blocking handler)"
-  "delay100-c50|GET|/delay/100|50|||10s|1|the route answers after 100 ms from a timer (asynchronous handler)"
-  "download-1MB|GET|/download|16|||2s|0|a 1 MiB file (Response.file)"
+  "plaintext-c256|GET|/plaintext|256|||2s|0|0|"
+  "plaintext-pipelined16|GET|/plaintext|256|bench-pipeline.lua|16 /plaintext|2s|0|0|16 requests pipelined per write (wrk Lua)"
+  "echo-10KB|POST|/echo|64|bench-post.lua|10240|2s|0|0|10 KB body (wrk Lua)"
+  "blocking100-c50|GET|/blocking/100|50|||10s|1|0|the route sleeps 100 ms (blocking handler)"
+  "delay100-c50|GET|/delay/100|50|||10s|1|0|the route answers after 100 ms from a timer (asynchronous handler)"
+  "download-1MB|GET|/download|16|||2s|0|0|a 1 MiB file (Response.file)"
+  "plaintext-tls-c256|GET|/plaintext|256|||2s|0|1|over HTTPS (TLS; keep-alive, one handshake per connection)"
 )
 
 usage() {
@@ -149,6 +163,12 @@ if [[ -n "$scenarios_arg" ]]; then
   (( ${#picked[@]} > 0 )) || { echo "error: --scenarios names no scenario" >&2; usage; }
   SCENARIOS=("${picked[@]}")
 fi
+# Each server start runs one of these lists: the plain scenarios, then (a second start) the TLS ones.
+PLAIN_SCENARIOS=() TLS_SCENARIOS=()
+for sc in "${SCENARIOS[@]}"; do
+  IFS='|' read -r -a f <<<"$sc"
+  if [[ "${f[8]}" == 1 ]]; then TLS_SCENARIOS+=("$sc"); else PLAIN_SCENARIOS+=("$sc"); fi
+done
 case "$duration_arg" in
   *[!0-9sm]* | "" | [sm]*) echo "error: duration must look like 10, 10s or 1m" >&2; usage ;;
   *m) duration=$(( 10#${duration_arg%m} * 60 )) ;;
@@ -193,6 +213,8 @@ fi
 
 command -v wrk >/dev/null 2>&1 || spindle_ensure_packages wrk
 command -v python3 >/dev/null 2>&1 || spindle_ensure_packages python3
+# openssl s_client records what a TLS scenario negotiates (wrk itself uses the same libssl).
+(( ${#TLS_SCENARIOS[@]} == 0 )) || command -v openssl >/dev/null 2>&1 || spindle_ensure_packages openssl
 spindle_find_jdk
 spindle_java_opts
 CLK_TCK="$(getconf CLK_TCK)"
@@ -351,10 +373,23 @@ fi
 # Spindle's own classes and jars are copied once, so a build someone runs during the matrix
 # (or `mvn clean`) cannot change or remove what later rounds load; other jars are immutable.
 snapshot="$(mktemp -d -t spindle-bench-classes.XXXXXX)"
+# A Spindle jar in ~/.m2 is shared by every checkout on the machine: another worktree's
+# `mvn install` may have replaced it with its own code, or be rewriting it right now. A module
+# of this tree stands in for it with its own classes (built, like the jar, by spindle_classpath).
+declare -A tree_module=()   # artifactId -> module directory of this tree
+for pom in "$SPINDLE_ROOT"/*/pom.xml; do
+  artifact="$(awk '/<parent>/,/<\/parent>/ { next } /<artifactId>/ { gsub(/.*<artifactId>|<\/artifactId>.*/, ""); print; exit }' "$pom")"
+  [[ -z "$artifact" ]] || tree_module[$artifact]="$(dirname "$pom")"
+done
 snapshot_cp() {
-  local entry n=0 dest kept=() entries
+  local entry n=0 dest kept=() entries artifact
   IFS=: read -r -a entries <<<"$1"
   for entry in "${entries[@]}"; do
+    if [[ "$entry" == */dev/spindle/*/*.jar ]]; then
+      artifact="${entry#*/dev/spindle/}" artifact="${artifact%%/*}"
+      [[ -z "${tree_module[$artifact]:-}" || ! -d "${tree_module[$artifact]}/target/classes" ]] ||
+        entry="${tree_module[$artifact]}/target/classes"
+    fi
     if [[ -e "$entry" && ( "$entry" == "$SPINDLE_ROOT/"* || "$entry" == */dev/spindle/* ) ]]; then
       n=$(( n + 1 ))
       dest="$snapshot/$2/$n-$(basename "$entry")"
@@ -429,6 +464,22 @@ if [[ -n "$baseline" ]]; then
   run_rows=("${with_twins[@]}")
 fi
 
+# The TLS scenarios' key: made once per run, in the private directory removed at exit, so it is
+# never in the output directory (which may be committed). The password is per run too.
+TLS_PROPS=() tls_key_desc=""
+if (( ${#TLS_SCENARIOS[@]} > 0 )); then
+  tls_dir="$snapshot/tls"
+  mkdir -m 700 "$tls_dir"
+  tls_password="$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+  tls_key_desc="$("$JAVA_HOME/bin/keytool" -genkeypair -alias spindle-bench -keyalg EC -groupname secp256r1 \
+    -dname CN=localhost -ext SAN=ip:127.0.0.1 -storetype PKCS12 -validity 2 \
+    -keystore "$tls_dir/keystore.p12" -storepass "$tls_password" 2>&1)" ||
+    spindle_die "keytool could not make the TLS scenarios' key store: $tls_key_desc"
+  # "Generating 256-bit EC (secp256r1) key pair and self-signed certificate (SHA384withECDSA) ..."
+  tls_key_desc="$(sed -n 's/^Generating //p' <<<"$tls_key_desc" | head -n 1)"
+  TLS_PROPS=("-Dspindle.tls.keystore=$tls_dir/keystore.p12" "-Dspindle.tls.password=$tls_password")
+fi
+
 if [[ -e "$out/measurements.tsv" ]]; then
   spindle_die "$out already holds a run; pick another output_dir"
 fi
@@ -451,6 +502,7 @@ tsv() { local IFS=$'\t'; local -a clean=("${@//$'\t'/ }"); clean=("${clean[@]//$
   skipped_text="$(printf '%s; ' "${skipped[@]}")"
   tsv skipped "${skipped_text%; }"
   tsv command "$command_line"
+  tsv tls_key "$tls_key_desc"
 } >"$out/meta.tsv"
 
 tsv name class module props reference baseline_of >"$out/servers.tsv"
@@ -460,14 +512,17 @@ for name in "${run_rows[@]}"; do
   tsv "$name" "${row_classes[$i]}" "${row_module[$name]:-}" "${row_props[$i]}" "$ref" "${baseline_of[$name]:-}" >>"$out/servers.tsv"
 done
 
-tsv name method path connections script script_args timeout blocking description >"$out/scenarios.tsv"
+tsv name method path connections script script_args timeout blocking tls description >"$out/scenarios.tsv"
 for sc in "${SCENARIOS[@]}"; do
-  IFS='|' read -r -a f <<<"$sc"   # read drops a trailing empty field: pad to 9
-  tsv "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]:-}" "${f[5]:-}" "${f[6]}" "${f[7]}" "${f[8]:-}" >>"$out/scenarios.tsv"
+  IFS='|' read -r -a f <<<"$sc"   # read drops a trailing empty field: pad to 10
+  tsv "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]:-}" "${f[5]:-}" "${f[6]}" "${f[7]}" "${f[8]}" "${f[9]:-}" >>"$out/scenarios.tsv"
 done
 tsv round server scenario raw cpu_ticks wrk_rc wall_s >"$out/measurements.tsv"
-tsv round server kind message >"$out/events.tsv"
-event() { tsv "$@" >>"$out/events.tsv"; }   # round server kind message
+# scope: empty = the whole row (every scenario); "tls" = its TLS scenarios only.
+tsv round server kind message scope >"$out/events.tsv"
+event() { tsv "$1" "$2" "$3" "$4" "${5:-}" >>"$out/events.tsv"; }   # round server kind message [scope]
+# What each TLS start negotiated with openssl s_client (OpenSSL's defaults, like wrk's).
+(( ${#TLS_SCENARIOS[@]} == 0 )) || tsv round server protocol cipher key_exchange signature >"$out/tls.tsv"
 
 for name in "${run_rows[@]}"; do
   if [[ -n "${row_failure[$name]:-}" ]]; then
@@ -517,7 +572,8 @@ write_environment() {
 | CPU pinning | server: ${pin_server:-none}; wrk: ${pin_client:-none} |
 | rounds | $rounds, interleaved (all servers for round 1, then round 2, ...) |
 | per scenario | ${duration}s, ${PAUSE}s pause between scenarios |
-| warm-up | per server start: GET /plaintext (64 connections) then POST /echo 10 KB (16 connections), ${warmup}s each |
+| warm-up | per server start: GET /plaintext (64 connections) then POST /echo 10 KB (16 connections), ${warmup}s each${TLS_PROPS[*]:+ (over HTTPS for the TLS start)} |${TLS_PROPS[*]:+
+| TLS scenarios | a second server start per row and round, after the plain scenarios: the server command plus \`-Dspindle.tls.keystore=<PKCS12 file> -Dspindle.tls.password=<per-run>\`; every route checked over HTTPS first. Negotiated protocol and cipher suite per row: [TLS](#tls) below |}
 | workers | $workers (a row's own count in the table below overrides it) |
 | python | $(python3 --version 2>&1) |
 | clock ticks | CLK_TCK $CLK_TCK (server CPU = utime+stime of /proc/<pid>/stat) |
@@ -548,28 +604,62 @@ EOF
   local sc f
   for sc in "${SCENARIOS[@]}"; do
     IFS='|' read -r -a f <<<"$sc"
-    echo "| ${f[0]} | ${f[1]} ${f[2]} | ${f[3]} | ${f[4]:+\`${f[4]} ${f[5]}\`} | ${f[6]} |"
+    echo "| ${f[0]} | ${f[1]} ${f[2]}$( [[ "${f[8]}" == 1 ]] && echo ' over HTTPS') | ${f[3]} | ${f[4]:+\`${f[4]} ${f[5]}\`} | ${f[6]} |"
   done
+}
+
+# Appended at the end of the run: the key, the client's TLS library and what each row negotiated.
+write_tls_environment() {
+  local libssl
+  libssl="$(ldd "$(command -v wrk)" 2>/dev/null | awk '/libssl/ {print $3; exit}')"
+  cat <<EOF
+
+## TLS
+
+| | |
+|---|---|
+| server key | ${tls_key_desc:-?}; CN=localhost, SAN ip:127.0.0.1, PKCS12 made per run by \`keytool -genkeypair -keyalg EC -groupname secp256r1\` in a temporary directory (deleted at the end; never in this directory) |
+| client | wrk over ${libssl:-libssl (not found by ldd)}; $(openssl version 2>/dev/null || echo 'openssl: not installed'); OpenSSL's default protocols and cipher suites, no certificate verification |
+| negotiated | by \`openssl s_client -brief\` against each TLS start (same library and defaults as wrk): raw/<row>/tls-round<N>.txt |
+
+| row | protocol | cipher suite | key exchange | server signature |
+|---|---|---|---|---|
+EOF
+  # One line per row and distinct outcome (rounds normally agree).
+  if [[ -f "$out/tls.tsv" ]]; then
+    tail -n +2 "$out/tls.tsv" | cut -f 2- | awk -F '\t' '!seen[$0]++ { printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }'
+  fi
+  local name missing=()
+  for name in "${run_rows[@]}"; do
+    [[ -f "$out/tls.tsv" ]] && awk -F '\t' -v n="$name" '$2 == n { f = 1 } END { exit !f }' "$out/tls.tsv" ||
+      missing+=("$name")
+  done
+  if (( ${#missing[@]} > 0 )); then
+    echo
+    echo "No TLS start passed its HTTPS checks for: ${missing[*]} (see summary.md, Failures)."
+  fi
 }
 write_environment >"$out/environment.md"
 
 start_error="" port=""
-# Starts row $1 for round $2 on a free port; sets server_pid and port, or start_error and fails.
+# Starts row $1 for round $2 on a free port, with the TLS properties if $3 is "tls" (its logs:
+# server-tls-round<N>.*); sets server_pid and port, or start_error and fails.
 start_server() {
-  local name="$1" r="$2" i line="" rc
-  local dir="$out/raw/$name" props=()
+  local name="$1" r="$2" phase="$3" i line="" rc
+  local dir="$out/raw/$name" props=() tag=""
   read -r -a props <<<"${row_props[${row_index[$name]}]}"
+  if [[ "$phase" == tls ]]; then props+=("${TLS_PROPS[@]}") tag="tls-"; fi
   local java="$JAVA_HOME/bin/java" module="${row_module[$name]}"
   "${pin_server_cmd[@]}" "$java" "${SPINDLE_JVM_FLAGS[@]}" "${props[@]}" -cp "${module_cp[${row_cp_key[$name]:-$module}]}" \
-    "${row_fqcn[$name]}" 0 "$(workers_of "$name")" >"$dir/server-round$r.out" 2>"$dir/server-round$r.err" </dev/null &
+    "${row_fqcn[$name]}" 0 "$(workers_of "$name")" >"$dir/server-${tag}round$r.out" 2>"$dir/server-${tag}round$r.err" </dev/null &
   server_pid=$!
   for (( i = 0; i < READY_TIMEOUT * 10; i++ )); do
-    line="$(grep -m 1 ' listening on ' "$dir/server-round$r.out" 2>/dev/null || true)"
+    line="$(grep -m 1 ' listening on ' "$dir/server-${tag}round$r.out" 2>/dev/null || true)"
     [[ -n "$line" ]] && break
     if ! server_alive; then
       rc=0; wait "$server_pid" 2>/dev/null || rc=$?
       server_pid=""
-      start_error="exited with status $rc before its ready line: $(tail -n 3 "$dir/server-round$r.err" | tr '\n' ' ')"
+      start_error="exited with status $rc before its ready line: $(tail -n 3 "$dir/server-${tag}round$r.err" | tr '\n' ' ')"
       return 1
     fi
     sleep 0.1
@@ -612,57 +702,94 @@ eta() {
   if (( steps_timed > 0 )); then
     fmt_duration $(( timed_seconds * left / steps_timed ))
   else
-    local per_server=$(( 2 * warmup + 4 ))
+    local starts=1
+    (( ${#PLAIN_SCENARIOS[@]} == 0 || ${#TLS_SCENARIOS[@]} == 0 )) || starts=2
+    local per_server=$(( starts * (2 * warmup + 4) ))
     fmt_duration $(( left * (duration + PAUSE + per_server / ${#SCENARIOS[@]} + 1) ))
   fi
 }
 
 
-declare -A dead=()   # rows that failed: not retried in later rounds
+declare -A dead=()       # rows that failed: not retried in later rounds
+declare -A tls_dead=()   # rows whose TLS start failed: their TLS scenarios are not retried
 for name in "${run_rows[@]}"; do
   [[ -z "${row_failure[$name]:-}" ]] || dead[$name]=1
 done
 
 echo "output: $out" >&2
 echo "servers: ${run_rows[*]}; $rounds round(s) x ${#SCENARIOS[@]} scenario(s), ${duration}s each, workers $workers" >&2
+(( ${#TLS_SCENARIOS[@]} == 0 )) || echo "TLS scenarios (${#TLS_SCENARIOS[@]}): a second start of each server with -Dspindle.tls.*" >&2
 
 wrk_base=("${pin_client_cmd[@]}" wrk -t"$WRK_THREADS" --latency)
 
-warm_up() {
-  local name="$1" r="$2" log="$out/raw/$1/warmup-round$2.txt"
+warm_up() {   # name round base_url log-tag
+  local log="$out/raw/$1/warmup-$4round$2.txt"
   (( warmup > 0 )) || return 0
   : >"$log"
   # Warm-up results are not used; a failure shows in the checks or the scenarios anyway.
-  run_child "${wrk_base[@]}" -c64 -d"${warmup}s" "http://127.0.0.1:$port/plaintext" >>"$log" 2>&1 || true
-  run_child "${wrk_base[@]}" -c16 -d"${warmup}s" -s "$LIB/bench-post.lua" \
-    "http://127.0.0.1:$port/echo" -- 10240 >>"$log" 2>&1 || true
+  run_child "${wrk_base[@]}" -c64 -d"${warmup}s" "$3/plaintext" >>"$log" 2>&1 || true
+  run_child "${wrk_base[@]}" -c16 -d"${warmup}s" -s "$LIB/bench-post.lua" "$3/echo" -- 10240 >>"$log" 2>&1 || true
 }
 
-# One server, one round: start, check, warm up, every scenario, stop.
-run_server_round() {
-  local name="$1" r="$2" dir="$out/raw/$1" t0=$SECONDS
-  local done_here=0
+# What the TLS start negotiates, seen by OpenSSL with its defaults (wrk's library and settings):
+# raw/<row>/tls-round<N>.txt and a line of tls.tsv. Informational: a failure here fails nothing.
+record_tls() {
+  local name="$1" r="$2" file="$out/raw/$1/tls-round$2.txt" proto cipher kex sig hash
+  run_child timeout 10 openssl s_client -connect "127.0.0.1:$port" -brief </dev/null >"$file" 2>&1 || true
+  proto="$(sed -n 's/^Protocol version: //p' "$file" | head -n 1)"
+  cipher="$(sed -n 's/^Ciphersuite: //p' "$file" | head -n 1)"
+  kex="$(sed -n 's/^\(Server \)\{0,1\}Temp Key: //p; s/^Negotiated TLS1.3 group: //p' "$file" | head -n 1)"
+  sig="$(sed -n 's/^Signature type: //p' "$file" | head -n 1)"
+  hash="$(sed -n 's/^Hash used: //p' "$file" | head -n 1)"
+  [[ -z "$sig" || -z "$hash" ]] || sig="$sig with $hash"
+  tsv "$r" "$name" "${proto:-?}" "${cipher:-?}" "${kex:-?}" "${sig:-?}" >>"$out/tls.tsv"
+}
+
+# One start of a server for one round: "plain" runs PLAIN_SCENARIOS; "tls" starts it with the
+# key store and runs TLS_SCENARIOS over https. A failure of the plain start ends the row (dead);
+# of the TLS start, its TLS scenarios only (tls_dead; events with scope "tls"), so the plain
+# figures stand. Exit 3 from the HTTPS check = the port speaks plain HTTP: "tls-unavailable".
+run_phase() {
+  local name="$1" r="$2" phase="$3" dir="$out/raw/$1" t0=$SECONDS
+  local done_here=0 tag="" scope="" scheme=http checker="${row_checks[$name]:-$BENCH_PY}"
+  local -a list=("${PLAIN_SCENARIOS[@]}") check_args=()
+  if [[ "$phase" == tls ]]; then
+    list=("${TLS_SCENARIOS[@]}") tag="tls-" scope=tls scheme=https check_args=(--tls)
+    # A baseline's own bench.py may predate --tls; this one checks it then (and finds no TLS).
+    grep -q -- '"--tls"' "$checker" || checker="$BENCH_PY"
+  fi
+  local what="$name${tag:+ (TLS)}"
   mkdir -p "$dir"
-  printf '[%d/%d] %s round %d/%d: starting ... ETA %s\n' "$(( step + 1 ))" "$total_steps" "$name" "$r" "$rounds" "$(eta)" >&2
-  if ! start_server "$name" "$r"; then
-    echo "FAILED $name round $r: $start_error" >&2
-    event "$r" "$name" start-failed "$start_error"
-    dead[$name]=1
-  elif ! run_child python3 "${row_checks[$name]:-$BENCH_PY}" check --port "$port" >"$dir/check-round$r.txt" 2>&1; then
-    local why
-    why="$(tail -n 1 "$dir/check-round$r.txt")"
-    echo "FAILED $name round $r: wrong answers: $why (all checks: $dir/check-round$r.txt)" >&2
-    event "$r" "$name" check-failed "$why"
-    dead[$name]=1
+  printf '[%d/%d] %s round %d/%d: starting%s ... ETA %s\n' "$(( step + 1 ))" "$total_steps" "$name" "$r" "$rounds" \
+    "${tag:+ with TLS}" "$(eta)" >&2
+  local crc=0
+  if ! start_server "$name" "$r" "$phase"; then
+    echo "FAILED $what round $r: $start_error" >&2
+    event "$r" "$name" start-failed "$start_error" "$scope"
   else
-    warm_up "$name" "$r"
+    run_child python3 "$checker" check --port "$port" "${check_args[@]}" >"$dir/check-${tag}round$r.txt" 2>&1 || crc=$?
+    if (( crc != 0 )); then
+      local why kind=check-failed
+      why="$(tail -n 1 "$dir/check-${tag}round$r.txt")"
+      if [[ "$phase" == tls && "$crc" == 3 ]]; then
+        kind=tls-unavailable
+        echo "NO TLS $name round $r: $why (its TLS scenarios are not measured)" >&2
+      else
+        echo "FAILED $what round $r: wrong answers: $why (all checks: $dir/check-${tag}round$r.txt)" >&2
+      fi
+      event "$r" "$name" "$kind" "$why" "$scope"
+    fi
+  fi
+  if [[ -n "$server_pid" ]] && (( crc == 0 )); then
+    [[ "$phase" != tls ]] || record_tls "$name" "$r"
+    warm_up "$name" "$r" "$scheme://127.0.0.1:$port" "$tag"
     local sc f url cpu0 cpu1 rc ticks raw rel started summary
-    for sc in "${SCENARIOS[@]}"; do
+    for sc in "${list[@]}"; do
       IFS='|' read -r -a f <<<"$sc"
       step=$(( step + 1 )) done_here=$(( done_here + 1 ))
       printf '[%d/%d] %s %s round %d/%d ... ETA %s\n' "$step" "$total_steps" "$name" "${f[0]}" "$r" "$rounds" "$(eta)" >&2
       rel="raw/$name/${f[0]}-round$r.txt" raw="$out/raw/$name/${f[0]}-round$r.txt"
-      url="http://127.0.0.1:$port${f[2]}"
+      url="$scheme://127.0.0.1:$port${f[2]}"
       local cmd=("${wrk_base[@]}" -c"${f[3]}" -d"${duration}s" --timeout "${f[6]}")
       [[ -z "${f[4]}" ]] || cmd+=(-s "$LIB/${f[4]}")
       cmd+=("$url")
@@ -693,24 +820,47 @@ run_server_round() {
         local src=0
         wait "$server_pid" 2>/dev/null || src=$?
         server_pid=""
-        echo "FAILED $name round $r: the server exited (status $src) during ${f[0]}" >&2
-        event "$r" "$name" crashed "exited with status $src during ${f[0]}: $(tail -n 2 "$dir/server-round$r.err" | tr '\n' ' ')"
-        dead[$name]=1
+        echo "FAILED $what round $r: the server exited (status $src) during ${f[0]}" >&2
+        event "$r" "$name" crashed "exited with status $src during ${f[0]}: $(tail -n 2 "$dir/server-${tag}round$r.err" | tr '\n' ' ')" "$scope"
+        crc=1
         break
       fi
-      (( PAUSE == 0 )) || sleep "$PAUSE"
+      # A pause between scenarios; none after the last one, the server stops next.
+      (( PAUSE == 0 || done_here == ${#list[@]} )) || sleep "$PAUSE"
     done
+  else
+    crc=1
   fi
   stop_server
   if (( stop_forced )); then
-    echo "warning: $name ignored SIGTERM for ${STOP_TIMEOUT}s; killed" >&2
-    event "$r" "$name" warning "did not exit within ${STOP_TIMEOUT}s of SIGTERM; killed"
+    echo "warning: $what ignored SIGTERM for ${STOP_TIMEOUT}s; killed" >&2
+    event "$r" "$name" warning "did not exit within ${STOP_TIMEOUT}s of SIGTERM; killed" "$scope"
   fi
-  # Steps this server will not run (it failed) still count as done for the progress line.
-  step=$(( step + ${#SCENARIOS[@]} - done_here ))
-  # The pace for the ETA comes from rounds that measured something (a failure is quick).
-  if (( done_here == ${#SCENARIOS[@]} )); then
+  # Steps this start will not run (it failed) still count as done for the progress line.
+  step=$(( step + ${#list[@]} - done_here ))
+  # The pace for the ETA comes from starts that measured everything (a failure is quick).
+  if (( done_here == ${#list[@]} )); then
     steps_timed=$(( steps_timed + done_here )) timed_seconds=$(( timed_seconds + SECONDS - t0 ))
+  fi
+  return "$crc"
+}
+
+# One server, one round: the plain start, then the TLS start (each only if it has scenarios).
+run_server_round() {
+  local name="$1" r="$2"
+  if (( ${#PLAIN_SCENARIOS[@]} > 0 )) && ! run_phase "$name" "$r" plain; then
+    dead[$name]=1
+    step=$(( step + ${#TLS_SCENARIOS[@]} ))   # not started with TLS either
+    return 0
+  fi
+  if (( ${#TLS_SCENARIOS[@]} > 0 )); then
+    if [[ -n "${tls_dead[$name]:-}" ]]; then
+      step=$(( step + ${#TLS_SCENARIOS[@]} ))
+    elif ! run_phase "$name" "$r" tls; then
+      tls_dead[$name]=1
+      # Only TLS scenarios and they failed: nothing left to run for this row.
+      (( ${#PLAIN_SCENARIOS[@]} > 0 )) || dead[$name]=1
+    fi
   fi
   return 0
 }
@@ -729,6 +879,7 @@ trap - INT TERM
 
 
 printf '%s\t%s\n' finished "$(date -u '+%Y-%m-%d %H:%M:%S')" >>"$out/meta.tsv"
+(( ${#TLS_SCENARIOS[@]} == 0 )) || write_tls_environment >>"$out/environment.md"
 {
   echo
   echo "Finished $(date -u '+%Y-%m-%d %H:%M:%S') UTC; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."

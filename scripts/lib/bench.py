@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Helpers of scripts/benchmark-servers.sh; standard library only (python3 >= 3.9).
 
-  bench.py check --port P [--host H]      answers of every benchmark route (exit 1 if wrong)
+  bench.py check --port P [--host H] [--tls]
+                                           answers of every benchmark route (exit 1 if wrong); with
+                                           --tls over HTTPS (exit 3 if the port speaks plain HTTP)
   bench.py parse WRK_OUTPUT                one wrk output -> "rps avg_ms p99_ms errors non2xx requests"
   bench.py report RUN_DIR [--strict] [--readme PATH]
                                            summary.csv, summary.md, charts/*.svg (exit 1 on failures)
@@ -22,6 +24,7 @@ import os
 import random
 import re
 import socket
+import ssl
 import statistics
 import sys
 import time
@@ -96,8 +99,43 @@ def _read_response(sock_file) -> tuple[int, bytes, bool]:
     return status, sock_file.read(length), close
 
 
-def run_checks(host: str, port: int, timeout: float) -> list[tuple[str, str | None, str | None]]:
-    """Every check as (name, None if passed else the reason, a note on how it passed)."""
+def tls_context() -> ssl.SSLContext:
+    """The client side of the TLS checks: OpenSSL's defaults (as wrk has them), no certificate
+    verification (the benchmark's key is self-signed, made per run)."""
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
+class NoTls(Exception):
+    """The port answers plain HTTP: the server was not started with TLS (or ignores its settings)."""
+
+
+def tls_handshake(host: str, port: int, timeout: float, ctx: ssl.SSLContext) -> str:
+    """One handshake, before any check: "TLSv1.3 TLS_AES_256_GCM_SHA384" as negotiated. If it fails
+    and the port answers a plain HTTP request, raises NoTls; other failures propagate."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as raw:
+            with ctx.wrap_socket(raw, server_hostname=host) as s:
+                cipher = s.cipher()
+                return f"{s.version()} {cipher[0] if cipher else '?'}"
+    except (ssl.SSLError, OSError) as handshake_error:
+        try:
+            with socket.create_connection((host, port), timeout=timeout) as s:
+                s.sendall(f"GET /plaintext HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode())
+                with s.makefile("rb") as f:
+                    status, _, _ = _read_response(f)
+        except (CheckFailed, OSError, ValueError):
+            raise handshake_error from None
+        raise NoTls(f"the server does not speak TLS: the port answers plain HTTP (status {status} to GET "
+                    f"/plaintext) and fails a TLS handshake ({type(handshake_error).__name__}: {handshake_error})") from None
+
+
+def run_checks(host: str, port: int, timeout: float,
+               ctx: ssl.SSLContext | None = None) -> list[tuple[str, str | None, str | None]]:
+    """Every check as (name, None if passed else the reason, a note on how it passed); over
+    HTTPS when given a TLS context."""
     results: list[tuple[str, str | None]] = []
     notes: dict[str, str] = {}
     conn: http.client.HTTPConnection | None = None
@@ -105,7 +143,10 @@ def run_checks(host: str, port: int, timeout: float) -> list[tuple[str, str | No
     def request(method: str, path: str, body: bytes | None = None, headers: dict | None = None):
         nonlocal conn
         if conn is None:
-            conn = http.client.HTTPConnection(host, port, timeout=timeout)
+            if ctx is None:
+                conn = http.client.HTTPConnection(host, port, timeout=timeout)
+            else:
+                conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=ctx)
         conn.request(method, path, body=body, headers=headers or {})
         response = conn.getresponse()
         data = response.read()
@@ -189,7 +230,8 @@ def run_checks(host: str, port: int, timeout: float) -> list[tuple[str, str | No
             conn.close()
             conn = None
         one = f"GET /plaintext HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
-        with socket.create_connection((host, port), timeout=timeout) as s:
+        raw = socket.create_connection((host, port), timeout=timeout)
+        with raw if ctx is None else ctx.wrap_socket(raw, server_hostname=host) as s:
             s.sendall(one * PIPELINE_DEPTH)  # one write, like the pipelined wrk scenario
             with s.makefile("rb") as f:
                 for i in range(PIPELINE_DEPTH):
@@ -216,7 +258,20 @@ def run_checks(host: str, port: int, timeout: float) -> list[tuple[str, str | No
 
 
 def cmd_check(args) -> int:
-    results = run_checks(args.host, args.port, args.timeout)
+    ctx = None
+    if args.tls:
+        ctx = tls_context()
+        try:
+            print(f"tls   {tls_handshake(args.host, args.port, args.timeout, ctx)}")
+        except NoTls as e:
+            print(f"FAIL  TLS handshake: {e}")
+            print(e)  # last line: the short reason
+            return 3
+        except (ssl.SSLError, OSError) as e:
+            print(f"FAIL  TLS handshake: {type(e).__name__}: {e}")
+            print(f"TLS handshake failed: {type(e).__name__}: {e}")
+            return 1
+    results = run_checks(args.host, args.port, args.timeout, ctx)
     for name, reason, note in results:
         if reason is None:
             print(f"ok    {name}" + (f" ({note})" if note else ""))
@@ -413,27 +468,57 @@ class Report:
         for cell in self.cells.values():
             cell.summarize()
         self.reference = {s["name"] for s in self.servers if s.get("reference") == "1"}
+        self.twin_rows = {s["name"] for s in self.servers if s.get("baseline_of")}
+        # Scenarios over HTTPS, measured in a second start of each server (scenarios.tsv "tls").
+        self.tls_names = {sc["name"] for sc in self.scenarios if sc.get("tls") == "1"}
+        self.tls = read_tsv(run / "tls.tsv")  # what each TLS start negotiated (openssl s_client)
 
-    # Servers with a failure event (not-built, build, start, check, crash); warnings excluded.
+    # Events: a failure of the whole row (scope "") or of its TLS start only (scope "tls");
+    # older runs have no scope column.
+    def applies(self, e: dict, scenario: str) -> bool:
+        scope = e.get("scope") or ""
+        return scope == "" or (scope == "tls" and scenario in self.tls_names)
+
+    def excused(self, e: dict) -> bool:
+        """No TLS where TLS may be missing: the Netty reference (its TLS is its own module's matter)
+        and --baseline twins (their commit may predate TLS). Reported, not a failure of the run."""
+        return e["kind"] == "tls-unavailable" and (e["server"] in self.reference or e["server"] in self.twin_rows)
+
+    @staticmethod
+    def event_text(e: dict) -> str:
+        where = f"round {e['round']}: " if e["round"] not in ("", "-") else ""
+        scope = "TLS start, " if e.get("scope") == "tls" else ""
+        return f"{e['kind']}: {scope}{where}{e['message']}"
+
+    # Servers with a failure event (not-built, build, start, check, crash, no TLS); warnings and
+    # excused ones excluded.
     def failures(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for e in self.events:
-            if e["kind"] == "warning":
+            if e["kind"] == "warning" or self.excused(e):
                 continue
-            where = f"round {e['round']}: " if e["round"] not in ("", "-") else ""
-            out.setdefault(e["server"], []).append(f"{e['kind']}: {where}{e['message']}")
+            out.setdefault(e["server"], []).append(self.event_text(e))
         return out
 
-    SHORT = {"not-built": "not built", "build-failed": "build failed", "start-failed": "did not start",
-             "check-failed": "wrong answers", "crashed": "crashed"}
+    def cell_events(self, cell: Cell) -> list[dict]:
+        """The failure events behind this cell (excused ones included)."""
+        return [e for e in self.events if e["server"] == cell.server and e["kind"] != "warning"
+                and self.applies(e, cell.scenario)]
 
-    def short_failure(self, server: str) -> str | None:
-        """A few words for a chart: the first failure of this server."""
-        for e in self.events:
-            if e["server"] == server and e["kind"] != "warning":
-                where = f" in round {e['round']}" if e["round"] not in ("", "-") else ""
-                return self.SHORT.get(e["kind"], e["kind"]) + where
+    SHORT = {"not-built": "not built", "build-failed": "build failed", "start-failed": "did not start",
+             "check-failed": "wrong answers", "crashed": "crashed", "tls-unavailable": "no TLS"}
+
+    def short_failure(self, cell: Cell) -> str | None:
+        """A few words for a chart: the first failure behind this cell."""
+        for e in self.cell_events(cell):
+            where = f" in round {e['round']}" if e["round"] not in ("", "-") else ""
+            return self.SHORT.get(e["kind"], e["kind"]) + where
         return None
+
+    def failed_label(self, cell: Cell) -> str:
+        """What a cell without figures shows: "no TLS" when the server does not speak it."""
+        kinds = {e["kind"] for e in self.cell_events(cell)}
+        return "no TLS" if kinds == {"tls-unavailable"} else "failed"
 
     def warnings(self) -> list[str]:
         return [f"{e['server']} round {e['round']}: {e['message']}" for e in self.events if e["kind"] == "warning"]
@@ -453,13 +538,13 @@ class Report:
 
     def status(self, cell: Cell) -> str:
         if not cell.rounds:
-            return "failed"
-        if len(cell.rounds) < self.rounds_planned or cell.server in self.failures():
+            return "no-tls" if self.failed_label(cell) == "no TLS" else "failed"
+        if len(cell.rounds) < self.rounds_planned or self.cell_events(cell):
             return "partial"
         return "ok"
 
     def note(self, cell: Cell) -> str:
-        return "; ".join(self.failures().get(cell.server, []) + cell.problems)
+        return "; ".join([self.event_text(e) for e in self.cell_events(cell)] + cell.problems)
 
     # -- violations (exit status) --
 
@@ -515,7 +600,7 @@ class Report:
                 flagged = c.total("socket_errors") + c.total("non2xx") > 0
                 failure = None
                 if not c.rounds:
-                    failure = "✗ " + (self.short_failure(c.server) or "no measurement (see summary.md)")
+                    failure = "✗ " + (self.short_failure(c) or "no measurement (see summary.md)")
                 bars.append(Bar(c.server, c.rps, c.req_per_cpu_s, c.server in self.reference, flagged, failure))
             subtitle = f"{scenario_line(sc)} · median of {self.rounds_planned} round(s), {self.meta.get('duration', '?')}s each"
             svg = render_chart(sc["name"], subtitle, bars)
@@ -541,7 +626,7 @@ class Report:
             "socket errors and non-2xx responses are summed over all rounds. Server CPU is the server process's "
             "utime+stime (`/proc/<pid>/stat`) during the scenario, JIT and GC threads included; "
             "req/CPU-s = requests completed / server CPU-seconds. \"vs Netty\" = req/s divided by the best "
-            "NettyServer transport in the same scenario (blank when no Netty row ran). "
+            "NettyServer transport in the same scenario (blank when no Netty row has a figure there). "
             f"Machine, JDK, flags and commit: [environment.md]({prefix}environment.md); "
             f"raw wrk output: [raw/]({prefix}raw/); all numbers: [summary.csv]({prefix}summary.csv).",
             "",
@@ -558,6 +643,13 @@ class Report:
         problems = [f"{c.server} {c.scenario}: {p}" for c in self.cells.values() for p in c.problems]
         for p in problems + self.warnings():
             lines.append(f"- {md_escape(p)}")
+        no_tls = [e for e in self.events if self.excused(e)]
+        if no_tls:
+            lines += ["", "No TLS (not counted as a failure): started with the TLS properties, these rows answered "
+                      "plain HTTP, so their TLS scenarios have no figures. The Netty reference speaks TLS once its "
+                      "module honours `-Dspindle.tls.*` (SslHandler); a `--baseline` commit may predate TLS.", ""]
+            for e in no_tls:
+                lines.append(f"- **{e['server']}** — {md_escape(self.event_text(e))}")
         skipped = meta.get("skipped", "")
         if skipped:
             lines += ["", f"Not in this run: {md_escape(skipped)}."]
@@ -573,13 +665,15 @@ class Report:
             for n in names:
                 c = self.cells[(s["name"], n)]
                 vals.append(fmt_int(c.rps) + (" ⚠" if c.total("socket_errors") + c.total("non2xx") else "")
-                            if c.rps is not None else "failed")
+                            if c.rps is not None else self.failed_label(c))
             lines.append(f"| {s['name']} | " + " | ".join(vals) + " |")
         lines += ["", "⚠ = socket errors or non-2xx responses in that cell (see its table).", ""]
         lines += self.baseline_lines(h)
 
         for sc in self.scenarios:
             lines += [f"{h}# {sc['name']}", "", f"{scenario_line(sc)}.", ""]
+            if sc["name"] in self.tls_names:
+                lines += self.tls_lines(prefix)
             lines.append(f"![{sc['name']}: req/s and requests per server CPU-second]({prefix}charts/{sc['name']}.svg)")
             lines += ["", "| # | server | req/s | min–max | avg ms | p99 ms | socket errors | non-2xx | server CPU s "
                           "| req/CPU-s | vs Netty |",
@@ -588,7 +682,7 @@ class Report:
             for c in self.ranked(sc["name"]):
                 if c.rps is None:
                     reason = self.note(c) or "no measurement"
-                    lines.append(f"| – | {c.server} | failed | {md_escape(reason)} | | | | | | | |")
+                    lines.append(f"| – | {c.server} | {self.failed_label(c)} | {md_escape(reason)} | | | | | | | |")
                     continue
                 rank += 1
                 med = c.median[1]
@@ -608,12 +702,58 @@ class Report:
                     f"| {'' if c.cpu_s is None else f'{c.cpu_s:.2f}'} | {fmt_int(c.req_per_cpu_s)} "
                     f"| {'' if ratio is None else f'{ratio:.2f}×'} |")
             lines.append("")
+            if sc["name"] in self.tls_names:
+                lines += self.tls_cost_lines(sc)
         if any(c.median and c.median[1].latency_p99_ms is None for c in self.cells.values()):
             lines += ["Latency n/a: wrk gave no usable figure. Either it recorded no latency sample (with "
                       "pipelining, a server that closes the connection after each response never completes a "
                       "batch) or it printed a 0 µs percentile beside a non-zero average (a wrk 4.1 quirk "
                       "under pipelining); the raw output has what wrk printed.", ""]
         return "\n".join(lines) + "\n"
+
+    def tls_lines(self, prefix: str) -> list[str]:
+        """What the TLS scenarios measured: key and negotiated parameters per row (tls.tsv)."""
+        key = self.meta.get("tls_key") or "?"
+        by_outcome: dict[tuple, list[str]] = {}
+        for t in self.tls:
+            outcome = (t["protocol"], t["cipher"], t["key_exchange"], t["signature"])
+            rows = by_outcome.setdefault(outcome, [])
+            if t["server"] not in rows:
+                rows.append(t["server"])
+        lines = [f"Server key: {md_escape(key)} (made per run; [environment.md]({prefix}environment.md#tls)). "
+                 "Negotiated with OpenSSL's defaults (wrk's library, checked with `openssl s_client`):"]
+        if not by_outcome:
+            lines.append("no row passed its HTTPS checks.")
+        for (proto, cipher, kex, sig), rows in by_outcome.items():
+            who = "every row that spoke TLS" if len(by_outcome) == 1 else ", ".join(rows)
+            lines.append(f"- {proto}, {cipher}, key exchange {kex}, server signature {sig} — {md_escape(who)}")
+        return lines + [""]
+
+    def plain_twin(self, sc: dict) -> dict | None:
+        """The plain scenario a TLS one mirrors (same request, connections and wrk script), if it ran."""
+        keys = ("method", "path", "connections", "script", "script_args")
+        return next((o for o in self.scenarios if o["name"] not in self.tls_names
+                     and all(o[k] == sc[k] for k in keys)), None)
+
+    def tls_cost_lines(self, sc: dict) -> list[str]:
+        """Per row, the TLS scenario beside its plain twin: what HTTPS costs in req/s and CPU."""
+        plain = self.plain_twin(sc)
+        if plain is None:
+            return []
+        lines = [f"HTTPS against plain HTTP (`{plain['name']}`, the same requests; separate server starts):", "",
+                 "| server | plain req/s | HTTPS req/s | HTTPS/plain | plain req/CPU-s | HTTPS req/CPU-s | HTTPS/plain |",
+                 "|---|---:|---:|---:|---:|---:|---:|"]
+        for s in self.servers:
+            a, b = self.cells[(s["name"], plain["name"])], self.cells[(s["name"], sc["name"])]
+            if a.rps is None and b.rps is None:
+                continue
+
+            def ratio(x, y):
+                return f"{x / y:.2f}×" if x and y else ""
+            lines.append(f"| {s['name']} | {fmt_int(a.rps) or self.failed_label(a)} | {fmt_int(b.rps) or self.failed_label(b)} "
+                         f"| {ratio(b.rps, a.rps)} | {fmt_int(a.req_per_cpu_s)} | {fmt_int(b.req_per_cpu_s)} "
+                         f"| {ratio(b.req_per_cpu_s, a.req_per_cpu_s)} |")
+        return lines + [""]
 
     def twins(self) -> list[tuple[str, str]]:
         """(row, its baseline twin) for a run with --baseline."""
@@ -653,7 +793,8 @@ class Report:
         for row, twin in twins:
             for sc in self.scenarios:
                 a, b = self.cells[(row, sc["name"])], self.cells[(twin, sc["name"])]
-                lines.append(f"| {row} | {sc['name']} | {fmt_int(a.rps)} | {fmt_int(b.rps)} "
+                lines.append(f"| {row} | {sc['name']} | {fmt_int(a.rps) or self.failed_label(a)} "
+                             f"| {fmt_int(b.rps) or self.failed_label(b)} "
                              f"| {fmt(self.paired_ratios(row, twin, sc['name'], 'rps'))} "
                              f"| {fmt_int(a.req_per_cpu_s)} | {fmt_int(b.req_per_cpu_s)} "
                              f"| {fmt(self.paired_ratios(row, twin, sc['name'], 'cpu'))} |")
@@ -673,7 +814,7 @@ class Report:
             vals = []
             for n, w in zip(names, cols):
                 c = self.cells[(s["name"], n)]
-                v = "failed" if c.rps is None else fmt_compact(c.rps) + ("*" if c.total("socket_errors") + c.total("non2xx") else "")
+                v = self.failed_label(c) if c.rps is None else fmt_compact(c.rps) + ("*" if c.total("socket_errors") + c.total("non2xx") else "")
                 vals.append(v.rjust(w))
             out.append(s["name"].ljust(width) + "  " + "  ".join(vals))
         return "\n".join(out)
@@ -699,14 +840,17 @@ scripts/benchmark-servers.sh --servers VirtualThreadServer,NettyServer --rounds 
 scripts/benchmark-servers.sh --pin-server 1 --pin-client 0    # server and wrk on separate CPUs
 scripts/benchmark-servers.sh --servers MultiLoopServer --scenarios echo-500KB --baseline HEAD~1 --rounds 5 2 5
                                             # A/B: each row beside the same row built from another commit
-scripts/benchmark-servers.sh --quick        # smoke run (CI): 2 s, 1 round, 4 scenarios, output in /tmp
+scripts/benchmark-servers.sh --quick        # smoke run (CI): 2 s, 1 round, 7 scenarios, output in /tmp
 ```
 
 For each round (rounds are interleaved: every server once, then again) and each server, the
 script starts a fresh JVM with the same flags, checks every route's answer (a wrong answer is a
 failure row, never a measurement), warms it up, and runs the wrk scenarios: plaintext at 256 and
 1,000 connections, plaintext pipelined 16 deep, JSON, a path variable, POST `/echo` with 72 B,
-10 KB, 100 KB and 500 KB bodies, and `/blocking/100` at 1,000 connections. It samples the server
+10 KB, 100 KB and 500 KB bodies, `/blocking/100` and `/delay/100` at 1,000 connections, a 1 MiB
+download, and plaintext over HTTPS at 256 connections (`plaintext-tls-c256`: a second start of
+each server with an EC P-256 key made per run; the negotiated protocol and cipher suite are in
+`environment.md`). It samples the server
 process's CPU time around each scenario, so every row also says how many requests one server
 CPU-second buys: on a small machine wrk shares the cores and caps plain req/s, and efficiency and
 the pipelined scenario are what separate fast servers.
@@ -861,6 +1005,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--timeout", type=float, default=15.0)
+    p.add_argument("--tls", action="store_true",
+                   help="over HTTPS (no certificate verification); exit 3 if the port speaks plain HTTP")
     p.set_defaults(fn=cmd_check)
     p = sub.add_parser("parse", help="parse one wrk output")
     p.add_argument("file")
