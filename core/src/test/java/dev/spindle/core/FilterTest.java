@@ -236,17 +236,7 @@ class FilterTest {
     @Test
     void theAccessLogWritesOneLinePerExchange() throws Exception {
         List<String> lines = new CopyOnWriteArrayList<>();
-        org.slf4j.Logger capture = (org.slf4j.Logger) java.lang.reflect.Proxy.newProxyInstance(
-                org.slf4j.Logger.class.getClassLoader(), new Class<?>[] {org.slf4j.Logger.class}, (proxy, m, args) -> {
-                    if (m.getName().equals("isInfoEnabled")) {
-                        return true;
-                    }
-                    if (m.getName().equals("info") && args != null && args[0] instanceof String format) {
-                        Object[] values = args.length == 2 && args[1] instanceof Object[] a ? a : java.util.Arrays.copyOfRange(args, 1, args.length);
-                        lines.add(org.slf4j.helpers.MessageFormatter.arrayFormat(format, values).getMessage());
-                    }
-                    return null;
-                });
+        org.slf4j.Logger capture = capturing(lines);
         Router router = Router.builder().filter(new AccessLog(capture))
                 .get("/users/{id}", (req, res) -> res.json("{\"id\":" + Json.quote(req.pathParam("id")) + "}"))
                 .build();
@@ -260,17 +250,7 @@ class FilterTest {
     @Test
     void streamedBodiesAreLoggedAndCountedOnceSentWithTheirBytes() throws Exception {
         List<String> lines = new CopyOnWriteArrayList<>();
-        org.slf4j.Logger capture = (org.slf4j.Logger) java.lang.reflect.Proxy.newProxyInstance(
-                org.slf4j.Logger.class.getClassLoader(), new Class<?>[] {org.slf4j.Logger.class}, (proxy, m, args) -> {
-                    if (m.getName().equals("isInfoEnabled")) {
-                        return true;
-                    }
-                    if (m.getName().equals("info") && args != null && args[0] instanceof String format) {
-                        Object[] values = args.length == 2 && args[1] instanceof Object[] a ? a : java.util.Arrays.copyOfRange(args, 1, args.length);
-                        lines.add(org.slf4j.helpers.MessageFormatter.arrayFormat(format, values).getMessage());
-                    }
-                    return null;
-                });
+        org.slf4j.Logger capture = capturing(lines);
         List<Long> listened = new CopyOnWriteArrayList<>();
         ExchangeMetrics metrics = new ExchangeMetrics((method, route, status, bytes, nanos) -> listened.add(bytes));
         byte[] part = new byte[10_000];
@@ -315,5 +295,20 @@ class FilterTest {
         assertThat(lines).hasSize(3);
         assertThat(lines.get(2)).matches("GET /broken 200 aborted \\d+ us");
         assertThat(listened).hasSize(3).last().isEqualTo(-1L);
+    }
+
+    /** A logger with INFO on that adds each INFO line, formatted, to {@code lines}. */
+    private static org.slf4j.Logger capturing(List<String> lines) {
+        return (org.slf4j.Logger) java.lang.reflect.Proxy.newProxyInstance(
+                org.slf4j.Logger.class.getClassLoader(), new Class<?>[] {org.slf4j.Logger.class}, (proxy, m, args) -> {
+                    if (m.getName().equals("isInfoEnabled")) {
+                        return true;
+                    }
+                    if (m.getName().equals("info") && args != null && args[0] instanceof String format) {
+                        Object[] values = args.length == 2 && args[1] instanceof Object[] a ? a : java.util.Arrays.copyOfRange(args, 1, args.length);
+                        lines.add(org.slf4j.helpers.MessageFormatter.arrayFormat(format, values).getMessage());
+                    }
+                    return null;
+                });
     }
 }
