@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.util.Objects;
+import java.util.function.Consumer;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
@@ -16,7 +17,8 @@ import javax.net.ssl.SSLParameters;
  * Give it to {@link ServerConfig#tls(Tls)}, or set {@code -Dspindle.tls.keystore} (and
  * {@code -Dspindle.tls.password}) for {@link ServerConfig#fromSystemProperties()}. Every Spindle
  * server then speaks TLS on its port through the core's TLS layer; ALPN offers {@code http/1.1}
- * only, and the protocols and cipher suites are the {@code SSLContext}'s defaults.
+ * only. The protocols and cipher suites are the {@code SSLContext}'s defaults unless
+ * {@link #parameters(Consumer)} changes them (or asks for client certificates).
  *
  * {@snippet :
  * Tls tls = Tls.fromKeyStore(Path.of("server.p12"), "secret".toCharArray());
@@ -27,10 +29,14 @@ public final class Tls {
     /** The one application protocol offered: Spindle speaks HTTP/1.1 only. */
     public static final String ALPN_HTTP_1_1 = "http/1.1";
 
-    private final SSLContext context;
+    private static final Consumer<SSLParameters> DEFAULTS = p -> { };
 
-    private Tls(SSLContext context) {
+    private final SSLContext context;
+    private final Consumer<SSLParameters> parameters;
+
+    private Tls(SSLContext context, Consumer<SSLParameters> parameters) {
         this.context = context;
+        this.parameters = parameters;
     }
 
     /**
@@ -41,7 +47,7 @@ public final class Tls {
      * @return the TLS settings
      */
     public static Tls of(SSLContext context) {
-        return new Tls(Objects.requireNonNull(context, "context"));
+        return new Tls(Objects.requireNonNull(context, "context"), DEFAULTS);
     }
 
     /**
@@ -67,7 +73,7 @@ public final class Tls {
             keys.init(store, password);
             SSLContext context = SSLContext.getInstance("TLS");
             context.init(keys.getKeyManagers(), null, null);
-            return new Tls(context);
+            return new Tls(context, DEFAULTS);
         } catch (IOException | GeneralSecurityException e) {
             throw new IllegalArgumentException("cannot use key store " + keyStore + ": " + e.getMessage(), e);
         }
@@ -83,14 +89,33 @@ public final class Tls {
     }
 
     /**
+     * These settings with {@code change} applied to every connection's {@link SSLParameters}: the
+     * protocols, the cipher suites, client certificates ({@code setNeedClientAuth(true)}), SNI
+     * matchers. ALPN stays {@value #ALPN_HTTP_1_1} whatever it sets.
+     *
+     * {@snippet :
+     * Tls strict = Tls.fromKeyStore(store, password).parameters(p -> p.setProtocols(new String[] {"TLSv1.3"}));
+     * }
+     *
+     * @param change applied to each engine's parameters, after the ones set before it
+     * @return a copy with the change
+     */
+    public Tls parameters(Consumer<SSLParameters> change) {
+        Objects.requireNonNull(change, "change");
+        return new Tls(context, parameters.andThen(change));
+    }
+
+    /**
      * A server-side engine for one connection, offering {@value #ALPN_HTTP_1_1} through ALPN.
      *
      * @return a new engine in server mode
+     * @throws IllegalArgumentException if the {@link #parameters} set what the engine does not support
      */
     public SSLEngine newEngine() {
         SSLEngine engine = context.createSSLEngine();
         engine.setUseClientMode(false);
         SSLParameters params = engine.getSSLParameters();
+        parameters.accept(params);
         params.setApplicationProtocols(new String[] {ALPN_HTTP_1_1});
         engine.setSSLParameters(params);
         return engine;

@@ -3,6 +3,7 @@ package dev.spindle.core;
 import dev.spindle.core.spi.BenchmarkApp;
 import static dev.spindle.core.TestResponses.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spindle.core.TestResponses.HttpResponse;
 import dev.spindle.core.conformance.TestTls;
@@ -229,6 +230,23 @@ class TlsConnectionTest {
         assertThat(single(p.received()).bodyText()).isEqualTo("read " + body.length);
     }
 
+    /** What {@link Tls#parameters} sets applies to every connection: a TLS 1.2-only client meets a TLS 1.3-only server and fails. */
+    @Test
+    void parametersRestrictTheProtocolsOfEveryConnection() throws Exception {
+        ServerConfig only13 = ServerConfig.defaults().tls(serverTls.parameters(p -> p.setProtocols(new String[] {"TLSv1.3"})));
+        Peer ok = new Peer(new HttpConnection(BenchmarkApp.routes(), only13));
+        ok.send(get("/plaintext"));
+        ok.shuttle();
+        assertThat(single(ok.received()).status()).isEqualTo(200);
+        assertThat(ok.client.getSession().getProtocol()).isEqualTo("TLSv1.3");
+
+        Peer old = new Peer(new HttpConnection(BenchmarkApp.routes(), only13), "TLSv1.2");
+        old.send(get("/plaintext"));
+        assertThatThrownBy(old::shuttle).isInstanceOf(SSLException.class);
+        assertThat(old.received()).isEmpty();
+        assertThat(old.server.shouldClose() || old.server.isLingering()).as("the server gives up on it").isTrue();
+    }
+
     private static HttpResponse single(byte[] bytes) {
         List<HttpResponse> all = parseAll(bytes);
         assertThat(all).hasSize(1);
@@ -246,10 +264,18 @@ class TlsConnectionTest {
         private final ByteArrayOutputStream plaintext = new ByteArrayOutputStream();
 
         Peer(HttpConnection server) throws SSLException {
+            this(server, null);
+        }
+
+        /** A client offering only {@code protocol}, or the defaults with null. */
+        Peer(HttpConnection server, String protocol) throws SSLException {
             this.server = server;
             client = clientContext.createSSLEngine("localhost", 443);
             client.setUseClientMode(true);
             SSLParameters params = client.getSSLParameters();
+            if (protocol != null) {
+                params.setProtocols(new String[] {protocol});
+            }
             params.setApplicationProtocols(new String[] {"h2", "http/1.1"});
             client.setSSLParameters(params);
             client.beginHandshake();
