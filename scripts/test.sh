@@ -23,8 +23,10 @@ DOC_PACKAGES=(core:dev.spindle.core core:dev.spindle.core.spi blocking-server:de
 spindle_mvn -q dependency:build-classpath -DincludeScope=compile -Dmdep.outputFile=target/javadoc-classpath.txt >/dev/null
 for entry in "${DOC_PACKAGES[@]}"; do
   module="${entry%%:*}" package="${entry#*:}"
-  "$JAVA_HOME/bin/javadoc" -Xdoclint:all -Werror -quiet -d "$module/target/doclint" \
-    -cp "core/target/classes:$(tr -d '\r\n' <"$module/target/javadoc-classpath.txt")" \
+  deps="$(tr -d '\r\n' <"$module/target/javadoc-classpath.txt")"
+  # core is a named module (module-info.java): its dependencies go on the module path
+  if [[ -f "$module/src/main/java/module-info.java" ]]; then path=(--module-path "$deps"); else path=(-cp "core/target/classes:$deps"); fi
+  "$JAVA_HOME/bin/javadoc" -Xdoclint:all -Werror -quiet -d "$module/target/doclint" "${path[@]}" \
     -sourcepath "$module/src/main/java" "$package" ||
     spindle_die "javadoc -Xdoclint:all found problems in $package (see above)"
 done
