@@ -8,6 +8,7 @@ import dev.spindle.core.Response;
 import dev.spindle.core.Router;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +32,8 @@ public final class BenchmarkApp {
     }
 
     /**
-     * A router with the benchmark app's routes and nothing else.
+     * A router with the benchmark app's routes and nothing else; the remote routes call the
+     * downstream named by {@value Downstream#PROPERTY}.
      *
      * @return a new router serving the routes of {@link #register}
      */
@@ -40,12 +42,34 @@ public final class BenchmarkApp {
     }
 
     /**
-     * Adds the benchmark app's routes to {@code routes}, for apps (and tests) that serve more.
+     * A router with the benchmark app's routes, the remote ones calling {@code downstream}.
+     *
+     * @param downstream the base address of the service the remote routes call, or null for none
+     * @return a new router serving the routes of {@link #register}
+     */
+    public static Router routes(URI downstream) {
+        return register(Router.builder(), new Downstream(downstream, Downstream.DEFAULT_MARGIN)).build();
+    }
+
+    /**
+     * Adds the benchmark app's routes to {@code routes}, for apps (and tests) that serve more; the
+     * remote routes call the downstream named by {@value Downstream#PROPERTY}.
      *
      * @param routes the builder to add to
      * @return {@code routes}, for chaining
      */
     public static Router.Builder register(Router.Builder routes) {
+        return register(routes, Downstream.fromSystemProperties());
+    }
+
+    /**
+     * Adds the benchmark app's routes to {@code routes}, the remote ones calling {@code downstream}.
+     *
+     * @param routes the builder to add to
+     * @param downstream the service {@code /remote/{ms}} and {@code /remote-blocking/{ms}} call
+     * @return {@code routes}, for chaining
+     */
+    public static Router.Builder register(Router.Builder routes, Downstream downstream) {
         return routes
                 .get("/plaintext", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(HELLO))
                 .get("/json", (req, res) -> res.contentType(Response.APPLICATION_JSON).body(HELLO_JSON))
@@ -64,6 +88,9 @@ public final class BenchmarkApp {
                 .get("/blocking/{ms}", Handler.blocking(BenchmarkApp::sleep))
                 .get("/health", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(OK))
                 .get("/delay/{ms}", Handler.async(BenchmarkApp::delay))
+                // the same downstream call twice: no thread waits for sendAsync; send holds its thread
+                .get("/remote/{ms}", Handler.async((req, res) -> downstream.fetchAsync(millis(req, MAX_DELAY_MS), res)))
+                .get("/remote-blocking/{ms}", Handler.blocking((req, res) -> downstream.fetch(millis(req, MAX_DELAY_MS), res)))
                 .get("/download", (req, res) -> res.contentType("application/octet-stream").file(DownloadFile.PATH));
     }
 

@@ -972,6 +972,60 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    /**
+     * {@code /remote/{ms}} (asynchronous client) and {@code /remote-blocking/{ms}} (blocking
+     * client) answer the body of a downstream server of the same strategy; a downstream that
+     * refuses connections is 502, one that never answers 504, none configured 503.
+     */
+    @Test
+    void remoteRoutesAnswerTheDownstreamsBody() throws Exception {
+        // the downstream speaks plain HTTP whatever the suite's transport: the routes' client trusts no test key
+        try (HttpServer downstream = newServer(ServerConfig.defaults().port(0).workers(1), BenchmarkApp.routes()).start();
+             HttpServer up = newServer(config(), BenchmarkApp.routes(URI.create("http://127.0.0.1:" + downstream.port()))).start()) {
+            for (String route : List.of("/remote/", "/remote-blocking/")) {
+                RawResponse r = fetch(up, route + "50");
+                assertThat(r.status()).as(route).isEqualTo(200);
+                assertThat(r.bodyText()).as(route).isEqualTo("{\"delayed\":50}");
+                assertThat(r.header("content-type")).as(route).startsWith("application/json");
+                assertThat(fetch(up, route + "x").status()).as(route + "x").isEqualTo(400);
+            }
+        }
+    }
+
+    @Test
+    void remoteRoutesAnswerDownstreamFailures() throws Exception {
+        int dead;
+        try (java.net.ServerSocket closed = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            dead = closed.getLocalPort();
+        }
+        // a listening socket that never accepts: the connection completes in the backlog, no answer ever comes
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+             HttpServer refused = remoteServer(URI.create("http://127.0.0.1:" + dead));
+             HttpServer mute = remoteServer(URI.create("http://127.0.0.1:" + silent.getLocalPort()));
+             HttpServer none = remoteServer(null)) {
+            for (String route : List.of("/remote/", "/remote-blocking/")) {
+                assertThat(fetch(refused, route + "10").status()).as(route + " refused").isEqualTo(502);
+                assertThat(fetch(mute, route + "10").status()).as(route + " silent").isEqualTo(504);
+                RawResponse unset = fetch(none, route + "10");
+                assertThat(unset.status()).as(route + " unset").isEqualTo(503);
+                assertThat(unset.bodyText()).as(route + " unset").contains(dev.spindle.core.spi.Downstream.PROPERTY);
+            }
+        }
+    }
+
+    /** A server whose remote routes call {@code downstream} and give up 300 ms past their delay. */
+    private HttpServer remoteServer(URI downstream) throws IOException {
+        dev.spindle.core.spi.Downstream d = new dev.spindle.core.spi.Downstream(downstream, Duration.ofMillis(300));
+        return newServer(config(), BenchmarkApp.register(Router.builder(), d).build()).start();
+    }
+
+    /** One request on its own connection (the iterative server closes after each answer). */
+    private RawResponse fetch(HttpServer server, String target) throws IOException {
+        try (RawConnection c = connect(server.port())) {
+            return c.send(request("GET", target)).read();
+        }
+    }
+
     /** A server with short timeouts, serving the usual routes, for the timeout tests. */
     private HttpServer timeoutServer() throws IOException {
         return newServer(config().idleTimeout(Duration.ofMillis(600)).headerTimeout(Duration.ofMillis(600)), routes()).start();
