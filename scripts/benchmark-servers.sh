@@ -12,7 +12,7 @@
 #                   name for all its rows, e.g. NettyServer); a requested server whose class is
 #                   not in the tree is a "not built" failure row
 #   --rounds N      rounds, interleaved (all servers for round 1, then round 2, ...); default 3
-#   --quick         smoke run: 2s, 1 round, 7 scenarios (one over HTTPS), two servers unless
+#   --quick         smoke run: 2s, 1 round, 8 scenarios (one over HTTPS), two servers unless
 #                   --servers; also fails on socket errors or non-2xx responses in a non-blocking
 #                   scenario (CI)
 #   --scenarios A,B only these scenarios (names as in the tables, e.g. plaintext-c256,echo-500KB,
@@ -35,6 +35,12 @@
 # https:// URLs. A failure there fails the row's TLS scenarios only; a row that answers plain
 # HTTP when started so has "no TLS" (an error for a Spindle row; noted, not an error, for the
 # Netty reference and --baseline twins, which may predate TLS).
+# Remote scenarios (remote100-c1000, ...): before round 1 the script starts one downstream
+# server, MultiLoopServer with the run's workers and JVM flags, on its own free port, for the
+# whole run (one warm JVM serves every row alike; a start per round would give the first row of
+# each round a cold downstream), warms it up, and starts every row with
+# -Dspindle.remote=http://127.0.0.1:<its port>; it shares the machine's CPUs with the server under
+# test and wrk, and is stopped at exit. Its logs: raw/downstream/.
 # Writes raw/<server>/<scenario>-round<N>.txt, summary.csv, summary.md, charts/<scenario>.svg,
 # environment.md; a run of every scenario under results/ (not results/ab/, no --baseline) also
 # rewrites results/README.md to show it.
@@ -59,13 +65,16 @@ STOP_TIMEOUT=10    # seconds between SIGTERM and SIGKILL
 PAUSE="${SPINDLE_BENCH_PAUSE:-1}"
 WRK_THREADS="${SPINDLE_BENCH_WRK_THREADS:-1}"
 
-# Scenarios: "name|method|path|connections|wrk script|script args|wrk timeout|blocking|tls|note".
+# Scenarios: "name|method|path|connections|wrk script|script args|wrk timeout|blocking|tls|note|wait ms".
 # Non-blocking scenarios keep wrk's default 2s timeout (explicit, so it is recorded); the
 # blocking one needs room for 1000 connections queueing behind 100 ms sleeps. Echo uses 64
 # connections: bodies up to 500 KB x 64 keep ~32 MB in flight, enough to load the server
 # without measuring loopback buffer bloat. KB = 1024 bytes.
 # tls 1: over HTTPS, measured in a second start of the server with the TLS properties, after
 # the plain scenarios whatever its place in the list (the list's order is the tables' order).
+# wait ms: how long each request waits on purpose; the report prints connections ÷ wait, the
+# most req/s any server can reach, beside the figures. A scenario whose path starts with
+# /remote makes the run start the downstream server (see start_downstream).
 SCENARIOS_FULL=(
   "plaintext-c256|GET|/plaintext|256|||2s|0|0|"
   "plaintext-c1000|GET|/plaintext|1000|||2s|0|0|"
@@ -78,8 +87,10 @@ SCENARIOS_FULL=(
   "echo-500KB|POST|/echo|64|bench-post.lua|512000|2s|0|0|500 KB body (wrk Lua)"
   "download-1MB|GET|/download|64|||2s|0|0|a 1 MiB file (Response.file; zero-copy where the strategy allows)"
   # the 1,000-connection scenarios come last: they leave an iterative server a backlog of queued connections
-  "blocking100-c1000|GET|/blocking/100|1000|||10s|1|0|the route sleeps 100 ms (blocking handler)"
-  "delay100-c1000|GET|/delay/100|1000|||10s|1|0|the route answers after 100 ms from a timer (asynchronous handler, no thread held)"
+  "blocking100-c1000|GET|/blocking/100|1000|||10s|1|0|the route sleeps 100 ms (blocking handler)|100"
+  "delay100-c1000|GET|/delay/100|1000|||10s|1|0|the route answers after 100 ms from a timer (asynchronous handler, no thread held)|100"
+  "remote100-c1000|GET|/remote/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with HttpClient.sendAsync (asynchronous handler, no thread held)|100"
+  "remote-blocking100-c1000|GET|/remote-blocking/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with HttpClient.send (blocking handler)|100"
   # its own server start (with the key store): keep-alive connections, so one handshake each
   "plaintext-tls-c256|GET|/plaintext|256|||2s|0|1|over HTTPS (TLS; keep-alive, one handshake per connection)"
 )
@@ -87,8 +98,9 @@ SCENARIOS_QUICK=(
   "plaintext-c256|GET|/plaintext|256|||2s|0|0|"
   "plaintext-pipelined16|GET|/plaintext|256|bench-pipeline.lua|16 /plaintext|2s|0|0|16 requests pipelined per write (wrk Lua)"
   "echo-10KB|POST|/echo|64|bench-post.lua|10240|2s|0|0|10 KB body (wrk Lua)"
-  "blocking100-c50|GET|/blocking/100|50|||10s|1|0|the route sleeps 100 ms (blocking handler)"
-  "delay100-c50|GET|/delay/100|50|||10s|1|0|the route answers after 100 ms from a timer (asynchronous handler)"
+  "blocking100-c50|GET|/blocking/100|50|||10s|1|0|the route sleeps 100 ms (blocking handler)|100"
+  "delay100-c50|GET|/delay/100|50|||10s|1|0|the route answers after 100 ms from a timer (asynchronous handler)|100"
+  "remote100-c50|GET|/remote/100|50|||10s|1|0|the route calls the downstream's /delay/100 with HttpClient.sendAsync (asynchronous handler)|100"
   "download-1MB|GET|/download|16|||2s|0|0|a 1 MiB file (Response.file)"
   "plaintext-tls-c256|GET|/plaintext|256|||2s|0|1|over HTTPS (TLS; keep-alive, one handshake per connection)"
 )
@@ -165,8 +177,11 @@ if [[ -n "$scenarios_arg" ]]; then
 fi
 # Each server start runs one of these lists: the plain scenarios, then (a second start) the TLS ones.
 PLAIN_SCENARIOS=() TLS_SCENARIOS=()
+DOWNSTREAM_CLASS=MultiLoopServer
+need_downstream=0   # 1 when a selected scenario calls the downstream (its path starts with /remote)
 for sc in "${SCENARIOS[@]}"; do
   IFS='|' read -r -a f <<<"$sc"
+  [[ "${f[2]}" != /remote* ]] || need_downstream=1
   if [[ "${f[8]}" == 1 ]]; then TLS_SCENARIOS+=("$sc"); else PLAIN_SCENARIOS+=("$sc"); fi
 done
 case "$duration_arg" in
@@ -222,7 +237,7 @@ CLK_TCK="$(getconf CLK_TCK)"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 
-server_pid="" child_pid="" snapshot=""
+server_pid="" child_pid="" snapshot="" downstream_pid="" downstream_port=""
 
 # Runs a command in the background and waits for it, so a signal to this script is handled
 # at once (bash runs traps only between commands) and the trap can end the child by PID.
@@ -235,14 +250,15 @@ run_child() {
   return "$rc"
 }
 
-# True while our server runs; a dead child stays a zombie (kill -0 succeeds) until reaped.
-server_alive() {
-  [[ -n "$server_pid" ]] || return 1
+# True while process $1 (a child of ours) runs; a dead child stays a zombie (kill -0 succeeds) until reaped.
+pid_alive() {
+  [[ -n "$1" ]] || return 1
   local stat
-  { read -r stat <"/proc/$server_pid/stat"; } 2>/dev/null || return 1
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
   stat="${stat##*) }"
   [[ "${stat:0:1}" != Z ]]
 }
+server_alive() { pid_alive "$server_pid"; }
 
 # utime+stime (fields 14 and 15) of a process, in clock ticks; all its threads included.
 # Fields are counted after the last ')' since the command name may hold spaces.
@@ -272,9 +288,24 @@ stop_server() {
   wait "$pid" 2>/dev/null || true
 }
 
+# Stops the downstream server we started, by its PID only, like stop_server.
+stop_downstream() {
+  [[ -n "$downstream_pid" ]] || return 0
+  local pid="$downstream_pid" i
+  kill -TERM "$pid" 2>/dev/null || true
+  for (( i = 0; i < STOP_TIMEOUT * 10; i++ )); do
+    pid_alive "$pid" || break
+    sleep 0.1
+  done
+  if pid_alive "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+  downstream_pid=""
+  wait "$pid" 2>/dev/null || true
+}
+
 cleanup() {
   [[ -z "$child_pid" ]] || kill -TERM "$child_pid" 2>/dev/null || true
   stop_server
+  stop_downstream
   [[ -z "$snapshot" ]] || rm -rf "$snapshot"
 }
 trap cleanup EXIT
@@ -418,6 +449,24 @@ for name in "${run_rows[@]}"; do
   [[ -n "${module_cp[$module]}" ]] || row_failure[$name]="build-failed|module $module did not build (see the Maven output above)"
 done
 
+# The downstream of the remote scenarios: its module's classes, resolved (and snapshot) like a row's.
+downstream_fqcn="" downstream_cp=""
+if (( need_downstream )); then
+  found="$(spindle_find_server "$DOWNSTREAM_CLASS" 2>/dev/null)" ||
+    spindle_die "the remote scenarios need $DOWNSTREAM_CLASS as their downstream, and it is not in the tree"
+  module="${found%% *}" downstream_fqcn="${found#* }"
+  if [[ -z "${module_cp[$module]+x}" ]]; then
+    echo "resolving the classpath of $module for the downstream ..." >&2
+    if cp="$(spindle_classpath "$module")"; then
+      module_cp[$module]="$(snapshot_cp "$cp" "$module")"
+    else
+      module_cp[$module]=""
+    fi
+  fi
+  downstream_cp="${module_cp[$module]}"
+  [[ -n "$downstream_cp" ]] || spindle_die "module $module (the downstream $DOWNSTREAM_CLASS) did not build"
+fi
+
 # The baseline: its own export and build, so nothing it compiles or installs touches this tree or
 # ~/.m2 (a reactor build resolves its modules to each other's target/ directories).
 declare -A row_cp_key=() baseline_of=() row_checks=()
@@ -512,10 +561,10 @@ for name in "${run_rows[@]}"; do
   tsv "$name" "${row_classes[$i]}" "${row_module[$name]:-}" "${row_props[$i]}" "$ref" "${baseline_of[$name]:-}" >>"$out/servers.tsv"
 done
 
-tsv name method path connections script script_args timeout blocking tls description >"$out/scenarios.tsv"
+tsv name method path connections script script_args timeout blocking tls description wait_ms >"$out/scenarios.tsv"
 for sc in "${SCENARIOS[@]}"; do
-  IFS='|' read -r -a f <<<"$sc"   # read drops a trailing empty field: pad to 10
-  tsv "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]:-}" "${f[5]:-}" "${f[6]}" "${f[7]}" "${f[8]}" "${f[9]:-}" >>"$out/scenarios.tsv"
+  IFS='|' read -r -a f <<<"$sc"   # read drops a trailing empty field: pad to 11
+  tsv "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]:-}" "${f[5]:-}" "${f[6]}" "${f[7]}" "${f[8]}" "${f[9]:-}" "${f[10]:-}" >>"$out/scenarios.tsv"
 done
 tsv round server scenario raw cpu_ticks wrk_rc wall_s >"$out/measurements.tsv"
 # scope: empty = the whole row (every scenario); "tls" = its TLS scenarios only.
@@ -569,7 +618,8 @@ write_environment() {
 | JVM flags (every server) | \`${SPINDLE_JVM_FLAGS[*]}\` |
 | server command | \`${pin_server_cmd[*]:+${pin_server_cmd[*]} }java <JVM flags> <row's -D props> -cp <module classpath> <main class> 0 <workers>\` |
 | wrk | $(wrk -v 2>&1 | head -n 1 | sed 's/ Copyright.*//'): \`${pin_client_cmd[*]:+${pin_client_cmd[*]} }wrk -t$WRK_THREADS -c<connections> -d${duration}s --timeout <timeout> --latency [-s script] <url>\` |
-| CPU pinning | server: ${pin_server:-none}; wrk: ${pin_client:-none} |
+| CPU pinning | server: ${pin_server:-none}; wrk: ${pin_client:-none} |${downstream_port:+
+| downstream (remote scenarios) | $downstream_fqcn, workers $workers, the same JVM flags; one JVM for the whole run on 127.0.0.1:$downstream_port, started before round 1 and warmed up (GET /delay/1, 64 connections, ${warmup}s); every row is started with \`-Dspindle.remote=http://127.0.0.1:$downstream_port\`. It runs on the same machine and shares its CPUs (not pinned) with the server under test and wrk, so its work counts against both. Logs: raw/downstream/ |}
 | rounds | $rounds, interleaved (all servers for round 1, then round 2, ...) |
 | per scenario | ${duration}s, ${PAUSE}s pause between scenarios |
 | warm-up | per server start: GET /plaintext (64 connections) then POST /echo 10 KB (16 connections), ${warmup}s each${TLS_PROPS[*]:+ (over HTTPS for the TLS start)} |${TLS_PROPS[*]:+
@@ -639,6 +689,31 @@ EOF
     echo "No TLS start passed its HTTPS checks for: ${missing[*]} (see summary.md, Failures)."
   fi
 }
+# Starts the downstream (once per run, before any row): its ready line awaited, then a warm-up
+# of /delay/1 so its JIT is done before the first row calls it. A failure ends the run.
+start_downstream() {
+  local dir="$out/raw/downstream" line="" i
+  mkdir -p "$dir"
+  "$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" -cp "$downstream_cp" "$downstream_fqcn" 0 "$workers" \
+    >"$dir/server.out" 2>"$dir/server.err" </dev/null &
+  downstream_pid=$!
+  for (( i = 0; i < READY_TIMEOUT * 10; i++ )); do
+    line="$(grep -m 1 ' listening on ' "$dir/server.out" 2>/dev/null || true)"
+    [[ -n "$line" ]] && break
+    pid_alive "$downstream_pid" ||
+      spindle_die "the downstream $DOWNSTREAM_CLASS exited before its ready line: $(tail -n 3 "$dir/server.err" | tr '\n' ' ')"
+    sleep 0.1
+  done
+  [[ -n "$line" ]] || spindle_die "the downstream $DOWNSTREAM_CLASS printed no 'listening on' line within ${READY_TIMEOUT}s"
+  downstream_port="$(grep -oE ':[0-9]+' <<<"$line" | tail -n 1 | tr -d ':')"
+  [[ -n "$downstream_port" ]] || spindle_die "no port in the downstream's ready line '$line'"
+  echo "downstream: $DOWNSTREAM_CLASS on 127.0.0.1:$downstream_port (pid $downstream_pid, workers $workers)" >&2
+  (( warmup == 0 )) ||
+    run_child "${pin_client_cmd[@]}" wrk -t"$WRK_THREADS" -c64 -d"${warmup}s" "http://127.0.0.1:$downstream_port/delay/1" \
+      >"$dir/warmup.txt" 2>&1 || true
+}
+(( ! need_downstream )) || start_downstream
+
 write_environment >"$out/environment.md"
 
 start_error="" port=""
@@ -649,6 +724,7 @@ start_server() {
   local dir="$out/raw/$name" props=() tag=""
   read -r -a props <<<"${row_props[${row_index[$name]}]}"
   if [[ "$phase" == tls ]]; then props+=("${TLS_PROPS[@]}") tag="tls-"; fi
+  [[ -z "$downstream_port" ]] || props+=("-Dspindle.remote=http://127.0.0.1:$downstream_port")
   local java="$JAVA_HOME/bin/java" module="${row_module[$name]}"
   "${pin_server_cmd[@]}" "$java" "${SPINDLE_JVM_FLAGS[@]}" "${props[@]}" -cp "${module_cp[${row_cp_key[$name]:-$module}]}" \
     "${row_fqcn[$name]}" 0 "$(workers_of "$name")" >"$dir/server-${tag}round$r.out" 2>"$dir/server-${tag}round$r.err" </dev/null &
@@ -758,6 +834,8 @@ run_phase() {
     # A baseline's own bench.py may predate --tls; this one checks it then (and finds no TLS).
     grep -q -- '"--tls"' "$checker" || checker="$BENCH_PY"
   fi
+  # the remote routes are checked when they have a downstream, and when the checker knows them (a baseline's may not)
+  if [[ -n "$downstream_port" ]] && grep -q -- '"--remote"' "$checker"; then check_args+=(--remote); fi
   local what="$name${tag:+ (TLS)}"
   mkdir -p "$dir"
   printf '[%d/%d] %s round %d/%d: starting%s ... ETA %s\n' "$(( step + 1 ))" "$total_steps" "$name" "$r" "$rounds" \
@@ -876,6 +954,11 @@ for (( r = 1; r <= rounds; r++ )); do
   done
 done
 trap - INT TERM
+if (( need_downstream )) && ! pid_alive "$downstream_pid"; then
+  echo "warning: the downstream $DOWNSTREAM_CLASS exited during the run; remote figures after that are 502s" >&2
+  event - downstream warning "the downstream $DOWNSTREAM_CLASS exited during the run: $(tail -n 2 "$out/raw/downstream/server.err" | tr '\n' ' ')"
+fi
+stop_downstream
 
 
 printf '%s\t%s\n' finished "$(date -u '+%Y-%m-%d %H:%M:%S')" >>"$out/meta.tsv"

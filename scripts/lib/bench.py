@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Helpers of scripts/benchmark-servers.sh; standard library only (python3 >= 3.9).
 
-  bench.py check --port P [--host H] [--tls]
+  bench.py check --port P [--host H] [--tls] [--remote]
                                            answers of every benchmark route (exit 1 if wrong); with
-                                           --tls over HTTPS (exit 3 if the port speaks plain HTTP)
+                                           --tls over HTTPS (exit 3 if the port speaks plain HTTP);
+                                           with --remote also the routes that call a downstream
   bench.py parse WRK_OUTPUT                one wrk output -> "rps avg_ms p99_ms errors non2xx requests"
   bench.py report RUN_DIR [--strict] [--readme PATH]
                                            summary.csv, summary.md, charts/*.svg (exit 1 on failures)
@@ -132,10 +133,10 @@ def tls_handshake(host: str, port: int, timeout: float, ctx: ssl.SSLContext) -> 
                     f"/plaintext) and fails a TLS handshake ({type(handshake_error).__name__}: {handshake_error})") from None
 
 
-def run_checks(host: str, port: int, timeout: float,
-               ctx: ssl.SSLContext | None = None) -> list[tuple[str, str | None, str | None]]:
+def run_checks(host: str, port: int, timeout: float, ctx: ssl.SSLContext | None = None,
+               remote: bool = False) -> list[tuple[str, str | None, str | None]]:
     """Every check as (name, None if passed else the reason, a note on how it passed); over
-    HTTPS when given a TLS context."""
+    HTTPS when given a TLS context; with `remote`, the routes calling the downstream too."""
     results: list[tuple[str, str | None]] = []
     notes: dict[str, str] = {}
     conn: http.client.HTTPConnection | None = None
@@ -216,6 +217,14 @@ def run_checks(host: str, port: int, timeout: float,
         if time.monotonic() - start < 0.005:
             raise CheckFailed("answered in under 5 ms; the route should wait 10 ms")
 
+    def remote(path: str):
+        def run():
+            # the downstream's /delay/10 body, passed through
+            status, data = request("GET", path)
+            status_is(status)
+            _expect_json(data, {"delayed": 10})
+        return run
+
     def download():
         status, data = request("GET", "/download")
         status_is(status)
@@ -250,6 +259,9 @@ def run_checks(host: str, port: int, timeout: float,
         check(f"POST /echo {size} B", echo(size))
     check("GET /blocking/10", blocking)
     check("GET /delay/10", delay)
+    if remote:
+        check("GET /remote/10", remote("/remote/10"))
+        check("GET /remote-blocking/10", remote("/remote-blocking/10"))
     check("GET /download", download)
     check(f"GET /plaintext x{PIPELINE_DEPTH} pipelined", pipelined)
     if conn is not None:
@@ -271,7 +283,7 @@ def cmd_check(args) -> int:
             print(f"FAIL  TLS handshake: {type(e).__name__}: {e}")
             print(f"TLS handshake failed: {type(e).__name__}: {e}")
             return 1
-    results = run_checks(args.host, args.port, args.timeout, ctx)
+    results = run_checks(args.host, args.port, args.timeout, ctx, args.remote)
     for name, reason, note in results:
         if reason is None:
             print(f"ok    {name}" + (f" ({note})" if note else ""))
@@ -565,7 +577,7 @@ class Report:
         cols = ["server", "scenario", "status", "rounds", "req_per_s", "req_per_s_min", "req_per_s_max",
                 "latency_avg_ms", "latency_p99_ms", "socket_errors", "errors_connect", "errors_read",
                 "errors_write", "errors_timeout", "non_2xx", "server_cpu_s", "req_per_server_cpu_s",
-                "ratio_to_best_netty", "note"]
+                "ratio_to_best_netty", "note", "upper_bound_req_per_s"]
         with (self.run / "summary.csv").open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(cols)
@@ -586,7 +598,7 @@ class Report:
                         num(med.latency_avg_ms if med else None, 3), num(med.latency_p99_ms if med else None, 3),
                         c.total("socket_errors"), c.total("connect"), c.total("read"), c.total("write"),
                         c.total("timeout"), c.total("non2xx"), num(c.cpu_s, 2), num(c.req_per_cpu_s, 0),
-                        num(ratio, 3), self.note(c),
+                        num(ratio, 3), self.note(c), num(upper_bound(sc), 0),
                     ])
 
     # -- charts --
@@ -667,7 +679,12 @@ class Report:
                 vals.append(fmt_int(c.rps) + (" ⚠" if c.total("socket_errors") + c.total("non2xx") else "")
                             if c.rps is not None else self.failed_label(c))
             lines.append(f"| {s['name']} | " + " | ".join(vals) + " |")
-        lines += ["", "⚠ = socket errors or non-2xx responses in that cell (see its table).", ""]
+        bounds = [upper_bound(sc) for sc in self.scenarios]
+        if any(b is not None for b in bounds):
+            lines.append("| *upper bound* | " + " | ".join("" if b is None else f"*{fmt_int(b)}*" for b in bounds) + " |")
+        lines += ["", "⚠ = socket errors or non-2xx responses in that cell (see its table)."
+                  + (" Upper bound = connections ÷ the time each request waits (one request in flight per "
+                     "connection): no server can answer more." if any(b is not None for b in bounds) else ""), ""]
         lines += self.baseline_lines(h)
 
         for sc in self.scenarios:
@@ -702,6 +719,11 @@ class Report:
                     f"| {'' if c.cpu_s is None else f'{c.cpu_s:.2f}'} | {fmt_int(c.req_per_cpu_s)} "
                     f"| {'' if ratio is None else f'{ratio:.2f}×'} |")
             lines.append("")
+            bound = upper_bound(sc)
+            best = max((c.rps for c in self.cells.values() if c.scenario == sc["name"] and c.rps is not None), default=None)
+            if bound is not None and best is not None:
+                lines += [f"Upper bound {fmt_int(bound)} req/s ({bound_text(sc).split('(', 1)[1]}; "
+                          f"the best row reaches {best / bound:.0%} of it.", ""]
             if sc["name"] in self.tls_names:
                 lines += self.tls_cost_lines(sc)
         if any(c.median and c.median[1].latency_p99_ms is None for c in self.cells.values()):
@@ -817,13 +839,36 @@ class Report:
                 v = self.failed_label(c) if c.rps is None else fmt_compact(c.rps) + ("*" if c.total("socket_errors") + c.total("non2xx") else "")
                 vals.append(v.rjust(w))
             out.append(s["name"].ljust(width) + "  " + "  ".join(vals))
+        bounds = [upper_bound(sc) for sc in self.scenarios]
+        if any(b is not None for b in bounds):
+            out.append("upper bound".ljust(width) + "  " + "  ".join(
+                ("" if b is None else fmt_compact(b)).rjust(w) for b, w in zip(bounds, cols)))
         return "\n".join(out)
+
+
+def upper_bound(sc: dict) -> float | None:
+    """The most req/s a scenario whose every request waits `wait_ms` can reach: connections ÷ wait
+    (each connection has one request in flight). None for scenarios that do not wait."""
+    wait = sc.get("wait_ms") or ""
+    if not wait.isdigit() or int(wait) == 0:
+        return None
+    return int(sc["connections"]) * 1000 / int(wait)
+
+
+def bound_text(sc: dict) -> str:
+    bound = upper_bound(sc)
+    if bound is None:
+        return ""
+    return (f"upper bound {fmt_int(bound)} req/s ({int(sc['connections']):,} connections ÷ "
+            f"{int(sc['wait_ms']) / 1000:g} s)")
 
 
 def scenario_line(sc: dict) -> str:
     what = f"{sc['method']} {sc['path']}"
     extra = sc.get("description", "")
-    return f"{what}, {sc['connections']} connections{', ' + extra if extra else ''}, wrk timeout {sc['timeout']}"
+    bound = bound_text(sc)
+    return (f"{what}, {sc['connections']} connections{', ' + extra if extra else ''}, wrk timeout {sc['timeout']}"
+            f"{', ' + bound if bound else ''}")
 
 
 def md_escape(text: str) -> str:
@@ -847,8 +892,10 @@ For each round (rounds are interleaved: every server once, then again) and each 
 script starts a fresh JVM with the same flags, checks every route's answer (a wrong answer is a
 failure row, never a measurement), warms it up, and runs the wrk scenarios: plaintext at 256 and
 1,000 connections, plaintext pipelined 16 deep, JSON, a path variable, POST `/echo` with 72 B,
-10 KB, 100 KB and 500 KB bodies, `/blocking/100` and `/delay/100` at 1,000 connections, a 1 MiB
-download, and plaintext over HTTPS at 256 connections (`plaintext-tls-c256`: a second start of
+10 KB, 100 KB and 500 KB bodies, `/blocking/100`, `/delay/100`, `/remote/100` and
+`/remote-blocking/100` at 1,000 connections (the remote routes call `/delay/100` on a downstream
+MultiLoopServer the script starts once per run; each of these waiting scenarios is printed beside
+its upper bound, 1,000 connections ÷ 0.1 s = 10,000 req/s), a 1 MiB download, and plaintext over HTTPS at 256 connections (`plaintext-tls-c256`: a second start of
 each server with an EC P-256 key made per run; the negotiated protocol and cipher suite are in
 `environment.md`). It samples the server
 process's CPU time around each scenario, so every row also says how many requests one server
@@ -1005,6 +1052,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--timeout", type=float, default=15.0)
+    p.add_argument("--remote", action="store_true",
+                   help="also check /remote/10 and /remote-blocking/10 (the server was given a downstream)")
     p.add_argument("--tls", action="store_true",
                    help="over HTTPS (no certificate verification); exit 3 if the port speaks plain HTTP")
     p.set_defaults(fn=cmd_check)
