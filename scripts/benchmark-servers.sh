@@ -622,7 +622,7 @@ write_environment() {
 | downstream (remote scenarios) | $downstream_fqcn, workers $workers, the same JVM flags; one JVM for the whole run on 127.0.0.1:$downstream_port, started before round 1 and warmed up (GET /delay/1, 64 connections, ${warmup}s); every row is started with \`-Dspindle.remote=http://127.0.0.1:$downstream_port\`. It runs on the same machine and shares its CPUs (not pinned) with the server under test and wrk, so its work counts against both. Logs: raw/downstream/ |}
 | rounds | $rounds, interleaved (all servers for round 1, then round 2, ...) |
 | per scenario | ${duration}s, ${PAUSE}s pause between scenarios |
-| warm-up | per server start: GET /plaintext (64 connections) then POST /echo 10 KB (16 connections), ${warmup}s each${TLS_PROPS[*]:+ (over HTTPS for the TLS start)} |${TLS_PROPS[*]:+
+| warm-up | per server start: GET /plaintext (64 connections) then POST /echo 10 KB (16 connections)${downstream_port:+, then GET /remote/1 and /remote-blocking/1 (64 connections; plain starts only)}, ${warmup}s each${TLS_PROPS[*]:+ (over HTTPS for the TLS start)} |${TLS_PROPS[*]:+
 | TLS scenarios | a second server start per row and round, after the plain scenarios: the server command plus \`-Dspindle.tls.keystore=<PKCS12 file> -Dspindle.tls.password=<per-run>\`; every route checked over HTTPS first. Negotiated protocol and cipher suite per row: [TLS](#tls) below |}
 | workers | $workers (a row's own count in the table below overrides it) |
 | python | $(python3 --version 2>&1) |
@@ -805,6 +805,12 @@ warm_up() {   # name round base_url log-tag
   # Warm-up results are not used; a failure shows in the checks or the scenarios anyway.
   run_child "${wrk_base[@]}" -c64 -d"${warmup}s" "$3/plaintext" >>"$log" 2>&1 || true
   run_child "${wrk_base[@]}" -c16 -d"${warmup}s" -s "$LIB/bench-post.lua" "$3/echo" -- 10240 >>"$log" 2>&1 || true
+  # A cold HttpClient halves the first remote scenario's figure (its JIT, its first connections):
+  # warm both remote routes so their order in the list does not matter.
+  if [[ -n "$downstream_port" && "$4" != tls- ]]; then
+    run_child "${wrk_base[@]}" -c64 -d"${warmup}s" "$3/remote/1" >>"$log" 2>&1 || true
+    run_child "${wrk_base[@]}" -c64 -d"${warmup}s" "$3/remote-blocking/1" >>"$log" 2>&1 || true
+  fi
 }
 
 # What the TLS start negotiates, seen by OpenSSL with its defaults (wrk's library and settings):

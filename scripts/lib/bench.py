@@ -626,9 +626,12 @@ class Report:
         h = "#" * level
         meta = self.meta
         lines = []
+        remote = any(sc["path"].startswith("/remote") for sc in self.scenarios)
+        remote_warm = " then GET /remote/1 and /remote-blocking/1 (plain starts)" if remote else ""
         rounds_note = (f"{self.rounds_planned} round(s), interleaved: every server once per round, in the same "
                        f"order, each time in a fresh JVM; {meta.get('duration', '?')}s per scenario; after each start a "
-                       f"warm-up of GET /plaintext then POST /echo 10 KB, {meta.get('warmup', '?')}s each; "
+                       f"warm-up of GET /plaintext then POST /echo 10 KB"
+                       f"{remote_warm}, {meta.get('warmup', '?')}s each; "
                        f"workers {meta.get('workers', '?')}; wrk -t{meta.get('wrk_threads', '1')}.")
         lines += [
             f"Run `{meta.get('run_id', self.run.name)}` ({meta.get('started', '?')} UTC"
@@ -885,7 +888,7 @@ scripts/benchmark-servers.sh --servers VirtualThreadServer,NettyServer --rounds 
 scripts/benchmark-servers.sh --pin-server 1 --pin-client 0    # server and wrk on separate CPUs
 scripts/benchmark-servers.sh --servers MultiLoopServer --scenarios echo-500KB --baseline HEAD~1 --rounds 5 2 5
                                             # A/B: each row beside the same row built from another commit
-scripts/benchmark-servers.sh --quick        # smoke run (CI): 2 s, 1 round, 7 scenarios, output in /tmp
+scripts/benchmark-servers.sh --quick        # smoke run (CI): 2 s, 1 round, 8 scenarios, output in /tmp
 ```
 
 For each round (rounds are interleaved: every server once, then again) and each server, the
