@@ -391,6 +391,7 @@ public abstract class HttpConformanceSuite {
                 Arguments.of("body over the limit", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 16777217\r\n\r\n", 413),
                 Arguments.of("unsupported transfer coding", "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
                 Arguments.of("unsupported version", "GET /plaintext HTTP/2.0\r\nHost: x\r\n\r\n", 505),
+                Arguments.of("lower-case HTTP-name (case-sensitive, RFC 9112 2.3)", "GET /plaintext http/1.1\r\nHost: x\r\n\r\n", 400),
                 Arguments.of("Content-Length with Transfer-Encoding",
                         "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
                 Arguments.of("differing Content-Length",
