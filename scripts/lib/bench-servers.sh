@@ -16,7 +16,8 @@ SPINDLE_BENCH_SERVERS=(
   # blocking-server
   "SingleThreadServer|SingleThreadServer|"
   "ThreadPerConnectionServer|ThreadPerConnectionServer|"
-  "ThreadPoolServer|ThreadPoolServer|"
+  # 200 threads: Tomcat's default maximum, a pool as people run one
+  "ThreadPoolServer|ThreadPoolServer||200"
   "VirtualThreadServer|VirtualThreadServer|"
   # nio-servers: one engine, four topologies, plus busy-polling as a variant
   "SingleLoopServer|SingleLoopServer|"
