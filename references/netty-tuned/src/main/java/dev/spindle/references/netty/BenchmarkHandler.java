@@ -54,6 +54,8 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
     /** Headers are built from constants we trust: no per-value validation on the hot path. */
     private static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
     private static final AsciiString ZERO = AsciiString.cached("0");
+    /** How long a closing connection keeps draining what the client still sends. */
+    private static final long LINGER_MS = 2000;
     private static final AsciiString DOWNLOAD_LENGTH = AsciiString.cached(Integer.toString(Wire.DOWNLOAD_BYTES));
 
     private final Executor blocking;
@@ -366,8 +368,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         if (keepAlive) {
             ctx.write(LastHttpContent.EMPTY_LAST_CONTENT);
         } else {
-            closing = true;
-            ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener(ChannelFutureListener.CLOSE);
+            closeAfter(LastHttpContent.EMPTY_LAST_CONTENT);
         }
     }
 
@@ -398,9 +399,36 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         if (keepAlive) {
             ctx.write(response, ctx.voidPromise());
         } else {
-            closing = true;
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            closeAfter(response);
         }
+    }
+
+    /**
+     * Writes the last response, then closes gracefully: our side first, then the read side once the
+     * client closes too, or after {@link #LINGER_MS}. Closing at once with unread input (the rest
+     * of a rejected request, a pipelined request after {@code Connection: close}) would make the
+     * kernel send a reset, which can destroy the response before the client reads it. Off the hot
+     * path: only a connection that ends takes it.
+     */
+    private void closeAfter(Object last) {
+        closing = true;
+        ctx.writeAndFlush(last).addListener((ChannelFutureListener) written -> {
+            if (!written.isSuccess() || !(ctx.channel() instanceof DuplexChannel duplex) || inputShutdown) {
+                ctx.close();
+                return;
+            }
+            duplex.shutdownOutput().addListener((ChannelFutureListener) shut -> {
+                if (!shut.isSuccess()) {
+                    ctx.close();
+                    return;
+                }
+                // keep reading (and dropping: the decoder and handle() discard it) until the client closes
+                ctx.channel().config().setAutoRead(true);
+                ctx.executor().schedule(() -> {
+                    ctx.close();
+                }, LINGER_MS, TimeUnit.MILLISECONDS);
+            });
+        });
     }
 
     /** A request the codec or the app refuses: its status, {@code Connection: close}, and a close. */
@@ -439,7 +467,12 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         if (evt instanceof ChannelInputShutdownEvent) {
             // the client is done sending: answer what it asked, then close
             inputShutdown = true;
-            if (!waiting && !closing) {
+            if (closing) {
+                // a lingering close: the client is done too
+                if (ctx.channel() instanceof DuplexChannel duplex && duplex.isOutputShutdown()) {
+                    ctx.close();
+                }
+            } else if (!waiting) {
                 releaseEcho();
                 closing = true;
                 closeWhenWritten();
