@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and tests the whole reactor, then installs the artifacts into the local Maven
+# Builds and tests the whole reactor (the reference servers under references/ included), then installs the artifacts into the local Maven
 # repository (~/.m2), so an application can depend on dev.spindle:spindle-*:0.1.0-SNAPSHOT:
 #   scripts/test.sh [extra mvn args]
 # This is what CI runs (.ci/run); it installs what the tests need on a clean machine.
@@ -30,6 +30,11 @@ for entry in "${DOC_PACKAGES[@]}"; do
     -sourcepath "$module/src/main/java" "$package" ||
     spindle_die "javadoc -Xdoclint:all found problems in $package (see above)"
 done
+
+# The reference servers stay apart: no module of Spindle's may depend on one.
+if grep -l '<artifactId>spindle-ref-' ./*/pom.xml 2>/dev/null | grep -q .; then
+  spindle_die "a Spindle module depends on a reference server (references/ is never a dependency): $(grep -l '<artifactId>spindle-ref-' ./*/pom.xml)"
+fi
 
 # The library jars must carry no logging configuration (an application brings its own).
 for jar in */target/spindle-*.jar; do

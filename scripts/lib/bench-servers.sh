@@ -16,7 +16,8 @@ SPINDLE_BENCH_SERVERS=(
   # blocking-server
   "SingleThreadServer|SingleThreadServer|"
   "ThreadPerConnectionServer|ThreadPerConnectionServer|"
-  "ThreadPoolServer|ThreadPoolServer|"
+  # 200 threads: Tomcat's default maximum, a pool as people run one
+  "ThreadPoolServer|ThreadPoolServer||200"
   "VirtualThreadServer|VirtualThreadServer|"
   # nio-servers: one engine, four topologies, plus busy-polling as a variant
   "SingleLoopServer|SingleLoopServer|"
@@ -31,12 +32,15 @@ SPINDLE_BENCH_SERVERS=(
   "NettyServer-nio|NettyServer|-Dspindle.netty.transport=nio"
   "NettyServer-epoll|NettyServer|-Dspindle.netty.transport=epoll"
   "NettyServer-io_uring|NettyServer|-Dspindle.netty.transport=io_uring"
+  # references/: the frameworks users would pick instead, each its own module (reference rows)
+  "TunedNettyServer|TunedNettyServer|"
 )
 
-# Rows of this class are the reference: every row's "vs Netty" is its req/s divided by
-# the best of them in the same scenario.
+# Reference rows: every row whose class lives under references/, plus the rows of these classes
+# (NettyServer, the idiomatic Netty app, is a Spindle module). Every row's "vs best reference"
+# is its req/s divided by the best reference row's in the same scenario, which the summary names.
 # shellcheck disable=SC2034
-SPINDLE_BENCH_REFERENCE_CLASS=NettyServer
+SPINDLE_BENCH_REFERENCE_CLASSES=(NettyServer)
 
 # --quick without --servers: the first of these groups whose classes all exist.
 # shellcheck disable=SC2034

@@ -492,7 +492,7 @@ class Report:
         return scope == "" or (scope == "tls" and scenario in self.tls_names)
 
     def excused(self, e: dict) -> bool:
-        """No TLS where TLS may be missing: the Netty reference (its TLS is its own module's matter)
+        """No TLS where TLS may be missing: a reference row (its TLS is its own module's matter)
         and --baseline twins (their commit may predate TLS). Reported, not a failure of the run."""
         return e["kind"] == "tls-unavailable" and (e["server"] in self.reference or e["server"] in self.twin_rows)
 
@@ -535,10 +535,15 @@ class Report:
     def warnings(self) -> list[str]:
         return [f"{e['server']} round {e['round']}: {e['message']}" for e in self.events if e["kind"] == "warning"]
 
+    def best_reference_row(self, scenario: str) -> str | None:
+        """The reference row (NettyServer's transports, the references/ modules) with the most req/s here."""
+        rows = [(self.cells[(s, scenario)].rps, s) for s in sorted(self.reference)]
+        rows = [r for r in rows if r[0]]
+        return max(rows)[1] if rows else None
+
     def best_reference(self, scenario: str) -> float | None:
-        values = [self.cells[(s, scenario)].rps for s in self.reference]
-        values = [v for v in values if v]
-        return max(values) if values else None
+        row = self.best_reference_row(scenario)
+        return self.cells[(row, scenario)].rps if row else None
 
     def ratio(self, cell: Cell) -> float | None:
         best = self.best_reference(cell.scenario)
@@ -577,7 +582,7 @@ class Report:
         cols = ["server", "scenario", "status", "rounds", "req_per_s", "req_per_s_min", "req_per_s_max",
                 "latency_avg_ms", "latency_p99_ms", "socket_errors", "errors_connect", "errors_read",
                 "errors_write", "errors_timeout", "non_2xx", "server_cpu_s", "req_per_server_cpu_s",
-                "ratio_to_best_netty", "note", "upper_bound_req_per_s"]
+                "ratio_to_best_reference", "best_reference", "note", "upper_bound_req_per_s"]
         with (self.run / "summary.csv").open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(cols)
@@ -598,7 +603,8 @@ class Report:
                         num(med.latency_avg_ms if med else None, 3), num(med.latency_p99_ms if med else None, 3),
                         c.total("socket_errors"), c.total("connect"), c.total("read"), c.total("write"),
                         c.total("timeout"), c.total("non2xx"), num(c.cpu_s, 2), num(c.req_per_cpu_s, 0),
-                        num(ratio, 3), self.note(c), num(upper_bound(sc), 0),
+                        num(ratio, 3), self.best_reference_row(c.scenario) or "", self.note(c),
+                        num(upper_bound(sc), 0),
                     ])
 
     # -- charts --
@@ -640,8 +646,10 @@ class Report:
             "Figures are from the median round by req/s (for an even number of rounds, the lower middle one); "
             "socket errors and non-2xx responses are summed over all rounds. Server CPU is the server process's "
             "utime+stime (`/proc/<pid>/stat`) during the scenario, JIT and GC threads included; "
-            "req/CPU-s = requests completed / server CPU-seconds. \"vs Netty\" = req/s divided by the best "
-            "NettyServer transport in the same scenario (blank when no Netty row has a figure there). "
+            "req/CPU-s = requests completed / server CPU-seconds. \"vs best reference\" = req/s divided by that of "
+            "the best reference row in the same scenario (the reference rows, marked ◆: the frameworks users would "
+            "pick instead, NettyServer's transports and the references/ modules; each scenario names its best one; "
+            "blank when no reference row has a figure there). "
             f"Machine, JDK, flags and commit: [environment.md]({prefix}environment.md); "
             f"raw wrk output: [raw/]({prefix}raw/); all numbers: [summary.csv]({prefix}summary.csv).",
             "",
@@ -661,8 +669,8 @@ class Report:
         no_tls = [e for e in self.events if self.excused(e)]
         if no_tls:
             lines += ["", "No TLS (not counted as a failure): started with the TLS properties, these rows answered "
-                      "plain HTTP, so their TLS scenarios have no figures. The Netty reference speaks TLS once its "
-                      "module honours `-Dspindle.tls.*` (SslHandler); a `--baseline` commit may predate TLS.", ""]
+                      "plain HTTP, so their TLS scenarios have no figures. A reference row speaks TLS once its "
+                      "module honours `-Dspindle.tls.*`; a `--baseline` commit may predate TLS.", ""]
             for e in no_tls:
                 lines.append(f"- **{e['server']}** — {md_escape(self.event_text(e))}")
         skipped = meta.get("skipped", "")
@@ -695,8 +703,11 @@ class Report:
             if sc["name"] in self.tls_names:
                 lines += self.tls_lines(prefix)
             lines.append(f"![{sc['name']}: req/s and requests per server CPU-second]({prefix}charts/{sc['name']}.svg)")
+            best_row = self.best_reference_row(sc["name"])
+            if best_row:
+                lines += ["", f"Best reference here: **{best_row}** ({fmt_int(self.best_reference(sc['name']))} req/s)."]
             lines += ["", "| # | server | req/s | min–max | avg ms | p99 ms | socket errors | non-2xx | server CPU s "
-                          "| req/CPU-s | vs Netty |",
+                          "| req/CPU-s | vs best reference |",
                       "|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
             rank = 0
             for c in self.ranked(sc["name"]):
@@ -716,8 +727,9 @@ class Report:
                 non2xx = c.total("non2xx")
                 ratio = self.ratio(c)
                 partial = f" ({len(c.rounds)}/{self.rounds_planned} rounds)" if len(c.rounds) < self.rounds_planned else ""
+                mark = " ◆" if c.server in self.reference else ""
                 lines.append(
-                    f"| {rank} | {c.server}{partial} | {fmt_int(c.rps)} | {spread} | {fmt_ms(med.latency_avg_ms) or 'n/a'} "
+                    f"| {rank} | {c.server}{mark}{partial} | {fmt_int(c.rps)} | {spread} | {fmt_ms(med.latency_avg_ms) or 'n/a'} "
                     f"| {fmt_ms(med.latency_p99_ms) or 'n/a'} | {err_text} | {f'**{non2xx}**' if non2xx else '0'} "
                     f"| {'' if c.cpu_s is None else f'{c.cpu_s:.2f}'} | {fmt_int(c.req_per_cpu_s)} "
                     f"| {'' if ratio is None else f'{ratio:.2f}×'} |")
@@ -1029,7 +1041,7 @@ def render_chart(title: str, subtitle: str, bars: list[Bar]) -> str:
     out.append(f'<text x="26" y="{ly}">Spindle</text>')
     if any(b.reference for b in bars):
         out.append(f'<rect x="90" y="{ly - 9}" width="10" height="10" fill="{colors["reference"]}"/>')
-        out.append(f'<text x="104" y="{ly}">Netty (reference)</text>')
+        out.append(f'<text x="104" y="{ly}">reference</text>')
     if any(b.flagged for b in bars):
         out.append(f'<text x="230" y="{ly}" fill="#c0392b">* socket errors or non-2xx responses (see summary.md)</text>')
     out.append("</svg>")

@@ -210,7 +210,9 @@ spindle_find_server() {
   local name="${1:?usage: spindle_find_server NAME}"
   local matches=()
   if [[ "$name" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
-    mapfile -t matches < <(find "$SPINDLE_ROOT"/*/src/main/java/dev/spindle -type f -name "$name.java" 2>/dev/null | sort)
+    # Spindle's modules one level down, the reference servers under references/
+    mapfile -t matches < <(find "$SPINDLE_ROOT"/*/src/main/java/dev/spindle "$SPINDLE_ROOT"/references/*/src/main/java/dev/spindle \
+      -type f -name "$name.java" 2>/dev/null | sort)
   fi
   if (( ${#matches[@]} > 1 )); then
     echo "error: more than one class named $name:" >&2
@@ -224,13 +226,13 @@ spindle_find_server() {
       grep -q 'static void main' "$f" || continue
       any=1
       f="${f#"$SPINDLE_ROOT/"}"
-      printf '  %-28s (%s)\n' "$(basename "$f" .java)" "${f%%/*}" >&2
-    done < <(find "$SPINDLE_ROOT"/*/src/main/java -type f -name '*Server.java' 2>/dev/null | sort)
+      printf '  %-28s (%s)\n' "$(basename "$f" .java)" "${f%%/src/main/java/*}" >&2
+    done < <(find "$SPINDLE_ROOT"/*/src/main/java "$SPINDLE_ROOT"/references/*/src/main/java -type f -name '*Server.java' 2>/dev/null | sort)
     [[ -n "$any" ]] || echo "  (none yet)" >&2
     exit 2
   fi
   local rel="${matches[0]#"$SPINDLE_ROOT/"}"   # core/src/main/java/dev/spindle/x/Name.java
-  local module="${rel%%/*}"
+  local module="${rel%%/src/main/java/*}"      # core, or references/netty-tuned
   local fqcn="${rel#*/src/main/java/}"
   fqcn="${fqcn%.java}"
   echo "$module ${fqcn//\//.}"

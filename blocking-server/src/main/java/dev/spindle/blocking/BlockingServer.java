@@ -140,6 +140,15 @@ public class BlockingServer implements HttpServer {
         Thread.ofVirtual().name(name + "-rejected").start(loop);
     }
 
+    /**
+     * A parked connection whose next request found the pool full: its slot is released and the core
+     * answers 503 on a new loop that takes over the socket, as for a new connection.
+     */
+    void refuseParked(ConnectionLoop loop, Socket socket) {
+        finished(loop);
+        reject(socket, "all workers are busy");
+    }
+
     void finished(ConnectionLoop loop) {
         if (connections.remove(loop) && loop.counted()) {
             limit.release();
@@ -156,20 +165,16 @@ public class BlockingServer implements HttpServer {
     }
 
     /**
-     * Enforces write timeouts, and frees threads held by idle keep-alive connections when others
-     * wait. The core keeps every other deadline, ticked by each connection's own thread; but a
+     * Enforces write timeouts. (A pool's idle keep-alive connections give their threads back by
+     * themselves: see {@link Dispatch#parksIdle()}.) The core keeps every other deadline, ticked by each connection's own thread; but a
      * thread blocked in a write cannot tick, and the write cannot be interrupted, so only closing
      * its socket from here ends it.
      */
     private void watch() {
         while (!lifecycle.isClosing() || !connections.isEmpty()) {
             long now = System.nanoTime();
-            boolean saturated = dispatch.saturated();
             for (ConnectionLoop loop : connections) {
                 loop.enforceWriteDeadline(now);
-                if (saturated) {
-                    loop.closeIfIdle();
-                }
             }
             try {
                 Thread.sleep(WATCHDOG_MILLIS);

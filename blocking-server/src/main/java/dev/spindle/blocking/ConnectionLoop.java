@@ -24,6 +24,8 @@ final class ConnectionLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ConnectionLoop.class);
     /** How long a waiting thread parks before it ticks the connection again. */
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    /** How long a pool thread waits for an idle connection's next request before parking it. */
+    private static final int PARK_AFTER_MILLIS = 2;
 
     private final BlockingServer server;
     private final Socket socket;
@@ -39,6 +41,10 @@ final class ConnectionLoop implements Runnable {
     private InputStream in;
     private OutputStream out;
     private boolean outputShut;
+    private byte[] buf;
+    private ByteBuffer received;
+    /** Bytes read while parked, to be fed to the connection once a pool thread has it again. */
+    private int carried;
 
     /** @param rejected the connection answering a socket the server will not serve, or null to serve it */
     private ConnectionLoop(BlockingServer server, Socket socket, Connection rejected) {
@@ -92,9 +98,14 @@ final class ConnectionLoop implements Runnable {
             socket.setTcpNoDelay(true);
             in = socket.getInputStream();
             out = socket.getOutputStream();
+            buf = new byte[server.config().readBufferSize()];
+            received = ByteBuffer.wrap(buf);
         }
-        byte[] buf = new byte[server.config().readBufferSize()];
-        ByteBuffer received = ByteBuffer.wrap(buf);
+        if (carried > 0) {
+            int n = carried;
+            carried = 0;
+            conn.received(received.clear().limit(n));
+        }
         while (true) {
             flush();
             long now = System.nanoTime();
@@ -121,12 +132,19 @@ final class ConnectionLoop implements Runnable {
                 await();
                 continue;
             }
+            boolean mayPark = conn.isIdle() && server.dispatch().parksIdle() && !Thread.currentThread().isVirtual();
             int n;
             idle = conn.isIdle();
             try {
-                socket.setSoTimeout(timeoutMillis(conn.readTimeoutNanos(now)));
+                int timeout = timeoutMillis(conn.readTimeoutNanos(now));
+                // a keep-alive client's next request usually follows at once; one idle longer gives its thread back
+                socket.setSoTimeout(mayPark ? Math.min(PARK_AFTER_MILLIS, timeout) : timeout);
                 n = in.read(buf);
             } catch (SocketTimeoutException e) {
+                if (mayPark) {
+                    Thread.ofVirtual().name(thread.getName() + "-idle").start(this::awaitRequest);
+                    return true;
+                }
                 // the next tick applies whichever deadline passed
                 continue;
             } finally {
@@ -141,6 +159,55 @@ final class ConnectionLoop implements Runnable {
                 conn.received(received.clear().limit(n));
             }
         }
+    }
+
+    /**
+     * Waits for the next request on a virtual thread, holding no pool thread, then hands the loop
+     * back to the pool with the bytes that arrived. The connection's deadlines still apply (the idle
+     * timeout closes it); a full pool answers 503 and closes, as for a new connection.
+     */
+    private void awaitRequest() {
+        thread = Thread.currentThread();
+        try {
+            while (true) {
+                long now = System.nanoTime();
+                conn.tick(now);
+                if (conn.shouldClose() || server.isClosing()) {
+                    break;
+                }
+                int n;
+                idle = true;
+                try {
+                    socket.setSoTimeout(timeoutMillis(conn.readTimeoutNanos(now)));
+                    n = in.read(buf);
+                } catch (SocketTimeoutException e) {
+                    continue;
+                } finally {
+                    idle = false;
+                }
+                if (n < 0) {
+                    break;
+                }
+                if (n == 0) {
+                    continue;
+                }
+                carried = n;
+                if (server.dispatch().execute(this)) {
+                    return;
+                }
+                carried = 0;
+                server.refuseParked(this, socket);
+                conn.closed();
+                return;
+            }
+        } catch (IOException e) {
+            log.debug("idle connection {} ended: {}", socket.getRemoteSocketAddress(), e.toString());
+        } catch (RuntimeException e) {
+            log.error("idle connection {} failed", socket.getRemoteSocketAddress(), e);
+        }
+        closeNow();
+        conn.closed();
+        server.finished(this);
     }
 
     /** Parks until the wakeup runs (a handler finished, a body producer handed over a chunk) or a tick is due. */
@@ -217,6 +284,7 @@ final class ConnectionLoop implements Runnable {
             closeNow();
         }
     }
+
 
     /**
      * Closes the socket if a write has been blocked beyond the write timeout. A blocked write cannot

@@ -20,6 +20,15 @@ interface Dispatch {
         return false;
     }
 
+    /**
+     * Whether a connection waiting for its next request gives its thread back: it waits on a virtual
+     * thread (the JDK's poller, no platform thread held) and comes back through {@link #execute}
+     * once bytes arrive, as a Tomcat NIO connector's poller does. Only a pool gains from it.
+     */
+    default boolean parksIdle() {
+        return false;
+    }
+
     /** Lets running connections finish and releases threads, waiting at most {@code timeout}. */
     default void shutdown(Duration timeout) {
     }
@@ -58,6 +67,11 @@ interface Dispatch {
             @Override
             public boolean saturated() {
                 return !executor.getQueue().isEmpty();
+            }
+
+            @Override
+            public boolean parksIdle() {
+                return true;
             }
 
             @Override

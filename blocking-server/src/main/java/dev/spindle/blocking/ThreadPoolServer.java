@@ -6,9 +6,14 @@ import dev.spindle.core.spi.Launcher;
 
 /**
  * A fixed pool of {@code workers} platform threads, each serving one connection at a time, with
- * up to {@link ServerConfig#queueCapacity()} accepted connections waiting for a thread. When
- * connections are waiting, a busy thread ends its connection after the current response so the
- * next one gets a turn; when the queue is full too, new connections are answered 503.
+ * up to {@link ServerConfig#queueCapacity()} accepted connections waiting for a thread. A
+ * connection waiting for its next request gives its thread back after 2 ms: it waits on a virtual
+ * thread (the JDK's poller) and rejoins the queue when bytes arrive, as a Tomcat NIO connector's
+ * poller does, so idle keep-alive connections do not hold the pool (2,000 of them leave 200
+ * threads free). A request still arriving (a slow client) does hold its thread. When connections
+ * are waiting, a connection whose next request arrives is closed after that response so others
+ * get a turn; when the queue is full too, new connections (and a parked one whose next request
+ * finds no room) are answered 503.
  */
 public final class ThreadPoolServer extends BlockingServer {
     /**

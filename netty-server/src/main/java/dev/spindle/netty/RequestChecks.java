@@ -25,7 +25,9 @@ import java.util.List;
  *       trailing {@code %}), or of the wrong form (asterisk-form is for {@code OPTIONS} only,
  *       authority-form for {@code CONNECT} only, which takes no other form; anything else must be
  *       origin-form or absolute-form; RFC 9112 3.2): 400;</li>
- *   <li>a version other than HTTP/1.0 or HTTP/1.1 (Netty accepts any {@code HTTP/x.y}): 505;</li>
+ *   <li>{@code HTTP} in another case, such as {@code http/1.1} (Netty accepts it; HTTP-name is
+ *       case-sensitive, RFC 9112 2.3): 400; a version other than HTTP/1.0 or HTTP/1.1 (Netty
+ *       accepts any {@code HTTP/x.y}): 505;</li>
  *   <li>more header fields than {@code maxHeaderCount} (Netty limits only their total size): 431;</li>
  *   <li>an HTTP/1.1 request without {@code Host}, or any with two (RFC 9112 3.2): 400;</li>
  *   <li>{@code Transfer-Encoding} in an HTTP/1.0 request, or {@code chunked} other than once and
@@ -58,6 +60,11 @@ final class RequestChecks extends ChannelInboundHandlerAdapter {
         }
         HttpVersion version = req.protocolVersion();
         if (version != HttpVersion.HTTP_1_1 && version != HttpVersion.HTTP_1_0) {
+            // Netty upper-cases what it does not recognise as sent: an HTTP/1.x that is not one of its
+            // constants was written in another case, and HTTP-name is case-sensitive (RFC 9112 2.3)
+            if (version.majorVersion() == 1 && version.minorVersion() <= 1 && "HTTP".equals(version.protocolName())) {
+                return new Rejected(400, "malformed HTTP-version: the name HTTP is case-sensitive");
+            }
             return new Rejected(505, "HTTP version " + version.text() + " is not supported");
         }
         HttpHeaders headers = req.headers();

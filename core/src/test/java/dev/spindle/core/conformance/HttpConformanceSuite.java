@@ -130,6 +130,35 @@ public abstract class HttpConformanceSuite {
         return (overTls() ? "https" : "http") + "://127.0.0.1:";
     }
 
+    /**
+     * What the suite asks of a server beyond the benchmark app's routes on its own port. Every
+     * Spindle server has all of them; a reference server (a framework app in {@code references/},
+     * run through {@link ReferenceConformanceSuite}) may lack some, and the cases that need one
+     * are skipped with the reason it declares in {@link #lacks()}.
+     */
+    public enum Feature {
+        /** Serves the {@link Router} it is given: filters, static files, the streaming routes, test-only routes. */
+        CUSTOM_ROUTES,
+        /** Honours the idle, header (408) and write timeouts of its {@link ServerConfig}. */
+        TIMEOUTS,
+        /** Honours {@link ServerConfig#maxConnections}: 503 and a close beyond it. */
+        CONNECTION_LIMIT
+    }
+
+    /**
+     * The features this server lacks, each with the reason; the cases needing one are skipped
+     * with it. Empty for every Spindle server.
+     */
+    protected Map<Feature, String> lacks() {
+        return Map.of();
+    }
+
+    /** Skips the current case, with the declared reason, when the server lacks {@code feature}. */
+    private void assumeHas(Feature feature) {
+        String why = lacks().get(feature);
+        org.junit.jupiter.api.Assumptions.assumeTrue(why == null, () -> "lacks " + feature + ": " + why);
+    }
+
     /** What a server knowingly answers instead for a bad-input case, and why. */
     public record Deviation(int status, boolean closes, String reason) {
     }
@@ -391,6 +420,7 @@ public abstract class HttpConformanceSuite {
                 Arguments.of("body over the limit", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 16777217\r\n\r\n", 413),
                 Arguments.of("unsupported transfer coding", "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
                 Arguments.of("unsupported version", "GET /plaintext HTTP/2.0\r\nHost: x\r\n\r\n", 505),
+                Arguments.of("lower-case HTTP-name (case-sensitive, RFC 9112 2.3)", "GET /plaintext http/1.1\r\nHost: x\r\n\r\n", 400),
                 Arguments.of("Content-Length with Transfer-Encoding",
                         "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
                 Arguments.of("differing Content-Length",
@@ -655,6 +685,7 @@ public abstract class HttpConformanceSuite {
      */
     @Test
     void clientThatNeverReadsIsHeldBackThenDroppedAfterTheWriteTimeout() throws Exception {
+        assumeHas(Feature.TIMEOUTS);
         Duration writeTimeout = Duration.ofSeconds(2);
         int size = 8 << 20;
         byte[] body = new byte[size];
@@ -782,6 +813,7 @@ public abstract class HttpConformanceSuite {
      */
     @Test
     void closeDrainsEveryInFlightRequestAndRefusesNewConnections() throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
         Duration drainTimeout = Duration.ofSeconds(8);
         int[] sleeps = IntStream.of(2000, 2000, 1000, 1500).limit(Math.min(4, concurrentConnections())).toArray();
         CountDownLatch running = new CountDownLatch(sleeps.length);
@@ -846,6 +878,7 @@ public abstract class HttpConformanceSuite {
     @ParameterizedTest(name = "{0}")
     @MethodSource("streamedDownloads")
     void streamedDownloadArrivesByteExact(String route) throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
         long size = 64L << 20;
         HttpResponse<java.io.InputStream> r = client.send(HttpRequest.newBuilder(URI.create(base() + port + route + size))
                 .timeout(Duration.ofSeconds(50)).build(), HttpResponse.BodyHandlers.ofInputStream());
@@ -863,6 +896,7 @@ public abstract class HttpConformanceSuite {
     @ParameterizedTest(name = "chunked {0}")
     @ValueSource(booleans = {false, true})
     void streamedUploadArrivesByteExactWithinTheBodyLimit(boolean chunked) throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
         long size = 64L << 20;
         try (HttpServer own = newServer(config().maxBodySize(size), routes()).start()) {
             HttpResponse<String> r = upload(own.port(), size, chunked);
@@ -979,6 +1013,7 @@ public abstract class HttpConformanceSuite {
      */
     @Test
     void remoteRoutesAnswerTheDownstreamsBody() throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);   // its own router, with the downstream to call
         // the downstream speaks plain HTTP whatever the suite's transport: the routes' client trusts no test key
         try (HttpServer downstream = newServer(ServerConfig.defaults().port(0).workers(1), BenchmarkApp.routes()).start();
              HttpServer up = newServer(config(), BenchmarkApp.routes(URI.create("http://127.0.0.1:" + downstream.port()))).start()) {
@@ -994,6 +1029,7 @@ public abstract class HttpConformanceSuite {
 
     @Test
     void remoteRoutesAnswerDownstreamFailures() throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);   // its own router, with the downstream to call
         int dead;
         try (java.net.ServerSocket closed = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             dead = closed.getLocalPort();
@@ -1033,6 +1069,7 @@ public abstract class HttpConformanceSuite {
 
     @Test
     void idleKeepAliveConnectionIsClosedAfterTheIdleTimeout() throws Exception {
+        assumeHas(Feature.TIMEOUTS);
         try (HttpServer own = timeoutServer(); RawConnection c = connect(own.port())) {
             RawResponse r = c.send(request("GET", "/plaintext")).read();
             assertThat(r.status()).isEqualTo(200);
@@ -1046,6 +1083,7 @@ public abstract class HttpConformanceSuite {
 
     @Test
     void connectionThatNeverSendsIsClosedAfterTheIdleTimeout() throws Exception {
+        assumeHas(Feature.TIMEOUTS);
         try (HttpServer own = timeoutServer(); RawConnection c = connect(own.port())) {
             assertThat(c.closedByPeer()).isTrue();
         }
@@ -1062,6 +1100,7 @@ public abstract class HttpConformanceSuite {
     @ParameterizedTest(name = "{0}")
     @MethodSource("stalledRequests")
     void stalledRequestGets408AndAClose(String name, String raw) throws Exception {
+        assumeHas(Feature.TIMEOUTS);
         org.junit.jupiter.api.Assumptions.assumeTrue(answersStalledRequestsWith408(), "this server has no request read timeout (see its class)");
         try (HttpServer own = timeoutServer(); RawConnection c = connect(own.port())) {
             RawResponse r = c.send(raw).read();
@@ -1077,6 +1116,7 @@ public abstract class HttpConformanceSuite {
      */
     @Test
     void filtersAndExceptionMappersApplyToEveryKindOfExchange() throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
         dev.spindle.core.ExchangeMetrics metrics = new dev.spindle.core.ExchangeMetrics();
         Router routes = Router.builder()
                 .filter(metrics)
@@ -1123,6 +1163,7 @@ public abstract class HttpConformanceSuite {
     /** Static files through each strategy's file path: a byte range from the middle, a 304, and no escape. */
     @Test
     void staticFilesServeRangesAndConditionalRequests(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
         java.nio.file.Path root = java.nio.file.Files.createDirectories(dir.resolve("web"));
         byte[] data = new byte[300_000];
         for (int i = 0; i < data.length; i++) {
@@ -1167,6 +1208,7 @@ public abstract class HttpConformanceSuite {
     /** Beyond maxConnections a new connection is answered 503 and closed; a freed place serves again. */
     @Test
     void connectionsBeyondTheLimitGet503() throws Exception {
+        assumeHas(Feature.CONNECTION_LIMIT);
         org.junit.jupiter.api.Assumptions.assumeTrue(concurrentConnections() > 2 && keepsConnectionsOpen(),
                 "needs two connections held open at once");
         try (HttpServer own = newServer(config().maxConnections(2), routes()).start();

@@ -1,0 +1,508 @@
+package dev.spindle.references.netty;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.codec.PrematureChannelClosureException;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpHeadersFactory;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.AsciiString;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The benchmark app's routes, one instance per connection, behind {@code HttpServerCodec} alone.
+ * A bodiless request is answered from its {@link HttpRequest} (its empty last content is
+ * dropped); {@code /echo} gathers its body itself. Responses are written, not flushed: the flush
+ * comes once per read batch in {@link #channelReadComplete}. While an offloaded or timed answer is
+ * pending, later pipelined messages wait in order (and reading pauses), so answers keep the
+ * order of the requests.
+ */
+final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(BenchmarkHandler.class);
+    /** Headers are built from constants we trust: no per-value validation on the hot path. */
+    private static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
+    private static final AsciiString ZERO = AsciiString.cached("0");
+    /** How long a closing connection keeps draining what the client still sends. */
+    private static final long LINGER_MS = 2000;
+    private static final AsciiString DOWNLOAD_LENGTH = AsciiString.cached(Integer.toString(Wire.DOWNLOAD_BYTES));
+
+    private final Executor blocking;
+    private ChannelHandlerContext ctx;
+    /** An answer is pending off the read path; messages meanwhile go to {@link #queued}. */
+    private boolean waiting;
+    private ArrayDeque<Object> queued;
+    /** The body of the {@code /echo} request being read, else null. */
+    private CompositeByteBuf echoBody;
+    private CharSequence echoType;
+    private boolean echoKeepAlive;
+    private boolean echoHttp10;
+    private boolean closing;
+    private boolean inputShutdown;
+
+    BenchmarkHandler(Executor blocking) {
+        this.blocking = blocking;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (waiting) {
+            if (queued == null) {
+                queued = new ArrayDeque<>();
+            }
+            queued.add(msg);
+            return;
+        }
+        handle(msg);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        ctx.flush();
+    }
+
+    private void handle(Object msg) {
+        try {
+            if (closing) {
+                return;
+            }
+            if (msg instanceof HttpRequest req) {
+                if (req.decoderResult().isFailure()) {
+                    fail(req.decoderResult().cause());
+                } else {
+                    onRequest(req);
+                }
+            } else if (msg instanceof HttpContent content) {
+                if (content.decoderResult().isFailure()) {
+                    fail(content.decoderResult().cause());
+                } else if (echoBody != null) {
+                    onEchoContent(content);
+                }
+            }
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void onRequest(HttpRequest req) {
+        HttpVersion version = req.protocolVersion();
+        boolean http10 = version == HttpVersion.HTTP_1_0;
+        if (version != HttpVersion.HTTP_1_1 && !http10) {
+            closeWith(HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED);
+            return;
+        }
+        boolean keepAlive = HttpUtil.isKeepAlive(req);
+        HttpMethod method = req.method();
+        boolean get = method == HttpMethod.GET || method == HttpMethod.HEAD;
+        String uri = req.uri();
+        // the benchmark's hot targets first: one string switch, no parsing
+        switch (uri) {
+            case "/plaintext" -> staticAnswer(get, Wire.HELLO, Wire.TEXT_PLAIN, Wire.HELLO_LENGTH, keepAlive, http10);
+            case "/json" -> staticAnswer(get, Wire.HELLO_JSON, Wire.APPLICATION_JSON, Wire.HELLO_JSON_LENGTH, keepAlive, http10);
+            case "/health" -> staticAnswer(get, Wire.OK, Wire.TEXT_PLAIN, Wire.OK_LENGTH, keepAlive, http10);
+            default -> route(req, uri, method, get, keepAlive, http10);
+        }
+    }
+
+    private void route(HttpRequest req, String uri, HttpMethod method, boolean get, boolean keepAlive, boolean http10) {
+        for (int i = 0; i < uri.length(); i++) {
+            char c = uri.charAt(i);
+            if (c <= 0x20 || c >= 0x7f) {
+                closeWith(HttpResponseStatus.BAD_REQUEST);
+                return;
+            }
+        }
+        if (uri.isEmpty() || uri.charAt(0) != '/') {
+            // asterisk-form and authority-form are for OPTIONS and CONNECT, which no route takes
+            closeWith(HttpResponseStatus.BAD_REQUEST);
+            return;
+        }
+        int query = uri.indexOf('?');
+        String path = query < 0 ? uri : uri.substring(0, query);
+        switch (path) {
+            case "/plaintext" -> staticAnswer(get, Wire.HELLO, Wire.TEXT_PLAIN, Wire.HELLO_LENGTH, keepAlive, http10);
+            case "/json" -> staticAnswer(get, Wire.HELLO_JSON, Wire.APPLICATION_JSON, Wire.HELLO_JSON_LENGTH, keepAlive, http10);
+            case "/health" -> staticAnswer(get, Wire.OK, Wire.TEXT_PLAIN, Wire.OK_LENGTH, keepAlive, http10);
+            case "/echo" -> {
+                if (method == HttpMethod.POST) {
+                    startEcho(req, keepAlive, http10);
+                } else {
+                    notAllowed(Wire.ALLOW_POST, keepAlive, http10);
+                }
+            }
+            case "/search" -> {
+                if (!get) {
+                    notAllowed(Wire.ALLOW_GET, keepAlive, http10);
+                    return;
+                }
+                List<String> q;
+                try {
+                    q = new QueryStringDecoder(uri).parameters().get("q");
+                } catch (IllegalArgumentException e) {
+                    closeWith(HttpResponseStatus.BAD_REQUEST);
+                    return;
+                }
+                if (q == null || q.isEmpty()) {
+                    empty(HttpResponseStatus.BAD_REQUEST, keepAlive, http10);
+                } else {
+                    json("{\"q\":" + Wire.quote(q.get(0)) + "}", keepAlive, http10, false);
+                }
+            }
+            case "/download" -> {
+                if (get) {
+                    download(method == HttpMethod.HEAD, keepAlive, http10);
+                } else {
+                    notAllowed(Wire.ALLOW_GET, keepAlive, http10);
+                }
+            }
+            default -> variableRoute(path, get, keepAlive, http10);
+        }
+    }
+
+    /** The routes with a path variable: {@code /users/{id}}, {@code /blocking/{ms}}, {@code /delay/{ms}}. */
+    private void variableRoute(String path, boolean get, boolean keepAlive, boolean http10) {
+        int kind;
+        String value;
+        if (path.startsWith("/users/")) {
+            kind = 0;
+            value = path.substring(7);
+        } else if (path.startsWith("/blocking/")) {
+            kind = 1;
+            value = path.substring(10);
+        } else if (path.startsWith("/delay/")) {
+            kind = 2;
+            value = path.substring(7);
+        } else {
+            empty(HttpResponseStatus.NOT_FOUND, keepAlive, http10);
+            return;
+        }
+        if (value.isEmpty() || value.indexOf('/') >= 0) {
+            empty(HttpResponseStatus.NOT_FOUND, keepAlive, http10);
+            return;
+        }
+        if (!get) {
+            notAllowed(Wire.ALLOW_GET, keepAlive, http10);
+            return;
+        }
+        String decoded = Wire.decodeSegment(value);
+        if (decoded == null) {
+            closeWith(HttpResponseStatus.BAD_REQUEST);
+            return;
+        }
+        if (kind == 0) {
+            json("{\"id\":" + Wire.quote(decoded) + "}", keepAlive, http10, false);
+            return;
+        }
+        int ms;
+        try {
+            ms = Integer.parseInt(decoded);
+        } catch (NumberFormatException e) {
+            ms = -1;
+        }
+        if (ms < 0) {
+            empty(HttpResponseStatus.BAD_REQUEST, keepAlive, http10);
+            return;
+        }
+        int capped = Math.min(ms, kind == 1 ? Wire.MAX_BLOCKING_MS : Wire.MAX_DELAY_MS);
+        waitFor();
+        if (kind == 2) {
+            // a timer on this connection's event loop: no thread waits
+            ctx.executor().schedule(() -> answerLater("{\"delayed\":" + capped + "}", keepAlive, http10), capped, TimeUnit.MILLISECONDS);
+            return;
+        }
+        try {
+            blocking.execute(() -> {
+                try {
+                    Thread.sleep(capped);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                ctx.executor().execute(() -> answerLater("{\"slept\":" + capped + "}", keepAlive, http10));
+            });
+        } catch (RejectedExecutionException e) {
+            ctx.close();
+        }
+    }
+
+    /** Stops handling new messages (and reading) until {@link #answerLater} has answered. */
+    private void waitFor() {
+        waiting = true;
+        ctx.channel().config().setAutoRead(false);
+    }
+
+    /** On the event loop: the pending answer, then whatever waited behind it, in order. */
+    private void answerLater(String body, boolean keepAlive, boolean http10) {
+        waiting = false;
+        if (!ctx.channel().isActive()) {
+            return;
+        }
+        json(body, keepAlive, http10, false);
+        while (!waiting && queued != null && !queued.isEmpty()) {
+            handle(queued.poll());
+        }
+        ctx.flush();
+        if (!waiting && !closing) {
+            if (inputShutdown) {
+                closeWhenWritten();
+            } else {
+                ctx.channel().config().setAutoRead(true);
+            }
+        }
+    }
+
+    private void startEcho(HttpRequest req, boolean keepAlive, boolean http10) {
+        HttpHeaders headers = req.headers();
+        String coding = headers.get(HttpHeaderNames.TRANSFER_ENCODING);
+        if (coding != null && !HttpHeaderValues.CHUNKED.contentEqualsIgnoreCase(coding)) {
+            closeWith(HttpResponseStatus.NOT_IMPLEMENTED);
+            return;
+        }
+        if (HttpUtil.getContentLength(req, -1L) > Wire.MAX_BODY_SIZE) {
+            closeWith(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+            return;
+        }
+        if (HttpUtil.is100ContinueExpected(req)) {
+            ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER,
+                    HEADERS.newEmptyHeaders(), EmptyHttpHeaders.INSTANCE));
+        }
+        String type = headers.get(HttpHeaderNames.CONTENT_TYPE);
+        echoType = type != null ? type : Wire.OCTET_STREAM;
+        echoKeepAlive = keepAlive;
+        echoHttp10 = http10;
+        echoBody = ctx.alloc().compositeDirectBuffer(Integer.MAX_VALUE);
+    }
+
+    private void onEchoContent(HttpContent content) {
+        ByteBuf bytes = content.content();
+        if (echoBody.readableBytes() + (long) bytes.readableBytes() > Wire.MAX_BODY_SIZE) {
+            releaseEcho();
+            closeWith(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+            return;
+        }
+        if (bytes.isReadable()) {
+            echoBody.addComponent(true, bytes.retain());
+        }
+        if (content instanceof LastHttpContent) {
+            CompositeByteBuf body = echoBody;
+            echoBody = null;
+            HttpHeaders headers = HEADERS.newHeaders()
+                    .set(HttpHeaderNames.CONTENT_TYPE, echoType)
+                    .set(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+            write(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body, headers, EmptyHttpHeaders.INSTANCE),
+                    echoKeepAlive, echoHttp10);
+        }
+    }
+
+    private void staticAnswer(boolean get, ByteBuf body, AsciiString type, AsciiString length, boolean keepAlive, boolean http10) {
+        if (!get) {
+            notAllowed(Wire.ALLOW_GET, keepAlive, http10);
+            return;
+        }
+        HttpHeaders headers = HEADERS.newHeaders()
+                .set(HttpHeaderNames.CONTENT_TYPE, type)
+                .set(HttpHeaderNames.CONTENT_LENGTH, length);
+        write(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body.duplicate(), headers, EmptyHttpHeaders.INSTANCE),
+                keepAlive, http10);
+    }
+
+    private void json(String text, boolean keepAlive, boolean http10, boolean flush) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        ByteBuf body = ctx.alloc().directBuffer(bytes.length).writeBytes(bytes);
+        HttpHeaders headers = HEADERS.newHeaders()
+                .set(HttpHeaderNames.CONTENT_TYPE, Wire.APPLICATION_JSON)
+                .set(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
+        write(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body, headers, EmptyHttpHeaders.INSTANCE),
+                keepAlive, http10);
+        if (flush) {
+            ctx.flush();
+        }
+    }
+
+    /** {@code /download}: the 1 MiB file, zero-copy where the transport can (sendfile on epoll and NIO). */
+    private void download(boolean head, boolean keepAlive, boolean http10) {
+        HttpHeaders headers = HEADERS.newHeaders()
+                .set(HttpHeaderNames.CONTENT_TYPE, Wire.OCTET_STREAM)
+                .set(HttpHeaderNames.CONTENT_LENGTH, DOWNLOAD_LENGTH);
+        DefaultHttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, headers);
+        addCommon(headers, keepAlive, http10);
+        ctx.write(response);
+        if (!head) {
+            ctx.write(new DefaultFileRegion(DownloadFile.PATH.toFile(), 0, Wire.DOWNLOAD_BYTES));
+        }
+        if (keepAlive) {
+            ctx.write(LastHttpContent.EMPTY_LAST_CONTENT);
+        } else {
+            closeAfter(LastHttpContent.EMPTY_LAST_CONTENT);
+        }
+    }
+
+    private void notAllowed(AsciiString allow, boolean keepAlive, boolean http10) {
+        HttpHeaders headers = HEADERS.newHeaders().set(HttpHeaderNames.ALLOW, allow).set(HttpHeaderNames.CONTENT_LENGTH, ZERO);
+        write(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.METHOD_NOT_ALLOWED, Unpooled.EMPTY_BUFFER, headers,
+                EmptyHttpHeaders.INSTANCE), keepAlive, http10);
+    }
+
+    private void empty(HttpResponseStatus status, boolean keepAlive, boolean http10) {
+        HttpHeaders headers = HEADERS.newHeaders().set(HttpHeaderNames.CONTENT_LENGTH, ZERO);
+        write(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.EMPTY_BUFFER, headers, EmptyHttpHeaders.INSTANCE),
+                keepAlive, http10);
+    }
+
+    private static void addCommon(HttpHeaders headers, boolean keepAlive, boolean http10) {
+        headers.set(HttpHeaderNames.SERVER, Wire.SERVER).set(HttpHeaderNames.DATE, Wire.date());
+        if (!keepAlive) {
+            headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        } else if (http10) {
+            headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+        }
+    }
+
+    /** Writes (the flush comes with the read batch); a response that ends the connection is flushed and closes. */
+    private void write(FullHttpResponse response, boolean keepAlive, boolean http10) {
+        addCommon(response.headers(), keepAlive, http10);
+        if (keepAlive) {
+            ctx.write(response, ctx.voidPromise());
+        } else {
+            closeAfter(response);
+        }
+    }
+
+    /**
+     * Writes the last response, then closes gracefully: our side first, then the read side once the
+     * client closes too, or after {@link #LINGER_MS}. Closing at once with unread input (the rest
+     * of a rejected request, a pipelined request after {@code Connection: close}) would make the
+     * kernel send a reset, which can destroy the response before the client reads it. Off the hot
+     * path: only a connection that ends takes it.
+     */
+    private void closeAfter(Object last) {
+        closing = true;
+        ctx.writeAndFlush(last).addListener((ChannelFutureListener) written -> {
+            if (!written.isSuccess() || !(ctx.channel() instanceof DuplexChannel duplex) || inputShutdown) {
+                ctx.close();
+                return;
+            }
+            duplex.shutdownOutput().addListener((ChannelFutureListener) shut -> {
+                if (!shut.isSuccess()) {
+                    ctx.close();
+                    return;
+                }
+                // keep reading (and dropping: the decoder and handle() discard it) until the client closes
+                ctx.channel().config().setAutoRead(true);
+                ctx.executor().schedule(() -> {
+                    ctx.close();
+                }, LINGER_MS, TimeUnit.MILLISECONDS);
+            });
+        });
+    }
+
+    /** A request the codec or the app refuses: its status, {@code Connection: close}, and a close. */
+    private void closeWith(HttpResponseStatus status) {
+        releaseEcho();
+        empty(status, false, false);
+    }
+
+    private void fail(Throwable cause) {
+        releaseEcho();
+        if (cause instanceof PrematureChannelClosureException
+                || ctx.channel() instanceof DuplexChannel duplex && duplex.isInputShutdown()) {
+            // the client half-closed inside a request: it can never complete, so there is nothing to answer
+            closing = true;
+            closeWhenWritten();
+            return;
+        }
+        HttpResponseStatus status = HttpResponseStatus.BAD_REQUEST;
+        if (cause instanceof TooLongHttpLineException) {
+            status = HttpResponseStatus.REQUEST_URI_TOO_LONG;
+        } else if (cause instanceof TooLongHttpHeaderException) {
+            status = HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
+        } else if (cause instanceof TooLongFrameException) {
+            status = HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE;
+        }
+        closeWith(status);
+    }
+
+    /** Closes after what is already written has gone out. */
+    private void closeWhenWritten() {
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            // the client is done sending: answer what it asked, then close
+            inputShutdown = true;
+            if (closing) {
+                // a lingering close: the client is done too
+                if (ctx.channel() instanceof DuplexChannel duplex && duplex.isOutputShutdown()) {
+                    ctx.close();
+                }
+            } else if (!waiting) {
+                releaseEcho();
+                closing = true;
+                closeWhenWritten();
+            }
+            return;
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        releaseEcho();
+        if (queued != null) {
+            for (Object msg; (msg = queued.poll()) != null; ) {
+                ReferenceCountUtil.release(msg);
+            }
+        }
+        super.channelInactive(ctx);
+    }
+
+    private void releaseEcho() {
+        if (echoBody != null) {
+            echoBody.release();
+            echoBody = null;
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("closing {}: {}", ctx.channel(), cause.toString());
+        ctx.close();
+    }
+}

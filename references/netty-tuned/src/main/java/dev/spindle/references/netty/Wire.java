@@ -1,0 +1,118 @@
+package dev.spindle.references.netty;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.DateFormatter;
+import io.netty.util.AsciiString;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Date;
+
+/**
+ * What the responses are made of, encoded once: header names and values as {@link AsciiString}s
+ * (written to the wire without re-encoding) and the static bodies as unreleasable direct buffers
+ * that every response shares through a duplicate.
+ */
+final class Wire {
+    /** The benchmark app's caps and sizes, restated (the conformance test checks they match Spindle's). */
+    static final int MAX_BLOCKING_MS = 10_000;
+    static final int MAX_DELAY_MS = 10_000;
+    static final int DOWNLOAD_BYTES = 1 << 20;
+    static final int MAX_BODY_SIZE = 16 * 1024 * 1024;
+    static final int MAX_REQUEST_LINE = 8192;
+    static final int MAX_HEADER_SIZE = 32 * 1024;
+
+    static final AsciiString SERVER = AsciiString.cached("spindle");
+    static final AsciiString TEXT_PLAIN = AsciiString.cached("text/plain; charset=utf-8");
+    static final AsciiString APPLICATION_JSON = AsciiString.cached("application/json");
+    static final AsciiString OCTET_STREAM = AsciiString.cached("application/octet-stream");
+    static final AsciiString ALLOW_GET = AsciiString.cached("GET, HEAD");
+    static final AsciiString ALLOW_POST = AsciiString.cached("POST");
+
+    static final ByteBuf HELLO = constant("Hello, World!");
+    static final ByteBuf HELLO_JSON = constant("{\"message\":\"Hello, World!\"}");
+    static final ByteBuf OK = constant("OK");
+    static final AsciiString HELLO_LENGTH = AsciiString.cached(Integer.toString(HELLO.readableBytes()));
+    static final AsciiString HELLO_JSON_LENGTH = AsciiString.cached(Integer.toString(HELLO_JSON.readableBytes()));
+    static final AsciiString OK_LENGTH = AsciiString.cached(Integer.toString(OK.readableBytes()));
+
+    /** The Date value, refreshed once a second by a task on an event loop rather than read per response. */
+    private static volatile AsciiString date = formatNow();
+
+    private Wire() {
+    }
+
+    private static ByteBuf constant(String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.US_ASCII);
+        return Unpooled.unreleasableBuffer(Unpooled.directBuffer(bytes.length).writeBytes(bytes)).asReadOnly();
+    }
+
+    static AsciiString date() {
+        return date;
+    }
+
+    static void refreshDate() {
+        date = formatNow();
+    }
+
+    private static AsciiString formatNow() {
+        return new AsciiString(DateFormatter.format(new Date()));
+    }
+
+    /** A JSON string literal for {@code value}, with the escapes JSON requires. */
+    static String quote(String value) {
+        StringBuilder sb = new StringBuilder(value.length() + 2).append('"');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20 || c == 0x2028 || c == 0x2029) {
+                        String hex = Integer.toHexString(c);
+                        sb.append("\\u");
+                        for (int pad = hex.length(); pad < 4; pad++) {
+                            sb.append('0');
+                        }
+                        sb.append(hex);
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.append('"').toString();
+    }
+
+    /**
+     * A path segment with its percent-escapes decoded as UTF-8 ({@code +} stays {@code +} in a
+     * path); null when an escape is malformed.
+     */
+    static String decodeSegment(String s) {
+        if (s.indexOf('%') < 0) {
+            return s;
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c != '%') {
+                out.write(c);
+                continue;
+            }
+            if (i + 2 >= s.length()) {
+                return null;
+            }
+            int hi = Character.digit(s.charAt(i + 1), 16);
+            int lo = Character.digit(s.charAt(i + 2), 16);
+            if (hi < 0 || lo < 0) {
+                return null;
+            }
+            out.write(hi << 4 | lo);
+            i += 2;
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+}

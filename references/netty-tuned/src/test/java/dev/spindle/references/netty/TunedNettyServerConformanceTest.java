@@ -1,0 +1,68 @@
+package dev.spindle.references.netty;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spindle.core.conformance.ReferenceConformanceSuite;
+import dev.spindle.core.spi.BenchmarkApp;
+import java.io.IOException;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The shared conformance suite against {@link TunedNettyServer}, with what it lacks and where it deviates, each with the reason. */
+class TunedNettyServerConformanceTest extends ReferenceConformanceSuite {
+    @Override
+    protected Running startReference(String host, int port, int workers) throws IOException {
+        TunedNettyServer server = new TunedNettyServer(host, port, workers).start();
+        return new Running() {
+            @Override
+            public int port() {
+                return server.address().getPort();
+            }
+
+            @Override
+            public void close() {
+                server.close();
+            }
+        };
+    }
+
+    @Override
+    protected Map<Feature, String> lacks() {
+        Map<Feature, String> lacks = super.lacks();
+        lacks.put(Feature.TIMEOUTS, "the fastest public Netty entries install no IdleStateHandler or read/write timeout "
+                + "handler: an idle, stalled or never-reading client keeps its connection until it closes");
+        lacks.put(Feature.CONNECTION_LIMIT, "no connection limit: like the public entries, it accepts whatever the backlog holds");
+        return lacks;
+    }
+
+    /**
+     * Where Netty's codec, with nothing added before the app (as in the fastest public entries),
+     * answers bad input differently from the Spindle contract. The suite holds it to exactly this.
+     */
+    private static final Map<String, Deviation> DEVIATIONS = Map.of(
+            "obs-fold", new Deviation(200, false,
+                    "Netty's HttpObjectDecoder unfolds obsolete line folding into one value instead of rejecting it "
+                            + "(RFC 9112 5.2 lets a server replace obs-fold with SP)"),
+            "missing Host", new Deviation(200, false,
+                    "Netty's codec does not require Host, and the tuned app adds no per-request header check"),
+            "too many header fields", new Deviation(404, false,
+                    "Netty limits the header section's bytes (32 KiB here), not the number of fields, so the request "
+                            + "reaches the app and GET / is not a route"),
+            "unsupported transfer coding", new Deviation(400, true,
+                    "Netty's decoder rejects a Transfer-Encoding other than chunked as a malformed message before the "
+                            + "app sees it, and the app answers every decoder failure 400 and closes"));
+
+    @Override
+    protected Map<String, Deviation> knownDeviations() {
+        return DEVIATIONS;
+    }
+
+    /** The app's caps and sizes are restated in the reference (its classpath has no Spindle); they must not drift. */
+    @Test
+    void restatesTheBenchmarkAppsConstants() {
+        assertThat(Wire.MAX_BLOCKING_MS).isEqualTo(BenchmarkApp.MAX_BLOCKING_MS);
+        assertThat(Wire.MAX_DELAY_MS).isEqualTo(BenchmarkApp.MAX_DELAY_MS);
+        assertThat(Wire.DOWNLOAD_BYTES).isEqualTo(BenchmarkApp.DOWNLOAD_BYTES);
+        assertThat((long) Wire.MAX_BODY_SIZE).isEqualTo(dev.spindle.core.ServerConfig.defaults().maxBodySize());
+    }
+}
