@@ -217,7 +217,7 @@ def run_checks(host: str, port: int, timeout: float, ctx: ssl.SSLContext | None 
         if time.monotonic() - start < 0.005:
             raise CheckFailed("answered in under 5 ms; the route should wait 10 ms")
 
-    def remote(path: str):
+    def remote_route(path: str):
         def run():
             # the downstream's /delay/10 body, passed through
             status, data = request("GET", path)
@@ -260,8 +260,8 @@ def run_checks(host: str, port: int, timeout: float, ctx: ssl.SSLContext | None 
     check("GET /blocking/10", blocking)
     check("GET /delay/10", delay)
     if remote:
-        check("GET /remote/10", remote("/remote/10"))
-        check("GET /remote-blocking/10", remote("/remote-blocking/10"))
+        check("GET /remote/10", remote_route("/remote/10"))
+        check("GET /remote-blocking/10", remote_route("/remote-blocking/10"))
     check("GET /download", download)
     check(f"GET /plaintext x{PIPELINE_DEPTH} pipelined", pipelined)
     if conn is not None:
