@@ -48,6 +48,10 @@ class TunedNettyServerConformanceTest extends ReferenceConformanceSuite {
             "too many header fields", new Deviation(404, false,
                     "Netty limits the header section's bytes (32 KiB here), not the number of fields, so the request "
                             + "reaches the app and GET / is not a route"),
+            "lower-case HTTP-name (case-sensitive, RFC 9112 2.3)", new Deviation(505, true,
+                    "Netty's HttpVersion upper-cases an HTTP-name it does not recognise as sent, so http/1.1 reaches "
+                            + "the app as an unknown version; the tuned app, as the fastest public entries, only checks "
+                            + "for HTTP/1.1 or HTTP/1.0 and answers anything else 505"),
             "unsupported transfer coding", new Deviation(400, true,
                     "Netty's decoder rejects a Transfer-Encoding other than chunked as a malformed message before the "
                             + "app sees it, and the app answers every decoder failure 400 and closes"));
