@@ -34,6 +34,10 @@ SPINDLE_BENCH_SERVERS=(
   "NettyServer-io_uring|NettyServer|-Dspindle.netty.transport=io_uring"
   # references/: the frameworks users would pick instead, each its own module (reference rows)
   "TunedNettyServer|TunedNettyServer|"
+  # Spring Boot MVC on Tomcat: the same app on virtual threads, and on Tomcat's platform pool
+  # (200 threads, Boot's default maximum; the -D wins over the run's worker count)
+  "SpringMvc-virtual|SpringMvcServer|-Dspring.threads.virtual.enabled=true"
+  "SpringMvc-pool200|SpringMvcServer|-Dserver.tomcat.threads.max=200"
 )
 
 # Reference rows: every row whose class lives under references/, plus the rows of these classes

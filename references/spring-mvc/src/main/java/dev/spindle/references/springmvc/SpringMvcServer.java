@@ -1,0 +1,93 @@
+package dev.spindle.references.springmvc;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The benchmark app as a Spring Boot application: Spring MVC's annotated controllers
+ * ({@link BenchmarkController}) on Boot's embedded Tomcat, configured in
+ * {@code application.properties}.
+ *
+ * <p>Launcher: {@code SpringMvcServer <port> [workers]}. {@code workers} is Tomcat's request
+ * thread pool ({@code server.tomcat.threads.max}, default Boot's 200); an explicit
+ * {@code -Dserver.tomcat.threads.max} wins over it, and with
+ * {@code -Dspring.threads.virtual.enabled=true} Tomcat runs each request on a virtual thread and
+ * the pool is unused. {@code -Dspindle.host} is the address (127.0.0.1).
+ */
+@SpringBootApplication(proxyBeanMethods = false)
+public class SpringMvcServer {
+    /** Tomcat's own default for its idle pool threads, capped by a smaller pool. */
+    private static final int MIN_SPARE_THREADS = 10;
+
+    /**
+     * Starts the application; Boot's graceful shutdown drains it when the context closes.
+     *
+     * @param host the address to bind
+     * @param port the port, 0 for a free one
+     * @param workers Tomcat's maximum request threads, or 0 for Boot's default
+     * @param args more Spring Boot arguments ({@code --name=value}), which win over everything
+     * @return the running application context
+     */
+    public static ConfigurableApplicationContext start(String host, int port, int workers, String... args) {
+        SpringApplication app = new SpringApplication(SpringMvcServer.class);
+        if (workers > 0) {
+            // defaults, so a -D or a command-line property of the same name still wins
+            app.setDefaultProperties(Map.of(
+                    "server.tomcat.threads.max", workers,
+                    "server.tomcat.threads.min-spare", Math.min(MIN_SPARE_THREADS, workers)));
+        }
+        List<String> all = new ArrayList<>(List.of("--server.address=" + host, "--server.port=" + port));
+        all.addAll(List.of(args));
+        return app.run(all.toArray(String[]::new));
+    }
+
+    /**
+     * The port Tomcat bound.
+     *
+     * @param context the running application
+     * @return its local port
+     */
+    public static int port(ConfigurableApplicationContext context) {
+        return context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
+    }
+
+    /**
+     * {@code <port> [workers]}: serves until SIGTERM/SIGINT (Boot's shutdown hook closes the
+     * context gracefully); usage and exit 2 on bad arguments, exit 1 when it cannot start.
+     *
+     * @param args the port (0 picks a free one) and, optionally, Tomcat's maximum request threads
+     */
+    public static void main(String[] args) {
+        int port = -1;
+        int workers = 0;
+        try {
+            if (args.length == 1 || args.length == 2) {
+                port = Integer.parseInt(args[0]);
+                workers = args.length == 2 ? Integer.parseInt(args[1]) : 0;
+            }
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (port < 0 || port > 65535 || workers < 0 || (args.length == 2 && workers == 0)) {
+            System.err.println("usage: java -cp <classpath> " + SpringMvcServer.class.getName()
+                    + " <port> [workers]   (port 0..65535, 0 picks a free one; workers >= 1: Tomcat's maximum request threads)");
+            System.exit(2);
+            return;
+        }
+        String host = System.getProperty("spindle.host", "127.0.0.1");
+        ConfigurableApplicationContext context;
+        try {
+            context = start(host, port, workers);
+        } catch (RuntimeException e) {
+            System.err.println("SpringMvcServer: cannot start: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        System.out.println("SpringMvcServer listening on " + host + ":" + port(context));
+        System.out.flush();
+    }
+}
