@@ -2,6 +2,7 @@ package dev.spindle.references.helidon;
 
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http1.Http1Config;
+import java.io.IOException;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -36,8 +37,9 @@ public final class HelidonSeServer implements AutoCloseable {
      * Binds and starts serving.
      *
      * @return this server
+     * @throws IOException if it could not bind (Helidon logs the failure and returns a stopped server)
      */
-    public HelidonSeServer start() {
+    public HelidonSeServer start() throws IOException {
         server = WebServer.builder()
                 .host(host)
                 .port(requestedPort)
@@ -53,6 +55,9 @@ public final class HelidonSeServer implements AutoCloseable {
                 .routing(BenchmarkRoutes::register)
                 .build()
                 .start();
+        if (!server.isRunning()) {
+            throw new IOException("cannot bind " + host + ":" + requestedPort);
+        }
         return this;
     }
 
@@ -111,7 +116,7 @@ public final class HelidonSeServer implements AutoCloseable {
         HelidonSeServer server = new HelidonSeServer(host, port);
         try {
             server.start();
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             System.err.println("HelidonSeServer: cannot start: " + e.getMessage());
             System.exit(1);
             return;
