@@ -34,6 +34,7 @@ SPINDLE_BENCH_SERVERS=(
   "NettyServer-io_uring|NettyServer|-Dspindle.netty.transport=io_uring"
   # references/: the frameworks users would pick instead, each its own module (reference rows)
   "TunedNettyServer|TunedNettyServer|"
+  "HelidonSeServer|HelidonSeServer|"
 )
 
 # Reference rows: every row whose class lives under references/, plus the rows of these classes
