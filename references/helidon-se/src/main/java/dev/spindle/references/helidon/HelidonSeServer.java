@@ -3,6 +3,7 @@ package dev.spindle.references.helidon;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http1.Http1Config;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -50,7 +51,9 @@ public final class HelidonSeServer implements AutoCloseable {
                         .maxPrologueLength(BenchmarkRoutes.MAX_REQUEST_LINE)
                         .maxHeadersSize(BenchmarkRoutes.MAX_HEADER_SIZE)
                         .build())
-                // the launcher and the tests stop it themselves
+                // stopping lets requests in flight finish, up to the benchmark's longest wait (Helidon's
+                // default grace is half a second); the launcher and the tests stop it themselves
+                .shutdownGracePeriod(Duration.ofMillis(BenchmarkRoutes.MAX_BLOCKING_MS))
                 .shutdownHook(false)
                 .routing(BenchmarkRoutes::register)
                 .build()
