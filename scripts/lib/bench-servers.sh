@@ -38,6 +38,7 @@ SPINDLE_BENCH_SERVERS=(
   # (200 threads, Boot's default maximum; the -D wins over the run's worker count)
   "SpringMvc-virtual|SpringMvcServer|-Dspring.threads.virtual.enabled=true"
   "SpringMvc-pool200|SpringMvcServer|-Dserver.tomcat.threads.max=200"
+  "HelidonSeServer|HelidonSeServer|"
 )
 
 # Reference rows: every row whose class lives under references/, plus the rows of these classes

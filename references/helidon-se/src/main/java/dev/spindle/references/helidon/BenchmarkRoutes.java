@@ -1,0 +1,176 @@
+package dev.spindle.references.helidon;
+
+import io.helidon.http.Header;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
+import io.helidon.http.Method;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.Handler;
+import io.helidon.webserver.http.HttpRoute;
+import io.helidon.webserver.http.HttpRouting;
+import io.helidon.webserver.http.HttpRules;
+import io.helidon.webserver.http.HttpService;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.Optional;
+
+/**
+ * The benchmark app's routes as a Helidon {@link HttpService}. Helidon 4 runs every request on its
+ * own virtual thread, so every handler is plain blocking code: {@code /blocking} and
+ * {@code /delay} both just sleep (a sleeping virtual thread gives its carrier back), and
+ * {@code /echo} and {@code /download} read and write streams.
+ *
+ * <p>Bodies are pre-encoded byte arrays and JSON is assembled by hand: Spindle's app sends the
+ * same pre-encoded bytes, so a JSON media module (serialising a constant on every request) would
+ * measure a serialiser, not the server. Constant headers are Helidon's cached header values.
+ */
+final class BenchmarkRoutes implements HttpService {
+    /** The benchmark app's caps and sizes, restated (the conformance test checks they match Spindle's). */
+    static final int MAX_BLOCKING_MS = 10_000;
+    static final int MAX_DELAY_MS = 10_000;
+    static final int DOWNLOAD_BYTES = 1 << 20;
+    static final long MAX_BODY_SIZE = 16 * 1024 * 1024;
+    static final int MAX_REQUEST_LINE = 8192;
+    static final int MAX_HEADER_SIZE = 32 * 1024;
+
+    static final Header SERVER = HeaderValues.createCached(HeaderNames.SERVER, "spindle");
+    private static final Header TEXT_PLAIN = HeaderValues.createCached(HeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+    private static final Header APPLICATION_JSON = HeaderValues.createCached(HeaderNames.CONTENT_TYPE, "application/json");
+    private static final Header OCTET_STREAM = HeaderValues.createCached(HeaderNames.CONTENT_TYPE, "application/octet-stream");
+    private static final Header ALLOW_GET = HeaderValues.createCached(HeaderNames.ALLOW, "GET, HEAD");
+    private static final Header ALLOW_POST = HeaderValues.createCached(HeaderNames.ALLOW, "POST");
+    private static final Header DOWNLOAD_LENGTH = HeaderValues.createCached(HeaderNames.CONTENT_LENGTH, DOWNLOAD_BYTES);
+
+    private static final byte[] HELLO = ascii("Hello, World!");
+    private static final byte[] HELLO_JSON = ascii("{\"message\":\"Hello, World!\"}");
+    private static final byte[] OK = ascii("OK");
+    private static final byte[] EMPTY = new byte[0];
+
+    /** Every response carries {@code Server: spindle}, as every Spindle server's does. */
+    static void register(HttpRouting.Builder routing) {
+        routing.addFilter((chain, req, res) -> {
+            res.header(SERVER);
+            chain.proceed();
+        }).register(new BenchmarkRoutes());
+    }
+
+    @Override
+    public void routing(HttpRules rules) {
+        read(rules, "/plaintext", (req, res) -> send(req, res, TEXT_PLAIN, HELLO));
+        read(rules, "/json", (req, res) -> send(req, res, APPLICATION_JSON, HELLO_JSON));
+        rules.post("/echo", BenchmarkRoutes::echo)
+                .any("/echo", (req, res) -> notAllowed(res, ALLOW_POST));
+        read(rules, "/users/{id}", (req, res) -> json(req, res, "{\"id\":" + Json.quote(req.path().pathParameters().get("id")) + "}"));
+        read(rules, "/search", BenchmarkRoutes::search);
+        read(rules, "/blocking/{ms}", BenchmarkRoutes::blocking);
+        read(rules, "/health", (req, res) -> send(req, res, TEXT_PLAIN, OK));
+        read(rules, "/delay/{ms}", BenchmarkRoutes::delay);
+        read(rules, "/download", BenchmarkRoutes::download);
+    }
+
+    /**
+     * A GET route that HEAD reaches too (Helidon routes HEAD only where a route names it), then, since Helidon matches routes in
+     * order and answers 404 when none does whatever the method, a catch-all for the same path that
+     * turns any other method into 405 with {@code Allow}.
+     */
+    private static void read(HttpRules rules, String path, Handler handler) {
+        rules.route(HttpRoute.builder().methods(Method.GET, Method.HEAD).path(path).handler(handler))
+                .any(path, (req, res) -> notAllowed(res, ALLOW_GET));
+    }
+
+    /**
+     * Sends {@code body}, or on HEAD only its length: Helidon writes whatever entity a handler
+     * sends, HEAD or not, so the handler leaves it out.
+     */
+    private static void send(ServerRequest req, ServerResponse res, Header contentType, byte[] body) {
+        res.header(contentType);
+        if (req.prologue().method() == Method.HEAD) {
+            res.contentLength(body.length);
+            res.send();
+        } else {
+            res.send(body);
+        }
+    }
+
+    private static void json(ServerRequest req, ServerResponse res, String body) {
+        send(req, res, APPLICATION_JSON, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void notAllowed(ServerResponse res, Header allow) {
+        res.status(Status.METHOD_NOT_ALLOWED_405).header(allow).send();
+    }
+
+    private static void echo(ServerRequest req, ServerResponse res) {
+        Optional<String> type = req.headers().first(HeaderNames.CONTENT_TYPE);
+        res.header(type.isPresent() ? HeaderValues.create(HeaderNames.CONTENT_TYPE, type.get()) : OCTET_STREAM);
+        // the entity read whole (bounded by the listener's maxPayloadSize), so the answer has a Content-Length
+        res.send(req.content().hasEntity() ? req.content().as(byte[].class) : EMPTY);
+    }
+
+    private static void search(ServerRequest req, ServerResponse res) {
+        Optional<String> q = req.query().first("q").asOptional();
+        if (q.isEmpty()) {
+            res.status(Status.BAD_REQUEST_400).header(TEXT_PLAIN).send("missing query parameter q");
+            return;
+        }
+        json(req, res, "{\"q\":" + Json.quote(q.get()) + "}");
+    }
+
+    /** A blocking call, as the benchmark stands it in: the request's virtual thread sleeps. */
+    private static void blocking(ServerRequest req, ServerResponse res) throws InterruptedException {
+        Integer ms = millis(req, res, MAX_BLOCKING_MS);
+        if (ms != null) {
+            Thread.sleep(ms);
+            json(req, res, "{\"slept\":" + ms + "}");
+        }
+    }
+
+    /**
+     * A timed answer. Helidon 4 has no asynchronous handler: waiting on the request's virtual
+     * thread is its idiomatic wait, and costs no platform thread while it lasts.
+     */
+    private static void delay(ServerRequest req, ServerResponse res) throws InterruptedException {
+        Integer ms = millis(req, res, MAX_DELAY_MS);
+        if (ms != null) {
+            Thread.sleep(ms);
+            json(req, res, "{\"delayed\":" + ms + "}");
+        }
+    }
+
+    /** The file, streamed with its length announced (no chunking), as Helidon's own static-content handler sends one. */
+    private static void download(ServerRequest req, ServerResponse res) throws IOException {
+        res.header(OCTET_STREAM).header(DOWNLOAD_LENGTH);
+        if (req.prologue().method() == Method.HEAD) {
+            // the headers only: Helidon would send what the handler writes, HEAD or not
+            res.send();
+            return;
+        }
+        try (OutputStream out = res.outputStream()) {
+            Files.copy(DownloadFile.PATH, out);
+        }
+    }
+
+    /** The {@code ms} path parameter, capped; null after answering 400 when it is not a non-negative number. */
+    private static Integer millis(ServerRequest req, ServerResponse res, int max) {
+        String raw = req.path().pathParameters().get("ms");
+        int ms;
+        try {
+            ms = Integer.parseInt(raw);
+        } catch (NumberFormatException e) {
+            ms = -1;
+        }
+        if (ms < 0) {
+            res.status(Status.BAD_REQUEST_400).header(TEXT_PLAIN).send("milliseconds must be a non-negative number: " + raw);
+            return null;
+        }
+        return Math.min(ms, max);
+    }
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+}

@@ -1,0 +1,136 @@
+package dev.spindle.references.helidon;
+
+import io.helidon.webserver.WebServer;
+import io.helidon.webserver.http1.Http1Config;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The benchmark app on the Helidon 4 SE webserver, in the style of Helidon's SE guides:
+ * {@link WebServer#builder()} with an {@code HttpRouting} and the routes in one {@code HttpService}
+ * ({@link BenchmarkRoutes}). Helidon 4 accepts on a platform thread per listener and serves every
+ * connection, and every request, on a virtual thread; the handlers are plain blocking code.
+ *
+ * <p>Launcher: {@code HelidonSeServer <port> [workers]}. {@code workers} is accepted and ignored,
+ * as for {@code VirtualThreadServer}: Helidon 4 has no worker pool, and the virtual threads run on
+ * the JDK's carrier threads, one per core ({@code -Djdk.virtualThreadScheduler.parallelism} tunes
+ * them). {@code -Dspindle.host} sets the address (127.0.0.1).
+ */
+public final class HelidonSeServer implements AutoCloseable {
+    private final String host;
+    private final int requestedPort;
+    private final CountDownLatch terminated = new CountDownLatch(1);
+    private WebServer server;
+
+    /**
+     * A server not yet started.
+     *
+     * @param host the address to bind
+     * @param port the port, 0 for a free one
+     */
+    public HelidonSeServer(String host, int port) {
+        this.host = host;
+        this.requestedPort = port;
+    }
+
+    /**
+     * Binds and starts serving.
+     *
+     * @return this server
+     * @throws IOException if it could not bind (Helidon logs the failure and returns a stopped server)
+     */
+    public HelidonSeServer start() throws IOException {
+        server = WebServer.builder()
+                .host(host)
+                .port(requestedPort)
+                // the benchmark contract's limits (Spindle's defaults): a 16 MiB body (413 beyond),
+                // an 8 KiB request line, a 32 KiB header section
+                .maxPayloadSize(BenchmarkRoutes.MAX_BODY_SIZE)
+                .addProtocol(Http1Config.builder()
+                        .maxPrologueLength(BenchmarkRoutes.MAX_REQUEST_LINE)
+                        .maxHeadersSize(BenchmarkRoutes.MAX_HEADER_SIZE)
+                        .build())
+                // stopping lets requests in flight finish, up to the benchmark's longest wait (Helidon's
+                // default grace is half a second); the launcher and the tests stop it themselves
+                .shutdownGracePeriod(Duration.ofMillis(BenchmarkRoutes.MAX_BLOCKING_MS))
+                .shutdownHook(false)
+                .routing(BenchmarkRoutes::register)
+                .build()
+                .start();
+        if (!server.isRunning()) {
+            throw new IOException("cannot bind " + host + ":" + requestedPort);
+        }
+        return this;
+    }
+
+    /** @return the bound port */
+    public int port() {
+        return server.port();
+    }
+
+    /** Stops the listener and its connections; idempotent. */
+    @Override
+    public synchronized void close() {
+        if (terminated.getCount() == 0) {
+            return;
+        }
+        if (server != null) {
+            server.stop();
+        }
+        terminated.countDown();
+    }
+
+    /**
+     * Waits until {@link #close()} has finished.
+     *
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public void awaitTermination() throws InterruptedException {
+        terminated.await();
+    }
+
+    /**
+     * {@code <port> [workers]}: serves until SIGTERM/SIGINT; usage and exit 2 on bad arguments, exit
+     * 1 when it cannot start.
+     *
+     * @param args the port (0 picks a free one) and, optionally, a worker count (ignored)
+     */
+    public static void main(String[] args) {
+        int port = -1;
+        int workers = 1;
+        try {
+            if (args.length == 1 || args.length == 2) {
+                port = Integer.parseInt(args[0]);
+                if (args.length == 2) {
+                    workers = Integer.parseInt(args[1]);
+                }
+            }
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (port < 0 || port > 65535 || workers < 1) {
+            System.err.println("usage: java -cp <classpath> " + HelidonSeServer.class.getName()
+                    + " <port> [workers]   (port 0..65535, 0 picks a free one; workers >= 1, ignored: virtual threads)");
+            System.exit(2);
+            return;
+        }
+        String host = System.getProperty("spindle.host", "127.0.0.1");
+        HelidonSeServer server = new HelidonSeServer(host, port);
+        try {
+            server.start();
+        } catch (IOException | RuntimeException e) {
+            System.err.println("HelidonSeServer: cannot start: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "helidon-shutdown"));
+        System.out.println("HelidonSeServer listening on " + host + ":" + server.port());
+        System.out.flush();
+        try {
+            server.awaitTermination();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
