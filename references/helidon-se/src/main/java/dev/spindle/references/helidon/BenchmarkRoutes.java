@@ -1,5 +1,6 @@
 package dev.spindle.references.helidon;
 
+import dev.spindle.references.support.Fixtures;
 import io.helidon.http.Header;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
@@ -29,6 +30,8 @@ import java.util.Optional;
  * measure a serialiser, not the server. Constant headers are Helidon's cached header values.
  */
 final class BenchmarkRoutes implements HttpService {
+    /** The file {@code /download} serves, written once per process. */
+    private static final java.nio.file.Path DOWNLOAD = Fixtures.downloadFile(BenchmarkRoutes.DOWNLOAD_BYTES);
     /** The benchmark app's caps and sizes, restated (the conformance test checks they match Spindle's). */
     static final int MAX_BLOCKING_MS = 10_000;
     static final int MAX_DELAY_MS = 10_000;
@@ -64,7 +67,7 @@ final class BenchmarkRoutes implements HttpService {
         read(rules, "/json", (req, res) -> send(req, res, APPLICATION_JSON, HELLO_JSON));
         rules.post("/echo", BenchmarkRoutes::echo)
                 .any("/echo", (req, res) -> notAllowed(res, ALLOW_POST));
-        read(rules, "/users/{id}", (req, res) -> json(req, res, "{\"id\":" + Json.quote(req.path().pathParameters().get("id")) + "}"));
+        read(rules, "/users/{id}", (req, res) -> json(req, res, "{\"id\":" + Fixtures.quote(req.path().pathParameters().get("id")) + "}"));
         read(rules, "/search", BenchmarkRoutes::search);
         read(rules, "/blocking/{ms}", BenchmarkRoutes::blocking);
         read(rules, "/health", (req, res) -> send(req, res, TEXT_PLAIN, OK));
@@ -117,7 +120,7 @@ final class BenchmarkRoutes implements HttpService {
             res.status(Status.BAD_REQUEST_400).header(TEXT_PLAIN).send("missing query parameter q");
             return;
         }
-        json(req, res, "{\"q\":" + Json.quote(q.get()) + "}");
+        json(req, res, "{\"q\":" + Fixtures.quote(q.get()) + "}");
     }
 
     /** A blocking call, as the benchmark stands it in: the request's virtual thread sleeps. */
@@ -150,7 +153,7 @@ final class BenchmarkRoutes implements HttpService {
             return;
         }
         try (OutputStream out = res.outputStream()) {
-            Files.copy(DownloadFile.PATH, out);
+            Files.copy(DOWNLOAD, out);
         }
     }
 

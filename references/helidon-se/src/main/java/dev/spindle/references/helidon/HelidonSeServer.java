@@ -1,5 +1,6 @@
 package dev.spindle.references.helidon;
 
+import dev.spindle.references.support.ReferenceLauncher;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http1.Http1Config;
 import java.io.IOException;
@@ -97,40 +98,22 @@ public final class HelidonSeServer implements AutoCloseable {
      * @param args the port (0 picks a free one) and, optionally, a worker count (ignored)
      */
     public static void main(String[] args) {
-        int port = -1;
-        int workers = 1;
-        try {
-            if (args.length == 1 || args.length == 2) {
-                port = Integer.parseInt(args[0]);
-                if (args.length == 2) {
-                    workers = Integer.parseInt(args[1]);
-                }
-            }
-        } catch (NumberFormatException e) {
-            port = -1;
-        }
-        if (port < 0 || port > 65535 || workers < 1) {
-            System.err.println("usage: java -cp <classpath> " + HelidonSeServer.class.getName()
-                    + " <port> [workers]   (port 0..65535, 0 picks a free one; workers >= 1, ignored: virtual threads)");
-            System.exit(2);
-            return;
-        }
-        String host = System.getProperty("spindle.host", "127.0.0.1");
-        HelidonSeServer server = new HelidonSeServer(host, port);
-        try {
-            server.start();
-        } catch (IOException | RuntimeException e) {
-            System.err.println("HelidonSeServer: cannot start: " + e.getMessage());
-            System.exit(1);
-            return;
-        }
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "helidon-shutdown"));
-        System.out.println("HelidonSeServer listening on " + host + ":" + server.port());
-        System.out.flush();
-        try {
-            server.awaitTermination();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        ReferenceLauncher.run("HelidonSeServer", HelidonSeServer.class, args, 1, "accepted and ignored: a virtual thread per request",
+                (host, port, workers) -> {
+                    HelidonSeServer server = new HelidonSeServer(host, port);
+                    server.start();
+                    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "helidon-shutdown"));
+                    return new ReferenceLauncher.Started() {
+                        @Override
+                        public int port() {
+                            return server.port();
+                        }
+
+                        @Override
+                        public void awaitTermination() throws InterruptedException {
+                            server.awaitTermination();
+                        }
+                    };
+                });
     }
 }

@@ -1,5 +1,6 @@
 package dev.spindle.references.netty;
 
+import dev.spindle.references.support.Fixtures;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
@@ -50,6 +51,8 @@ import org.slf4j.LoggerFactory;
  * order of the requests.
  */
 final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
+    /** The file {@code /download} serves, written once per process. */
+    private static final java.nio.file.Path DOWNLOAD = Fixtures.downloadFile(Wire.DOWNLOAD_BYTES);
     private static final Logger log = LoggerFactory.getLogger(BenchmarkHandler.class);
     /** Headers are built from constants we trust: no per-value validation on the hot path. */
     private static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
@@ -181,7 +184,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
                 if (q == null || q.isEmpty()) {
                     empty(HttpResponseStatus.BAD_REQUEST, keepAlive, http10);
                 } else {
-                    json("{\"q\":" + Wire.quote(q.get(0)) + "}", keepAlive, http10, false);
+                    json("{\"q\":" + Fixtures.quote(q.get(0)) + "}", keepAlive, http10, false);
                 }
             }
             case "/download" -> {
@@ -226,7 +229,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (kind == 0) {
-            json("{\"id\":" + Wire.quote(decoded) + "}", keepAlive, http10, false);
+            json("{\"id\":" + Fixtures.quote(decoded) + "}", keepAlive, http10, false);
             return;
         }
         int ms;
@@ -363,7 +366,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         addCommon(headers, keepAlive, http10);
         ctx.write(response);
         if (!head) {
-            ctx.write(new DefaultFileRegion(DownloadFile.PATH.toFile(), 0, Wire.DOWNLOAD_BYTES));
+            ctx.write(new DefaultFileRegion(DOWNLOAD.toFile(), 0, Wire.DOWNLOAD_BYTES));
         }
         if (keepAlive) {
             ctx.write(LastHttpContent.EMPTY_LAST_CONTENT);

@@ -1,5 +1,6 @@
 package dev.spindle.references.netty;
 
+import dev.spindle.references.support.ReferenceLauncher;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -171,40 +172,22 @@ public final class TunedNettyServer implements AutoCloseable {
      * @param args the port (0 picks a free one) and, optionally, the event-loop count
      */
     public static void main(String[] args) {
-        int port = -1;
-        int workers = Runtime.getRuntime().availableProcessors();
-        try {
-            if (args.length == 1 || args.length == 2) {
-                port = Integer.parseInt(args[0]);
-                if (args.length == 2) {
-                    workers = Integer.parseInt(args[1]);
-                }
-            }
-        } catch (NumberFormatException e) {
-            port = -1;
-        }
-        if (port < 0 || port > 65535 || workers < 1) {
-            System.err.println("usage: java -cp <classpath> " + TunedNettyServer.class.getName()
-                    + " <port> [workers]   (port 0..65535, 0 picks a free one; workers >= 1)");
-            System.exit(2);
-            return;
-        }
-        String host = System.getProperty("spindle.host", "127.0.0.1");
-        TunedNettyServer server = new TunedNettyServer(host, port, workers);
-        try {
-            server.start();
-        } catch (Exception e) {
-            System.err.println("TunedNettyServer: cannot start: " + e.getMessage());
-            System.exit(1);
-            return;
-        }
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tuned-shutdown"));
-        System.out.println("TunedNettyServer listening on " + host + ":" + server.address().getPort());
-        System.out.flush();
-        try {
-            server.awaitTermination();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        ReferenceLauncher.run("TunedNettyServer", TunedNettyServer.class, args, Runtime.getRuntime().availableProcessors(),
+                "event loops", (host, port, workers) -> {
+                    TunedNettyServer server = new TunedNettyServer(host, port, workers);
+                    server.start();
+                    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tuned-shutdown"));
+                    return new ReferenceLauncher.Started() {
+                        @Override
+                        public int port() {
+                            return server.address().getPort();
+                        }
+
+                        @Override
+                        public void awaitTermination() throws InterruptedException {
+                            server.awaitTermination();
+                        }
+                    };
+                });
     }
 }

@@ -59,34 +59,6 @@ final class Wire {
         return new AsciiString(DateFormatter.format(new Date()));
     }
 
-    /** A JSON string literal for {@code value}, with the escapes JSON requires. */
-    static String quote(String value) {
-        StringBuilder sb = new StringBuilder(value.length() + 2).append('"');
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20 || c == 0x2028 || c == 0x2029) {
-                        String hex = Integer.toHexString(c);
-                        sb.append("\\u");
-                        for (int pad = hex.length(); pad < 4; pad++) {
-                            sb.append('0');
-                        }
-                        sb.append(hex);
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        return sb.append('"').toString();
-    }
-
     /**
      * A path segment with its percent-escapes decoded as UTF-8 ({@code +} stays {@code +} in a
      * path); null when an escape is malformed.

@@ -3,6 +3,7 @@ package dev.spindle.references.springmvc;
 import static org.springframework.web.bind.annotation.RequestMethod.GET;
 import static org.springframework.web.bind.annotation.RequestMethod.HEAD;
 
+import dev.spindle.references.support.Fixtures;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -57,7 +58,7 @@ class BenchmarkController {
 
     private static final Message HELLO = new Message("Hello, World!");
 
-    private final Resource download = new FileSystemResource(DownloadFile.PATH);
+    private final Resource download = new FileSystemResource(Fixtures.downloadFile(DOWNLOAD_BYTES));
 
     @RequestMapping(method = {GET, HEAD}, path = "/plaintext", produces = TEXT_PLAIN_UTF8)
     String plaintext() {
@@ -129,28 +130,5 @@ class BenchmarkController {
             throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "milliseconds must not be negative");
         }
         return Math.min(ms, max);
-    }
-
-    /** The file {@code /download} serves: byte {@code i} is {@code i % 251}, written once per process, as Spindle's app does. */
-    static final class DownloadFile {
-        static final Path PATH = create();
-
-        private DownloadFile() {
-        }
-
-        private static Path create() {
-            try {
-                Path file = Files.createTempFile("spindle-ref-download-", ".bin");
-                file.toFile().deleteOnExit();
-                byte[] bytes = new byte[DOWNLOAD_BYTES];
-                for (int i = 0; i < bytes.length; i++) {
-                    bytes[i] = (byte) (i % 251);
-                }
-                Files.write(file, bytes);
-                return file;
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot write the download file", e);
-            }
-        }
     }
 }

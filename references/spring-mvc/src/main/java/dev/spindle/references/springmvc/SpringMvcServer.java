@@ -1,5 +1,6 @@
 package dev.spindle.references.springmvc;
 
+import dev.spindle.references.support.ReferenceLauncher;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -62,32 +63,21 @@ public class SpringMvcServer {
      * @param args the port (0 picks a free one) and, optionally, Tomcat's maximum request threads
      */
     public static void main(String[] args) {
-        int port = -1;
-        int workers = 0;
-        try {
-            if (args.length == 1 || args.length == 2) {
-                port = Integer.parseInt(args[0]);
-                workers = args.length == 2 ? Integer.parseInt(args[1]) : 0;
-            }
-        } catch (NumberFormatException e) {
-            port = -1;
-        }
-        if (port < 0 || port > 65535 || workers < 0 || (args.length == 2 && workers == 0)) {
-            System.err.println("usage: java -cp <classpath> " + SpringMvcServer.class.getName()
-                    + " <port> [workers]   (port 0..65535, 0 picks a free one; workers >= 1: Tomcat's maximum request threads)");
-            System.exit(2);
-            return;
-        }
-        String host = System.getProperty("spindle.host", "127.0.0.1");
-        ConfigurableApplicationContext context;
-        try {
-            context = start(host, port, workers);
-        } catch (RuntimeException e) {
-            System.err.println("SpringMvcServer: cannot start: " + e.getMessage());
-            System.exit(1);
-            return;
-        }
-        System.out.println("SpringMvcServer listening on " + host + ":" + port(context));
-        System.out.flush();
+        // workers 0: Boot's own thread settings (an explicit -Dserver.tomcat.threads.max wins anyway)
+        ReferenceLauncher.run("SpringMvcServer", SpringMvcServer.class, args, 0, "Tomcat's maximum request threads",
+                (host, port, workers) -> {
+                    ConfigurableApplicationContext context = start(host, port, workers);
+                    return new ReferenceLauncher.Started() {
+                        @Override
+                        public int port() {
+                            return SpringMvcServer.port(context);
+                        }
+
+                        @Override
+                        public void awaitTermination() {
+                            // Tomcat's threads keep the JVM up; Boot's shutdown hook closes the context on SIGTERM
+                        }
+                    };
+                });
     }
 }

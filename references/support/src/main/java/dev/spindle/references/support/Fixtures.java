@@ -1,0 +1,66 @@
+package dev.spindle.references.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** What the benchmark app's routes need and no framework has: the download file and JSON string quoting. */
+public final class Fixtures {
+    private Fixtures() {
+    }
+
+    /**
+     * Writes the file {@code /download} serves, as Spindle's app does: byte {@code i} is
+     * {@code i % 251}, in a temporary file deleted when the JVM exits.
+     *
+     * @param bytes its length
+     * @return the file
+     * @throws UncheckedIOException if it cannot be written
+     */
+    public static Path downloadFile(int bytes) {
+        try {
+            Path file = Files.createTempFile("spindle-ref-download-", ".bin");
+            file.toFile().deleteOnExit();
+            byte[] content = new byte[bytes];
+            for (int i = 0; i < content.length; i++) {
+                content[i] = (byte) (i % 251);
+            }
+            Files.write(file, content);
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the download file", e);
+        }
+    }
+
+    /**
+     * A JSON string literal for {@code value}, with the escapes JSON requires (as Spindle's {@code Json.quote}).
+     *
+     * @param value the text
+     * @return it quoted and escaped
+     */
+    public static String quote(String value) {
+        StringBuilder sb = new StringBuilder(value.length() + 2).append('"');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20 || c == 0x2028 || c == 0x2029) {
+                        sb.append("\\u");
+                        for (int shift = 12; shift >= 0; shift -= 4) {
+                            sb.append(Character.forDigit(c >> shift & 0xF, 16));
+                        }
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.append('"').toString();
+    }
+}
