@@ -1,5 +1,9 @@
 package dev.spindle.references.helidon;
 
+import dev.spindle.references.support.BenchmarkLimits;
+import static dev.spindle.references.support.BenchmarkLimits.DOWNLOAD_BYTES;
+import static dev.spindle.references.support.BenchmarkLimits.MAX_BLOCKING_MS;
+import static dev.spindle.references.support.BenchmarkLimits.MAX_DELAY_MS;
 import dev.spindle.references.support.Fixtures;
 import io.helidon.http.Header;
 import io.helidon.http.HeaderNames;
@@ -31,11 +35,7 @@ import java.util.Optional;
  */
 final class BenchmarkRoutes implements HttpService {
     /** The file {@code /download} serves, written once per process. */
-    private static final java.nio.file.Path DOWNLOAD = Fixtures.downloadFile(BenchmarkRoutes.DOWNLOAD_BYTES);
-    /** The benchmark app's caps and sizes, restated (the conformance test checks they match Spindle's). */
-    static final int MAX_BLOCKING_MS = 10_000;
-    static final int MAX_DELAY_MS = 10_000;
-    static final int DOWNLOAD_BYTES = 1 << 20;
+    private static final java.nio.file.Path DOWNLOAD = Fixtures.downloadFile(BenchmarkLimits.DOWNLOAD_BYTES);
     static final long MAX_BODY_SIZE = 16 * 1024 * 1024;
     static final int MAX_REQUEST_LINE = 8192;
     static final int MAX_HEADER_SIZE = 32 * 1024;

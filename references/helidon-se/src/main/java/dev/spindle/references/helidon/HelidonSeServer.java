@@ -1,5 +1,6 @@
 package dev.spindle.references.helidon;
 
+import dev.spindle.references.support.BenchmarkLimits;
 import dev.spindle.references.support.ReferenceLauncher;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http1.Http1Config;
@@ -54,7 +55,7 @@ public final class HelidonSeServer implements AutoCloseable {
                         .build())
                 // stopping lets requests in flight finish, up to the benchmark's longest wait (Helidon's
                 // default grace is half a second); the launcher and the tests stop it themselves
-                .shutdownGracePeriod(Duration.ofMillis(BenchmarkRoutes.MAX_BLOCKING_MS))
+                .shutdownGracePeriod(Duration.ofMillis(BenchmarkLimits.MAX_BLOCKING_MS))
                 .shutdownHook(false)
                 .routing(BenchmarkRoutes::register)
                 .build()

@@ -7,7 +7,6 @@ import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection;
 import dev.spindle.core.conformance.RawConnection.RawResponse;
 import dev.spindle.core.conformance.ReferenceConformanceSuite;
-import dev.spindle.core.spi.BenchmarkApp;
 import java.io.IOException;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -179,15 +178,4 @@ class HelidonSeServerConformanceTest extends ReferenceConformanceSuite {
                         "GET /users/0 HTTP/1.1\r\nHost: x\r\n\r\nGET /users/1 HTTP/1.1\r\nHo", 1));
     }
 
-    /** The app's caps and sizes are restated in the reference (its classpath has no Spindle); they must not drift. */
-    @Test
-    void restatesTheBenchmarkAppsConstants() {
-        ServerConfig defaults = ServerConfig.defaults();
-        assertThat(BenchmarkRoutes.MAX_BLOCKING_MS).isEqualTo(BenchmarkApp.MAX_BLOCKING_MS);
-        assertThat(BenchmarkRoutes.MAX_DELAY_MS).isEqualTo(BenchmarkApp.MAX_DELAY_MS);
-        assertThat(BenchmarkRoutes.DOWNLOAD_BYTES).isEqualTo(BenchmarkApp.DOWNLOAD_BYTES);
-        assertThat(BenchmarkRoutes.MAX_BODY_SIZE).isEqualTo(defaults.maxBodySize());
-        assertThat(BenchmarkRoutes.MAX_REQUEST_LINE).isEqualTo(defaults.maxRequestLineLength());
-        assertThat(BenchmarkRoutes.MAX_HEADER_SIZE).isEqualTo(defaults.maxHeaderSize());
-    }
 }

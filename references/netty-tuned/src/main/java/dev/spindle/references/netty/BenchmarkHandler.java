@@ -1,5 +1,6 @@
 package dev.spindle.references.netty;
 
+import dev.spindle.references.support.BenchmarkLimits;
 import dev.spindle.references.support.Fixtures;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
@@ -52,14 +53,14 @@ import org.slf4j.LoggerFactory;
  */
 final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
     /** The file {@code /download} serves, written once per process. */
-    private static final java.nio.file.Path DOWNLOAD = Fixtures.downloadFile(Wire.DOWNLOAD_BYTES);
+    private static final java.nio.file.Path DOWNLOAD = Fixtures.downloadFile(BenchmarkLimits.DOWNLOAD_BYTES);
     private static final Logger log = LoggerFactory.getLogger(BenchmarkHandler.class);
     /** Headers are built from constants we trust: no per-value validation on the hot path. */
     private static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
     private static final AsciiString ZERO = AsciiString.cached("0");
     /** How long a closing connection keeps draining what the client still sends. */
     private static final long LINGER_MS = 2000;
-    private static final AsciiString DOWNLOAD_LENGTH = AsciiString.cached(Integer.toString(Wire.DOWNLOAD_BYTES));
+    private static final AsciiString DOWNLOAD_LENGTH = AsciiString.cached(Integer.toString(BenchmarkLimits.DOWNLOAD_BYTES));
 
     private final Executor blocking;
     private ChannelHandlerContext ctx;
@@ -242,7 +243,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
             empty(HttpResponseStatus.BAD_REQUEST, keepAlive, http10);
             return;
         }
-        int capped = Math.min(ms, kind == 1 ? Wire.MAX_BLOCKING_MS : Wire.MAX_DELAY_MS);
+        int capped = Math.min(ms, kind == 1 ? BenchmarkLimits.MAX_BLOCKING_MS : BenchmarkLimits.MAX_DELAY_MS);
         waitFor();
         if (kind == 2) {
             // a timer on this connection's event loop: no thread waits
@@ -366,7 +367,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         addCommon(headers, keepAlive, http10);
         ctx.write(response);
         if (!head) {
-            ctx.write(new DefaultFileRegion(DOWNLOAD.toFile(), 0, Wire.DOWNLOAD_BYTES));
+            ctx.write(new DefaultFileRegion(DOWNLOAD.toFile(), 0, BenchmarkLimits.DOWNLOAD_BYTES));
         }
         if (keepAlive) {
             ctx.write(LastHttpContent.EMPTY_LAST_CONTENT);

@@ -14,10 +14,6 @@ import java.util.Date;
  * that every response shares through a duplicate.
  */
 final class Wire {
-    /** The benchmark app's caps and sizes, restated (the conformance test checks they match Spindle's). */
-    static final int MAX_BLOCKING_MS = 10_000;
-    static final int MAX_DELAY_MS = 10_000;
-    static final int DOWNLOAD_BYTES = 1 << 20;
     static final int MAX_BODY_SIZE = 16 * 1024 * 1024;
     static final int MAX_REQUEST_LINE = 8192;
     static final int MAX_HEADER_SIZE = 32 * 1024;

@@ -3,7 +3,6 @@ package dev.spindle.references.netty;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.core.conformance.ReferenceConformanceSuite;
-import dev.spindle.core.spi.BenchmarkApp;
 import java.io.IOException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -61,12 +60,4 @@ class TunedNettyServerConformanceTest extends ReferenceConformanceSuite {
         return DEVIATIONS;
     }
 
-    /** The app's caps and sizes are restated in the reference (its classpath has no Spindle); they must not drift. */
-    @Test
-    void restatesTheBenchmarkAppsConstants() {
-        assertThat(Wire.MAX_BLOCKING_MS).isEqualTo(BenchmarkApp.MAX_BLOCKING_MS);
-        assertThat(Wire.MAX_DELAY_MS).isEqualTo(BenchmarkApp.MAX_DELAY_MS);
-        assertThat(Wire.DOWNLOAD_BYTES).isEqualTo(BenchmarkApp.DOWNLOAD_BYTES);
-        assertThat((long) Wire.MAX_BODY_SIZE).isEqualTo(dev.spindle.core.ServerConfig.defaults().maxBodySize());
-    }
 }

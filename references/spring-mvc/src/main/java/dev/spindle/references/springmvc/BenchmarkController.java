@@ -1,5 +1,8 @@
 package dev.spindle.references.springmvc;
 
+import static dev.spindle.references.support.BenchmarkLimits.DOWNLOAD_BYTES;
+import static dev.spindle.references.support.BenchmarkLimits.MAX_BLOCKING_MS;
+import static dev.spindle.references.support.BenchmarkLimits.MAX_DELAY_MS;
 import static org.springframework.web.bind.annotation.RequestMethod.GET;
 import static org.springframework.web.bind.annotation.RequestMethod.HEAD;
 
@@ -33,10 +36,6 @@ import org.springframework.web.server.ResponseStatusException;
  */
 @RestController
 class BenchmarkController {
-    /** The benchmark app's caps and sizes, restated (the conformance test checks they match Spindle's). */
-    static final int MAX_BLOCKING_MS = 10_000;
-    static final int MAX_DELAY_MS = 10_000;
-    static final int DOWNLOAD_BYTES = 1 << 20;
     static final int MAX_BODY_SIZE = 16 * 1024 * 1024;
 
     private static final String TEXT_PLAIN_UTF8 = "text/plain;charset=UTF-8";

@@ -3,7 +3,6 @@ package dev.spindle.references.springmvc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.core.conformance.ReferenceConformanceSuite;
-import dev.spindle.core.spi.BenchmarkApp;
 import java.io.IOException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -97,12 +96,4 @@ class SpringMvcServerConformanceTest extends ReferenceConformanceSuite {
         return DEVIATIONS;
     }
 
-    /** The app's caps and sizes are restated in the reference (its classpath has no Spindle); they must not drift. */
-    @Test
-    void restatesTheBenchmarkAppsConstants() {
-        assertThat(BenchmarkController.MAX_BLOCKING_MS).isEqualTo(BenchmarkApp.MAX_BLOCKING_MS);
-        assertThat(BenchmarkController.MAX_DELAY_MS).isEqualTo(BenchmarkApp.MAX_DELAY_MS);
-        assertThat(BenchmarkController.DOWNLOAD_BYTES).isEqualTo(BenchmarkApp.DOWNLOAD_BYTES);
-        assertThat((long) BenchmarkController.MAX_BODY_SIZE).isEqualTo(dev.spindle.core.ServerConfig.defaults().maxBodySize());
-    }
 }
