@@ -90,7 +90,15 @@ public final class StaticFiles implements Handler {
      * @return a handler serving the resources under {@code prefix}
      */
     public static StaticFiles classpath(String prefix) {
-        String p = prefix.replaceAll("^/+|/+$", "");
+        int start = 0;
+        int end = prefix.length();
+        while (start < end && prefix.charAt(start) == '/') {
+            start++;
+        }
+        while (end > start && prefix.charAt(end - 1) == '/') {
+            end--;
+        }
+        String p = prefix.substring(start, end);
         try {
             return new StaticFiles(null, p, StaticFiles.class.getClassLoader());
         } catch (IOException e) {
@@ -223,8 +231,12 @@ public final class StaticFiles implements Handler {
         List<String> noneMatch = req.headers("If-None-Match");
         if (!noneMatch.isEmpty()) {
             for (String line : noneMatch) {
-                for (String tag : line.split(",")) {
-                    String t = tag.strip();
+                for (int from = 0, comma; from <= line.length(); from = comma + 1) {
+                    comma = line.indexOf(',', from);
+                    if (comma < 0) {
+                        comma = line.length();
+                    }
+                    String t = line.substring(from, comma).strip();
                     if (t.equals("*") || (t.startsWith("W/") ? t.substring(2) : t).equals(etag)) {
                         return true;
                     }
