@@ -5,9 +5,15 @@ import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The conformance suite for a reference server: a framework app in {@code references/} that serves
@@ -16,6 +22,10 @@ import java.util.concurrent.CountDownLatch;
  * that need anything else (a router of their own, configured timeouts, a connection limit) are
  * skipped with the reason {@link #lacks()} gives. A reference's own deviations on bad input are
  * declared in {@link #knownDeviations()} as for any server, and held to.
+ *
+ * <p>A reference reads its downstream for {@code /remote/{ms}} and {@code /remote-blocking/{ms}}
+ * from the system properties {@value #REMOTE_PROPERTY} and {@value #REMOTE_MARGIN_PROPERTY} when it
+ * starts (as its launcher does); the remote cases here set them around a start.
  */
 public abstract class ReferenceConformanceSuite extends HttpConformanceSuite {
     /** A running reference server, as its module's test adapts it. */
@@ -44,6 +54,86 @@ public abstract class ReferenceConformanceSuite extends HttpConformanceSuite {
         Map<Feature, String> lacks = new EnumMap<>(Feature.class);
         lacks.put(Feature.CUSTOM_ROUTES, "a reference serves the benchmark app's fixed routes, not a Spindle Router");
         return lacks;
+    }
+
+    /** The property naming a reference's downstream (Spindle's {@code Downstream.PROPERTY}). */
+    protected static final String REMOTE_PROPERTY = dev.spindle.core.spi.Downstream.PROPERTY;
+    /** The property giving, in milliseconds, how long a remote call may take beyond its delay. */
+    protected static final String REMOTE_MARGIN_PROPERTY = "spindle.remote.marginMs";
+
+    /**
+     * The remote routes, through the reference's own client, answer the body of a downstream (a
+     * second instance of the same reference) with its content type; a non-numeric delay is 400.
+     */
+    @Test
+    void referenceRemoteRoutesAnswerTheDownstreamsBody() throws Exception {
+        try (HttpServer downstream = startWithDownstream(null);
+             HttpServer up = startWithDownstream("http://127.0.0.1:" + downstream.port())) {
+            for (String route : List.of("/remote/", "/remote-blocking/")) {
+                RawConnection.RawResponse r = fetch(up, route + "50");
+                assertThat(r.status()).as(route).isEqualTo(200);
+                assertThat(r.bodyText()).as(route).isEqualTo("{\"delayed\":50}");
+                assertThat(r.header("content-type")).as(route).startsWith("application/json");
+                assertThat(fetch(up, route + "x").status()).as(route + "x").isEqualTo(400);
+            }
+        }
+    }
+
+    /**
+     * A downstream that refuses connections is 502, one that accepts and never answers 504 (after
+     * the delay plus the margin, here 300 ms), none configured 503 naming the property.
+     */
+    @Test
+    void referenceRemoteRoutesAnswerDownstreamFailures() throws Exception {
+        int dead;
+        try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            dead = closed.getLocalPort();
+        }
+        // a listening socket that never accepts: the connection completes in the backlog, no answer ever comes
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            for (String route : List.of("/remote/", "/remote-blocking/")) {
+                try (HttpServer refused = startWithDownstream("http://127.0.0.1:" + dead)) {
+                    assertThat(fetch(refused, route + "10").status()).as(route + " refused").isEqualTo(502);
+                }
+                try (HttpServer mute = startWithDownstream("http://127.0.0.1:" + silent.getLocalPort())) {
+                    assertThat(fetch(mute, route + "10").status()).as(route + " silent").isEqualTo(504);
+                }
+                try (HttpServer none = startWithDownstream(null)) {
+                    RawConnection.RawResponse unset = fetch(none, route + "10");
+                    assertThat(unset.status()).as(route + " unset").isEqualTo(503);
+                    assertThat(unset.bodyText()).as(route + " unset").contains(REMOTE_PROPERTY);
+                }
+            }
+        }
+    }
+
+    /** Starts the reference with {@code downstream} (null: none) and a 300 ms margin, the properties restored after. */
+    private HttpServer startWithDownstream(String downstream) throws IOException {
+        String oldRemote = System.getProperty(REMOTE_PROPERTY);
+        String oldMargin = System.getProperty(REMOTE_MARGIN_PROPERTY);
+        try {
+            set(REMOTE_PROPERTY, downstream);
+            set(REMOTE_MARGIN_PROPERTY, "300");
+            return newServer(ServerConfig.defaults().port(0).workers(1), null).start();
+        } finally {
+            set(REMOTE_PROPERTY, oldRemote);
+            set(REMOTE_MARGIN_PROPERTY, oldMargin);
+        }
+    }
+
+    private static void set(String property, String value) {
+        if (value == null) {
+            System.clearProperty(property);
+        } else {
+            System.setProperty(property, value);
+        }
+    }
+
+    /** One GET on its own connection. */
+    private RawConnection.RawResponse fetch(HttpServer server, String target) throws IOException {
+        try (RawConnection c = connect(server.port())) {
+            return c.send("GET " + target + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read();
+        }
     }
 
     @Override
