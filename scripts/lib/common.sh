@@ -237,3 +237,44 @@ spindle_find_server() {
   fqcn="${fqcn%.java}"
   echo "$module ${fqcn//\//.}"
 }
+
+
+# Stops a process we started, by its PID only: SIGTERM, then SIGKILL after SECONDS (default 10).
+# Call it outside a subshell so the final wait reaps the child.
+spindle_stop_pid() {
+  local pid="${1:?usage: spindle_stop_pid PID [SECONDS]}" seconds="${2:-10}" i
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for (( i = 0; i < seconds * 10; i++ )); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "warning: pid $pid ignored SIGTERM for ${seconds}s; killing it" >&2
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+# Waits until a server started with its stdout in OUT prints its ready line ("... listening on
+# host:port") and prints the port; fails with the server's output if PID exits first or
+# SECONDS (default 60) pass.  Use: port="$(spindle_await_ready PID OUT ERR [SECONDS])"
+spindle_await_ready() {
+  local pid="$1" out="$2" err="$3" seconds="${4:-60}" line="" i
+  for (( i = 0; i < seconds * 10; i++ )); do
+    line="$(grep -m 1 'listening on' "$out" 2>/dev/null || true)"
+    [[ -n "$line" ]] && break
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "error: the server (pid $pid) exited before it was ready; its output:" >&2
+      cat "$out" "$err" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+  if [[ -z "$line" ]]; then
+    echo "error: the server (pid $pid) printed no 'listening on' line within ${seconds}s; its output:" >&2
+    cat "$out" "$err" >&2
+    return 1
+  fi
+  # the port is the last ":<digits>" of the line ("X listening on 127.0.0.1:43125")
+  grep -oE ':[0-9]+' <<<"$line" | tail -n 1 | tr -d ':'
+}
