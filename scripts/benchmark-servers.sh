@@ -585,11 +585,11 @@ reference_framework() {
   echo "$value"
 }
 
-tsv name class module props reference baseline_of >"$out/servers.tsv"
+tsv name class module props reference baseline_of workers >"$out/servers.tsv"
 for name in "${run_rows[@]}"; do
   i="${row_index[$name]}"
   ref=0; is_reference "$name" && ref=1
-  tsv "$name" "${row_classes[$i]}" "${row_module[$name]:-}" "${row_props[$i]}" "$ref" "${baseline_of[$name]:-}" >>"$out/servers.tsv"
+  tsv "$name" "${row_classes[$i]}" "${row_module[$name]:-}" "${row_props[$i]}" "$ref" "${baseline_of[$name]:-}" "$(workers_of "$name")" >>"$out/servers.tsv"
 done
 
 tsv name method path connections script script_args timeout blocking tls description wait_ms >"$out/scenarios.tsv"

@@ -739,6 +739,7 @@ class Report:
             if bound is not None and best is not None:
                 lines += [f"Upper bound {fmt_int(bound)} req/s ({bound_text(sc).split('(', 1)[1]}; "
                           f"the best row reaches {best / bound:.0%} of it.", ""]
+                lines += self.bound_lines(sc, bound)
             if sc["name"] in self.tls_names:
                 lines += self.tls_cost_lines(sc)
         if any(c.median and c.median[1].latency_p99_ms is None for c in self.cells.values()):
@@ -747,6 +748,25 @@ class Report:
                       "batch) or it printed a 0 µs percentile beside a non-zero average (a wrk 4.1 quirk "
                       "under pipelining); the raw output has what wrk printed.", ""]
         return "\n".join(lines) + "\n"
+
+    def bound_lines(self, sc: dict, bound: float) -> list[str]:
+        """For a waiting scenario: each row's share of the upper bound, and the thread caps that
+        explain a blocking route's shortfall (a platform thread held for the whole wait)."""
+        shares = [(c.server, c.rps / bound) for c in self.ranked(sc["name"]) if c.rps is not None]
+        if not shares:
+            return []
+        lines = ["Share of the upper bound: " + ", ".join(f"{name} {share:.0%}" for name, share in shares) + "."]
+        wait_s = int(sc["wait_ms"]) / 1000
+        if sc.get("blocking") == "1" and "/delay/" not in sc["path"] and "/remote/" not in sc["path"]:
+            caps = [(s["name"], n) for s in self.servers if (n := platform_threads(s)) is not None
+                    and n < int(sc["connections"])]
+            if caps:
+                lines.append("This route blocks its thread for the whole wait, so a pool of N platform threads "
+                             "answers at most N ÷ wait: " + ", ".join(
+                                 f"{name} ({n} threads) {fmt_int(n / wait_s)} req/s" for name, n in caps)
+                             + ". Virtual threads, a thread per connection and event loops that offload to virtual "
+                               "threads are bounded by the connections only.")
+        return lines + [""]
 
     def tls_lines(self, prefix: str) -> list[str]:
         """What the TLS scenarios measured: key and negotiated parameters per row (tls.tsv)."""
@@ -859,6 +879,24 @@ class Report:
             out.append("upper bound".ljust(width) + "  " + "  ".join(
                 ("" if b is None else fmt_compact(b)).rjust(w) for b, w in zip(bounds, cols)))
         return "\n".join(out)
+
+
+def platform_threads(server: dict) -> int | None:
+    """The platform threads a row's blocking routes run on, where a fixed pool bounds them: Tomcat's
+    `server.tomcat.threads.max` (unless the row runs virtual threads), or ThreadPoolServer's
+    workers. None where a blocking request gets a thread of its own (virtual threads, a thread per
+    connection) or the row does not say."""
+    props = server.get("props") or ""
+    if "spring.threads.virtual.enabled=true" in props:
+        return None
+    for prop in props.split():
+        if prop.startswith("-Dserver.tomcat.threads.max="):
+            value = prop.split("=", 1)[1]
+            return int(value) if value.isdigit() else None
+    workers = server.get("workers") or ""
+    if server.get("class") == "ThreadPoolServer" and workers.isdigit():
+        return int(workers)
+    return None
 
 
 def upper_bound(sc: dict) -> float | None:
