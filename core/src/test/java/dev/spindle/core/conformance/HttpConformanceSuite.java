@@ -1043,15 +1043,26 @@ public abstract class HttpConformanceSuite {
         // the downstream speaks plain HTTP whatever the suite's transport: the routes' client trusts no test key
         try (HttpServer downstream = newServer(ServerConfig.defaults().port(0).workers(1), BenchmarkApp.routes()).start();
              HttpServer up = newServer(config(), BenchmarkApp.routes(URI.create("http://127.0.0.1:" + downstream.port()))).start()) {
-            for (String route : List.of("/remote/", "/remote-blocking/")) {
-                RawResponse r = fetch(up, route + "50");
-                assertThat(r.status()).as(route).isEqualTo(200);
-                assertThat(r.bodyText()).as(route).isEqualTo("{\"delayed\":50}");
-                assertThat(r.header("content-type")).as(route).startsWith("application/json");
-                assertThat(fetch(up, route + "x").status()).as(route + "x").isEqualTo(400);
-            }
+            assertRemoteRoutesRelay(up);
         }
     }
+
+    /**
+     * Both remote routes of {@code up} answer its downstream's {@code /delay/50} body and content
+     * type; a delay that is not a number is 400.
+     */
+    protected final void assertRemoteRoutesRelay(HttpServer up) throws IOException {
+        for (String route : REMOTE_ROUTES) {
+            RawResponse r = fetch(up, route + "50");
+            assertThat(r.status()).as(route).isEqualTo(200);
+            assertThat(r.bodyText()).as(route).isEqualTo("{\"delayed\":50}");
+            assertThat(r.header("content-type")).as(route).startsWith("application/json");
+            assertThat(fetch(up, route + "x").status()).as(route + "x").isEqualTo(400);
+        }
+    }
+
+    /** The two routes calling a downstream, each followed by its {@code {ms}}. */
+    protected static final List<String> REMOTE_ROUTES = List.of("/remote/", "/remote-blocking/");
 
     @Test
     void remoteRoutesAnswerDownstreamFailures() throws Exception {
@@ -1065,14 +1076,22 @@ public abstract class HttpConformanceSuite {
              HttpServer refused = remoteServer(URI.create("http://127.0.0.1:" + dead));
              HttpServer mute = remoteServer(URI.create("http://127.0.0.1:" + silent.getLocalPort()));
              HttpServer none = remoteServer(null)) {
-            for (String route : List.of("/remote/", "/remote-blocking/")) {
-                assertThat(fetch(refused, route + "10").status()).as(route + " refused").isEqualTo(502);
-                assertThat(fetch(mute, route + "10").status()).as(route + " silent").isEqualTo(504);
-                RawResponse unset = fetch(none, route + "10");
-                assertThat(unset.status()).as(route + " unset").isEqualTo(503);
-                assertThat(unset.bodyText()).as(route + " unset").contains(dev.spindle.core.spi.Downstream.PROPERTY);
+            for (String route : REMOTE_ROUTES) {
+                assertRemoteFailures(route, refused, mute, none);
             }
         }
+    }
+
+    /**
+     * {@code route} answers 502 on a server whose downstream refuses connections, 504 on one whose
+     * downstream never answers, and 503 naming the property on one with none configured.
+     */
+    protected final void assertRemoteFailures(String route, HttpServer refused, HttpServer mute, HttpServer none) throws IOException {
+        assertThat(fetch(refused, route + "10").status()).as(route + " refused").isEqualTo(502);
+        assertThat(fetch(mute, route + "10").status()).as(route + " silent").isEqualTo(504);
+        RawResponse unset = fetch(none, route + "10");
+        assertThat(unset.status()).as(route + " unset").isEqualTo(503);
+        assertThat(unset.bodyText()).as(route + " unset").contains(dev.spindle.core.spi.Downstream.PROPERTY);
     }
 
     /** A server whose remote routes call {@code downstream} and give up 300 ms past their delay. */
@@ -1082,7 +1101,7 @@ public abstract class HttpConformanceSuite {
     }
 
     /** One request on its own connection (the iterative server closes after each answer). */
-    private RawResponse fetch(HttpServer server, String target) throws IOException {
+    protected final RawResponse fetch(HttpServer server, String target) throws IOException {
         try (RawConnection c = connect(server.port())) {
             return c.send(request("GET", target)).read();
         }

@@ -8,12 +8,9 @@ import java.net.InetSocketAddress;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The conformance suite for a reference server: a framework app in {@code references/} that serves
@@ -69,13 +66,7 @@ public abstract class ReferenceConformanceSuite extends HttpConformanceSuite {
     void referenceRemoteRoutesAnswerTheDownstreamsBody() throws Exception {
         try (HttpServer downstream = startWithDownstream(null);
              HttpServer up = startWithDownstream("http://127.0.0.1:" + downstream.port())) {
-            for (String route : List.of("/remote/", "/remote-blocking/")) {
-                RawConnection.RawResponse r = fetch(up, route + "50");
-                assertThat(r.status()).as(route).isEqualTo(200);
-                assertThat(r.bodyText()).as(route).isEqualTo("{\"delayed\":50}");
-                assertThat(r.header("content-type")).as(route).startsWith("application/json");
-                assertThat(fetch(up, route + "x").status()).as(route + "x").isEqualTo(400);
-            }
+            assertRemoteRoutesRelay(up);
         }
     }
 
@@ -90,19 +81,12 @@ public abstract class ReferenceConformanceSuite extends HttpConformanceSuite {
             dead = closed.getLocalPort();
         }
         // a listening socket that never accepts: the connection completes in the backlog, no answer ever comes
-        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            for (String route : List.of("/remote/", "/remote-blocking/")) {
-                try (HttpServer refused = startWithDownstream("http://127.0.0.1:" + dead)) {
-                    assertThat(fetch(refused, route + "10").status()).as(route + " refused").isEqualTo(502);
-                }
-                try (HttpServer mute = startWithDownstream("http://127.0.0.1:" + silent.getLocalPort())) {
-                    assertThat(fetch(mute, route + "10").status()).as(route + " silent").isEqualTo(504);
-                }
-                try (HttpServer none = startWithDownstream(null)) {
-                    RawConnection.RawResponse unset = fetch(none, route + "10");
-                    assertThat(unset.status()).as(route + " unset").isEqualTo(503);
-                    assertThat(unset.bodyText()).as(route + " unset").contains(REMOTE_PROPERTY);
-                }
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+             HttpServer refused = startWithDownstream("http://127.0.0.1:" + dead);
+             HttpServer mute = startWithDownstream("http://127.0.0.1:" + silent.getLocalPort());
+             HttpServer none = startWithDownstream(null)) {
+            for (String route : REMOTE_ROUTES) {
+                assertRemoteFailures(route, refused, mute, none);
             }
         }
     }
@@ -126,13 +110,6 @@ public abstract class ReferenceConformanceSuite extends HttpConformanceSuite {
             System.clearProperty(property);
         } else {
             System.setProperty(property, value);
-        }
-    }
-
-    /** One GET on its own connection. */
-    private RawConnection.RawResponse fetch(HttpServer server, String target) throws IOException {
-        try (RawConnection c = connect(server.port())) {
-            return c.send("GET " + target + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read();
         }
     }
 
