@@ -883,10 +883,9 @@ run_phase() {
     # A baseline's own bench.py may predate --tls; this one checks it then (and finds no TLS).
     grep -q -- '"--tls"' "$checker" || checker="$BENCH_PY"
   fi
-  # the remote routes are checked when they have a downstream, when the checker knows them (a
-  # baseline's may not), and on Spindle's own servers: a framework app under references/ serves
-  # fixed routes that may not include them yet (its remote scenarios then show the non-2xx)
-  if [[ -n "$downstream_port" && "${row_module[$name]:-}" != references/* ]] && grep -q -- '"--remote"' "$checker"; then
+  # the remote routes are checked when they have a downstream and the checker knows them (a
+  # baseline's may not); every row serves them, the references with their framework's own client
+  if [[ -n "$downstream_port" ]] && grep -q -- '"--remote"' "$checker"; then
     check_args+=(--remote)
   fi
   local what="$name${tag:+ (TLS)}"

@@ -124,7 +124,7 @@ class BenchmarkController {
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).body(download);
     }
 
-    private static int capped(int ms, int max) {
+    static int capped(int ms, int max) {
         if (ms < 0) {
             throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "milliseconds must not be negative");
         }
