@@ -89,8 +89,8 @@ SCENARIOS_FULL=(
   # the 1,000-connection scenarios come last: they leave an iterative server a backlog of queued connections
   "blocking100-c1000|GET|/blocking/100|1000|||10s|1|0|the route sleeps 100 ms (blocking handler)|100"
   "delay100-c1000|GET|/delay/100|1000|||10s|1|0|the route answers after 100 ms from a timer (asynchronous handler, no thread held)|100"
-  "remote100-c1000|GET|/remote/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with HttpClient.sendAsync (asynchronous handler, no thread held)|100"
-  "remote-blocking100-c1000|GET|/remote-blocking/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with HttpClient.send (blocking handler)|100"
+  "remote100-c1000|GET|/remote/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with HttpClient.sendAsync (asynchronous handler, no thread held; a reference row, with its framework's asynchronous client)|100"
+  "remote-blocking100-c1000|GET|/remote-blocking/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with HttpClient.send (blocking handler; a reference row, with its framework's blocking client)|100"
   # its own server start (with the key store): keep-alive connections, so one handshake each
   "plaintext-tls-c256|GET|/plaintext|256|||2s|0|1|over HTTPS (TLS; keep-alive, one handshake per connection)"
 )
@@ -100,7 +100,7 @@ SCENARIOS_QUICK=(
   "echo-10KB|POST|/echo|64|bench-post.lua|10240|2s|0|0|10 KB body (wrk Lua)"
   "blocking100-c50|GET|/blocking/100|50|||10s|1|0|the route sleeps 100 ms (blocking handler)|100"
   "delay100-c50|GET|/delay/100|50|||10s|1|0|the route answers after 100 ms from a timer (asynchronous handler)|100"
-  "remote100-c50|GET|/remote/100|50|||10s|1|0|the route calls the downstream's /delay/100 with HttpClient.sendAsync (asynchronous handler)|100"
+  "remote100-c50|GET|/remote/100|50|||10s|1|0|the route calls the downstream's /delay/100 with HttpClient.sendAsync (asynchronous handler; a reference row, with its framework's asynchronous client)|100"
   "download-1MB|GET|/download|16|||2s|0|0|a 1 MiB file (Response.file)"
   "plaintext-tls-c256|GET|/plaintext|256|||2s|0|1|over HTTPS (TLS; keep-alive, one handshake per connection)"
 )
@@ -883,10 +883,9 @@ run_phase() {
     # A baseline's own bench.py may predate --tls; this one checks it then (and finds no TLS).
     grep -q -- '"--tls"' "$checker" || checker="$BENCH_PY"
   fi
-  # the remote routes are checked when they have a downstream, when the checker knows them (a
-  # baseline's may not), and on Spindle's own servers: a framework app under references/ serves
-  # fixed routes that may not include them yet (its remote scenarios then show the non-2xx)
-  if [[ -n "$downstream_port" && "${row_module[$name]:-}" != references/* ]] && grep -q -- '"--remote"' "$checker"; then
+  # the remote routes are checked when they have a downstream and the checker knows them (a
+  # baseline's may not); every row serves them, the references with their framework's own client
+  if [[ -n "$downstream_port" ]] && grep -q -- '"--remote"' "$checker"; then
     check_args+=(--remote)
   fi
   local what="$name${tag:+ (TLS)}"

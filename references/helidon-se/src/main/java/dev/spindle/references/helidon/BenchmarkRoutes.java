@@ -5,11 +5,14 @@ import static dev.spindle.references.support.BenchmarkLimits.DOWNLOAD_BYTES;
 import static dev.spindle.references.support.BenchmarkLimits.MAX_BLOCKING_MS;
 import static dev.spindle.references.support.BenchmarkLimits.MAX_DELAY_MS;
 import dev.spindle.references.support.Fixtures;
+import dev.spindle.references.support.RemoteDownstream;
 import io.helidon.http.Header;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.Method;
 import io.helidon.http.Status;
+import io.helidon.webclient.api.HttpClientResponse;
+import io.helidon.webclient.api.WebClient;
 import io.helidon.webserver.http.Handler;
 import io.helidon.webserver.http.HttpRoute;
 import io.helidon.webserver.http.HttpRouting;
@@ -19,6 +22,7 @@ import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.Optional;
@@ -26,8 +30,9 @@ import java.util.Optional;
 /**
  * The benchmark app's routes as a Helidon {@link HttpService}. Helidon 4 runs every request on its
  * own virtual thread, so every handler is plain blocking code: {@code /blocking} and
- * {@code /delay} both just sleep (a sleeping virtual thread gives its carrier back), and
- * {@code /echo} and {@code /download} read and write streams.
+ * {@code /delay} both just sleep (a sleeping virtual thread gives its carrier back),
+ * {@code /echo} and {@code /download} read and write streams, and {@code /remote} and
+ * {@code /remote-blocking} both make the same blocking call with Helidon's {@link WebClient}.
  *
  * <p>Bodies are pre-encoded byte arrays and JSON is assembled by hand: Spindle's app sends the
  * same pre-encoded bytes, so a JSON media module (serialising a constant on every request) would
@@ -53,12 +58,26 @@ final class BenchmarkRoutes implements HttpService {
     private static final byte[] OK = ascii("OK");
     private static final byte[] EMPTY = new byte[0];
 
+    private final RemoteDownstream downstream;
+    private final WebClient client;
+
+    /**
+     * The routes, the remote ones calling {@code downstream} through {@code client}.
+     *
+     * @param downstream the downstream of the remote routes (perhaps none: they answer 503)
+     * @param client the client that calls it
+     */
+    BenchmarkRoutes(RemoteDownstream downstream, WebClient client) {
+        this.downstream = downstream;
+        this.client = client;
+    }
+
     /** Every response carries {@code Server: spindle}, as every Spindle server's does. */
-    static void register(HttpRouting.Builder routing) {
+    void register(HttpRouting.Builder routing) {
         routing.addFilter((chain, req, res) -> {
             res.header(SERVER);
             chain.proceed();
-        }).register(new BenchmarkRoutes());
+        }).register(this);
     }
 
     @Override
@@ -73,6 +92,9 @@ final class BenchmarkRoutes implements HttpService {
         read(rules, "/health", (req, res) -> send(req, res, TEXT_PLAIN, OK));
         read(rules, "/delay/{ms}", BenchmarkRoutes::delay);
         read(rules, "/download", BenchmarkRoutes::download);
+        // Helidon 4 has no asynchronous handler: both are the same blocking call on the request's virtual thread
+        read(rules, "/remote/{ms}", this::remote);
+        read(rules, "/remote-blocking/{ms}", this::remote);
     }
 
     /**
@@ -142,6 +164,55 @@ final class BenchmarkRoutes implements HttpService {
             Thread.sleep(ms);
             json(req, res, "{\"delayed\":" + ms + "}");
         }
+    }
+
+    /**
+     * The downstream's {@code /delay/{ms}} through the WebClient, its body and content type
+     * answered, as {@link RemoteDownstream} tabulates. The timeout is the client's read timeout
+     * (the socket's, per read): the downstream sends its whole answer after the delay, so one read
+     * waits for all of it.
+     */
+    private void remote(ServerRequest req, ServerResponse res) {
+        Integer ms = millis(req, res, MAX_DELAY_MS);
+        if (ms == null) {
+            return;
+        }
+        if (!downstream.configured()) {
+            fail(res, Status.SERVICE_UNAVAILABLE_503, RemoteDownstream.unconfiguredMessage());
+            return;
+        }
+        try (HttpClientResponse answer = client.get()
+                .uri(downstream.delayUri(ms))
+                .readTimeout(downstream.timeout(ms))
+                .request()) {
+            if (answer.status().code() != Status.OK_200.code()) {
+                fail(res, Status.BAD_GATEWAY_502, "downstream answered " + answer.status().code());
+                return;
+            }
+            byte[] body = answer.as(byte[].class);
+            Optional<String> type = answer.headers().first(HeaderNames.CONTENT_TYPE);
+            send(req, res, type.isPresent() ? HeaderValues.create(HeaderNames.CONTENT_TYPE, type.get()) : APPLICATION_JSON, body);
+        } catch (RuntimeException e) {
+            if (timedOut(e)) {
+                fail(res, Status.GATEWAY_TIMEOUT_504, "downstream did not answer within " + downstream.timeout(ms).toMillis() + " ms");
+            } else {
+                fail(res, Status.BAD_GATEWAY_502, "downstream call failed: " + e);
+            }
+        }
+    }
+
+    /** Whether the client gave up waiting for an answer (a read timeout), rather than failed to connect or read. */
+    private static boolean timedOut(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void fail(ServerResponse res, Status status, String message) {
+        res.status(status).header(TEXT_PLAIN).send(message);
     }
 
     /** The file, streamed with its length announced (no chunking), as Helidon's own static-content handler sends one. */

@@ -2,6 +2,8 @@ package dev.spindle.references.helidon;
 
 import dev.spindle.references.support.BenchmarkLimits;
 import dev.spindle.references.support.ReferenceLauncher;
+import dev.spindle.references.support.RemoteDownstream;
+import io.helidon.webclient.api.WebClient;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http1.Http1Config;
 import java.io.IOException;
@@ -12,7 +14,9 @@ import java.util.concurrent.CountDownLatch;
  * The benchmark app on the Helidon 4 SE webserver, in the style of Helidon's SE guides:
  * {@link WebServer#builder()} with an {@code HttpRouting} and the routes in one {@code HttpService}
  * ({@link BenchmarkRoutes}). Helidon 4 accepts on a platform thread per listener and serves every
- * connection, and every request, on a virtual thread; the handlers are plain blocking code.
+ * connection, and every request, on a virtual thread; the handlers are plain blocking code. The
+ * remote routes call the downstream named by {@code -Dspindle.remote} (read at start) with
+ * Helidon's {@link WebClient}.
  *
  * <p>Launcher: {@code HelidonSeServer <port> [workers]}. {@code workers} is accepted and ignored,
  * as for {@code VirtualThreadServer}: Helidon 4 has no worker pool, and the virtual threads run on
@@ -20,10 +24,13 @@ import java.util.concurrent.CountDownLatch;
  * them). {@code -Dspindle.host} sets the address (127.0.0.1).
  */
 public final class HelidonSeServer implements AutoCloseable {
+    /** Idle keep-alive connections the client keeps to the downstream: the matrix's 1,000 concurrent calls fit. */
+    private static final int DOWNSTREAM_CONNECTIONS = 4096;
     private final String host;
     private final int requestedPort;
     private final CountDownLatch terminated = new CountDownLatch(1);
     private WebServer server;
+    private WebClient client;
 
     /**
      * A server not yet started.
@@ -43,6 +50,13 @@ public final class HelidonSeServer implements AutoCloseable {
      * @throws IOException if it could not bind (Helidon logs the failure and returns a stopped server)
      */
     public HelidonSeServer start() throws IOException {
+        // its own cache of keep-alive connections, as large as the benchmark's concurrency (the
+        // shared default keeps 256 and closes the others after each call)
+        client = WebClient.builder()
+                .shareConnectionCache(false)
+                .connectionCacheSize(DOWNSTREAM_CONNECTIONS)
+                .build();
+        BenchmarkRoutes routes = new BenchmarkRoutes(RemoteDownstream.fromSystemProperties(), client);
         server = WebServer.builder()
                 .host(host)
                 .port(requestedPort)
@@ -57,10 +71,11 @@ public final class HelidonSeServer implements AutoCloseable {
                 // default grace is half a second); the launcher and the tests stop it themselves
                 .shutdownGracePeriod(Duration.ofMillis(BenchmarkLimits.MAX_BLOCKING_MS))
                 .shutdownHook(false)
-                .routing(BenchmarkRoutes::register)
+                .routing(routes::register)
                 .build()
                 .start();
         if (!server.isRunning()) {
+            client.closeResource();
             throw new IOException("cannot bind " + host + ":" + requestedPort);
         }
         return this;
@@ -79,6 +94,9 @@ public final class HelidonSeServer implements AutoCloseable {
         }
         if (server != null) {
             server.stop();
+        }
+        if (client != null) {
+            client.closeResource();
         }
         terminated.countDown();
     }

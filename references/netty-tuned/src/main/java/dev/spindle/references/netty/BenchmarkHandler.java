@@ -2,6 +2,7 @@ package dev.spindle.references.netty;
 
 import dev.spindle.references.support.BenchmarkLimits;
 import dev.spindle.references.support.Fixtures;
+import dev.spindle.references.support.RemoteDownstream;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
@@ -63,6 +64,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
     private static final AsciiString DOWNLOAD_LENGTH = AsciiString.cached(Integer.toString(BenchmarkLimits.DOWNLOAD_BYTES));
 
     private final Executor blocking;
+    private final RemoteCalls remote;
     private ChannelHandlerContext ctx;
     /** An answer is pending off the read path; messages meanwhile go to {@link #queued}. */
     private boolean waiting;
@@ -75,8 +77,9 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
     private boolean closing;
     private boolean inputShutdown;
 
-    BenchmarkHandler(Executor blocking) {
+    BenchmarkHandler(Executor blocking, RemoteCalls remote) {
         this.blocking = blocking;
+        this.remote = remote;
     }
 
     @Override
@@ -199,7 +202,10 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** The routes with a path variable: {@code /users/{id}}, {@code /blocking/{ms}}, {@code /delay/{ms}}. */
+    /**
+     * The routes with a path variable: {@code /users/{id}}, {@code /blocking/{ms}},
+     * {@code /delay/{ms}}, {@code /remote/{ms}}, {@code /remote-blocking/{ms}}.
+     */
     private void variableRoute(String path, boolean get, boolean keepAlive, boolean http10) {
         int kind;
         String value;
@@ -212,6 +218,12 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         } else if (path.startsWith("/delay/")) {
             kind = 2;
             value = path.substring(7);
+        } else if (path.startsWith("/remote/")) {
+            kind = 3;
+            value = path.substring(8);
+        } else if (path.startsWith("/remote-blocking/")) {
+            kind = 4;
+            value = path.substring(17);
         } else {
             empty(HttpResponseStatus.NOT_FOUND, keepAlive, http10);
             return;
@@ -244,20 +256,45 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         int capped = Math.min(ms, kind == 1 ? BenchmarkLimits.MAX_BLOCKING_MS : BenchmarkLimits.MAX_DELAY_MS);
-        waitFor();
-        if (kind == 2) {
-            // a timer on this connection's event loop: no thread waits
-            ctx.executor().schedule(() -> answerLater("{\"delayed\":" + capped + "}", keepAlive, http10), capped, TimeUnit.MILLISECONDS);
+        if (kind >= 3 && !remote.configured()) {
+            respond(HttpResponseStatus.SERVICE_UNAVAILABLE, Wire.TEXT_PLAIN,
+                    Unpooled.copiedBuffer(RemoteDownstream.unconfiguredMessage(), StandardCharsets.UTF_8), keepAlive, http10);
             return;
         }
-        try {
-            blocking.execute(() -> {
+        waitFor();
+        switch (kind) {
+            // a timer on this connection's event loop: no thread waits
+            case 2 -> ctx.executor().schedule(() -> answerLater("{\"delayed\":" + capped + "}", keepAlive, http10),
+                    capped, TimeUnit.MILLISECONDS);
+            // a client connection on this event loop: the answer comes back on this thread, no thread waits
+            case 3 -> remote.fetch(ctx.channel().eventLoop(), capped, (status, type, body) -> answerLater(status, type, body, keepAlive, http10));
+            case 4 -> offload(() -> remote.fetchBlocking(capped, (status, type, body) ->
+                    ctx.executor().execute(() -> answerLater(status, type, body, keepAlive, http10))));
+            default -> offload(() -> {
                 try {
                     Thread.sleep(capped);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
                 ctx.executor().execute(() -> answerLater("{\"slept\":" + capped + "}", keepAlive, http10));
+            });
+        }
+    }
+
+    /** Work that blocks, on a virtual thread; it answers through {@link #answerLater} on the event loop. */
+    private interface Blocking {
+        void run() throws InterruptedException;
+    }
+
+    private void offload(Blocking work) {
+        try {
+            blocking.execute(() -> {
+                try {
+                    work.run();
+                } catch (InterruptedException e) {
+                    // interrupted only when the server stops: the connection closes with it
+                    Thread.currentThread().interrupt();
+                }
             });
         } catch (RejectedExecutionException e) {
             ctx.close();
@@ -277,6 +314,22 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         json(body, keepAlive, http10, false);
+        resume();
+    }
+
+    /** {@link #answerLater(String, boolean, boolean)} for a remote route's answer; {@code body} is written or released. */
+    private void answerLater(HttpResponseStatus status, CharSequence type, ByteBuf body, boolean keepAlive, boolean http10) {
+        waiting = false;
+        if (!ctx.channel().isActive()) {
+            body.release();
+            return;
+        }
+        respond(status, type, body, keepAlive, http10);
+        resume();
+    }
+
+    /** After a pending answer: the messages that waited behind it, in order, then reading again. */
+    private void resume() {
         while (!waiting && queued != null && !queued.isEmpty()) {
             handle(queued.poll());
         }
@@ -343,6 +396,13 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
                 .set(HttpHeaderNames.CONTENT_LENGTH, length);
         write(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body.duplicate(), headers, EmptyHttpHeaders.INSTANCE),
                 keepAlive, http10);
+    }
+
+    private void respond(HttpResponseStatus status, CharSequence type, ByteBuf body, boolean keepAlive, boolean http10) {
+        HttpHeaders headers = HEADERS.newHeaders()
+                .set(HttpHeaderNames.CONTENT_TYPE, type)
+                .set(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        write(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body, headers, EmptyHttpHeaders.INSTANCE), keepAlive, http10);
     }
 
     private void json(String text, boolean keepAlive, boolean http10, boolean flush) {

@@ -1,6 +1,7 @@
 package dev.spindle.references.netty;
 
 import dev.spindle.references.support.ReferenceLauncher;
+import dev.spindle.references.support.RemoteDownstream;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -14,9 +15,11 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -35,6 +38,9 @@ import org.slf4j.LoggerFactory;
  * {@link HttpServerCodec} with no aggregator (a bodiless request is answered from its
  * {@code HttpRequest}; {@code /echo} collects its own body), pre-encoded headers, and one flush
  * per read batch. Beside {@code NettyServer} (the idiomatic app), it is the fastest Netty row.
+ * {@code /remote/{ms}} calls the downstream ({@code -Dspindle.remote}, read at start) with a Netty
+ * client on the connection's own event loop, {@code /remote-blocking/{ms}} with the JDK's
+ * {@code HttpClient.send} on a virtual thread ({@link RemoteCalls}).
  *
  * <p>Launcher: {@code TunedNettyServer <port> [workers]}; {@code workers} event loops, default the
  * processor count; {@code -Dspindle.host} the address (127.0.0.1);
@@ -51,6 +57,7 @@ public final class TunedNettyServer implements AutoCloseable {
     private EventLoopGroup boss;
     private EventLoopGroup loops;
     private ExecutorService blocking;
+    private RemoteCalls remote;
     private Channel serverChannel;
 
     /**
@@ -83,6 +90,8 @@ public final class TunedNettyServer implements AutoCloseable {
         boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("tuned-accept"), io);
         loops = new MultiThreadIoEventLoopGroup(workers, new DefaultThreadFactory("tuned-loop"), io);
         blocking = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("tuned-blocking-", 0).factory());
+        // the remote routes' downstream, read as the server starts; its client connections use the same transport
+        remote = new RemoteCalls(RemoteDownstream.fromSystemProperties(), epoll ? EpollSocketChannel.class : NioSocketChannel.class);
         // one Date per second for everyone, computed off the request path
         loops.next().scheduleAtFixedRate(Wire::refreshDate, 1000 - System.currentTimeMillis() % 1000, 1000, TimeUnit.MILLISECONDS);
         ServerBootstrap bootstrap = new ServerBootstrap()
@@ -100,7 +109,7 @@ public final class TunedNettyServer implements AutoCloseable {
                         ch.pipeline().addLast("codec", new HttpServerCodec(new HttpDecoderConfig()
                                 .setMaxInitialLineLength(Wire.MAX_REQUEST_LINE)
                                 .setMaxHeaderSize(Wire.MAX_HEADER_SIZE)));
-                        ch.pipeline().addLast("app", new BenchmarkHandler(blocking));
+                        ch.pipeline().addLast("app", new BenchmarkHandler(blocking, remote));
                     }
                 });
         if (epoll) {
@@ -152,6 +161,9 @@ public final class TunedNettyServer implements AutoCloseable {
         }
         if (loops != null) {
             loops.shutdownGracefully(100, 10_000, TimeUnit.MILLISECONDS).syncUninterruptibly();
+        }
+        if (remote != null) {
+            remote.close();
         }
         terminated.countDown();
     }

@@ -29,7 +29,8 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
 /**
- * The benchmark app's routes as one annotated controller: JSON bodies are records Jackson
+ * The benchmark app's routes (the remote ones apart, in {@link RemoteController}) as one
+ * annotated controller: JSON bodies are records Jackson
  * writes, text bodies Strings; a wrong method is Spring MVC's own 405 with {@code Allow}, an
  * unknown path Boot's 404. The GET routes name HEAD too: Spring MVC answers HEAD for a GET
  * mapping anyway, but lists in {@code Allow} only the methods a mapping names.
@@ -124,7 +125,7 @@ class BenchmarkController {
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).body(download);
     }
 
-    private static int capped(int ms, int max) {
+    static int capped(int ms, int max) {
         if (ms < 0) {
             throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "milliseconds must not be negative");
         }

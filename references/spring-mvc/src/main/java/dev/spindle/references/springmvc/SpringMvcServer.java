@@ -11,7 +11,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The benchmark app as a Spring Boot application: Spring MVC's annotated controllers
  * ({@link BenchmarkController}) on Boot's embedded Tomcat, configured in
- * {@code application.properties}.
+ * {@code application.properties}. The remote routes ({@link RemoteController}) call the downstream
+ * named by {@code -Dspindle.remote}, read as the context starts ({@link RemoteClients}).
  *
  * <p>Launcher: {@code SpringMvcServer <port> [workers]}. {@code workers} is Tomcat's request
  * thread pool ({@code server.tomcat.threads.max}, default Boot's 200); an explicit

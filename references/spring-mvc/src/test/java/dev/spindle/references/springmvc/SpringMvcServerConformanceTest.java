@@ -13,11 +13,16 @@ import org.springframework.context.ConfigurableApplicationContext;
  * {@code SpringMvc-virtual} row), with what it lacks and where Tomcat deviates, each with the reason.
  */
 class SpringMvcServerConformanceTest extends ReferenceConformanceSuite {
+    /** @return the row's Spring Boot arguments: here {@code SpringMvc-virtual}'s */
+    protected String[] startArguments() {
+        return new String[] {"--spring.threads.virtual.enabled=true"};
+    }
+
     @Override
     protected Running startReference(String host, int port, int workers) throws IOException {
         ConfigurableApplicationContext context;
         try {
-            context = SpringMvcServer.start(host, port, workers, "--spring.threads.virtual.enabled=true");
+            context = SpringMvcServer.start(host, port, workers, startArguments());
         } catch (RuntimeException e) {
             // Boot wraps Tomcat's bind failure (a PortInUseException around the BindException)
             for (Throwable cause = e; cause != null; cause = cause.getCause()) {
