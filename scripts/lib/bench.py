@@ -766,6 +766,16 @@ class Report:
                                  f"{name} ({n} threads) {fmt_int(n / wait_s)} req/s" for name, n in caps)
                              + ". Virtual threads, a thread per connection and event loops that offload to virtual "
                                "threads are bounded by the connections only.")
+        elif sc.get("blocking") == "1":
+            caps = [(s["name"], n) for s in self.servers if (n := connection_pool_threads(s)) is not None
+                    and n < int(sc["connections"])]
+            if caps:
+                lines.append("No thread waits in this route's handler, but a blocking server's pool thread keeps its "
+                             "connection until the answer is written (it parks while the handler waits), so a pool of "
+                             "N threads serves N connections at a time and answers at most N ÷ wait: " + ", ".join(
+                                 f"{name} ({n} threads) {fmt_int(n / wait_s)} req/s" for name, n in caps)
+                             + ". Event loops, io_uring rings and servlet async (Tomcat) hand the connection back while "
+                               "the request waits, and virtual threads cost no pool slot.")
         return lines + [""]
 
     def tls_lines(self, prefix: str) -> list[str]:
@@ -893,6 +903,12 @@ def platform_threads(server: dict) -> int | None:
         if prop.startswith("-Dserver.tomcat.threads.max="):
             value = prop.split("=", 1)[1]
             return int(value) if value.isdigit() else None
+    return connection_pool_threads(server)
+
+
+def connection_pool_threads(server: dict) -> int | None:
+    """The pool threads that hold a row's connections for as long as a request is in flight, even
+    while an asynchronous handler waits: ThreadPoolServer's workers. None for every other row."""
     workers = server.get("workers") or ""
     if server.get("class") == "ThreadPoolServer" and workers.isdigit():
         return int(workers)
