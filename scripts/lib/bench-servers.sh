@@ -39,6 +39,7 @@ SPINDLE_BENCH_SERVERS=(
   "SpringMvc-virtual|SpringMvcServer|-Dspring.threads.virtual.enabled=true"
   "SpringMvc-pool200|SpringMvcServer|-Dserver.tomcat.threads.max=200"
   "HelidonSeServer|HelidonSeServer|"
+  "VertxServer|VertxServer|"
 )
 
 # Reference rows: every row whose class lives under references/, plus the rows of these classes
