@@ -548,6 +548,8 @@ tsv() { local IFS=$'\t'; local -a clean=("${@//$'\t'/ }"); clean=("${clean[@]//$
   tsv workers "$workers"
   tsv wrk_threads "$WRK_THREADS"
   tsv clk_tck "$CLK_TCK"
+  # what a server JVM's availableProcessors() reports (frameworks size pools by it)
+  tsv server_cpus "$(if [[ -n "$pin_server" ]]; then taskset -c "$pin_server" nproc; else nproc; fi)"
   skipped_text="$(printf '%s; ' "${skipped[@]}")"
   tsv skipped "${skipped_text%; }"
   tsv command "$command_line"

@@ -758,7 +758,9 @@ class Report:
         lines = ["Share of the upper bound: " + ", ".join(f"{name} {share:.0%}" for name, share in shares) + "."]
         wait_s = int(sc["wait_ms"]) / 1000
         if sc.get("blocking") == "1" and "/delay/" not in sc["path"] and "/remote/" not in sc["path"]:
-            caps = [(s["name"], n) for s in self.servers if (n := platform_threads(s)) is not None
+            cpus = self.meta.get("server_cpus", "")
+            caps = [(s["name"], n) for s in self.servers
+                    if (n := platform_threads(s, int(cpus) if cpus.isdigit() else None)) is not None
                     and n < int(sc["connections"])]
             if caps:
                 lines.append("This route blocks its thread for the whole wait, so a pool of N platform threads "
@@ -891,18 +893,27 @@ class Report:
         return "\n".join(out)
 
 
-def platform_threads(server: dict) -> int | None:
+def platform_threads(server: dict, cpus: int | None) -> int | None:
     """The platform threads a row's blocking routes run on, where a fixed pool bounds them: Tomcat's
-    `server.tomcat.threads.max` (unless the row runs virtual threads), or ThreadPoolServer's
-    workers. None where a blocking request gets a thread of its own (virtual threads, a thread per
-    connection) or the row does not say."""
-    props = server.get("props") or ""
-    if "spring.threads.virtual.enabled=true" in props:
+    `server.tomcat.threads.max` (unless the row runs virtual threads), ThreadPoolServer's workers,
+    WebFlux's offload (Reactor's boundedElastic: 10 per CPU the server JVM sees; the @Async-style
+    pool: its 100 core threads, since 1,000 clients never fill its 1,000-deep queue) or Vert.x's
+    worker pool (20 unless -Dspindle.vertx.workerPoolSize). None where a blocking request gets a
+    thread of its own (virtual threads, a thread per connection) or the row does not say."""
+    props = dict(p[2:].split("=", 1) for p in (server.get("props") or "").split() if p.startswith("-D") and "=" in p)
+    cls = server.get("class")
+    if props.get("spring.threads.virtual.enabled") == "true":
         return None
-    for prop in props.split():
-        if prop.startswith("-Dserver.tomcat.threads.max="):
-            value = prop.split("=", 1)[1]
-            return int(value) if value.isdigit() else None
+    if cls == "SpringMvcServer":
+        value = props.get("server.tomcat.threads.max", "")
+        return int(value) if value.isdigit() else None
+    if cls == "SpringWebFluxServer":
+        if props.get("spindle.webflux.offload") == "async-pool":
+            return 100
+        return 10 * cpus if cpus else None
+    if cls == "VertxServer":
+        value = props.get("spindle.vertx.workerPoolSize", "20")
+        return int(value) if value.isdigit() else None
     return connection_pool_threads(server)
 
 
