@@ -70,7 +70,7 @@ class SpringWebFluxServerConformanceTest extends ReferenceConformanceSuite {
      */
     private static final Map<String, Deviation> DEVIATIONS = Map.ofEntries(
             Map.entry("too many header fields", new Deviation(404, false,
-                    "Reactor Netty limits the header section's bytes (server.max-http-request-header-size, 8 KiB), "
+                    "Reactor Netty limits the header section's bytes (server.max-http-request-header-size, 32 KiB here), "
                             + "not the number of fields, so GET / reaches WebFlux, which has no route for it")),
             Map.entry("body over the limit", new Deviation(413, false,
                     "the app answers 413 before reading; Reactor Netty keeps the connection, discards the announced "
