@@ -39,6 +39,8 @@ SPINDLE_BENCH_SERVERS=(
   "SpringMvc-virtual|SpringMvcServer|-Dspring.threads.virtual.enabled=true"
   "SpringMvc-pool200|SpringMvcServer|-Dserver.tomcat.threads.max=200"
   "HelidonSeServer|HelidonSeServer|"
+  # Spring Boot WebFlux on Reactor Netty (the blocking routes offloaded to bounded-elastic, the default)
+  "SpringWebFlux|SpringWebFluxServer|"
   "VertxServer|VertxServer|"
 )
 

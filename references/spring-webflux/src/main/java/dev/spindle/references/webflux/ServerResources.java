@@ -1,0 +1,164 @@
+package dev.spindle.references.webflux;
+
+import dev.spindle.references.support.RemoteDownstream;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import java.util.function.Function;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.client.ReactorResourceFactory;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.server.WebFilter;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.resources.ConnectionProvider;
+import reactor.netty.resources.LoopResources;
+
+/**
+ * What the routes run on, created when the context starts and closed with it: the event loops
+ * (shared by the server and the {@link WebClient}), the downstream's clients, the scheduler the
+ * blocking routes are offloaded to, and the contract's headers.
+ */
+@Configuration(proxyBeanMethods = false)
+class ServerResources {
+    /** The property {@code [workers]} sets: the event-loop count, 0 for Reactor Netty's default. */
+    static final String WORKERS_PROPERTY = "spindle.webflux.workers";
+
+    /**
+     * Reactor Netty's default pool holds 2 connections per processor (at least 16) and queues
+     * twice that many callers, failing the rest: the benchmark's 1,000 concurrent {@code /remote}
+     * calls need a connection each, as the JDK client of the blocking route opens them.
+     */
+    private static final int MAX_CONNECTIONS = 4096;
+
+    /** As an {@code @Async} pool is commonly sized: 100 threads, then a queue of 1,000, then up to 200 threads. */
+    private static final int ASYNC_CORE = 100;
+    private static final int ASYNC_MAX = 200;
+    private static final int ASYNC_QUEUE = 1000;
+
+    /**
+     * The one {@code ReactorResourceFactory} of the context (Boot's own then steps aside): Boot's
+     * Netty server runs on its loops, and the {@link WebClient} too, as Boot wires them by default.
+     * Its own loops and pool rather than Reactor Netty's global ones, which the first context to
+     * close would dispose under any other in the same JVM. The loops stop after the server's
+     * graceful shutdown has drained the requests, and with them their downstream calls: no quiet
+     * period to wait out.
+     */
+    @Bean
+    ReactorResourceFactory reactorResourceFactory(@Value("${" + WORKERS_PROPERTY + ":0}") int workers) {
+        ReactorResourceFactory resources = new ReactorResourceFactory();
+        resources.setUseGlobalResources(false);
+        // daemon threads, as Reactor Netty's own: Boot's non-daemon "server" thread keeps the JVM up
+        resources.setLoopResourcesSupplier(() -> workers > 0
+                ? LoopResources.create("spindle-webflux", workers, true)
+                : LoopResources.create("spindle-webflux"));
+        resources.setConnectionProviderSupplier(() -> ConnectionProvider.builder("spindle-downstream")
+                .maxConnections(MAX_CONNECTIONS)
+                .pendingAcquireMaxCount(-1)
+                .build());
+        resources.setShutdownQuietPeriod(Duration.ZERO);
+        return resources;
+    }
+
+    /** Read now, as the context starts (the conformance suite sets the properties per start). */
+    @Bean
+    RemoteDownstream remoteDownstream() {
+        return RemoteDownstream.fromSystemProperties();
+    }
+
+    /** Spring's non-blocking client on Reactor Netty, on the server's own event loops. */
+    @Bean
+    WebClient downstreamWebClient(ReactorResourceFactory reactorResourceFactory) {
+        return WebClient.builder()
+                .clientConnector(new ReactorClientHttpConnector(reactorResourceFactory, Function.identity()))
+                .build();
+    }
+
+    /** The JDK's client under {@code RestClient} (closed with the context); HTTP/1.1 as the downstream speaks. */
+    @Bean
+    HttpClient downstreamJdkClient() {
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    /**
+     * The {@code async-pool} offload's executor; its threads start only when tasks come, so it
+     * costs nothing under the other offload. It keeps taking and finishing tasks until the context
+     * is destroyed, after the server's graceful shutdown has drained the requests that wait on it.
+     */
+    @Bean
+    ThreadPoolTaskExecutor asyncPool() {
+        ThreadPoolTaskExecutor pool = new ThreadPoolTaskExecutor();
+        pool.setThreadNamePrefix("async-pool-");
+        pool.setCorePoolSize(ASYNC_CORE);
+        pool.setMaxPoolSize(ASYNC_MAX);
+        pool.setQueueCapacity(ASYNC_QUEUE);
+        pool.setAcceptTasksAfterContextClose(true);
+        pool.setWaitForTasksToCompleteOnShutdown(true);
+        return pool;
+    }
+
+    /**
+     * Where the blocking routes wait, by {@value Offload#PROPERTY}. Not disposed with the
+     * context: bounded-elastic is Reactor's shared scheduler, and the pool closes itself.
+     */
+    @Bean(destroyMethod = "")
+    Scheduler blockingScheduler(ThreadPoolTaskExecutor asyncPool) {
+        return switch (Offload.fromSystemProperties()) {
+            case BOUNDED_ELASTIC -> Schedulers.boundedElastic();
+            case ASYNC_POOL -> Schedulers.fromExecutorService(asyncPool.getThreadPoolExecutor(), "async-pool");
+        };
+    }
+
+    /**
+     * The Spindle contract's {@code Server} and {@code Date} headers on every response WebFlux
+     * writes, set as it commits so that error responses have them too: Boot has no server-header
+     * property for Netty, and Reactor Netty writes no Date.
+     */
+    @Bean
+    @Order(Ordered.HIGHEST_PRECEDENCE)
+    WebFilter contractHeaders() {
+        HttpDate date = new HttpDate();
+        return (exchange, chain) -> {
+            HttpHeaders headers = exchange.getResponse().getHeaders();
+            exchange.getResponse().beforeCommit(() -> {
+                headers.set(HttpHeaders.SERVER, "spindle");
+                headers.set(HttpHeaders.DATE, date.now());
+                return Mono.empty();
+            });
+            return chain.filter(exchange);
+        };
+    }
+
+    /** The IMF-fixdate of the current second, formatted once a second rather than per response. */
+    static final class HttpDate {
+        // RFC_1123_DATE_TIME would drop the day's leading zero, which IMF-fixdate keeps
+        private static final DateTimeFormatter IMF_FIXDATE =
+                DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+
+        private record Stamp(long second, String text) {
+        }
+
+        private volatile Stamp current = new Stamp(-1, "");
+
+        String now() {
+            long second = System.currentTimeMillis() / 1000;
+            Stamp stamp = current;
+            if (stamp.second() != second) {
+                stamp = new Stamp(second, IMF_FIXDATE.format(Instant.ofEpochSecond(second)));
+                current = stamp;
+            }
+            return stamp.text();
+        }
+    }
+}
