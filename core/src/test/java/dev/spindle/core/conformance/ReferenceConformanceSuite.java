@@ -10,7 +10,12 @@ import java.net.ServerSocket;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * The conformance suite for a reference server: a framework app in {@code references/} that serves
@@ -24,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * from the system properties {@value #REMOTE_PROPERTY} and {@value #REMOTE_MARGIN_PROPERTY} when it
  * starts (as its launcher does); the remote cases here set them around a start.
  */
+@ExtendWith(ReferenceConformanceSuite.DeclaredSkips.class)
 public abstract class ReferenceConformanceSuite extends HttpConformanceSuite {
     /** A running reference server, as its module's test adapts it. */
     public interface Running {
@@ -32,6 +38,27 @@ public abstract class ReferenceConformanceSuite extends HttpConformanceSuite {
 
         /** Stops it gracefully and waits until it has. */
         void close();
+
+        /**
+         * A running reference as the suite sees it.
+         *
+         * @param port reads its bound port
+         * @param close stops it gracefully and waits until it has
+         * @return it as {@code Running}
+         */
+        static Running of(IntSupplier port, Runnable close) {
+            return new Running() {
+                @Override
+                public int port() {
+                    return port.getAsInt();
+                }
+
+                @Override
+                public void close() {
+                    close.run();
+                }
+            };
+        }
     }
 
     /**
@@ -44,6 +71,34 @@ public abstract class ReferenceConformanceSuite extends HttpConformanceSuite {
      * @throws IOException if it cannot bind
      */
     protected abstract Running startReference(String host, int port, int workers) throws IOException;
+
+    /**
+     * The suite's cases this reference answers in a way no {@link Deviation} can state (a status
+     * line the suite cannot read, no answer at all, a close where the case expects the answer): test
+     * method name → the invocation's display name, or {@code ""} for every invocation → the reason.
+     * They are skipped with the reason; the reference's own test holds it to what it does instead.
+     *
+     * @return the skipped cases, none by default
+     */
+    protected Map<String, Map<String, String>> skippedCases() {
+        return Map.of();
+    }
+
+    /** Skips the cases a reference declares in {@link #skippedCases()}, with their reason. */
+    static final class DeclaredSkips implements ExecutionCondition {
+        @Override
+        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+            if (context.getTestMethod().isEmpty()
+                    || !(context.getTestInstance().orElse(null) instanceof ReferenceConformanceSuite suite)) {
+                return ConditionEvaluationResult.enabled("not a case of a reference's suite");
+            }
+            Map<String, String> cases = suite.skippedCases().getOrDefault(context.getTestMethod().get().getName(), Map.of());
+            // JUnit quotes text arguments in an invocation's display name: "blocking route"
+            String reason = cases.containsKey("") ? cases.get("") : cases.get(context.getDisplayName().replace("\"", ""));
+            return reason == null ? ConditionEvaluationResult.enabled("conforms")
+                    : ConditionEvaluationResult.disabled(suite.getClass().getSimpleName() + " declares: " + reason);
+        }
+    }
 
     /** A reference serves its own fixed routes: it cannot take a router. */
     @Override

@@ -231,17 +231,12 @@ final class BenchmarkRoutes implements HttpService {
     /** The {@code ms} path parameter, capped; null after answering 400 when it is not a non-negative number. */
     private static Integer millis(ServerRequest req, ServerResponse res, int max) {
         String raw = req.path().pathParameters().get("ms");
-        int ms;
-        try {
-            ms = Integer.parseInt(raw);
-        } catch (NumberFormatException e) {
-            ms = -1;
-        }
+        int ms = BenchmarkLimits.cappedMillis(raw, max);
         if (ms < 0) {
             res.status(Status.BAD_REQUEST_400).header(TEXT_PLAIN).send("milliseconds must be a non-negative number: " + raw);
             return null;
         }
-        return Math.min(ms, max);
+        return ms;
     }
 
     private static byte[] ascii(String text) {

@@ -122,17 +122,7 @@ public final class HelidonSeServer implements AutoCloseable {
                     HelidonSeServer server = new HelidonSeServer(host, port);
                     server.start();
                     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "helidon-shutdown"));
-                    return new ReferenceLauncher.Started() {
-                        @Override
-                        public int port() {
-                            return server.port();
-                        }
-
-                        @Override
-                        public void awaitTermination() throws InterruptedException {
-                            server.awaitTermination();
-                        }
-                    };
+                    return ReferenceLauncher.Started.of(server.port(), server::awaitTermination);
                 });
     }
 }

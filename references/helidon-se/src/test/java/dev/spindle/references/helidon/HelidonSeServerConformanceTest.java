@@ -11,10 +11,6 @@ import java.io.IOException;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ConditionEvaluationResult;
-import org.junit.jupiter.api.extension.ExecutionCondition;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -23,25 +19,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The shared conformance suite against {@link HelidonSeServer}, with what it lacks and where it
  * deviates, each with the reason. Where Helidon's answer cannot be written as a status (it sends
  * none, or the case is not about bad input), the suite's case is skipped with the reason
- * ({@link Behaviour}) and {@link #helidonBehavesAsDeclared} holds Helidon to what it does instead.
+ * ({@link #skippedCases()}) and {@link #helidonBehavesAsDeclared} holds Helidon to what it does instead.
  */
-@ExtendWith(HelidonSeServerConformanceTest.Behaviour.class)
 class HelidonSeServerConformanceTest extends ReferenceConformanceSuite {
     @Override
     protected Running startReference(String host, int port, int workers) throws IOException {
         // workers has no counterpart: Helidon 4 serves every request on its own virtual thread
         HelidonSeServer server = new HelidonSeServer(host, port).start();
-        return new Running() {
-            @Override
-            public int port() {
-                return server.port();
-            }
-
-            @Override
-            public void close() {
-                server.close();
-            }
-        };
+        return Running.of(server::port, server::close);
     }
 
     @Override
@@ -99,18 +84,9 @@ class HelidonSeServerConformanceTest extends ReferenceConformanceSuite {
                     "inside a chunked body", "the handler's read fails on the end of input: 500, then a close",
                     "inside the request after a complete one", "the first is answered, the cut-off one 500, then a close"));
 
-    /** Skips the cases in {@link #SKIPPED}, with the reason. */
-    static final class Behaviour implements ExecutionCondition {
-        @Override
-        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-            if (context.getTestMethod().isEmpty()) {
-                return ConditionEvaluationResult.enabled("class");
-            }
-            Map<String, String> cases = SKIPPED.getOrDefault(context.getTestMethod().get().getName(), Map.of());
-            String reason = cases.containsKey("") ? cases.get("") : cases.get(context.getDisplayName());
-            return reason == null ? ConditionEvaluationResult.enabled("conforms")
-                    : ConditionEvaluationResult.disabled("Helidon deviates: " + reason);
-        }
+    @Override
+    protected Map<String, Map<String, String>> skippedCases() {
+        return SKIPPED;
     }
 
     /**

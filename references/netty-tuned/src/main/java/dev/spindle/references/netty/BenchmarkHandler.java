@@ -245,17 +245,11 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
             json("{\"id\":" + Fixtures.quote(decoded) + "}", keepAlive, http10, false);
             return;
         }
-        int ms;
-        try {
-            ms = Integer.parseInt(decoded);
-        } catch (NumberFormatException e) {
-            ms = -1;
-        }
-        if (ms < 0) {
+        int capped = BenchmarkLimits.cappedMillis(decoded, kind == 1 ? BenchmarkLimits.MAX_BLOCKING_MS : BenchmarkLimits.MAX_DELAY_MS);
+        if (capped < 0) {
             empty(HttpResponseStatus.BAD_REQUEST, keepAlive, http10);
             return;
         }
-        int capped = Math.min(ms, kind == 1 ? BenchmarkLimits.MAX_BLOCKING_MS : BenchmarkLimits.MAX_DELAY_MS);
         if (kind >= 3 && !remote.configured()) {
             respond(HttpResponseStatus.SERVICE_UNAVAILABLE, Wire.TEXT_PLAIN,
                     Unpooled.copiedBuffer(RemoteDownstream.unconfiguredMessage(), StandardCharsets.UTF_8), keepAlive, http10);

@@ -189,17 +189,7 @@ public final class TunedNettyServer implements AutoCloseable {
                     TunedNettyServer server = new TunedNettyServer(host, port, workers);
                     server.start();
                     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "tuned-shutdown"));
-                    return new ReferenceLauncher.Started() {
-                        @Override
-                        public int port() {
-                            return server.address().getPort();
-                        }
-
-                        @Override
-                        public void awaitTermination() throws InterruptedException {
-                            server.awaitTermination();
-                        }
-                    };
+                    return ReferenceLauncher.Started.of(server.address().getPort(), server::awaitTermination);
                 });
     }
 }

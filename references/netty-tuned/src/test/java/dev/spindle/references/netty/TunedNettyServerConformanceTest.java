@@ -12,17 +12,7 @@ class TunedNettyServerConformanceTest extends ReferenceConformanceSuite {
     @Override
     protected Running startReference(String host, int port, int workers) throws IOException {
         TunedNettyServer server = new TunedNettyServer(host, port, workers).start();
-        return new Running() {
-            @Override
-            public int port() {
-                return server.address().getPort();
-            }
-
-            @Override
-            public void close() {
-                server.close();
-            }
-        };
+        return Running.of(() -> server.address().getPort(), server::close);
     }
 
     @Override

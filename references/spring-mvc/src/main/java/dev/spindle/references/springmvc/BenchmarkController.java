@@ -1,11 +1,20 @@
 package dev.spindle.references.springmvc;
 
+import static dev.spindle.references.spring.BenchmarkBodies.HELLO;
+import static dev.spindle.references.spring.BenchmarkBodies.MAX_BODY_SIZE;
+import static dev.spindle.references.spring.BenchmarkBodies.TEXT_PLAIN_UTF8;
+import static dev.spindle.references.spring.BenchmarkBodies.capped;
 import static dev.spindle.references.support.BenchmarkLimits.DOWNLOAD_BYTES;
 import static dev.spindle.references.support.BenchmarkLimits.MAX_BLOCKING_MS;
 import static dev.spindle.references.support.BenchmarkLimits.MAX_DELAY_MS;
 import static org.springframework.web.bind.annotation.RequestMethod.GET;
 import static org.springframework.web.bind.annotation.RequestMethod.HEAD;
 
+import dev.spindle.references.spring.BenchmarkBodies.Delayed;
+import dev.spindle.references.spring.BenchmarkBodies.Message;
+import dev.spindle.references.spring.BenchmarkBodies.Query;
+import dev.spindle.references.spring.BenchmarkBodies.Slept;
+import dev.spindle.references.spring.BenchmarkBodies.User;
 import dev.spindle.references.support.Fixtures;
 import java.io.IOException;
 import java.io.InputStream;
@@ -37,27 +46,6 @@ import org.springframework.web.server.ResponseStatusException;
  */
 @RestController
 class BenchmarkController {
-    static final int MAX_BODY_SIZE = 16 * 1024 * 1024;
-
-    private static final String TEXT_PLAIN_UTF8 = "text/plain;charset=UTF-8";
-
-    record Message(String message) {
-    }
-
-    record User(String id) {
-    }
-
-    record Query(String q) {
-    }
-
-    record Slept(int slept) {
-    }
-
-    record Delayed(int delayed) {
-    }
-
-    private static final Message HELLO = new Message("Hello, World!");
-
     private final Resource download = new FileSystemResource(Fixtures.downloadFile(DOWNLOAD_BYTES));
 
     @RequestMapping(method = {GET, HEAD}, path = "/plaintext", produces = TEXT_PLAIN_UTF8)
@@ -104,7 +92,7 @@ class BenchmarkController {
                 CompletableFuture.delayedExecutor(delayed, TimeUnit.MILLISECONDS, Runnable::run));
     }
 
-    /** The body back byte for byte with its Content-Type; over {@value #MAX_BODY_SIZE} bytes is 413. */
+    /** The body back byte for byte with its Content-Type; over {@value dev.spindle.references.spring.BenchmarkBodies#MAX_BODY_SIZE} bytes is 413. */
     @PostMapping("/echo")
     ResponseEntity<byte[]> echo(@RequestHeader(name = HttpHeaders.CONTENT_TYPE, required = false) String type,
             @RequestHeader HttpHeaders headers, InputStream body) throws IOException {
@@ -123,12 +111,5 @@ class BenchmarkController {
     @RequestMapping(method = {GET, HEAD}, path = "/download")
     ResponseEntity<Resource> download() {
         return ResponseEntity.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).body(download);
-    }
-
-    static int capped(int ms, int max) {
-        if (ms < 0) {
-            throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "milliseconds must not be negative");
-        }
-        return Math.min(ms, max);
     }
 }

@@ -1,10 +1,10 @@
 package dev.spindle.references.springmvc;
 
+import dev.spindle.references.spring.SpringBootApps;
 import dev.spindle.references.support.ReferenceLauncher;
-import java.util.ArrayList;
-import java.util.List;
+import java.io.IOException;
 import java.util.Map;
-import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -33,18 +33,14 @@ public class SpringMvcServer {
      * @param workers Tomcat's maximum request threads, or 0 for Boot's default
      * @param args more Spring Boot arguments ({@code --name=value}), which win over everything
      * @return the running application context
+     * @throws IOException if Tomcat cannot bind
      */
-    public static ConfigurableApplicationContext start(String host, int port, int workers, String... args) {
-        SpringApplication app = new SpringApplication(SpringMvcServer.class);
-        if (workers > 0) {
-            // defaults, so a -D or a command-line property of the same name still wins
-            app.setDefaultProperties(Map.of(
-                    "server.tomcat.threads.max", workers,
-                    "server.tomcat.threads.min-spare", Math.min(MIN_SPARE_THREADS, workers)));
-        }
-        List<String> all = new ArrayList<>(List.of("--server.address=" + host, "--server.port=" + port));
-        all.addAll(List.of(args));
-        return app.run(all.toArray(String[]::new));
+    public static ConfigurableApplicationContext start(String host, int port, int workers, String... args) throws IOException {
+        // defaults, so a -D or a command-line property of the same name still wins
+        Map<String, Object> defaults = workers > 0
+                ? Map.of("server.tomcat.threads.max", workers, "server.tomcat.threads.min-spare", Math.min(MIN_SPARE_THREADS, workers))
+                : Map.of();
+        return SpringBootApps.start(SpringMvcServer.class, WebApplicationType.SERVLET, host, port, defaults, args);
     }
 
     /**
@@ -54,7 +50,7 @@ public class SpringMvcServer {
      * @return its local port
      */
     public static int port(ConfigurableApplicationContext context) {
-        return context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
+        return SpringBootApps.port(context);
     }
 
     /**
@@ -68,17 +64,8 @@ public class SpringMvcServer {
         ReferenceLauncher.run("SpringMvcServer", SpringMvcServer.class, args, 0, "Tomcat's maximum request threads",
                 (host, port, workers) -> {
                     ConfigurableApplicationContext context = start(host, port, workers);
-                    return new ReferenceLauncher.Started() {
-                        @Override
-                        public int port() {
-                            return SpringMvcServer.port(context);
-                        }
-
-                        @Override
-                        public void awaitTermination() {
-                            // Tomcat's threads keep the JVM up; Boot's shutdown hook closes the context on SIGTERM
-                        }
-                    };
+                    // Tomcat's threads keep the JVM up; Boot's shutdown hook closes the context on SIGTERM
+                    return ReferenceLauncher.Started.of(SpringMvcServer.port(context), () -> { });
                 });
     }
 }

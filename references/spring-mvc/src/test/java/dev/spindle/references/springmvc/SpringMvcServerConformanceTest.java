@@ -20,29 +20,8 @@ class SpringMvcServerConformanceTest extends ReferenceConformanceSuite {
 
     @Override
     protected Running startReference(String host, int port, int workers) throws IOException {
-        ConfigurableApplicationContext context;
-        try {
-            context = SpringMvcServer.start(host, port, workers, startArguments());
-        } catch (RuntimeException e) {
-            // Boot wraps Tomcat's bind failure (a PortInUseException around the BindException)
-            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-                if (cause instanceof IOException io) {
-                    throw io;
-                }
-            }
-            throw e;
-        }
-        return new Running() {
-            @Override
-            public int port() {
-                return SpringMvcServer.port(context);
-            }
-
-            @Override
-            public void close() {
-                context.close();
-            }
-        };
+        ConfigurableApplicationContext context = SpringMvcServer.start(host, port, workers, startArguments());
+        return Running.of(() -> SpringMvcServer.port(context), context::close);
     }
 
     @Override

@@ -1,11 +1,20 @@
 package dev.spindle.references.webflux;
 
+import static dev.spindle.references.spring.BenchmarkBodies.HELLO;
+import static dev.spindle.references.spring.BenchmarkBodies.MAX_BODY_SIZE;
+import static dev.spindle.references.spring.BenchmarkBodies.TEXT_PLAIN_UTF8;
+import static dev.spindle.references.spring.BenchmarkBodies.capped;
 import static dev.spindle.references.support.BenchmarkLimits.DOWNLOAD_BYTES;
 import static dev.spindle.references.support.BenchmarkLimits.MAX_BLOCKING_MS;
 import static dev.spindle.references.support.BenchmarkLimits.MAX_DELAY_MS;
 import static org.springframework.web.bind.annotation.RequestMethod.GET;
 import static org.springframework.web.bind.annotation.RequestMethod.HEAD;
 
+import dev.spindle.references.spring.BenchmarkBodies.Delayed;
+import dev.spindle.references.spring.BenchmarkBodies.Message;
+import dev.spindle.references.spring.BenchmarkBodies.Query;
+import dev.spindle.references.spring.BenchmarkBodies.Slept;
+import dev.spindle.references.spring.BenchmarkBodies.User;
 import dev.spindle.references.support.Fixtures;
 import java.time.Duration;
 import org.springframework.core.io.FileSystemResource;
@@ -45,27 +54,6 @@ import reactor.core.scheduler.Scheduler;
  */
 @RestController
 class BenchmarkController {
-    static final int MAX_BODY_SIZE = 16 * 1024 * 1024;
-
-    private static final String TEXT_PLAIN_UTF8 = "text/plain;charset=UTF-8";
-
-    record Message(String message) {
-    }
-
-    record User(String id) {
-    }
-
-    record Query(String q) {
-    }
-
-    record Slept(int slept) {
-    }
-
-    record Delayed(int delayed) {
-    }
-
-    private static final Message HELLO = new Message("Hello, World!");
-
     private final Resource download = new FileSystemResource(Fixtures.downloadFile(DOWNLOAD_BYTES));
     private final Scheduler blockingScheduler;
 
@@ -117,7 +105,7 @@ class BenchmarkController {
 
     /**
      * The body back byte for byte with its Content-Type. A Content-Length over
-     * {@value #MAX_BODY_SIZE} is 413 before anything is read, and so is a chunked body once it
+     * {@value dev.spindle.references.spring.BenchmarkBodies#MAX_BODY_SIZE} is 413 before anything is read, and so is a chunked body once it
      * grows past it. The body is read from the request itself, not through {@code @RequestBody}:
      * WebFlux's codecs would refuse form content types (415) and copy the bytes into an array;
      * joined, the received buffers go back out as they are.
@@ -142,12 +130,5 @@ class BenchmarkController {
     @RequestMapping(method = {GET, HEAD}, path = "/download")
     Mono<ResponseEntity<Resource>> download() {
         return Mono.just(ResponseEntity.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).body(download));
-    }
-
-    static int capped(int ms, int max) {
-        if (ms < 0) {
-            throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "milliseconds must not be negative");
-        }
-        return Math.min(ms, max);
     }
 }

@@ -1,46 +1,36 @@
 package dev.spindle.references.webflux;
 
-import dev.spindle.references.support.RemoteDownstream;
-import java.net.http.HttpClient;
-import java.time.Duration;
+import dev.spindle.references.spring.DownstreamClients;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
-import java.util.function.Function;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.client.ReactorResourceFactory;
-import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.server.WebFilter;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;
 
 /**
  * What the routes run on, created when the context starts and closed with it: the event loops
- * (shared by the server and the {@link WebClient}), the downstream's clients, the scheduler the
+ * (shared by the server and the {@link WebClient} of {@link DownstreamClients}), the scheduler the
  * blocking routes are offloaded to, and the contract's headers.
  */
 @Configuration(proxyBeanMethods = false)
+@Import(DownstreamClients.class)
 class ServerResources {
     /** The property {@code [workers]} sets: the event-loop count, 0 for Reactor Netty's default. */
     static final String WORKERS_PROPERTY = "spindle.webflux.workers";
-
-    /**
-     * Reactor Netty's default pool holds 2 connections per processor (at least 16) and queues
-     * twice that many callers, failing the rest: the benchmark's 1,000 concurrent {@code /remote}
-     * calls need a connection each, as the JDK client of the blocking route opens them.
-     */
-    private static final int MAX_CONNECTIONS = 4096;
 
     /** As an {@code @Async} pool is commonly sized: 100 threads, then a queue of 1,000, then up to 200 threads. */
     private static final int ASYNC_CORE = 100;
@@ -57,38 +47,12 @@ class ServerResources {
      */
     @Bean
     ReactorResourceFactory reactorResourceFactory(@Value("${" + WORKERS_PROPERTY + ":0}") int workers) {
-        ReactorResourceFactory resources = new ReactorResourceFactory();
-        resources.setUseGlobalResources(false);
+        ReactorResourceFactory resources = DownstreamClients.ownResources();
         // daemon threads, as Reactor Netty's own: Boot's non-daemon "server" thread keeps the JVM up
         resources.setLoopResourcesSupplier(() -> workers > 0
                 ? LoopResources.create("spindle-webflux", workers, true)
                 : LoopResources.create("spindle-webflux"));
-        resources.setConnectionProviderSupplier(() -> ConnectionProvider.builder("spindle-downstream")
-                .maxConnections(MAX_CONNECTIONS)
-                .pendingAcquireMaxCount(-1)
-                .build());
-        resources.setShutdownQuietPeriod(Duration.ZERO);
         return resources;
-    }
-
-    /** Read now, as the context starts (the conformance suite sets the properties per start). */
-    @Bean
-    RemoteDownstream remoteDownstream() {
-        return RemoteDownstream.fromSystemProperties();
-    }
-
-    /** Spring's non-blocking client on Reactor Netty, on the server's own event loops. */
-    @Bean
-    WebClient downstreamWebClient(ReactorResourceFactory reactorResourceFactory) {
-        return WebClient.builder()
-                .clientConnector(new ReactorClientHttpConnector(reactorResourceFactory, Function.identity()))
-                .build();
-    }
-
-    /** The JDK's client under {@code RestClient} (closed with the context); HTTP/1.1 as the downstream speaks. */
-    @Bean
-    HttpClient downstreamJdkClient() {
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     }
 
     /**

@@ -1,10 +1,9 @@
 package dev.spindle.references.webflux;
 
+import dev.spindle.references.spring.SpringBootApps;
 import dev.spindle.references.support.ReferenceLauncher;
-import java.util.ArrayList;
-import java.util.List;
+import java.io.IOException;
 import java.util.Map;
-import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -32,17 +31,14 @@ public class SpringWebFluxServer {
      * @param args more Spring Boot arguments ({@code --name=value}), which win over everything
      * @return the running application context
      * @throws IllegalArgumentException if {@value Offload#PROPERTY} names no offload
+     * @throws IOException if Reactor Netty cannot bind
      */
-    public static ConfigurableApplicationContext start(String host, int port, int workers, String... args) {
+    public static ConfigurableApplicationContext start(String host, int port, int workers, String... args) throws IOException {
         // checked before Boot starts, so a typo fails with this message rather than a bean-creation trace
         Offload.fromSystemProperties();
-        SpringApplication app = new SpringApplication(SpringWebFluxServer.class);
-        app.setWebApplicationType(WebApplicationType.REACTIVE);
         // a default, so a -D or a command-line property of the same name still wins
-        app.setDefaultProperties(Map.of(ServerResources.WORKERS_PROPERTY, Math.max(workers, 0)));
-        List<String> all = new ArrayList<>(List.of("--server.address=" + host, "--server.port=" + port));
-        all.addAll(List.of(args));
-        return app.run(all.toArray(String[]::new));
+        return SpringBootApps.start(SpringWebFluxServer.class, WebApplicationType.REACTIVE, host, port,
+                Map.of(ServerResources.WORKERS_PROPERTY, Math.max(workers, 0)), args);
     }
 
     /**
@@ -52,7 +48,7 @@ public class SpringWebFluxServer {
      * @return its local port
      */
     public static int port(ConfigurableApplicationContext context) {
-        return context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
+        return SpringBootApps.port(context);
     }
 
     /**
@@ -65,17 +61,8 @@ public class SpringWebFluxServer {
         ReferenceLauncher.run("SpringWebFluxServer", SpringWebFluxServer.class, args, 0, "Reactor Netty event loops",
                 (host, port, workers) -> {
                     ConfigurableApplicationContext context = start(host, port, workers);
-                    return new ReferenceLauncher.Started() {
-                        @Override
-                        public int port() {
-                            return SpringWebFluxServer.port(context);
-                        }
-
-                        @Override
-                        public void awaitTermination() {
-                            // Boot's non-daemon "server" thread keeps the JVM up; its shutdown hook closes the context on SIGTERM
-                        }
-                    };
+                    // Boot's non-daemon "server" thread keeps the JVM up; its shutdown hook closes the context on SIGTERM
+                    return ReferenceLauncher.Started.of(SpringWebFluxServer.port(context), () -> { });
                 });
     }
 }

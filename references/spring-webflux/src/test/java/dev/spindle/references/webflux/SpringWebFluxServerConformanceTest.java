@@ -8,10 +8,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ConditionEvaluationResult;
-import org.junit.jupiter.api.extension.ExecutionCondition;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.ExtensionContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -19,35 +15,13 @@ import org.springframework.context.ConfigurableApplicationContext;
  * bounded-elastic offload), with what it lacks and where Reactor Netty and WebFlux deviate, each
  * with the reason. Where the answer cannot be written as a status (an HTTP/1.0 status line, a
  * connection closed on the client's half-close), the suite's case is skipped with the reason
- * ({@link Behaviour}) and a test here holds the server to what it does instead.
+ * ({@link #skippedCases()}) and a test here holds the server to what it does instead.
  */
-@ExtendWith(SpringWebFluxServerConformanceTest.Behaviour.class)
 class SpringWebFluxServerConformanceTest extends ReferenceConformanceSuite {
     @Override
     protected Running startReference(String host, int port, int workers) throws IOException {
-        ConfigurableApplicationContext context;
-        try {
-            context = SpringWebFluxServer.start(host, port, workers);
-        } catch (RuntimeException e) {
-            // Boot wraps Reactor Netty's bind failure (a PortInUseException around the BindException)
-            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-                if (cause instanceof IOException io) {
-                    throw io;
-                }
-            }
-            throw e;
-        }
-        return new Running() {
-            @Override
-            public int port() {
-                return SpringWebFluxServer.port(context);
-            }
-
-            @Override
-            public void close() {
-                context.close();
-            }
-        };
+        ConfigurableApplicationContext context = SpringWebFluxServer.start(host, port, workers);
+        return Running.of(() -> SpringWebFluxServer.port(context), context::close);
     }
 
     @Override
@@ -117,19 +91,9 @@ class SpringWebFluxServerConformanceTest extends ReferenceConformanceSuite {
             "halfCloseAfterACompleteRequestStillGetsTheWholeResponse", Map.of("blocking route", CLOSES_ON_HALF_CLOSE),
             "halfCloseAfterPipelinedRequestsGetsThemAllInOrder", Map.of("", CLOSES_ON_HALF_CLOSE));
 
-    /** Skips the cases in {@link #SKIPPED}, with the reason. */
-    static final class Behaviour implements ExecutionCondition {
-        @Override
-        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-            if (context.getTestMethod().isEmpty()) {
-                return ConditionEvaluationResult.enabled("class");
-            }
-            Map<String, String> cases = SKIPPED.getOrDefault(context.getTestMethod().get().getName(), Map.of());
-            // JUnit quotes text arguments in an invocation's display name: "blocking route"
-            String reason = cases.containsKey("") ? cases.get("") : cases.get(context.getDisplayName().replace("\"", ""));
-            return reason == null ? ConditionEvaluationResult.enabled("conforms")
-                    : ConditionEvaluationResult.disabled("Reactor Netty deviates: " + reason);
-        }
+    @Override
+    protected Map<String, Map<String, String>> skippedCases() {
+        return SKIPPED;
     }
 
     /** Everything the server sends on {@code c} until it closes (the socket's timeout bounds the wait). */

@@ -14,4 +14,21 @@ public final class BenchmarkLimits {
 
     private BenchmarkLimits() {
     }
+
+    /**
+     * A wait as a route's path gives it ({@code /blocking/{ms}}, {@code /delay/{ms}}), capped.
+     *
+     * @param raw the path segment
+     * @param max the cap, {@link #MAX_BLOCKING_MS} or {@link #MAX_DELAY_MS}
+     * @return the milliseconds, at most {@code max}; -1 when {@code raw} is not a non-negative number (a 400)
+     */
+    public static int cappedMillis(String raw, int max) {
+        int ms;
+        try {
+            ms = Integer.parseInt(raw);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+        return ms < 0 ? -1 : Math.min(ms, max);
+    }
 }

@@ -26,6 +26,38 @@ public final class ReferenceLauncher {
          * @throws InterruptedException if interrupted while waiting
          */
         void awaitTermination() throws InterruptedException;
+
+        /**
+         * A started server that listens on {@code port} until {@code termination} returns.
+         *
+         * @param port the port it listens on
+         * @param termination blocks until the server has stopped
+         * @return it as {@code Started}
+         */
+        static Started of(int port, Termination termination) {
+            return new Started() {
+                @Override
+                public int port() {
+                    return port;
+                }
+
+                @Override
+                public void awaitTermination() throws InterruptedException {
+                    termination.await();
+                }
+            };
+        }
+    }
+
+    /** What blocks until a server has stopped. */
+    @FunctionalInterface
+    public interface Termination {
+        /**
+         * Blocks until the server has stopped.
+         *
+         * @throws InterruptedException if interrupted while waiting
+         */
+        void await() throws InterruptedException;
     }
 
     /** Starts a reference. */

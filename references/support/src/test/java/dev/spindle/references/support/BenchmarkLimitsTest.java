@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.core.spi.BenchmarkApp;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class BenchmarkLimitsTest {
     @Test
@@ -18,5 +20,22 @@ class BenchmarkLimitsTest {
         for (String s : new String[] {"plain", "a\"b", "back\\slash", "line\nbreak\ttab\r", "\u0001\u001f\u2028\u2029 é"}) {
             assertThat(Fixtures.quote(s)).as(s).isEqualTo(dev.spindle.core.Json.quote(s));
         }
+    }
+
+    @ParameterizedTest(name = "{0} capped at {1} -> {2}")
+    @CsvSource({
+        "0, 100, 0",
+        "42, 100, 42",
+        "100, 100, 100",
+        "101, 100, 100",
+        "2147483647, 10000, 10000",
+        "-1, 100, -1",
+        "2147483648, 100, -1",
+        "12a, 100, -1",
+        "'', 100, -1",
+        "+5, 100, 5",
+    })
+    void capsAWaitFromThePathOrRefusesIt(String raw, int max, int expected) {
+        assertThat(BenchmarkLimits.cappedMillis(raw, max)).isEqualTo(expected);
     }
 }

@@ -260,12 +260,8 @@ final class BenchmarkVerticle extends VerticleBase {
      * connection and the wait for data; the downstream sends its whole answer after the delay.
      */
     private void remote(RoutingContext ctx) {
-        Integer ms = millis(ctx, MAX_DELAY_MS);
+        Integer ms = remoteDelay(ctx);
         if (ms == null) {
-            return;
-        }
-        if (!downstream.configured()) {
-            fail(ctx, 503, RemoteDownstream.unconfiguredMessage());
             return;
         }
         long timeout = downstream.timeout(ms).toMillis();
@@ -293,12 +289,8 @@ final class BenchmarkVerticle extends VerticleBase {
 
     /** The same call with the JDK's blocking {@link HttpClient#send}, holding a worker thread until it returns. */
     private void remoteBlocking(RoutingContext ctx) {
-        Integer ms = millis(ctx, MAX_DELAY_MS);
+        Integer ms = remoteDelay(ctx);
         if (ms == null) {
-            return;
-        }
-        if (!downstream.configured()) {
-            fail(ctx, 503, RemoteDownstream.unconfiguredMessage());
             return;
         }
         Duration timeout = downstream.timeout(ms);
@@ -330,16 +322,21 @@ final class BenchmarkVerticle extends VerticleBase {
     /** The {@code ms} path parameter, capped; null after answering 400 when it is not a non-negative number. */
     private static Integer millis(RoutingContext ctx, int max) {
         String raw = ctx.pathParam("ms");
-        int ms;
-        try {
-            ms = Integer.parseInt(raw);
-        } catch (NumberFormatException e) {
-            ms = -1;
-        }
+        int ms = BenchmarkLimits.cappedMillis(raw, max);
         if (ms < 0) {
             fail(ctx, 400, "milliseconds must be a non-negative number: " + raw);
             return null;
         }
-        return Math.min(ms, max);
+        return ms;
+    }
+
+    /** The delay a remote route asks for; null after answering 400, or 503 when no downstream is configured. */
+    private Integer remoteDelay(RoutingContext ctx) {
+        Integer ms = millis(ctx, MAX_DELAY_MS);
+        if (ms != null && !downstream.configured()) {
+            fail(ctx, 503, RemoteDownstream.unconfiguredMessage());
+            return null;
+        }
+        return ms;
     }
 }

@@ -168,17 +168,7 @@ public final class VertxServer implements AutoCloseable {
                 (host, port, workers) -> {
                     VertxServer server = new VertxServer(host, port, workers).start();
                     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "vertx-shutdown"));
-                    return new ReferenceLauncher.Started() {
-                        @Override
-                        public int port() {
-                            return server.port();
-                        }
-
-                        @Override
-                        public void awaitTermination() throws InterruptedException {
-                            server.awaitTermination();
-                        }
-                    };
+                    return ReferenceLauncher.Started.of(server.port(), server::awaitTermination);
                 });
     }
 }

@@ -16,10 +16,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ConditionEvaluationResult;
-import org.junit.jupiter.api.extension.ExecutionCondition;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -28,25 +24,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The shared conformance suite against {@link VertxServer}, with what it lacks and where it
  * deviates, each with the reason. Where Vert.x's answer cannot be read as the suite reads one (its
  * status line names HTTP/1.0 or HTTP/2.0), or the case is not about bad input, the suite's case is
- * skipped with the reason ({@link Behaviour}) and {@link #vertxBehavesAsDeclared} holds Vert.x to
+ * skipped with the reason ({@link #skippedCases()}) and {@link #vertxBehavesAsDeclared} holds Vert.x to
  * what it does instead.
  */
-@ExtendWith(VertxServerConformanceTest.Behaviour.class)
 class VertxServerConformanceTest extends ReferenceConformanceSuite {
     @Override
     protected Running startReference(String host, int port, int workers) throws IOException {
         VertxServer server = new VertxServer(host, port, workers).start();
-        return new Running() {
-            @Override
-            public int port() {
-                return server.port();
-            }
-
-            @Override
-            public void close() {
-                server.close();
-            }
-        };
+        return Running.of(server::port, server::close);
     }
 
     @Override
@@ -135,18 +120,9 @@ class VertxServerConformanceTest extends ReferenceConformanceSuite {
                     + "closure: the client's end of input closes the connection, and the answer of a handler still "
                     + "running on the worker pool is lost"));
 
-    /** Skips the cases in {@link #SKIPPED}, with the reason. */
-    static final class Behaviour implements ExecutionCondition {
-        @Override
-        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-            if (context.getTestMethod().isEmpty()) {
-                return ConditionEvaluationResult.enabled("class");
-            }
-            Map<String, String> cases = SKIPPED.getOrDefault(context.getTestMethod().get().getName(), Map.of());
-            String reason = cases.containsKey("") ? cases.get("") : cases.get(context.getDisplayName());
-            return reason == null ? ConditionEvaluationResult.enabled("conforms")
-                    : ConditionEvaluationResult.disabled("Vert.x deviates: " + reason);
-        }
+    @Override
+    protected Map<String, Map<String, String>> skippedCases() {
+        return SKIPPED;
     }
 
     /**

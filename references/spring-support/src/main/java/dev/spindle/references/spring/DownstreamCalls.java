@@ -1,0 +1,151 @@
+package dev.spindle.references.spring;
+
+import dev.spindle.references.support.RemoteDownstream;
+import io.netty.handler.timeout.ReadTimeoutException;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.web.client.ResourceAccessException;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientException;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClientRequest;
+import reactor.netty.resources.ConnectionProvider;
+
+/**
+ * The Spring references' calls to the downstream of their remote routes: {@link #callAsync} with
+ * Spring's {@link WebClient} on Reactor Netty (no thread waits), {@link #callBlocking} with a
+ * {@link RestClient} on the JDK's client (its thread waits). Both answer as {@link RemoteDownstream}
+ * tabulates: the downstream's body and content type, 502 when it fails or answers other than 200,
+ * 504 past its timeout, 503 when none is configured.
+ */
+public final class DownstreamCalls {
+    private static final Logger log = LoggerFactory.getLogger(DownstreamCalls.class);
+    private static final MediaType FAILURE_TYPE = MediaType.parseMediaType("text/plain;charset=UTF-8");
+    /**
+     * Reactor Netty's default pool holds 2 connections per processor (at least 16) and queues
+     * twice that many callers, failing the rest: the benchmark's 1,000 concurrent {@code /remote}
+     * calls need a connection each, as the JDK client of the blocking route opens them.
+     */
+    private static final int MAX_CONNECTIONS = 4096;
+
+    private final RemoteDownstream downstream;
+    private final WebClient webClient;
+    private final HttpClient jdkClient;
+    /**
+     * A {@link RestClient}'s read timeout belongs to its request factory (there is no per-request
+     * one), and the timeout depends on the delay asked: one client per delay, built on first use,
+     * all on the one JDK {@code HttpClient} (at most {@code MAX_DELAY_MS + 1} of them, one in a benchmark run).
+     */
+    private final Map<Integer, RestClient> blockingClients = new ConcurrentHashMap<>();
+
+    /**
+     * @param downstream where the calls go, and how long they may take
+     * @param webClient the asynchronous client, on Reactor Netty
+     * @param jdkClient the JDK client under the blocking {@link RestClient}s
+     */
+    public DownstreamCalls(RemoteDownstream downstream, WebClient webClient, HttpClient jdkClient) {
+        this.downstream = downstream;
+        this.webClient = webClient;
+        this.jdkClient = jdkClient;
+    }
+
+    /** {@return the WebClient's connection pool: room for a connection per concurrent call, callers never refused} */
+    public static ConnectionProvider connectionPool() {
+        return ConnectionProvider.builder("spindle-downstream")
+                .maxConnections(MAX_CONNECTIONS)
+                .pendingAcquireMaxCount(-1)
+                .build();
+    }
+
+    /**
+     * Calls the downstream's {@code /delay/{delay}} with the {@link WebClient}; Reactor Netty's
+     * per-request response timeout (a timer on the connection's event loop) bounds it.
+     *
+     * @param delay the delay to ask for
+     * @return the answer, completed on an event loop
+     */
+    public Mono<ResponseEntity<byte[]>> callAsync(int delay) {
+        if (!downstream.configured()) {
+            return Mono.just(unconfigured());
+        }
+        return webClient.get().uri(downstream.delayUri(delay))
+                .httpRequest(request -> request.<HttpClientRequest>getNativeRequest().responseTimeout(downstream.timeout(delay)))
+                .retrieve()
+                .toEntity(byte[].class)
+                .map(DownstreamCalls::passThrough)
+                .onErrorResume(e -> Mono.just(e.getCause() instanceof ReadTimeoutException ? timedOut(delay) : badGateway(e)));
+    }
+
+    /**
+     * Calls the downstream's {@code /delay/{delay}} with a {@link RestClient}, holding the calling
+     * thread until it answers or its read timeout passes.
+     *
+     * @param delay the delay to ask for
+     * @return the answer
+     */
+    public ResponseEntity<byte[]> callBlocking(int delay) {
+        if (!downstream.configured()) {
+            return unconfigured();
+        }
+        try {
+            return passThrough(blockingClients.computeIfAbsent(delay, this::restClient)
+                    .get().uri(downstream.delayUri(delay))
+                    .retrieve()
+                    .toEntity(byte[].class));
+        } catch (ResourceAccessException e) {
+            // a connect timeout is a HttpTimeoutException too, but no answer was ever coming: a bad gateway
+            if (e.getCause() instanceof HttpTimeoutException && !(e.getCause() instanceof HttpConnectTimeoutException)) {
+                return timedOut(delay);
+            }
+            return badGateway(e);
+        } catch (RestClientException e) {
+            return badGateway(e);
+        }
+    }
+
+    private RestClient restClient(int delay) {
+        JdkClientHttpRequestFactory requests = new JdkClientHttpRequestFactory(jdkClient);
+        requests.setReadTimeout(downstream.timeout(delay));
+        return RestClient.builder().requestFactory(requests).build();
+    }
+
+    private static ResponseEntity<byte[]> passThrough(ResponseEntity<byte[]> answer) {
+        if (answer.getStatusCode().value() != HttpStatus.OK.value()) {
+            return failure(HttpStatus.BAD_GATEWAY, "downstream answered " + answer.getStatusCode().value());
+        }
+        MediaType type = answer.getHeaders().getContentType();
+        byte[] body = answer.getBody();
+        return ResponseEntity.ok()
+                .contentType(type != null ? type : MediaType.APPLICATION_JSON)
+                .body(body != null ? body : new byte[0]);
+    }
+
+    private static ResponseEntity<byte[]> badGateway(Throwable failure) {
+        log.debug("downstream call failed", failure);
+        return failure(HttpStatus.BAD_GATEWAY, "downstream call failed: " + failure.getMessage());
+    }
+
+    private ResponseEntity<byte[]> timedOut(int delay) {
+        return failure(HttpStatus.GATEWAY_TIMEOUT,
+                "downstream did not answer within " + downstream.timeout(delay).toMillis() + " ms");
+    }
+
+    private static ResponseEntity<byte[]> unconfigured() {
+        return failure(HttpStatus.SERVICE_UNAVAILABLE, RemoteDownstream.unconfiguredMessage());
+    }
+
+    private static ResponseEntity<byte[]> failure(HttpStatus status, String message) {
+        return ResponseEntity.status(status).contentType(FAILURE_TYPE).body(message.getBytes(StandardCharsets.UTF_8));
+    }
+}
