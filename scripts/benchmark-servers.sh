@@ -41,7 +41,7 @@
 # each round a cold downstream), warms it up, and starts every row with
 # -Dspindle.remote=http://127.0.0.1:<its port>; it shares the machine's CPUs with the server under
 # test and wrk, and is stopped at exit. Its logs: raw/downstream/.
-# Writes raw/<server>/<scenario>-round<N>.txt, summary.csv, summary.md, charts/<scenario>.svg,
+# Writes raw/<server>/<scenario>-round<N>.txt, summary.csv, summary.md, charts/<scenario>.svg and .png,
 # environment.md; a run of every scenario under results/ (not results/ab/, no --baseline) also
 # rewrites results/README.md to show it.
 # Exit status: 0 all good; 1 a server failed to build, start, pass its checks or stay up
@@ -50,7 +50,8 @@
 # Env: SPINDLE_JVM_OPTS (replaces the JVM flags), SPINDLE_BENCH_WARMUP (seconds per warm-up
 # phase; default 3, --quick 1), SPINDLE_BENCH_PAUSE (seconds between scenarios; default 1),
 # SPINDLE_BENCH_WRK_THREADS (default 1: on 2 cores wrk and the server share the machine).
-# The report can be regenerated from a run directory: python3 scripts/lib/bench.py report DIR
+# The report can be regenerated from a run directory: /usr/bin/python3 scripts/lib/bench.py report DIR
+# (Debian's python3 with python3-matplotlib, which the script installs when missing, draws the charts)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -227,7 +228,7 @@ fi
 
 
 command -v wrk >/dev/null 2>&1 || spindle_ensure_packages wrk
-command -v python3 >/dev/null 2>&1 || spindle_ensure_packages python3
+spindle_python
 # openssl s_client records what a TLS scenario negotiates (wrk itself uses the same libssl).
 (( ${#TLS_SCENARIOS[@]} == 0 )) || command -v openssl >/dev/null 2>&1 || spindle_ensure_packages openssl
 spindle_find_jdk
@@ -311,7 +312,7 @@ cleanup() {
 trap cleanup EXIT
 interrupted() {
   if [[ -e "$out/measurements.tsv" ]]; then
-    echo "interrupted; partial run in $out (report: python3 $BENCH_PY report $out)" >&2
+    echo "interrupted; partial run in $out (report: $SPINDLE_PYTHON $BENCH_PY report $out)" >&2
   fi
   exit "$1"
 }
@@ -658,7 +659,7 @@ write_environment() {
 | warm-up | per server start: GET /plaintext (64 connections) then POST /echo 10 KB (16 connections)${downstream_port:+, then GET /remote/1 and /remote-blocking/1 (64 connections; plain starts only)}, ${warmup}s each${TLS_PROPS[*]:+ (over HTTPS for the TLS start)} |${TLS_PROPS[*]:+
 | TLS scenarios | a second server start per row and round, after the plain scenarios: the server command plus \`-Dspindle.tls.keystore=<PKCS12 file> -Dspindle.tls.password=<per-run>\`; every route checked over HTTPS first. Negotiated protocol and cipher suite per row: [TLS](#tls) below |}
 | workers | $workers (a row's own count in the table below overrides it) |
-| python | $(python3 --version 2>&1) |
+| python | $("$SPINDLE_PYTHON" --version 2>&1), matplotlib $("$SPINDLE_PYTHON" -c 'import matplotlib; print(matplotlib.__version__)') |
 | clock ticks | CLK_TCK $CLK_TCK (server CPU = utime+stime of /proc/<pid>/stat) |
 | network | $(for k in net.core.somaxconn net.ipv4.tcp_tw_reuse net.ipv4.ip_local_port_range; do printf '%s = %s; ' "$k" "$(sysctl -n "$k" 2>/dev/null | tr '\t' ' ' || echo '?')"; done)open files limit $(ulimit -n) |
 | classes | Spindle's classes and jars copied to a private directory after the build, so builds during the run cannot change them |
@@ -899,7 +900,7 @@ run_phase() {
     echo "FAILED $what round $r: $start_error" >&2
     event "$r" "$name" start-failed "$start_error" "$scope"
   else
-    run_child python3 "$checker" check --port "$port" "${check_args[@]}" >"$dir/check-${tag}round$r.txt" 2>&1 || crc=$?
+    run_child "$SPINDLE_PYTHON" "$checker" check --port "$port" "${check_args[@]}" >"$dir/check-${tag}round$r.txt" 2>&1 || crc=$?
     if (( crc != 0 )); then
       local why kind=check-failed
       why="$(tail -n 1 "$dir/check-${tag}round$r.txt")"
@@ -937,7 +938,7 @@ run_phase() {
       [[ "$cpu0" == - || "$cpu1" == - ]] || ticks=$(( cpu1 - cpu0 ))
       tsv "$r" "$name" "${f[0]}" "$rel" "$ticks" "$rc" \
         "$(awk -v us=$(( ${EPOCHREALTIME/./} - started )) 'BEGIN { printf "%.3f", us / 1e6 }')" >>"$out/measurements.tsv"
-      if summary="$(python3 "$BENCH_PY" parse "$raw" 2>/dev/null)"; then
+      if summary="$("$SPINDLE_PYTHON" "$BENCH_PY" parse "$raw" 2>/dev/null)"; then
         local rps avg p99 errs non2xx cpu_text="?"
         IFS=$'\t' read -r rps avg p99 errs non2xx _ <<<"$summary"
         if [[ "$ticks" != - ]]; then
@@ -1029,7 +1030,7 @@ if (( ! quick )) && [[ -z "$baseline$scenarios_arg" && "$out" == "$SPINDLE_ROOT/
   report_args+=(--readme "$SPINDLE_ROOT/results/README.md")
 fi
 rc=0
-python3 "$BENCH_PY" report "${report_args[@]}" || rc=$?
+"$SPINDLE_PYTHON" "$BENCH_PY" report "${report_args[@]}" || rc=$?
 echo >&2
 echo "results: $out/summary.md (charts in $out/charts/, raw wrk output in $out/raw/)" >&2
 if (( rc != 0 )); then

@@ -24,9 +24,9 @@
 # Throughout, every 3 s: the server's RSS, open fds, sockets, threads, CPU and heap (samples.csv).
 #
 # Writes results/soak/<UTC timestamp>-<server>/: samples.csv, summary.md (environment, verdict,
-# numbers), chart.svg (RSS, fds, threads over time), wrk.txt, check.json, hostile.json, preflight.txt,
+# numbers), chart.svg and chart.png (RSS, fds, threads over time), wrk.txt, check.json, hostile.json, preflight.txt,
 # server.out, server.err, meta.tsv; a run under results/soak/ also rewrites results/soak/README.md
-# (one line per run). Rebuild them: python3 scripts/lib/soak.py report DIR / index results/soak
+# (one line per run). Rebuild them: /usr/bin/python3 scripts/lib/soak.py report DIR / index results/soak
 #
 # Exit status: 0 PASS; 1 FAIL (a legitimate request failed, RSS/fds/threads grew, the server died,
 # or it could not be built or started); 2 bad arguments. The verdict rule is in scripts/lib/soak.py
@@ -103,7 +103,7 @@ module="${found%% *}" fqcn="${found#* }"
 # --- tools ---------------------------------------------------------------------------------
 
 command -v wrk >/dev/null 2>&1 || spindle_ensure_packages wrk
-command -v python3 >/dev/null 2>&1 || spindle_ensure_packages python3
+spindle_python
 spindle_find_jdk
 spindle_java_opts
 # The heap is fixed (-Xms = -Xmx) and, here, touched at start, so RSS growth means native memory.
@@ -219,7 +219,7 @@ meta wrk_mix "GET /plaintext, GET /json, POST /echo 512 B, POST /echo 16 KiB in 
 meta check_interval "$CHECK_INTERVAL"
 meta sample_interval "${interval} s"
 meta durations "idle baseline ${idle_s} s, load ${load_s} s, cooldown ${cooldown_s} s"
-meta hostile_doc "$(python3 "$LIB/soak_hostile.py" --help | sed -n '/^  slowloris/,/^$/p' | sed 's/^  *//' | paste -sd ' ' | sed 's/  */ /g')"
+meta hostile_doc "$("$SPINDLE_PYTHON" "$LIB/soak_hostile.py" --help | sed -n '/^  slowloris/,/^$/p' | sed 's/^  *//' | paste -sd ' ' | sed 's/  */ /g')"
 
 # --- the server ----------------------------------------------------------------------------
 
@@ -239,14 +239,14 @@ port="$(grep -oE ':[0-9]+' <<<"$line" | tail -n 1 | tr -d ':')"
 meta ready_line "$line"
 echo "soak: $line (pid $server_pid)" >&2
 
-python3 "$LIB/bench.py" check --port "$port" >"$out/preflight.txt" 2>&1 ||
+"$SPINDLE_PYTHON" "$LIB/bench.py" check --port "$port" >"$out/preflight.txt" 2>&1 ||
   spindle_die "$server gives wrong answers before the soak: $(tail -n 1 "$out/preflight.txt")"
 
 # --- idle baseline, load, cooldown ---------------------------------------------------------
 
 t0="$(awk -v now="${EPOCHREALTIME}" -v idle="$idle_s" 'BEGIN { printf "%.3f", now + idle }')"
 echo idle >"$out/phase"
-python3 "$LIB/soak.py" sample --pid "$server_pid" --t0 "$t0" --out "$out/samples.csv" --phase-file "$out/phase" \
+"$SPINDLE_PYTHON" "$LIB/soak.py" sample --pid "$server_pid" --t0 "$t0" --out "$out/samples.csv" --phase-file "$out/phase" \
   --interval "$interval" --check-status "$out/check.json" --hostile-status "$out/hostile.json" \
   --max-seconds $(( idle_s + load_s + cooldown_s + 300 )) &
 sampler_pid=$!
@@ -260,10 +260,10 @@ wrk_cmd=(wrk -t1 -c"$connections" -d"${load_s}s" --timeout "${REQUEST_TIMEOUT}s"
 meta wrk_command "${wrk_cmd[*]/#$LIB\//scripts/lib/}"
 "${wrk_cmd[@]}" >"$out/wrk.txt" 2>&1 &
 wrk_pid=$!
-python3 "$LIB/soak_hostile.py" --port "$port" --duration "$load_s" --status "$out/hostile.json" --scale "$scale" \
+"$SPINDLE_PYTHON" "$LIB/soak_hostile.py" --port "$port" --duration "$load_s" --status "$out/hostile.json" --scale "$scale" \
   2>"$out/hostile.err" &
 hostile_pid=$!
-python3 "$LIB/soak.py" check --port "$port" --duration "$load_s" --status "$out/check.json" \
+"$SPINDLE_PYTHON" "$LIB/soak.py" check --port "$port" --duration "$load_s" --status "$out/check.json" \
   --interval "$CHECK_INTERVAL" --timeout "$REQUEST_TIMEOUT" 2>"$out/check.err" &
 check_pid=$!
 
@@ -310,10 +310,10 @@ for f in hostile.err check.err; do
 done
 
 rc=0
-python3 "$LIB/soak.py" report "$out" || rc=$?
+"$SPINDLE_PYTHON" "$LIB/soak.py" report "$out" || rc=$?
 # A run under results/soak/ also gets its line in results/soak/README.md.
 if [[ "$(dirname "$out")" == "$SPINDLE_ROOT/results/soak" ]]; then
-  python3 "$LIB/soak.py" index "$SPINDLE_ROOT/results/soak" || echo "warning: results/soak/README.md not rewritten" >&2
+  "$SPINDLE_PYTHON" "$LIB/soak.py" index "$SPINDLE_ROOT/results/soak" || echo "warning: results/soak/README.md not rewritten" >&2
 fi
 if (( rc != 0 )); then
   echo "soak: FAILED; results in $out/summary.md" >&2

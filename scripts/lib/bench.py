@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Helpers of scripts/benchmark-servers.sh; standard library only (python3 >= 3.9).
+"""Helpers of scripts/benchmark-servers.sh; standard library only (python3 >= 3.9), but for the report's
+charts (scripts/lib/charts.py: matplotlib, imported only by `report`).
 
   bench.py check --port P [--host H] [--tls] [--remote]
                                            answers of every benchmark route (exit 1 if wrong); with
@@ -7,7 +8,7 @@
                                            with --remote also the routes that call a downstream
   bench.py parse WRK_OUTPUT                one wrk output -> "rps avg_ms p99_ms errors non2xx requests"
   bench.py report RUN_DIR [--strict] [--readme PATH]
-                                           summary.csv, summary.md, charts/*.svg (exit 1 on failures)
+                                           summary.csv, summary.md, charts/*.svg and *.png (exit 1 on failures)
   bench.py readme PATH                     the results/README.md placeholder (no run yet)
 
 The report reads the TSV files the shell script writes into RUN_DIR (meta, servers, scenarios,
@@ -20,7 +21,6 @@ import argparse
 import csv
 import http.client
 import json
-import math
 import os
 import random
 import re
@@ -29,7 +29,6 @@ import ssl
 import statistics
 import sys
 import time
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +37,9 @@ HELLO = b"Hello, World!"
 # Same sizes as the echo scenarios (KB = 1024 bytes).
 ECHO_SIZES = (72, 10 * 1024, 100 * 1024, 500 * 1024)
 PIPELINE_DEPTH = 16
+# A cell whose rounds' req/s spread (highest minus lowest) exceeds this share of the median is noisy.
+NOISY_SPREAD = 0.20
+NOISY_RULE = f"rounds spread over {NOISY_SPREAD:.0%} of the median"
 
 
 class CheckFailed(Exception):
@@ -448,6 +450,24 @@ class Cell:
     def total(self, attr: str) -> int:
         return sum(getattr(e[1], attr) for e in self.rounds)
 
+    @property
+    def rps_range(self) -> tuple[float, float] | None:
+        """The lowest and highest round's req/s."""
+        values = [e[1].rps for e in self.rounds]
+        return (min(values), max(values)) if values else None
+
+    @property
+    def per_cpu_range(self) -> tuple[float, float] | None:
+        """The lowest and highest round's requests per server CPU-second."""
+        values = [e[1].requests / e[2] for e in self.rounds if e[2] and e[1].requests is not None]
+        return (min(values), max(values)) if values else None
+
+    @property
+    def noisy(self) -> bool:
+        """Whether the rounds' req/s spread more than NOISY_SPREAD of the median: its rank is not to be trusted."""
+        r = self.rps_range
+        return len(self.rounds) > 1 and bool(self.rps) and (r[1] - r[0]) > NOISY_SPREAD * self.rps
+
 
 class Report:
     def __init__(self, run: Path):
@@ -582,7 +602,7 @@ class Report:
         cols = ["server", "scenario", "status", "rounds", "req_per_s", "req_per_s_min", "req_per_s_max",
                 "latency_avg_ms", "latency_p99_ms", "socket_errors", "errors_connect", "errors_read",
                 "errors_write", "errors_timeout", "non_2xx", "server_cpu_s", "req_per_server_cpu_s",
-                "ratio_to_best_reference", "best_reference", "note", "upper_bound_req_per_s"]
+                "ratio_to_best_reference", "best_reference", "note", "upper_bound_req_per_s", "noisy"]
         with (self.run / "summary.csv").open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(cols)
@@ -604,14 +624,13 @@ class Report:
                         c.total("socket_errors"), c.total("connect"), c.total("read"), c.total("write"),
                         c.total("timeout"), c.total("non2xx"), num(c.cpu_s, 2), num(c.req_per_cpu_s, 0),
                         num(ratio, 3), self.best_reference_row(c.scenario) or "", self.note(c),
-                        num(upper_bound(sc), 0),
+                        num(upper_bound(sc), 0), int(c.noisy),
                     ])
 
     # -- charts --
 
     def write_charts(self) -> None:
-        charts = self.run / "charts"
-        charts.mkdir(exist_ok=True)
+        import charts  # matplotlib: only the report draws
         for sc in self.scenarios:
             bars = []
             for c in self.ranked(sc["name"]):
@@ -619,11 +638,11 @@ class Report:
                 failure = None
                 if not c.rounds:
                     failure = "✗ " + (self.short_failure(c) or "no measurement (see summary.md)")
-                bars.append(Bar(c.server, c.rps, c.req_per_cpu_s, c.server in self.reference, flagged, failure))
-            subtitle = f"{scenario_line(sc)} · median of {self.rounds_planned} round(s), {self.meta.get('duration', '?')}s each"
-            svg = render_chart(sc["name"], subtitle, bars)
-            ET.fromstring(svg)  # never write a chart that is not well-formed XML
-            (charts / f"{sc['name']}.svg").write_text(svg, encoding="utf-8")
+                bars.append(charts.Bar(c.server, c.rps, c.rps_range, c.req_per_cpu_s, c.per_cpu_range,
+                                       c.server in self.reference, flagged, c.noisy, failure))
+            subtitle = (f"{scenario_line(sc)} · median of {self.rounds_planned} round(s), "
+                        f"{self.meta.get('duration', '?')}s each")
+            charts.bar_chart(self.run / "charts" / sc["name"], sc["name"], subtitle, bars, NOISY_RULE)
 
     # -- summary.md / README --
 
@@ -678,24 +697,7 @@ class Report:
             lines += ["", f"Not in this run: {md_escape(skipped)}."]
         lines.append("")
 
-        # Overview: req/s matrix, servers in the list's order.
-        lines += [f"{h}# Overview (median req/s)", ""]
-        names = [sc["name"] for sc in self.scenarios]
-        lines.append("| server | " + " | ".join(names) + " |")
-        lines.append("|---|" + "---:|" * len(names))
-        for s in self.servers:
-            vals = []
-            for n in names:
-                c = self.cells[(s["name"], n)]
-                vals.append(fmt_int(c.rps) + (" ⚠" if c.total("socket_errors") + c.total("non2xx") else "")
-                            if c.rps is not None else self.failed_label(c))
-            lines.append(f"| {s['name']} | " + " | ".join(vals) + " |")
-        bounds = [upper_bound(sc) for sc in self.scenarios]
-        if any(b is not None for b in bounds):
-            lines.append("| *upper bound* | " + " | ".join("" if b is None else f"*{fmt_int(b)}*" for b in bounds) + " |")
-        lines += ["", "⚠ = socket errors or non-2xx responses in that cell (see its table)."
-                  + (" Upper bound = connections ÷ the time each request waits (one request in flight per "
-                     "connection): no server can answer more." if any(b is not None for b in bounds) else ""), ""]
+        lines += self.overview(h)
         lines += self.baseline_lines(h)
 
         for sc in self.scenarios:
@@ -719,6 +721,7 @@ class Report:
                 med = c.median[1]
                 rps_all = [e[1].rps for e in c.rounds]
                 spread = f"{fmt_int(min(rps_all))}–{fmt_int(max(rps_all))}" if len(rps_all) > 1 else ""
+                spread += " ≈ noisy" if c.noisy else ""
                 errors = c.total("socket_errors")
                 err_text = str(errors)
                 if errors:
@@ -748,6 +751,28 @@ class Report:
                       "batch) or it printed a 0 µs percentile beside a non-zero average (a wrk 4.1 quirk "
                       "under pipelining); the raw output has what wrk printed.", ""]
         return "\n".join(lines) + "\n"
+
+    def overview(self, h: str) -> list[str]:
+        """The req/s matrix, servers in the list's order, with its legend."""
+        lines = [f"{h}# Overview (median req/s)", ""]
+        names = [sc["name"] for sc in self.scenarios]
+        lines.append("| server | " + " | ".join(names) + " |")
+        lines.append("|---|" + "---:|" * len(names))
+        for s in self.servers:
+            vals = []
+            for n in names:
+                c = self.cells[(s["name"], n)]
+                vals.append(fmt_int(c.rps) + (" ⚠" if c.total("socket_errors") + c.total("non2xx") else "")
+                            + (" ≈" if c.noisy else "") if c.rps is not None else self.failed_label(c))
+            lines.append(f"| {s['name']} | " + " | ".join(vals) + " |")
+        bounds = [upper_bound(sc) for sc in self.scenarios]
+        if any(b is not None for b in bounds):
+            lines.append("| *upper bound* | " + " | ".join("" if b is None else f"*{fmt_int(b)}*" for b in bounds) + " |")
+        lines += ["", "⚠ = socket errors or non-2xx responses in that cell (see its table). "
+                  f"≈ = noisy: the {NOISY_RULE} (its rank may not hold in another run)."
+                  + (" Upper bound = connections ÷ the time each request waits (one request in flight per "
+                     "connection): no server can answer more." if any(b is not None for b in bounds) else ""), ""]
+        return lines
 
     def bound_lines(self, sc: dict, bound: float) -> list[str]:
         """For a waiting scenario: each row's share of the upper bound, and the thread caps that
@@ -983,14 +1008,39 @@ CPU-second buys: on a small machine wrk shares the cores and caps plain req/s, a
 the pipelined scenario are what separate fast servers.
 
 A run writes `results/<UTC timestamp>/`: `summary.md` (ranked tables, median of the rounds, with
-errors beside each figure), `summary.csv`, `charts/<scenario>.svg`, `environment.md` (CPU, kernel,
+errors beside each figure; a cell whose rounds spread more than 20% of the median marked noisy, ≈),
+`summary.csv`, `charts/<scenario>.svg` and `.png` (matplotlib; each bar the median round, its whisker the
+lowest to highest round, noisy bars hatched), `environment.md` (CPU, kernel,
 JDK, JVM flags, wrk, commit, exact command line) and `raw/` (every wrk output, check and server log).
 A full run written under `results/` rewrites this file to show it; `--quick` runs and runs written
 elsewhere leave it alone. Options and environment variables: `scripts/benchmark-servers.sh --help`.
 """
 
 
+HEADLINE_SCENARIOS = ("plaintext-pipelined16", "plaintext-c256")
+OTHER_RESULTS = (("ab", "A/B runs against another commit (`benchmark-servers.sh --baseline`)"),
+                 ("seed", "the seed documents' experiments (`compare-blocking.sh`)"),
+                 ("soak", "soak runs (`soak.sh`)"),
+                 ("jmh", "JMH micro-benchmarks (`jmh.sh`)"),
+                 ("fuzz", "fuzzing runs (`fuzz.sh`)"))
+
+
+def run_rows(results: Path) -> list[str]:
+    """One index row per matrix run directly under results/ (a directory with meta.tsv), newest first."""
+    rows = []
+    for run in sorted((d for d in results.iterdir() if (d / "meta.tsv").is_file()), reverse=True):
+        meta = read_meta(run)
+        servers = len(read_tsv(run / "servers.tsv")) if (run / "servers.tsv").is_file() else 0
+        scenarios = len(read_tsv(run / "scenarios.tsv")) if (run / "scenarios.tsv").is_file() else 0
+        shape = f"{servers} × {scenarios}, {meta.get('rounds', '?')} × {meta.get('duration', '?')} s"
+        rows.append(f"| [{run.name}]({run.name}/summary.md) | {meta.get('started', '?')} | {shape} "
+                    f"| `{md_escape(meta.get('command', '?'))}` |")
+    return rows
+
+
 def write_readme(path: Path, report: Report | None) -> None:
+    """results/README.md: how runs are made, the latest run's headline (overview and one chart),
+    and an index of every run under results/."""
     text = README_INTRO
     if report is None:
         text += "\n## Latest run\n\nNone committed yet.\n"
@@ -998,8 +1048,23 @@ def write_readme(path: Path, report: Report | None) -> None:
         rel = os.path.relpath(report.run, path.parent)
         run_id = report.meta.get("run_id", report.run.name)
         text += (f"\n## Latest run: [{run_id}]({rel}/)\n\n"
-                 f"Its [summary.md]({rel}/summary.md), embedded below.\n\n")
-        text += report.markdown(2, f"{rel}/")
+                 f"The headline of its [summary.md]({rel}/summary.md) (every scenario's ranked table, CPU cost and "
+                 f"notes are there; machine and command: [environment.md]({rel}/environment.md)).\n\n")
+        text += "\n".join(report.overview("##")) + "\n"
+        names = [sc["name"] for sc in report.scenarios]
+        shown = next((n for n in HEADLINE_SCENARIOS if n in names), names[0] if names else None)
+        if shown:
+            text += f"\n![{shown}: req/s and requests per server CPU-second]({rel}/charts/{shown}.png)\n"
+    rows = run_rows(path.parent)
+    text += "\n## All runs\n\n"
+    if rows:
+        text += ("| run | started (UTC) | servers × scenarios, rounds × duration | command |\n"
+                 "|---|---|---|---|\n" + "\n".join(rows) + "\n")
+    else:
+        text += "None yet.\n"
+    others = [(d, what) for d, what in OTHER_RESULTS if (path.parent / d).is_dir()]
+    if others:
+        text += "\nElsewhere under results/:\n\n" + "\n".join(f"- [{d}/]({d}/): {what}" for d, what in others) + "\n"
     path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
 
 
@@ -1026,102 +1091,6 @@ def cmd_report(args) -> int:
 def cmd_readme(args) -> int:
     write_readme(Path(args.path), None)
     return 0
-
-
-
-@dataclass
-class Bar:
-    label: str
-    rps: float | None
-    per_cpu: float | None
-    reference: bool
-    flagged: bool
-    failure: str | None
-
-
-def nice_ticks(maximum: float, count: int = 4) -> list[float]:
-    if maximum <= 0:
-        return [0.0, 1.0]
-    raw = maximum / count
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    n = math.ceil(maximum / step - 1e-9)
-    return [i * step for i in range(n + 1)]
-
-
-def xml_text(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-
-
-def render_chart(title: str, subtitle: str, bars: list[Bar]) -> str:
-    """Two horizontal bar panels sharing the server labels: req/s and requests per server CPU-second."""
-    char_w = 6.6  # average glyph width of 11px sans-serif, for layout only
-    label_w = max(140, int(max((len(b.label) + 2 for b in bars), default=10) * char_w) + 16)
-    panel_w, value_w, gap = 300, 64, 36
-    row_h, bar_h = 24, 16
-    top, bottom = 78, 58
-    panels = [("requests per second", [b.rps for b in bars]),
-              ("requests per server CPU-second", [b.per_cpu for b in bars])]
-    width = label_w + len(panels) * (panel_w + value_w) + (len(panels) - 1) * gap + 16
-    height = top + max(len(bars), 1) * row_h + bottom
-    colors = {"spindle": "#4c78a8", "reference": "#f58518"}
-    out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="11">',
-           f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-           f'<text x="12" y="22" font-size="15" font-weight="bold">{xml_text(title)}</text>',
-           f'<text x="12" y="40" fill="#555555">{xml_text(subtitle)}</text>']
-    for p, (ptitle, values) in enumerate(panels):
-        x0 = label_w + p * (panel_w + value_w + gap)
-        present = [v for v in values if v is not None]
-        ticks = nice_ticks(max(present)) if present else []
-        scale = panel_w / ticks[-1] if ticks and ticks[-1] > 0 else 0
-        out.append(f'<text x="{x0}" y="{top - 18}" font-weight="bold">{xml_text(ptitle)}</text>')
-        for t in ticks:
-            x = x0 + t * scale
-            out.append(f'<line x1="{x:.1f}" y1="{top - 8}" x2="{x:.1f}" y2="{top + len(bars) * row_h}" '
-                       f'stroke="#dddddd" stroke-width="1"/>')
-            out.append(f'<text x="{x:.1f}" y="{top + len(bars) * row_h + 14}" text-anchor="middle" '
-                       f'fill="#666666" font-size="10">{fmt_tick(t)}</text>')
-        for i, (b, v) in enumerate(zip(bars, values)):
-            y = top + i * row_h + (row_h - bar_h) / 2
-            if v is None:
-                if p == 0 and b.failure:
-                    out.append(f'<text x="{x0 + 4}" y="{y + bar_h - 4:.1f}" fill="#c0392b">'
-                               f'{xml_text(shorten(b.failure, 70))}</text>')
-                elif b.failure is None:
-                    out.append(f'<text x="{x0 + 4}" y="{y + bar_h - 4:.1f}" fill="#888888">n/a</text>')
-                continue
-            w = max(v * scale, 1.0)
-            color = colors["reference" if b.reference else "spindle"]
-            out.append(f'<rect x="{x0}" y="{y:.1f}" width="{w:.1f}" height="{bar_h}" fill="{color}"/>')
-            out.append(f'<text x="{x0 + w + 4:.1f}" y="{y + bar_h - 4:.1f}">{fmt_compact(v)}</text>')
-    for i, b in enumerate(bars):
-        y = top + i * row_h + row_h / 2 + 4
-        fill = "#c0392b" if (b.flagged or b.failure) else "#222222"
-        mark = " *" if b.flagged else ""
-        out.append(f'<text x="{label_w - 10}" y="{y:.1f}" text-anchor="end" fill="{fill}">{xml_text(b.label + mark)}</text>')
-    ly = top + len(bars) * row_h + 36
-    out.append(f'<rect x="12" y="{ly - 9}" width="10" height="10" fill="{colors["spindle"]}"/>')
-    out.append(f'<text x="26" y="{ly}">Spindle</text>')
-    if any(b.reference for b in bars):
-        out.append(f'<rect x="90" y="{ly - 9}" width="10" height="10" fill="{colors["reference"]}"/>')
-        out.append(f'<text x="104" y="{ly}">reference</text>')
-    if any(b.flagged for b in bars):
-        out.append(f'<text x="230" y="{ly}" fill="#c0392b">* socket errors or non-2xx responses (see summary.md)</text>')
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
-
-
-def fmt_tick(x: float) -> str:
-    for scale, suffix in ((1e6, "M"), (1e3, "k")):
-        if x >= scale:
-            return f"{x / scale:g}{suffix}"
-    return f"{x:g}"
-
-
-def shorten(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 

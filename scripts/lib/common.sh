@@ -118,6 +118,16 @@ spindle_ensure_packages() {
 }
 
 
+# Debian's python3 with matplotlib, which draws the reports' charts (scripts/lib/charts.py): sets
+# SPINDLE_PYTHON. The machine's first python3 on PATH may be another installation (pyenv) that
+# cannot see Debian's packages, so the scripts run this one by its path.
+spindle_python() {
+  spindle_ensure_packages python3 python3-matplotlib
+  SPINDLE_PYTHON=/usr/bin/python3
+  "$SPINDLE_PYTHON" -c 'import matplotlib' 2>/dev/null ||
+    spindle_die "$SPINDLE_PYTHON cannot import matplotlib although python3-matplotlib is installed"
+}
+
 # The wrapper pins Maven 3.9.11; batch mode and no transfer progress keep logs short.
 # Add -q yourself where output is noise (spindle_classpath does, unless SPINDLE_VERBOSE=1).
 spindle_mvn() {

@@ -9,7 +9,7 @@
       every interval one row of the server's RSS, open fds, sockets, threads, CPU, heap (from
       the JVM's hsperfdata) and the clients' progress, until SIGTERM, the process ends or S pass
   soak.py report RUN_DIR
-      summary.md and chart.svg from a run directory; exit 1 when the verdict is FAIL
+      summary.md and chart.svg/.png from a run directory; exit 1 when the verdict is FAIL
   soak.py index DIR
       DIR/README.md: one line per run directory in DIR (results/soak/)
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import os
 import random
 import signal
@@ -31,12 +30,11 @@ import statistics
 import struct
 import sys
 import time
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 sys.dont_write_bytecode = True   # no __pycache__ beside the scripts
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench  # noqa: E402  (parse_wrk, nice_ticks, xml_text)
+import bench  # noqa: E402  (parse_wrk)
 
 HELLO = b"Hello, World!"
 HELLO_JSON = b'{"message":"Hello, World!"}'
@@ -528,87 +526,24 @@ def judge(meta: dict, samples: list[dict], wrk: bench.WrkResult | None, check: d
     return v, w
 
 
-def svg_chart(samples: list[dict], load_s: float, title: str, subtitle: str) -> str:
-    panels = [("rss_mib", "RSS (MiB)", "#4c78a8", ("old_used_mib", "old generation used, as of the last GC (MiB)")),
-              ("fds", "open file descriptors", "#f58518", ("hostile_open", "connections the hostile clients hold")),
-              ("threads", "threads", "#54a24b", None)]
-    width, left, right = 960, 70, 20
-    panel_h, gap, top = 150, 46, 70
-    height = top + len(panels) * (panel_h + gap) + 30
-    ts = [s["t_s"] for s in samples if s["t_s"] is not None]
-    x_min, x_max = (min(ts), max(ts)) if ts else (0.0, 1.0)
-    if x_max <= x_min:
-        x_max = x_min + 1
-    plot_w = width - left - right
+def draw_chart(run: Path, samples: list[dict], load_s: float, title: str, subtitle: str) -> None:
+    """chart.svg and chart.png: RSS, open fds and threads over time, the judged windows shaded."""
+    import charts  # matplotlib: only the report draws
 
-    def x_of(t: float) -> float:
-        return left + (t - x_min) / (x_max - x_min) * plot_w
+    def series(key: str, label: str, dashed: bool = False):
+        return charts.Series(label, [(s["t_s"], s[key]) for s in samples
+                                     if s["t_s"] is not None and s[key] is not None], dashed)
 
-    out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-           'font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="11">',
-           f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-           f'<text x="12" y="22" font-size="15" font-weight="bold">{bench.xml_text(title)}</text>',
-           f'<text x="12" y="40" fill="#555555">{bench.xml_text(subtitle)}</text>']
-    # Legend of the shaded windows.
-    lx = left
-    for label, color in (("warm-up (not judged)", "#eeeeee"), ("early window", "#dbe9f6"), ("late window", "#fde2c8")):
-        out.append(f'<rect x="{lx}" y="50" width="12" height="10" fill="{color}" stroke="#bbbbbb"/>')
-        out.append(f'<text x="{lx + 16}" y="59">{label}</text>')
-        lx += 150
-    out.append(f'<line x1="{lx}" y1="55" x2="{lx + 16}" y2="55" stroke="#888888" stroke-dasharray="4 3"/>')
-    out.append(f'<text x="{lx + 20}" y="59">load start / end</text>')
-    for p, (key, label, color, extra) in enumerate(panels):
-        y0 = top + p * (panel_h + gap) + 16
-        series = [(s["t_s"], s[key]) for s in samples if s["t_s"] is not None and s[key] is not None]
-        extra_series = []
-        if extra:
-            extra_series = [(s["t_s"], s[extra[0]]) for s in samples if s["t_s"] is not None and s[extra[0]] is not None]
-        values = [y for _, y in series] + [y for _, y in extra_series]
-        ticks = bench.nice_ticks(max(values) if values else 1.0)
-        y_max = ticks[-1] if ticks and ticks[-1] > 0 else 1.0
-
-        def y_of(val: float) -> float:
-            return y0 + panel_h - val / y_max * panel_h
-
-        out.append(f'<text x="{left}" y="{y0 - 6}" font-weight="bold">{bench.xml_text(label)}</text>')
-        if extra and extra_series:
-            out.append(f'<line x1="{left + 190}" y1="{y0 - 10}" x2="{left + 210}" y2="{y0 - 10}" stroke="#999999" '
-                       'stroke-width="1.2" stroke-dasharray="2 2"/>')
-            out.append(f'<text x="{left + 214}" y="{y0 - 6}" fill="#666666">{bench.xml_text(extra[1])}</text>')
-        for (a, b), color_bg in (((0, load_s * 0.25), "#eeeeee"), ((load_s * 0.25, load_s * 0.5), "#dbe9f6"),
-                                 ((load_s * 0.75, load_s), "#fde2c8")):
-            a, b = max(a, x_min), min(b, x_max)
-            if b > a:
-                out.append(f'<rect x="{x_of(a):.1f}" y="{y0}" width="{x_of(b) - x_of(a):.1f}" height="{panel_h}" fill="{color_bg}"/>')
-        for t in ticks:
-            y = y_of(t)
-            out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + plot_w}" y2="{y:.1f}" stroke="#dddddd"/>')
-            out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#666666" font-size="10">'
-                       f'{bench.fmt_tick(t)}</text>')
-        for t in (0.0, load_s):
-            if x_min <= t <= x_max:
-                out.append(f'<line x1="{x_of(t):.1f}" y1="{y0}" x2="{x_of(t):.1f}" y2="{y0 + panel_h}" '
-                           'stroke="#888888" stroke-dasharray="4 3"/>')
-        out.append(f'<rect x="{left}" y="{y0}" width="{plot_w}" height="{panel_h}" fill="none" stroke="#999999"/>')
-        if extra_series:
-            pts = " ".join(f"{x_of(t):.1f},{y_of(val):.1f}" for t, val in extra_series)
-            out.append(f'<polyline points="{pts}" fill="none" stroke="#999999" stroke-width="1.2" stroke-dasharray="2 2"/>')
-        if series:
-            pts = " ".join(f"{x_of(t):.1f},{y_of(val):.1f}" for t, val in series)
-            out.append(f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="1.8"/>')
-        # x ticks
-        step = bench.nice_ticks(x_max - x_min, 8)
-        step = step[1] - step[0] if len(step) > 1 else 60
-        t = math.ceil(x_min / step) * step
-        while t <= x_max:
-            out.append(f'<text x="{x_of(t):.1f}" y="{y0 + panel_h + 14}" text-anchor="middle" fill="#666666" '
-                       f'font-size="10">{t:g}</text>')
-            t += step
-    out.append(f'<text x="{left + plot_w / 2}" y="{height - 8}" text-anchor="middle" fill="#444444">'
-               'seconds since the load started</text>')
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    panels = [("RSS (MiB)", "#4c78a8", [series("rss_mib", "RSS"),
+                                        series("old_used_mib", "old generation used, as of the last GC", True)]),
+              ("open file descriptors", "#f58518", [series("fds", "open fds"),
+                                                    series("hostile_open", "connections the hostile clients hold", True)]),
+              ("threads", "#54a24b", [series("threads", "threads")])]
+    shaded = [(0, load_s * 0.25, "#eeeeee", "warm-up (not judged)"),
+              (load_s * 0.25, load_s * 0.5, "#dbe9f6", "early window"),
+              (load_s * 0.75, load_s, "#fde2c8", "late window")]
+    charts.timeline_chart(run / "chart", title, subtitle, panels, shaded, [0.0, load_s],
+                          "seconds since the load started (dashed lines: load start and end)")
 
 
 def md(text: str) -> str:
@@ -631,9 +566,7 @@ def cmd_report(args) -> int:
 
     subtitle = (f"{meta.get('minutes', '?')} min of wrk ({meta.get('wrk_connections', '?')} connections) + hostile clients + "
                 f"checker; verdict {word}; {meta.get('started', '')} UTC")
-    svg = svg_chart(samples, load_s, f"Soak: {server}", subtitle)
-    ET.fromstring(svg)   # never write a chart that is not well-formed XML
-    (run / "chart.svg").write_text(svg, encoding="utf-8")
+    draw_chart(run, samples, load_s, f"Soak: {server}", subtitle)
 
     L = []
     L.append(f"# Soak: {server} — {word}")
@@ -811,7 +744,7 @@ def cmd_index(args) -> int:
     notes = [n for _, ns in runs for n in ns]
     L = ["# Soak results", "",
          "One directory per run of `scripts/soak.sh [minutes] [server]` (newest first); each has `summary.md` "
-         "(environment, verdict, numbers, hostile-client counts), `chart.svg` and `samples.csv`. "
+         "(environment, verdict, numbers, hostile-client counts), `chart.svg` (and `.png`) and `samples.csv`. "
          "Early and late are the medians of the second and the last quarter of the load; "
          "\"fds after\" is idle → when the clients had left → end of the cooldown (seconds until back to idle). "
          "This page is rewritten by every run under `results/soak/` (`python3 scripts/lib/soak.py index results/soak`).",
@@ -847,7 +780,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--check-status")
     p.add_argument("--hostile-status")
     p.set_defaults(fn=cmd_sample)
-    p = sub.add_parser("report", help="summary.md and chart.svg of a run directory")
+    p = sub.add_parser("report", help="summary.md and chart.svg/.png of a run directory")
     p.add_argument("run_dir")
     p.set_defaults(fn=cmd_report)
     p = sub.add_parser("index", help="README.md with one line per run directory in DIR")

@@ -1,0 +1,135 @@
+"""Charts of the benchmark matrix (bench.py) and the soak (soak.py), drawn by matplotlib.
+
+Needs Debian's python3-matplotlib, which the scripts install when missing and run with
+/usr/bin/python3 (common.sh: spindle_python). Each chart is written twice, as <stem>.svg and
+<stem>.png. Imported only by the commands that draw, so checks and parsing need no matplotlib.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: files only
+import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import EngFormatter  # noqa: E402
+
+SPINDLE = "#4c78a8"
+REFERENCE = "#f58518"
+FAILED = "#c0392b"
+# SVG text stays text (searchable, sharp); hash salt fixed so the same data writes the same file
+plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "spindle", "font.size": 9,
+                     "font.family": "DejaVu Sans"})
+
+
+@dataclass
+class Bar:
+    """One row of a scenario's chart: the median round's figures and the range over the rounds."""
+    label: str
+    rps: float | None
+    rps_range: tuple[float, float] | None
+    per_cpu: float | None
+    per_cpu_range: tuple[float, float] | None
+    reference: bool
+    flagged: bool       # socket errors or non-2xx responses in some round
+    noisy: bool         # the rounds' req/s spread more than the noise threshold
+    failure: str | None
+
+
+def save(fig, stem: Path) -> None:
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(stem.with_suffix(".svg"), metadata={"Date": None})
+    fig.savefig(stem.with_suffix(".png"), dpi=110, metadata={"Software": None})
+    plt.close(fig)
+
+
+def bar_chart(stem: Path, title: str, subtitle: str, bars: list[Bar], noisy_rule: str) -> None:
+    """Two horizontal bar panels sharing the rows: req/s and requests per server CPU-second, each
+    bar the median round with a whisker from the lowest to the highest round."""
+    rows = max(len(bars), 1)
+    fig, axes = plt.subplots(1, 2, sharey=True, figsize=(11, 1.3 + 0.28 * rows + 0.6), squeeze=True)
+    fig.suptitle(title, x=0.01, ha="left", fontsize=13, fontweight="bold")
+    fig.text(0.01, 1 - 0.42 / fig.get_figheight(), subtitle, ha="left", va="top", color="#555555")
+    ys = list(range(len(bars)))
+    panels = (("requests per second", [b.rps for b in bars], [b.rps_range for b in bars]),
+              ("requests per server CPU-second", [b.per_cpu for b in bars], [b.per_cpu_range for b in bars]))
+    for ax, (name, values, ranges) in zip(axes, panels):
+        ax.set_title(name, loc="left", fontweight="bold")
+        top = max([r[1] for r in ranges if r] + [v for v in values if v is not None] + [1.0])
+        for y, b, v, r in zip(ys, bars, values, ranges):
+            if v is None:
+                text = b.failure if (b.failure and ax is axes[0]) else ("" if b.failure else "n/a")
+                ax.text(top * 0.01, y, shorten(text, 70), va="center", color=FAILED if b.failure else "#888888")
+                continue
+            ax.barh(y, v, height=0.7, color=REFERENCE if b.reference else SPINDLE,
+                    hatch="///" if b.noisy else None, edgecolor="white" if b.noisy else None, linewidth=0)
+            if r and r[1] > r[0]:
+                ax.errorbar(v, y, xerr=[[v - r[0]], [r[1] - v]], fmt="none", ecolor="#333333", elinewidth=1, capsize=2.5)
+            ax.text((r[1] if r else v) + top * 0.01, y, EngFormatter(places=1, sep="")(v), va="center", fontsize=8)
+        ax.set_xlim(0, top * 1.18)
+        ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+        ax.grid(axis="x", color="#dddddd")
+        ax.set_axisbelow(True)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    axes[0].set_yticks(ys, [b.label + (" *" if b.flagged else "") for b in bars])
+    for tick, b in zip(axes[0].get_yticklabels(), bars):
+        if b.flagged or b.failure:
+            tick.set_color(FAILED)
+    axes[0].invert_yaxis()
+    legend = [Patch(color=SPINDLE, label="Spindle")]
+    if any(b.reference for b in bars):
+        legend.append(Patch(color=REFERENCE, label="reference"))
+    legend.append(Patch(facecolor="#999999", hatch="///", edgecolor="white", label=f"noisy ({noisy_rule})"))
+    notes = "whiskers: lowest to highest round"
+    if any(b.flagged for b in bars):
+        notes += "; * socket errors or non-2xx responses (see summary.md)"
+    fig.legend(handles=legend, loc="lower left", ncol=len(legend), frameon=False, bbox_to_anchor=(0.005, 0.0))
+    fig.text(0.995, 0.012, notes, ha="right", va="bottom", color="#555555")
+    fig.tight_layout(rect=(0, 0.45 / fig.get_figheight(), 1, 1 - 0.55 / fig.get_figheight()))
+    save(fig, stem)
+
+
+@dataclass
+class Series:
+    """One line of a timeline panel."""
+    label: str
+    points: list[tuple[float, float]]
+    dashed: bool = False
+
+
+def timeline_chart(stem: Path, title: str, subtitle: str, panels: list[tuple[str, str, list[Series]]],
+                   shaded: list[tuple[float, float, str, str]], marks: list[float], x_label: str) -> None:
+    """Stacked panels over a shared time axis: (title, colour, series) each; `shaded` spans
+    (start, end, colour, label) and dashed vertical `marks` are drawn on every panel."""
+    fig, axes = plt.subplots(len(panels), 1, sharex=True, figsize=(11, 1.2 + 2.1 * len(panels)), squeeze=False)
+    fig.suptitle(title, x=0.01, ha="left", fontsize=13, fontweight="bold")
+    fig.text(0.01, 1 - 0.42 / fig.get_figheight(), subtitle, ha="left", va="top", color="#555555")
+    for ax, (name, colour, series) in zip(axes[:, 0], panels):
+        ax.set_title(name, loc="left", fontweight="bold")
+        for start, end, shade, _ in shaded:
+            if end > start:
+                ax.axvspan(start, end, color=shade, linewidth=0)
+        for t in marks:
+            ax.axvline(t, color="#888888", linestyle=(0, (4, 3)), linewidth=1)
+        for s in series:
+            if s.points:
+                xs, ys = zip(*s.points)
+                ax.plot(xs, ys, color="#999999" if s.dashed else colour, linewidth=1.2 if s.dashed else 1.8,
+                        linestyle=(0, (2, 2)) if s.dashed else "-", label=s.label)
+        if len(series) > 1:
+            ax.legend(loc="upper left", frameon=False, fontsize=8)
+        ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_formatter(EngFormatter(sep=""))
+        ax.grid(axis="y", color="#dddddd")
+    axes[-1, 0].set_xlabel(x_label)
+    legend = [Patch(facecolor=shade, edgecolor="#bbbbbb", label=label) for _, _, shade, label in shaded]
+    fig.legend(handles=legend, loc="lower right", ncol=len(legend), frameon=False, bbox_to_anchor=(0.995, 0.0))
+    fig.tight_layout(rect=(0, 0.3 / fig.get_figheight(), 1, 1 - 0.6 / fig.get_figheight()))
+    save(fig, stem)
+
+
+def shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
