@@ -247,7 +247,7 @@ echo "soak: $line (pid $server_pid)" >&2
 t0="$(awk -v now="${EPOCHREALTIME}" -v idle="$idle_s" 'BEGIN { printf "%.3f", now + idle }')"
 echo idle >"$out/phase"
 "$SPINDLE_PYTHON" "$LIB/soak.py" sample --pid "$server_pid" --t0 "$t0" --out "$out/samples.csv" --phase-file "$out/phase" \
-  --interval "$interval" --check-status "$out/check.json" --hostile-status "$out/hostile.json" \
+  --interval "$interval" --check-status "$out/check.json" --hostile-status "$out/hostile.json" --jstat "$JAVA_HOME/bin/jstat" \
   --max-seconds $(( idle_s + load_s + cooldown_s + 300 )) &
 sampler_pid=$!
 echo "soak: idle baseline ${idle_s}s ..." >&2

@@ -5,9 +5,10 @@
       the legitimate client: every interval one request (GET /plaintext, GET /json or POST /echo
       with a random body), answer verified byte for byte; counts in FILE (JSON)
   soak.py sample --pid PID --t0 EPOCH --out CSV --phase-file F [--interval 3] [--max-seconds S]
-                 [--check-status F] [--hostile-status F]
-      every interval one row of the server's RSS, open fds, sockets, threads, CPU, heap (from
-      the JVM's hsperfdata) and the clients' progress, until SIGTERM, the process ends or S pass
+                 [--check-status F] [--hostile-status F] [--jstat PATH]
+      every interval one row of the server's RSS, open fds, sockets, threads, CPU, heap and GC
+      counts (from `jstat -gc`, with --jstat PATH) and the clients' progress, until SIGTERM, the
+      process ends or S pass
   soak.py report RUN_DIR
       summary.md and chart.svg/.png from a run directory; exit 1 when the verdict is FAIL
   soak.py index DIR
@@ -27,7 +28,6 @@ import random
 import signal
 import socket
 import statistics
-import struct
 import sys
 import time
 from pathlib import Path
@@ -299,31 +299,55 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def hsperf_counters(pid: int) -> dict[str, int]:
-    """The JVM's long counters from its hsperfdata file (what jstat reads), without attaching."""
-    import pwd
-    try:
-        user = pwd.getpwuid(os.stat(f"/proc/{pid}").st_uid).pw_name
-        data = Path(f"/tmp/hsperfdata_{user}/{pid}").read_bytes()
-    except (OSError, KeyError):
-        return {}
-    if len(data) < 32 or data[:4] != b"\xca\xfe\xc0\xc0":
-        return {}
-    order = "<" if data[4] == 1 else ">"
-    entry_offset, num_entries = struct.unpack_from(order + "ii", data, 24)
-    out, off = {}, entry_offset
-    for _ in range(num_entries):
-        if off + 20 > len(data):
-            break
-        length, name_off, vector_len, dtype, _flags, _units, _var, data_off = struct.unpack_from(order + "iiibbbbi", data, off)
-        if length <= 0:
-            break
-        if vector_len == 0 and dtype == ord("J"):
-            end = data.index(b"\0", off + name_off)
-            name = data[off + name_off:end].decode("ascii", "replace")
-            out[name] = struct.unpack_from(order + "q", data, off + data_off)[0]
-        off += length
-    return out
+class JstatGc:
+    """The JDK's `jstat -gc PID INTERVAL_MS`, run once for the whole soak (one JVM attach, not one
+    per sample), its latest line kept: heap spaces in KB and collection counts, as the JVM reports
+    them to jstat (G1 and Parallel update them at each collection, so they lag)."""
+
+    def __init__(self, jstat: str | None, pid: int, interval_s: float) -> None:
+        self.latest: dict[str, float] = {}
+        self.proc = None
+        if not jstat:
+            return
+        import subprocess
+        import threading
+        try:
+            self.proc = subprocess.Popen([jstat, "-gc", str(pid), f"{max(int(interval_s * 1000), 100)}ms"],
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        except OSError:
+            return
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        header: list[str] = []
+        for line in self.proc.stdout:
+            fields = line.split()
+            if not fields:
+                continue
+            if fields[0] == "S0C":
+                header = fields
+                continue
+            if header and len(fields) == len(header):
+                values = {}
+                for name, raw in zip(header, fields):
+                    try:
+                        values[name] = float(raw)
+                    except ValueError:
+                        pass   # "-" where a collector has no such space
+                self.latest = values
+
+    def heap_old_counts(self) -> tuple[str, str, str, str]:
+        """Heap used and old generation used (MiB), young and full collections; blanks before the first line."""
+        v = self.latest
+        if not v:
+            return "", "", "", ""
+        used = sum(v.get(k, 0.0) for k in ("S0U", "S1U", "EU", "OU"))
+        return (f"{used / 1024:.1f}", f"{v.get('OU', 0.0) / 1024:.1f}",
+                str(int(v["YGC"])) if "YGC" in v else "", str(int(v["FGC"])) if "FGC" in v else "")
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
 
 
 def read_json(path: str | None) -> dict:
@@ -339,6 +363,15 @@ def read_json(path: str | None) -> dict:
 def cmd_sample(args) -> int:
     stop = Stop()
     end = time.monotonic() + args.max_seconds
+    gc = JstatGc(args.jstat, args.pid, args.interval)
+    try:
+        sample_rows(args, stop, end, gc)
+    finally:
+        gc.close()
+    return 0
+
+
+def sample_rows(args, stop: Stop, end: float, gc: JstatGc) -> None:
     mib = 1024.0
     with open(args.out, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -354,15 +387,7 @@ def cmd_sample(args) -> int:
                 cpu = cpu_seconds(args.pid)
             except OSError:
                 break   # the process is gone
-            perf = hsperf_counters(args.pid)
-            heap = old = ygc = fgc = ""
-            if perf:
-                spaces = [v for k, v in perf.items() if k.startswith("sun.gc.generation.") and k.endswith(".used")
-                          and ".space." in k]
-                heap = f"{sum(spaces) / 1048576:.1f}"
-                old = f"{perf.get('sun.gc.generation.1.space.0.used', 0) / 1048576:.1f}"
-                ygc = perf.get("sun.gc.collector.0.invocations", "")
-                fgc = perf.get("sun.gc.collector.1.invocations", "")
+            heap, old, ygc, fgc = gc.heap_old_counts()
             try:
                 phase = Path(args.phase_file).read_text(encoding="utf-8").strip() or "?"
             except OSError:
@@ -376,7 +401,6 @@ def cmd_sample(args) -> int:
             next_at += args.interval
             while not stop.flag and time.monotonic() < next_at:
                 time.sleep(min(0.2, max(next_at - time.monotonic(), 0)))
-    return 0
 
 
 # --- the report ----------------------------------------------------------------------------
@@ -609,8 +633,8 @@ def cmd_report(args) -> int:
     L.append("## Resources (min / median / max)")
     L.append("")
     L.append(f"Sampled every {meta.get('sample_interval', '?')} from `/proc/<pid>/status` (VmRSS, Threads) and "
-             "`/proc/<pid>/fd`; GC counts and heap occupancy from the JVM's hsperfdata (what `jstat` reads; "
-             "ParallelGC updates them at each collection, so they lag). All numbers: [samples.csv](samples.csv).")
+             "`/proc/<pid>/fd`; GC counts and heap occupancy from the JDK's `jstat -gc` (one attach for the run; "
+             "the collectors update them at each collection, so they lag). All numbers: [samples.csv](samples.csv).")
     L.append("")
     names = [("idle", "idle, before the load"), ("warmup", "warm-up (1st quarter)"), ("early", "early (2nd quarter)"),
              ("late", "late (last quarter)"), ("after", "after the load")]
@@ -779,6 +803,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--max-seconds", type=float, default=7200.0)
     p.add_argument("--check-status")
     p.add_argument("--hostile-status")
+    p.add_argument("--jstat", help="the JDK's jstat, for heap and GC counts (without it those columns stay blank)")
     p.set_defaults(fn=cmd_sample)
     p = sub.add_parser("report", help="summary.md and chart.svg/.png of a run directory")
     p.add_argument("run_dir")
