@@ -4,14 +4,21 @@
 #   scripts/benchmark-servers.sh [options] [workers] [duration] [output_dir]
 #
 #   workers      passed to every server (event loops, pool threads, ...); default 2
-#   duration     per scenario, seconds ("10", "10s" or "1m"); default 10 (--quick: 2)
+#   duration     per scenario, seconds ("10", "10s" or "1m"); default 4 (--full: 10, --quick: 2)
 #   output_dir   default results/<UTC timestamp>/ (--quick: /tmp/spindle-bench-quick-<timestamp>/;
 #                --baseline: results/ab/<timestamp>-vs-<rev>/)
 #
+#   (no mode)       the default run, within 20 minutes on 2 cores: one row per Spindle I/O model
+#                   and every reference row (SPINDLE_BENCH_DEFAULT_SERVERS), 7 scenarios (plaintext,
+#                   pipelined, JSON, echo 10 KB, and the three waiting ones at 1,000 connections),
+#                   2 rounds of 4s; it prints its plan and an estimate first, then an ETA per step
+#   --full          every row and every scenario (HTTPS, the echo sizes, the download), 3 rounds of
+#                   10s: hours on 2 cores, which its plan line says before it starts
 #   --servers A,B   only these rows (display names from scripts/lib/bench-servers.sh, or a class
 #                   name for all its rows, e.g. NettyServer); a requested server whose class is
 #                   not in the tree is a "not built" failure row
-#   --rounds N      rounds, interleaved (all servers for round 1, then round 2, ...); default 3
+#   --rounds N      rounds, interleaved (all servers for round 1, then round 2, ...); default 2
+#                   (--full: 3, --quick: 1)
 #   --quick         smoke run: 2s, 1 round, 8 scenarios (one over HTTPS), two servers unless
 #                   --servers; also fails on socket errors or non-2xx responses in a non-blocking
 #                   scenario (CI)
@@ -106,8 +113,18 @@ SCENARIOS_QUICK=(
   "plaintext-tls-c256|GET|/plaintext|256|||2s|0|1|over HTTPS (TLS; keep-alive, one handshake per connection)"
 )
 
+# The default run (no --quick, no --full): the scenarios that tell the I/O models apart, the waiting
+# ones included, sized with the default rows and rounds to end within 20 minutes on 2 cores.
+SCENARIOS_DEFAULT=()
+for sc in "${SCENARIOS_FULL[@]}"; do
+  case "${sc%%|*}" in
+    plaintext-c256 | plaintext-pipelined16 | json-c256 | echo-10KB | blocking100-c1000 | delay100-c1000 | remote100-c1000)
+      SCENARIOS_DEFAULT+=("$sc") ;;
+  esac
+done
+
 usage() {
-  echo "usage: $(basename "$0") [--quick] [--servers A,B] [--scenarios A,B] [--baseline REV] [--rounds N] [--pin-server CPUS --pin-client CPUS] [workers] [duration] [output_dir]   (--help for more)" >&2
+  echo "usage: $(basename "$0") [--quick | --full] [--servers A,B] [--scenarios A,B] [--baseline REV] [--rounds N] [--pin-server CPUS --pin-client CPUS] [workers] [duration] [output_dir]   (--help for more)" >&2
   exit 2
 }
 help() {   # the header above, as text
@@ -118,12 +135,13 @@ help() {   # the header above, as text
 
 command_line="$(printf '%q ' "$0" "$@")"
 command_line="${command_line% }"
-quick=0 servers_arg="" scenarios_arg="" baseline="" rounds="" pin_server="" pin_client=""
+quick=0 full=0 servers_arg="" scenarios_arg="" baseline="" rounds="" pin_server="" pin_client=""
 positional=()
 need_value() { [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || { echo "error: $1 needs a value" >&2; usage; }; }
 while (( $# > 0 )); do
   case "$1" in
     --quick) quick=1 ;;
+    --full) full=1 ;;
     --servers) need_value "$@"; servers_arg="$2"; shift ;;
     --servers=*) servers_arg="${1#*=}" ;;
     --scenarios) need_value "$@"; scenarios_arg="$2"; shift ;;
@@ -149,12 +167,16 @@ duration_arg="${positional[1]:-}"
 out="${positional[2]:-}"
 
 [[ "$workers" =~ ^[1-9][0-9]*$ ]] || { echo "error: workers must be a positive integer" >&2; usage; }
+(( quick + full <= 1 )) || { echo "error: --quick and --full exclude each other" >&2; usage; }
 if (( quick )); then
-  duration_arg="${duration_arg:-2}" rounds="${rounds:-1}" warmup="${SPINDLE_BENCH_WARMUP:-1}"
+  mode=quick duration_arg="${duration_arg:-2}" rounds="${rounds:-1}" warmup="${SPINDLE_BENCH_WARMUP:-1}"
   SCENARIOS=("${SCENARIOS_QUICK[@]}")
-else
-  duration_arg="${duration_arg:-10}" rounds="${rounds:-3}" warmup="${SPINDLE_BENCH_WARMUP:-3}"
+elif (( full )); then
+  mode=full duration_arg="${duration_arg:-10}" rounds="${rounds:-3}" warmup="${SPINDLE_BENCH_WARMUP:-3}"
   SCENARIOS=("${SCENARIOS_FULL[@]}")
+else
+  mode=default duration_arg="${duration_arg:-4}" rounds="${rounds:-2}" warmup="${SPINDLE_BENCH_WARMUP:-2}"
+  SCENARIOS=("${SCENARIOS_DEFAULT[@]}")
 fi
 if [[ -n "$scenarios_arg" ]]; then
   picked=()
@@ -377,8 +399,10 @@ elif (( quick )); then
     fi
   done
   (( ${#row_names[@]} > 0 )) || spindle_die "none of the --quick server groups exists in the tree"
-else
+elif (( full )); then
   for row in "${SPINDLE_BENCH_SERVERS[@]}"; do add_row "$row"; done
+else
+  for name in "${SPINDLE_BENCH_DEFAULT_SERVERS[@]}"; do add_row "$(row_for "$name" | head -n 1)"; done
 fi
 
 # Class -> module, and one build per module, before any timing starts.
@@ -543,6 +567,7 @@ tsv() { local IFS=$'\t'; local -a clean=("${@//$'\t'/ }"); clean=("${clean[@]//$
   tsv run_id "$run_id"
   tsv started "$(date -u '+%Y-%m-%d %H:%M:%S')"
   tsv quick "$quick"
+  tsv mode "$mode"
   tsv rounds "$rounds"
   tsv duration "$duration"
   tsv warmup "$warmup"
@@ -818,18 +843,25 @@ fmt_duration() {
   elif (( s >= 60 )); then printf '%dm%02ds' $(( s / 60 )) $(( s % 60 ))
   else printf '%ds' "$s"; fi
 }
+# Seconds one step takes before any is measured: the scenario, the pause, and its share of a
+# server start (ready line, checks, warm-ups; a second start for the TLS scenarios).
+planned_step_seconds() {
+  local starts=1
+  (( ${#PLAIN_SCENARIOS[@]} == 0 || ${#TLS_SCENARIOS[@]} == 0 )) || starts=2
+  local per_server=$(( starts * (2 * warmup + 6) ))
+  echo $(( duration + PAUSE + per_server / ${#SCENARIOS[@]} + 1 ))
+}
 # ETA from the measured pace (server starts, checks and warm-ups included) once there is one.
 eta() {
   local left=$(( total_steps - step + 1 ))
   if (( steps_timed > 0 )); then
     fmt_duration $(( timed_seconds * left / steps_timed ))
   else
-    local starts=1
-    (( ${#PLAIN_SCENARIOS[@]} == 0 || ${#TLS_SCENARIOS[@]} == 0 )) || starts=2
-    local per_server=$(( starts * (2 * warmup + 4) ))
-    fmt_duration $(( left * (duration + PAUSE + per_server / ${#SCENARIOS[@]} + 1) ))
+    fmt_duration $(( left * $(planned_step_seconds) ))
   fi
 }
+echo "plan ($mode run): ${#run_rows[@]} row(s) x $rounds round(s) x ${#SCENARIOS[@]} scenario(s), ${duration}s each;" \
+  "about $(fmt_duration $(( total_steps * $(planned_step_seconds) ))) (an estimate; the ETA follows the measured pace)" >&2
 
 
 declare -A dead=()       # rows that failed: not retried in later rounds

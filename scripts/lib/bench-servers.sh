@@ -50,6 +50,14 @@ SPINDLE_BENCH_SERVERS=(
 # shellcheck disable=SC2034
 SPINDLE_BENCH_REFERENCE_CLASSES=(NettyServer)
 
+# The default run (neither --quick nor --full, no --servers): one row per I/O model of Spindle's
+# and every reference row, so the main job ends within 20 minutes on 2 cores; --full runs them all.
+# shellcheck disable=SC2034
+SPINDLE_BENCH_DEFAULT_SERVERS=(
+  ThreadPoolServer VirtualThreadServer MultiLoopServer IoUringServer NettyServer-epoll
+  TunedNettyServer SpringMvc-virtual SpringMvc-pool200 SpringWebFlux HelidonSeServer VertxServer
+)
+
 # --quick without --servers: the first of these groups whose classes all exist.
 # shellcheck disable=SC2034
 SPINDLE_BENCH_QUICK_SERVERS=(

@@ -985,7 +985,9 @@ README_INTRO = """# Benchmark results
 Every figure here comes from one command, run on one machine with nothing else busy:
 
 ```sh
-scripts/benchmark-servers.sh                # every server that exists, workers 2, 10 s per scenario, 3 rounds
+scripts/benchmark-servers.sh                # the default run (< 20 min on 2 cores): one row per I/O model and
+                                            # every reference, 7 scenarios, 2 rounds of 4 s, workers 2
+scripts/benchmark-servers.sh --full         # every row and scenario, 3 rounds of 10 s (hours; its plan says how long)
 scripts/benchmark-servers.sh --servers VirtualThreadServer,NettyServer --rounds 5 1 10
 scripts/benchmark-servers.sh --pin-server 1 --pin-client 0    # server and wrk on separate CPUs
 scripts/benchmark-servers.sh --servers MultiLoopServer --scenarios echo-500KB --baseline HEAD~1 --rounds 5 2 5
@@ -995,7 +997,8 @@ scripts/benchmark-servers.sh --quick        # smoke run (CI): 2 s, 1 round, 8 sc
 
 For each round (rounds are interleaved: every server once, then again) and each server, the
 script starts a fresh JVM with the same flags, checks every route's answer (a wrong answer is a
-failure row, never a measurement), warms it up, and runs the wrk scenarios: plaintext at 256 and
+failure row, never a measurement), warms it up, and runs the wrk scenarios (`--full`; the default
+run takes plaintext, pipelined, JSON, echo 10 KB and the three waiting ones): plaintext at 256 and
 1,000 connections, plaintext pipelined 16 deep, JSON, a path variable, POST `/echo` with 72 B,
 10 KB, 100 KB and 500 KB bodies, `/blocking/100`, `/delay/100`, `/remote/100` and
 `/remote-blocking/100` at 1,000 connections (the remote routes call `/delay/100` on a downstream
