@@ -195,9 +195,19 @@ _spindle_module_stale() {
 # Prints the runtime classpath of MODULE (its classes + runtime dependencies),
 # building the module and what it depends on first if anything changed.
 # Maven output goes to stderr, so cp=$(spindle_classpath m) captures only the path.
+# The Debian packages a module's servers need at run time, installed when missing, so every script
+# that starts a server (run-server.sh, the matrix, the soak, compare-blocking.sh) can run it on a
+# fresh machine: IoUringServer loads liburing.so.2 through FFM.
+spindle_runtime_packages() {
+  case "$1" in
+    iouring-server) spindle_ensure_packages liburing2 ;;
+  esac
+}
+
 spindle_classpath() {
   local module="${1:?usage: spindle_classpath MODULE}"
   [[ -f "$SPINDLE_ROOT/$module/pom.xml" ]] || spindle_die "no module '$module' in $SPINDLE_ROOT"
+  spindle_runtime_packages "$module"
   local cpfile="$SPINDLE_ROOT/$module/target/classpath.txt"
   if _spindle_module_stale "$module"; then
     echo "building $module (and what it depends on) ..." >&2
