@@ -6,6 +6,7 @@ Needs Debian's python3-matplotlib, which the scripts install when missing and ru
 """
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,7 +52,9 @@ def bar_chart(stem: Path, title: str, subtitle: str, bars: list[Bar], noisy_rule
     rows = max(len(bars), 1)
     fig, axes = plt.subplots(1, 2, sharey=True, figsize=(11, 1.3 + 0.28 * rows + 0.6), squeeze=True)
     fig.suptitle(title, x=0.01, ha="left", fontsize=13, fontweight="bold")
-    fig.text(0.01, 1 - 0.42 / fig.get_figheight(), subtitle, ha="left", va="top", color="#555555")
+    # wrapped: a waiting scenario's line (route, note, upper bound) is wider than the figure
+    fig.text(0.01, 1 - 0.42 / fig.get_figheight(), "\n".join(textwrap.wrap(subtitle, 170)), ha="left", va="top",
+             color="#555555")
     ys = list(range(len(bars)))
     panels = (("requests per second", [b.rps for b in bars], [b.rps_range for b in bars]),
               ("requests per server CPU-second", [b.per_cpu for b in bars], [b.per_cpu_range for b in bars]))
