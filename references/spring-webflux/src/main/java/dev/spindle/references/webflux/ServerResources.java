@@ -1,10 +1,7 @@
 package dev.spindle.references.webflux;
 
 import dev.spindle.references.spring.DownstreamClients;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.util.Locale;
+import dev.spindle.references.support.HttpDate;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -102,27 +99,5 @@ class ServerResources {
             });
             return chain.filter(exchange);
         };
-    }
-
-    /** The IMF-fixdate of the current second, formatted once a second rather than per response. */
-    static final class HttpDate {
-        // RFC_1123_DATE_TIME would drop the day's leading zero, which IMF-fixdate keeps
-        private static final DateTimeFormatter IMF_FIXDATE =
-                DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
-
-        private record Stamp(long second, String text) {
-        }
-
-        private volatile Stamp current = new Stamp(-1, "");
-
-        String now() {
-            long second = System.currentTimeMillis() / 1000;
-            Stamp stamp = current;
-            if (stamp.second() != second) {
-                stamp = new Stamp(second, IMF_FIXDATE.format(Instant.ofEpochSecond(second)));
-                current = stamp;
-            }
-            return stamp.text();
-        }
     }
 }

@@ -5,6 +5,7 @@ import static dev.spindle.references.support.BenchmarkLimits.MAX_DELAY_MS;
 
 import dev.spindle.references.support.BenchmarkLimits;
 import dev.spindle.references.support.Fixtures;
+import dev.spindle.references.support.HttpDate;
 import dev.spindle.references.support.RemoteDownstream;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -31,11 +32,7 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -74,8 +71,6 @@ final class BenchmarkVerticle extends VerticleBase {
     private static final Buffer HELLO_JSON = Buffer.buffer("{\"message\":\"Hello, World!\"}");
     private static final Buffer OK = Buffer.buffer("OK");
     private static final CharSequence DOWNLOAD_LENGTH = HttpHeaders.createOptimized(Integer.toString(BenchmarkLimits.DOWNLOAD_BYTES));
-    /** An HTTP-date (RFC 9110 5.6.7): two-digit day, unlike {@link DateTimeFormatter#RFC_1123_DATE_TIME}. */
-    private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.ENGLISH);
 
     private final String host;
     private final int port;
@@ -173,7 +168,7 @@ final class BenchmarkVerticle extends VerticleBase {
     }
 
     private void refreshDate() {
-        date = HttpHeaders.createOptimized(HTTP_DATE.format(ZonedDateTime.now(ZoneOffset.UTC)));
+        date = HttpHeaders.createOptimized(HttpDate.format(System.currentTimeMillis() / 1000));
     }
 
     private void stamp(HttpServerResponse response) {
