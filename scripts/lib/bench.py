@@ -10,6 +10,8 @@ charts (scripts/lib/charts.py: matplotlib, imported only by `report`).
   bench.py report RUN_DIR [--strict] [--readme PATH]
                                            summary.csv, summary.md, charts/*.svg and *.png (exit 1 on failures)
   bench.py readme PATH                     the results/README.md placeholder (no run yet)
+  bench.py open-chart STEM LABEL=DIR... --title T [--subtitle S]
+                                           percentile chart of scripts/lib/open-load.sh runs (SVG + PNG)
 
 The report reads the TSV files the shell script writes into RUN_DIR (meta, servers, scenarios,
 measurements, events), so it can be rerun on a finished or interrupted run directory.
@@ -374,6 +376,55 @@ def cmd_parse(args) -> int:
                      str(r.non2xx), str(r.requests if r.requests is not None else "-")]))
     return 0
 
+
+
+@dataclass
+class OpenResult:
+    """One open-model run of scripts/lib/open-load.sh (Hyperfoil at a constant rate): its summary.tsv row, with
+    latencies counted from when each request was started on the schedule, and its percentiles.tsv distribution."""
+    offered_rate: float
+    achieved_rate: float
+    requests: int
+    errors: int
+    non2xx: int
+    p50_ms: float
+    p90_ms: float
+    p99_ms: float
+    p999_ms: float
+    max_ms: float
+    blocked_ms: float
+    unsent: int
+    session_limit_exceeded: bool
+    connections: int
+    # (percentile 0..100, latency ms), ascending; the last is the max at 100
+    percentiles: list = field(default_factory=list)
+
+    @property
+    def behind(self) -> bool:
+        """The generator fell behind its schedule (open-load.sh's exit 3): the latency understates the rate."""
+        return self.session_limit_exceeded or self.unsent > max(2, (self.requests + self.unsent) // 100)
+
+
+def parse_open_result(run_dir: Path) -> OpenResult:
+    """Reads DIR/summary.tsv (and DIR/percentiles.tsv when present) as open-load.sh wrote them; raises
+    ValueError naming the file when it is missing or not of that shape."""
+    rows = read_tsv(run_dir / "summary.tsv")
+    if len(rows) != 1:
+        raise ValueError(f"{run_dir / 'summary.tsv'}: expected a header and one row, found {len(rows)} rows")
+    row = rows[0]
+    try:
+        r = OpenResult(
+            offered_rate=float(row["offered_rate"]), achieved_rate=float(row["achieved_rate"]),
+            requests=int(row["requests"]), errors=int(row["errors"]), non2xx=int(row["non2xx"]),
+            p50_ms=float(row["p50_ms"]), p90_ms=float(row["p90_ms"]), p99_ms=float(row["p99_ms"]),
+            p999_ms=float(row["p999_ms"]), max_ms=float(row["max_ms"]), blocked_ms=float(row["blocked_ms"]),
+            unsent=int(row["unsent"]), session_limit_exceeded=row["session_limit_exceeded"] == "1",
+            connections=int(row["connections"]))
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{run_dir / 'summary.tsv'}: not an open-load.sh summary ({type(e).__name__}: {e})") from None
+    for p in read_tsv(run_dir / "percentiles.tsv"):
+        r.percentiles.append((float(p["percentile"]), float(p["latency_ms"])))
+    return r
 
 
 def fmt_int(x: float | None) -> str:
@@ -1091,6 +1142,29 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_open_chart(args) -> int:
+    """One percentile chart from open-load.sh output directories, each given as LABEL=DIR."""
+    import charts  # matplotlib: only here and in `report`
+    lines = []
+    for spec in args.runs:
+        label, sep, directory = spec.partition("=")
+        if not sep:
+            print(f"error: expected LABEL=DIR, got {spec!r}", file=sys.stderr)
+            return 2
+        try:
+            r = parse_open_result(Path(directory))
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        if not r.percentiles:
+            print(f"error: {directory}/percentiles.tsv is missing or empty", file=sys.stderr)
+            return 1
+        lines.append(charts.PercentileLine(f"{label} (p99 {fmt_ms(r.p99_ms)} ms, achieved {fmt_compact(r.achieved_rate)}/s)",
+                                           r.percentiles, flagged=r.behind or r.errors > 0 or r.non2xx > 0))
+    charts.percentile_chart(Path(args.stem), args.title, args.subtitle, lines)
+    return 0
+
+
 def cmd_readme(args) -> int:
     write_readme(Path(args.path), None)
     return 0
@@ -1118,6 +1192,12 @@ def main(argv: list[str]) -> int:
                    help="socket errors or non-2xx in a non-blocking scenario are failures too")
     p.add_argument("--readme", help="also rewrite this results/README.md to show the run")
     p.set_defaults(fn=cmd_report)
+    p = sub.add_parser("open-chart", help="percentile chart (SVG+PNG) of open-load.sh runs given as LABEL=DIR")
+    p.add_argument("stem", help="output path without extension")
+    p.add_argument("runs", nargs="+", metavar="LABEL=DIR")
+    p.add_argument("--title", required=True)
+    p.add_argument("--subtitle", default="")
+    p.set_defaults(fn=cmd_open_chart)
     p = sub.add_parser("readme", help="write the results/README.md placeholder")
     p.add_argument("path")
     p.set_defaults(fn=cmd_readme)

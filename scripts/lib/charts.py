@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")  # no display: files only
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 from matplotlib.patches import Patch  # noqa: E402
-from matplotlib.ticker import EngFormatter  # noqa: E402
+from matplotlib.ticker import EngFormatter, FuncFormatter  # noqa: E402
 
 SPINDLE = "#4c78a8"
 REFERENCE = "#f58518"
@@ -131,6 +131,67 @@ def timeline_chart(stem: Path, title: str, subtitle: str, panels: list[tuple[str
     legend = [Patch(facecolor=shade, edgecolor="#bbbbbb", label=label) for _, _, shade, label in shaded]
     fig.legend(handles=legend, loc="lower right", ncol=len(legend), frameon=False, bbox_to_anchor=(0.995, 0.0))
     fig.tight_layout(rect=(0, 0.3 / fig.get_figheight(), 1, 1 - 0.6 / fig.get_figheight()))
+    save(fig, stem)
+
+
+@dataclass
+class PercentileLine:
+    """One server's latency distribution at one offered rate: (percentile 0..100, latency ms) points."""
+    label: str
+    points: list[tuple[float, float]]
+    reference: bool = False
+    flagged: bool = False   # the generator fell behind, or errors / non-2xx: see the summary
+
+
+# HdrHistogram's plot: x is 1/(1-p), log-scaled, so each further "9" gets the same width.
+PERCENTILE_TICKS = ((50.0, "50%"), (90.0, "90%"), (99.0, "99%"), (99.9, "99.9%"), (99.99, "99.99%"),
+                    (99.999, "99.999%"))
+
+
+def _inverse_tail(percentile: float) -> float:
+    return 1.0 / max(1.0 - percentile / 100.0, 1e-6)
+
+
+def percentile_chart(stem: Path, title: str, subtitle: str, lines: list[PercentileLine]) -> None:
+    """Latency (ms, log scale) against percentile on HdrHistogram's axis, one line per server; the max (100%)
+    is drawn as a marker at the right edge, where that axis has no place for it."""
+    fig, ax = plt.subplots(figsize=(11, 6))
+    fig.suptitle(title, x=0.01, ha="left", fontsize=13, fontweight="bold")
+    fig.text(0.01, 1 - 0.42 / fig.get_figheight(), "\n".join(textwrap.wrap(subtitle, 170)), ha="left", va="top",
+             color="#555555")
+    colours = plt.get_cmap("tab10")
+    top = 99.0
+    for i, line in enumerate(lines):
+        tail = [(p, v) for p, v in line.points if p < 100.0]
+        if not tail:
+            continue
+        top = max(top, tail[-1][0])
+        colour = colours(i % 10)
+        ax.plot([_inverse_tail(p) for p, _ in tail], [max(v, 1e-3) for _, v in tail], color=colour,
+                linewidth=1.8, linestyle=(0, (5, 2)) if line.reference else "-",
+                label=line.label + (" *" if line.flagged else ""))
+        peak = [v for p, v in line.points if p >= 100.0]
+        if peak:
+            ax.plot([_inverse_tail(tail[-1][0])], [max(peak[0], 1e-3)], marker="^", color=colour, markersize=5)
+    ticks = [(p, text) for p, text in PERCENTILE_TICKS if p <= top + 1e-9]
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks([_inverse_tail(p) for p, _ in ticks], [text for _, text in ticks])
+    ax.minorticks_off()
+    ax.set_xlim(1.0, _inverse_tail(top) * 1.3)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g} ms"))
+    ax.set_xlabel("percentile")
+    ax.set_ylabel("latency from the scheduled send time")
+    ax.grid(which="major", color="#dddddd")
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.legend(loc="upper left", frameon=False, fontsize=8)
+    notes = "\u25b2 max; dashed: reference servers"
+    if any(line.flagged for line in lines):
+        notes += "; * generator fell behind, errors or non-2xx responses (see the summary)"
+    fig.text(0.995, 0.012, notes, ha="right", va="bottom", color="#555555")
+    fig.tight_layout(rect=(0, 0.3 / fig.get_figheight(), 1, 1 - 0.55 / fig.get_figheight()))
     save(fig, stem)
 
 

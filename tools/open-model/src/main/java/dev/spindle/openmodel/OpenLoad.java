@@ -124,13 +124,15 @@ public final class OpenLoad {
          return 1;
       }
       long expected = Math.round(rate * duration);
-      // Requests due in the window that never went out; Hyperfoil's metronome can round one either way.
-      long unsent = Math.max(0, expected - test.requestCount - 1);
+      // Requests due in the window that never went out. A few go missing at the window's edges (the phase ends on
+      // a millisecond timer); past 1% of the schedule the generator itself was the bottleneck.
+      long unsent = Math.max(0, expected - test.requestCount);
+      boolean behind = unsent > Math.max(2, expected / 100);
       boolean limit = sessionLimitExceeded.getOrDefault(TEST_PHASE, false);
       writeSummary(out.resolve("summary.tsv"), test, rate, duration, connections, threads, maxSessions,
             peakSessions.getOrDefault(TEST_PHASE, 0), limit, unsent);
       writePercentiles(out.resolve("percentiles.tsv"), test.histogram);
-      if (limit || unsent > 0) {
+      if (limit || behind) {
          System.err.printf(Locale.ROOT, "error: the generator fell behind the schedule (session pool of %d exhausted: %s,"
                + " requests due but not sent: %d): the latency figures understate the offered load%n",
                maxSessions, limit, unsent);
