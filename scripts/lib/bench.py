@@ -657,7 +657,8 @@ class Report:
                        f"order, each time in a fresh JVM; {meta.get('duration', '?')}s per scenario; after each start a "
                        f"warm-up of GET /plaintext then POST /echo 10 KB"
                        f"{remote_warm}, {meta.get('warmup', '?')}s each; "
-                       f"workers {meta.get('workers', '?')}; wrk -t{meta.get('wrk_threads', '1')}.")
+                       f"workers {meta.get('workers', '?')}; wrk -t{meta.get('wrk_threads', '1')}. "
+                       f"{isolation_text(meta)}")
         lines += [
             f"Run `{meta.get('run_id', self.run.name)}` ({meta.get('started', '?')} UTC"
             f"{', quick mode' if meta.get('quick') == '1' else ''}). {rounds_note}",
@@ -916,6 +917,17 @@ class Report:
             out.append("upper bound".ljust(width) + "  " + "  ".join(
                 ("" if b is None else fmt_compact(b)).rjust(w) for b, w in zip(bounds, cols)))
         return "\n".join(out)
+
+
+def isolation_text(meta: dict) -> str:
+    """Where the load generator ran relative to the server: the network path and the CPU sets."""
+    path = meta.get("isolation") or "loopback: server and clients in the host's network namespace, over 127.0.0.1"
+    server, client = meta.get("pin_server", ""), meta.get("pin_client", "")
+    if server or client:
+        cpus = f"server on CPU(s) {server or 'any'}, wrk and the checks on CPU(s) {client or 'any'} (taskset)"
+    else:
+        cpus = "server and wrk unpinned, sharing every CPU"
+    return f"Isolation: {path}; {cpus}."
 
 
 def platform_threads(server: dict, cpus: int | None) -> int | None:
