@@ -29,7 +29,14 @@
 #                   row gets a twin "<row>@<rev>" run from it right after it in each round, so
 #                   both sides see the same machine state; the summary adds the ratios per scenario
 #   --pin-server CPUS, --pin-client CPUS
-#                   run the server JVMs / wrk under `taskset -c CPUS` (e.g. 1 and 0)
+#                   run the server JVMs / wrk under `taskset -c CPUS` (e.g. 1 and 0), so the
+#                   server's figure is not a share of CPUs it fights the load generator for
+#   --netns         the server (and the downstream) in one network namespace, wrk and the checks
+#                   in another, joined by a veth pair: traffic crosses a link (MTU 1500, the
+#                   neighbour and device layers) instead of loopback. The script creates both
+#                   namespaces and removes them at exit (addresses 10.213.0.1/.2 exist only inside
+#                   them); servers bind 10.213.0.1 (-Dspindle.host). Needs root (CAP_NET_ADMIN).
+#                   Combines with the --pin-* options.
 #
 # Per round and server: a fresh JVM (flags from spindle_java_opts, recorded in environment.md),
 # its ready line awaited (60s), every route's answer checked (a wrong answer is a failure row
@@ -64,6 +71,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/bench-servers.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/bench-servers.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/netns.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/netns.sh"
 SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 LIB="$SCRIPTS/lib"
 BENCH_PY="$LIB/bench.py"
@@ -124,7 +133,7 @@ for sc in "${SCENARIOS_FULL[@]}"; do
 done
 
 usage() {
-  echo "usage: $(basename "$0") [--quick | --full] [--servers A,B] [--scenarios A,B] [--baseline REV] [--rounds N] [--pin-server CPUS --pin-client CPUS] [workers] [duration] [output_dir]   (--help for more)" >&2
+  echo "usage: $(basename "$0") [--quick | --full] [--servers A,B] [--scenarios A,B] [--baseline REV] [--rounds N] [--pin-server CPUS --pin-client CPUS] [--netns] [workers] [duration] [output_dir]   (--help for more)" >&2
   exit 2
 }
 help() {   # the header above, as text
@@ -135,7 +144,7 @@ help() {   # the header above, as text
 
 command_line="$(printf '%q ' "$0" "$@")"
 command_line="${command_line% }"
-quick=0 full=0 servers_arg="" scenarios_arg="" baseline="" rounds="" pin_server="" pin_client=""
+quick=0 full=0 servers_arg="" scenarios_arg="" baseline="" rounds="" pin_server="" pin_client="" netns=0
 positional=()
 need_value() { [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || { echo "error: $1 needs a value" >&2; usage; }; }
 while (( $# > 0 )); do
@@ -154,6 +163,7 @@ while (( $# > 0 )); do
     --pin-server=*) pin_server="${1#*=}" ;;
     --pin-client) need_value "$@"; pin_client="$2"; shift ;;
     --pin-client=*) pin_client="${1#*=}" ;;
+    --netns) netns=1 ;;
     -h | --help) help ;;
     --) shift; positional+=("$@"); break ;;
     -*) echo "error: unknown option $1" >&2; usage ;;
@@ -236,6 +246,11 @@ if [[ -n "$pin_client" ]]; then
   taskset -c "$pin_client" true 2>/dev/null || { echo "error: taskset -c $pin_client fails on this machine" >&2; usage; }
   pin_client_cmd=(taskset -c "$pin_client")
 fi
+# What starts a server JVM, and what runs a client (wrk, the route checks, openssl): pinning, then
+# (--netns) the namespace; taskset and `ip netns exec` both exec in place, so a server's PID is its
+# JVM's. The downstream runs beside the server, in its namespace when there is one, unpinned.
+server_cmd=("${pin_server_cmd[@]}") client_cmd=("${pin_client_cmd[@]}") downstream_cmd=()
+target_host=127.0.0.1   # where clients reach a server
 
 stamp="$(date -u +%Y-%m-%dT%H-%M-%SZ)"
 if [[ -z "$out" ]]; then
@@ -329,6 +344,7 @@ cleanup() {
   [[ -z "$child_pid" ]] || kill -TERM "$child_pid" 2>/dev/null || true
   stop_server
   stop_downstream
+  spindle_netns_remove
   [[ -z "$snapshot" ]] || rm -rf "$snapshot"
 }
 trap cleanup EXIT
@@ -340,6 +356,16 @@ interrupted() {
 }
 trap 'interrupted 130' INT
 trap 'interrupted 143' TERM
+
+isolation="loopback: server and clients in the host's network namespace, over 127.0.0.1"
+if (( netns )); then
+  spindle_netns_pair bench
+  server_cmd+=(ip netns exec "$SPINDLE_NETNS_SERVER")
+  client_cmd+=(ip netns exec "$SPINDLE_NETNS_CLIENT")
+  downstream_cmd=(ip netns exec "$SPINDLE_NETNS_SERVER")
+  target_host="$SPINDLE_NETNS_SERVER_ADDR"
+  isolation="netns: server in namespace $SPINDLE_NETNS_SERVER, clients in $SPINDLE_NETNS_CLIENT, over a veth pair"
+fi
 
 
 # Parallel arrays, one entry per selected row.
@@ -546,7 +572,7 @@ if (( ${#TLS_SCENARIOS[@]} > 0 )); then
   mkdir -m 700 "$tls_dir"
   tls_password="$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
   tls_key_desc="$("$JAVA_HOME/bin/keytool" -genkeypair -alias spindle-bench -keyalg EC -groupname secp256r1 \
-    -dname CN=localhost -ext SAN=ip:127.0.0.1 -storetype PKCS12 -validity 2 \
+    -dname CN=localhost -ext SAN=ip:127.0.0.1,ip:$SPINDLE_NETNS_SERVER_ADDR -storetype PKCS12 -validity 2 \
     -keystore "$tls_dir/keystore.p12" -storepass "$tls_password" 2>&1)" ||
     spindle_die "keytool could not make the TLS scenarios' key store: $tls_key_desc"
   # "Generating 256-bit EC (secp256r1) key pair and self-signed certificate (SHA384withECDSA) ..."
@@ -575,6 +601,9 @@ tsv() { local IFS=$'\t'; local -a clean=("${@//$'\t'/ }"); clean=("${clean[@]//$
   tsv wrk_threads "$WRK_THREADS"
   tsv clk_tck "$CLK_TCK"
   # what a server JVM's availableProcessors() reports (frameworks size pools by it)
+  tsv isolation "$isolation"
+  tsv pin_server "$pin_server"
+  tsv pin_client "$pin_client"
   tsv server_cpus "$(if [[ -n "$pin_server" ]]; then taskset -c "$pin_server" nproc; else nproc; fi)"
   skipped_text="$(printf '%s; ' "${skipped[@]}")"
   tsv skipped "${skipped_text%; }"
@@ -649,7 +678,9 @@ git_desc() {
   echo "\`$rev\`, $dirty, $untracked untracked file(s)"
 }
 write_environment() {
-  local cpu cores os virt jdk
+  local cpu cores os virt jdk downstream_where=""
+  (( ! netns )) || downstream_where=" inside the server's namespace"
+  local network_path="${SPINDLE_NETNS_LINK:-loopback (lo, 127.0.0.1) in the host namespace}"
   cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
   cores="$(nproc) online CPU(s)"
   if command -v lscpu >/dev/null 2>&1; then
@@ -675,10 +706,11 @@ write_environment() {
 | load average at start | $(cut -d' ' -f1-3 /proc/loadavg) |
 | JDK | $JAVA_HOME: $jdk |
 | JVM flags (every server) | \`${SPINDLE_JVM_FLAGS[*]}\` |
-| server command | \`${pin_server_cmd[*]:+${pin_server_cmd[*]} }java <JVM flags> <row's -D props> -cp <module classpath> <main class> 0 <workers>\` |
-| wrk | $(wrk -v 2>&1 | head -n 1 | sed 's/ Copyright.*//'): \`${pin_client_cmd[*]:+${pin_client_cmd[*]} }wrk -t$WRK_THREADS -c<connections> -d${duration}s --timeout <timeout> --latency [-s script] <url>\` |
-| CPU pinning | server: ${pin_server:-none}; wrk: ${pin_client:-none} |${downstream_port:+
-| downstream (remote scenarios) | $downstream_fqcn, workers $workers, the same JVM flags; one JVM for the whole run on 127.0.0.1:$downstream_port, started before round 1 and warmed up (GET /delay/1, 64 connections, ${warmup}s); every row is started with \`-Dspindle.remote=http://127.0.0.1:$downstream_port\`. It runs on the same machine and shares its CPUs (not pinned) with the server under test and wrk, so its work counts against both. Logs: raw/downstream/ |}
+| server command | \`${server_cmd[*]:+${server_cmd[*]} }java <JVM flags> <row's -D props> -cp <module classpath> <main class> 0 <workers>\` |
+| wrk | $(wrk -v 2>&1 | head -n 1 | sed 's/ Copyright.*//'): \`${client_cmd[*]:+${client_cmd[*]} }wrk -t$WRK_THREADS -c<connections> -d${duration}s --timeout <timeout> --latency [-s script] <url>\` |
+| CPU pinning | server: ${pin_server:-none}; wrk and the checks: ${pin_client:-none} |
+| network path | $network_path |${downstream_port:+
+| downstream (remote scenarios) | $downstream_fqcn, workers $workers, the same JVM flags; one JVM for the whole run on 127.0.0.1:$downstream_port$downstream_where, started before round 1 and warmed up (GET /delay/1, 64 connections, ${warmup}s); every row is started with \`-Dspindle.remote=http://127.0.0.1:$downstream_port\`. It runs on the same machine and shares its CPUs (not pinned) with the server under test and wrk, so its work counts against both. Logs: raw/downstream/ |}
 | rounds | $rounds, interleaved (all servers for round 1, then round 2, ...) |
 | per scenario | ${duration}s, ${PAUSE}s pause between scenarios |
 | warm-up | per server start: GET /plaintext (64 connections) then POST /echo 10 KB (16 connections)${downstream_port:+, then GET /remote/1 and /remote-blocking/1 (64 connections; plain starts only)}, ${warmup}s each${TLS_PROPS[*]:+ (over HTTPS for the TLS start)} |${TLS_PROPS[*]:+
@@ -686,7 +718,11 @@ write_environment() {
 | workers | $workers (a row's own count in the table below overrides it) |
 | python | $("$SPINDLE_PYTHON" --version 2>&1), matplotlib $("$SPINDLE_PYTHON" -c 'import matplotlib; print(matplotlib.__version__)') |
 | clock ticks | CLK_TCK $CLK_TCK (server CPU = utime+stime of /proc/<pid>/stat) |
-| network | $(for k in net.core.somaxconn net.ipv4.tcp_tw_reuse net.ipv4.ip_local_port_range; do printf '%s = %s; ' "$k" "$(sysctl -n "$k" 2>/dev/null | tr '\t' ' ' || echo '?')"; done)open files limit $(ulimit -n) |
+| network | $(if (( netns )); then
+  echo "server's namespace: $(spindle_netns_sysctls "$SPINDLE_NETNS_SERVER")client's: $(spindle_netns_sysctls "$SPINDLE_NETNS_CLIENT")"
+else
+  for k in net.core.somaxconn net.ipv4.tcp_tw_reuse net.ipv4.ip_local_port_range; do printf '%s = %s; ' "$k" "$(sysctl -n "$k" 2>/dev/null | tr '\t' ' ' || echo '?')"; done
+fi)open files limit $(ulimit -n) |
 | classes | Spindle's classes and jars copied to a private directory after the build, so builds during the run cannot change them |
 
 ## Servers
@@ -765,7 +801,7 @@ EOF
 start_downstream() {
   local dir="$out/raw/downstream" line="" i
   mkdir -p "$dir"
-  "$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" -cp "$downstream_cp" "$downstream_fqcn" 0 "$workers" \
+  "${downstream_cmd[@]}" "$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" -cp "$downstream_cp" "$downstream_fqcn" 0 "$workers" \
     >"$dir/server.out" 2>"$dir/server.err" </dev/null &
   downstream_pid=$!
   for (( i = 0; i < READY_TIMEOUT * 10; i++ )); do
@@ -780,7 +816,7 @@ start_downstream() {
   [[ -n "$downstream_port" ]] || spindle_die "no port in the downstream's ready line '$line'"
   echo "downstream: $DOWNSTREAM_CLASS on 127.0.0.1:$downstream_port (pid $downstream_pid, workers $workers)" >&2
   (( warmup == 0 )) ||
-    run_child "${pin_client_cmd[@]}" wrk -t"$WRK_THREADS" -c64 -d"${warmup}s" "http://127.0.0.1:$downstream_port/delay/1" \
+    run_child "${pin_client_cmd[@]}" "${downstream_cmd[@]}" wrk -t"$WRK_THREADS" -c64 -d"${warmup}s" "http://127.0.0.1:$downstream_port/delay/1" \
       >"$dir/warmup.txt" 2>&1 || true
 }
 (( ! need_downstream )) || start_downstream
@@ -796,8 +832,9 @@ start_server() {
   read -r -a props <<<"${row_props[${row_index[$name]}]}"
   if [[ "$phase" == tls ]]; then props+=("${TLS_PROPS[@]}") tag="tls-"; fi
   [[ -z "$downstream_port" ]] || props+=("-Dspindle.remote=http://127.0.0.1:$downstream_port")
+  (( ! netns )) || props+=("-Dspindle.host=$target_host")
   local java="$JAVA_HOME/bin/java" module="${row_module[$name]}"
-  "${pin_server_cmd[@]}" "$java" "${SPINDLE_JVM_FLAGS[@]}" "${props[@]}" -cp "${module_cp[${row_cp_key[$name]:-$module}]}" \
+  "${server_cmd[@]}" "$java" "${SPINDLE_JVM_FLAGS[@]}" "${props[@]}" -cp "${module_cp[${row_cp_key[$name]:-$module}]}" \
     "${row_fqcn[$name]}" 0 "$(workers_of "$name")" >"$dir/server-${tag}round$r.out" 2>"$dir/server-${tag}round$r.err" </dev/null &
   server_pid=$!
   for (( i = 0; i < READY_TIMEOUT * 10; i++ )); do
@@ -874,7 +911,7 @@ echo "output: $out" >&2
 echo "servers: ${run_rows[*]}; $rounds round(s) x ${#SCENARIOS[@]} scenario(s), ${duration}s each, workers $workers" >&2
 (( ${#TLS_SCENARIOS[@]} == 0 )) || echo "TLS scenarios (${#TLS_SCENARIOS[@]}): a second start of each server with -Dspindle.tls.*" >&2
 
-wrk_base=("${pin_client_cmd[@]}" wrk -t"$WRK_THREADS" --latency)
+wrk_base=("${client_cmd[@]}" wrk -t"$WRK_THREADS" --latency)
 
 warm_up() {   # name round base_url log-tag
   local log="$out/raw/$1/warmup-$4round$2.txt"
@@ -895,7 +932,7 @@ warm_up() {   # name round base_url log-tag
 # raw/<row>/tls-round<N>.txt and a line of tls.tsv. Informational: a failure here fails nothing.
 record_tls() {
   local name="$1" r="$2" file="$out/raw/$1/tls-round$2.txt" proto cipher kex sig hash
-  run_child timeout 10 openssl s_client -connect "127.0.0.1:$port" -brief </dev/null >"$file" 2>&1 || true
+  run_child "${client_cmd[@]}" timeout 10 openssl s_client -connect "$target_host:$port" -brief </dev/null >"$file" 2>&1 || true
   proto="$(sed -n 's/^Protocol version: //p' "$file" | head -n 1)"
   cipher="$(sed -n 's/^Ciphersuite: //p' "$file" | head -n 1)"
   kex="$(sed -n 's/^\(Server \)\{0,1\}Temp Key: //p; s/^Negotiated TLS1.3 group: //p' "$file" | head -n 1)"
@@ -932,7 +969,7 @@ run_phase() {
     echo "FAILED $what round $r: $start_error" >&2
     event "$r" "$name" start-failed "$start_error" "$scope"
   else
-    run_child "$SPINDLE_PYTHON" "$checker" check --port "$port" "${check_args[@]}" >"$dir/check-${tag}round$r.txt" 2>&1 || crc=$?
+    run_child "${client_cmd[@]}" "$SPINDLE_PYTHON" "$checker" check --host "$target_host" --port "$port" "${check_args[@]}" >"$dir/check-${tag}round$r.txt" 2>&1 || crc=$?
     if (( crc != 0 )); then
       local why kind=check-failed
       why="$(tail -n 1 "$dir/check-${tag}round$r.txt")"
@@ -947,14 +984,14 @@ run_phase() {
   fi
   if [[ -n "$server_pid" ]] && (( crc == 0 )); then
     [[ "$phase" != tls ]] || record_tls "$name" "$r"
-    warm_up "$name" "$r" "$scheme://127.0.0.1:$port" "$tag"
+    warm_up "$name" "$r" "$scheme://$target_host:$port" "$tag"
     local sc f url cpu0 cpu1 rc ticks raw rel started summary
     for sc in "${list[@]}"; do
       IFS='|' read -r -a f <<<"$sc"
       step=$(( step + 1 )) done_here=$(( done_here + 1 ))
       printf '[%d/%d] %s %s round %d/%d ... ETA %s\n' "$step" "$total_steps" "$name" "${f[0]}" "$r" "$rounds" "$(eta)" >&2
       rel="raw/$name/${f[0]}-round$r.txt" raw="$out/raw/$name/${f[0]}-round$r.txt"
-      url="$scheme://127.0.0.1:$port${f[2]}"
+      url="$scheme://$target_host:$port${f[2]}"
       local cmd=("${wrk_base[@]}" -c"${f[3]}" -d"${duration}s" --timeout "${f[6]}")
       [[ -z "${f[4]}" ]] || cmd+=(-s "$LIB/${f[4]}")
       cmd+=("$url")

@@ -708,7 +708,8 @@ class Report:
                        f"order, each time in a fresh JVM; {meta.get('duration', '?')}s per scenario; after each start a "
                        f"warm-up of GET /plaintext then POST /echo 10 KB"
                        f"{remote_warm}, {meta.get('warmup', '?')}s each; "
-                       f"workers {meta.get('workers', '?')}; wrk -t{meta.get('wrk_threads', '1')}.")
+                       f"workers {meta.get('workers', '?')}; wrk -t{meta.get('wrk_threads', '1')}. "
+                       f"{isolation_text(meta)}")
         lines += [
             f"Run `{meta.get('run_id', self.run.name)}` ({meta.get('started', '?')} UTC"
             f"{', quick mode' if meta.get('quick') == '1' else ''}). {rounds_note}",
@@ -948,7 +949,10 @@ class Report:
 
     def write_summary(self) -> None:
         title = f"# Spindle benchmark run {self.meta.get('run_id', self.run.name)}\n\n"
-        (self.run / "summary.md").write_text(title + self.markdown(1, ""), encoding="utf-8")
+        # What a person concluded from the figures, kept apart so a regenerated report keeps it.
+        notes = self.run / "notes.md"
+        told = ("## What this run shows\n\n" + notes.read_text(encoding="utf-8").strip() + "\n\n") if notes.is_file() else ""
+        (self.run / "summary.md").write_text(title + told + self.markdown(1, ""), encoding="utf-8")
 
     def terminal_overview(self) -> str:
         names = [sc["name"] for sc in self.scenarios]
@@ -967,6 +971,17 @@ class Report:
             out.append("upper bound".ljust(width) + "  " + "  ".join(
                 ("" if b is None else fmt_compact(b)).rjust(w) for b, w in zip(bounds, cols)))
         return "\n".join(out)
+
+
+def isolation_text(meta: dict) -> str:
+    """Where the load generator ran relative to the server: the network path and the CPU sets."""
+    path = meta.get("isolation") or "loopback: server and clients in the host's network namespace, over 127.0.0.1"
+    server, client = meta.get("pin_server", ""), meta.get("pin_client", "")
+    if server or client:
+        cpus = f"server on CPU(s) {server or 'any'}, wrk and the checks on CPU(s) {client or 'any'} (taskset)"
+    else:
+        cpus = "server and wrk unpinned, sharing every CPU"
+    return f"Isolation: {path}; {cpus}."
 
 
 def platform_threads(server: dict, cpus: int | None) -> int | None:
@@ -1165,6 +1180,55 @@ def cmd_open_chart(args) -> int:
     return 0
 
 
+def run_label(meta: dict) -> str:
+    """A short name for how a run isolated client and server: loopback, pinned, netns or both."""
+    parts = ["netns" if (meta.get("isolation") or "").startswith("netns") else "loopback"]
+    if meta.get("pin_server") or meta.get("pin_client"):
+        parts.append(f"pinned {meta.get('pin_server') or '-'}/{meta.get('pin_client') or '-'}")
+    return ", ".join(parts)
+
+
+def compare_lines(reports: list[Report]) -> list[str]:
+    """Rows' median req/s and rank per scenario across runs (the first is the base), with each
+    later run's ratio to the base: how a change of isolation moves figures and the ranking."""
+    base = reports[0]
+    labels = [run_label(r.meta) for r in reports]
+    lines = ["Runs, the first being the base of the ratios:", ""]
+    lines += [f"{i + 1}. [{r.run.name}]({os.path.relpath(r.run, reports[0].run.parent)}/summary.md): {label}"
+              for i, (r, label) in enumerate(zip(reports, labels))]
+    lines.append("")
+    for sc in base.scenarios:
+        name = sc["name"]
+        if not all(any(o["name"] == name for o in r.scenarios) for r in reports[1:]):
+            continue
+        ranks = []
+        for r in reports:
+            ranked = [c.server for c in r.ranked(name) if c.rps is not None]
+            ranks.append({server: i + 1 for i, server in enumerate(ranked)})
+        rows = [s["name"] for s in base.servers if all((s["name"], name) in r.cells for r in reports)]
+        head = "| row | " + " | ".join(f"run {i + 1} req/s (rank)" for i in range(len(reports)))
+        head += "".join(f" | run {i + 1} ÷ run 1" for i in range(1, len(reports))) + " |"
+        lines += [f"### {name}", "", head, "|---|" + "---:|" * (2 * len(reports) - 1)]
+        for row in sorted(rows, key=lambda n: ranks[0].get(n, 10 ** 6)):
+            cells = [r.cells[(row, name)] for r in reports]
+            figures = [f"{fmt_int(c.rps)} ({ranks[i].get(row, '–')})" if c.rps is not None else "–"
+                       for i, c in enumerate(cells)]
+            ratios = [f"{c.rps / cells[0].rps:.2f}" if c.rps and cells[0].rps else "" for c in cells[1:]]
+            lines.append(f"| {row} | " + " | ".join(figures + ratios) + " |")
+        lines.append("")
+    return lines
+
+
+def cmd_compare(args) -> int:
+    reports = [Report(Path(d).resolve()) for d in args.run_dirs]
+    text = "# Isolation compared\n\n" + "\n".join(compare_lines(reports)) + "\n"
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        print(text, end="")
+    return 0
+
+
 def cmd_readme(args) -> int:
     write_readme(Path(args.path), None)
     return 0
@@ -1198,6 +1262,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--title", required=True)
     p.add_argument("--subtitle", default="")
     p.set_defaults(fn=cmd_open_chart)
+    p = sub.add_parser("compare", help="rows' req/s and ranks per scenario across runs (e.g. loopback, pinned, netns)")
+    p.add_argument("run_dirs", nargs="+")
+    p.add_argument("--out", help="write the markdown here instead of stdout")
+    p.set_defaults(fn=cmd_compare)
     p = sub.add_parser("readme", help="write the results/README.md placeholder")
     p.add_argument("path")
     p.set_defaults(fn=cmd_readme)

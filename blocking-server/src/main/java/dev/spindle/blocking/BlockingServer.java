@@ -56,7 +56,7 @@ public class BlockingServer implements HttpServer {
         ServerSocket socket = new ServerSocket();
         try {
             socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(InetAddress.getByName(config.host()), config.port()), 1024);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(config.host()), config.port()), config.backlog());
         } catch (IOException | RuntimeException e) {
             // a start that failed is over: close() and awaitTermination() return at once
             socket.close();

@@ -32,13 +32,14 @@ import java.util.function.Function;
  *   <tr><td>writeHighWaterMark</td><td>spindle.writeHighWaterMark</td><td>65536</td><td>pending output above which a connection is not read (back-pressure: a client that does not read its responses cannot make the server buffer more of its requests)</td></tr>
  *   <tr><td>directBuffers</td><td>spindle.directBuffers</td><td>true</td><td>direct instead of heap socket buffers (NIO)</td></tr>
  *   <tr><td>busyPoll</td><td>spindle.busyPoll</td><td>false</td><td>spin on selectNow() before blocking (NIO)</td></tr>
+ *   <tr><td>busyPollSpins</td><td>spindle.busyPollSpins</td><td>1000</td><td>with busyPoll: empty selectNow() calls before a loop blocks</td></tr>
+ *   <tr><td>backlog</td><td>spindle.backlog</td><td>1024</td><td>listen backlog of each listening socket (the kernel caps it at net.core.somaxconn)</td></tr>
  *   <tr><td>tls</td><td>spindle.tls.keystore, spindle.tls.password</td><td>none (plain HTTP)</td><td>speak HTTPS on the port, with the key in this key store ({@link Tls#fromKeyStore})</td></tr>
  * </table>
  * Every server honours every limit above, except where its class Javadoc says otherwise (the
  * Netty reference, which has its own codec, approximates the request read timeout). Strategy modules read
- * a few options of their own (e.g. {@code spindle.busyPollSpins} and
- * {@code spindle.backlog} for NIO, {@code spindle.netty.transport} for Netty); each documents them
- * in its server's Javadoc.
+ * a few options of their own (e.g. {@code spindle.iouring.*} for io_uring, {@code spindle.netty.transport}
+ * for Netty); each documents them in its server's Javadoc.
  *
  * <p>Every setter checks its value and leaves this configuration unchanged: a value outside the
  * range its {@code @param} gives throws {@link IllegalArgumentException}, a null one
@@ -66,6 +67,8 @@ public final class ServerConfig {
     private int writeHighWaterMark = 64 * 1024;
     private boolean directBuffers = true;
     private boolean busyPoll;
+    private int busyPollSpins = 1000;
+    private int backlog = 1024;
     private Tls tls;
 
     private ServerConfig() {
@@ -110,6 +113,8 @@ public final class ServerConfig {
         c.writeHighWaterMark = prop("spindle.writeHighWaterMark", c.writeHighWaterMark, Integer::parseInt);
         c.directBuffers = prop("spindle.directBuffers", c.directBuffers, Boolean::parseBoolean);
         c.busyPoll = prop("spindle.busyPoll", c.busyPoll, Boolean::parseBoolean);
+        c.busyPollSpins = prop("spindle.busyPollSpins", c.busyPollSpins, Integer::parseInt);
+        c.backlog = prop("spindle.backlog", c.backlog, Integer::parseInt);
         c.tls = prop("spindle.tls.keystore", null, file -> Tls.fromKeyStore(java.nio.file.Path.of(file),
                 System.getProperty("spindle.tls.password", "").toCharArray()));
         return c.validated();
@@ -154,6 +159,8 @@ public final class ServerConfig {
         c.writeHighWaterMark = writeHighWaterMark;
         c.directBuffers = directBuffers;
         c.busyPoll = busyPoll;
+        c.busyPollSpins = busyPollSpins;
+        c.backlog = backlog;
         c.tls = tls;
         return c;
     }
@@ -167,6 +174,8 @@ public final class ServerConfig {
         positive("queueCapacity", queueCapacity);
         positive("readBufferSize", readBufferSize);
         positive("writeHighWaterMark", writeHighWaterMark);
+        positive("busyPollSpins", busyPollSpins);
+        positive("backlog", backlog);
         if (maxBodySize < 0 || maxBodySize > Integer.MAX_VALUE - 64) {
             throw new IllegalArgumentException("maxBodySize must be 0.." + (Integer.MAX_VALUE - 64) + ", got " + maxBodySize);
         }
@@ -291,6 +300,15 @@ public final class ServerConfig {
      *  @param on true to spin; default false
      *  @return a copy with this setting */
     public ServerConfig busyPoll(boolean on) { return with(c -> c.busyPoll = on); }
+    /** How many empty {@code selectNow()} calls a busy-polling loop makes before it blocks.
+     *  @param spins positive; default 1000
+     *  @return a copy with this count */
+    public ServerConfig busyPollSpins(int spins) { return with(c -> c.busyPollSpins = spins); }
+    /** The listen backlog of each listening socket: connections the kernel completes before the
+     *  server accepts them (capped by {@code net.core.somaxconn}).
+     *  @param connections positive; default 1024
+     *  @return a copy with this backlog */
+    public ServerConfig backlog(int connections) { return with(c -> c.backlog = connections); }
 
     /** {@return the address to bind, a host name or IP literal} */
     public String host() { return host; }
@@ -334,6 +352,10 @@ public final class ServerConfig {
     public boolean directBuffers() { return directBuffers; }
     /** {@return whether NIO loops spin on {@code selectNow()} before blocking} */
     public boolean busyPoll() { return busyPoll; }
+    /** {@return the empty {@code selectNow()} calls a busy-polling loop makes before it blocks} */
+    public int busyPollSpins() { return busyPollSpins; }
+    /** {@return the listen backlog of each listening socket} */
+    public int backlog() { return backlog; }
 
     /** Speak HTTPS on the port with these settings, or plain HTTP with null.
      *  @param tls the TLS settings, or null for plain HTTP

@@ -36,6 +36,8 @@ class ServerConfigTest {
         assertThat(c.writeHighWaterMark()).isEqualTo(64 * 1024);
         assertThat(c.directBuffers()).isTrue();
         assertThat(c.busyPoll()).isFalse();
+        assertThat(c.busyPollSpins()).isEqualTo(1000);
+        assertThat(c.backlog()).isEqualTo(1024);
         assertThat(ServerConfig.defaults().port(8080).port()).isEqualTo(8080);
     }
 
@@ -60,7 +62,9 @@ class ServerConfigTest {
                 w("readBufferSize", c -> c.readBufferSize(11), ServerConfig::readBufferSize, 11),
                 w("writeHighWaterMark", c -> c.writeHighWaterMark(12), ServerConfig::writeHighWaterMark, 12),
                 w("directBuffers", c -> c.directBuffers(false), ServerConfig::directBuffers, false),
-                w("busyPoll", c -> c.busyPoll(true), ServerConfig::busyPoll, true));
+                w("busyPoll", c -> c.busyPoll(true), ServerConfig::busyPoll, true),
+                w("busyPollSpins", c -> c.busyPollSpins(13), ServerConfig::busyPollSpins, 13),
+                w("backlog", c -> c.backlog(14), ServerConfig::backlog, 14));
     }
 
     private static Arguments w(String name, UnaryOperator<ServerConfig> change, Function<ServerConfig, Object> get, Object value) {
@@ -111,7 +115,9 @@ class ServerConfigTest {
                 Arguments.of("maxConnections 0", (UnaryOperator<ServerConfig>) c -> c.maxConnections(0)),
                 Arguments.of("queueCapacity 0", (UnaryOperator<ServerConfig>) c -> c.queueCapacity(0)),
                 Arguments.of("readBufferSize 0", (UnaryOperator<ServerConfig>) c -> c.readBufferSize(0)),
-                Arguments.of("writeHighWaterMark -5", (UnaryOperator<ServerConfig>) c -> c.writeHighWaterMark(-5)));
+                Arguments.of("writeHighWaterMark -5", (UnaryOperator<ServerConfig>) c -> c.writeHighWaterMark(-5)),
+                Arguments.of("busyPollSpins 0", (UnaryOperator<ServerConfig>) c -> c.busyPollSpins(0)),
+                Arguments.of("backlog 0", (UnaryOperator<ServerConfig>) c -> c.backlog(0)));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -153,6 +159,12 @@ class ServerConfigTest {
         withProperty("spindle.idleTimeoutMs", "1500", () -> {
             assertThat(ServerConfig.fromSystemProperties().idleTimeout()).isEqualTo(Duration.ofMillis(1500));
         });
+        withProperty("spindle.backlog", "4096", () -> {
+            assertThat(ServerConfig.fromSystemProperties().backlog()).isEqualTo(4096);
+        });
+        withProperty("spindle.busyPollSpins", "50", () -> {
+            assertThat(ServerConfig.fromSystemProperties().busyPollSpins()).isEqualTo(50);
+        });
         withProperty("spindle.maxHeaderCount", "  ", () -> {
             assertThat(ServerConfig.fromSystemProperties().maxHeaderCount()).isEqualTo(128);
         });
@@ -165,6 +177,13 @@ class ServerConfigTest {
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spindle.maxHeaderCount"));
         withProperty("spindle.readBufferSize", "0", () ->
                 assertThatThrownBy(ServerConfig::fromSystemProperties).isInstanceOf(IllegalArgumentException.class));
+        // Read leniently before, a bad backlog fell back to the default or was clamped to 1: now it fails the start.
+        withProperty("spindle.backlog", "lots", () ->
+                assertThatThrownBy(ServerConfig::fromSystemProperties)
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spindle.backlog"));
+        withProperty("spindle.busyPollSpins", "-3", () ->
+                assertThatThrownBy(ServerConfig::fromSystemProperties)
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("busyPollSpins"));
     }
 
     /** Sets a system property for the duration of {@code body}, restoring the previous value. */

@@ -30,7 +30,7 @@ import java.util.List;
  *   <tr><td>spindle.iouring.bufferSize</td><td>spindle.readBufferSize (16384)</td><td>bytes per provided buffer</td></tr>
  *   <tr><td>spindle.iouring.sendChunk</td><td>{@value Tuning#DEFAULT_SEND_CHUNK}</td><td>largest native send buffer; more output goes in the next send</td></tr>
  *   <tr><td>spindle.iouring.sqpoll</td><td>false</td><td>IORING_SETUP_SQPOLL (a kernel thread per ring polls the SQ; burns a core)</td></tr>
- *   <tr><td>spindle.backlog</td><td>{@value Tuning#DEFAULT_BACKLOG}</td><td>listen backlog per listening socket</td></tr>
+ *   <tr><td>spindle.backlog</td><td>1024</td><td>listen backlog per listening socket ({@link ServerConfig#backlog()})</td></tr>
  * </table>
  *
  * <p>Timeouts (decided by the core's {@code Connection.tick}, which each ring calls every
@@ -83,7 +83,7 @@ public class IoUringServer extends EventLoopServer {
         List<Integer> listeners = new ArrayList<>();
         try {
             for (int i = 0; i < config.workers(); i++) {
-                int fd = Sockets.listen(host, port, tuning.backlog());
+                int fd = Sockets.listen(host, port, config.backlog());
                 listeners.add(fd);
                 if (i == 0) {
                     address = Sockets.localAddress(fd);

@@ -11,15 +11,13 @@ import dev.spindle.core.ServerConfig;
  * @param bufferRingEntries provided buffers per ring (power of two, at most 32768)
  * @param bufferSize bytes per provided buffer (one multishot-recv completion carries at most this)
  * @param sendChunk largest native buffer one send carries; output beyond it goes in further sends
- * @param backlog listen backlog of each ring's listening socket
  * @param sqpoll a kernel thread polls each SQ (burns a core per ring; off by default)
  */
-record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int bufferSize, int sendChunk, int backlog, boolean sqpoll) {
+record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int bufferSize, int sendChunk, boolean sqpoll) {
     static final int DEFAULT_SQ_ENTRIES = 2048;
     static final int DEFAULT_CQ_FACTOR = 8;
     static final int DEFAULT_BUFFER_RING_ENTRIES = 1024;
     static final int DEFAULT_SEND_CHUNK = 256 * 1024;
-    static final int DEFAULT_BACKLOG = 1024;
 
     Tuning {
         powerOfTwo("sqEntries", sqEntries, 32768);
@@ -27,8 +25,8 @@ record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int bufferSize
         if (cqFactor < 1 || cqFactor > 64) {
             throw new IllegalArgumentException("cqFactor must be 1..64, got " + cqFactor);
         }
-        if (bufferSize < 64 || sendChunk < 1024 || backlog < 1) {
-            throw new IllegalArgumentException("bufferSize >= 64, sendChunk >= 1024 and backlog >= 1 required: " + this);
+        if (bufferSize < 64 || sendChunk < 1024) {
+            throw new IllegalArgumentException("bufferSize >= 64 and sendChunk >= 1024 required: " + this);
         }
     }
 
@@ -40,7 +38,7 @@ record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int bufferSize
 
     static Tuning defaults(ServerConfig config) {
         return new Tuning(DEFAULT_SQ_ENTRIES, DEFAULT_CQ_FACTOR, DEFAULT_BUFFER_RING_ENTRIES, config.readBufferSize(),
-                DEFAULT_SEND_CHUNK, DEFAULT_BACKLOG, false);
+                DEFAULT_SEND_CHUNK, false);
     }
 
     static Tuning fromSystemProperties(ServerConfig config) {
@@ -51,20 +49,19 @@ record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int bufferSize
                 intProperty("spindle.iouring.bufferRingEntries", d.bufferRingEntries),
                 intProperty("spindle.iouring.bufferSize", d.bufferSize),
                 intProperty("spindle.iouring.sendChunk", d.sendChunk),
-                intProperty("spindle.backlog", d.backlog),
                 Boolean.parseBoolean(System.getProperty("spindle.iouring.sqpoll", "false").trim()));
     }
 
     Tuning withBufferRing(int entries, int size) {
-        return new Tuning(sqEntries, cqFactor, entries, size, sendChunk, backlog, sqpoll);
+        return new Tuning(sqEntries, cqFactor, entries, size, sendChunk, sqpoll);
     }
 
     Tuning withSqpoll(boolean on) {
-        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bufferSize, sendChunk, backlog, on);
+        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bufferSize, sendChunk, on);
     }
 
     Tuning withSendChunk(int bytes) {
-        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bufferSize, bytes, backlog, sqpoll);
+        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bufferSize, bytes, sqpoll);
     }
 
     private static int intProperty(String name, int fallback) {
