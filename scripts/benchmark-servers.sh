@@ -19,6 +19,11 @@
 #                   not in the tree is a "not built" failure row
 #   --rounds N      rounds, interleaved (all servers for round 1, then round 2, ...); default 2
 #                   (--full: 3, --quick: 1)
+#   --open-model    latency at constant offered rates (Hyperfoil via scripts/lib/open-load.sh; latency
+#                   counted from when each request was due): GET /delay/100 at 25/50/75% of each row's
+#                   own closed-loop maximum, measured first in the same start, and at 3,000 req/s;
+#                   GET /plaintext at 10,000 req/s; one row per I/O-model family and the Netty
+#                   references (SPINDLE_BENCH_OPEN_SERVERS), 2 rounds of 8s; a percentile chart per rate
 #   --quick         smoke run: 2s, 1 round, 8 scenarios (one over HTTPS), two servers unless
 #                   --servers; also fails on socket errors or non-2xx responses in a non-blocking
 #                   scenario (CI)
@@ -37,6 +42,7 @@
 #                   namespaces and removes them at exit (addresses 10.213.0.1/.2 exist only inside
 #                   them); servers bind 10.213.0.1 (-Dspindle.host). Needs root (CAP_NET_ADMIN).
 #                   Combines with the --pin-* options.
+#   --no-conformance  skip the correctness column (see below)
 #
 # Per round and server: a fresh JVM (flags from spindle_java_opts, recorded in environment.md),
 # its ready line awaited (60s), every route's answer checked (a wrong answer is a failure row
@@ -122,6 +128,22 @@ SCENARIOS_QUICK=(
   "plaintext-tls-c256|GET|/plaintext|256|||2s|0|1|over HTTPS (TLS; keep-alive, one handshake per connection)"
 )
 
+# --open-model: latency at a constant offered rate (Hyperfoil through scripts/lib/open-load.sh, latency
+# counted from when each request was due), after the closed-loop scenario that gives each row's own
+# maximum in the same server start. Field 12, the rate: "pct:P:SCENARIO" (P% of this row's req/s in
+# SCENARIO, measured earlier in the same start) or "rate:N" (N req/s, the same for every row). The
+# connections are Hyperfoil's pool: enough for rate x latency (7,500 req/s x 0.1 s = 750 in flight).
+# /delay/100 keeps every rate within what the generator sustains on 2 cores (it saturates near 40k
+# req/s beside a server), and is the work that waits that users choose an I/O model for.
+SCENARIOS_OPEN=(
+  "delay100-c1000|GET|/delay/100|1000|||10s|1|0|the route answers after 100 ms from a timer (asynchronous handler, no thread held)|100"
+  "open-delay100-25pct|GET|/delay/100|1000|||10s|1|0|||pct:25:delay100-c1000"
+  "open-delay100-50pct|GET|/delay/100|1000|||10s|1|0|||pct:50:delay100-c1000"
+  "open-delay100-75pct|GET|/delay/100|1000|||10s|1|0|||pct:75:delay100-c1000"
+  "open-delay100-3000rps|GET|/delay/100|1000|||10s|1|0|above the 2,000 req/s a 200-thread pool holding each connection can answer||rate:3000"
+  "open-plaintext-10000rps|GET|/plaintext|128|||10s|0|0|CPU work at a rate every row sustains: the tail shows pauses (GC, JIT, scheduling)||rate:10000"
+)
+
 # The default run (no --quick, no --full): the scenarios that tell the I/O models apart, the waiting
 # ones included, sized with the default rows and rounds to end within 20 minutes on 2 cores.
 SCENARIOS_DEFAULT=()
@@ -133,7 +155,7 @@ for sc in "${SCENARIOS_FULL[@]}"; do
 done
 
 usage() {
-  echo "usage: $(basename "$0") [--quick | --full] [--servers A,B] [--scenarios A,B] [--baseline REV] [--rounds N] [--pin-server CPUS --pin-client CPUS] [--netns] [workers] [duration] [output_dir]   (--help for more)" >&2
+  echo "usage: $(basename "$0") [--quick | --full] [--servers A,B] [--scenarios A,B] [--baseline REV] [--rounds N] [--pin-server CPUS --pin-client CPUS] [--netns] [--no-conformance] [workers] [duration] [output_dir]   (--help for more)" >&2
   exit 2
 }
 help() {   # the header above, as text
@@ -144,13 +166,14 @@ help() {   # the header above, as text
 
 command_line="$(printf '%q ' "$0" "$@")"
 command_line="${command_line% }"
-quick=0 full=0 servers_arg="" scenarios_arg="" baseline="" rounds="" pin_server="" pin_client="" netns=0
+quick=0 full=0 open_model=0 servers_arg="" scenarios_arg="" baseline="" rounds="" pin_server="" pin_client="" netns=0 conformance=1
 positional=()
 need_value() { [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || { echo "error: $1 needs a value" >&2; usage; }; }
 while (( $# > 0 )); do
   case "$1" in
     --quick) quick=1 ;;
     --full) full=1 ;;
+    --open-model) open_model=1 ;;
     --servers) need_value "$@"; servers_arg="$2"; shift ;;
     --servers=*) servers_arg="${1#*=}" ;;
     --scenarios) need_value "$@"; scenarios_arg="$2"; shift ;;
@@ -164,6 +187,7 @@ while (( $# > 0 )); do
     --pin-client) need_value "$@"; pin_client="$2"; shift ;;
     --pin-client=*) pin_client="${1#*=}" ;;
     --netns) netns=1 ;;
+    --no-conformance) conformance=0 ;;
     -h | --help) help ;;
     --) shift; positional+=("$@"); break ;;
     -*) echo "error: unknown option $1" >&2; usage ;;
@@ -177,13 +201,16 @@ duration_arg="${positional[1]:-}"
 out="${positional[2]:-}"
 
 [[ "$workers" =~ ^[1-9][0-9]*$ ]] || { echo "error: workers must be a positive integer" >&2; usage; }
-(( quick + full <= 1 )) || { echo "error: --quick and --full exclude each other" >&2; usage; }
+(( quick + full + open_model <= 1 )) || { echo "error: --quick, --full and --open-model exclude each other" >&2; usage; }
 if (( quick )); then
   mode=quick duration_arg="${duration_arg:-2}" rounds="${rounds:-1}" warmup="${SPINDLE_BENCH_WARMUP:-1}"
   SCENARIOS=("${SCENARIOS_QUICK[@]}")
 elif (( full )); then
   mode=full duration_arg="${duration_arg:-10}" rounds="${rounds:-3}" warmup="${SPINDLE_BENCH_WARMUP:-3}"
   SCENARIOS=("${SCENARIOS_FULL[@]}")
+elif (( open_model )); then
+  mode=open-model duration_arg="${duration_arg:-8}" rounds="${rounds:-2}" warmup="${SPINDLE_BENCH_WARMUP:-2}"
+  SCENARIOS=("${SCENARIOS_OPEN[@]}")
 else
   mode=default duration_arg="${duration_arg:-4}" rounds="${rounds:-2}" warmup="${SPINDLE_BENCH_WARMUP:-2}"
   SCENARIOS=("${SCENARIOS_DEFAULT[@]}")
@@ -195,12 +222,12 @@ if [[ -n "$scenarios_arg" ]]; then
     w="${w//[[:space:]]/}"
     [[ -n "$w" ]] || continue
     found=""
-    for sc in "${SCENARIOS_FULL[@]}" "${SCENARIOS_QUICK[@]}"; do
+    for sc in "${SCENARIOS_FULL[@]}" "${SCENARIOS_QUICK[@]}" "${SCENARIOS_OPEN[@]}"; do
       [[ "${sc%%|*}" == "$w" ]] && { found="$sc"; break; }
     done
     if [[ -z "$found" ]]; then
       echo "error: unknown scenario '$w'. Known scenarios:" >&2
-      for sc in "${SCENARIOS_FULL[@]}" "${SCENARIOS_QUICK[@]}"; do echo "  ${sc%%|*}"; done | sort -u >&2
+      for sc in "${SCENARIOS_FULL[@]}" "${SCENARIOS_QUICK[@]}" "${SCENARIOS_OPEN[@]}"; do echo "  ${sc%%|*}"; done | sort -u >&2
       exit 2
     fi
     picked+=("$found")
@@ -427,6 +454,8 @@ elif (( quick )); then
   (( ${#row_names[@]} > 0 )) || spindle_die "none of the --quick server groups exists in the tree"
 elif (( full )); then
   for row in "${SPINDLE_BENCH_SERVERS[@]}"; do add_row "$row"; done
+elif (( open_model )); then
+  for name in "${SPINDLE_BENCH_OPEN_SERVERS[@]}"; do add_row "$(row_for "$name" | head -n 1)"; done
 else
   for name in "${SPINDLE_BENCH_DEFAULT_SERVERS[@]}"; do add_row "$(row_for "$name" | head -n 1)"; done
 fi
@@ -517,6 +546,16 @@ if (( need_downstream )); then
   downstream_cp="${module_cp[$module]}"
   [[ -n "$downstream_cp" ]] || spindle_die "module $module (the downstream $DOWNSTREAM_CLASS) did not build"
 fi
+
+# The open-model scenarios' generator (Hyperfoil, a Maven project of its own) is built now: a client in
+# its own namespace has no network to download it from, and no build may run while servers are measured.
+for sc in "${SCENARIOS[@]}"; do
+  IFS='|' read -r -a f <<<"$sc"
+  if [[ -n "${f[11]:-}" ]]; then
+    "$LIB/open-load.sh" --prepare || spindle_die "the open-model load generator (tools/open-model) did not build"
+    break
+  fi
+done
 
 # The baseline: its own export and build, so nothing it compiles or installs touches this tree or
 # ~/.m2 (a reactor build resolves its modules to each other's target/ directories).
@@ -649,10 +688,10 @@ for name in "${run_rows[@]}"; do
   tsv "$name" "${row_classes[$i]}" "${row_module[$name]:-}" "${row_props[$i]}" "$ref" "${baseline_of[$name]:-}" "$(workers_of "$name")" >>"$out/servers.tsv"
 done
 
-tsv name method path connections script script_args timeout blocking tls description wait_ms >"$out/scenarios.tsv"
+tsv name method path connections script script_args timeout blocking tls description wait_ms open >"$out/scenarios.tsv"
 for sc in "${SCENARIOS[@]}"; do
-  IFS='|' read -r -a f <<<"$sc"   # read drops a trailing empty field: pad to 11
-  tsv "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]:-}" "${f[5]:-}" "${f[6]}" "${f[7]}" "${f[8]}" "${f[9]:-}" "${f[10]:-}" >>"$out/scenarios.tsv"
+  IFS='|' read -r -a f <<<"$sc"   # read drops a trailing empty field: pad to 12
+  tsv "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]:-}" "${f[5]:-}" "${f[6]}" "${f[7]}" "${f[8]}" "${f[9]:-}" "${f[10]:-}" "${f[11]:-}" >>"$out/scenarios.tsv"
 done
 tsv round server scenario raw cpu_ticks wrk_rc wall_s >"$out/measurements.tsv"
 # scope: empty = the whole row (every scenario); "tls" = its TLS scenarios only.
@@ -830,7 +869,10 @@ start_server() {
   local name="$1" r="$2" phase="$3" i line="" rc
   local dir="$out/raw/$name" props=() tag=""
   read -r -a props <<<"${row_props[${row_index[$name]}]}"
-  if [[ "$phase" == tls ]]; then props+=("${TLS_PROPS[@]}") tag="tls-"; fi
+  case "$phase" in
+    tls) props+=("${TLS_PROPS[@]}") tag="tls-" ;;
+    conformance) tag="conformance-" ;;
+  esac
   [[ -z "$downstream_port" ]] || props+=("-Dspindle.remote=http://127.0.0.1:$downstream_port")
   (( ! netns )) || props+=("-Dspindle.host=$target_host")
   local java="$JAVA_HOME/bin/java" module="${row_module[$name]}"
@@ -883,9 +925,11 @@ fmt_duration() {
 # Seconds one step takes before any is measured: the scenario, the pause, and its share of a
 # server start (ready line, checks, warm-ups; a second start for the TLS scenarios).
 planned_step_seconds() {
-  local starts=1
+  local starts=1 sc opened=0
   (( ${#PLAIN_SCENARIOS[@]} == 0 || ${#TLS_SCENARIOS[@]} == 0 )) || starts=2
-  local per_server=$(( starts * (2 * warmup + 6) ))
+  # an open-model step also starts the generator's JVM and warms it up (2s)
+  for sc in "${SCENARIOS[@]}"; do [[ "$(cut -d'|' -f12 <<<"$sc")" == "" ]] || opened=$(( opened + 1 )); done
+  local per_server=$(( starts * (2 * warmup + 6) + opened * 5 ))
   echo $(( duration + PAUSE + per_server / ${#SCENARIOS[@]} + 1 ))
 }
 # ETA from the measured pace (server starts, checks and warm-ups included) once there is one.
@@ -942,6 +986,20 @@ record_tls() {
   tsv "$r" "$name" "${proto:-?}" "${cipher:-?}" "${kex:-?}" "${sig:-?}" >>"$out/tls.tsv"
 }
 
+# The rate of an open-model scenario from its spec ("rate:N", or "pct:P:SCENARIO" = P% of the req/s
+# this start measured in SCENARIO; $2 names that associative array). Prints it, or why there is none.
+open_rate() {
+  local -n measured="$2"
+  local kind="${1%%:*}" rest="${1#*:}"
+  if [[ "$kind" == rate ]]; then echo "$rest"; return 0; fi
+  local pct="${rest%%:*}" base="${rest#*:}"
+  if [[ -z "${measured[$base]:-}" ]]; then
+    echo "no $base figure in this start to take $pct% of (it must run earlier in the same start)"
+    return 1
+  fi
+  awk -v r="${measured[$base]}" -v p="$pct" 'BEGIN { printf "%d", r * p / 100 + 0.5 }'
+}
+
 # One start of a server for one round: "plain" runs PLAIN_SCENARIOS; "tls" starts it with the
 # key store and runs TLS_SCENARIOS over https. A failure of the plain start ends the row (dead);
 # of the TLS start, its TLS scenarios only (tls_dead; events with scope "tls"), so the plain
@@ -985,31 +1043,56 @@ run_phase() {
   if [[ -n "$server_pid" ]] && (( crc == 0 )); then
     [[ "$phase" != tls ]] || record_tls "$name" "$r"
     warm_up "$name" "$r" "$scheme://$target_host:$port" "$tag"
-    local sc f url cpu0 cpu1 rc ticks raw rel started summary
+    local sc f url cpu0 cpu1 rc ticks raw rel started summary rate
+    local -A start_rps=()   # req/s of the closed-loop scenarios measured in this start, for the open-model rates
     for sc in "${list[@]}"; do
       IFS='|' read -r -a f <<<"$sc"
       step=$(( step + 1 )) done_here=$(( done_here + 1 ))
       printf '[%d/%d] %s %s round %d/%d ... ETA %s\n' "$step" "$total_steps" "$name" "${f[0]}" "$r" "$rounds" "$(eta)" >&2
       rel="raw/$name/${f[0]}-round$r.txt" raw="$out/raw/$name/${f[0]}-round$r.txt"
       url="$scheme://$target_host:$port${f[2]}"
-      local cmd=("${wrk_base[@]}" -c"${f[3]}" -d"${duration}s" --timeout "${f[6]}")
-      [[ -z "${f[4]}" ]] || cmd+=(-s "$LIB/${f[4]}")
-      cmd+=("$url")
-      # Script arguments are words ("16 /plaintext"); splitting them is the point.
-      # shellcheck disable=SC2206
-      [[ -z "${f[5]}" ]] || cmd+=(-- ${f[5]})
+      local cmd=()
+      if [[ -n "${f[11]:-}" ]]; then
+        # An open-model scenario: open-load.sh writes a directory (its summary.tsv is what bench.py reads).
+        rel="raw/$name/${f[0]}-round$r" raw="$out/raw/$name/${f[0]}-round$r"
+        if ! rate="$(open_rate "${f[11]}" start_rps)"; then
+          echo "        not measured: $rate" >&2
+          event "$r" "$name" warning "${f[0]} not measured: $rate" "$scope"
+          continue
+        fi
+        cmd=("${client_cmd[@]}" "$LIB/open-load.sh" --url "$url" --rate "$rate" --duration "$duration"
+          --connections "${f[3]}" --timeout "${f[6]%s}" --out "$raw")
+      else
+        cmd=("${wrk_base[@]}" -c"${f[3]}" -d"${duration}s" --timeout "${f[6]}")
+        [[ -z "${f[4]}" ]] || cmd+=(-s "$LIB/${f[4]}")
+        cmd+=("$url")
+        # Script arguments are words ("16 /plaintext"); splitting them is the point.
+        # shellcheck disable=SC2206
+        [[ -z "${f[5]}" ]] || cmd+=(-- ${f[5]})
+      fi
       started="${EPOCHREALTIME/./}"   # microseconds
       cpu0="$(cpu_ticks "$server_pid")"
       rc=0
-      run_child "${cmd[@]}" >"$raw" 2>&1 || rc=$?
+      # open-load.sh writes its own directory; what it prints goes beside it
+      run_child "${cmd[@]}" >"$raw${f[11]:+.log}" 2>&1 || rc=$?
       cpu1="$(cpu_ticks "$server_pid")"
       ticks="-"
       [[ "$cpu0" == - || "$cpu1" == - ]] || ticks=$(( cpu1 - cpu0 ))
       tsv "$r" "$name" "${f[0]}" "$rel" "$ticks" "$rc" \
         "$(awk -v us=$(( ${EPOCHREALTIME/./} - started )) 'BEGIN { printf "%.3f", us / 1e6 }')" >>"$out/measurements.tsv"
-      if summary="$("$SPINDLE_PYTHON" "$BENCH_PY" parse "$raw" 2>/dev/null)"; then
+      if [[ -n "${f[11]:-}" ]]; then
+        if [[ -s "$raw/summary.tsv" ]]; then
+          awk -F '\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            { printf "        offered %s req/s, achieved %s, p50 %s ms, p99 %s ms, p99.9 %s ms, max %s ms, errors %s, non-2xx %s, unsent %s\n",
+                $c["offered_rate"], $c["achieved_rate"], $c["p50_ms"], $c["p99_ms"], $c["p999_ms"], $c["max_ms"],
+                $c["errors"], $c["non2xx"], $c["unsent"] }' "$raw/summary.tsv" >&2
+        else
+          echo "        open-load.sh failed (exit $rc): see $raw/hyperfoil.log" >&2
+        fi
+      elif summary="$("$SPINDLE_PYTHON" "$BENCH_PY" parse "$raw" 2>/dev/null)"; then
         local rps avg p99 errs non2xx cpu_text="?"
         IFS=$'\t' read -r rps avg p99 errs non2xx _ <<<"$summary"
+        start_rps[${f[0]}]="${rps//,/}"
         if [[ "$ticks" != - ]]; then
           cpu_text="$(awk -v t="$ticks" -v h="$CLK_TCK" 'BEGIN { printf "%.2fs", t / h }')"
         fi
@@ -1066,6 +1149,37 @@ run_server_round() {
   fi
   return 0
 }
+
+# The correctness column: the shared conformance cases, sent over the network from the clients'
+# side to a start of each row's own before round 1, so the measured starts see only their warm-up
+# and scenarios. conformance/<row>.tsv holds every case; summary.md shows passed/total per row.
+run_conformance() {
+  local name="$1" dir="$out/raw/$1" rc=0 last
+  mkdir -p "$dir" "$out/conformance"
+  echo "conformance: $name ..." >&2
+  if ! start_server "$name" 0 conformance; then
+    echo "FAILED $name (conformance start): $start_error" >&2
+    event 0 "$name" warning "conformance not checked: the server did not start ($start_error)"
+    return 0
+  fi
+  run_child "${client_cmd[@]}" "${conformance_cmd[@]}" "$target_host:$port" "$out/conformance/$name.tsv" \
+    >"$dir/conformance.txt" 2>&1 || rc=$?
+  stop_server
+  last="$(tail -n 1 "$dir/conformance.txt")"
+  if (( rc == 0 || rc == 1 )); then
+    echo "        conformance $last passed" >&2
+  else
+    rm -f "$out/conformance/$name.tsv"
+    echo "warning: the conformance check of $name could not run (exit $rc): $last" >&2
+    event 0 "$name" warning "conformance not checked: the check could not run (exit $rc): $last"
+  fi
+}
+conformance_cmd=("$SCRIPTS/conformance-check.sh")
+if (( conformance )); then
+  for name in "${run_rows[@]}"; do
+    [[ -n "${dead[$name]:-}" ]] || run_conformance "$name"
+  done
+fi
 
 for (( r = 1; r <= rounds; r++ )); do
   for name in "${run_rows[@]}"; do

@@ -58,6 +58,13 @@ SPINDLE_BENCH_DEFAULT_SERVERS=(
   TunedNettyServer SpringMvc-virtual SpringMvc-pool200 SpringWebFlux HelidonSeServer VertxServer
 )
 
+# --open-model without --servers: one row per family of I/O model (a platform-thread pool, virtual
+# threads, event loops, io_uring) and the two Netty references.
+# shellcheck disable=SC2034
+SPINDLE_BENCH_OPEN_SERVERS=(
+  ThreadPoolServer VirtualThreadServer MultiLoopServer IoUringServer NettyServer-epoll TunedNettyServer
+)
+
 # --quick without --servers: the first of these groups whose classes all exist.
 # shellcheck disable=SC2034
 SPINDLE_BENCH_QUICK_SERVERS=(

@@ -404,6 +404,13 @@ class OpenResult:
         """The generator fell behind its schedule (open-load.sh's exit 3): the latency understates the rate."""
         return self.session_limit_exceeded or self.unsent > max(2, (self.requests + self.unsent) // 100)
 
+    def as_wrk(self, seconds: float) -> "WrkResult":
+        """The figures a matrix cell keeps of any round (req/s achieved, p99, errors, non-2xx); the rest stays
+        here. Hyperfoil's errors (connection errors, timeouts) count as socket errors."""
+        return WrkResult(rps=self.achieved_rate, latency_p99_ms=self.p99_ms,
+                         percentiles={50.0: self.p50_ms, 90.0: self.p90_ms, 99.0: self.p99_ms, 99.9: self.p999_ms},
+                         requests=self.requests, seconds=seconds, connect=self.errors, non2xx=self.non2xx)
+
 
 def parse_open_result(run_dir: Path) -> OpenResult:
     """Reads DIR/summary.tsv (and DIR/percentiles.tsv when present) as open-load.sh wrote them; raises
@@ -477,16 +484,23 @@ class Cell:
     rounds: list = field(default_factory=list)  # (round, WrkResult, cpu_seconds or None)
     problems: list = field(default_factory=list)  # measurement problems ("round 2: wrk exit 1")
     median: tuple | None = None  # the median round's entry
+    open: dict = field(default_factory=dict)  # round -> OpenResult, for an open-model scenario
 
     def summarize(self) -> None:
         if self.rounds:
-            ordered = sorted(self.rounds, key=lambda e: e[1].rps)
+            # An open-model round offers a fixed rate: its figure is the latency, so the median is by p99.
+            key = (lambda e: e[1].latency_p99_ms) if self.open else (lambda e: e[1].rps)
+            ordered = sorted(self.rounds, key=key)
             # median_low: an actual round, so req/s, latency and CPU come from the same run.
             self.median = ordered[(len(ordered) - 1) // 2]
 
     @property
     def rps(self):
         return self.median[1].rps if self.median else None
+
+    @property
+    def open_median(self) -> "OpenResult | None":
+        return self.open.get(self.median[0]) if self.median and self.open else None
 
     @property
     def cpu_s(self):
@@ -533,11 +547,15 @@ class Report:
         for s in self.servers:
             for sc in self.scenarios:
                 self.cells[(s["name"], sc["name"])] = Cell(s["name"], sc["name"])
+        self.open_names = {sc["name"] for sc in self.scenarios if sc.get("open")}
         for m in read_tsv(run / "measurements.tsv"):
             cell = self.cells.get((m["server"], m["scenario"]))
             if cell is None:
                 continue
             raw = run / m["raw"]
+            if m["scenario"] in self.open_names:
+                self.add_open_round(cell, m, raw)
+                continue
             text = raw.read_text(encoding="utf-8", errors="replace") if raw.exists() else ""
             result = parse_wrk(text)
             if m["wrk_rc"] != "0" or result.rps is None:
@@ -555,6 +573,21 @@ class Report:
         # Scenarios over HTTPS, measured in a second start of each server (scenarios.tsv "tls").
         self.tls_names = {sc["name"] for sc in self.scenarios if sc.get("tls") == "1"}
         self.tls = read_tsv(run / "tls.tsv")  # what each TLS start negotiated (openssl s_client)
+
+    def add_open_round(self, cell: Cell, m: dict, raw: Path) -> None:
+        """One round of an open-model scenario: open-load.sh's directory (exit 0, or 3 when the generator fell
+        behind its schedule: measured, and flagged in the tables)."""
+        if m["wrk_rc"] not in ("0", "3"):
+            cell.problems.append(f"round {m['round']}: open-load.sh exit {m['wrk_rc']} (see {m['raw']}/hyperfoil.log)")
+            return
+        try:
+            result = parse_open_result(raw)
+        except ValueError as e:
+            cell.problems.append(f"round {m['round']}: {e}")
+            return
+        cpu = int(m["cpu_ticks"]) / self.clk_tck if m["cpu_ticks"] not in ("", "-") else None
+        cell.rounds.append((int(m["round"]), result.as_wrk(float(self.meta.get("duration", "0") or 0)), cpu))
+        cell.open[int(m["round"])] = result
 
     # Events: a failure of the whole row (scope "") or of its TLS start only (scope "tls");
     # older runs have no scope column.
@@ -617,11 +650,15 @@ class Report:
         return self.cells[(row, scenario)].rps if row else None
 
     def ratio(self, cell: Cell) -> float | None:
+        if cell.scenario in self.open_names:
+            return None   # an offered rate, not a throughput: nothing to divide
         best = self.best_reference(cell.scenario)
         return cell.rps / best if best and cell.rps is not None else None
 
     def ranked(self, scenario: str) -> list[Cell]:
         cells = [self.cells[(s["name"], scenario)] for s in self.servers]
+        if scenario in self.open_names:   # by p99 latency, lowest first
+            return sorted(cells, key=lambda c: (c.rps is None, c.median[1].latency_p99_ms if c.median else 0))
         return sorted(cells, key=lambda c: (c.rps is None, -(c.rps or 0)))
 
     def status(self, cell: Cell) -> str:
@@ -653,7 +690,9 @@ class Report:
         cols = ["server", "scenario", "status", "rounds", "req_per_s", "req_per_s_min", "req_per_s_max",
                 "latency_avg_ms", "latency_p99_ms", "socket_errors", "errors_connect", "errors_read",
                 "errors_write", "errors_timeout", "non_2xx", "server_cpu_s", "req_per_server_cpu_s",
-                "ratio_to_best_reference", "best_reference", "note", "upper_bound_req_per_s", "noisy"]
+                "ratio_to_best_reference", "best_reference", "note", "upper_bound_req_per_s", "noisy",
+                "offered_req_per_s", "latency_p50_ms", "latency_p90_ms", "latency_p999_ms", "latency_max_ms",
+                "generator_behind"]
         with (self.run / "summary.csv").open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(cols)
@@ -676,13 +715,26 @@ class Report:
                         c.total("timeout"), c.total("non2xx"), num(c.cpu_s, 2), num(c.req_per_cpu_s, 0),
                         num(ratio, 3), self.best_reference_row(c.scenario) or "", self.note(c),
                         num(upper_bound(sc), 0), int(c.noisy),
+                        *self.open_csv(c, num),
                     ])
+
+    @staticmethod
+    def open_csv(c: Cell, num) -> list[str]:
+        """The open-model columns of a cell (its median round); blank for a closed-loop one."""
+        o = c.open_median
+        if o is None:
+            return [""] * 6
+        return [num(o.offered_rate, 2), num(o.p50_ms, 3), num(o.p90_ms, 3), num(o.p999_ms, 3), num(o.max_ms, 3),
+                str(int(any(r.behind for r in c.open.values())))]
 
     # -- charts --
 
     def write_charts(self) -> None:
         import charts  # matplotlib: only the report draws
         for sc in self.scenarios:
+            if sc["name"] in self.open_names:
+                self.write_percentile_chart(sc)
+                continue
             bars = []
             for c in self.ranked(sc["name"]):
                 flagged = c.total("socket_errors") + c.total("non2xx") > 0
@@ -694,6 +746,55 @@ class Report:
             subtitle = (f"{scenario_line(sc)} · median of {self.rounds_planned} round(s), "
                         f"{self.meta.get('duration', '?')}s each")
             charts.bar_chart(self.run / "charts" / sc["name"], sc["name"], subtitle, bars, NOISY_RULE)
+
+    def write_percentile_chart(self, sc: dict) -> None:
+        """An open-model scenario: each row's latency distribution (its median round by p99)."""
+        import charts
+        lines = []
+        for c in self.ranked(sc["name"]):
+            o = c.open_median
+            if o is None or not o.percentiles:
+                continue
+            behind = any(r.behind for r in c.open.values())
+            lines.append(charts.PercentileLine(
+                f"{c.server} (p99 {fmt_ms(o.p99_ms)} ms, {fmt_compact(o.achieved_rate)}/s)", o.percentiles,
+                c.server in self.reference, behind or c.total("socket_errors") + c.total("non2xx") > 0))
+        if lines:
+            subtitle = (f"{scenario_line(sc)} · latency from each request's scheduled start (Hyperfoil), median round "
+                        f"by p99 of {self.rounds_planned}, {self.meta.get('duration', '?')}s each; * = generator "
+                        f"behind its schedule or errors")
+            charts.percentile_chart(self.run / "charts" / sc["name"], sc["name"], subtitle, lines)
+
+    def open_lines(self, sc: dict, prefix: str) -> list[str]:
+        """An open-model scenario's table: the offered rate, what was achieved, and the latency percentiles."""
+        lines = [f"![{sc['name']}: latency by percentile]({prefix}charts/{sc['name']}.svg)", "",
+                 "| # | server | offered req/s | achieved req/s | p50 ms | p90 ms | p99 ms | p99 min–max | p99.9 ms "
+                 "| max ms | errors | non-2xx | generator behind |",
+                 "|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|"]
+        rank = 0
+        for c in self.ranked(sc["name"]):
+            o = c.open_median
+            if o is None:
+                lines.append(f"| – | {c.server} | {self.failed_label(c)} | {md_escape(self.note(c) or 'no measurement')} "
+                             "| | | | | | | | | |")
+                continue
+            rank += 1
+            p99s = [r.p99_ms for r in c.open.values()]
+            spread = f"{fmt_ms(min(p99s))}–{fmt_ms(max(p99s))}" if len(p99s) > 1 else ""
+            behind = [f"round {n}: {r.unsent:,} unsent" + (", sessions exhausted" if r.session_limit_exceeded else "")
+                      for n, r in sorted(c.open.items()) if r.behind]
+            errors, non2xx = c.total("socket_errors"), c.total("non2xx")
+            mark = " ◆" if c.server in self.reference else ""
+            lines.append(f"| {rank} | {c.server}{mark} | {fmt_int(o.offered_rate)} | {fmt_int(o.achieved_rate)} "
+                         f"| {fmt_ms(o.p50_ms)} | {fmt_ms(o.p90_ms)} | **{fmt_ms(o.p99_ms)}** | {spread} "
+                         f"| {fmt_ms(o.p999_ms)} | {fmt_ms(o.max_ms)} | {f'**{errors}**' if errors else '0'} "
+                         f"| {f'**{non2xx}**' if non2xx else '0'} | {'; '.join(behind) or 'no'} |")
+        lines += ["", "Ranked by p99 (lowest first). Latency is counted from when each request was due on the "
+                  "generator's schedule, waits for a free connection included, so a server that falls behind the "
+                  "offered rate shows its queue here instead of being sent less (wrk's closed loop). \"Generator "
+                  "behind\": Hyperfoil itself could not start requests on time (more than 1% unsent, or its sessions "
+                  "exhausted); those were timed from when they started, so that row's latency is understated.", ""]
+        return lines
 
     # -- summary.md / README --
 
@@ -750,10 +851,14 @@ class Report:
         lines.append("")
 
         lines += self.overview(h)
+        lines += self.open_overview(h)
         lines += self.baseline_lines(h)
 
         for sc in self.scenarios:
             lines += [f"{h}# {sc['name']}", "", f"{scenario_line(sc)}.", ""]
+            if sc["name"] in self.open_names:
+                lines += self.open_lines(sc, prefix)
+                continue
             if sc["name"] in self.tls_names:
                 lines += self.tls_lines(prefix)
             lines.append(f"![{sc['name']}: req/s and requests per server CPU-second]({prefix}charts/{sc['name']}.svg)")
@@ -804,10 +909,29 @@ class Report:
                       "under pipelining); the raw output has what wrk printed.", ""]
         return "\n".join(lines) + "\n"
 
+    def open_overview(self, h: str) -> list[str]:
+        """The open-model scenarios' p99 per row (median round), servers in the list's order."""
+        names = [sc["name"] for sc in self.scenarios if sc["name"] in self.open_names]
+        if not names:
+            return []
+        lines = [f"{h}# Open model: p99 latency (ms) at a constant offered rate", "",
+                 "| server | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+        for s in self.servers:
+            vals = []
+            for n in names:
+                c = self.cells[(s["name"], n)]
+                o = c.open_median
+                vals.append(self.failed_label(c) if o is None else
+                            fmt_ms(o.p99_ms) + (" ⚠" if any(r.behind for r in c.open.values())
+                                                or c.total("socket_errors") + c.total("non2xx") else ""))
+            lines.append(f"| {s['name']} | " + " | ".join(vals) + " |")
+        lines += ["", "⚠ = the generator fell behind its schedule, or errors / non-2xx (see the scenario's table).", ""]
+        return lines
+
     def overview(self, h: str) -> list[str]:
         """The req/s matrix, servers in the list's order, with its legend."""
         lines = [f"{h}# Overview (median req/s)", ""]
-        names = [sc["name"] for sc in self.scenarios]
+        names = [sc["name"] for sc in self.scenarios if sc["name"] not in self.open_names]
         lines.append("| server | " + " | ".join(names) + " |")
         lines.append("|---|" + "---:|" * len(names))
         for s in self.servers:
@@ -817,7 +941,7 @@ class Report:
                 vals.append(fmt_int(c.rps) + (" ⚠" if c.total("socket_errors") + c.total("non2xx") else "")
                             + (" ≈" if c.noisy else "") if c.rps is not None else self.failed_label(c))
             lines.append(f"| {s['name']} | " + " | ".join(vals) + " |")
-        bounds = [upper_bound(sc) for sc in self.scenarios]
+        bounds = [upper_bound(sc) for sc in self.scenarios if sc["name"] not in self.open_names]
         if any(b is not None for b in bounds):
             lines.append("| *upper bound* | " + " | ".join("" if b is None else f"*{fmt_int(b)}*" for b in bounds) + " |")
         lines += ["", "⚠ = socket errors or non-2xx responses in that cell (see its table). "
@@ -955,7 +1079,7 @@ class Report:
         (self.run / "summary.md").write_text(title + told + self.markdown(1, ""), encoding="utf-8")
 
     def terminal_overview(self) -> str:
-        names = [sc["name"] for sc in self.scenarios]
+        names = [sc["name"] for sc in self.scenarios if sc["name"] not in self.open_names]
         width = max([len(s["name"]) for s in self.servers] + [6])
         cols = [max(len(n), 9) for n in names]
         out = ["median req/s (* = socket errors or non-2xx):", " " * width + "  " + "  ".join(n.rjust(w) for n, w in zip(names, cols))]
@@ -966,10 +1090,24 @@ class Report:
                 v = self.failed_label(c) if c.rps is None else fmt_compact(c.rps) + ("*" if c.total("socket_errors") + c.total("non2xx") else "")
                 vals.append(v.rjust(w))
             out.append(s["name"].ljust(width) + "  " + "  ".join(vals))
-        bounds = [upper_bound(sc) for sc in self.scenarios]
+        bounds = [upper_bound(sc) for sc in self.scenarios if sc["name"] not in self.open_names]
         if any(b is not None for b in bounds):
             out.append("upper bound".ljust(width) + "  " + "  ".join(
                 ("" if b is None else fmt_compact(b)).rjust(w) for b, w in zip(bounds, cols)))
+        opened = [sc["name"] for sc in self.scenarios if sc["name"] in self.open_names]
+        if opened:
+            cols = [max(len(n), 9) for n in opened]
+            out += ["", "open model, median p99 ms (* = generator behind or errors):",
+                    " " * width + "  " + "  ".join(n.rjust(w) for n, w in zip(opened, cols))]
+            for s in self.servers:
+                vals = []
+                for n, w in zip(opened, cols):
+                    c = self.cells[(s["name"], n)]
+                    o = c.open_median
+                    flag = o is not None and (any(r.behind for r in c.open.values())
+                                              or c.total("socket_errors") + c.total("non2xx") > 0)
+                    vals.append((self.failed_label(c) if o is None else fmt_ms(o.p99_ms) + ("*" if flag else "")).rjust(w))
+                out.append(s["name"].ljust(width) + "  " + "  ".join(vals))
         return "\n".join(out)
 
 
@@ -1037,9 +1175,22 @@ def bound_text(sc: dict) -> str:
 def scenario_line(sc: dict) -> str:
     what = f"{sc['method']} {sc['path']}"
     extra = sc.get("description", "")
+    if sc.get("open"):
+        return (f"{what} at a constant rate ({open_rate_text(sc['open'])}), Hyperfoil with up to {sc['connections']} "
+                f"connections{', ' + extra if extra else ''}, request timeout {sc['timeout']}")
     bound = bound_text(sc)
     return (f"{what}, {sc['connections']} connections{', ' + extra if extra else ''}, wrk timeout {sc['timeout']}"
             f"{', ' + bound if bound else ''}")
+
+
+def open_rate_text(spec: str) -> str:
+    """An open-model scenario's rate as benchmark-servers.sh states it: "pct:25:delay100-c1000" (a share of
+    the row's result in that scenario, in the same server start) or "rate:3000" (the same for every row)."""
+    kind, _, rest = spec.partition(":")
+    if kind == "pct":
+        share, _, base = rest.partition(":")
+        return f"{share}% of the row's own {base} req/s in the same server start"
+    return f"{int(rest):,} req/s for every row"
 
 
 def md_escape(text: str) -> str:

@@ -3,6 +3,7 @@
 # Hyperfoil started each request on its schedule, including any wait for a free connection:
 #   scripts/lib/open-load.sh --url URL --rate REQ_PER_S --duration SECONDS [--connections N]
 #                            [--warmup SECONDS] [--threads N] [--max-sessions N] [--timeout SECONDS] --out DIR
+#   scripts/lib/open-load.sh --prepare    (only builds the tool: before a run whose load has no network)
 # Writes into DIR: summary.tsv (header + one row), percentiles.tsv (percentile, latency_ms, count; HdrHistogram
 # ticks up to the max at 100), benchmark.hf.yaml (the Hyperfoil benchmark that ran) and hyperfoil.log.
 # Exit: 0 measured; 1 could not run; 2 bad arguments; 3 measured, but the generator fell behind its schedule
@@ -13,16 +14,17 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 usage() {
-  sed -n '2,5p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
-url="" rate="" duration="" out=""
+url="" rate="" duration="" out="" prepare=0
 # 128 connections: at the rates used (up to a few 10k req/s, sub-ms to 100 ms latency) Little's law needs
 # rate x latency connections busy at once; more than that keeps the generator from being the limit, as wrk2's
 # and Hyperfoil's guides ask (a connection is never shared by two requests at a time: no pipelining).
 connections=128 warmup=2 threads=2 max_sessions="" timeout=10
 while (( $# > 0 )); do
+  if [[ "$1" == --prepare ]]; then prepare=1; shift; continue; fi
   (( $# >= 2 )) || usage
   case "$1" in
     --url) url="$2" ;;
@@ -38,6 +40,17 @@ while (( $# > 0 )); do
   esac
   shift 2
 done
+tool="$SPINDLE_ROOT/tools/open-model"
+cpfile="$tool/target/classpath.txt"
+if [[ ! -f "$cpfile" || ! -d "$tool/target/classes" ||
+      -n "$(find "$tool/pom.xml" "$tool/src" -newer "$cpfile" -print -quit)" ]]; then
+  echo "building tools/open-model (Hyperfoil) ..." >&2
+  _spindle_mvn_quiet -f "$tool/pom.xml" package dependency:build-classpath \
+    -Dmdep.outputFile="$cpfile" -DincludeScope=runtime >&2 ||
+    spindle_die "build of tools/open-model failed (rerun with SPINDLE_VERBOSE=1 for full Maven output)"
+  touch "$cpfile"
+fi
+(( ! prepare )) || exit 0
 [[ -n "$url" && -n "$rate" && -n "$duration" && -n "$out" ]] || usage
 [[ "$url" =~ ^http://[^/]+(/.*)?$ ]] || spindle_die "--url must be http://host:port/path, got '$url'"
 if ! [[ "$rate" =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk "BEGIN{exit !($rate > 0)}"; then
@@ -56,16 +69,6 @@ if [[ -z "$max_sessions" ]]; then
 fi
 [[ "$max_sessions" =~ ^[1-9][0-9]*$ ]] || spindle_die "--max-sessions must be a positive integer, got '$max_sessions'"
 
-tool="$SPINDLE_ROOT/tools/open-model"
-cpfile="$tool/target/classpath.txt"
-if [[ ! -f "$cpfile" || ! -d "$tool/target/classes" ||
-      -n "$(find "$tool/pom.xml" "$tool/src" -newer "$cpfile" -print -quit)" ]]; then
-  echo "building tools/open-model (Hyperfoil) ..." >&2
-  _spindle_mvn_quiet -f "$tool/pom.xml" package dependency:build-classpath \
-    -Dmdep.outputFile="$cpfile" -DincludeScope=runtime >&2 ||
-    spindle_die "build of tools/open-model failed (rerun with SPINDLE_VERBOSE=1 for full Maven output)"
-  touch "$cpfile"
-fi
 spindle_find_jdk
 cp="$tool/target/classes:$(tr -d '\r\n' <"$cpfile")"
 
