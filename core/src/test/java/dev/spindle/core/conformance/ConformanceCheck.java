@@ -9,6 +9,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -21,6 +22,7 @@ import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
+import org.opentest4j.TestAbortedException;
 
 /**
  * The conformance check of a running server over the network: runs {@link NetworkConformanceSuite}
@@ -33,6 +35,10 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * the failed cases, then {@code passed/total} as its last line (total = passed + failed). Exit
  * status: 0 every case run passed, 1 some failed, 2 it could not run (bad arguments, target
  * unreachable).
+ *
+ * <p>The system property {@value #BUDGET_PROPERTY} (seconds, default 60) bounds the run: cases not
+ * started when it is spent are skipped, saying so, and the ones already running end by their own
+ * timeouts.
  */
 public final class ConformanceCheck {
     /** How one case went. */
@@ -62,6 +68,9 @@ public final class ConformanceCheck {
         }
     }
 
+    /** The time budget of a run from the command line, in seconds. */
+    public static final String BUDGET_PROPERTY = "spindle.conformance.budgetSeconds";
+
     /** Longer failure messages are cut: a byte-array mismatch prints both arrays. */
     private static final int MAX_MESSAGE = 300;
 
@@ -86,9 +95,10 @@ public final class ConformanceCheck {
         }
         String target = positional.get(0);
         Path outFile = Path.of(positional.get(1));
+        Duration budget = Duration.ofSeconds(Long.getLong(BUDGET_PROPERTY, 60));
         List<CaseResult> results;
         try {
-            results = check(target, tls);
+            results = check(target, tls, budget);
         } catch (CannotRun e) {
             err.println("error: " + e.getMessage());
             return 2;
@@ -117,15 +127,18 @@ public final class ConformanceCheck {
      *
      * @param target {@code HOST:PORT}
      * @param tls whether the target speaks HTTPS
+     * @param budget how long cases may start for; the later ones are skipped
      * @return every case in the order it ran
      * @throws CannotRun if the target is unreachable or the suite could not start on it
      */
-    public static List<CaseResult> check(String target, boolean tls) throws CannotRun {
+    public static List<CaseResult> check(String target, boolean tls, Duration budget) throws CannotRun {
         probe(target);
+        long deadline = System.currentTimeMillis() + budget.toMillis();
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
                 .selectors(selectClass(NetworkConformanceSuite.class))
                 .configurationParameter(NetworkConformanceSuite.TARGET_PARAMETER, target)
                 .configurationParameter(NetworkConformanceSuite.TLS_PARAMETER, Boolean.toString(tls))
+                .configurationParameter(NetworkConformanceSuite.DEADLINE_PARAMETER, Long.toString(deadline))
                 .build();
         Recorder recorder = new Recorder();
         LauncherFactory.create().execute(request, recorder);
@@ -229,14 +242,17 @@ public final class ConformanceCheck {
             String method = id.getSource().filter(MethodSource.class::isInstance)
                     .map(s -> ((MethodSource) s).getMethodName()).orElse(id.getDisplayName());
             String display = id.getDisplayName();
-            // JUnit names a plain test "method()", and quotes text arguments in an invocation's name
-            return display.equals(method + "()") || !id.isTest() ? method : method + "[" + display.replace("\"", "") + "]";
+            // JUnit names a plain test "method()" (with its parameter types), and quotes text arguments in an invocation's name
+            return display.startsWith(method + "(") || !id.isTest() ? method : method + "[" + display.replace("\"", "") + "]";
         }
     }
 
-    /** An assertion's message as it is; any other throwable with its type, which says what went wrong. */
+    /** An assertion's message or a skip's reason as it is; any other throwable with its type, which says what went wrong. */
     private static String describe(Throwable t) {
         String message = t.getMessage() == null ? "" : t.getMessage();
+        if (t instanceof TestAbortedException) {
+            return oneLine(message.replaceFirst("^Assumption failed: ", ""));
+        }
         if (t instanceof AssertionError && !message.isEmpty()) {
             return oneLine(message);
         }

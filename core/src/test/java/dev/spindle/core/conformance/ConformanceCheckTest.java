@@ -12,6 +12,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -116,6 +117,13 @@ class ConformanceCheckTest {
     }
 
     @Test
+    void casesNotStartedWithinTheBudgetAreSkippedSayingSo() throws Exception {
+        List<ConformanceCheck.CaseResult> results = ConformanceCheck.check("127.0.0.1:" + wrong.port(), false, Duration.ZERO);
+        assertThat(results).isNotEmpty().allSatisfy(r -> assertThat(r.status()).isEqualTo(ConformanceCheck.Status.SKIPPED));
+        assertThat(results).anySatisfy(r -> assertThat(r.message()).contains("time budget"));
+    }
+
+    @Test
     void anUnreachableTargetCannotBeChecked() throws IOException {
         int closed;
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -156,7 +164,8 @@ class ConformanceCheckTest {
 
     /**
      * Answers every read with the same bytes and parses nothing, as the seed project's fastest
-     * server did: it wins a plaintext benchmark and is wrong about everything else.
+     * server did: it wins a plaintext benchmark and is wrong about everything else. A connection
+     * idle for a second is closed, so cases waiting for a close do not wait for their read timeout.
      */
     private static final class WrongServer implements AutoCloseable {
         private static final byte[] ANSWER = ("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\n"
@@ -190,12 +199,13 @@ class ConformanceCheckTest {
 
         private static void answerEveryRead(Socket connection) {
             try (connection; InputStream in = connection.getInputStream()) {
+                connection.setSoTimeout(1000);
                 byte[] buffer = new byte[64 * 1024];
                 while (in.read(buffer) >= 0) {
                     connection.getOutputStream().write(ANSWER);
                 }
             } catch (IOException e) {
-                // the client reset: nothing to answer
+                // idle for a second, or reset by the client: closed either way
             }
         }
 

@@ -42,6 +42,8 @@ public class NetworkConformanceSuite extends HttpConformanceSuite {
     public static final String TARGET_PARAMETER = "spindle.conformance.target";
     /** {@code true}: the target speaks HTTPS. */
     public static final String TLS_PARAMETER = "spindle.conformance.tls";
+    /** Epoch milliseconds after which cases not yet started are skipped: the time budget of a check. */
+    public static final String DEADLINE_PARAMETER = "spindle.conformance.deadline";
 
     /** Cases of the suite not run against a target, by test method name, with the reason. */
     static final Map<String, String> SKIPPED = Map.of(
@@ -142,7 +144,7 @@ public class NetworkConformanceSuite extends HttpConformanceSuite {
         }
     }
 
-    /** Reads the target from the configuration, and skips the cases in {@link #SKIPPED}. */
+    /** Reads the target from the configuration; skips the cases in {@link #SKIPPED}, and every case once the deadline has passed. */
     static final class Target implements TestInstancePostProcessor, ExecutionCondition {
         @Override
         public void postProcessTestInstance(Object instance, ExtensionContext context) {
@@ -155,6 +157,10 @@ public class NetworkConformanceSuite extends HttpConformanceSuite {
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
             if (context.getConfigurationParameter(TARGET_PARAMETER).filter(t -> !t.isBlank()).isEmpty()) {
                 return ConditionEvaluationResult.disabled("no target: set " + TARGET_PARAMETER + "=HOST:PORT");
+            }
+            if (context.getTestMethod().isPresent() && context.getConfigurationParameter(DEADLINE_PARAMETER)
+                    .map(Long::parseLong).filter(deadline -> System.currentTimeMillis() > deadline).isPresent()) {
+                return ConditionEvaluationResult.disabled("not run: the check's time budget was spent before this case");
             }
             String reason = context.getTestMethod().map(m -> SKIPPED.get(m.getName())).orElse(null);
             return reason == null ? ConditionEvaluationResult.enabled("runs against the target")
