@@ -53,7 +53,7 @@ public class NetworkConformanceSuite extends HttpConformanceSuite {
                     + "which a check from outside cannot tell");
 
     private static final String STARTS_ITS_OWN = "starts a server of its own (another configuration, router or "
-            + "downstream), which a check of a server already running cannot";
+            + "downstream), which a check of a running server cannot do";
 
     private String targetHost;
     private int targetPort;
