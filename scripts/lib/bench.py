@@ -414,6 +414,10 @@ def read_tsv(path: Path) -> list[dict]:
         return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
+# How ConformanceCheck marks a case it had no time left for (NetworkConformanceSuite's deadline).
+UNRUN_PREFIX = "not run: the check's time budget"
+
+
 @dataclass
 class Conformance:
     """A row's black-box conformance check (conformance/<row>.tsv): every case and how it went."""
@@ -434,6 +438,12 @@ class Conformance:
     @property
     def score(self) -> str:
         return f"{self.passed}/{self.total}"
+
+    def skipped_text(self) -> str:
+        """How many were skipped, and how many of those the check's time budget left unrun."""
+        skipped = self.of("skipped")
+        unrun = sum(1 for c in skipped if c["message"].startswith(UNRUN_PREFIX))
+        return f"{len(skipped)} skipped" + (f" ({unrun} not run: the check's time budget ran out)" if unrun else "")
 
 
 def read_conformance(run: Path) -> dict[str, Conformance]:
@@ -647,12 +657,11 @@ class Report:
             check = self.conformance.get(s["name"])
             if check is None:
                 continue
-            skipped = len(check.of("skipped"))
             failed = check.of("failed")
             if not failed:
-                clean.append(f"{s['name']} ({check.score}, {skipped} skipped)")
+                clean.append(f"{s['name']} ({check.score}, {check.skipped_text()})")
                 continue
-            lines.append(f"- **{s['name']}** — {check.score}, {len(failed)} failed, {skipped} skipped:")
+            lines.append(f"- **{s['name']}** — {check.score}, {len(failed)} failed, {check.skipped_text()}:")
             lines += [f"  - `{md_escape(c['case'])}`: {md_escape(c['message'] or 'no message')}" for c in failed]
         unchecked = [s["name"] for s in self.servers if s["name"] not in self.conformance]
         if clean:

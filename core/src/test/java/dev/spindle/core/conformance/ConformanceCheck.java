@@ -128,7 +128,7 @@ public final class ConformanceCheck {
      * @param target {@code HOST:PORT}
      * @param tls whether the target speaks HTTPS
      * @param budget how long cases may start for; the later ones are skipped
-     * @return every case in the order it ran
+     * @return every case in the order it ran: by test method name
      * @throws CannotRun if the target is unreachable or the suite could not start on it
      */
     public static List<CaseResult> check(String target, boolean tls, Duration budget) throws CannotRun {
@@ -139,6 +139,8 @@ public final class ConformanceCheck {
                 .configurationParameter(NetworkConformanceSuite.TARGET_PARAMETER, target)
                 .configurationParameter(NetworkConformanceSuite.TLS_PARAMETER, Boolean.toString(tls))
                 .configurationParameter(NetworkConformanceSuite.DEADLINE_PARAMETER, Long.toString(deadline))
+                // by name, so runs list their cases in the same order and compare line by line
+                .configurationParameter("junit.jupiter.testmethod.order.default", "org.junit.jupiter.api.MethodOrderer$MethodName")
                 .build();
         Recorder recorder = new Recorder();
         LauncherFactory.create().execute(request, recorder);
