@@ -14,7 +14,11 @@ charts (scripts/lib/charts.py: matplotlib, imported only by `report`).
                                            percentile chart of scripts/lib/open-load.sh runs (SVG + PNG)
 
 The report reads the TSV files the shell script writes into RUN_DIR (meta, servers, scenarios,
-measurements, events), so it can be rerun on a finished or interrupted run directory.
+measurements, events), so it can be rerun on a finished or interrupted run directory. Where RUN_DIR
+has conformance/<row>.tsv (scripts/conformance-check.sh's output: case, status, message), every
+table gets a `correct` column (passed/total; total = passed + failed, skips apart; – for a row
+without one), summary.csv gets conformance_passed and conformance_total, and a "Conformance
+failures" section under the tables lists each failed case with its message.
 """
 
 from __future__ import annotations
@@ -468,6 +472,46 @@ def read_tsv(path: Path) -> list[dict]:
         return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
+# How ConformanceCheck marks a case it had no time left for (NetworkConformanceSuite's deadline).
+UNRUN_PREFIX = "not run: the check's time budget"
+
+
+@dataclass
+class Conformance:
+    """A row's black-box conformance check (conformance/<row>.tsv): every case and how it went."""
+    cases: list  # {"case", "status", "message"} in the order they ran
+
+    def of(self, status: str) -> list[dict]:
+        return [c for c in self.cases if c["status"] == status]
+
+    @property
+    def passed(self) -> int:
+        return len(self.of("passed"))
+
+    @property
+    def total(self) -> int:
+        """Cases that ran to a verdict: skipped ones are not counted."""
+        return self.passed + len(self.of("failed"))
+
+    @property
+    def score(self) -> str:
+        return f"{self.passed}/{self.total}"
+
+    def skipped_text(self) -> str:
+        """How many were skipped, and how many of those the check's time budget left unrun."""
+        skipped = self.of("skipped")
+        unrun = sum(1 for c in skipped if c["message"].startswith(UNRUN_PREFIX))
+        return f"{len(skipped)} skipped" + (f" ({unrun} not run: the check's time budget ran out)" if unrun else "")
+
+
+def read_conformance(run: Path) -> dict[str, Conformance]:
+    """Row name -> its check, from RUN_DIR/conformance/<row>.tsv."""
+    out = {}
+    for path in sorted((run / "conformance").glob("*.tsv")):
+        out[path.stem] = Conformance([c for c in read_tsv(path) if c.get("case")])
+    return out
+
+
 def read_meta(run: Path) -> dict:
     meta = {}
     for line in (run / "meta.tsv").read_text(encoding="utf-8").splitlines():
@@ -573,6 +617,7 @@ class Report:
         # Scenarios over HTTPS, measured in a second start of each server (scenarios.tsv "tls").
         self.tls_names = {sc["name"] for sc in self.scenarios if sc.get("tls") == "1"}
         self.tls = read_tsv(run / "tls.tsv")  # what each TLS start negotiated (openssl s_client)
+        self.conformance = read_conformance(run)
 
     def add_open_round(self, cell: Cell, m: dict, raw: Path) -> None:
         """One round of an open-model scenario: open-load.sh's directory (exit 0, or 3 when the generator fell
@@ -671,6 +716,48 @@ class Report:
     def note(self, cell: Cell) -> str:
         return "; ".join([self.event_text(e) for e in self.cell_events(cell)] + cell.problems)
 
+    # -- the correctness column --
+
+    def correct(self, server: str) -> str:
+        """passed/total of the row's conformance check, – when it has none."""
+        check = self.conformance.get(server)
+        return check.score if check else "–"
+
+    def correct_header(self) -> tuple[str, str]:
+        """The `correct` column's header and alignment cells, empty when no row was checked."""
+        return (" correct |", "---:|") if self.conformance else ("", "")
+
+    def correct_cell(self, server: str) -> str:
+        return f" {self.correct(server)} |" if self.conformance else ""
+
+    def conformance_lines(self, h: str) -> list[str]:
+        """Under the tables: each row's failed cases with their messages; skips counted."""
+        if not self.conformance:
+            return []
+        lines = [f"{h}# Conformance failures", "",
+                 "Each row's server was checked black-box over the network by the shared "
+                 "conformance suite (`scripts/conformance-check.sh`: its cases on the benchmark app's routes, every "
+                 "server held to the same contract, no deviations declared). `correct` in the tables = cases passed / "
+                 "cases run; skipped cases (those needing a router, timeouts or a connection limit of their own, or a "
+                 "server of their own) count in neither.", ""]
+        clean = []
+        for s in self.servers:
+            check = self.conformance.get(s["name"])
+            if check is None:
+                continue
+            failed = check.of("failed")
+            if not failed:
+                clean.append(f"{s['name']} ({check.score}, {check.skipped_text()})")
+                continue
+            lines.append(f"- **{s['name']}** — {check.score}, {len(failed)} failed, {check.skipped_text()}:")
+            lines += [f"  - `{md_escape(c['case'])}`: {md_escape(c['message'] or 'no message')}" for c in failed]
+        unchecked = [s["name"] for s in self.servers if s["name"] not in self.conformance]
+        if clean:
+            lines += ["", "Every case run passed: " + ", ".join(clean) + "."]
+        if unchecked:
+            lines += ["", "Not checked (no conformance/<row>.tsv): " + ", ".join(unchecked) + "."]
+        return lines + [""]
+
     # -- violations (exit status) --
 
     def violations(self, strict: bool) -> list[str]:
@@ -692,7 +779,7 @@ class Report:
                 "errors_write", "errors_timeout", "non_2xx", "server_cpu_s", "req_per_server_cpu_s",
                 "ratio_to_best_reference", "best_reference", "note", "upper_bound_req_per_s", "noisy",
                 "offered_req_per_s", "latency_p50_ms", "latency_p90_ms", "latency_p999_ms", "latency_max_ms",
-                "generator_behind"]
+                "generator_behind", "conformance_passed", "conformance_total"]
         with (self.run / "summary.csv").open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(cols)
@@ -716,6 +803,7 @@ class Report:
                         num(ratio, 3), self.best_reference_row(c.scenario) or "", self.note(c),
                         num(upper_bound(sc), 0), int(c.noisy),
                         *self.open_csv(c, num),
+                        *((check.passed, check.total) if (check := self.conformance.get(c.server)) else ("", "")),
                     ])
 
     @staticmethod
@@ -768,15 +856,15 @@ class Report:
     def open_lines(self, sc: dict, prefix: str) -> list[str]:
         """An open-model scenario's table: the offered rate, what was achieved, and the latency percentiles."""
         lines = [f"![{sc['name']}: latency by percentile]({prefix}charts/{sc['name']}.svg)", "",
-                 "| # | server | offered req/s | achieved req/s | p50 ms | p90 ms | p99 ms | p99 min–max | p99.9 ms "
-                 "| max ms | errors | non-2xx | generator behind |",
-                 "|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|"]
+                 "| # | server |" + self.correct_header()[0] + " offered req/s | achieved req/s | p50 ms | p90 ms "
+                 "| p99 ms | p99 min–max | p99.9 ms | max ms | errors | non-2xx | generator behind |",
+                 "|---:|---|" + self.correct_header()[1] + "---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|"]
         rank = 0
         for c in self.ranked(sc["name"]):
             o = c.open_median
             if o is None:
-                lines.append(f"| – | {c.server} | {self.failed_label(c)} | {md_escape(self.note(c) or 'no measurement')} "
-                             "| | | | | | | | | |")
+                lines.append(f"| – | {c.server} |{self.correct_cell(c.server)} {self.failed_label(c)} "
+                             f"| {md_escape(self.note(c) or 'no measurement')} | | | | | | | | | |")
                 continue
             rank += 1
             p99s = [r.p99_ms for r in c.open.values()]
@@ -785,7 +873,8 @@ class Report:
                       for n, r in sorted(c.open.items()) if r.behind]
             errors, non2xx = c.total("socket_errors"), c.total("non2xx")
             mark = " ◆" if c.server in self.reference else ""
-            lines.append(f"| {rank} | {c.server}{mark} | {fmt_int(o.offered_rate)} | {fmt_int(o.achieved_rate)} "
+            lines.append(f"| {rank} | {c.server}{mark} |{self.correct_cell(c.server)} {fmt_int(o.offered_rate)} "
+                         f"| {fmt_int(o.achieved_rate)} "
                          f"| {fmt_ms(o.p50_ms)} | {fmt_ms(o.p90_ms)} | **{fmt_ms(o.p99_ms)}** | {spread} "
                          f"| {fmt_ms(o.p999_ms)} | {fmt_ms(o.max_ms)} | {f'**{errors}**' if errors else '0'} "
                          f"| {f'**{non2xx}**' if non2xx else '0'} | {'; '.join(behind) or 'no'} |")
@@ -865,14 +954,16 @@ class Report:
             best_row = self.best_reference_row(sc["name"])
             if best_row:
                 lines += ["", f"Best reference here: **{best_row}** ({fmt_int(self.best_reference(sc['name']))} req/s)."]
-            lines += ["", "| # | server | req/s | min–max | avg ms | p99 ms | socket errors | non-2xx | server CPU s "
-                          "| req/CPU-s | vs best reference |",
-                      "|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+            header, align = self.correct_header()
+            lines += ["", "| # | server |" + header + " req/s | min–max | avg ms | p99 ms | socket errors | non-2xx "
+                          "| server CPU s | req/CPU-s | vs best reference |",
+                      "|---:|---|" + align + "---:|---|---:|---:|---:|---:|---:|---:|---:|"]
             rank = 0
             for c in self.ranked(sc["name"]):
                 if c.rps is None:
                     reason = self.note(c) or "no measurement"
-                    lines.append(f"| – | {c.server} | {self.failed_label(c)} | {md_escape(reason)} | | | | | | | |")
+                    lines.append(f"| – | {c.server} |{self.correct_cell(c.server)} {self.failed_label(c)} "
+                                 f"| {md_escape(reason)} | | | | | | | |")
                     continue
                 rank += 1
                 med = c.median[1]
@@ -889,7 +980,7 @@ class Report:
                 partial = f" ({len(c.rounds)}/{self.rounds_planned} rounds)" if len(c.rounds) < self.rounds_planned else ""
                 mark = " ◆" if c.server in self.reference else ""
                 lines.append(
-                    f"| {rank} | {c.server}{mark}{partial} | {fmt_int(c.rps)} | {spread} | {fmt_ms(med.latency_avg_ms) or 'n/a'} "
+                    f"| {rank} | {c.server}{mark}{partial} |{self.correct_cell(c.server)} {fmt_int(c.rps)} | {spread} | {fmt_ms(med.latency_avg_ms) or 'n/a'} "
                     f"| {fmt_ms(med.latency_p99_ms) or 'n/a'} | {err_text} | {f'**{non2xx}**' if non2xx else '0'} "
                     f"| {'' if c.cpu_s is None else f'{c.cpu_s:.2f}'} | {fmt_int(c.req_per_cpu_s)} "
                     f"| {'' if ratio is None else f'{ratio:.2f}×'} |")
@@ -902,6 +993,7 @@ class Report:
                 lines += self.bound_lines(sc, bound)
             if sc["name"] in self.tls_names:
                 lines += self.tls_cost_lines(sc)
+        lines += self.conformance_lines(h)
         if any(c.median and c.median[1].latency_p99_ms is None for c in self.cells.values()):
             lines += ["Latency n/a: wrk gave no usable figure. Either it recorded no latency sample (with "
                       "pipelining, a server that closes the connection after each response never completes a "
@@ -932,19 +1024,22 @@ class Report:
         """The req/s matrix, servers in the list's order, with its legend."""
         lines = [f"{h}# Overview (median req/s)", ""]
         names = [sc["name"] for sc in self.scenarios if sc["name"] not in self.open_names]
-        lines.append("| server | " + " | ".join(names) + " |")
-        lines.append("|---|" + "---:|" * len(names))
+        header, align = self.correct_header()
+        lines.append("| server |" + header + " " + " | ".join(names) + " |")
+        lines.append("|---|" + align + "---:|" * len(names))
         for s in self.servers:
             vals = []
             for n in names:
                 c = self.cells[(s["name"], n)]
                 vals.append(fmt_int(c.rps) + (" ⚠" if c.total("socket_errors") + c.total("non2xx") else "")
                             + (" ≈" if c.noisy else "") if c.rps is not None else self.failed_label(c))
-            lines.append(f"| {s['name']} | " + " | ".join(vals) + " |")
+            lines.append(f"| {s['name']} |{self.correct_cell(s['name'])} " + " | ".join(vals) + " |")
         bounds = [upper_bound(sc) for sc in self.scenarios if sc["name"] not in self.open_names]
         if any(b is not None for b in bounds):
-            lines.append("| *upper bound* | " + " | ".join("" if b is None else f"*{fmt_int(b)}*" for b in bounds) + " |")
-        lines += ["", "⚠ = socket errors or non-2xx responses in that cell (see its table). "
+            lines.append("| *upper bound* |" + (" |" if self.conformance else "") + " " + " | ".join("" if b is None else f"*{fmt_int(b)}*" for b in bounds) + " |")
+        correct_legend = ("correct = the row's conformance cases passed / cases run (its failures are listed under "
+                          "the tables of summary.md). " if self.conformance else "")
+        lines += ["", correct_legend + "⚠ = socket errors or non-2xx responses in that cell (see its table). "
                   f"≈ = noisy: the {NOISY_RULE} (its rank may not hold in another run)."
                   + (" Upper bound = connections ÷ the time each request waits (one request in flight per "
                      "connection): no server can answer more." if any(b is not None for b in bounds) else ""), ""]
@@ -1082,17 +1177,21 @@ class Report:
         names = [sc["name"] for sc in self.scenarios if sc["name"] not in self.open_names]
         width = max([len(s["name"]) for s in self.servers] + [6])
         cols = [max(len(n), 9) for n in names]
-        out = ["median req/s (* = socket errors or non-2xx):", " " * width + "  " + "  ".join(n.rjust(w) for n, w in zip(names, cols))]
+        # the correctness column, when any row was checked, right after the name
+        correct = "  correct" if self.conformance else ""
+        out = ["median req/s (* = socket errors or non-2xx):",
+               " " * width + correct + "  " + "  ".join(n.rjust(w) for n, w in zip(names, cols))]
         for s in self.servers:
             vals = []
             for n, w in zip(names, cols):
                 c = self.cells[(s["name"], n)]
                 v = self.failed_label(c) if c.rps is None else fmt_compact(c.rps) + ("*" if c.total("socket_errors") + c.total("non2xx") else "")
                 vals.append(v.rjust(w))
-            out.append(s["name"].ljust(width) + "  " + "  ".join(vals))
+            score = "  " + self.correct(s["name"]).rjust(len(correct) - 2) if correct else ""
+            out.append(s["name"].ljust(width) + score + "  " + "  ".join(vals))
         bounds = [upper_bound(sc) for sc in self.scenarios if sc["name"] not in self.open_names]
         if any(b is not None for b in bounds):
-            out.append("upper bound".ljust(width) + "  " + "  ".join(
+            out.append("upper bound".ljust(width) + " " * len(correct) + "  " + "  ".join(
                 ("" if b is None else fmt_compact(b)).rjust(w) for b, w in zip(bounds, cols)))
         opened = [sc["name"] for sc in self.scenarios if sc["name"] in self.open_names]
         if opened:

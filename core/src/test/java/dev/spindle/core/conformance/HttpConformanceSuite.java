@@ -32,6 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import javax.net.SocketFactory;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
@@ -115,19 +116,33 @@ public abstract class HttpConformanceSuite {
         return overTls() ? config.tls(TestTls.serverTls()) : config;
     }
 
-    /** Where the suite's client sockets come from: TLS ones trusting the test certificate when {@link #overTls()}. */
-    protected final SocketFactory sockets() {
-        return overTls() ? TestTls.clientContext().getSocketFactory() : SocketFactory.getDefault();
+    /**
+     * The address the suite's clients connect to: where the servers it starts listen, or where a
+     * server under test already runs ({@link #serverUnderTest()}).
+     */
+    protected String host() {
+        return "127.0.0.1";
     }
 
-    /** A raw connection to {@code port}, over TLS (handshake done) when {@link #overTls()}. */
+    /** What the suite's TLS clients trust: exactly the test certificate its own servers present. */
+    protected SSLContext clientTls() {
+        return TestTls.clientContext();
+    }
+
+    /** Where the suite's client sockets come from: TLS ones trusting {@link #clientTls()} when {@link #overTls()}. */
+    protected final SocketFactory sockets() {
+        return overTls() ? clientTls().getSocketFactory() : SocketFactory.getDefault();
+    }
+
+    /** A raw connection to {@code port} on {@link #host()}, over TLS (handshake done) when {@link #overTls()}. */
     protected final RawConnection connect(int port) throws IOException {
-        return new RawConnection(port, sockets());
+        return new RawConnection(host(), port, sockets());
     }
 
     /** The start of a URI for the HTTP client, up to the port. */
     private String base() {
-        return (overTls() ? "https" : "http") + "://127.0.0.1:";
+        String host = host().contains(":") ? "[" + host() + "]" : host();
+        return (overTls() ? "https" : "http") + "://" + host + ":";
     }
 
     /**
@@ -185,10 +200,18 @@ public abstract class HttpConformanceSuite {
 
     @BeforeAll
     void startServer() throws IOException {
-        server = newServer(config(), routes()).start();
+        server = serverUnderTest();
         port = server.port();
         HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5));
-        client = (overTls() ? builder.sslContext(TestTls.clientContext()) : builder).build();
+        client = (overTls() ? builder.sslContext(clientTls()) : builder).build();
+    }
+
+    /**
+     * The server the cases share, started: by default a new one of the strategy under test. A
+     * subclass may return one already running instead (its {@code close()} then leaves it running).
+     */
+    protected HttpServer serverUnderTest() throws IOException {
+        return newServer(config(), routes()).start();
     }
 
     /** The benchmark app and the streaming routes, as every test server serves them. */
@@ -660,7 +683,7 @@ public abstract class HttpConformanceSuite {
                 for (int i = 0; i < tricklers.size(); i += 10) {
                     tricklers.get(i).send("a");
                 }
-                SlowClient.servedWithin(sockets(), port, 1, Duration.ofSeconds(2));
+                SlowClient.servedWithin(sockets(), host(), port, 1, Duration.ofSeconds(2));
             }
             // The idle timeout (60 s) has not passed: every idle connection must still serve.
             inParallel(idle, i -> {
@@ -1355,7 +1378,7 @@ public abstract class HttpConformanceSuite {
 
     private SSLSocket alpnSocket(int target, String... protocols) throws IOException {
         SSLSocket socket = (SSLSocket) sockets().createSocket();
-        socket.connect(new InetSocketAddress("127.0.0.1", target), 5000);
+        socket.connect(new InetSocketAddress(host(), target), 5000);
         socket.setSoTimeout(15_000);
         SSLParameters params = socket.getSSLParameters();
         params.setApplicationProtocols(protocols);
@@ -1371,7 +1394,7 @@ public abstract class HttpConformanceSuite {
     @EnumSource(Delivery.class)
     @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
     void plainHttpOnTheTlsPortGets400AndAClose(Delivery delivery) throws Exception {
-        try (RawConnection c = new RawConnection(port)) {
+        try (RawConnection c = new RawConnection(host(), port, SocketFactory.getDefault())) {
             delivery.send(c, ascii("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello" + request("GET", "/plaintext")));
             RawResponse r = c.read();
             assertThat(r.status()).isEqualTo(400);
@@ -1406,7 +1429,7 @@ public abstract class HttpConformanceSuite {
     void bytesThatAreNeitherTlsNorHttpGetAClose(String name, byte[] bytes) throws Exception {
         for (int i = 0; i < 20; i++) {
             try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+                s.connect(new InetSocketAddress(host(), port), 5000);
                 s.setSoTimeout(10_000);
                 s.getOutputStream().write(bytes);
                 byte[] answer = readUntilClosed(s);
@@ -1437,8 +1460,8 @@ public abstract class HttpConformanceSuite {
     @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
     void aCorruptedRecordEndsTheConnection() throws Exception {
         Socket tcp = new Socket();
-        tcp.connect(new InetSocketAddress("127.0.0.1", port), 5000);
-        SSLSocket tls = (SSLSocket) TestTls.clientContext().getSocketFactory().createSocket(tcp, "127.0.0.1", port, true);
+        tcp.connect(new InetSocketAddress(host(), port), 5000);
+        SSLSocket tls = (SSLSocket) clientTls().getSocketFactory().createSocket(tcp, host(), port, true);
         try (RawConnection c = new RawConnection(tls)) {
             assertThat(c.send(request("GET", "/plaintext")).read().status()).isEqualTo(200);
             byte[] forged = new byte[5 + 64];

@@ -34,7 +34,12 @@ public final class RawConnection implements AutoCloseable {
     }
 
     public RawConnection(int port, SocketFactory sockets) throws IOException {
-        this(connected(port, sockets));
+        this("127.0.0.1", port, sockets);
+    }
+
+    /** To {@code host:port}, a socket from {@code sockets} (a TLS one: handshake done). */
+    public RawConnection(String host, int port, SocketFactory sockets) throws IOException {
+        this(connected(host, port, sockets));
     }
 
     /** On a connected socket (a TLS one with parameters of its own, say); its handshake is done here if not yet. */
@@ -54,10 +59,10 @@ public final class RawConnection implements AutoCloseable {
         out = socket.getOutputStream();
     }
 
-    private static Socket connected(int port, SocketFactory sockets) throws IOException {
+    private static Socket connected(String host, int port, SocketFactory sockets) throws IOException {
         Socket socket = sockets.createSocket();
         try {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+            socket.connect(new InetSocketAddress(host, port), 5000);
         } catch (IOException e) {
             socket.close();
             throw e;

@@ -60,8 +60,13 @@ public final class SlowClient {
 
     /** {@code count} requests on a fresh connection from {@code sockets} (TLS ones, say), all answered within {@code within}. */
     public static void servedWithin(SocketFactory sockets, int port, int count, Duration within) throws IOException {
+        servedWithin(sockets, "127.0.0.1", port, count, within);
+    }
+
+    /** {@code count} requests on a fresh connection to {@code host:port}, all answered within {@code within}. */
+    public static void servedWithin(SocketFactory sockets, String host, int port, int count, Duration within) throws IOException {
         long started = System.nanoTime();
-        try (RawConnection c = new RawConnection(port, sockets)) {
+        try (RawConnection c = new RawConnection(host, port, sockets)) {
             c.socket().setSoTimeout((int) within.toMillis());
             for (int i = 0; i < count; i++) {
                 RawConnection.RawResponse r = c.send("GET /users/" + i + " HTTP/1.1\r\nHost: x\r\n\r\n").read();
