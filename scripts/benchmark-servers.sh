@@ -44,6 +44,11 @@
 #                   Combines with the --pin-* options.
 #   --no-conformance  skip the correctness column (see below)
 #
+# The correctness column: before round 1, each row is started once more, on its own, and the shared
+# conformance cases are sent to it over the network from the clients' side
+# (scripts/conformance-check.sh: conformance/<row>.tsv, its output in raw/<row>/conformance.txt);
+# summary.md shows passed/total beside every row and lists the failures. A failing case does not
+# stop the row from being measured. --no-conformance skips it.
 # Per round and server: a fresh JVM (flags from spindle_java_opts, recorded in environment.md),
 # its ready line awaited (60s), every route's answer checked (a wrong answer is a failure row
 # and the server is not measured), a warm-up, then each scenario with wrk, sampling the server
@@ -556,6 +561,11 @@ for sc in "${SCENARIOS[@]}"; do
     break
   fi
 done
+
+# The conformance check's classes (core's tests), built now for the same reasons.
+if (( conformance )); then
+  "$SCRIPTS/conformance-check.sh" --prepare || spindle_die "the conformance check (core's test classes) did not build"
+fi
 
 # The baseline: its own export and build, so nothing it compiles or installs touches this tree or
 # ~/.m2 (a reactor build resolves its modules to each other's target/ directories).

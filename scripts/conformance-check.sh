@@ -3,6 +3,7 @@
 # correctness column of the benchmark matrix, for Spindle's rows and the references alike.
 #
 #   scripts/conformance-check.sh [--tls] HOST:PORT OUT_FILE
+#   scripts/conformance-check.sh --prepare     (only builds: before checks that run without a network)
 #
 #   --tls      the server speaks HTTPS (any certificate is accepted: the check judges HTTP)
 #   HOST:PORT  where it listens ([v6 address]:PORT for IPv6); it must serve the benchmark app's routes
@@ -36,17 +37,22 @@ help() {   # the header above, as text
   exit 0
 }
 
-tls=()
+tls=() prepare=0
 positional=()
 while (( $# > 0 )); do
   case "$1" in
     -h | --help) help ;;
     --tls) tls=(--tls) ;;
+    --prepare) prepare=1 ;;
     -*) echo "error: unknown option $1" >&2; usage ;;
     *) positional+=("$1") ;;
   esac
   shift
 done
+if (( prepare )); then
+  (( ${#positional[@]} == 0 )) || usage
+  positional=(127.0.0.1:1 "${TMPDIR:-/tmp}/unused")
+fi
 (( ${#positional[@]} == 2 )) || usage
 target="${positional[0]}" out_file="${positional[1]}"
 [[ "$target" =~ ^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$ ]] && (( 10#${BASH_REMATCH[2]} >= 1 && 10#${BASH_REMATCH[2]} <= 65535 )) ||
@@ -54,7 +60,7 @@ target="${positional[0]}" out_file="${positional[1]}"
 budget="${SPINDLE_CONFORMANCE_BUDGET:-60}"
 [[ "$budget" =~ ^[1-9][0-9]*$ ]] || { echo "error: SPINDLE_CONFORMANCE_BUDGET must be a positive whole number of seconds" >&2; usage; }
 out_dir="$(dirname "$out_file")"
-mkdir -p "$out_dir" 2>/dev/null && [[ -w "$out_dir" ]] || { echo "error: cannot write into $out_dir" >&2; exit 2; }
+(( prepare )) || mkdir -p "$out_dir" 2>/dev/null && [[ -w "$out_dir" ]] || { echo "error: cannot write into $out_dir" >&2; exit 2; }
 out_file="$(cd "$out_dir" && pwd -P)/$(basename "$out_file")"   # the script works from the repository root
 
 cd "$SPINDLE_ROOT"
@@ -79,6 +85,7 @@ if test_classes_stale; then
     { echo "error: building core's test classes failed (rerun with SPINDLE_VERBOSE=1 for Maven's output)" >&2; exit 2; }
   touch "$CLASSPATH_FILE"   # build-classpath leaves an unchanged file alone
 fi
+(( ! prepare )) || exit 0
 cp="core/target/test-classes:core/target/classes:$(tr -d '\r\n' <"$CLASSPATH_FILE")"
 
 rc=0
