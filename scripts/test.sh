@@ -17,7 +17,8 @@ cd "$SPINDLE_ROOT"
 spindle_mvn install "$@"
 
 # The public API is documented: javadoc with every doclint check on each module's package; any
-# warning fails. (dev.spindle.iouring.ffi is left out: those are bindings in jextract's shape.)
+# warning fails. (dev.spindle.iouring.ffi is left out: jextract generates it, into src/generated/java,
+# which is on the source path only so that the documented packages resolve against it.)
 DOC_PACKAGES=(core:dev.spindle.core core:dev.spindle.core.spi blocking-server:dev.spindle.blocking nio-servers:dev.spindle.nio
   iouring-server:dev.spindle.iouring netty-server:dev.spindle.netty)
 spindle_mvn -q dependency:build-classpath -DincludeScope=compile -Dmdep.outputFile=target/javadoc-classpath.txt >/dev/null
@@ -26,8 +27,10 @@ for entry in "${DOC_PACKAGES[@]}"; do
   deps="$(tr -d '\r\n' <"$module/target/javadoc-classpath.txt")"
   # core is a named module (module-info.java): its dependencies go on the module path
   if [[ -f "$module/src/main/java/module-info.java" ]]; then path=(--module-path "$deps"); else path=(-cp "core/target/classes:$deps"); fi
+  sources="$module/src/main/java"
+  if [[ -d "$module/src/generated/java" ]]; then sources+=":$module/src/generated/java"; fi
   "$JAVA_HOME/bin/javadoc" -Xdoclint:all -Werror -quiet -d "$module/target/doclint" "${path[@]}" \
-    -sourcepath "$module/src/main/java" "$package" ||
+    -sourcepath "$sources" "$package" ||
     spindle_die "javadoc -Xdoclint:all found problems in $package (see above)"
 done
 

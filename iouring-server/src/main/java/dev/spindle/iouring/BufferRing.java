@@ -1,14 +1,14 @@
 package dev.spindle.iouring;
 
 import dev.spindle.iouring.ffi.LibUring;
-import dev.spindle.iouring.ffi.LibUringInline;
-import dev.spindle.iouring.ffi.Libc;
 import dev.spindle.iouring.ffi.io_uring_buf;
 import dev.spindle.iouring.ffi.io_uring_buf_reg;
 import dev.spindle.iouring.ffi.io_uring_buf_ring;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 
 /**
  * A provided-buffer ring ({@code IORING_REGISTER_PBUF_RING}, registered with
@@ -16,8 +16,14 @@ import java.lang.foreign.MemorySegment;
  * kernel picks a buffer for each multishot-recv completion and names it in the CQE; the ring
  * thread hands the bytes to the connection and {@link #recycle}s the buffer at once, and
  * {@link #publish} makes all recycled buffers visible with one release store of the tail per batch.
+ * Filling and publishing entries are liburing's {@code static inline} {@code io_uring_buf_ring_add}
+ * and {@code io_uring_buf_ring_advance}, done here in Java.
  */
 final class BufferRing {
+    /** The ring's {@code __u16 tail}, published with a release store ({@code io_uring_smp_store_release}). */
+    private static final VarHandle U16 = ValueLayout.JAVA_SHORT.varHandle();
+    private static final long TAIL = io_uring_buf_ring.tail$offset();
+
     final int bgid;
     final int entries;
     final int bufferSize;
@@ -30,7 +36,7 @@ final class BufferRing {
         this.bgid = bgid;
         this.entries = entries;
         this.bufferSize = bufferSize;
-        this.mask = LibUringInline.io_uring_buf_ring_mask(entries);
+        this.mask = entries - 1; // io_uring_buf_ring_mask
         this.ring = arena.allocate(entries * io_uring_buf.sizeof(), 4096).fill((byte) 0);
         this.buffers = arena.allocate((long) entries * bufferSize, 4096);
         MemorySegment reg = io_uring_buf_reg.allocate(arena).fill((byte) 0);
@@ -39,9 +45,8 @@ final class BufferRing {
         io_uring_buf_reg.bgid(reg, (short) bgid);
         int ret = LibUring.io_uring_register_buf_ring(owner.ring, reg, 0);
         if (ret < 0) {
-            throw new IOException("io_uring_register_buf_ring failed: " + Libc.describe(-ret));
+            throw new IOException("io_uring_register_buf_ring failed: " + Errno.describe(-ret));
         }
-        LibUringInline.io_uring_buf_ring_init(ring);
         for (int bid = 0; bid < entries; bid++) {
             recycle(bid);
         }
@@ -58,14 +63,18 @@ final class BufferRing {
         return (long) bid * bufferSize;
     }
 
-    /** Gives buffer {@code bid} back; the kernel sees it after {@link #publish}. */
+    /** Gives buffer {@code bid} back ({@code io_uring_buf_ring_add}); the kernel sees it after {@link #publish}. */
     void recycle(int bid) {
-        LibUringInline.io_uring_buf_ring_add(ring, buffers.address() + (long) bid * bufferSize, bufferSize, (short) bid, mask, added++);
+        MemorySegment buf = io_uring_buf.asSlice(ring, (tail() + added++) & mask);
+        io_uring_buf.addr(buf, buffers.address() + (long) bid * bufferSize);
+        io_uring_buf.len(buf, bufferSize);
+        io_uring_buf.bid(buf, (short) bid);
     }
 
+    /** Makes the recycled buffers visible to the kernel ({@code io_uring_buf_ring_advance}). */
     void publish() {
         if (added > 0) {
-            LibUringInline.io_uring_buf_ring_advance(ring, added);
+            U16.setRelease(ring, TAIL, (short) (tail() + added));
             added = 0;
         }
     }

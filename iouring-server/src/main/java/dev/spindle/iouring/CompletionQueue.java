@@ -1,16 +1,16 @@
 package dev.spindle.iouring;
 
-import dev.spindle.iouring.ffi.LibUringInline;
 import dev.spindle.iouring.ffi.io_uring;
 import dev.spindle.iouring.ffi.io_uring_cq;
 import dev.spindle.iouring.ffi.io_uring_cqe;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 
 /**
- * The completion side of a {@link Ring}, read in Java as {@code io_uring_for_each_cqe} does: the
- * tail with an acquire load, the CQEs in place, then the head advanced once per batch with a
- * release store ({@code io_uring_cq_advance}).
+ * The completion side of a {@link Ring}, read in Java as liburing's {@code static inline}
+ * {@code io_uring_for_each_cqe} does: the tail with an acquire load, the CQEs in place, then the
+ * head advanced once per batch with a release store ({@code io_uring_cq_advance}).
  */
 @SuppressWarnings("restricted") // FFM: views of the kernel-mapped rings
 final class CompletionQueue {
@@ -23,6 +23,8 @@ final class CompletionQueue {
     private static final long USER_DATA = io_uring_cqe.user_data$offset();
     private static final long RES = io_uring_cqe.res$offset();
     private static final long FLAGS = io_uring_cqe.flags$offset();
+    /** The kernel's {@code unsigned} head and tail: {@code io_uring_smp_load_acquire}/{@code io_uring_smp_store_release}. */
+    private static final VarHandle U32 = ValueLayout.JAVA_INT.varHandle();
 
     private final MemorySegment khead;
     private final MemorySegment ktail;
@@ -41,7 +43,7 @@ final class CompletionQueue {
     /** Hands every posted completion to {@code handler}, then releases them to the kernel; returns how many. */
     int drain(Handler handler) {
         int head = khead.get(ValueLayout.JAVA_INT, 0);
-        int tail = LibUringInline.load_acquire(ktail);
+        int tail = (int) U32.getAcquire(ktail, 0L);
         int count = tail - head;
         if (count == 0) {
             return 0;
@@ -57,13 +59,13 @@ final class CompletionQueue {
             }
         } finally {
             // a handler that throws loses only its own CQE, never the rest of the batch's
-            LibUringInline.store_release(khead, h);
+            U32.setRelease(khead, 0L, h);
         }
         return count;
     }
 
     /** Completions posted and not yet drained ({@code io_uring_cq_ready}). */
     int ready() {
-        return LibUringInline.load_acquire(ktail) - khead.get(ValueLayout.JAVA_INT, 0);
+        return (int) U32.getAcquire(ktail, 0L) - khead.get(ValueLayout.JAVA_INT, 0);
     }
 }

@@ -65,7 +65,7 @@ public final class IoUring {
         try {
             LibUring.io_uring_queue_init_params$address();
         } catch (Throwable t) {
-            return "cannot load " + LibUring.LIBRARY + " (install liburing2, liburing 2.2 or later): " + rootMessage(t);
+            return "cannot load liburing.so.2 (install liburing2, liburing 2.2 or later): " + rootMessage(t);
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment ring = io_uring.allocate(arena).fill((byte) 0);
@@ -73,7 +73,7 @@ public final class IoUring {
             io_uring_params.flags(params, LibUring.IORING_SETUP_SINGLE_ISSUER() | LibUring.IORING_SETUP_DEFER_TASKRUN());
             int ret = LibUring.io_uring_queue_init_params(8, ring, params);
             if (ret < 0) {
-                return "io_uring_setup failed: " + Libc.describe(-ret) + hint(-ret, disabled);
+                return "io_uring_setup failed: " + Errno.describe(-ret) + hint(-ret, disabled);
             }
             try {
                 String missing = missingOps(ring);
@@ -87,7 +87,7 @@ public final class IoUring {
                 io_uring_buf_reg.bgid(reg, (short) 0);
                 ret = LibUring.io_uring_register_buf_ring(ring, reg, 0);
                 if (ret < 0) {
-                    return "provided-buffer rings are not supported (Linux 5.19+ needed): " + Libc.describe(-ret);
+                    return "provided-buffer rings are not supported (Linux 5.19+ needed): " + Errno.describe(-ret);
                 }
                 LibUring.io_uring_unregister_buf_ring(ring, 0);
             } finally {

@@ -77,7 +77,7 @@ final class Ring implements AutoCloseable {
                 break;
             }
         }
-        throw new IOException("io_uring_queue_init_params failed: " + Libc.describe(-ret));
+        throw new IOException("io_uring_queue_init_params failed: " + Errno.describe(-ret));
     }
 
     /** {@code io_uring_register_ring_fd}: later enters skip the fd lookup. Best effort. */
@@ -85,7 +85,7 @@ final class Ring implements AutoCloseable {
         int ret = LibUring.io_uring_register_ring_fd(ring);
         ringFdRegistered = ret == 1;
         if (!ringFdRegistered) {
-            log.debug("io_uring_register_ring_fd failed: {}", Libc.describe(-ret));
+            log.debug("io_uring_register_ring_fd failed: {}", Errno.describe(-ret));
         }
     }
 

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Queue;
@@ -52,6 +53,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     /** How long termination waits for the kernel to finish cancelled operations. */
     private static final long TEARDOWN_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final int BGID = 0;
+    private static final MethodHandle EVENTFD = Errno.capturing(Libc.eventfd$address(), Libc.eventfd$descriptor());
     private static final long START_TIMEOUT_SECONDS = 10;
 
     private static final long ACCEPT_DATA = UserData.encode(UserData.ACCEPT, 0, 0);
@@ -194,11 +196,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         eventBuffer = arena.allocate(ValueLayout.JAVA_LONG);
         one = arena.allocate(ValueLayout.JAVA_INT);
         one.set(ValueLayout.JAVA_INT, 0, 1);
-        int efd = Libc.eventfd(0, Libc.EFD_CLOEXEC());
-        if (efd < 0) {
-            throw new IOException("eventfd: " + Libc.describe(Libc.errno()));
-        }
-        eventFd = efd;
+        eventFd = Errno.check("eventfd", () -> (int) EVENTFD.invokeExact(0, Libc.EFD_CLOEXEC()));
         listening = true;
         armEventFd();
         armAccept();
@@ -218,7 +216,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             }
             int ret = ring.submitAndWait(resumed.isEmpty() ? nextScan - now : 0);
             if (ret < 0 && ret != -Libc.ETIME() && ret != -Libc.EINTR() && ret != -Libc.EAGAIN() && ret != -Libc.EBUSY()) {
-                log.warn("{}: io_uring_submit_and_wait_timeout: {}", name, Libc.describe(-ret));
+                log.warn("{}: io_uring_submit_and_wait_timeout: {}", name, Errno.describe(-ret));
                 pause();
             }
             now = System.nanoTime();
@@ -245,7 +243,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             case UserData.EVENTFD -> onEventFd(res);
             case UserData.CANCEL -> {
                 if (res < 0 && res != -Libc.ENOENT() && res != -Libc.EALREADY()) {
-                    log.debug("{}: cancel failed: {}", name, Libc.describe(-res));
+                    log.debug("{}: cancel failed: {}", name, Errno.describe(-res));
                 }
             }
             default -> log.warn("{}: completion with unknown user_data {}", name, Long.toHexString(userData));
@@ -302,7 +300,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             } else if (res == -Libc.ENOBUFS()) {
                 noBufferRearms++;
             } else if (res != -Libc.ECANCELED() && res != -Libc.EINTR() && res != -Libc.EAGAIN()) {
-                log.debug("{}: recv on {} failed: {}", name, c, Libc.describe(-res));
+                log.debug("{}: recv on {} failed: {}", name, c, Errno.describe(-res));
                 close(c);
                 return;
             }
@@ -365,7 +363,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
                     markDirty(c);
                     return;
                 }
-                log.debug("{}: send on {} failed: {}", name, c, Libc.describe(-res));
+                log.debug("{}: send on {} failed: {}", name, c, Errno.describe(-res));
                 close(c);
                 return;
             }
@@ -516,13 +514,13 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         if (res >= 0) {
             adopt(res);
         } else if (res == -Libc.EMFILE() || res == -Libc.ENFILE() || res == -Libc.ENOBUFS() || res == -Libc.ENOMEM()) {
-            log.warn("{}: accept failed: {}; pausing accepts briefly", name, Libc.describe(-res));
+            log.warn("{}: accept failed: {}; pausing accepts briefly", name, Errno.describe(-res));
             acceptPausedUntil = now + ACCEPT_BACKOFF_NANOS;
             if (acceptArmed) {
                 sq.cancel(ACCEPT_DATA, CANCEL_DATA);
             }
         } else if (res != -Libc.ECANCELED()) {
-            log.debug("{}: accept failed: {}", name, Libc.describe(-res));
+            log.debug("{}: accept failed: {}", name, Errno.describe(-res));
         }
         if (!acceptArmed && listening && now - acceptPausedUntil >= 0) {
             armAccept();
@@ -591,7 +589,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         eventFdArmed = false;
         wakePending.set(false);
         if (res < 0 && res != -Libc.ECANCELED() && res != -Libc.EINTR() && res != -Libc.EAGAIN()) {
-            log.warn("{}: eventfd read failed: {}", name, Libc.describe(-res));
+            log.warn("{}: eventfd read failed: {}", name, Errno.describe(-res));
         }
         if (!terminating) {
             armEventFd();

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -15,6 +16,11 @@ import java.nio.ByteOrder;
 /** Listening sockets and socket options through libc (FFM), outside the ring. */
 final class Sockets {
     private static final ValueLayout.OfShort NETWORK_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final MethodHandle SOCKET = Errno.capturing(Libc.socket$address(), Libc.socket$descriptor());
+    private static final MethodHandle SETSOCKOPT = Errno.capturing(Libc.setsockopt$address(), Libc.setsockopt$descriptor());
+    private static final MethodHandle BIND = Errno.capturing(Libc.bind$address(), Libc.bind$descriptor());
+    private static final MethodHandle LISTEN = Errno.capturing(Libc.listen$address(), Libc.listen$descriptor());
+    private static final MethodHandle GETSOCKNAME = Errno.capturing(Libc.getsockname$address(), Libc.getsockname$descriptor());
 
     private Sockets() {
     }
@@ -25,10 +31,8 @@ final class Sockets {
      */
     static int listen(InetAddress host, int port, int backlog) throws IOException {
         boolean v6 = host instanceof Inet6Address;
-        int fd = Libc.socket(v6 ? Libc.AF_INET6() : Libc.AF_INET(), Libc.SOCK_STREAM() | Libc.SOCK_CLOEXEC(), 0);
-        if (fd < 0) {
-            throw new IOException("socket: " + Libc.describe(Libc.errno()));
-        }
+        int family = v6 ? Libc.AF_INET6() : Libc.AF_INET();
+        int fd = Errno.check("socket", () -> (int) SOCKET.invokeExact(family, Libc.SOCK_STREAM() | Libc.SOCK_CLOEXEC(), 0));
         try (Arena arena = Arena.ofConfined()) {
             setInt(fd, Libc.SOL_SOCKET(), Libc.SO_REUSEADDR(), 1, "SO_REUSEADDR");
             setInt(fd, Libc.SOL_SOCKET(), Libc.SO_REUSEPORT(), 1, "SO_REUSEPORT");
@@ -46,12 +50,9 @@ final class Sockets {
                 addr.set(NETWORK_SHORT, sockaddr_in.sin_port$offset(), (short) port);
                 MemorySegment.copy(host.getAddress(), 0, addr, ValueLayout.JAVA_BYTE, sockaddr_in.sin_addr$offset(), 4);
             }
-            if (Libc.bind(fd, addr, (int) addr.byteSize()) < 0) {
-                throw new IOException("cannot bind " + host.getHostAddress() + ":" + port + ": " + Libc.describe(Libc.errno()));
-            }
-            if (Libc.listen(fd, backlog) < 0) {
-                throw new IOException("listen: " + Libc.describe(Libc.errno()));
-            }
+            MemorySegment bound = addr;
+            Errno.check("cannot bind " + host.getHostAddress() + ":" + port, () -> (int) BIND.invokeExact(fd, bound, (int) bound.byteSize()));
+            Errno.check("listen", () -> (int) LISTEN.invokeExact(fd, backlog));
             return fd;
         } catch (IOException | RuntimeException e) {
             Libc.close(fd);
@@ -65,9 +66,7 @@ final class Sockets {
             MemorySegment addr = arena.allocate(sockaddr_in6.sizeof()).fill((byte) 0);
             MemorySegment len = arena.allocate(ValueLayout.JAVA_INT);
             len.set(ValueLayout.JAVA_INT, 0, (int) addr.byteSize());
-            if (Libc.getsockname(fd, addr, len) < 0) {
-                throw new IOException("getsockname: " + Libc.describe(Libc.errno()));
-            }
+            Errno.check("getsockname", () -> (int) GETSOCKNAME.invokeExact(fd, addr, len));
             int family = Short.toUnsignedInt(sockaddr_in.sin_family(addr));
             int port = Short.toUnsignedInt(addr.get(NETWORK_SHORT, sockaddr_in.sin_port$offset()));
             byte[] ip;
@@ -89,9 +88,7 @@ final class Sockets {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment v = arena.allocate(ValueLayout.JAVA_INT);
             v.set(ValueLayout.JAVA_INT, 0, value);
-            if (Libc.setsockopt(fd, level, option, v, Integer.BYTES) < 0) {
-                throw new IOException("setsockopt " + name + ": " + Libc.describe(Libc.errno()));
-            }
+            Errno.check("setsockopt " + name, () -> (int) SETSOCKOPT.invokeExact(fd, level, option, v, Integer.BYTES));
         }
     }
 

@@ -1,32 +1,27 @@
 package dev.spindle.iouring;
 
-import static dev.spindle.iouring.ffi.LibUringInline.io_uring_prep_cancel64;
-import static dev.spindle.iouring.ffi.LibUringInline.io_uring_prep_multishot_accept;
-import static dev.spindle.iouring.ffi.LibUringInline.io_uring_prep_read;
-import static dev.spindle.iouring.ffi.LibUringInline.io_uring_prep_recv_multishot;
-import static dev.spindle.iouring.ffi.LibUringInline.io_uring_prep_send;
-import static dev.spindle.iouring.ffi.LibUringInline.io_uring_sqe_set_buf_group;
-import static dev.spindle.iouring.ffi.LibUringInline.io_uring_sqe_set_data64;
-import static dev.spindle.iouring.ffi.LibUringInline.io_uring_sqe_set_flags;
-
 import dev.spindle.iouring.ffi.LibUring;
-import dev.spindle.iouring.ffi.LibUringInline;
 import dev.spindle.iouring.ffi.io_uring;
 import dev.spindle.iouring.ffi.io_uring_sq;
 import dev.spindle.iouring.ffi.io_uring_sqe;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 
 /**
- * The submission side of a {@link Ring}: {@code _io_uring_get_sqe} in Java on cached views of
+ * The submission side of a {@link Ring}, in Java because liburing's helpers for it are
+ * {@code static inline} (jextract cannot bind them): {@code io_uring_get_sqe} on cached views of
  * the mapped SQ (it advances {@code ring->sq.sqe_tail}, which liburing's submit publishes), and
- * the operations the server prepares. Nothing reaches the kernel before the ring's next
- * {@link Ring#submitAndWait}; if the SQ fills up first it is submitted early.
+ * the {@code io_uring_prep_*} field writes for the operations the server submits. Nothing reaches
+ * the kernel before the ring's next {@link Ring#submitAndWait}; if the SQ fills up first it is
+ * submitted early.
  */
 @SuppressWarnings("restricted") // FFM: views of the kernel-mapped rings
 final class SubmissionQueue {
     private static final long SQE_TAIL = io_uring.sq$offset() + io_uring_sq.sqe_tail$offset();
     private static final long SQE_SIZE = io_uring_sqe.sizeof();
+    /** The kernel's {@code unsigned} SQ head, read with an acquire load ({@code io_uring_smp_load_acquire}). */
+    private static final VarHandle U32 = ValueLayout.JAVA_INT.varHandle();
 
     private final Ring owner;
     private final MemorySegment ring;
@@ -65,7 +60,7 @@ final class SubmissionQueue {
 
     private MemorySegment tryNext() {
         int tail = ring.get(ValueLayout.JAVA_INT, SQE_TAIL);
-        int head = LibUringInline.load_acquire(khead);
+        int head = (int) U32.getAcquire(khead, 0L);
         if (tail + 1 - head > entries) {
             return null;
         }
@@ -73,38 +68,56 @@ final class SubmissionQueue {
         return sqes.asSlice((tail & mask) * SQE_SIZE, SQE_SIZE);
     }
 
-    void multishotAccept(int listenFd, int flags, long userData) {
+    /**
+     * A free SQE prepared as {@code io_uring_prep_rw} does (every field the kernel may read set or
+     * cleared), with {@code user_data} set ({@code io_uring_sqe_set_data64}).
+     */
+    private MemorySegment prepare(int op, int fd, long addr, int len, long offset, long userData) {
         MemorySegment sqe = next();
-        io_uring_prep_multishot_accept(sqe, listenFd, MemorySegment.NULL, MemorySegment.NULL, flags);
-        io_uring_sqe_set_data64(sqe, userData);
+        io_uring_sqe.opcode(sqe, (byte) op);
+        io_uring_sqe.flags(sqe, (byte) 0);
+        io_uring_sqe.ioprio(sqe, (short) 0);
+        io_uring_sqe.fd(sqe, fd);
+        io_uring_sqe.off(sqe, offset);
+        io_uring_sqe.addr(sqe, addr);
+        io_uring_sqe.len(sqe, len);
+        io_uring_sqe.rw_flags(sqe, 0);
+        io_uring_sqe.buf_index(sqe, (short) 0);
+        io_uring_sqe.personality(sqe, (short) 0);
+        io_uring_sqe.file_index(sqe, 0);
+        io_uring_sqe.addr3(sqe, 0L);
+        io_uring_sqe.__pad2(sqe, 0, 0L);
+        io_uring_sqe.user_data(sqe, userData);
+        return sqe;
     }
 
-    /** A multishot recv that picks its buffers from the provided-buffer group {@code bgid}. */
+    /** {@code io_uring_prep_multishot_accept} without the peer address. */
+    void multishotAccept(int listenFd, int flags, long userData) {
+        MemorySegment sqe = prepare(LibUring.IORING_OP_ACCEPT(), listenFd, 0L, 0, 0L, userData);
+        io_uring_sqe.accept_flags(sqe, flags);
+        io_uring_sqe.ioprio(sqe, (short) LibUring.IORING_ACCEPT_MULTISHOT());
+    }
+
+    /** {@code io_uring_prep_recv_multishot} picking its buffers from the provided-buffer group {@code bgid}. */
     void multishotRecv(int fd, int bgid, long userData) {
-        MemorySegment sqe = next();
-        io_uring_prep_recv_multishot(sqe, fd, MemorySegment.NULL, 0, 0);
-        io_uring_sqe_set_flags(sqe, LibUring.IOSQE_BUFFER_SELECT());
-        io_uring_sqe_set_buf_group(sqe, bgid);
-        io_uring_sqe_set_data64(sqe, userData);
+        MemorySegment sqe = prepare(LibUring.IORING_OP_RECV(), fd, 0L, 0, 0L, userData);
+        io_uring_sqe.ioprio(sqe, (short) LibUring.IORING_RECV_MULTISHOT());
+        io_uring_sqe.flags(sqe, (byte) LibUring.IOSQE_BUFFER_SELECT());
+        io_uring_sqe.buf_group(sqe, (short) bgid);
     }
 
     void send(int fd, MemorySegment buffer, int length, int msgFlags, long userData) {
-        MemorySegment sqe = next();
-        io_uring_prep_send(sqe, fd, buffer, length, msgFlags);
-        io_uring_sqe_set_data64(sqe, userData);
+        MemorySegment sqe = prepare(LibUring.IORING_OP_SEND(), fd, buffer.address(), length, 0L, userData);
+        io_uring_sqe.msg_flags(sqe, msgFlags);
     }
 
     void read(int fd, MemorySegment buffer, int length, long userData) {
-        MemorySegment sqe = next();
-        io_uring_prep_read(sqe, fd, buffer, length, 0L);
-        io_uring_sqe_set_data64(sqe, userData);
+        prepare(LibUring.IORING_OP_READ(), fd, buffer.address(), length, 0L, userData);
     }
 
     /** Cancels the operation submitted with {@code target}; a successful cancel posts no CQE where the kernel allows skipping it. */
     void cancel(long target, long userData) {
-        MemorySegment sqe = next();
-        io_uring_prep_cancel64(sqe, target, 0);
-        io_uring_sqe_set_flags(sqe, cancelFlags);
-        io_uring_sqe_set_data64(sqe, userData);
+        MemorySegment sqe = prepare(LibUring.IORING_OP_ASYNC_CANCEL(), -1, target, 0, 0L, userData);
+        io_uring_sqe.flags(sqe, (byte) cancelFlags);
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.spindle.iouring.ffi.LibUring;
 import dev.spindle.iouring.ffi.Libc;
 import dev.spindle.iouring.ffi.__kernel_timespec;
+import dev.spindle.iouring.ffi.in6_addr;
 import dev.spindle.iouring.ffi.in_addr;
 import dev.spindle.iouring.ffi.io_cqring_offsets;
 import dev.spindle.iouring.ffi.io_sqring_offsets;
@@ -40,9 +41,10 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The hand-written bindings against the C headers: a small C program compiled with gcc against
+ * The jextract bindings against the C headers: a small C program compiled with gcc against
  * liburing-dev prints {@code sizeof}, {@code offsetof} and constant values; every struct class's
- * {@code sizeof()} and {@code <field>$offset()}, and every constant method, must match. Needs
+ * {@code sizeof()} and {@code <field>$offset()}, and every constant method, must match (and
+ * {@code scripts/jextract-liburing.sh --check} keeps the bindings what jextract generates). Needs
  * {@code gcc} and {@code liburing-dev}; without them it fails and says so (it does not skip).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -54,7 +56,7 @@ class StructLayoutTest {
             io_uring_sqe.class, io_uring_cqe.class, io_sqring_offsets.class, io_cqring_offsets.class,
             io_uring_params.class, io_uring_sq.class, io_uring_cq.class, io_uring.class, io_uring_buf.class,
             io_uring_buf_ring.class, io_uring_buf_reg.class, __kernel_timespec.class, io_uring_probe_op.class,
-            io_uring_probe.class, in_addr.class, sockaddr_in.class, sockaddr_in6.class);
+            io_uring_probe.class, in_addr.class, in6_addr.class, sockaddr_in.class, sockaddr_in6.class);
 
     /** "sizeof s", "offsetof s f", "const H C" -> value. */
     private final Map<String, Long> c = new TreeMap<>();
