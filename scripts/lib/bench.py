@@ -1306,6 +1306,9 @@ scripts/benchmark-servers.sh                # the default run (< 20 min on 2 cor
 scripts/benchmark-servers.sh --full         # every row and scenario, 3 rounds of 10 s (hours; its plan says how long)
 scripts/benchmark-servers.sh --servers VirtualThreadServer,NettyServer --rounds 5 1 10
 scripts/benchmark-servers.sh --pin-server 1 --pin-client 0    # server and wrk on separate CPUs
+scripts/benchmark-servers.sh --netns        # wrk in its own network namespace, across a veth pair
+scripts/benchmark-servers.sh --open-model --pin-server 1 --pin-client 0
+                                            # latency at constant offered rates (Hyperfoil), percentile charts
 scripts/benchmark-servers.sh --servers MultiLoopServer --scenarios echo-500KB --baseline HEAD~1 --rounds 5 2 5
                                             # A/B: each row beside the same row built from another commit
 scripts/benchmark-servers.sh --quick        # smoke run (CI): 2 s, 1 round, 8 scenarios, output in /tmp
@@ -1324,7 +1327,11 @@ each server with an EC P-256 key made per run; the negotiated protocol and ciphe
 `environment.md`). It samples the server
 process's CPU time around each scenario, so every row also says how many requests one server
 CPU-second buys: on a small machine wrk shares the cores and caps plain req/s, and efficiency and
-the pipelined scenario are what separate fast servers.
+the pipelined scenario are what separate fast servers. Before round 1 every row is checked
+black-box by the shared conformance cases (`scripts/conformance-check.sh`): `correct` beside each
+row is cases passed / cases run, and the failures are listed under the tables. `environment.md`
+and the summary say how client and server were isolated (loopback or network namespaces, CPU
+pinning); a run's `notes.md`, when there is one, is what a person concluded from it.
 
 A run writes `results/<UTC timestamp>/`: `summary.md` (ranked tables, median of the rounds, with
 errors beside each figure; a cell whose rounds spread more than 20% of the median marked noisy, ≈),
