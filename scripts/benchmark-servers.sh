@@ -320,15 +320,7 @@ run_child() {
   return "$rc"
 }
 
-# True while process $1 (a child of ours) runs; a dead child stays a zombie (kill -0 succeeds) until reaped.
-pid_alive() {
-  [[ -n "$1" ]] || return 1
-  local stat
-  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
-  stat="${stat##*) }"
-  [[ "${stat:0:1}" != Z ]]
-}
-server_alive() { pid_alive "$server_pid"; }
+server_alive() { spindle_pid_alive "$server_pid"; }
 
 # utime+stime (fields 14 and 15) of a process, in clock ticks; all its threads included.
 # Fields are counted after the last ')' since the command name may hold spaces.
@@ -344,32 +336,18 @@ stop_forced=0
 stop_server() {
   stop_forced=0
   [[ -n "$server_pid" ]] || return 0
-  local pid="$server_pid" i
-  kill -TERM "$pid" 2>/dev/null || true
-  for (( i = 0; i < STOP_TIMEOUT * 10; i++ )); do
-    server_alive || break
-    sleep 0.1
-  done
-  if server_alive; then
-    stop_forced=1
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
+  local pid="$server_pid"
   server_pid=""
-  wait "$pid" 2>/dev/null || true
+  spindle_stop_pid "$pid" "$STOP_TIMEOUT"
+  stop_forced="$SPINDLE_STOP_FORCED"
 }
 
 # Stops the downstream server we started, by its PID only, like stop_server.
 stop_downstream() {
   [[ -n "$downstream_pid" ]] || return 0
-  local pid="$downstream_pid" i
-  kill -TERM "$pid" 2>/dev/null || true
-  for (( i = 0; i < STOP_TIMEOUT * 10; i++ )); do
-    pid_alive "$pid" || break
-    sleep 0.1
-  done
-  if pid_alive "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+  local pid="$downstream_pid"
   downstream_pid=""
-  wait "$pid" 2>/dev/null || true
+  spindle_stop_pid "$pid" "$STOP_TIMEOUT"
 }
 
 cleanup() {
@@ -486,39 +464,8 @@ if (( ${#skipped[@]} > 0 )); then
   printf '  %s\n' "${skipped[@]}" >&2
 fi
 
-# Spindle's own classes and jars are copied once, so a build someone runs during the matrix
-# (or `mvn clean`) cannot change or remove what later rounds load; other jars are immutable.
+# Spindle's own classes and jars are copied once (spindle_snapshot_cp), per module.
 snapshot="$(mktemp -d -t spindle-bench-classes.XXXXXX)"
-# A Spindle jar in ~/.m2 is shared by every checkout on the machine: another worktree's
-# `mvn install` may have replaced it with its own code, or be rewriting it right now. A module
-# of this tree stands in for it with its own classes (built, like the jar, by spindle_classpath).
-declare -A tree_module=()   # artifactId -> module directory of this tree
-for pom in "$SPINDLE_ROOT"/*/pom.xml; do
-  artifact="$(awk '/<parent>/,/<\/parent>/ { next } /<artifactId>/ { gsub(/.*<artifactId>|<\/artifactId>.*/, ""); print; exit }' "$pom")"
-  [[ -z "$artifact" ]] || tree_module[$artifact]="$(dirname "$pom")"
-done
-snapshot_cp() {
-  local entry n=0 dest kept=() entries artifact
-  IFS=: read -r -a entries <<<"$1"
-  for entry in "${entries[@]}"; do
-    if [[ "$entry" == */dev/spindle/*/*.jar ]]; then
-      artifact="${entry#*/dev/spindle/}" artifact="${artifact%%/*}"
-      [[ -z "${tree_module[$artifact]:-}" || ! -d "${tree_module[$artifact]}/target/classes" ]] ||
-        entry="${tree_module[$artifact]}/target/classes"
-    fi
-    if [[ -e "$entry" && ( "$entry" == "$SPINDLE_ROOT/"* || "$entry" == */dev/spindle/* ) ]]; then
-      n=$(( n + 1 ))
-      dest="$snapshot/$2/$n-$(basename "$entry")"
-      mkdir -p "$snapshot/$2"
-      cp -a "$entry" "$dest"
-      kept+=("$dest")
-    else
-      kept+=("$entry")
-    fi
-  done
-  (IFS=:; echo "${kept[*]}")
-}
-
 for name in "${run_rows[@]}"; do
   [[ -z "${row_failure[$name]:-}" ]] || continue
   module="${row_module[$name]}"
@@ -526,7 +473,7 @@ for name in "${run_rows[@]}"; do
     echo "resolving the classpath of $module (builds it if sources changed) ..." >&2
     # In a subshell spindle_die ends only the substitution: one broken module spoils its rows only.
     if cp="$(spindle_classpath "$module")"; then
-      module_cp[$module]="$(snapshot_cp "$cp" "$module")"
+      module_cp[$module]="$(spindle_snapshot_cp "$cp" "$snapshot/$module")"
     else
       module_cp[$module]=""
     fi
@@ -543,7 +490,7 @@ if (( need_downstream )); then
   if [[ -z "${module_cp[$module]+x}" ]]; then
     echo "resolving the classpath of $module for the downstream ..." >&2
     if cp="$(spindle_classpath "$module")"; then
-      module_cp[$module]="$(snapshot_cp "$cp" "$module")"
+      module_cp[$module]="$(spindle_snapshot_cp "$cp" "$snapshot/$module")"
     else
       module_cp[$module]=""
     fi
@@ -718,14 +665,6 @@ for name in "${run_rows[@]}"; do
 done
 
 
-git_desc() {
-  local rev dirty
-  rev="$(git -C "$SPINDLE_ROOT" rev-parse HEAD 2>/dev/null)" || { echo "not a git checkout"; return; }
-  if git -C "$SPINDLE_ROOT" diff --quiet HEAD -- 2>/dev/null; then dirty="clean"; else dirty="dirty (uncommitted changes to tracked files)"; fi
-  local untracked
-  untracked="$(git -C "$SPINDLE_ROOT" ls-files --others --exclude-standard | wc -l)"
-  echo "\`$rev\`, $dirty, $untracked untracked file(s)"
-}
 write_environment() {
   local cpu cores os virt jdk downstream_where=""
   (( ! netns )) || downstream_where=" inside the server's namespace"
@@ -746,7 +685,7 @@ write_environment() {
 |---|---|
 | started (UTC) | $(date -u '+%Y-%m-%d %H:%M:%S') |
 | command | \`$command_line\` |
-| commit | $(git_desc) |${baseline:+
+| commit | $(spindle_git_desc) |${baseline:+
 | baseline | \`$baseline_sha\` (\`--baseline $baseline\`): exported with git archive and built apart; rows named \`<row>@$baseline_rev\` run it, each right after its row in every round |}
 | CPU | ${cpu:-unknown}; $cores |
 | memory | $(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo) |
@@ -856,7 +795,7 @@ start_downstream() {
   for (( i = 0; i < READY_TIMEOUT * 10; i++ )); do
     line="$(grep -m 1 ' listening on ' "$dir/server.out" 2>/dev/null || true)"
     [[ -n "$line" ]] && break
-    pid_alive "$downstream_pid" ||
+    spindle_pid_alive "$downstream_pid" ||
       spindle_die "the downstream $DOWNSTREAM_CLASS exited before its ready line: $(tail -n 3 "$dir/server.err" | tr '\n' ' ')"
     sleep 0.1
   done
@@ -1128,7 +1067,6 @@ run_phase() {
   fi
   stop_server
   if (( stop_forced )); then
-    echo "warning: $what ignored SIGTERM for ${STOP_TIMEOUT}s; killed" >&2
     event "$r" "$name" warning "did not exit within ${STOP_TIMEOUT}s of SIGTERM; killed" "$scope"
   fi
   # Steps this start will not run (it failed) still count as done for the progress line.
@@ -1202,7 +1140,7 @@ for (( r = 1; r <= rounds; r++ )); do
   done
 done
 trap - INT TERM
-if (( need_downstream )) && ! pid_alive "$downstream_pid"; then
+if (( need_downstream )) && ! spindle_pid_alive "$downstream_pid"; then
   echo "warning: the downstream $DOWNSTREAM_CLASS exited during the run; remote figures after that are 502s" >&2
   event - downstream warning "the downstream $DOWNSTREAM_CLASS exited during the run: $(tail -n 2 "$out/raw/downstream/server.err" | tr '\n' ' ')"
 fi

@@ -126,40 +126,12 @@ echo "soak: $server for $minutes min; output $out" >&2
 
 server_pid="" wrk_pid="" hostile_pid="" check_pid="" sampler_pid="" snapshot=""
 
-alive() {   # a PID of ours still running (a dead child is a zombie until reaped)
-  [[ -n "$1" ]] || return 1
-  local stat
-  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
-  stat="${stat##*) }"
-  [[ "${stat:0:1}" != Z ]]
-}
-
-stopped=""   # how the last stop_pid ended
-stop_pid() {   # stop_pid PID SECONDS: SIGTERM, SIGKILL after SECONDS (not in a subshell: it waits)
-  local pid="$1" i rc=0
-  stopped=""
-  [[ -n "$pid" ]] || return 0
-  kill -TERM "$pid" 2>/dev/null || true
-  for (( i = 0; i < $2 * 10; i++ )); do
-    alive "$pid" || break
-    sleep 0.1
-  done
-  if alive "$pid"; then
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    stopped="still running ${2}s after SIGTERM; killed"
-  else
-    wait "$pid" 2>/dev/null || rc=$?
-    stopped="exited with status $rc within ${2}s of SIGTERM"
-  fi
-}
-
 cleanup() {
   local p
   for p in "$wrk_pid" "$hostile_pid" "$check_pid" "$sampler_pid"; do
-    [[ -z "$p" ]] || stop_pid "$p" 10
+    [[ -z "$p" ]] || spindle_stop_pid "$p" 10
   done
-  [[ -z "$server_pid" ]] || stop_pid "$server_pid" "$STOP_TIMEOUT"
+  [[ -z "$server_pid" ]] || spindle_stop_pid "$server_pid" "$STOP_TIMEOUT"
   [[ -z "$snapshot" ]] || rm -rf "$snapshot"
 }
 trap cleanup EXIT
@@ -173,27 +145,10 @@ meta() { printf '%s\t%s\n' "$1" "${2//$'\n'/ }" >>"$out/meta.tsv"; }
 cp="$(spindle_classpath "$module")"
 # Copied so a build or `mvn install` elsewhere during the soak cannot change what the JVM loads.
 snapshot="$(mktemp -d -t spindle-soak-classes.XXXXXX)"
-IFS=: read -r -a entries <<<"$cp"
-kept=() n=0
-for entry in "${entries[@]}"; do
-  if [[ -e "$entry" && ( "$entry" == "$SPINDLE_ROOT/"* || "$entry" == */dev/spindle/* ) ]]; then
-    n=$(( n + 1 ))
-    cp -a "$entry" "$snapshot/$n-$(basename "$entry")"
-    kept+=("$snapshot/$n-$(basename "$entry")")
-  else
-    kept+=("$entry")
-  fi
-done
-cp="$(IFS=:; echo "${kept[*]}")"
+cp="$(spindle_snapshot_cp "$cp" "$snapshot")"
 
 # --- environment ---------------------------------------------------------------------------
 
-git_desc() {
-  local rev dirty
-  rev="$(git -C "$SPINDLE_ROOT" rev-parse HEAD 2>/dev/null)" || { echo "not a git checkout"; return; }
-  if git -C "$SPINDLE_ROOT" diff --quiet HEAD -- 2>/dev/null; then dirty="clean"; else dirty="uncommitted changes"; fi
-  echo "$rev ($dirty)"
-}
 # shellcheck disable=SC1091  # a system file, not ours
 os="$(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-?}" || echo "?")"
 : >"$out/meta.tsv"
@@ -203,7 +158,7 @@ meta server_props "${row_props:+$row_props }${SPINDLE_JAVA_PROPS:-}"
 meta workers "$workers"
 meta command "$command_line"
 meta started "$(date -u '+%Y-%m-%d %H:%M:%S')"
-meta commit "$(git_desc)"
+meta commit "$(spindle_git_desc)"
 meta machine "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1); $(nproc) CPU(s); $(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
 meta kernel "$(uname -srm)"
 meta os "$os"
@@ -230,7 +185,7 @@ line=""
 for (( i = 0; i < READY_TIMEOUT * 10; i++ )); do
   line="$(grep -m 1 ' listening on ' "$out/server.out" 2>/dev/null || true)"
   [[ -n "$line" ]] && break
-  alive "$server_pid" || spindle_die "$server exited before its ready line: $(tail -n 3 "$out/server.err" | tr '\n' ' ')"
+  spindle_pid_alive "$server_pid" || spindle_die "$server exited before its ready line: $(tail -n 3 "$out/server.err" | tr '\n' ' ')"
   sleep 0.1
 done
 [[ -n "$line" ]] || spindle_die "$server printed no 'listening on' line within ${READY_TIMEOUT}s"
@@ -269,8 +224,8 @@ check_pid=$!
 
 server_died=""
 started=$SECONDS next_progress=$(( SECONDS + 60 ))
-while alive "$wrk_pid"; do
-  if ! alive "$server_pid"; then
+while spindle_pid_alive "$wrk_pid"; do
+  if ! spindle_pid_alive "$server_pid"; then
     rc=0; wait "$server_pid" 2>/dev/null || rc=$?
     server_pid=""
     server_died="status $rc after $(( SECONDS - started ))s of load"
@@ -284,21 +239,21 @@ while alive "$wrk_pid"; do
   fi
   sleep 1
 done
-stop_pid "$wrk_pid" 5; wrk_pid=""
-stop_pid "$hostile_pid" 20; hostile_pid=""
-stop_pid "$check_pid" 20; check_pid=""
+spindle_stop_pid "$wrk_pid" 5; wrk_pid=""
+spindle_stop_pid "$hostile_pid" 20; hostile_pid=""
+spindle_stop_pid "$check_pid" 20; check_pid=""
 
 echo cooldown >"$out/phase"
 if [[ -z "$server_died" ]]; then
   echo "soak: load done; cooldown ${cooldown_s}s ..." >&2
   sleep "$cooldown_s"
-  alive "$server_pid" || server_died="exited during the cooldown"
+  spindle_pid_alive "$server_pid" || server_died="exited during the cooldown"
 fi
-stop_pid "$sampler_pid" 10; sampler_pid=""
+spindle_stop_pid "$sampler_pid" 10; sampler_pid=""
 meta server_exit_during_run "$server_died"
 if [[ -n "$server_pid" ]]; then
-  stop_pid "$server_pid" "$STOP_TIMEOUT"
-  meta stop "SIGTERM at the end: $stopped"
+  spindle_stop_pid "$server_pid" "$STOP_TIMEOUT"
+  meta stop "SIGTERM at the end: $SPINDLE_STOPPED"
   server_pid=""
 fi
 meta finished "$(date -u '+%Y-%m-%d %H:%M:%S')"

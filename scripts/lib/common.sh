@@ -259,20 +259,83 @@ spindle_find_server() {
 }
 
 
+# True while process PID (a child of ours) runs. A dead child stays a zombie until it is reaped,
+# and kill -0 still succeeds on a zombie: its state in /proc is what tells.
+spindle_pid_alive() {
+  [[ -n "${1:-}" ]] || return 1
+  local stat
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+  stat="${stat##*) }"   # the fields after the command name, which may hold spaces
+  [[ "${stat:0:1}" != Z ]]
+}
+
 # Stops a process we started, by its PID only: SIGTERM, then SIGKILL after SECONDS (default 10).
+# Sets SPINDLE_STOPPED to how it ended and SPINDLE_STOP_FORCED to 1 when it had to be killed.
 # Call it outside a subshell so the final wait reaps the child.
+SPINDLE_STOPPED="" SPINDLE_STOP_FORCED=0
 spindle_stop_pid() {
-  local pid="${1:?usage: spindle_stop_pid PID [SECONDS]}" seconds="${2:-10}" i
-  kill -TERM "$pid" 2>/dev/null || return 0
+  local pid="${1:-}" seconds="${2:-10}" i rc=0
+  SPINDLE_STOPPED="" SPINDLE_STOP_FORCED=0
+  [[ -n "$pid" ]] || return 0   # nothing was started
+  if ! kill -TERM "$pid" 2>/dev/null; then
+    wait "$pid" 2>/dev/null || true
+    SPINDLE_STOPPED="had already exited"
+    return 0
+  fi
   for (( i = 0; i < seconds * 10; i++ )); do
-    kill -0 "$pid" 2>/dev/null || break
+    spindle_pid_alive "$pid" || break
     sleep 0.1
   done
-  if kill -0 "$pid" 2>/dev/null; then
+  if spindle_pid_alive "$pid"; then
     echo "warning: pid $pid ignored SIGTERM for ${seconds}s; killing it" >&2
     kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    SPINDLE_STOP_FORCED=1 SPINDLE_STOPPED="still running ${seconds}s after SIGTERM; killed"
+  else
+    wait "$pid" 2>/dev/null || rc=$?
+    SPINDLE_STOPPED="exited with status $rc within ${seconds}s of SIGTERM"
   fi
-  wait "$pid" 2>/dev/null || true
+}
+
+# The commit this tree is at, and whether it has changes: what a result records beside its figures.
+spindle_git_desc() {
+  local rev dirty untracked
+  rev="$(git -C "$SPINDLE_ROOT" rev-parse HEAD 2>/dev/null)" || { echo "not a git checkout"; return 0; }
+  if git -C "$SPINDLE_ROOT" diff --quiet HEAD -- 2>/dev/null; then dirty="clean"; else dirty="dirty (uncommitted changes to tracked files)"; fi
+  untracked="$(git -C "$SPINDLE_ROOT" ls-files --others --exclude-standard | wc -l)"
+  echo "$rev, $dirty, $untracked untracked file(s)"
+}
+
+# Copies the Spindle entries of CLASSPATH (this tree's classes, Spindle jars) into DIR and prints
+# the classpath with the copies in their place, so a build, `mvn clean` or another worktree's
+# `mvn install` during a long run cannot change what later JVMs load; other jars are immutable.
+# A Spindle jar from ~/.m2 is replaced by its module's classes in this tree (built, like the jar,
+# by spindle_classpath): another checkout may have installed its own code there.
+spindle_snapshot_cp() {
+  local classpath="$1" dir="$2" entry n=0 dest kept=() entries artifact pom
+  local -A tree_module=()   # artifactId -> module directory of this tree
+  for pom in "$SPINDLE_ROOT"/*/pom.xml; do
+    artifact="$(awk '/<parent>/,/<\/parent>/ { next } /<artifactId>/ { gsub(/.*<artifactId>|<\/artifactId>.*/, ""); print; exit }' "$pom")"
+    [[ -z "$artifact" ]] || tree_module[$artifact]="$(dirname "$pom")"
+  done
+  mkdir -p "$dir"
+  IFS=: read -r -a entries <<<"$classpath"
+  for entry in "${entries[@]}"; do
+    if [[ "$entry" == */dev/spindle/*/*.jar ]]; then
+      artifact="${entry#*/dev/spindle/}" artifact="${artifact%%/*}"
+      [[ -z "${tree_module[$artifact]:-}" || ! -d "${tree_module[$artifact]}/target/classes" ]] ||
+        entry="${tree_module[$artifact]}/target/classes"
+    fi
+    if [[ -e "$entry" && ( "$entry" == "$SPINDLE_ROOT/"* || "$entry" == */dev/spindle/* ) ]]; then
+      n=$(( n + 1 ))
+      dest="$dir/$n-$(basename "$entry")"
+      cp -a "$entry" "$dest"
+      kept+=("$dest")
+    else
+      kept+=("$entry")
+    fi
+  done
+  (IFS=:; echo "${kept[*]}")
 }
 
 # Waits until a server started with its stdout in OUT prints its ready line ("... listening on
