@@ -158,6 +158,13 @@ public final class RawConnection implements AutoCloseable {
 
     /** True when the server closed the connection (end of stream or reset) within the read timeout. */
     public boolean closedByPeer() throws IOException {
+        return closedByPeer(socket.getSoTimeout());
+    }
+
+    /** As {@link #closedByPeer()}, waiting at most {@code millis} for the close. */
+    public boolean closedByPeer(int millis) throws IOException {
+        int previous = socket.getSoTimeout();
+        socket.setSoTimeout(millis);
         try {
             return in.read() < 0;
         } catch (SocketTimeoutException e) {
@@ -170,6 +177,10 @@ public final class RawConnection implements AutoCloseable {
                 return true;
             }
             throw e;
+        } finally {
+            if (!socket.isClosed()) {
+                socket.setSoTimeout(previous);
+            }
         }
     }
 
