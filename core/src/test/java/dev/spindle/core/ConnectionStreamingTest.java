@@ -1,13 +1,13 @@
 package dev.spindle.core;
 
 import dev.spindle.core.spi.BenchmarkApp;
-import static dev.spindle.core.TestResponses.bytes;
-import static dev.spindle.core.TestResponses.drain;
-import static dev.spindle.core.TestResponses.feed;
-import static dev.spindle.core.TestResponses.parseAll;
+import static dev.spindle.core.ConnectionBytes.bytes;
+import static dev.spindle.core.ConnectionBytes.drain;
+import static dev.spindle.core.ConnectionBytes.feed;
+import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.TestResponses.HttpResponse;
+import dev.spindle.core.conformance.RawResponse;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -119,9 +119,9 @@ class ConnectionStreamingTest {
         Router routes = Router.builder().get("/big", handler).get("/next", (req, res) -> res.text("next")).build();
         HttpConnection c = connection(routes, config, offload);
         feed(c, get("/big") + get("/next"));
-        List<HttpResponse> responses = parseAll(pump(c, bound(config)));
+        List<RawResponse> responses = parseAll(pump(c, bound(config)));
         assertThat(responses).hasSize(2);
-        HttpResponse big = responses.get(0);
+        RawResponse big = responses.get(0);
         assertThat(big.header("Transfer-Encoding")).isEqualTo(chunked ? "chunked" : null);
         assertThat(big.header("Content-Length")).isEqualTo(chunked ? null : Integer.toString(SIZE));
         assertThat(big.body()).isEqualTo(PAYLOAD);
@@ -155,7 +155,7 @@ class ConnectionStreamingTest {
         HttpConnection c = connection(routes, ServerConfig.defaults(), true);
         c.transferFiles(transfer);
         feed(c, get("/f") + "HEAD /f HTTP/1.1\r\n" + HOST + "\r\n");
-        List<HttpResponse> responses = parseAll(pump(c, bound(ServerConfig.defaults())), java.util.Set.of(1));
+        List<RawResponse> responses = parseAll(pump(c, bound(ServerConfig.defaults())), java.util.Set.of(1));
         assertThat(responses.get(0).header("Content-Length")).isEqualTo(Integer.toString(SIZE));
         assertThat(responses.get(0).body()).isEqualTo(PAYLOAD);
         assertThat(responses.get(1).header("Content-Length")).as("HEAD").isEqualTo(Integer.toString(SIZE));
@@ -212,7 +212,7 @@ class ConnectionStreamingTest {
         }
         feed(c, get("/count"));
         written.writeBytes(pump(c, bound(ServerConfig.defaults())));
-        List<HttpResponse> responses = parseAll(written.toByteArray());
+        List<RawResponse> responses = parseAll(written.toByteArray());
         assertThat(responses.get(0).bodyText()).isEqualTo(Integer.toString(SIZE));
         assertThat(responses.get(1).status()).as("the pipelined request after the upload").isEqualTo(405);
         assertThat(seen.get()).isEqualTo(SIZE);
@@ -252,14 +252,14 @@ class ConnectionStreamingTest {
             }
         }
         byte[] first = pump(c, bound(config));
-        List<HttpResponse> answered = parseAll(first);
+        List<RawResponse> answered = parseAll(first);
         assertThat(answered).as("answered without reading the body").hasSize(1);
         assertThat(answered.get(0).header("Connection")).isEqualTo(kept ? null : "close");
         if (kept) {
             feed(c, new byte[length]);
             feed(c, get("/after"));
-            List<HttpResponse> rest = parseAll(pump(c, bound(config)));
-            assertThat(rest).extracting(HttpResponse::bodyText).containsExactly("after");
+            List<RawResponse> rest = parseAll(pump(c, bound(config)));
+            assertThat(rest).extracting(RawResponse::bodyText).containsExactly("after");
         } else {
             assertThat(c.isFinished()).isTrue();
         }
@@ -277,8 +277,8 @@ class ConnectionStreamingTest {
         assertThat(c.hasOutbound()).as("nothing before the stage completes").isFalse();
         assertThat(c.isAwaitingHandler()).isTrue();
         executor.execute(() -> gate.complete(null));
-        List<HttpResponse> responses = parseAll(pump(c, bound(ServerConfig.defaults())));
-        assertThat(responses).extracting(HttpResponse::bodyText).containsExactly("later", "now");
+        List<RawResponse> responses = parseAll(pump(c, bound(ServerConfig.defaults())));
+        assertThat(responses).extracting(RawResponse::bodyText).containsExactly("later", "now");
     }
 
     @Test
@@ -289,8 +289,8 @@ class ConnectionStreamingTest {
                 .build();
         HttpConnection c = connection(routes, ServerConfig.defaults(), true);
         feed(c, get("/fail") + get("/gone"));
-        List<HttpResponse> responses = parseAll(pump(c, bound(ServerConfig.defaults())));
-        assertThat(responses).extracting(HttpResponse::status).containsExactly(500, 410);
+        List<RawResponse> responses = parseAll(pump(c, bound(ServerConfig.defaults())));
+        assertThat(responses).extracting(RawResponse::status).containsExactly(500, 410);
         assertThat(c.isFinished()).isFalse();
     }
 
@@ -317,7 +317,7 @@ class ConnectionStreamingTest {
         c.tick(now + Duration.ofMillis(1999).toNanos());
         assertThat(c.hasOutbound()).isFalse();
         c.tick(now + Duration.ofSeconds(2).toNanos());
-        HttpResponse r = parseAll(drain(c)).get(0);
+        RawResponse r = parseAll(drain(c)).get(0);
         assertThat(r.status()).isEqualTo(503);
         assertThat(r.header("Connection")).isEqualTo("close");
         assertThat(c.isLingering()).isTrue();
@@ -346,7 +346,7 @@ class ConnectionStreamingTest {
             assertThat(c.shouldClose()).as("closed without a response").isTrue();
             assertThat(c.hasOutbound()).isFalse();
         } else {
-            HttpResponse r = parseAll(drain(c)).get(0);
+            RawResponse r = parseAll(drain(c)).get(0);
             assertThat(r.status()).isEqualTo(status);
             assertThat(c.isLingering()).isTrue();
             c.tick(now + TimeUnit.MILLISECONDS.toNanos(afterMillis + 100));
@@ -373,7 +373,7 @@ class ConnectionStreamingTest {
     void rejectingConnectionAnswers503ThenLingers() {
         HttpConnection c = HttpConnection.rejecting(ServerConfig.defaults(), 503, "too many connections");
         feed(c, get("/plaintext"));
-        HttpResponse r = parseAll(drain(c)).get(0);
+        RawResponse r = parseAll(drain(c)).get(0);
         assertThat(r.status()).isEqualTo(503);
         assertThat(r.header("Connection")).isEqualTo("close");
         assertThat(c.isLingering()).isTrue();
@@ -440,9 +440,9 @@ class ConnectionStreamingTest {
         java.util.Arrays.fill(other, (byte) 'x');
         feed(c, get("/next") + post("/echo", size));
         feedInPieces(c, other, 16 * 1024);
-        written.writeBytes(TestResponses.drainAll(c));
+        written.writeBytes(ConnectionBytes.drainAll(c));
 
-        List<HttpResponse> responses = parseAll(written.toByteArray());
+        List<RawResponse> responses = parseAll(written.toByteArray());
         assertThat(responses).hasSize(3);
         assertThat(responses.get(0).body()).isEqualTo(body);
         assertThat(new String(responses.get(1).body(), java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("next");
@@ -471,7 +471,7 @@ class ConnectionStreamingTest {
             c.written(chunk.length);
             written.writeBytes(chunk);
         }
-        List<HttpResponse> responses = parseAll(written.toByteArray(), java.util.Set.of(2));
+        List<RawResponse> responses = parseAll(written.toByteArray(), java.util.Set.of(2));
         assertThat(responses).hasSize(3);
         assertThat(responses.get(0).header("Content-Length")).isEqualTo(String.valueOf(size));
         assertThat(responses.get(0).body()).isEqualTo(body);

@@ -1,15 +1,15 @@
 package dev.spindle.core;
 
 import dev.spindle.core.spi.BenchmarkApp;
-import static dev.spindle.core.TestResponses.bytes;
-import static dev.spindle.core.TestResponses.drain;
-import static dev.spindle.core.TestResponses.drainAll;
-import static dev.spindle.core.TestResponses.feed;
-import static dev.spindle.core.TestResponses.parseAll;
-import static dev.spindle.core.TestResponses.peek;
+import static dev.spindle.core.ConnectionBytes.bytes;
+import static dev.spindle.core.ConnectionBytes.drain;
+import static dev.spindle.core.ConnectionBytes.drainAll;
+import static dev.spindle.core.ConnectionBytes.feed;
+import static dev.spindle.core.ConnectionBytes.parseAll;
+import static dev.spindle.core.ConnectionBytes.peek;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.TestResponses.HttpResponse;
+import dev.spindle.core.conformance.RawResponse;
 import java.io.ByteArrayOutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -47,8 +47,8 @@ class ConnectionTest {
         return "GET " + target + " HTTP/1.1\r\n" + HOST + "\r\n";
     }
 
-    private static HttpResponse single(byte[] out) {
-        List<HttpResponse> all = parseAll(out);
+    private static RawResponse single(byte[] out) {
+        List<RawResponse> all = parseAll(out);
         assertThat(all).as("exactly one response").hasSize(1);
         return all.get(0);
     }
@@ -62,7 +62,7 @@ class ConnectionTest {
             batch.append(get("/users/" + i));
         }
         feed(c, batch.toString());
-        List<HttpResponse> responses = parseAll(drain(c));
+        List<RawResponse> responses = parseAll(drain(c));
         assertThat(responses).hasSize(16);
         for (int i = 0; i < 16; i++) {
             assertThat(responses.get(i).status()).isEqualTo(200);
@@ -85,18 +85,18 @@ class ConnectionTest {
                 + get("/search?q=x%20y");
         byte[] raw = bytes(mix);
         Set<Integer> head = Set.of(2);
-        List<String> expected = parseAll(run(List.of(raw)), head).stream().map(HttpResponse::withoutDate).toList();
+        List<String> expected = parseAll(run(List.of(raw)), head).stream().map(RawResponse::withoutDate).toList();
         assertThat(expected).hasSize(6);
         for (int at = 1; at < raw.length; at++) {
             List<byte[]> pieces = List.of(Arrays.copyOfRange(raw, 0, at), Arrays.copyOfRange(raw, at, raw.length));
-            assertThat(parseAll(run(pieces), head).stream().map(HttpResponse::withoutDate).toList())
+            assertThat(parseAll(run(pieces), head).stream().map(RawResponse::withoutDate).toList())
                     .as("split at %d", at).isEqualTo(expected);
         }
         List<byte[]> single = new ArrayList<>();
         for (byte b : raw) {
             single.add(new byte[] {b});
         }
-        assertThat(parseAll(run(single), head).stream().map(HttpResponse::withoutDate).toList()).isEqualTo(expected);
+        assertThat(parseAll(run(single), head).stream().map(RawResponse::withoutDate).toList()).isEqualTo(expected);
     }
 
     /** How a strategy hands over received bytes: the buffer it reads into, reused for every read. */
@@ -142,7 +142,7 @@ class ConnectionTest {
                 + "POST /echo HTTP/1.1\r\n" + HOST + "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"
                 + get("/users/42") + get("/search?q=x%20y");
         byte[] raw = bytes(mix);
-        List<String> expected = parseAll(run(List.of(raw))).stream().map(HttpResponse::withoutDate).toList();
+        List<String> expected = parseAll(run(List.of(raw))).stream().map(RawResponse::withoutDate).toList();
         assertThat(expected).hasSize(5);
         ByteBuffer heap = ByteBuffer.allocate(raw.length);
         ByteBuffer direct = ByteBuffer.allocateDirect(raw.length);
@@ -162,7 +162,7 @@ class ConnectionTest {
                     segment.fill((byte) 'X');
                     out.writeBytes(drain(c));
                 }
-                assertThat(parseAll(out.toByteArray()).stream().map(HttpResponse::withoutDate).toList())
+                assertThat(parseAll(out.toByteArray()).stream().map(RawResponse::withoutDate).toList())
                         .as("split at %d", at).isEqualTo(expected);
             }
         }
@@ -213,7 +213,7 @@ class ConnectionTest {
         HttpConnection c = new HttpConnection(BenchmarkApp.routes(), config);
         feed(c, request + get("/json"));
         assertThat(c.isFinished()).as("shouldClose before the output is written").isFalse();
-        List<HttpResponse> responses = parseAll(drain(c));
+        List<RawResponse> responses = parseAll(drain(c));
         assertThat(responses.get(0).header("Connection")).isEqualTo(connectionHeader);
         assertThat(responses.get(0).headers("Connection")).hasSizeLessThanOrEqualTo(1);
         if (closes) {
@@ -262,7 +262,7 @@ class ConnectionTest {
     void benchmarkRoutes(String name, String request, int status, String contentType, String body, String allow) {
         HttpConnection c = app();
         feed(c, request);
-        HttpResponse r = single(drain(c));
+        RawResponse r = single(drain(c));
         assertThat(r.status()).isEqualTo(status);
         assertThat(r.header("Content-Type")).isEqualTo(contentType);
         if (body != null) {
@@ -283,7 +283,7 @@ class ConnectionTest {
         HttpConnection c = app();
         feed(c, "HEAD /plaintext HTTP/1.1\r\n" + HOST + "\r\n" + get("/health"));
         byte[] out = drain(c);
-        List<HttpResponse> responses = parseAll(out, Set.of(0));
+        List<RawResponse> responses = parseAll(out, Set.of(0));
         assertThat(responses).hasSize(2);
         assertThat(responses.get(0).status()).isEqualTo(200);
         assertThat(responses.get(0).header("Content-Length")).isEqualTo("13");
@@ -299,7 +299,7 @@ class ConnectionTest {
     void headOfAnUnknownPathIs404WithoutBody() {
         HttpConnection c = app();
         feed(c, "HEAD /nope HTTP/1.1\r\n" + HOST + "\r\n");
-        HttpResponse r = parseAll(drain(c), Set.of(0)).get(0);
+        RawResponse r = parseAll(drain(c), Set.of(0)).get(0);
         assertThat(r.status()).isEqualTo(404);
         assertThat(Integer.parseInt(r.header("Content-Length"))).isPositive();
         assertThat(r.body()).isEmpty();
@@ -349,7 +349,7 @@ class ConnectionTest {
             feed(c, Arrays.copyOfRange(raw, off, Math.min(raw.length, off + 1500)));
             out.writeBytes(drainAll(c));
         }
-        HttpResponse r = single(out.toByteArray());
+        RawResponse r = single(out.toByteArray());
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.header("Content-Type")).isEqualTo(expectedType);
         assertThat(r.header("Content-Length")).isEqualTo(String.valueOf(body.length));
@@ -365,7 +365,7 @@ class ConnectionTest {
         feed(c, "he");
         assertThat(c.hasOutbound()).as("100 Continue is sent once").isFalse();
         feed(c, "llo");
-        HttpResponse r = single(drain(c));
+        RawResponse r = single(drain(c));
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.bodyText()).isEqualTo("hello");
         assertThat(c.isFinished()).isFalse();
@@ -386,8 +386,8 @@ class ConnectionTest {
         feed(c, "POST /echo HTTP/1.1\r\n" + HOST + "Expect: 100-continue\r\nContent-Length: 1\r\n\r\n");
         drain(c);
         feed(c, "x" + "POST /echo HTTP/1.1\r\n" + HOST + "Content-Length: 2\r\n\r\n");
-        List<HttpResponse> responses = parseAll(drain(c));
-        assertThat(responses).extracting(HttpResponse::status).containsExactly(200);
+        List<RawResponse> responses = parseAll(drain(c));
+        assertThat(responses).extracting(RawResponse::status).containsExactly(200);
         feed(c, "yz");
         assertThat(single(drain(c)).bodyText()).isEqualTo("yz");
     }
@@ -403,7 +403,7 @@ class ConnectionTest {
         assertThat(new String(peek(c), StandardCharsets.ISO_8859_1)).as("no interim response to HTTP/1.0").isEmpty();
         drain(c);
         feed(c, "hello");
-        HttpResponse r = single(drain(c));
+        RawResponse r = single(drain(c));
         assertThat(r.bodyText()).isEqualTo("hello");
     }
 
@@ -443,9 +443,9 @@ class ConnectionTest {
         assertThat(c.wantsInput()).isFalse();
         assertThat(c.isFinished()).as("not before the error is written").isFalse();
         byte[] out = drain(c);
-        List<HttpResponse> responses = parseAll(out, Set.of());
-        assertThat(responses).extracting(HttpResponse::status).as("the good request, then the error").containsExactly(200, status);
-        HttpResponse error = responses.get(1);
+        List<RawResponse> responses = parseAll(out, Set.of());
+        assertThat(responses).extracting(RawResponse::status).as("the good request, then the error").containsExactly(200, status);
+        RawResponse error = responses.get(1);
         assertThat(error.header("Connection")).isEqualTo("close");
         assertThat(error.bodyText()).startsWith(status + " ");
         assertThat(c.isFinished()).isTrue();
@@ -464,7 +464,7 @@ class ConnectionTest {
         byte[] out = drain(c);
         assertThat(new String(out, StandardCharsets.ISO_8859_1)).as("the answer ends with its header section")
                 .startsWith("HTTP/1.1 400 ").endsWith("\r\n\r\n");
-        List<HttpResponse> responses = parseAll(out, Set.of(0));
+        List<RawResponse> responses = parseAll(out, Set.of(0));
         assertThat(responses).hasSize(1);
         assertThat(responses.get(0).status()).isEqualTo(400);
         assertThat(responses.get(0).header("Connection")).isEqualTo("close");
@@ -477,7 +477,7 @@ class ConnectionTest {
         assertThat(c.hasOutbound()).isFalse();
         assertThat(c.hasPartialRequest()).isTrue();
         feed(c, "Host : x\r\n");
-        HttpResponse r = single(peek(c));
+        RawResponse r = single(peek(c));
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.header("Connection")).isEqualTo("close");
         assertThat(c.isFinished()).isFalse();
@@ -533,9 +533,9 @@ class ConnectionTest {
     void failingHandlerAnswersAnErrorAndKeepsTheConnection(String name, String path, int status) {
         HttpConnection c = new HttpConnection(failingRoutes(), DEFAULTS);
         feed(c, get(path) + get("/ok"));
-        List<HttpResponse> responses = parseAll(drain(c));
-        assertThat(responses).extracting(HttpResponse::status).containsExactly(status, 200);
-        HttpResponse error = responses.get(0);
+        List<RawResponse> responses = parseAll(drain(c));
+        assertThat(responses).extracting(RawResponse::status).containsExactly(status, 200);
+        RawResponse error = responses.get(0);
         assertThat(error.header("Connection")).isNull();
         assertThat(error.header("X-Half")).as("nothing of the failed response leaks").isNull();
         assertThat(error.bodyText()).startsWith(status + " ").doesNotContain("partial");
@@ -550,7 +550,7 @@ class ConnectionTest {
         feed(c, get("/plaintext"));
         c.endOfInput();
         assertThat(c.isFinished()).as("not before the response is written").isFalse();
-        HttpResponse r = single(drain(c));
+        RawResponse r = single(drain(c));
         assertThat(r.bodyText()).isEqualTo("Hello, World!");
         assertThat(c.isFinished()).isTrue();
     }
@@ -560,7 +560,7 @@ class ConnectionTest {
         HttpConnection c = app();
         feed(c, get("/users/1") + get("/users/2"));
         c.endOfInput();
-        assertThat(parseAll(drain(c))).extracting(HttpResponse::bodyText)
+        assertThat(parseAll(drain(c))).extracting(RawResponse::bodyText)
                 .containsExactly("{\"id\":\"1\"}", "{\"id\":\"2\"}");
         assertThat(c.isFinished()).isTrue();
     }
@@ -606,7 +606,7 @@ class ConnectionTest {
         assertThat(c.isIdle()).as("idle: the strategy may close it now").isTrue();
         assertThat(c.hasOutbound()).isFalse();
         feed(c, get("/json") + get("/health"));
-        List<HttpResponse> responses = parseAll(drain(c));
+        List<RawResponse> responses = parseAll(drain(c));
         assertThat(responses).hasSize(1);
         assertThat(responses.get(0).header("Connection")).isEqualTo("close");
         assertThat(c.isFinished()).isTrue();
@@ -619,7 +619,7 @@ class ConnectionTest {
         c.closeAfterResponse();
         assertThat(c.isFinished()).isFalse();
         feed(c, HOST + "\r\n" + get("/json"));
-        List<HttpResponse> responses = parseAll(drain(c));
+        List<RawResponse> responses = parseAll(drain(c));
         assertThat(responses).hasSize(1);
         assertThat(responses.get(0).bodyText()).isEqualTo("Hello, World!");
         assertThat(responses.get(0).header("Connection")).isEqualTo("close");
@@ -638,10 +638,10 @@ class ConnectionTest {
             batch.writeBytes(body);
         }
         feed(c, batch.toByteArray());
-        List<HttpResponse> all = new ArrayList<>();
+        List<RawResponse> all = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             assertThat(c.wantsInput()).as("over the high-water mark before response %d is written", i).isFalse();
-            List<HttpResponse> pending = parseAll(peek(c));
+            List<RawResponse> pending = parseAll(peek(c));
             assertThat(pending).as("only one response pending at step %d", i).hasSize(1);
             all.addAll(pending);
             drain(c);
@@ -708,8 +708,8 @@ class ConnectionTest {
 
         c.resume();
         assertThat(c.isAwaitingHandler()).isFalse();
-        List<HttpResponse> responses = parseAll(drain(c));
-        assertThat(responses).extracting(HttpResponse::bodyText).containsExactly("{\"slept\":0}", "Hello, World!");
+        List<RawResponse> responses = parseAll(drain(c));
+        assertThat(responses).extracting(RawResponse::bodyText).containsExactly("{\"slept\":0}", "Hello, World!");
         assertThat(responses.get(0).header("Content-Type")).isEqualTo("application/json");
         assertThat(c.isFinished()).isFalse();
         assertThat(c.isIdle()).isTrue();
@@ -724,7 +724,7 @@ class ConnectionTest {
         feed(c, get("/users/zzzzzzzzzz"));
         ex.runNext();
         c.resume();
-        assertThat(parseAll(drain(c))).extracting(HttpResponse::bodyText)
+        assertThat(parseAll(drain(c))).extracting(RawResponse::bodyText)
                 .containsExactly("{\"slept\":0}", "{\"id\":\"zzzzzzzzzz\"}");
     }
 
@@ -741,7 +741,7 @@ class ConnectionTest {
         feed(c, get("/slow-fail") + get("/ok"));
         ex.runNext();
         c.resume();
-        assertThat(parseAll(drain(c))).extracting(HttpResponse::status).containsExactly(500, 200);
+        assertThat(parseAll(drain(c))).extracting(RawResponse::status).containsExactly(500, 200);
         assertThat(c.isFinished()).isFalse();
     }
 
@@ -752,8 +752,8 @@ class ConnectionTest {
         };
         HttpConnection c = new HttpConnection(BenchmarkApp.routes(), DEFAULTS, rejecting, () -> { });
         feed(c, get("/blocking/0") + get("/plaintext"));
-        List<HttpResponse> responses = parseAll(drain(c));
-        assertThat(responses).extracting(HttpResponse::status).containsExactly(503);
+        List<RawResponse> responses = parseAll(drain(c));
+        assertThat(responses).extracting(RawResponse::status).containsExactly(503);
         assertThat(responses.get(0).header("Connection")).isEqualTo("close");
         assertThat(c.isFinished()).isTrue();
     }
@@ -767,14 +767,14 @@ class ConnectionTest {
             batch.append(get("/blocking/0")).append(get("/users/" + i));
         }
         feed(c, batch.toString());
-        List<HttpResponse> all = new ArrayList<>();
+        List<RawResponse> all = new ArrayList<>();
         while (!ex.tasks.isEmpty()) {
             ex.runNext();
             c.resume();
             all.addAll(parseAll(drain(c)));
         }
         assertThat(ex.wakeups.get()).isEqualTo(4);
-        assertThat(all).extracting(HttpResponse::bodyText).containsExactlyElementsOf(IntStream.range(0, 4)
+        assertThat(all).extracting(RawResponse::bodyText).containsExactlyElementsOf(IntStream.range(0, 4)
                 .boxed().flatMap(i -> Stream.of("{\"slept\":0}", "{\"id\":\"" + i + "\"}")).toList());
     }
 

@@ -1,11 +1,11 @@
 package dev.spindle.core;
 
-import static dev.spindle.core.TestResponses.drainAll;
-import static dev.spindle.core.TestResponses.feed;
-import static dev.spindle.core.TestResponses.parseAll;
+import static dev.spindle.core.ConnectionBytes.drainAll;
+import static dev.spindle.core.ConnectionBytes.feed;
+import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.TestResponses.HttpResponse;
+import dev.spindle.core.conformance.RawResponse;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -38,14 +38,14 @@ class FilterTest {
     }
 
     /** Feeds {@code requests}, then writes and resumes until every response is out. */
-    private List<HttpResponse> exchange(Router router, String requests, int expected) throws InterruptedException {
+    private List<RawResponse> exchange(Router router, String requests, int expected) throws InterruptedException {
         HttpConnection c = new HttpConnection(router, ServerConfig.defaults(), executor, wakeups::release);
         feed(c, requests);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {
             out.writeBytes(drainAll(c));
-            List<HttpResponse> got = parseAll(out.toByteArray());
+            List<RawResponse> got = parseAll(out.toByteArray());
             if (got.size() >= expected) {
                 return got;
             }
@@ -56,7 +56,7 @@ class FilterTest {
         }
     }
 
-    private static String text(HttpResponse r) {
+    private static String text(RawResponse r) {
         return new String(r.body(), StandardCharsets.UTF_8);
     }
 
@@ -80,7 +80,7 @@ class FilterTest {
     @MethodSource("kindsOfRoute")
     void filtersRunInOrderAroundEveryKindOfRouteAndSeeItsFinalResponse(String kind, Handler handler) throws Exception {
         Router router = Router.builder().filter(tracing("a")).filter(tracing("b")).get("/x", handler).build();
-        HttpResponse r = exchange(router, get("/x"), 1).get(0);
+        RawResponse r = exchange(router, get("/x"), 1).get(0);
         assertThat(text(r)).isEqualTo(kind);
         assertThat(r.headers()).filteredOn(f -> f.name().startsWith("X-"))
                 .extracting(f -> f.name() + "=" + f.value())
@@ -120,9 +120,9 @@ class FilterTest {
                     throw new IllegalStateException("test: handler failure (expected in this test's log)");
                 })
                 .build();
-        List<HttpResponse> rs = exchange(router, get("/ok") + get("/nowhere") + "POST /ok HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"
+        List<RawResponse> rs = exchange(router, get("/ok") + get("/nowhere") + "POST /ok HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"
                 + get("/gone") + get("/boom"), 5);
-        assertThat(rs).extracting(HttpResponse::status).containsExactly(200, 404, 405, 410, 500);
+        assertThat(rs).extracting(RawResponse::status).containsExactly(200, 404, 405, 410, 500);
         assertThat(rs.get(2).header("Allow")).isEqualTo("GET, HEAD");
         assertThat(seen).containsExactly("200 /ok", "404 null", "405 null", "410 /gone", "500 /boom");
         assertThat(metrics.count()).isEqualTo(5);
@@ -164,9 +164,9 @@ class FilterTest {
                     throw new IllegalStateException("test: mapper failure (expected in this test's log)");
                 })
                 .build();
-        List<HttpResponse> rs = exchange(router, get("/base") + get("/specific") + get("/async") + get("/missing")
+        List<RawResponse> rs = exchange(router, get("/base") + get("/specific") + get("/async") + get("/missing")
                 + get("/mapper-fails"), 5);
-        assertThat(rs).extracting(HttpResponse::status).containsExactly(409, 422, 422, 404, 500);
+        assertThat(rs).extracting(RawResponse::status).containsExactly(409, 422, 422, 404, 500);
         assertThat(text(rs.get(0))).isEqualTo("base: b");
         assertThat(text(rs.get(1))).isEqualTo("specific: s");
         assertThat(text(rs.get(2))).isEqualTo("specific: late");
@@ -180,7 +180,7 @@ class FilterTest {
                 .methodNotAllowed((req, res) -> res.json("{\"allow\":" + Json.quote(String.join(",", List.of("see header"))) + "}"))
                 .post("/items", (req, res) -> res.text("created"))
                 .build();
-        List<HttpResponse> rs = exchange(router, get("/nope") + get("/items"), 2);
+        List<RawResponse> rs = exchange(router, get("/nope") + get("/items"), 2);
         assertThat(rs.get(0).status()).isEqualTo(404);
         assertThat(text(rs.get(0))).isEqualTo("{\"missing\":\"/nope\"}");
         assertThat(rs.get(1).status()).isEqualTo(405);
@@ -200,7 +200,7 @@ class FilterTest {
                     throw new HttpException(409, "conflict");
                 })
                 .build();
-        HttpResponse r = exchange(router, get("/fails"), 1).get(0);
+        RawResponse r = exchange(router, get("/fails"), 1).get(0);
         assertThat(r.status()).isEqualTo(409);
         assertThat(r.header("Access-Control-Allow-Origin")).isEqualTo("*");
         assertThat(r.header("X-Half-Done")).as("what the failed handler set is dropped").isNull();
@@ -218,9 +218,9 @@ class FilterTest {
                 })
                 .get("/secret", (req, res) -> res.text("42"))
                 .build();
-        List<HttpResponse> rs = exchange(router, get("/secret")
+        List<RawResponse> rs = exchange(router, get("/secret")
                 + "GET /secret HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer x\r\n\r\n", 2);
-        assertThat(rs).extracting(HttpResponse::status).containsExactly(401, 200);
+        assertThat(rs).extracting(RawResponse::status).containsExactly(401, 200);
         assertThat(text(rs.get(1))).isEqualTo("42");
     }
 
@@ -276,7 +276,7 @@ class FilterTest {
                 c.resume();
             }
         }
-        List<HttpResponse> rs = parseAll(out.toByteArray());
+        List<RawResponse> rs = parseAll(out.toByteArray());
         assertThat(rs).extracting(r -> r.body().length).containsExactly(70_000, 70_000);
         assertThat(lines).hasSize(2).allMatch(l -> l.matches("GET /stream 200 70000 B \\d+ us"));
         assertThat(listened).containsExactly(70_000L, 70_000L);

@@ -1,11 +1,11 @@
 package dev.spindle.core;
 
-import static dev.spindle.core.TestResponses.drainAll;
-import static dev.spindle.core.TestResponses.feed;
-import static dev.spindle.core.TestResponses.parseAll;
+import static dev.spindle.core.ConnectionBytes.drainAll;
+import static dev.spindle.core.ConnectionBytes.feed;
+import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.TestResponses.HttpResponse;
+import dev.spindle.core.conformance.RawResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -39,10 +39,10 @@ class JsonCodecTest {
                 + "\r\n\r\n" + body;
     }
 
-    private static List<HttpResponse> exchange(Router router, String requests, int expected) {
+    private static List<RawResponse> exchange(Router router, String requests, int expected) {
         HttpConnection c = new HttpConnection(router, ServerConfig.defaults());
         feed(c, requests);
-        List<HttpResponse> all = parseAll(drainAll(c));
+        List<RawResponse> all = parseAll(drainAll(c));
         assertThat(all).hasSize(expected);
         return all;
     }
@@ -55,7 +55,7 @@ class JsonCodecTest {
                     res.status(201).json((Object) new Point(p.y(), p.x()));
                 })
                 .build();
-        List<HttpResponse> rs = exchange(router, post("/mirror", "{\"x\":1,\"y\":-2}") + post("/mirror", "{\"x\":oops}"), 2);
+        List<RawResponse> rs = exchange(router, post("/mirror", "{\"x\":1,\"y\":-2}") + post("/mirror", "{\"x\":oops}"), 2);
         assertThat(rs.get(0).status()).isEqualTo(201);
         assertThat(rs.get(0).header("Content-Type")).startsWith("application/json");
         assertThat(new String(rs.get(0).body(), StandardCharsets.UTF_8)).isEqualTo("{\"x\":-2,\"y\":1}");
@@ -68,7 +68,7 @@ class JsonCodecTest {
         Router router = Router.builder().json(new PointCodec())
                 .exception(HttpException.class, (e, req, res) -> res.status(e.status()).json((Object) new Point(e.status(), 0)))
                 .build();
-        HttpResponse r = exchange(router, "GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n", 1).get(0);
+        RawResponse r = exchange(router, "GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n", 1).get(0);
         assertThat(r.status()).isEqualTo(404);
         assertThat(new String(r.body(), StandardCharsets.UTF_8)).isEqualTo("{\"x\":404,\"y\":0}");
     }
@@ -76,7 +76,7 @@ class JsonCodecTest {
     @Test
     void withoutACodecTheHandlerFailsClearly() {
         Router router = Router.builder().post("/p", (req, res) -> res.json((Object) req.bodyAs(Point.class))).build();
-        HttpResponse r = exchange(router, post("/p", "{\"x\":1,\"y\":2}"), 1).get(0);
+        RawResponse r = exchange(router, post("/p", "{\"x\":1,\"y\":2}"), 1).get(0);
         assertThat(r.status()).isEqualTo(500);
     }
 }

@@ -1,11 +1,11 @@
 package dev.spindle.core;
 
-import static dev.spindle.core.TestResponses.drainAll;
-import static dev.spindle.core.TestResponses.feed;
-import static dev.spindle.core.TestResponses.parseAll;
+import static dev.spindle.core.ConnectionBytes.drainAll;
+import static dev.spindle.core.ConnectionBytes.feed;
+import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.TestResponses.HttpResponse;
+import dev.spindle.core.conformance.RawResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -52,19 +52,19 @@ class StaticFilesTest {
                 .build();
     }
 
-    private static HttpResponse get(String target, String... headers) {
+    private static RawResponse get(String target, String... headers) {
         HttpConnection c = new HttpConnection(router, ServerConfig.defaults());
         StringBuilder req = new StringBuilder("GET " + target + " HTTP/1.1\r\nHost: t\r\n");
         for (String h : headers) {
             req.append(h).append("\r\n");
         }
         feed(c, req.append("\r\n").toString());
-        List<HttpResponse> all = parseAll(drainAll(c));
+        List<RawResponse> all = parseAll(drainAll(c));
         assertThat(all).hasSize(1);
         return all.get(0);
     }
 
-    private static String text(HttpResponse r) {
+    private static String text(RawResponse r) {
         return new String(r.body(), StandardCharsets.UTF_8);
     }
 
@@ -82,7 +82,7 @@ class StaticFilesTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("served")
     void servesFilesWithTheirTypeAndValidators(String target, String body, String type) {
-        HttpResponse r = get(target);
+        RawResponse r = get(target);
         assertThat(r.status()).isEqualTo(200);
         assertThat(text(r)).isEqualTo(body);
         assertThat(r.header("Content-Type")).isEqualTo(type);
@@ -102,17 +102,17 @@ class StaticFilesTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("refused")
     void nothingOutsideTheRootNorHiddenIsServed(String target) {
-        HttpResponse r = get(target);
+        RawResponse r = get(target);
         assertThat(r.status()).isEqualTo(404);
         assertThat(text(r)).doesNotContain("outside the root").doesNotContain("SECRET");
     }
 
     @Test
     void conditionalRequestsAnswer304() {
-        HttpResponse first = get("/static/css/site.css");
+        RawResponse first = get("/static/css/site.css");
         String etag = first.header("ETag");
         String modified = first.header("Last-Modified");
-        HttpResponse byTag = get("/static/css/site.css", "If-None-Match: \"other\", " + etag);
+        RawResponse byTag = get("/static/css/site.css", "If-None-Match: \"other\", " + etag);
         assertThat(byTag.status()).isEqualTo(304);
         assertThat(byTag.body()).isEmpty();
         assertThat(byTag.header("ETag")).isEqualTo(etag);
@@ -146,7 +146,7 @@ class StaticFilesTest {
     @ParameterizedTest(name = "{0} -> {1}")
     @MethodSource("ranges")
     void byteRanges(String range, int status, long first, long last) {
-        HttpResponse r = get("/static/data.bin", "Range: " + range);
+        RawResponse r = get("/static/data.bin", "Range: " + range);
         assertThat(r.status()).isEqualTo(status);
         switch (status) {
             case 206 -> {
@@ -173,7 +173,7 @@ class StaticFilesTest {
     void headAnswersTheHeadersWithoutTheBody() {
         HttpConnection c = new HttpConnection(router, ServerConfig.defaults());
         feed(c, "HEAD /static/data.bin HTTP/1.1\r\nHost: t\r\n\r\n");
-        List<HttpResponse> all = parseAll(drainAll(c), Set.of(0));
+        List<RawResponse> all = parseAll(drainAll(c), Set.of(0));
         assertThat(all.get(0).status()).isEqualTo(200);
         assertThat(all.get(0).header("Content-Length")).isEqualTo("100000");
         assertThat(all.get(0).body()).isEmpty();

@@ -1,11 +1,11 @@
 package dev.spindle.core;
 
 import dev.spindle.core.spi.BenchmarkApp;
-import static dev.spindle.core.TestResponses.parseAll;
+import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.spindle.core.TestResponses.HttpResponse;
+import dev.spindle.core.conformance.RawResponse;
 import dev.spindle.core.conformance.TestTls;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -53,7 +53,7 @@ class TlsConnectionTest {
         Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), tlsConfig()));
         p.send(get("/plaintext"));
         p.shuttle();
-        HttpResponse r = single(p.received());
+        RawResponse r = single(p.received());
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.bodyText()).isEqualTo("Hello, World!");
         assertThat(p.client.getApplicationProtocol()).isEqualTo("http/1.1");
@@ -70,7 +70,7 @@ class TlsConnectionTest {
         }
         p.send(batch.toString());
         p.shuttle();
-        List<HttpResponse> all = parseAll(p.received());
+        List<RawResponse> all = parseAll(p.received());
         assertThat(all).hasSize(64);
         for (int i = 0; i < 64; i++) {
             assertThat(all.get(i).bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
@@ -89,7 +89,7 @@ class TlsConnectionTest {
         p.send(body);
         p.send(get("/plaintext"));
         p.shuttle();
-        List<HttpResponse> all = parseAll(p.received());
+        List<RawResponse> all = parseAll(p.received());
         assertThat(all).hasSize(2);
         assertThat(all.get(0).status()).isEqualTo(200);
         assertThat(Arrays.equals(all.get(0).body(), body)).as("echoed body intact").isTrue();
@@ -116,7 +116,7 @@ class TlsConnectionTest {
         Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), tlsConfig()));
         p.send("GET /plaintext HTTP/1.1\r\n" + HOST + "Connection: close\r\n\r\n");
         p.shuttle();
-        HttpResponse r = single(p.received());
+        RawResponse r = single(p.received());
         assertThat(r.header("Connection")).isEqualTo("close");
         assertThat(p.client.isInboundDone()).as("the client got close_notify").isTrue();
         assertThat(p.server.isLingering()).isTrue();
@@ -141,7 +141,7 @@ class TlsConnectionTest {
     void plainHttpOnTheTlsPortIsAnswered400InPlainText() {
         HttpConnection c = new HttpConnection(BenchmarkApp.routes(), tlsConfig());
         c.received(ByteBuffer.wrap(get("/plaintext").getBytes(StandardCharsets.ISO_8859_1)));
-        HttpResponse r = single(TestResponses.drain(c));
+        RawResponse r = single(ConnectionBytes.drain(c));
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.bodyText()).contains("HTTPS");
         assertThat(r.header("Connection")).isEqualTo("close");
@@ -156,7 +156,7 @@ class TlsConnectionTest {
         junk[0] = 22;
         junk[1] = 9;
         c.received(ByteBuffer.wrap(junk));
-        TestResponses.drain(c);
+        ConnectionBytes.drain(c);
         assertThat(c.wantsInput()).isFalse();
         assertThat(c.shouldClose()).isTrue();
     }
@@ -181,7 +181,7 @@ class TlsConnectionTest {
         Peer p = new Peer(HttpConnection.rejecting(tlsConfig(), 503, "too many connections"));
         assertThat(p.server.hasOutbound()).as("nothing before the handshake").isFalse();
         p.shuttle();
-        HttpResponse r = single(p.received());
+        RawResponse r = single(p.received());
         assertThat(r.status()).isEqualTo(503);
         assertThat(p.client.isInboundDone()).isTrue();
     }
@@ -190,7 +190,7 @@ class TlsConnectionTest {
     void aRefusedConnectionAnswersAPlainRequestInPlainText() {
         HttpConnection c = HttpConnection.rejecting(tlsConfig(), 503, "too many connections");
         c.received(ByteBuffer.wrap(get("/plaintext").getBytes(StandardCharsets.ISO_8859_1)));
-        assertThat(single(TestResponses.drain(c)).status()).isEqualTo(503);
+        assertThat(single(ConnectionBytes.drain(c)).status()).isEqualTo(503);
     }
 
     @Test
@@ -247,8 +247,8 @@ class TlsConnectionTest {
         assertThat(old.server.shouldClose() || old.server.isLingering()).as("the server gives up on it").isTrue();
     }
 
-    private static HttpResponse single(byte[] bytes) {
-        List<HttpResponse> all = parseAll(bytes);
+    private static RawResponse single(byte[] bytes) {
+        List<RawResponse> all = parseAll(bytes);
         assertThat(all).hasSize(1);
         return all.get(0);
     }

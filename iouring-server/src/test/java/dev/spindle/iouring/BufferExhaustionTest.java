@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection;
+import dev.spindle.core.conformance.RawResponse;
 import dev.spindle.core.spi.BenchmarkApp;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -73,7 +74,7 @@ class BufferExhaustionTest {
                 random.nextBytes(body);
                 c.send(("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
                 c.send(body);
-                RawConnection.RawResponse r = c.read();
+                RawResponse r = c.read();
                 assertThat(r.status()).isEqualTo(200);
                 assertThat(r.body()).isEqualTo(body);
             }

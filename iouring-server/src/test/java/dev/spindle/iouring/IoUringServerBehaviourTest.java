@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection;
+import dev.spindle.core.conformance.RawResponse;
 import dev.spindle.core.spi.BenchmarkApp;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -35,7 +36,7 @@ class IoUringServerBehaviourTest {
         try (IoUringServer server = start(ServerConfig.defaults().port(0).workers(1).headerTimeout(Duration.ofMillis(400)));
                 RawConnection c = new RawConnection(server.port())) {
             long started = System.nanoTime();
-            RawConnection.RawResponse r = c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n").read();
+            RawResponse r = c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n").read();
             assertThat(r.status()).isEqualTo(408);
             assertThat(r.closes()).isTrue();
             assertThat(c.closedByPeer()).isTrue();
@@ -61,7 +62,7 @@ class IoUringServerBehaviourTest {
                 RawConnection first = new RawConnection(server.port())) {
             assertThat(first.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
             try (RawConnection second = new RawConnection(server.port())) {
-                RawConnection.RawResponse r = second.read();
+                RawResponse r = second.read();
                 assertThat(r.status()).isEqualTo(503);
                 assertThat(r.closes()).isTrue();
                 assertThat(second.closedByPeer()).isTrue();
@@ -96,7 +97,7 @@ class IoUringServerBehaviourTest {
             Thread.sleep(100);
             long started = System.nanoTime();
             CompletableFuture<Void> closed = CompletableFuture.runAsync(server::close);
-            RawConnection.RawResponse r = busy.read();
+            RawResponse r = busy.read();
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.bodyText()).isEqualTo("{\"slept\":600}");
             assertThat(r.closes()).as("the last response says Connection: close").isTrue();

@@ -6,7 +6,7 @@ import dev.spindle.core.Handler;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawConnection.RawResponse;
+import dev.spindle.core.conformance.RawResponse;
 import dev.spindle.core.conformance.RawConnection;
 import dev.spindle.core.spi.BenchmarkApp;
 import java.io.ByteArrayInputStream;

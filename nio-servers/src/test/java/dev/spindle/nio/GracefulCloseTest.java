@@ -8,6 +8,7 @@ import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection;
+import dev.spindle.core.conformance.RawResponse;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -64,7 +65,7 @@ class GracefulCloseTest {
             Thread closer = Thread.ofPlatform().start(server::close);
             assertThat(idle.closedByPeer()).as("idle connection closed by shutdown").isTrue();
 
-            RawConnection.RawResponse r = busy.read();
+            RawResponse r = busy.read();
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.bodyText()).isEqualTo("{\"slept\":500}");
             // The response was dispatched before shutdown began, so the core encoded it keep-alive

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection;
+import dev.spindle.core.conformance.RawResponse;
 import dev.spindle.core.spi.BenchmarkApp;
 import java.time.Duration;
 import java.util.function.BiFunction;
@@ -32,7 +33,7 @@ class MaxConnectionsTest {
             assertThat(second.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
             try (RawConnection third = new RawConnection(server.port())) {
                 third.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n");
-                RawConnection.RawResponse r = third.read();
+                RawResponse r = third.read();
                 assertThat(r.status()).isEqualTo(503);
                 assertThat(r.closes()).isTrue();
                 assertThat(third.closedByPeer()).isTrue();

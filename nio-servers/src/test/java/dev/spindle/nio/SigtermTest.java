@@ -3,6 +3,7 @@ package dev.spindle.nio;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.core.conformance.RawConnection;
+import dev.spindle.core.conformance.RawResponse;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -49,7 +50,7 @@ class SigtermTest {
 
                 long terminated = System.nanoTime();
                 process.destroy(); // SIGTERM on Linux
-                RawConnection.RawResponse r = c.read();
+                RawResponse r = c.read();
                 assertThat(r.status()).isEqualTo(200);
                 assertThat(r.bodyText()).isEqualTo("{\"slept\":2000}");
                 assertThat(c.closedByPeer()).as("closed after the in-flight response").isTrue();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection;
+import dev.spindle.core.conformance.RawResponse;
 import dev.spindle.core.spi.BenchmarkApp;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -38,7 +39,7 @@ class TimeoutTest {
     @Test
     void idleKeepAliveConnectionIsClosed() throws Exception {
         try (RawConnection c = new RawConnection(server.port())) {
-            RawConnection.RawResponse r = c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n").read();
+            RawResponse r = c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n").read();
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.closes()).isFalse();
             assertThat(c.closedByPeer()).isTrue();
@@ -66,7 +67,7 @@ class TimeoutTest {
     @Test
     void stalledHeaderGets408AndAClose() throws Exception {
         try (RawConnection c = new RawConnection(server.port())) {
-            RawConnection.RawResponse r = c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n").read();
+            RawResponse r = c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n").read();
             assertThat(r.status()).isEqualTo(408);
             assertThat(r.closes()).isTrue();
             assertThat(c.closedByPeer()).isTrue();
@@ -76,7 +77,7 @@ class TimeoutTest {
     @Test
     void stalledBodyGets408AndAClose() throws Exception {
         try (RawConnection c = new RawConnection(server.port())) {
-            RawConnection.RawResponse r = c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly ten b").read();
+            RawResponse r = c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly ten b").read();
             assertThat(r.status()).isEqualTo(408);
             assertThat(c.closedByPeer()).isTrue();
         }

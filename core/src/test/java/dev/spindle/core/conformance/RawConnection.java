@@ -1,7 +1,6 @@
 package dev.spindle.core.conformance;
 
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -10,11 +9,6 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import javax.net.SocketFactory;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocket;
@@ -28,6 +22,7 @@ public final class RawConnection implements AutoCloseable {
     private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
+    private final ResponseReader responses;
 
     public RawConnection(int port) throws IOException {
         this(port, SocketFactory.getDefault());
@@ -57,6 +52,7 @@ public final class RawConnection implements AutoCloseable {
         }
         in = new BufferedInputStream(socket.getInputStream(), 65536);
         out = socket.getOutputStream();
+        responses = new ResponseReader(in);
     }
 
     private static Socket connected(String host, int port, SocketFactory sockets) throws IOException {
@@ -84,76 +80,13 @@ public final class RawConnection implements AutoCloseable {
         return socket;
     }
 
-    /** Reads one response; {@code head} when it answers a HEAD request (no body follows). */
+    /** Reads one response ({@link ResponseReader}); {@code head} when it answers a HEAD request (no body follows). */
     public RawResponse read(boolean head) throws IOException {
-        String statusLine = line();
-        if (statusLine == null) {
-            throw new IOException("connection closed before a response");
-        }
-        if (!statusLine.startsWith("HTTP/1.1 ") || statusLine.length() < 12) {
-            throw new IOException("malformed status line: " + statusLine);
-        }
-        int status = Integer.parseInt(statusLine.substring(9, 12));
-        Map<String, List<String>> headers = new LinkedHashMap<>();
-        for (String line = line(); ; line = line()) {
-            if (line == null) {
-                throw new IOException("connection closed inside the header section");
-            }
-            if (line.isEmpty()) {
-                break;
-            }
-            int colon = line.indexOf(':');
-            headers.computeIfAbsent(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), k -> new ArrayList<>())
-                    .add(line.substring(colon + 1).trim());
-        }
-        byte[] body = new byte[0];
-        boolean noBody = head || status / 100 == 1 || status == 204 || status == 304;
-        if (!noBody) {
-            List<String> te = headers.get("transfer-encoding");
-            List<String> cl = headers.get("content-length");
-            if (te != null && te.getLast().toLowerCase(Locale.ROOT).endsWith("chunked")) {
-                body = readChunked();
-            } else if (cl != null) {
-                body = in.readNBytes(Integer.parseInt(cl.getFirst()));
-            } else {
-                body = in.readAllBytes();
-            }
-        }
-        return new RawResponse(status, headers, body);
+        return responses.read(head);
     }
 
     public RawResponse read() throws IOException {
         return read(false);
-    }
-
-    private byte[] readChunked() throws IOException {
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        while (true) {
-            String sizeLine = line();
-            int semicolon = sizeLine.indexOf(';');
-            int size = Integer.parseInt((semicolon < 0 ? sizeLine : sizeLine.substring(0, semicolon)).trim(), 16);
-            if (size == 0) {
-                while (!line().isEmpty()) {
-                    // trailers are ignored
-                }
-                return body.toByteArray();
-            }
-            body.write(in.readNBytes(size));
-            line();
-        }
-    }
-
-    private String line() throws IOException {
-        StringBuilder sb = new StringBuilder();
-        int c;
-        while ((c = in.read()) >= 0) {
-            if (c == '\n') {
-                int n = sb.length();
-                return n > 0 && sb.charAt(n - 1) == '\r' ? sb.substring(0, n - 1) : sb.toString();
-            }
-            sb.append((char) c);
-        }
-        return sb.isEmpty() ? null : sb.toString();
     }
 
     /** True when the server closed the connection (end of stream or reset) within the read timeout. */
@@ -201,22 +134,5 @@ public final class RawConnection implements AutoCloseable {
     @Override
     public void close() throws IOException {
         socket.close();
-    }
-
-    /** A response as read off the wire; header names are lowercase. */
-    public record RawResponse(int status, Map<String, List<String>> headers, byte[] body) {
-        public String header(String name) {
-            List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
-            return values == null ? null : values.getFirst();
-        }
-
-        public String bodyText() {
-            return new String(body, StandardCharsets.UTF_8);
-        }
-
-        public boolean closes() {
-            String connection = header("connection");
-            return connection != null && connection.equalsIgnoreCase("close");
-        }
     }
 }

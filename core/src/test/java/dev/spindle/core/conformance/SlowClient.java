@@ -69,7 +69,7 @@ public final class SlowClient {
         try (RawConnection c = new RawConnection(host, port, sockets)) {
             c.socket().setSoTimeout((int) within.toMillis());
             for (int i = 0; i < count; i++) {
-                RawConnection.RawResponse r = c.send("GET /users/" + i + " HTTP/1.1\r\nHost: x\r\n\r\n").read();
+                RawResponse r = c.send("GET /users/" + i + " HTTP/1.1\r\nHost: x\r\n\r\n").read();
                 assertThat(r.status()).isEqualTo(200);
                 assertThat(r.bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
             }

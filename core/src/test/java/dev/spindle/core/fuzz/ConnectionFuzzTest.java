@@ -9,8 +9,8 @@ import dev.spindle.core.FuzzAccess.Parsed;
 import dev.spindle.core.FuzzAccess;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.fuzz.ResponseReader.Output;
-import dev.spindle.core.fuzz.ResponseReader.Response;
+import dev.spindle.core.fuzz.Answers.Output;
+import dev.spindle.core.fuzz.Answers.Answer;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -64,12 +64,12 @@ class ConnectionFuzzTest {
         byte[] written = driver.finish();
 
         Outcome parsed = FuzzAccess.parse(config, List.of(stream));
-        Output output = ResponseReader.read(written, i -> answersHead(parsed, i));
+        Output output = Answers.read(written, i -> answersHead(parsed, i));
         checkAnswers(output, parsed, config, closeEarly);
         if (!closeEarly) {
             ConnectionDriver whole = new ConnectionDriver(ROUTES, config, false, 0, false);
             whole.receive(stream);
-            Output reference = ResponseReader.read(whole.finish(), i -> answersHead(parsed, i));
+            Output reference = Answers.read(whole.finish(), i -> answersHead(parsed, i));
             require(withoutDates(output).equals(withoutDates(reference)),
                     "answers differ between the stream fed in pieces and fed whole", output, reference);
         }
@@ -87,11 +87,11 @@ class ConnectionFuzzTest {
      */
     static void checkAnswers(Output output, Outcome parsed, ServerConfig config, boolean closeEarly) {
         List<Parsed> requests = parsed.requests();
-        List<Response> responses = output.responses();
+        List<Answer> responses = output.responses();
         int owed = requests.size() + (parsed.failed() ? 1 : 0);
         require(responses.size() <= owed, "more responses than requests", responses, parsed);
         for (int i = 0; i < responses.size(); i++) {
-            Response r = responses.get(i);
+            Answer r = responses.get(i);
             require(!r.closes() || i == responses.size() - 1, "a response after one that closed the connection", responses);
             if (i < requests.size()) {
                 checkAnswer(r, requests.get(i), config, closeEarly);
@@ -112,7 +112,7 @@ class ConnectionFuzzTest {
         }
     }
 
-    static void checkAnswer(Response r, Parsed request, ServerConfig config, boolean closeEarly) {
+    static void checkAnswer(Answer r, Parsed request, ServerConfig config, boolean closeEarly) {
         require(ROUTE_STATUSES.contains(r.status()), "unexpected status (500: a handler or the router threw)", r, request);
         require(r.continuesBefore() == 0 || r.continuesBefore() == 1 && request.expectContinue()
                 && request.version().equals("HTTP/1.1"), "100 Continue only once, and only when asked for", r, request);
@@ -141,6 +141,6 @@ class ConnectionFuzzTest {
     }
 
     private static List<String> withoutDates(Output output) {
-        return output.responses().stream().map(Response::withoutDate).toList();
+        return output.responses().stream().map(Answer::withoutDate).toList();
     }
 }

@@ -8,8 +8,8 @@ import dev.spindle.core.FuzzAccess.Outcome;
 import dev.spindle.core.FuzzAccess;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.fuzz.ResponseReader.Output;
-import dev.spindle.core.fuzz.ResponseReader.Response;
+import dev.spindle.core.fuzz.Answers.Output;
+import dev.spindle.core.fuzz.Answers.Answer;
 import java.io.ByteArrayOutputStream;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -64,13 +64,13 @@ class FramingFuzzTest {
         }
         byte[] written = driver.finish();
         Outcome parsed = FuzzAccess.parse(CONFIG, List.of(request.bytes()));
-        Output output = ResponseReader.read(written, i -> ConnectionFuzzTest.answersHead(parsed, i));
-        List<Response> responses = output.responses();
+        Output output = Answers.read(written, i -> ConnectionFuzzTest.answersHead(parsed, i));
+        List<Answer> responses = output.responses();
         String text = new String(request.bytes(), StandardCharsets.ISO_8859_1);
 
         if (request.framing() == Framing.AMBIGUOUS) {
             require(responses.size() == 1, "an ambiguously framed request gets exactly one answer", text, responses);
-            Response r = responses.getFirst();
+            Answer r = responses.getFirst();
             require(r.status() == 400 || r.status() == 501, "ambiguous framing must be refused with 400 or 501", text, r);
             require(r.closes(), "the refusal closes the connection", text, r);
             require(parsed.requests().isEmpty() && parsed.failed(), "the parser must refuse it too", text, parsed);

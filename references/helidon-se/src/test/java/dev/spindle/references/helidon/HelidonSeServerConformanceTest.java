@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection;
-import dev.spindle.core.conformance.RawConnection.RawResponse;
+import dev.spindle.core.conformance.RawResponse;
 import dev.spindle.core.conformance.ReferenceConformanceSuite;
 import java.io.IOException;
 import java.util.Map;
