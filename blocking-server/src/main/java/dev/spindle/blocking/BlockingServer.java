@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.StandardSocketOptions;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,6 +57,9 @@ public class BlockingServer implements HttpServer {
         ServerSocket socket = new ServerSocket();
         try {
             socket.setReuseAddress(true);
+            if (config.reusePort()) {
+                socket.setOption(StandardSocketOptions.SO_REUSEPORT, true);
+            }
             socket.bind(new InetSocketAddress(InetAddress.getByName(config.host()), config.port()), config.backlog());
         } catch (IOException | RuntimeException e) {
             // a start that failed is over: close() and awaitTermination() return at once
@@ -194,8 +198,15 @@ public class BlockingServer implements HttpServer {
         } catch (IOException e) {
             log.debug("closing listening socket: {}", e.toString());
         }
-        boolean drained = ServerLifecycle.drain(connections::isEmpty,
-                () -> connections.forEach(ConnectionLoop::closeIfIdle), config.drainTimeout());
+        // Idle connections get the core's drain grace for one more request (answered with a close)
+        // before a blocked read is ended by closing its socket: at once, that races with a client's next request.
+        long graceEnd = System.nanoTime() + Math.min(TimeUnit.MILLISECONDS.toNanos(Connection.DRAIN_IDLE_GRACE_MILLIS),
+                config.drainTimeout().toNanos() / 2);
+        boolean drained = ServerLifecycle.drain(connections::isEmpty, () -> {
+            if (System.nanoTime() - graceEnd >= 0) {
+                connections.forEach(ConnectionLoop::closeIfIdle);
+            }
+        }, config.drainTimeout());
         if (!drained) {
             log.warn("{}: {} connections still busy after the drain timeout; closing them", name, connections.size());
             connections.forEach(ConnectionLoop::closeNow);

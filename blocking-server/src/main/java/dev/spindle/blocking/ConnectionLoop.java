@@ -41,6 +41,8 @@ final class ConnectionLoop implements Runnable {
     private InputStream in;
     private OutputStream out;
     private boolean outputShut;
+    /** {@link Connection#drain()} was called: the server is closing. */
+    private boolean draining;
     private byte[] buf;
     private ByteBuffer received;
     /** Bytes read while parked, to be fed to the connection once a pool thread has it again. */
@@ -101,6 +103,7 @@ final class ConnectionLoop implements Runnable {
             buf = new byte[server.config().readBufferSize()];
             received = ByteBuffer.wrap(buf);
         }
+        drainIfClosing();
         if (carried > 0) {
             int n = carried;
             carried = 0;
@@ -125,8 +128,8 @@ final class ConnectionLoop implements Runnable {
                         return true;
                     }
                 }
-            } else if (conn.isIdle() && server.isClosing()) {
-                return false;
+            } else if (drainIfClosing()) {
+                continue;
             }
             if (!conn.wantsInput()) {
                 await();
@@ -172,7 +175,10 @@ final class ConnectionLoop implements Runnable {
             while (true) {
                 long now = System.nanoTime();
                 conn.tick(now);
-                if (conn.shouldClose() || server.isClosing()) {
+                if (drainIfClosing()) {
+                    continue;
+                }
+                if (conn.shouldClose() || conn.isLingering()) {
                     break;
                 }
                 int n;
@@ -208,6 +214,21 @@ final class ConnectionLoop implements Runnable {
         closeNow();
         conn.closed();
         server.finished(this);
+    }
+
+    /**
+     * Once the server is closing, drains the connection ({@link Connection#drain()}): what arrives
+     * is answered with {@code Connection: close}, and an idle connection ends after a short grace.
+     *
+     * @return true when it began draining now (tick again: the grace starts)
+     */
+    private boolean drainIfClosing() {
+        if (draining || !server.isClosing()) {
+            return false;
+        }
+        draining = true;
+        conn.drain();
+        return true;
     }
 
     /** Parks until the wakeup runs (a handler finished, a body producer handed over a chunk) or a tick is due. */

@@ -65,6 +65,9 @@ final class HttpConnection implements Connection {
     /** Close the socket now; nothing more will be sent. */
     private boolean aborted;
     private boolean closeAfterResponse;
+    /** {@link #drain()} was called; {@link #drainIdleSince} is when the wait for one more request began. */
+    private boolean draining;
+    private long drainIdleSince;
     private boolean inputEnded;
     private boolean continueSent;
     private boolean processing;
@@ -460,6 +463,16 @@ final class HttpConnection implements Connection {
     }
 
     @Override
+    public void drain() {
+        closeAfterResponse = true;
+        draining = true;
+    }
+
+    private long drainIdleGraceNanos() {
+        return Math.min(TimeUnit.MILLISECONDS.toNanos(DRAIN_IDLE_GRACE_MILLIS), config.drainTimeout().toNanos() / 2);
+    }
+
+    @Override
     public void tick(long now) {
         applyTimeouts(now);
         fillTls();
@@ -549,6 +562,14 @@ final class HttpConnection implements Connection {
             return;
         }
         requestStarted = 0;
+        if (draining && out.pending() == 0) {
+            if (drainIdleSince == 0) {
+                drainIdleSince = now;
+            } else if (now - drainIdleSince >= drainIdleGraceNanos()) {
+                closing = true;
+                return;
+            }
+        }
         if (out.pending() == 0 && now - lastActivity >= config.idleTimeout().toNanos()) {
             abort();
         }
@@ -572,7 +593,11 @@ final class HttpConnection implements Connection {
             return Math.max(1, since + config.headerTimeout().toNanos() - now);
         }
         long since = lastActivity != 0 ? lastActivity : now;
-        return Math.max(1, since + config.idleTimeout().toNanos() - now);
+        long idle = since + config.idleTimeout().toNanos() - now;
+        if (draining) {
+            idle = Math.min(idle, (drainIdleSince != 0 ? drainIdleSince : now) + drainIdleGraceNanos() - now);
+        }
+        return Math.max(1, idle);
     }
 
     @Override

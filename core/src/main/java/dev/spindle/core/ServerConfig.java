@@ -25,7 +25,7 @@ import java.util.function.Function;
  *   <tr><td>handlerTimeout</td><td>spindle.handlerTimeoutMs</td><td>30 s</td><td>a blocking or asynchronous handler that has not answered within it is answered 503 and its connection closed; a streamed response body that produces nothing for this long ends its connection</td></tr>
  *   <tr><td>discardLimit</td><td>spindle.discardLimit</td><td>1 MiB</td><td>request body a handler left unread that is read and dropped to keep the connection; a larger (or announced larger) rest closes the connection after the response instead</td></tr>
  *   <tr><td>shutdownHook</td><td>spindle.shutdownHook</td><td>true</td><td>a JVM shutdown (SIGTERM, SIGINT, {@code System.exit}) closes a started server gracefully, as close() does; false leaves that to the application</td></tr>
- *   <tr><td>drainTimeout</td><td>spindle.drainTimeoutMs</td><td>10 s</td><td>how long close() (and so SIGTERM) waits for in-flight requests before closing the connections still busy</td></tr>
+ *   <tr><td>drainTimeout</td><td>spindle.drainTimeoutMs</td><td>10 s</td><td>how long close() (and so SIGTERM) waits for in-flight requests before closing the connections still busy; meanwhile every response says Connection: close, and an idle keep-alive connection gets 1 s (at most half this timeout) for one more request before it is closed, so a client or load balancer that has just sent on it is answered, not reset</td></tr>
  *   <tr><td>maxConnections</td><td>spindle.maxConnections</td><td>10000</td><td>open connections; one more is answered 503 and closed</td></tr>
  *   <tr><td>queueCapacity</td><td>spindle.queueCapacity</td><td>1024</td><td>ThreadPoolServer: accepted connections waiting for a pool thread; one more is answered 503 and closed</td></tr>
  *   <tr><td>readBufferSize</td><td>spindle.readBufferSize</td><td>16384</td><td>bytes read per socket read (io_uring: per provided buffer)</td></tr>
@@ -34,6 +34,7 @@ import java.util.function.Function;
  *   <tr><td>busyPoll</td><td>spindle.busyPoll</td><td>false</td><td>spin on selectNow() before blocking (NIO)</td></tr>
  *   <tr><td>busyPollSpins</td><td>spindle.busyPollSpins</td><td>1000</td><td>with busyPoll: empty selectNow() calls before a loop blocks</td></tr>
  *   <tr><td>backlog</td><td>spindle.backlog</td><td>1024</td><td>listen backlog of each listening socket (the kernel caps it at net.core.somaxconn)</td></tr>
+ *   <tr><td>reusePort</td><td>spindle.reusePort</td><td>false</td><td>bind every listening socket with SO_REUSEPORT, so a second process of the same user can listen on the same port: a new version starts beside the old one, which then drains on SIGTERM (a zero-downtime restart). Servers whose design needs it set it anyway (ReusePortServer, IoUringServer)</td></tr>
  *   <tr><td>tls</td><td>spindle.tls.keystore, spindle.tls.password</td><td>none (plain HTTP)</td><td>speak HTTPS on the port, with the key in this key store ({@link Tls#fromKeyStore})</td></tr>
  * </table>
  * Every server honours every limit above, except where its class Javadoc says otherwise (the
@@ -69,6 +70,7 @@ public final class ServerConfig {
     private boolean busyPoll;
     private int busyPollSpins = 1000;
     private int backlog = 1024;
+    private boolean reusePort;
     private Tls tls;
 
     private ServerConfig() {
@@ -115,9 +117,18 @@ public final class ServerConfig {
         c.busyPoll = prop("spindle.busyPoll", c.busyPoll, Boolean::parseBoolean);
         c.busyPollSpins = prop("spindle.busyPollSpins", c.busyPollSpins, Integer::parseInt);
         c.backlog = prop("spindle.backlog", c.backlog, Integer::parseInt);
+        c.reusePort = prop("spindle.reusePort", c.reusePort, ServerConfig::strictBoolean);
         c.tls = prop("spindle.tls.keystore", null, file -> Tls.fromKeyStore(java.nio.file.Path.of(file),
                 System.getProperty("spindle.tls.password", "").toCharArray()));
         return c.validated();
+    }
+
+    private static boolean strictBoolean(String value) {
+        return switch (value) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException("not true or false");
+        };
     }
 
     private static Duration millis(String value) {
@@ -161,6 +172,7 @@ public final class ServerConfig {
         c.busyPoll = busyPoll;
         c.busyPollSpins = busyPollSpins;
         c.backlog = backlog;
+        c.reusePort = reusePort;
         c.tls = tls;
         return c;
     }
@@ -354,6 +366,19 @@ public final class ServerConfig {
     public boolean busyPoll() { return busyPoll; }
     /** {@return the empty {@code selectNow()} calls a busy-polling loop makes before it blocks} */
     public int busyPollSpins() { return busyPollSpins; }
+    /**
+     * Binds every listening socket with {@code SO_REUSEPORT}, so another process of the same user
+     * can listen on the same address and port (the kernel spreads new connections over both): the
+     * way to start a new version before the old one drains.
+     *
+     * @param on whether to set the option
+     * @return a copy with the option set or not
+     */
+    public ServerConfig reusePort(boolean on) { return with(c -> c.reusePort = on); }
+
+    /** {@return whether every listening socket is bound with SO_REUSEPORT} */
+    public boolean reusePort() { return reusePort; }
+
     /** {@return the listen backlog of each listening socket} */
     public int backlog() { return backlog; }
 

@@ -612,6 +612,39 @@ class ConnectionTest {
         assertThat(c.isFinished()).isTrue();
     }
 
+    /**
+     * drain() on an idle connection: a request within the grace is answered with
+     * {@code Connection: close}; with none, the connection shuts its output and lingers once the
+     * grace has passed, and not before.
+     */
+    @Test
+    void drainAnswersOneMoreRequestWithCloseOrEndsAnIdleConnectionAfterTheGrace() {
+        long grace = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(dev.spindle.core.spi.Connection.DRAIN_IDLE_GRACE_MILLIS);
+        HttpConnection answered = app();
+        feed(answered, get("/plaintext"));
+        drain(answered);
+        long now = System.nanoTime();
+        answered.drain();
+        answered.tick(now);
+        answered.tick(now + grace / 2);
+        assertThat(answered.isLingering()).as("within the grace").isFalse();
+        feed(answered, get("/json"));
+        RawResponse r = single(drain(answered));
+        assertThat(r.bodyText()).isEqualTo("{\"message\":\"Hello, World!\"}");
+        assertThat(r.header("Connection")).isEqualTo("close");
+        assertThat(answered.isLingering()).as("lingers after its closing answer").isTrue();
+
+        HttpConnection silent = app();
+        silent.drain();
+        silent.tick(now);
+        silent.tick(now + grace - 1);
+        assertThat(silent.isLingering()).as("one nanosecond before the grace ends").isFalse();
+        assertThat(silent.readTimeoutNanos(now + grace - 1)).as("a blocking strategy's read wakes at the grace's end").isEqualTo(1);
+        silent.tick(now + grace);
+        assertThat(silent.hasOutbound()).as("no response for a request never sent").isFalse();
+        assertThat(silent.isLingering()).as("output shut, lingering").isTrue();
+    }
+
     @Test
     void closeAfterResponseDuringARequestClosesAfterItsResponse() {
         HttpConnection c = app();

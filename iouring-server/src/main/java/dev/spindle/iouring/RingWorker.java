@@ -407,8 +407,8 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
 
     /**
      * Acts on what the core answers: closes the connection when it should close, submits a send of
-     * pending output if none is in flight, shuts the output down once when it lingers, closes it
-     * when idle during a shutdown, and arms the multishot recv when it wants input and has none.
+     * pending output if none is in flight, shuts the output down once when it lingers, and arms
+     * the multishot recv when it wants input and has none.
      */
     private void flush(RingConnection c) {
         if (c.state == RingConnection.CLOSED) {
@@ -428,9 +428,6 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
                         return;
                     }
                 }
-            } else if (shuttingDown && core.isIdle()) {
-                close(c);
-                return;
             }
         }
         // A connection that does not want input keeps its recv armed until bytes actually arrive
@@ -618,19 +615,17 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         flushDirty();
     }
 
-    /** Stops accepting, closes idle connections and makes busy ones close after their response. */
+    /**
+     * Stops accepting and drains every open connection ({@link dev.spindle.core.spi.Connection#drain()}):
+     * busy ones close after their response, idle ones after one more or a short grace.
+     */
     private void beginShutdown() {
         shuttingDown = true;
         stopListening();
         for (int i = liveCount - 1; i >= 0; i--) {
-            if (i >= liveCount) {
-                continue;
-            }
             RingConnection c = live[i];
-            if (c.isIdle()) {
-                close(c);
-            } else if (c.state == RingConnection.OPEN) {
-                c.core.closeAfterResponse();
+            if (c.state == RingConnection.OPEN) {
+                c.core.drain();
             }
         }
         nextScan = now;

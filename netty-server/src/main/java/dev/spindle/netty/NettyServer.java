@@ -3,6 +3,7 @@ package dev.spindle.netty;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.Launcher;
 import dev.spindle.core.spi.ServerLifecycle;
 import io.netty.bootstrap.ServerBootstrap;
@@ -23,6 +24,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -181,13 +183,16 @@ public final class NettyServer implements HttpServer {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(transport.serverChannelClass())
-                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_BACKLOG, config.backlog())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 // a peer that half-closes after its requests still gets the answers (RouterHandler closes after them)
                 .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
                 .childHandler(new Initializer());
+        if (config.reusePort()) {
+            bootstrap.option(transport.reusePortOption(), true);
+        }
         try {
             serverChannel = bootstrap.bind(config.host(), config.port()).sync().channel();
         } catch (Exception e) {
@@ -285,8 +290,9 @@ public final class NettyServer implements HttpServer {
     /**
      * Stops accepting, lets blocking and asynchronous handlers in flight and streamed responses
      * finish (bounded by the drain timeout) while every response now says {@code Connection: close}, then shuts the event loops down gracefully
-     * (a short quiet period, at most the rest of the drain timeout), which closes the remaining
-     * connections.
+     * after the core's drain grace ({@link Connection#DRAIN_IDLE_GRACE_MILLIS}, in which an idle
+     * connection may still send one more request) and a short quiet period, at most the rest of the
+     * drain timeout, which closes the remaining connections.
      */
     @Override
     public void close() {
@@ -304,6 +310,10 @@ public final class NettyServer implements HttpServer {
                 log.warn("NettyServer: {} requests still in progress after the drain timeout; closing their connections",
                         callsInFlight.get());
             }
+            // As on Spindle's own servers, an idle connection gets the core's drain grace for one more
+            // request (answered with a close); a loop that shuts down closes all its channels at once.
+            Duration grace = Duration.ofMillis(Math.min(Connection.DRAIN_IDLE_GRACE_MILLIS, config.drainTimeout().toMillis() / 2));
+            ServerLifecycle.drain(() -> connections.get() == 0, () -> { }, grace);
             long left = Math.max(QUIET_PERIOD_MILLIS, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
             Future<?> w = workers.shutdownGracefully(QUIET_PERIOD_MILLIS, left, TimeUnit.MILLISECONDS);
             Future<?> b = boss.shutdownGracefully(0, left, TimeUnit.MILLISECONDS);

@@ -1,15 +1,20 @@
 package dev.spindle.netty;
 
+import io.netty.channel.ChannelOption;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioChannelOption;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringChannelOption;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
+import java.net.StandardSocketOptions;
 import java.util.Locale;
 
 /**
@@ -86,6 +91,15 @@ public enum NettyTransport {
             case NIO -> NioIoHandler.newFactory();
             case EPOLL -> EpollIoHandler.newFactory();
             case IO_URING -> IoUringIoHandler.newFactory();
+        };
+    }
+
+    /** SO_REUSEPORT as this transport's server channel takes it. */
+    ChannelOption<Boolean> reusePortOption() {
+        return switch (this) {
+            case NIO -> NioChannelOption.of(StandardSocketOptions.SO_REUSEPORT);
+            case EPOLL -> EpollChannelOption.SO_REUSEPORT;
+            case IO_URING -> IoUringChannelOption.SO_REUSEPORT;
         };
     }
 

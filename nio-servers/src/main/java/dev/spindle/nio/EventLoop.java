@@ -304,7 +304,7 @@ final class EventLoop implements EventLoopServer.Loop {
                 break;
             }
         }
-        if (core.shouldClose() || shuttingDown && core.isIdle()) {
+        if (core.shouldClose()) {
             close(c);
             return;
         }
@@ -439,7 +439,10 @@ final class EventLoop implements EventLoopServer.Loop {
         }
     }
 
-    /** Stops accepting, closes idle connections and makes busy ones close after their response. */
+    /**
+     * Stops accepting and drains every connection ({@link dev.spindle.core.spi.Connection#drain()}):
+     * busy ones close after their response, idle ones after one more or a short grace.
+     */
     private void beginShutdown() {
         shuttingDown = true;
         for (Listener listener : listeners) {
@@ -451,12 +454,7 @@ final class EventLoop implements EventLoopServer.Loop {
             if (i >= size) {
                 continue;
             }
-            NioConnection c = connections[i];
-            if (c.core.isIdle()) {
-                close(c);
-            } else {
-                c.core.closeAfterResponse();
-            }
+            connections[i].core.drain();
         }
         nextScan = now;
     }

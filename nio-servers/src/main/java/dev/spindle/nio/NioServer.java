@@ -68,13 +68,14 @@ public class NioServer extends EventLoopServer {
                 loops.add(serving[i]);
             }
             InetAddress host = InetAddress.getByName(config.host());
+            boolean shared = config.reusePort();
             switch (topology) {
-                case SINGLE_LOOP -> serving[0].listen(open(listeners, host, config.port(), false), null);
-                case MULTI_LOOP -> serving[0].listen(open(listeners, host, config.port(), false), serving);
+                case SINGLE_LOOP -> serving[0].listen(open(listeners, host, config.port(), shared), null);
+                case MULTI_LOOP -> serving[0].listen(open(listeners, host, config.port(), shared), serving);
                 case BOSS_WORKER -> {
                     EventLoop boss = new EventLoop(context, context.name() + "-boss", busyPollSpins);
                     loops.add(boss);
-                    boss.listen(open(listeners, host, config.port(), false), serving);
+                    boss.listen(open(listeners, host, config.port(), shared), serving);
                 }
                 case REUSE_PORT -> {
                     int port = config.port();

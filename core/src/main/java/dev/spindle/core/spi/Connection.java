@@ -283,6 +283,19 @@ public interface Connection {
     void closeAfterResponse();
 
     /**
+     * The server is closing gracefully: as {@link #closeAfterResponse()}, and a connection with no
+     * request in progress gets {@link #DRAIN_IDLE_GRACE_MILLIS} (at most half the drain timeout) for
+     * one more, answered with {@code Connection: close}; then {@link #tick} ends it as after any
+     * response that closes (output shut, lingering). Closing an idle keep-alive connection at once
+     * would race with a client, or a load balancer's pooled connection, that has just sent its next
+     * request: that request would be lost to a reset.
+     */
+    void drain();
+
+    /** How long {@link #drain()} leaves an idle connection open for one more request. */
+    long DRAIN_IDLE_GRACE_MILLIS = 1000;
+
+    /**
      * Applies the timeouts at {@code now} ({@code System.nanoTime()}). Call it every few hundred
      * milliseconds (deadlines are as precise as that) and whenever a read timed out; then act on
      * the answers as after any other call. Decides:
@@ -293,6 +306,7 @@ public interface Connection {
      *   <li>a blocking or asynchronous handler still running after {@link ServerConfig#handlerTimeout()}:
      *       503 and a close; a streamed response body producing nothing for that long: close;</li>
      *   <li>no request for {@link ServerConfig#idleTimeout()}: close, without a response;</li>
+     *   <li>draining ({@link #drain()}) with no request for the grace: shut the output and linger;</li>
      *   <li>lingering for 500 ms: close.</li>
      * </ul>
      *

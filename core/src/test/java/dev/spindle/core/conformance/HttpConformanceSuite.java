@@ -947,6 +947,41 @@ public abstract class HttpConformanceSuite {
     }
 
 
+    /**
+     * A graceful close as a client or a load balancer's connection pool sees it: an idle keep-alive
+     * connection that sends its next request just after {@code close()} began is answered, with
+     * {@code Connection: close}, and then closed cleanly (end of stream, no reset); an idle one that
+     * sends nothing is closed cleanly too. Closing idle connections at once would lose the request
+     * in flight on the first to a reset.
+     */
+    @Test
+    void closeAnswersTheNextRequestOnAnIdleConnectionAndClosesCleanly() throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
+        org.junit.jupiter.api.Assumptions.assumeTrue(keepsConnectionsOpen(), "every response closes its connection");
+        Router routes = Router.builder().get("/plaintext", (req, res) -> res.text("Hello, World!")).build();
+        HttpServer own = newServer(config().drainTimeout(Duration.ofSeconds(8)), routes).start();
+        int ownPort = own.port();
+        try (RawConnection sends = connect(ownPort); RawConnection silent = connect(ownPort)) {
+            for (RawConnection c : List.of(sends, silent)) {
+                RawResponse r = c.send(request("GET", "/plaintext")).read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.closes()).as("kept alive before the close").isFalse();
+            }
+            Thread closer = Thread.ofPlatform().start(own::close);
+            assertThat(refusedWithin(ownPort, Duration.ofSeconds(1))).as("close began").isTrue();
+            RawResponse r = sends.send(request("GET", "/plaintext")).read();
+            assertThat(r.status()).as("the request sent just after close began").isEqualTo(200);
+            assertThat(r.bodyText()).isEqualTo("Hello, World!");
+            assertThat(r.closes()).as("Connection: close on the answer during the drain").isTrue();
+            assertThat(sends.closedCleanly()).as("closed with an end of stream after that answer").isTrue();
+            assertThat(silent.closedCleanly()).as("the silent idle connection closed with an end of stream").isTrue();
+            closer.join(Duration.ofSeconds(13));
+            assertThat(closer.isAlive()).as("close() returned").isFalse();
+        } finally {
+            own.close();
+        }
+    }
+
     static Stream<Arguments> streamedDownloads() {
         return Stream.of(Arguments.of("/stream/"), Arguments.of("/writer/"), Arguments.of("/file/"));
     }

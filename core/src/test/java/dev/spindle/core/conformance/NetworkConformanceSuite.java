@@ -102,10 +102,10 @@ public class NetworkConformanceSuite extends HttpConformanceSuite {
         return lacks;
     }
 
-    /** A server that answers its error and closes does so at once: 2 s is plenty, and one that never closes costs 2 s a case. */
+    /** A server that answers its error and closes does so at once: 1 s is plenty, and one that never closes costs 1 s a case. */
     @Override
     protected int closeWaitMillis() {
-        return 2_000;
+        return 1_000;
     }
 
     /** The thread count that case samples is this JVM's, not the target's. */

@@ -117,6 +117,25 @@ public final class RawConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * True when the server closed the connection with an end of stream (a FIN) within the read
+     * timeout; false for a reset, or when it stays open.
+     */
+    public boolean closedCleanly() throws IOException {
+        try {
+            return in.read() < 0;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (SocketException e) {
+            return false;
+        } catch (SSLException e) {
+            if (e.getCause() instanceof SocketException) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
     /** True when nothing arrives within {@code millis} and the connection is still open. */
     public boolean staysOpen(int millis) throws IOException {
         int previous = socket.getSoTimeout();
