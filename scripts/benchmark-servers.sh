@@ -43,6 +43,13 @@
 #                   them); servers bind 10.213.0.1 (-Dspindle.host). Needs root (CAP_NET_ADMIN).
 #                   Combines with the --pin-* options.
 #   --no-conformance  skip the correctness column (see below)
+#   --target HOST:PORT --name NAME
+#                   measure a server that already runs elsewhere (another machine: the honest
+#                   two-host setup): no server is built, started or stopped, one row NAME; the
+#                   checks, the correctness column and the scenarios go to HOST:PORT. The server's
+#                   CPU cannot be sampled (req/CPU-s is n/a), and the scenarios that need a
+#                   downstream (/remote) or a TLS start are left out. environment.md records where
+#                   the client and the target were. Combines with --pin-client and the modes.
 #
 # The correctness column: before round 1, each row is started once more, on its own, and the shared
 # conformance cases are sent to it over the network from the clients' side
@@ -160,7 +167,7 @@ for sc in "${SCENARIOS_FULL[@]}"; do
 done
 
 usage() {
-  echo "usage: $(basename "$0") [--quick | --full] [--servers A,B] [--scenarios A,B] [--baseline REV] [--rounds N] [--pin-server CPUS --pin-client CPUS] [--netns] [--no-conformance] [workers] [duration] [output_dir]   (--help for more)" >&2
+  echo "usage: $(basename "$0") [--quick | --full | --open-model] [--servers A,B | --target HOST:PORT --name NAME] [--scenarios A,B] [--baseline REV] [--rounds N] [--pin-server CPUS --pin-client CPUS] [--netns] [--no-conformance] [workers] [duration] [output_dir]   (--help for more)" >&2
   exit 2
 }
 help() {   # the header above, as text
@@ -172,6 +179,7 @@ help() {   # the header above, as text
 command_line="$(printf '%q ' "$0" "$@")"
 command_line="${command_line% }"
 quick=0 full=0 open_model=0 servers_arg="" scenarios_arg="" baseline="" rounds="" pin_server="" pin_client="" netns=0 conformance=1
+target="" target_name=""
 positional=()
 need_value() { [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || { echo "error: $1 needs a value" >&2; usage; }; }
 while (( $# > 0 )); do
@@ -192,6 +200,10 @@ while (( $# > 0 )); do
     --pin-client) need_value "$@"; pin_client="$2"; shift ;;
     --pin-client=*) pin_client="${1#*=}" ;;
     --netns) netns=1 ;;
+    --target) need_value "$@"; target="$2"; shift ;;
+    --target=*) target="${1#*=}" ;;
+    --name) need_value "$@"; target_name="$2"; shift ;;
+    --name=*) target_name="${1#*=}" ;;
     --no-conformance) conformance=0 ;;
     -h | --help) help ;;
     --) shift; positional+=("$@"); break ;;
@@ -239,6 +251,25 @@ if [[ -n "$scenarios_arg" ]]; then
   done
   (( ${#picked[@]} > 0 )) || { echo "error: --scenarios names no scenario" >&2; usage; }
   SCENARIOS=("${picked[@]}")
+fi
+# --target: a server that runs elsewhere, one row, none of the options that start or shape servers.
+target_host_arg="" target_port=""
+if [[ -n "$target$target_name" ]]; then
+  [[ -n "$target" && -n "$target_name" ]] || { echo "error: --target and --name go together" >&2; usage; }
+  [[ "$target" =~ ^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$ ]] && (( 10#${BASH_REMATCH[2]} >= 1 && 10#${BASH_REMATCH[2]} <= 65535 )) ||
+    { echo "error: --target must be HOST:PORT, not '$target'" >&2; usage; }
+  target_host_arg="${BASH_REMATCH[1]}" target_port="$(( 10#${BASH_REMATCH[2]} ))"
+  [[ "$target_name" =~ ^[A-Za-z0-9][A-Za-z0-9._@-]*$ ]] || { echo "error: --name must be letters, digits and ._@- (a file name)" >&2; usage; }
+  [[ -z "$servers_arg$baseline$pin_server" ]] && (( ! netns )) ||
+    { echo "error: --target measures a running server: --servers, --baseline, --pin-server and --netns do not apply" >&2; usage; }
+  kept=() dropped=()
+  for sc in "${SCENARIOS[@]}"; do
+    IFS='|' read -r -a f <<<"$sc"
+    if [[ "${f[2]}" == /remote* || "${f[8]}" == 1 ]]; then dropped+=("${f[0]}"); else kept+=("$sc"); fi
+  done
+  (( ${#kept[@]} > 0 )) || { echo "error: every selected scenario needs a downstream or a TLS start, which --target cannot give" >&2; usage; }
+  (( ${#dropped[@]} == 0 )) || echo "--target: left out ${dropped[*]} (they need a downstream or a TLS start of the server)" >&2
+  SCENARIOS=("${kept[@]}")
 fi
 # Each server start runs one of these lists: the plain scenarios, then (a second start) the TLS ones.
 PLAIN_SCENARIOS=() TLS_SCENARIOS=()
@@ -320,12 +351,13 @@ run_child() {
   return "$rc"
 }
 
-server_alive() { spindle_pid_alive "$server_pid"; }
+server_alive() { [[ -z "$target" ]] || return 0; spindle_pid_alive "$server_pid"; }
 
 # utime+stime (fields 14 and 15) of a process, in clock ticks; all its threads included.
 # Fields are counted after the last ')' since the command name may hold spaces.
 cpu_ticks() {
   local stat f
+  [[ -n "$1" ]] || { echo "-"; return 0; }   # no process of ours (--target)
   { read -r stat <"/proc/$1/stat"; } 2>/dev/null || { echo "-"; return 0; }
   read -r -a f <<<"${stat##*) }"
   echo $(( f[11] + f[12] ))
@@ -376,6 +408,10 @@ if (( netns )); then
   target_host="$SPINDLE_NETNS_SERVER_ADDR"
   isolation="netns: server in namespace $SPINDLE_NETNS_SERVER, clients in $SPINDLE_NETNS_CLIENT, over a veth pair"
 fi
+if [[ -n "$target" ]]; then
+  target_host="$target_host_arg"
+  isolation="remote target: $target, a server started elsewhere (not started, stopped or CPU-sampled here); client on host $(hostname)"
+fi
 
 
 # Parallel arrays, one entry per selected row.
@@ -406,7 +442,9 @@ row_for() {   # prints the list rows whose display name (or else class) is $1
 # A subshell: spindle_find_server exits (status 2) when the class is missing.
 class_exists() { (spindle_find_server "$1") >/dev/null 2>&1; }
 
-if [[ -n "$servers_arg" ]]; then
+if [[ -n "$target" ]]; then
+  add_row "$target_name|-|"
+elif [[ -n "$servers_arg" ]]; then
   IFS=',' read -r -a wanted <<<"$servers_arg"
   for w in "${wanted[@]}"; do
     w="${w//[[:space:]]/}"
@@ -449,7 +487,9 @@ skipped=()
 run_rows=()
 for i in "${!row_names[@]}"; do
   name="${row_names[$i]}" class="${row_classes[$i]}"
-  if found="$(spindle_find_server "$class" 2>/dev/null)"; then
+  if [[ -n "$target" ]]; then
+    run_rows+=("$name")
+  elif found="$(spindle_find_server "$class" 2>/dev/null)"; then
     row_module[$name]="${found%% *}" row_fqcn[$name]="${found#* }"
     run_rows+=("$name")
   elif [[ -n "${explicit[$name]:-}" ]]; then
@@ -467,7 +507,7 @@ fi
 # Spindle's own classes and jars are copied once (spindle_snapshot_cp), per module.
 snapshot="$(mktemp -d -t spindle-bench-classes.XXXXXX)"
 for name in "${run_rows[@]}"; do
-  [[ -z "${row_failure[$name]:-}" ]] || continue
+  [[ -z "${row_failure[$name]:-}" && -z "$target" ]] || continue
   module="${row_module[$name]}"
   if [[ -z "${module_cp[$module]+x}" ]]; then
     echo "resolving the classpath of $module (builds it if sources changed) ..." >&2
@@ -669,6 +709,7 @@ write_environment() {
   local cpu cores os virt jdk downstream_where=""
   (( ! netns )) || downstream_where=" inside the server's namespace"
   local network_path="${SPINDLE_NETNS_LINK:-loopback (lo, 127.0.0.1) in the host namespace}"
+  [[ -z "$target" ]] || network_path="whatever lies between this host and $target (see the client host's route above)"
   cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
   cores="$(nproc) online CPU(s)"
   if command -v lscpu >/dev/null 2>&1; then
@@ -694,7 +735,8 @@ write_environment() {
 | load average at start | $(cut -d' ' -f1-3 /proc/loadavg) |
 | JDK | $JAVA_HOME: $jdk |
 | JVM flags (every server) | \`${SPINDLE_JVM_FLAGS[*]}\` |
-| server command | \`${server_cmd[*]:+${server_cmd[*]} }java <JVM flags> <row's -D props> -cp <module classpath> <main class> 0 <workers>\` |
+| server command | $(if [[ -n "$target" ]]; then echo "none: the server already ran at $target (\`--target\`), started by someone else; its JVM, flags, CPU and machine are not known to this script"; else echo "\`${server_cmd[*]:+${server_cmd[*]} }java <JVM flags> <row's -D props> -cp <module classpath> <main class> 0 <workers>\`"; fi) |${target:+
+| client host | $(hostname) ($(ip -o -4 addr show scope global 2>/dev/null | awk '{print $4}' | paste -sd ' ' -)); route to the target: $(ip route get "${target_host//[\[\]]/}" 2>/dev/null | head -n 1 | sed 's/ *$//') |}
 | wrk | $(wrk -v 2>&1 | head -n 1 | sed 's/ Copyright.*//'): \`${client_cmd[*]:+${client_cmd[*]} }wrk -t$WRK_THREADS -c<connections> -d${duration}s --timeout <timeout> --latency [-s script] <url>\` |
 | CPU pinning | server: ${pin_server:-none}; wrk and the checks: ${pin_client:-none} |
 | network path | $network_path |${downstream_port:+
@@ -817,6 +859,10 @@ start_error="" port=""
 start_server() {
   local name="$1" r="$2" phase="$3" i line="" rc
   local dir="$out/raw/$name" props=() tag=""
+  if [[ -n "$target" ]]; then
+    server_pid="" port="$target_port"
+    return 0
+  fi
   read -r -a props <<<"${row_props[${row_index[$name]}]}"
   case "$phase" in
     tls) props+=("${TLS_PROPS[@]}") tag="tls-" ;;
@@ -989,7 +1035,7 @@ run_phase() {
       event "$r" "$name" "$kind" "$why" "$scope"
     fi
   fi
-  if [[ -n "$server_pid" ]] && (( crc == 0 )); then
+  if [[ -n "$server_pid$target" ]] && (( crc == 0 )); then
     [[ "$phase" != tls ]] || record_tls "$name" "$r"
     warm_up "$name" "$r" "$scheme://$target_host:$port" "$tag"
     local sc f url cpu0 cpu1 rc ticks raw rel started summary rate
@@ -1157,7 +1203,7 @@ printf '%s\t%s\n' finished "$(date -u '+%Y-%m-%d %H:%M:%S')" >>"$out/meta.tsv"
 report_args=("$out")
 (( quick )) && report_args+=(--strict)
 # Only a full run inside results/ becomes "the latest run" that results/README.md shows.
-if (( ! quick )) && [[ -z "$baseline$scenarios_arg" && "$out" == "$SPINDLE_ROOT/results/"* && "$out" != "$SPINDLE_ROOT/results/ab/"* ]]; then
+if (( ! quick )) && [[ -z "$baseline$scenarios_arg$target" && "$out" == "$SPINDLE_ROOT/results/"* && "$out" != "$SPINDLE_ROOT/results/ab/"* ]]; then
   report_args+=(--readme "$SPINDLE_ROOT/results/README.md")
 fi
 rc=0

@@ -121,6 +121,26 @@ spindle_ensure_packages() {
 # Debian's python3 with matplotlib, which draws the reports' charts (scripts/lib/charts.py): sets
 # SPINDLE_PYTHON. The machine's first python3 on PATH may be another installation (pyenv) that
 # cannot see Debian's packages, so the scripts run this one by its path.
+# As spindle_ensure_packages, for packages that ship a service (nginx, haproxy): their install
+# scripts must not start it on the host's port 80; the scripts run the program themselves.
+# A policy-rc.d that refuses every start (exit 101) stands for the install, unless one exists.
+spindle_ensure_daemon_packages() {
+  local policy=/usr/sbin/policy-rc.d pkg missing=0
+  for pkg in "$@"; do
+    _spindle_pkg_installed "$pkg" || missing=1
+  done
+  (( missing )) || return 0
+  if [[ -e "$policy" || "${SPINDLE_SKIP_PACKAGES:-0}" == 1 ]]; then
+    spindle_ensure_packages "$@"
+    return 0
+  fi
+  printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy"
+  local rc=0
+  (spindle_ensure_packages "$@") || rc=$?
+  rm -f "$policy"
+  (( rc == 0 )) || exit "$rc"
+}
+
 spindle_python() {
   spindle_ensure_packages python3 python3-matplotlib
   SPINDLE_PYTHON=/usr/bin/python3

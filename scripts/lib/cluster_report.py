@@ -1,0 +1,108 @@
+"""summary.md (on stdout) and a chart for a scripts/cluster.sh run directory.
+
+    /usr/bin/python3 scripts/lib/cluster_report.py RUN_DIR > RUN_DIR/summary.md
+"""
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+TOPOLOGY = """```
+ client ns            bridge ns "sw"            lb ns                         app ns (one per instance)
+ [wrk, checks] --veth-- [ br0 ] --veth-- [nginx :80 all / :8081 app1   ] --> [app1 10.214.0.11:8080]
+ 10.214.0.2                 |            [HAProxy :81 all / :8082 app1 ]     [app2 10.214.0.12:8080] ...
+                            +------------------------------------------------^ direct rows: client -> app1
+```"""
+
+
+def num(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def fmt(x: float | None, places: int = 0) -> str:
+    return "–" if x is None else f"{x:,.{places}f}"
+
+
+def conformance(run: Path) -> dict[str, tuple[int, int, list[tuple[str, str]]]]:
+    """file stem (server-balancer) -> passed, passed+failed, failed cases with their messages"""
+    results = {}
+    for f in sorted((run / "conformance").glob("*.tsv")):
+        passed, failed = 0, []
+        with f.open(encoding="utf-8") as fh:
+            for row in csv.DictReader(fh, delimiter="\t"):
+                if row["status"] == "passed":
+                    passed += 1
+                elif row["status"] == "failed":
+                    failed.append((row["case"], row["message"]))
+        results[f.stem] = (passed, passed + len(failed), failed)
+    return results
+
+
+def main(run: Path) -> int:
+    with (run / "measurements.tsv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    lines = [f"# Spindle behind load balancers: run {run.name}", "",
+             "N instances of a server, each in a network namespace of its own, behind nginx and HAProxy "
+             "(upstream keep-alive) in another, wrk in a client namespace; every namespace on one bridge, "
+             "all on this machine's CPUs. Machine, versions and the balancers' configs: "
+             "[environment.md](environment.md); raw wrk output and logs: [raw/](raw/).", "", TOPOLOGY, "",
+             "Columns: req/s and p99 from wrk; *vs direct* = req/s ÷ the same server's direct row; server CPU = "
+             "utime+stime of every instance in the row, balancer CPU = the balancer's processes; req/CPU-s counts "
+             "both; *conns opened* = TCP connections the instances accepted during the measurement (after a 2 s "
+             "warm-up through the same path; wrk's own in the direct row), *open after* = connections to the "
+             "instances still open once wrk stopped (the balancer's idle pool). A balancer that reuses its "
+             "upstream connections opens few or none while it serves the measurement's requests.", ""]
+    servers = list(dict.fromkeys(r["server"] for r in rows))
+    bars = []
+    for server in servers:
+        mine = [r for r in rows if r["server"] == server]
+        direct = next((num(r["req_s"]) for r in mine if r["topology"] == "direct"), None)
+        lines += [f"## {server}", "",
+                  "| topology | instances | req/s | vs direct | p99 ms | socket errors | non-2xx | server CPU-s | "
+                  "balancer CPU-s | req/CPU-s (server+balancer) | conns opened | open after |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in mine:
+            rps, reqs = num(r["req_s"]), num(r["requests"])
+            cpu = (num(r["server_cpu_s"]) or 0) + (num(r["balancer_cpu_s"]) or 0)
+            lines.append("| " + " | ".join([
+                r["topology"], r["instances"], fmt(rps),
+                f"{rps / direct:.2f}" if rps and direct else "–", r["p99_ms"], r["socket_errors"], r["non2xx"],
+                r["server_cpu_s"], r["balancer_cpu_s"], fmt(reqs / cpu if reqs and cpu else None),
+                r["upstream_connections"], r["upstream_open"]]) + " |")
+            server_cpu = num(r["server_cpu_s"])
+            bars.append((f"{server} {r['topology']}", rps, reqs / server_cpu if reqs and server_cpu else None))
+        lines.append("")
+    checks = conformance(run)
+    if checks:
+        lines += ["## Conformance through the balancers", "",
+                  "The shared conformance cases (scripts/conformance-check.sh) sent through each balancer: "
+                  "what a client behind it sees of Spindle's answers. A failure is the balancer answering or "
+                  "forwarding differently (it parses, normalises and refuses requests itself), not a fault of the "
+                  "server, which passes the same cases directly (see the matrix's correctness column).", "",
+                  "| through | passed / run |", "|---|---:|"]
+        lines += [f"| {stem} | {p}/{t} |" for stem, (p, t, _) in checks.items()]
+        for stem, (_, _, failed) in checks.items():
+            if failed:
+                lines += ["", f"<details><summary>{stem}: {len(failed)} failed</summary>", ""]
+                lines += [f"- `{case}`: {msg[:200]}" for case, msg in failed]
+                lines += ["", "</details>"]
+        lines.append("")
+    if bars:
+        sys.path.insert(0, str(Path(__file__).parent))
+        import charts
+        charts.bar_chart(run / "charts" / "cluster", "GET /plaintext: direct and behind balancers",
+                         f"run {run.name}; one round; per-CPU panel: requests per CPU-second of the instances",
+                         [charts.Bar(label, rps, None, per_cpu, None, False, False, False,
+                                     None if rps else "no figure") for label, rps, per_cpu in bars],
+                         "one round: no spread")
+        lines += ["![req/s and requests per server CPU-second](charts/cluster.png)", ""]
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1])))

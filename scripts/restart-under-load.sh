@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# A zero-downtime restart on one host, measured: two processes of the same server share a port with
+# SO_REUSEPORT (-Dspindle.reusePort=true); under load, a new process starts beside the old one, then
+# the old one gets SIGTERM and drains. wrk counts what the clients lost.
+#
+#   scripts/restart-under-load.sh [--servers A,B] [--duration S] [--connections C] [--quick] [output_dir]
+#
+#   --servers A,B    default VirtualThreadServer,MultiLoopServer,IoUringServer,NettyServer
+#   --duration S     seconds of load per restart; default 8 (the restart begins after 2 s)
+#   --connections C  wrk's keep-alive connections; default 64
+#   --quick          MultiLoopServer, 4 s (CI)
+#   output_dir       default results/restart/<UTC timestamp>/ (--quick: a temp directory)
+#
+# Each server is restarted twice, in a network namespace of its own (loopback inside it) so that
+# one setting can differ without touching the host: with the kernel default
+# net.ipv4.tcp_migrate_req = 0, where connections still in the old process's accept queue when it
+# closes its listening socket are reset, and with 1, where the kernel moves them to the new one.
+# Failed requests = wrk's socket errors (connect, read, write, timeout) + non-2xx responses.
+#
+# Writes restarts.tsv, summary.md and raw/ (wrk output, both processes' logs). Needs root (the
+# namespace). Exit status: 0 measured; 1 a server did not start or stop; 2 bad arguments.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+
+usage() {
+  echo "usage: $(basename "$0") [--servers A,B] [--duration S] [--connections C] [--quick] [output_dir]" >&2
+  exit 2
+}
+help() {
+  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+}
+need_value() { [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || { echo "error: $1 needs a value" >&2; usage; }; }
+
+command_line="scripts/restart-under-load.sh $*"
+servers="VirtualThreadServer,MultiLoopServer,IoUringServer,NettyServer"
+duration=8 connections=64 quick=0 out=""
+while (( $# > 0 )); do
+  case "$1" in
+    -h | --help) help ;;
+    --servers) need_value "$@"; servers="$2"; shift ;;
+    --duration) need_value "$@"; duration="$2"; shift ;;
+    --connections) need_value "$@"; connections="$2"; shift ;;
+    --quick) quick=1 ;;
+    -*) echo "error: unknown option $1" >&2; usage ;;
+    *) [[ -z "$out" ]] || usage; out="$1" ;;
+  esac
+  shift
+done
+if (( quick )); then
+  [[ "$servers" == *,* ]] && servers="MultiLoopServer"
+  duration=4
+fi
+[[ "$duration" =~ ^[1-9][0-9]*$ ]] && (( duration >= 4 )) || { echo "error: --duration must be 4 or more seconds" >&2; usage; }
+[[ "$connections" =~ ^[1-9][0-9]*$ ]] || { echo "error: --connections must be a positive number" >&2; usage; }
+IFS=, read -r -a server_names <<<"$servers"
+(( EUID == 0 )) || spindle_die "a network namespace needs root (CAP_NET_ADMIN)"
+
+stamp="$(date -u +%Y-%m-%dT%H-%M-%SZ)"
+if [[ -z "$out" ]]; then
+  if (( quick )); then out="${TMPDIR:-/tmp}/spindle-restart-quick-$stamp"; else out="$SPINDLE_ROOT/results/restart/$stamp"; fi
+fi
+mkdir -p "$out/raw"
+out="$(cd "$out" && pwd -P)"
+
+spindle_ensure_packages wrk iproute2
+spindle_find_jdk
+spindle_java_opts
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+ns="spindle-restart-$$" old_pid="" new_pid="" wrk_pid=""
+cleanup() {
+  [[ -z "$wrk_pid" ]] || kill -TERM "$wrk_pid" 2>/dev/null || true
+  spindle_stop_pid "$old_pid" 5
+  spindle_stop_pid "$new_pid" 5
+  ip netns del "$ns" 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+while read -r other _; do   # what a SIGKILLed run left
+  [[ "$other" =~ ^spindle-.*-([0-9]+)$ && ! -d "/proc/${BASH_REMATCH[1]}" ]] && ip netns del "$other" 2>/dev/null || true
+done < <(ip netns list 2>/dev/null)
+ip netns add "$ns" 2>/dev/null || spindle_die "cannot create a network namespace (needs root or CAP_NET_ADMIN)"
+ip -n "$ns" link set lo up
+ip netns exec "$ns" sysctl -q -w net.core.somaxconn=4096 net.ipv4.tcp_tw_reuse=1
+
+start() {   # name classpath fqcn port tag -> pid in started_pid, bound port in started_port
+  local log="$out/raw/$1-$5"
+  ip netns exec "$ns" "$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" -Dspindle.reusePort=true -cp "$2" "$3" "$4" 2 \
+    >"$log.out" 2>"$log.err" &
+  started_pid=$!
+  started_port="$(spindle_await_ready "$started_pid" "$log.out" "$log.err" 60)"
+}
+
+echo -e "server\ttcp_migrate_req\trequests\treq_s\tconnect_errors\tread_errors\twrite_errors\ttimeouts\tnon2xx\tfailed\tnew_ready_s\told_exit_s\told_stopped" \
+  >"$out/restarts.tsv"
+failures=0
+for name in "${server_names[@]}"; do
+  found="$(spindle_find_server "$name")"
+  module="${found%% *}" fqcn="${found#* }"
+  cp="$(spindle_classpath "$module")"
+  for migrate in 0 1; do
+    ip netns exec "$ns" sysctl -q -w net.ipv4.tcp_migrate_req="$migrate"
+    tag="migrate$migrate"
+    if ! start "$name" "$cp" "$fqcn" 0 "$tag-old"; then
+      echo "FAILED $name: the first process did not start" >&2
+      failures=$(( failures + 1 ))
+      continue
+    fi
+    old_pid="$started_pid" port="$started_port"
+    ip netns exec "$ns" wrk -t1 -c"$connections" -d"${duration}s" --timeout 5s "http://127.0.0.1:$port/plaintext" \
+      >"$out/raw/$name-$tag-wrk.txt" 2>&1 &
+    wrk_pid=$!
+    sleep 2
+    t0="$(date +%s.%N)"
+    if ! start "$name" "$cp" "$fqcn" "$port" "$tag-new"; then
+      echo "FAILED $name: the second process did not start on port $port beside the first" >&2
+      failures=$(( failures + 1 ))
+      wait "$wrk_pid" || true
+      wrk_pid=""
+      spindle_stop_pid "$old_pid" 15
+      old_pid=""
+      continue
+    fi
+    new_pid="$started_pid"
+    t1="$(date +%s.%N)"
+    spindle_stop_pid "$old_pid" 15
+    old_pid=""
+    old_stopped="$SPINDLE_STOPPED"
+    t2="$(date +%s.%N)"
+    wait "$wrk_pid" || true
+    wrk_pid=""
+    spindle_stop_pid "$new_pid" 15
+    new_pid=""
+    raw="$out/raw/$name-$tag-wrk.txt"
+    read -r c r w t < <(sed -n 's/.*Socket errors: connect \([0-9]*\), read \([0-9]*\), write \([0-9]*\), timeout \([0-9]*\).*/\1 \2 \3 \4/p' "$raw"; echo "0 0 0 0")
+    non2xx="$(sed -n 's/.*Non-2xx or 3xx responses: \([0-9]*\).*/\1/p' "$raw")"
+    requests="$(sed -n 's/^ *\([0-9]*\) requests in.*/\1/p' "$raw")"
+    rps="$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$raw")"
+    failed=$(( c + r + w + t + ${non2xx:-0} ))
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$migrate" "${requests:-0}" "${rps:-0}" "$c" "$r" "$w" "$t" \
+      "${non2xx:-0}" "$failed" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" \
+      "$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }')" "$old_stopped" >>"$out/restarts.tsv"
+    printf '  %-22s tcp_migrate_req=%s  %8s requests  failed %s (connect %s, read %s, write %s, timeout %s, non-2xx %s)\n' \
+      "$name" "$migrate" "${requests:-0}" "$failed" "$c" "$r" "$w" "$t" "${non2xx:-0}" >&2
+  done
+done
+
+{
+  echo "# Restart under load: run $stamp"
+  echo
+  echo "Two processes of one server share a port with SO_REUSEPORT (\`-Dspindle.reusePort=true\`). Under"
+  echo "\`wrk -t1 -c$connections -d${duration}s\` on GET /plaintext, a second process starts on the first one's port"
+  echo "2 s in; once it is ready the first gets SIGTERM and drains (stops accepting, answers what is in"
+  echo "flight, closes its connections). Failed = wrk's socket errors + non-2xx. Everything ran in one"
+  echo "network namespace over its loopback, so \`net.ipv4.tcp_migrate_req\` could be set for it alone."
+  echo
+  echo "| server | tcp_migrate_req | requests | failed | connect | read | write | timeout | non-2xx | new process ready (s) | old process drained (s) |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  tail -n +2 "$out/restarts.tsv" | while IFS=$'\t' read -r s m req rps c r w t n f ready drained stopped; do
+    echo "| $s | $m | $req | **$f** | $c | $r | $w | $t | $n | $ready | $drained |"
+  done
+  echo
+  echo "Machine: $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) CPUs, $(uname -sr); JDK: $("$JAVA_HOME/bin/java" -version 2>&1 | head -n 1);"
+  echo "JVM flags: \`${SPINDLE_JVM_FLAGS[*]}\`; commit \`$(spindle_git_desc)\`; command: \`$command_line\`."
+} >"$out/summary.md"
+echo "restart run: $out/summary.md" >&2
+(( failures == 0 )) || exit 1
