@@ -1348,7 +1348,9 @@ OTHER_RESULTS = (("ab", "A/B runs against another commit (`benchmark-servers.sh 
                  ("seed", "the seed documents' experiments (`compare-blocking.sh`)"),
                  ("soak", "soak runs (`soak.sh`)"),
                  ("jmh", "JMH micro-benchmarks (`jmh.sh`)"),
-                 ("fuzz", "fuzzing runs (`fuzz.sh`)"))
+                 ("fuzz", "fuzzing runs (`fuzz.sh`)"),
+                 ("cluster", "instances behind nginx and HAProxy (`cluster.sh`)"),
+                 ("restart", "restarts under load on a shared port (`restart-under-load.sh`)"))
 
 
 def run_rows(results: Path) -> list[str]:

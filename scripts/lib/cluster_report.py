@@ -80,9 +80,11 @@ def main(run: Path) -> int:
     if checks:
         lines += ["## Conformance through the balancers", "",
                   "The shared conformance cases (scripts/conformance-check.sh) sent through each balancer: "
-                  "what a client behind it sees of Spindle's answers. A failure is the balancer answering or "
-                  "forwarding differently (it parses, normalises and refuses requests itself), not a fault of the "
-                  "server, which passes the same cases directly (see the matrix's correctness column).", "",
+                  "what a client behind it sees. The balancer parses, normalises and refuses requests itself, so most "
+                  "failures are its own answers to bad input: its status codes, and it keeps or closes the client's "
+                  "connection in its own way. Spindle's servers pass every one of these cases when reached directly "
+                  "(the matrix's correctness column). Where two servers differ behind the same balancer, compare the "
+                  "lists below.", "",
                   "| through | passed / run |", "|---|---:|"]
         lines += [f"| {stem} | {p}/{t} |" for stem, (p, t, _) in checks.items()]
         for stem, (_, _, failed) in checks.items():
