@@ -170,10 +170,7 @@ usage() {
   echo "usage: $(basename "$0") [--quick | --full | --open-model] [--servers A,B | --target HOST:PORT --name NAME] [--scenarios A,B] [--baseline REV] [--rounds N] [--pin-server CPUS --pin-client CPUS] [--netns] [--no-conformance] [workers] [duration] [output_dir]   (--help for more)" >&2
   exit 2
 }
-help() {   # the header above, as text
-  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-  exit 0
-}
+help() { spindle_script_help "${BASH_SOURCE[0]}"; }
 
 
 command_line="$(printf '%q ' "$0" "$@")"

@@ -42,16 +42,15 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/netns.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/netns.sh"
 SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 
 usage() {
   echo "usage: $(basename "$0") [--servers A,B] [--instances N] [--duration S] [--connections C] [--quick] [--no-conformance] [output_dir]" >&2
   exit 2
 }
-help() {
-  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-  exit 0
-}
+help() { spindle_script_help "${BASH_SOURCE[0]}"; }
 need_value() { [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || { echo "error: $1 needs a value" >&2; usage; }; }
 
 command_line="scripts/cluster.sh $*"
@@ -119,10 +118,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# Deletes spindle-* namespaces whose creating process has exited (a run that was SIGKILLed).
-while read -r ns _; do
-  [[ "$ns" =~ ^spindle-.*-([0-9]+)$ && ! -d "/proc/${BASH_REMATCH[1]}" ]] && ip netns del "$ns" 2>/dev/null || true
-done < <(ip netns list 2>/dev/null)
+spindle_netns_sweep   # what a SIGKILLed run left
 
 # One host: a namespace with loopback up and a veth whose other end is on the bridge.
 add_host() {   # namespace address index

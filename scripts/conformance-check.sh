@@ -32,10 +32,7 @@ usage() {
   echo "usage: $(basename "$0") [--tls] HOST:PORT OUT_FILE   (--help for more)" >&2
   exit 2
 }
-help() {   # the header above, as text
-  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-  exit 0
-}
+help() { spindle_script_help "${BASH_SOURCE[0]}"; }
 
 tls=() prepare=0
 positional=()

@@ -22,16 +22,14 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+# shellcheck source-path=SCRIPTDIR source=lib/netns.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/netns.sh"
 
 usage() {
   echo "usage: $(basename "$0") [--servers A,B] [--duration S] [--connections C] [--quick] [output_dir]" >&2
   exit 2
 }
-help() {
-  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-  exit 0
-}
+help() { spindle_script_help "${BASH_SOURCE[0]}"; }
 need_value() { [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || { echo "error: $1 needs a value" >&2; usage; }; }
 
 command_line="scripts/restart-under-load.sh $*"
@@ -81,9 +79,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-while read -r other _; do   # what a SIGKILLed run left
-  [[ "$other" =~ ^spindle-.*-([0-9]+)$ && ! -d "/proc/${BASH_REMATCH[1]}" ]] && ip netns del "$other" 2>/dev/null || true
-done < <(ip netns list 2>/dev/null)
+spindle_netns_sweep   # what a SIGKILLed run left
 ip netns add "$ns" 2>/dev/null || spindle_die "cannot create a network namespace (needs root or CAP_NET_ADMIN)"
 ip -n "$ns" link set lo up
 ip netns exec "$ns" sysctl -q -w net.core.somaxconn=4096 net.ipv4.tcp_tw_reuse=1

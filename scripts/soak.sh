@@ -56,10 +56,7 @@ usage() {
   echo "usage: $(basename "$0") [minutes] [server]   (default: 10 MultiLoopServer; --help for more)" >&2
   exit 2
 }
-help() {   # the header above, as text
-  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-  exit 0
-}
+help() { spindle_script_help "${BASH_SOURCE[0]}"; }
 
 # --- arguments -----------------------------------------------------------------------------
 

@@ -15,6 +15,12 @@ spindle_die() {
   exit 1
 }
 
+# A script's --help: its header comment (line 2 up to `set -euo`) without the comment marks; exits 0.
+spindle_script_help() {
+  sed -n '2,/^set -euo/p' "$1" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+}
+
 spindle_root() {
   echo "$SPINDLE_ROOT"
 }

@@ -6,6 +6,7 @@
 #                              joined by a veth pair; sets SPINDLE_NETNS_SERVER/_CLIENT (names),
 #                              SPINDLE_NETNS_SERVER_ADDR/_CLIENT_ADDR and SPINDLE_NETNS_LINK
 #   spindle_netns_remove       deletes what spindle_netns_pair made (call it from the EXIT trap)
+#   spindle_netns_sweep        deletes spindle-*-<pid> namespaces left by runs that were killed
 #
 # The addresses exist only inside the two namespaces (the host's interfaces and routes are
 # untouched), so they cannot clash with the machine's network or with another run's pair.
@@ -17,7 +18,7 @@ SPINDLE_NETNS_SERVER_ADDR=10.213.0.1 SPINDLE_NETNS_CLIENT_ADDR=10.213.0.2
 SPINDLE_NETNS_LINK=""
 
 # Deletes spindle-*-<pid> namespaces whose creating process has exited.
-_spindle_netns_sweep() {
+spindle_netns_sweep() {
   local ns pid
   while read -r ns _; do
     [[ "$ns" =~ ^spindle-.*-([0-9]+)$ ]] || continue
@@ -29,7 +30,7 @@ _spindle_netns_sweep() {
 spindle_netns_pair() {
   local tag="$1" veth_s="spv${$}s" veth_c="spv${$}c"
   command -v ip >/dev/null 2>&1 || spindle_ensure_packages iproute2
-  _spindle_netns_sweep
+  spindle_netns_sweep
   SPINDLE_NETNS_SERVER="spindle-$tag-srv-$$" SPINDLE_NETNS_CLIENT="spindle-$tag-cli-$$"
   local err
   if ! err="$(ip netns add "$SPINDLE_NETNS_SERVER" 2>&1)"; then

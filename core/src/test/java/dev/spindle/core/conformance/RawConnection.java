@@ -99,17 +99,7 @@ public final class RawConnection implements AutoCloseable {
         int previous = socket.getSoTimeout();
         socket.setSoTimeout(millis);
         try {
-            return in.read() < 0;
-        } catch (SocketTimeoutException e) {
-            return false;
-        } catch (SocketException e) {
-            return true;
-        } catch (SSLException e) {
-            // an SSLSocket reports a reset as an SSLException caused by it; an alert is no plain close
-            if (e.getCause() instanceof SocketException) {
-                return true;
-            }
-            throw e;
+            return awaitClose() != Close.NONE;
         } finally {
             if (!socket.isClosed()) {
                 socket.setSoTimeout(previous);
@@ -122,15 +112,23 @@ public final class RawConnection implements AutoCloseable {
      * timeout; false for a reset, or when it stays open.
      */
     public boolean closedCleanly() throws IOException {
+        return awaitClose() == Close.END_OF_STREAM;
+    }
+
+    private enum Close { END_OF_STREAM, RESET, NONE }
+
+    /** Reads once: how the server ended the connection, or NONE when it stayed open until the timeout. */
+    private Close awaitClose() throws IOException {
         try {
-            return in.read() < 0;
+            return in.read() < 0 ? Close.END_OF_STREAM : Close.NONE;
         } catch (SocketTimeoutException e) {
-            return false;
+            return Close.NONE;
         } catch (SocketException e) {
-            return false;
+            return Close.RESET;
         } catch (SSLException e) {
+            // an SSLSocket reports a reset as an SSLException caused by it; an alert is no plain close
             if (e.getCause() instanceof SocketException) {
-                return false;
+                return Close.RESET;
             }
             throw e;
         }
