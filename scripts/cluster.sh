@@ -81,11 +81,7 @@ IFS=, read -r -a server_names <<<"$servers"
 (( EUID == 0 )) || spindle_die "network namespaces need root (CAP_NET_ADMIN)"
 
 stamp="$(date -u +%Y-%m-%dT%H-%M-%SZ)"
-if [[ -z "$out" ]]; then
-  if (( quick )); then out="${TMPDIR:-/tmp}/spindle-cluster-quick-$stamp"; else out="$SPINDLE_ROOT/results/cluster/$stamp"; fi
-fi
-mkdir -p "$out/raw"
-out="$(cd "$out" && pwd -P)"
+out="$(spindle_run_dir "$out" "$quick" cluster "$stamp")"
 
 spindle_ensure_packages wrk curl iproute2
 spindle_ensure_daemon_packages nginx-light haproxy

@@ -57,11 +57,7 @@ IFS=, read -r -a server_names <<<"$servers"
 (( EUID == 0 )) || spindle_die "a network namespace needs root (CAP_NET_ADMIN)"
 
 stamp="$(date -u +%Y-%m-%dT%H-%M-%SZ)"
-if [[ -z "$out" ]]; then
-  if (( quick )); then out="${TMPDIR:-/tmp}/spindle-restart-quick-$stamp"; else out="$SPINDLE_ROOT/results/restart/$stamp"; fi
-fi
-mkdir -p "$out/raw"
-out="$(cd "$out" && pwd -P)"
+out="$(spindle_run_dir "$out" "$quick" restart "$stamp")"
 
 spindle_ensure_packages wrk iproute2
 spindle_find_jdk

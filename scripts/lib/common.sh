@@ -21,6 +21,17 @@ spindle_script_help() {
   exit 0
 }
 
+# The run directory of a measuring script, created with raw/ and printed as an absolute path: $1 if
+# given, else (--quick, $2 = 1) a temporary one, else results/$3/<stamp $4>.
+spindle_run_dir() {
+  local out="$1"
+  if [[ -z "$out" ]]; then
+    if (( $2 )); then out="${TMPDIR:-/tmp}/spindle-$3-quick-$4"; else out="$SPINDLE_ROOT/results/$3/$4"; fi
+  fi
+  mkdir -p "$out/raw"
+  (cd "$out" && pwd -P)
+}
+
 spindle_root() {
   echo "$SPINDLE_ROOT"
 }
