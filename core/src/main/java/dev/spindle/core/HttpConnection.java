@@ -876,10 +876,6 @@ final class HttpConnection implements Connection {
         RequestBody body = ex.body;
         Throwable failure = ex.failure;
         if (body != null) {
-            RequestBody.BodyException broken = body.failure();
-            if (failure != null && broken != null && broken.status > 0) {
-                failure = new HttpException(broken.status, broken.getMessage());
-            }
             if (streamingBody == body) {
                 long rest = body.length() >= 0 ? body.length() - body.received() : 0;
                 if (rest > config.discardLimit() || ex.request.expectContinue && !continueSent) {
@@ -1042,16 +1038,9 @@ final class HttpConnection implements Connection {
             }
             return;
         }
-        res.closeStreamedBody();
-        if (failure instanceof HttpException e) {
-            String allow = e instanceof Router.MethodNotAllowed m ? m.allow : null;
-            res.reset();
-            ResponseEncoder.error(out, res, e.status(), e.getMessage(), allow, connection, head);
-        } else {
-            log.warn("handler for {} failed", req, failure);
-            res.reset();
-            ResponseEncoder.error(out, res, 500, "the handler failed", null, connection, head);
-        }
+        // the router's default answer: an HttpException's status (a body broken on the wire: its status), else 500
+        Router.answerFailure(req, res, failure);
+        ResponseEncoder.encode(out, res, head, connection);
     }
 
     /**

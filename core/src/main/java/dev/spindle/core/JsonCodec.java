@@ -31,7 +31,8 @@ public interface JsonCodec {
      * @param type the class to read into
      * @return the value read
      * @throws Exception when the JSON is malformed or does not fit {@code type};
-     *         {@link Request#bodyAs(Class)} then answers 400 with this exception's message
+     *         {@link Request#bodyAs(Class)} then throws a {@link BodyDecodingException} (400) with it
+     *         as the cause; its message does not reach the client
      */
     <T> T read(byte[] json, int offset, int length, Class<T> type) throws Exception;
 }

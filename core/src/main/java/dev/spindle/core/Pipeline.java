@@ -92,9 +92,15 @@ final class Pipeline {
     /**
      * Answers a failure: the mapper registered for its class or nearest superclass, else the
      * default. The first {@code headers} header fields, set before the failed step ran, are kept.
+     * A body that broke on the wire is answered as an {@link HttpException} with its status, which
+     * the mapper cannot change.
      */
     @SuppressWarnings("unchecked")
     void failed(Throwable failure, Request req, Response res, int headers) {
+        HttpException broken = Router.bodyFailure(req, failure);
+        if (broken != null) {
+            failure = broken;
+        }
         ExceptionMapper<Throwable> mapper = null;
         for (Class<?> c = failure.getClass(); c != null && mapper == null; c = c.getSuperclass()) {
             mapper = (ExceptionMapper<Throwable>) mappers.get(c);
@@ -102,8 +108,12 @@ final class Pipeline {
         res.closeStreamedBody();
         res.resetKeepingHeaders(headers);
         if (mapper != null) {
+            Router.startFailureAnswer(res, failure);
             try {
                 mapper.map(failure, req, res);
+                if (broken != null) {
+                    res.status(broken.status());
+                }
                 return;
             } catch (Throwable again) {
                 again.addSuppressed(failure);

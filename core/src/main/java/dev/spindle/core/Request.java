@@ -572,12 +572,14 @@ public final class Request {
 
     /**
      * The body read as JSON into a {@code type} by the router's {@link JsonCodec} (whole-body rules
-     * as {@link #bodyBytes()}). A body the codec cannot read is a 400 whose message says why.
+     * as {@link #bodyBytes()}). A body the codec cannot read is a {@link BodyDecodingException}
+     * (400): its default answer names only the type ({@code the body is not a valid Order}), the
+     * codec's message stays in its cause, and a mapper for it words the answer.
      *
      * @param <T> the type to read
      * @param type the class the codec reads the body into
      * @return what the codec read; null only if the codec returns null (e.g. for the JSON {@code null})
-     * @throws HttpException 400 when the codec cannot read the body
+     * @throws BodyDecodingException (400) when the codec cannot read the body, its exception as the cause
      * @throws IllegalStateException when the router has no codec ({@link Router.Builder#json}), or
      *         for a streamed body in an asynchronous handler
      */
@@ -601,7 +603,7 @@ public final class Request {
         try {
             return codec.read(bytes, offset, length, type);
         } catch (Exception e) {
-            throw new HttpException(400, "the body is not a valid " + type.getSimpleName() + ": " + e.getMessage());
+            throw new BodyDecodingException(type, e);
         }
     }
 

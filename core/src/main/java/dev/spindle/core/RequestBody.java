@@ -349,6 +349,19 @@ public final class RequestBody {
         deliverPending();
     }
 
+    /**
+     * For adapters: the body broke on the wire with a status the protocol decides (413 too large,
+     * 408 not received in time, 400 bad framing). As {@link #fail(IOException)}, and if the handler
+     * then fails, {@link Router#handle} and {@link Router#handleAsync} answer this status whatever
+     * the handler threw; exception mappers see an {@link HttpException} with it and cannot change it.
+     *
+     * @param status the status the exchange answers, from 400 to 599
+     * @param message why, for the client (it is the default answer's text)
+     */
+    public void fail(int status, String message) {
+        fail(new BodyException(status, message));
+    }
+
     /** Why the body failed, with the status the connection answers, or null. */
     synchronized BodyException failure() {
         return failure instanceof BodyException b ? b : null;

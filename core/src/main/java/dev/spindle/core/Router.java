@@ -166,14 +166,45 @@ public final class Router {
 
     /** {@link #answerFailure} into a response already cleared. */
     static void fillFailure(Request req, Response res, Throwable e) {
+        HttpException broken = bodyFailure(req, e);
+        if (broken != null) {
+            e = broken;
+        }
         if (e instanceof HttpException h) {
-            if (e instanceof MethodNotAllowed m) {
-                res.header("Allow", m.allow);
-            }
+            h.addRequiredHeaders(res);
             res.status(h.status()).text(h.status() + " " + HttpStatus.reason(h.status()) + ": " + h.getMessage() + "\n");
         } else {
             org.slf4j.LoggerFactory.getLogger(Router.class).warn("handler for {} failed", req, e);
             res.status(500).text("500 Internal Server Error: the handler failed\n");
+        }
+    }
+
+    /**
+     * The failure to answer when the request's streamed body broke on the wire with a status (413,
+     * 408, 400): whatever the handler threw once its body failed (the stream's exception, wrapped
+     * or not), the answer is that status, with what was thrown as the cause. Null otherwise.
+     */
+    static HttpException bodyFailure(Request req, Throwable thrown) {
+        RequestBody.BodyException broken = req.streamed == null ? null : req.streamed.failure();
+        if (broken == null || broken.status <= 0) {
+            return null;
+        }
+        if (thrown instanceof HttpException h && h.status() == broken.status) {
+            return h;
+        }
+        return new HttpException(broken.status, broken.getMessage(), thrown);
+    }
+
+    /**
+     * What a mapper starts from: the default answer's status (an {@link HttpException}'s, else 500)
+     * and the headers that status requires, without its body.
+     */
+    static void startFailureAnswer(Response res, Throwable failure) {
+        if (failure instanceof HttpException h) {
+            res.status(h.status());
+            h.addRequiredHeaders(res);
+        } else {
+            res.status(500);
         }
     }
 
@@ -238,6 +269,11 @@ public final class Router {
             super(405, "method not allowed; allowed: " + allow);
             this.allow = allow;
         }
+
+        @Override
+        void addRequiredHeaders(Response response) {
+            response.header("Allow", allow);
+        }
     }
 
     /**
@@ -283,9 +319,14 @@ public final class Router {
 
         /**
          * Answers exceptions of {@code type} (and its subclasses, unless one of them has its own
-         * mapper) thrown by handlers and filters, including {@link HttpException}s such as the
-         * 404 and 405 the router raises. A mapper that throws is answered by the default (500).
-         * Registering the same type again replaces its mapper.
+         * mapper) thrown by handlers and filters, including the {@link HttpException}s the router
+         * raises: 404, 405, a static file's 404 (when no {@link #notFound} handler is set) and 416,
+         * a body the codec cannot read ({@link BodyDecodingException}). A mapper reshapes the answer;
+         * what it may change is set out in {@link ExceptionMapper}: the response it gets starts with
+         * the default answer's status and required headers ({@code Allow}, {@code Content-Range}),
+         * and a status the connection decided from the wire (a streamed body too large, late or
+         * malformed: 413, 408, 400) stays whatever it sets. A mapper that throws is answered by the
+         * default. Registering the same type again replaces its mapper.
          *
          * @param <T> the exception type
          * @param type the class of exceptions to answer, not null
@@ -298,8 +339,11 @@ public final class Router {
         }
 
         /**
-         * The answer when no route matches the path (default: 404 with a short text body). The
-         * handler starts with status 200: set the status it should send.
+         * The answer when no route matches the path, or a {@link #staticFiles static route} has no
+         * such file (default: 404 with a short text body). The handler starts with status 200: set
+         * the status it should send. For a missing file it runs in the static route's place, inside
+         * the same filters, and the static route takes this handler's kind (inline, blocking,
+         * asynchronous).
          *
          * @param handler the handler of unmatched requests, not null; filters run around it
          * @return this builder
@@ -419,7 +463,11 @@ public final class Router {
             List<Route> composed = new ArrayList<>(routes.size());
             for (int i = 0; i < routes.size(); i++) {
                 Route r = routes.get(i);
-                composed.add(new Route(r.method, r.pattern, pipeline.compose(handlers.get(i))));
+                Handler h = handlers.get(i);
+                if (notFound != null && h instanceof StaticFiles files) {
+                    h = files.orElse(notFound);
+                }
+                composed.add(new Route(r.method, r.pattern, pipeline.compose(h)));
             }
             Handler missing = notFound != null ? notFound
                     : (req, res) -> {

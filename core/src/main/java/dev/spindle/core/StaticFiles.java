@@ -34,6 +34,11 @@ import java.util.Map;
  *       backslash or NUL, and any segment starting with a dot (hidden files), is 404, and a file
  *       reached through a symbolic link must still lie inside the root.</li>
  * </ul>
+ *
+ * <p>Its errors are the router's: a missing file is answered by the router's
+ * {@link Router.Builder#notFound notFound} handler when one is set, else it is an
+ * {@link HttpException} 404; a range past the end is an {@link HttpException} 416 with
+ * {@code Content-Range: bytes *&#47;<size>}. Both pass the exception mappers like any other.
  */
 public final class StaticFiles implements Handler {
     /** The tail variable the route registered by {@link Router.Builder#staticFiles} has. */
@@ -114,7 +119,7 @@ public final class StaticFiles implements Handler {
         }
         List<String> segments = segments(rest);
         if (segments == null) {
-            throw new HttpException(404, "no such file");
+            throw new NoSuchFile();
         }
         if (root != null) {
             Path file = root;
@@ -124,6 +129,62 @@ public final class StaticFiles implements Handler {
             serveFile(req, res, file, true);
         } else {
             serveResource(req, res, segments);
+        }
+    }
+
+    /**
+     * This handler, with {@code notFound} answering a missing file in its place; the result has
+     * {@code notFound}'s kind (inline, blocking or asynchronous), so that handler runs where it may.
+     */
+    Handler orElse(Handler notFound) {
+        if (notFound instanceof Handler.AsyncHandler a) {
+            Handler.Async fallback = a.delegate();
+            return Handler.async((req, res) -> {
+                int headers = res.headerCount();
+                try {
+                    handle(req, res);
+                    return null;
+                } catch (NoSuchFile e) {
+                    res.resetKeepingHeaders(headers);
+                    return fallback.handle(req, res);
+                }
+            });
+        }
+        Handler fallback = notFound instanceof Handler.Blocking b ? b.delegate() : notFound;
+        Handler served = (req, res) -> {
+            int headers = res.headerCount();
+            try {
+                handle(req, res);
+            } catch (NoSuchFile e) {
+                res.resetKeepingHeaders(headers);
+                fallback.handle(req, res);
+            }
+        };
+        return notFound instanceof Handler.Blocking ? Handler.blocking(served) : served;
+    }
+
+    /** No file for the path: the router's notFound handler answers it if it has one, else a 404. */
+    static final class NoSuchFile extends HttpException {
+        private static final long serialVersionUID = 1L;
+
+        NoSuchFile() {
+            super(404, "no such file");
+        }
+    }
+
+    /** A range that starts past the end of the file: 416, with the size in {@code Content-Range} (RFC 9110 15.5.17). */
+    static final class RangeNotSatisfiable extends HttpException {
+        private static final long serialVersionUID = 1L;
+        private final long size;
+
+        RangeNotSatisfiable(long size) {
+            super(416, "the file has " + size + " bytes");
+            this.size = size;
+        }
+
+        @Override
+        void addRequiredHeaders(Response response) {
+            response.header("Content-Range", "bytes */" + size);
         }
     }
 
@@ -154,10 +215,10 @@ public final class StaticFiles implements Handler {
             }
             attrs = Files.readAttributes(file, BasicFileAttributes.class);
             if (!attrs.isRegularFile() || confined && !file.toRealPath().startsWith(realRoot)) {
-                throw new HttpException(404, "no such file");
+                throw new NoSuchFile();
             }
         } catch (IOException | java.nio.file.InvalidPathException e) {
-            throw new HttpException(404, "no such file");
+            throw new NoSuchFile();
         }
         long size = attrs.size();
         long modified = attrs.lastModifiedTime().toMillis();
@@ -171,8 +232,7 @@ public final class StaticFiles implements Handler {
         if (range != null && ifRangeHolds(req.header("If-Range"), etag, modified)) {
             long[] r = range(range, size);
             if (r == UNSATISFIABLE) {
-                res.status(416).header("Content-Range", "bytes */" + size).text("416 Range Not Satisfiable: the file has " + size + " bytes\n");
-                return;
+                throw new RangeNotSatisfiable(size);
             }
             if (r != null) {
                 res.status(206).header("Content-Range", "bytes " + r[0] + "-" + r[1] + "/" + size);
@@ -191,7 +251,7 @@ public final class StaticFiles implements Handler {
                 serveFile(req, res, Path.of(url.toURI()), false);
                 return;
             } catch (URISyntaxException e) {
-                throw new HttpException(404, "no such file");
+                throw new NoSuchFile();
             }
         }
         URLConnection connection = url == null ? null : url.openConnection();
@@ -201,7 +261,7 @@ public final class StaticFiles implements Handler {
             name = name + "/index.html";
         }
         if (connection == null) {
-            throw new HttpException(404, "no such file");
+            throw new NoSuchFile();
         }
         connection.setUseCaches(false);
         long size = connection.getContentLengthLong();
