@@ -151,7 +151,7 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         RequestBody stream;
         boolean continueSent;
         long lastInput;
-        /** The status to answer if the handler fails after the body failed (413, 408, 400), or 0. */
+        /** The status the body broke with on the wire (413, 408, 400), or 0: the connection ends after the answer. */
         int bodyStatus;
         long discarded;
         Response response;
@@ -498,7 +498,7 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
                         call.bodyStatus = 413;
                         call.body = Body.DROP;
                         closing = true;
-                        call.stream.fail(new IOException("body larger than " + config.maxBodySize() + " bytes"));
+                        call.stream.fail(413, "body larger than " + config.maxBodySize() + " bytes");
                         return true;
                     }
                     int taken = call.stream.offer(data.nioBuffer(data.readerIndex(), n));
@@ -590,7 +590,7 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
                 call.bodyStatus = contentErrorStatus(cause);
                 call.body = Body.DROP;
                 closing = true;
-                call.stream.fail(new IOException("bad request body: " + cause.getMessage()));
+                call.stream.fail(call.bodyStatus, bodyStatusReason(call.bodyStatus));
             }
             case DISCARD, DROP -> {
                 receiving = null;
@@ -657,11 +657,8 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         Response res = call.response;
         boolean keepAlive = call.keepAlive;
         if (call.bodyStatus != 0) {
+            // the framing is lost; if the handler failed because its body did, the router answered what broke it
             keepAlive = false;
-            if (res.status() == 500) {
-                // the handler failed because its body did: answer what broke it
-                res = errorResponse(call.bodyStatus, bodyStatusReason(call.bodyStatus));
-            }
         }
         if (receiving == call && call.body == Body.STREAM) {
             RequestBody body = call.stream;
@@ -917,7 +914,7 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
             call.bodyStatus = 408;
             call.body = Body.DROP;
             closing = true;
-            call.stream.fail(new IOException("request body not received in time"));
+            call.stream.fail(408, bodyStatusReason(408));
         } else {
             closing = true;
         }

@@ -1613,6 +1613,90 @@ public abstract class HttpConformanceSuite {
         return all;
     }
 
+    /**
+     * The routes of the error-path cases, behind a pass-through filter and a catch-all mapper that
+     * writes only a body: a blocking and an asynchronous upload that read their body, a POST-only
+     * route, a custom 404 and, when {@code files} is given, static files from it.
+     */
+    private static Router errorPathRoutes(java.nio.file.Path files) throws IOException {
+        Router.Builder b = Router.builder()
+                .filter((req, res, chain) -> chain.proceed())
+                .exception(Exception.class, (e, req, res) -> res.text("mapped " + res.status()))
+                .notFound((req, res) -> res.status(404).text("nothing at " + req.path()))
+                .post("/upload-blocking", Handler.blocking((req, res) ->
+                        res.text("read " + req.bodyStream().transferTo(java.io.OutputStream.nullOutputStream()))))
+                .post("/upload-async", Handler.async((req, res) -> req.readBody().thenAccept(body -> res.text("read " + body.length))))
+                .post("/only-post", (req, res) -> res.text("posted"));
+        if (files != null) {
+            b.staticFiles("/files", dev.spindle.core.StaticFiles.directory(files));
+        }
+        return b.build();
+    }
+
+    static Stream<Arguments> streamedBodyFailures() {
+        String piece = "x".repeat(3000);
+        String chunked = "Transfer-Encoding: chunked\r\n\r\n";
+        return Stream.of(
+                Arguments.of("413 chunked over the limit", chunked + "bb8\r\n" + piece + "\r\nbb8\r\n" + piece + "\r\n0\r\n\r\n", 413, "Too Large"),
+                Arguments.of("400 broken chunk framing", chunked + "zz\r\nabc\r\n", 400, "Bad Request"),
+                Arguments.of("408 body stops arriving", "Content-Length: 100\r\n\r\nabc", 408, "Timeout"));
+    }
+
+    /**
+     * A streamed request body that breaks on the wire (over the 4 KiB limit, malformed chunks, stalled)
+     * keeps the status the connection decided, on a blocking and an asynchronous route behind a
+     * pass-through filter and a catch-all mapper: the mapper shapes the body, the status stays, and
+     * the connection closes.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("streamedBodyFailures")
+    void aStreamedBodyThatBreaksKeepsItsStatusBehindFiltersAndMappers(String name, String rest, int status, String reason)
+            throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
+        if (status == 408) {
+            assumeHas(Feature.TIMEOUTS);
+        }
+        ServerConfig config = config().maxBodySize(4096).headerTimeout(Duration.ofSeconds(1));
+        try (HttpServer own = newServer(config, errorPathRoutes(null)).start()) {
+            for (String route : List.of("/upload-blocking", "/upload-async")) {
+                try (RawConnection c = connect(own.port())) {
+                    RawResponse r = c.send("POST " + route + " HTTP/1.1\r\nHost: x\r\n" + rest).read();
+                    assertThat(r.status()).as(route).isEqualTo(status);
+                    assertThat(r.reason()).as(route).contains(reason);
+                    assertThat(r.bodyText()).as(route).isEqualTo("mapped " + status);
+                    assertThat(c.closedByPeer(closeWaitMillis())).as(route + " closes").isTrue();
+                }
+            }
+        }
+    }
+
+    /**
+     * Through a filter and a catch-all mapper: a static range past the end is 416 with its reason
+     * phrase and {@code Content-Range}, a wrong method 405 with one {@code Allow}, and a missing
+     * static file gets the router's notFound() answer.
+     */
+    @Test
+    void staticAndRoutingErrorsKeepTheirReasonAndHeadersBehindFiltersAndMappers(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
+        java.nio.file.Files.write(dir.resolve("data.bin"), new byte[100]);
+        try (HttpServer own = newServer(config(), errorPathRoutes(dir)).start(); RawConnection c = connect(own.port())) {
+            RawResponse range = c.send("GET /files/data.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=500-\r\n\r\n").read();
+            assertThat(range.status()).isEqualTo(416);
+            assertThat(range.reason()).contains("Range Not Satisfiable");
+            assertThat(range.headers("Content-Range")).containsExactly("bytes */100");
+            assertThat(range.bodyText()).isEqualTo("mapped 416");
+            RawResponse missing = c.send(request("GET", "/files/missing.bin")).read();
+            assertThat(missing.status()).isEqualTo(404);
+            assertThat(missing.reason()).isNotEmpty();
+            assertThat(missing.bodyText()).isEqualTo("nothing at /files/missing.bin");
+            RawResponse wrongMethod = c.send(request("GET", "/only-post")).read();
+            assertThat(wrongMethod.status()).isEqualTo(405);
+            assertThat(wrongMethod.headers("Allow")).containsExactly("POST");
+            assertThat(wrongMethod.bodyText()).isEqualTo("mapped 405");
+        }
+    }
+
     protected static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.ISO_8859_1);
     }
