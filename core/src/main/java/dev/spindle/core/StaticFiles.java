@@ -37,8 +37,8 @@ import java.util.Map;
  *
  * <p>Its errors are the router's: a missing file is answered by the router's
  * {@link Router.Builder#notFound notFound} handler when one is set, else it is an
- * {@link HttpException} 404; a range past the end is an {@link HttpException} 416 with
- * {@code Content-Range: bytes *&#47;<size>}. Both pass the exception mappers like any other.
+ * {@link HttpException} 404; a range past the end is an {@link HttpException} 416 whose
+ * {@code Content-Range} gives the file's size. Both pass the exception mappers like any other.
  */
 public final class StaticFiles implements Handler {
     /** The tail variable the route registered by {@link Router.Builder#staticFiles} has. */

@@ -46,7 +46,8 @@
  * {@link dev.spindle.core.HttpException} carries its status, an
  * {@link dev.spindle.core.ExceptionMapper} registered for an exception type shapes the answer,
  * and anything else is a 500 (logged). Malformed requests (400, 413, 431, ...) are answered by the
- * connection before routing, by every server alike.
+ * connection before routing, by every server alike; a streamed body that breaks later (413, 408,
+ * 400) keeps that status through filters and mappers (see {@link dev.spindle.core.ExceptionMapper}).
  * {@snippet :
  * Router router = Router.builder()
  *         .filter(new AccessLog())                     // one INFO line per exchange
