@@ -82,7 +82,7 @@ public final class FailureLog {
      * @param what what failed, the same text for every failure of the kind (no connection names:
      *        they go in {@code subject}), such as {@code "loop-0: connection failed; closing it"}
      * @param subject what it failed on, printed after {@code what} (a connection); may be null
-     * @param failure the failure
+     * @param failure the failure, or null for one that is no exception (an error code); the kind is then {@code what} alone
      * @return true if it was logged, false if only counted
      */
     public boolean warn(String what, Object subject, Throwable failure) {
@@ -94,7 +94,7 @@ public final class FailureLog {
      *
      * @param what what failed, the same text for every failure of the kind
      * @param subject what it failed on, printed after {@code what}; may be null
-     * @param failure the failure
+     * @param failure the failure, or null for one that is no exception
      * @return true if it was logged, false if only counted
      */
     public boolean error(String what, Object subject, Throwable failure) {
@@ -103,7 +103,7 @@ public final class FailureLog {
 
     private synchronized boolean record(Level level, String what, Object subject, Throwable failure) {
         long now = clock.getAsLong();
-        Kind kind = new Kind(what, failure.getClass());
+        Kind kind = new Kind(what, failure == null ? Void.class : failure.getClass());
         Window window = windows.get(kind);
         if (window != null && now - window.start < windowNanos) {
             window.repeats++;
@@ -146,8 +146,12 @@ public final class FailureLog {
     private void summarize(Kind kind, Window window, long now) {
         if (window.repeats > 0) {
             long seconds = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(now - window.start));
-            log.atLevel(window.level).log("{} more failures like this ({}: {}) in the last {} s",
-                    window.repeats, kind.what, kind.type.getName(), seconds);
+            if (kind.type == Void.class) {
+                log.atLevel(window.level).log("{} more failures like this ({}) in the last {} s", window.repeats, kind.what, seconds);
+            } else {
+                log.atLevel(window.level).log("{} more failures like this ({}: {}) in the last {} s",
+                        window.repeats, kind.what, kind.type.getName(), seconds);
+            }
         }
     }
 
