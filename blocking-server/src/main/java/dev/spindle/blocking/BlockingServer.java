@@ -5,6 +5,7 @@ import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.ConnectionLimit;
+import dev.spindle.core.spi.FailureLog;
 import dev.spindle.core.spi.ServerLifecycle;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -38,6 +39,8 @@ public class BlockingServer implements HttpServer {
     private final Set<ConnectionLoop> connections = ConcurrentHashMap.newKeySet();
     private final ConnectionLimit limit;
     private final ServerLifecycle lifecycle;
+    /** Failures of its connections, each kind logged once per window with a count (summed up by the watchdog). */
+    private final FailureLog failures = new FailureLog(LoggerFactory.getLogger(ConnectionLoop.class));
     private volatile ServerSocket serverSocket;
     private Thread acceptor;
     private Thread watchdog;
@@ -168,6 +171,10 @@ public class BlockingServer implements HttpServer {
         return limit.count();
     }
 
+    FailureLog failures() {
+        return failures;
+    }
+
     /**
      * Enforces write timeouts. (A pool's idle keep-alive connections give their threads back by
      * themselves: see {@link Dispatch#parksIdle()}.) The core keeps every other deadline, ticked by each connection's own thread; but a
@@ -180,6 +187,7 @@ public class BlockingServer implements HttpServer {
             for (ConnectionLoop loop : connections) {
                 loop.enforceWriteDeadline(now);
             }
+            failures.flush();
             try {
                 Thread.sleep(WATCHDOG_MILLIS);
             } catch (InterruptedException e) {

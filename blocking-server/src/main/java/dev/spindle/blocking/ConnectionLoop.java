@@ -1,6 +1,7 @@
 package dev.spindle.blocking;
 
 import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.FailureLog;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -83,8 +84,10 @@ final class ConnectionLoop implements Runnable {
             handedOver = serve();
         } catch (IOException e) {
             log.debug("connection {} ended: {}", socket.getRemoteSocketAddress(), e.toString());
-        } catch (RuntimeException e) {
-            log.error("connection {} failed", socket.getRemoteSocketAddress(), e);
+        } catch (Throwable t) {
+            // an Error too (an OutOfMemoryError buffering a body): the finally closes the connection
+            // and frees its slot, and this thread (a pool's) serves on; a fatal VM error goes on up
+            failed("connection failed; closing it", t);
         } finally {
             if (!handedOver) {
                 closeNow();
@@ -208,12 +211,31 @@ final class ConnectionLoop implements Runnable {
             }
         } catch (IOException e) {
             log.debug("idle connection {} ended: {}", socket.getRemoteSocketAddress(), e.toString());
-        } catch (RuntimeException e) {
-            log.error("idle connection {} failed", socket.getRemoteSocketAddress(), e);
+        } catch (Throwable t) {
+            closeNow();
+            conn.closed();
+            server.finished(this);
+            failed("idle connection failed; closing it", t);
+            return;
         }
         closeNow();
         conn.closed();
         server.finished(this);
+    }
+
+    /**
+     * Logs (counted, {@link FailureLog}) a failure that ends the connection; rethrows a fatal VM
+     * error, and keeps an {@link InterruptedException} a handler threw sneakily as the thread's
+     * interrupt, for its pool.
+     */
+    private void failed(String what, Throwable t) {
+        server.failures().error(what, socket.getRemoteSocketAddress(), t);
+        if (t instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+        }
+        if (FailureLog.isFatal(t)) {
+            throw (Error) t;
+        }
     }
 
     /**

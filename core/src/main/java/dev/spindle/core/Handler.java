@@ -36,6 +36,12 @@ public interface Handler {
      * strategies run it on a virtual thread instead of the loop, and still answer pipelined
      * requests in order. It is dispatched as soon as the request's header section has arrived.
      *
+     * <p>An unmarked handler that blocks holds its event loop, and every other connection of the
+     * loop waits. The blocked-loop detector reports it: a handler that holds a loop longer than
+     * {@link ServerConfig#blockedLoopThreshold(java.time.Duration)} (default 1 s,
+     * {@code -Dspindle.blockedLoopThresholdMs}, 0 turns it off) gets one WARN naming its route,
+     * with the loop thread's stack taken while it is blocked, which shows the blocking call.
+     *
      * @param handler the handler that blocks
      * @return the same handler, marked blocking
      */

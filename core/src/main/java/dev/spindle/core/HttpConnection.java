@@ -53,6 +53,10 @@ final class HttpConnection implements Connection {
     private final Response response = new Response();
     private final int highWater;
     private final RequestParser.BodySink bodySink = this::offerBody;
+    /** The blocked-loop threshold, or 0 when handlers are not watched (disabled, or they run on the connection's own thread). */
+    private final long blockedLoopNanos;
+    /** The watch of the loop thread this connection's handlers last ran on, or null. */
+    private LoopWatch loopWatch;
 
     /** The TLS between the socket and the HTTP, or null for plain HTTP. */
     private TlsLayer tls;
@@ -136,6 +140,8 @@ final class HttpConnection implements Connection {
         this.parser = new RequestParser(config);
         this.highWater = config.writeHighWaterMark();
         this.tls = config.tls() != null ? new TlsLayer(config.tls().newEngine(), this) : null;
+        // a blocking executor means an event loop: a blocking server runs even inline handlers on a thread of their own
+        this.blockedLoopNanos = blockingExecutor != null ? config.blockedLoopThreshold().toNanos() : 0;
     }
 
     /**
@@ -791,12 +797,32 @@ final class HttpConnection implements Connection {
         response.reset();
         response.jsonCodec = route.json;
         Throwable failure = null;
+        LoopWatch watch = loopWatch();
+        if (watch != null) {
+            watch.enter(route, blockedLoopNanos);
+        }
         try {
             route.handler.handle(req, response);
         } catch (Throwable t) {
             failure = t;
         }
+        if (watch != null) {
+            watch.exit();
+        }
         finish(req, response, failure, keepAlive);
+    }
+
+    /** The blocked-loop watch of the current thread when handlers run on an event loop and the detector is on, else null. */
+    private LoopWatch loopWatch() {
+        if (blockedLoopNanos == 0) {
+            return null;
+        }
+        LoopWatch watch = loopWatch;
+        if (watch == null || watch.thread != Thread.currentThread()) {
+            watch = LoopWatch.ofCurrentThread(blockedLoopNanos);
+            loopWatch = watch;
+        }
+        return watch;
     }
 
     /** A blocking or asynchronous route: its handler gets the request now and reads the body as it arrives. */
@@ -849,12 +875,21 @@ final class HttpConnection implements Connection {
     private void startAsync(Route route, Exchange ex) {
         exchange = ex;
         CompletionStage<?> stage;
+        // an asynchronous handler starts on the loop too, and must not block it either
+        LoopWatch watch = loopWatch();
+        if (watch != null) {
+            watch.enter(route, blockedLoopNanos);
+        }
         try {
             stage = route.async.handle(ex.request, ex.response);
         } catch (Throwable t) {
             ex.failure = t;
             ex.done = true;
             return;
+        } finally {
+            if (watch != null) {
+                watch.exit();
+            }
         }
         if (stage == null) {
             ex.done = true;

@@ -23,6 +23,7 @@ import java.util.function.Function;
  *   <tr><td>idleTimeout</td><td>spindle.idleTimeoutMs</td><td>60 s</td><td>a connection with no request in progress (new, or kept alive after a response) is closed, without a response, after this long</td></tr>
  *   <tr><td>writeTimeout</td><td>spindle.writeTimeoutMs</td><td>30 s</td><td>output the peer does not read within it (a write that cannot finish) drops the connection</td></tr>
  *   <tr><td>handlerTimeout</td><td>spindle.handlerTimeoutMs</td><td>30 s</td><td>a blocking or asynchronous handler that has not answered within it is answered 503 and its connection closed; a streamed response body that produces nothing for this long ends its connection</td></tr>
+ *   <tr><td>blockedLoopThreshold</td><td>spindle.blockedLoopThresholdMs</td><td>1 s</td><td>event-loop servers (NIO, io_uring): a handler that holds its loop longer than this (an inline handler, or the start of an asynchronous one) gets one WARN naming its route, with the loop's stack taken while it is blocked; 0 turns the detector off. Blocking servers run handlers on a thread of their own and never warn</td></tr>
  *   <tr><td>discardLimit</td><td>spindle.discardLimit</td><td>1 MiB</td><td>request body a handler left unread that is read and dropped to keep the connection; a larger (or announced larger) rest closes the connection after the response instead</td></tr>
  *   <tr><td>shutdownHook</td><td>spindle.shutdownHook</td><td>true</td><td>a JVM shutdown (SIGTERM, SIGINT, {@code System.exit}) closes a started server gracefully, as close() does; false leaves that to the application</td></tr>
  *   <tr><td>drainTimeout</td><td>spindle.drainTimeoutMs</td><td>10 s</td><td>how long close() (and so SIGTERM) waits for in-flight requests before closing the connections still busy; meanwhile every response says Connection: close, and an idle keep-alive connection gets 1 s (at most half this timeout) for one more request before it is closed, so a client or load balancer that has just sent on it is answered, not reset</td></tr>
@@ -61,6 +62,7 @@ public final class ServerConfig {
     private Duration writeTimeout = Duration.ofSeconds(30);
     private Duration drainTimeout = Duration.ofSeconds(10);
     private Duration handlerTimeout = Duration.ofSeconds(30);
+    private Duration blockedLoopThreshold = Duration.ofSeconds(1);
     private long discardLimit = 1L << 20;
     private int maxConnections = 10_000;
     private int queueCapacity = 1024;
@@ -108,6 +110,7 @@ public final class ServerConfig {
         c.writeTimeout = prop("spindle.writeTimeoutMs", c.writeTimeout, ServerConfig::millis);
         c.drainTimeout = prop("spindle.drainTimeoutMs", c.drainTimeout, ServerConfig::millis);
         c.handlerTimeout = prop("spindle.handlerTimeoutMs", c.handlerTimeout, ServerConfig::millis);
+        c.blockedLoopThreshold = prop("spindle.blockedLoopThresholdMs", c.blockedLoopThreshold, ServerConfig::millis);
         c.discardLimit = prop("spindle.discardLimit", c.discardLimit, Long::parseLong);
         c.maxConnections = prop("spindle.maxConnections", c.maxConnections, Integer::parseInt);
         c.queueCapacity = prop("spindle.queueCapacity", c.queueCapacity, Integer::parseInt);
@@ -163,6 +166,7 @@ public final class ServerConfig {
         c.writeTimeout = writeTimeout;
         c.drainTimeout = drainTimeout;
         c.handlerTimeout = handlerTimeout;
+        c.blockedLoopThreshold = blockedLoopThreshold;
         c.discardLimit = discardLimit;
         c.maxConnections = maxConnections;
         c.queueCapacity = queueCapacity;
@@ -193,6 +197,9 @@ public final class ServerConfig {
         }
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be 0..65535, got " + port);
+        }
+        if (blockedLoopThreshold.isNegative()) {
+            throw new IllegalArgumentException("blockedLoopThreshold must not be negative, got " + blockedLoopThreshold);
         }
         if (discardLimit < 0) {
             throw new IllegalArgumentException("discardLimit must not be negative, got " + discardLimit);
@@ -280,6 +287,22 @@ public final class ServerConfig {
      *  @param d positive, not null; default 30 s
      *  @return a copy with this timeout */
     public ServerConfig handlerTimeout(Duration d) { return with(c -> c.handlerTimeout = Objects.requireNonNull(d)); }
+    /**
+     * How long a handler may hold an event loop (or io_uring ring) thread before one WARN names its
+     * route and shows the loop's stack, taken while it is still blocked: the blocked-loop detector,
+     * as Vert.x's {@code BlockedThreadChecker}. It watches what runs on the loop, inline handlers
+     * and the start of asynchronous ones; blocking servers run every handler on a thread of its
+     * own, and never warn.
+     *
+     * <p>The default, 1 s, is far above what an inline handler should take (microseconds) and above
+     * the pauses a healthy JVM's collector or JIT can add to one, so it does not cry wolf; and it is
+     * below the 2 s Vert.x uses, so that a 2 s blocking call on a loop, which delays every other
+     * connection of that loop by as much, is reported.
+     *
+     * @param d zero (the detector off) or positive, not null; default 1 s
+     * @return a copy with this threshold
+     */
+    public ServerConfig blockedLoopThreshold(Duration d) { return with(c -> c.blockedLoopThreshold = Objects.requireNonNull(d)); }
     /** How much request body a handler left unread is read and dropped to keep the connection; beyond
      *  it the connection closes after the response.
      *  @param bytes 0 or more; default 1 MiB
@@ -350,6 +373,8 @@ public final class ServerConfig {
     public Duration drainTimeout() { return drainTimeout; }
     /** {@return how long a blocking or asynchronous handler may take to answer} */
     public Duration handlerTimeout() { return handlerTimeout; }
+    /** {@return how long a handler may hold an event loop before the blocked-loop detector warns; zero when it is off} */
+    public Duration blockedLoopThreshold() { return blockedLoopThreshold; }
     /** {@return how many bytes of unread request body are dropped to keep a connection} */
     public long discardLimit() { return discardLimit; }
     /** {@return the most open connections} */

@@ -200,10 +200,14 @@ final class TlsLayer {
             PLAINTEXT.set(app);
         }
         int n = app.position();
-        if (n > 0 && !failed) {
-            (forPump ? toInput : toHttp).accept(app.flip());
+        try {
+            if (n > 0 && !failed) {
+                (forPump ? toInput : toHttp).accept(app.flip());
+            }
+        } finally {
+            // the buffer is the thread's: left flipped by a failing handler, its bytes would reach the next connection
+            app.clear();
         }
-        app.clear();
         if (engine.isInboundDone() && !failed) {
             http.tlsInputClosed();
         }

@@ -30,6 +30,7 @@ class ServerConfigTest {
         assertThat(c.idleTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(c.writeTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(c.drainTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.blockedLoopThreshold()).isEqualTo(Duration.ofSeconds(1));
         assertThat(c.maxConnections()).isEqualTo(10_000);
         assertThat(c.queueCapacity()).isEqualTo(1024);
         assertThat(c.readBufferSize()).isEqualTo(16 * 1024);
@@ -57,6 +58,8 @@ class ServerConfigTest {
                 w("idleTimeout", c -> c.idleTimeout(Duration.ofMillis(6)), ServerConfig::idleTimeout, Duration.ofMillis(6)),
                 w("writeTimeout", c -> c.writeTimeout(Duration.ofMillis(7)), ServerConfig::writeTimeout, Duration.ofMillis(7)),
                 w("drainTimeout", c -> c.drainTimeout(Duration.ofMillis(8)), ServerConfig::drainTimeout, Duration.ofMillis(8)),
+                w("blockedLoopThreshold", c -> c.blockedLoopThreshold(Duration.ofMillis(15)), ServerConfig::blockedLoopThreshold, Duration.ofMillis(15)),
+                w("blockedLoopThreshold off", c -> c.blockedLoopThreshold(Duration.ZERO), ServerConfig::blockedLoopThreshold, Duration.ZERO),
                 w("maxConnections", c -> c.maxConnections(9), ServerConfig::maxConnections, 9),
                 w("queueCapacity", c -> c.queueCapacity(10), ServerConfig::queueCapacity, 10),
                 w("readBufferSize", c -> c.readBufferSize(11), ServerConfig::readBufferSize, 11),
@@ -112,6 +115,7 @@ class ServerConfigTest {
                 Arguments.of("negative idleTimeout", (UnaryOperator<ServerConfig>) c -> c.idleTimeout(Duration.ofSeconds(-1))),
                 Arguments.of("zero writeTimeout", (UnaryOperator<ServerConfig>) c -> c.writeTimeout(Duration.ZERO)),
                 Arguments.of("zero drainTimeout", (UnaryOperator<ServerConfig>) c -> c.drainTimeout(Duration.ZERO)),
+                Arguments.of("negative blockedLoopThreshold", (UnaryOperator<ServerConfig>) c -> c.blockedLoopThreshold(Duration.ofMillis(-1))),
                 Arguments.of("maxConnections 0", (UnaryOperator<ServerConfig>) c -> c.maxConnections(0)),
                 Arguments.of("queueCapacity 0", (UnaryOperator<ServerConfig>) c -> c.queueCapacity(0)),
                 Arguments.of("readBufferSize 0", (UnaryOperator<ServerConfig>) c -> c.readBufferSize(0)),
@@ -158,6 +162,9 @@ class ServerConfigTest {
         });
         withProperty("spindle.idleTimeoutMs", "1500", () -> {
             assertThat(ServerConfig.fromSystemProperties().idleTimeout()).isEqualTo(Duration.ofMillis(1500));
+        });
+        withProperty("spindle.blockedLoopThresholdMs", "0", () -> {
+            assertThat(ServerConfig.fromSystemProperties().blockedLoopThreshold()).isEqualTo(Duration.ZERO);
         });
         withProperty("spindle.backlog", "4096", () -> {
             assertThat(ServerConfig.fromSystemProperties().backlog()).isEqualTo(4096);

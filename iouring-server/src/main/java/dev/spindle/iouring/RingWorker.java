@@ -2,6 +2,7 @@ package dev.spindle.iouring;
 
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.EventLoopServer;
+import dev.spindle.core.spi.FailureLog;
 import dev.spindle.core.spi.LoopContext;
 import dev.spindle.iouring.ffi.LibUring;
 import dev.spindle.iouring.ffi.Libc;
@@ -42,6 +43,13 @@ import org.slf4j.LoggerFactory;
  * back-off and the shutdown drain. Every byte sent comes from the core, copied into a native
  * buffer for the send. A kernel error on one connection ({@code ECONNRESET}, {@code EPIPE},
  * {@code ECANCELED}, ...) closes that connection only.
+ *
+ * <p>So does any failure raised while serving one connection, {@link Error}s such as an
+ * {@link OutOfMemoryError} included: the connection is closed (its core released, its slot freed
+ * once the kernel is done with it) and the ring serves on. A VM error that leaves the JVM
+ * untrustworthy ({@link FailureLog#isFatal}) is rethrown once the connection is closed and ends
+ * the ring. A loop-level failure makes the ring pause briefly and go on. Failures that repeat are
+ * logged once with their stack and then counted ({@link FailureLog}).
  */
 final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler {
     private static final Logger log = LoggerFactory.getLogger(RingWorker.class);
@@ -66,6 +74,8 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     private final int listenFd;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final AtomicBoolean ran = new AtomicBoolean();
+    /** Connection failures and loop-level failures, each kind logged once per window with a count. */
+    private final FailureLog failures = new FailureLog(log);
 
     private final Queue<RingConnection> resumed = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean wakePending = new AtomicBoolean();
@@ -208,25 +218,36 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         now = System.nanoTime();
         nextScan = now + SCAN_NANOS;
         while (true) {
-            if (!shuttingDown && context.isClosing()) {
-                beginShutdown();
-            }
-            if (shuttingDown && (liveCount == 0 || now - context.drainDeadline() >= 0)) {
-                return;
-            }
-            int ret = ring.submitAndWait(resumed.isEmpty() ? nextScan - now : 0);
-            if (ret < 0 && ret != -Libc.ETIME() && ret != -Libc.EINTR() && ret != -Libc.EAGAIN() && ret != -Libc.EBUSY()) {
-                log.warn("{}: io_uring_submit_and_wait_timeout: {}", name, Errno.describe(-ret));
+            try {
+                if (!shuttingDown && context.isClosing()) {
+                    beginShutdown();
+                }
+                if (shuttingDown && (liveCount == 0 || now - context.drainDeadline() >= 0)) {
+                    return;
+                }
+                int ret = ring.submitAndWait(resumed.isEmpty() ? nextScan - now : 0);
+                if (ret < 0 && ret != -Libc.ETIME() && ret != -Libc.EINTR() && ret != -Libc.EAGAIN() && ret != -Libc.EBUSY()) {
+                    failures.warn(name + ": io_uring_submit_and_wait_timeout failed", Errno.describe(-ret), null);
+                    pause();
+                }
+                now = System.nanoTime();
+                ring.cq.drain(this);
+                buffers.publish();
+                runResumed();
+                flushDirty();
+                if (now - nextScan >= 0) {
+                    scan();
+                    nextScan = now + (shuttingDown ? SHUTDOWN_SCAN_NANOS : SCAN_NANOS);
+                }
+            } catch (Throwable t) {
+                if (FailureLog.isFatal(t)) {
+                    // an InternalError or UnknownError: serving on from a JVM in doubt could send wrong bytes
+                    throw (Error) t;
+                }
+                // the completion queue's head has passed the completion that failed (CompletionQueue.drain)
+                failures.error(name + ": unexpected failure; the ring goes on", null, t);
+                now = System.nanoTime();
                 pause();
-            }
-            now = System.nanoTime();
-            ring.cq.drain(this);
-            buffers.publish();
-            runResumed();
-            flushDirty();
-            if (now - nextScan >= 0) {
-                scan();
-                nextScan = now + (shuttingDown ? SHUTDOWN_SCAN_NANOS : SCAN_NANOS);
             }
         }
     }
@@ -305,9 +326,8 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
                 return;
             }
             markDirty(c);
-        } catch (RuntimeException e) {
-            log.warn("{}: connection {} failed; closing it", name, c, e);
-            close(c);
+        } catch (Throwable t) {
+            failed(c, t);
         } finally {
             if (bid >= 0) {
                 buffers.recycle(bid);
@@ -373,12 +393,26 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             // resumes the core by itself once the output is below the high-water mark
             c.core.written(res);
             markDirty(c);
-        } catch (RuntimeException e) {
-            log.warn("{}: connection {} failed; closing it", name, c, e);
-            close(c);
+        } catch (Throwable t) {
+            failed(c, t);
         }
     }
 
+
+    /**
+     * Closes a connection that failed, whatever the failure: an {@link Error} raised by a handler
+     * or by the core (an {@link OutOfMemoryError} buffering its input) closes the connection like
+     * an exception does, and the ring serves on. A fatal VM error is rethrown once it is closed. An
+     * {@link InterruptedException} a handler threw sneakily is not turned back into the thread's
+     * interrupt: the ring stops through its server's closing flag, not through interrupts.
+     */
+    private void failed(RingConnection c, Throwable t) {
+        failures.warn(name + ": connection failed; closing it", c, t);
+        close(c);
+        if (FailureLog.isFatal(t)) {
+            throw (Error) t;
+        }
+    }
 
     private void markDirty(RingConnection c) {
         if (!c.dirty) {
@@ -397,9 +431,8 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             c.dirty = false;
             try {
                 flush(c);
-            } catch (RuntimeException e) {
-                log.warn("{}: connection {} failed; closing it", name, c, e);
-                close(c);
+            } catch (Throwable t) {
+                failed(c, t);
             }
         }
         dirtyCount = 0;
@@ -448,9 +481,8 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             try {
                 c.core.resume();
                 markDirty(c);
-            } catch (RuntimeException e) {
-                log.warn("{}: connection {} failed; closing it", name, c, e);
-                close(c);
+            } catch (Throwable t) {
+                failed(c, t);
             }
         }
     }
@@ -469,8 +501,9 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         c.state = RingConnection.CLOSED;
         try {
             c.core.closed();
-        } catch (RuntimeException e) {
-            log.warn("{}: releasing the connection {} failed", name, c, e);
+        } catch (Throwable t) {
+            // a core that failed may fail again here; the fd and the slot are given back all the same
+            failures.warn(name + ": releasing a closed connection failed", c, t);
         }
         if (c.recvArmed && !c.recvCancelling) {
             cancelRecv(c);
@@ -535,12 +568,15 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         RingConnection c;
         try {
             c = newConnection(fd, counted);
-        } catch (RuntimeException e) {
-            log.warn("{}: cannot serve a new connection: {}", name, e.toString());
+        } catch (Throwable t) {
+            failures.warn(name + ": cannot serve a new connection; closing it", fd, t);
             if (counted) {
                 context.releaseConnection();
             }
             Libc.close(fd);
+            if (FailureLog.isFatal(t)) {
+                throw (Error) t;
+            }
             return;
         }
         if (!counted) {
@@ -607,12 +643,12 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             try {
                 c.core.tick(now);
                 markDirty(c);
-            } catch (RuntimeException e) {
-                log.warn("{}: connection {} failed; closing it", name, c, e);
-                close(c);
+            } catch (Throwable t) {
+                failed(c, t);
             }
         }
         flushDirty();
+        failures.flush();
     }
 
     /**

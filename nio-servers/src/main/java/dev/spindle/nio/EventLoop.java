@@ -2,6 +2,7 @@ package dev.spindle.nio;
 
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.EventLoopServer;
+import dev.spindle.core.spi.FailureLog;
 import dev.spindle.core.spi.LoopContext;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
@@ -36,8 +37,13 @@ import org.slf4j.LoggerFactory;
  * so; shut the output down once when it lingers; read only while it wants input; select
  * {@code OP_WRITE} while output is pending. A connection waiting for a handler or a streamed body
  * has no interest at all until its wakeup queues it back here ({@link #resumeLater}). Every
- * {@value #SCAN_MILLIS} ms a scan ticks each connection, which applies the core's timeouts. A
- * failure on one connection closes that connection only.
+ * {@value #SCAN_MILLIS} ms a scan ticks each connection, which applies the core's timeouts.
+ *
+ * <p>Any failure while serving one connection, {@link Error}s such as an {@link OutOfMemoryError}
+ * included, closes that connection only (which frees what it held) and the loop serves on; a VM
+ * error that leaves the JVM untrustworthy ({@link FailureLog#isFatal}) is rethrown once the
+ * connection is closed, and ends the loop. Failures that repeat are logged once with their stack
+ * and then counted ({@link FailureLog}), per connection failure and per loop-level failure alike.
  */
 final class EventLoop implements EventLoopServer.Loop {
     private static final Logger log = LoggerFactory.getLogger(EventLoop.class);
@@ -63,6 +69,8 @@ final class EventLoop implements EventLoopServer.Loop {
     private final List<Listener> listeners = new ArrayList<>(1);
     private final boolean busyPoll;
     private final int busyPollSpins;
+    /** Connection failures and loop-level failures, each kind logged once per window with a count. */
+    private final FailureLog failures = new FailureLog(log);
 
     private NioConnection[] connections = new NioConnection[64];
     private int size;
@@ -169,7 +177,12 @@ final class EventLoop implements EventLoopServer.Loop {
                     log.error("{}: selector closed under the loop", name);
                     break;
                 } catch (Throwable t) {
-                    log.error("{}: unexpected failure; the loop goes on", name, t);
+                    if (FailureLog.isFatal(t)) {
+                        // an InternalError or UnknownError: serving on from a JVM in doubt could send wrong bytes
+                        log.error("{}: the JVM failed under the loop; closing its connections", name, t);
+                        throw (Error) t;
+                    }
+                    failures.error(name + ": unexpected failure; the loop goes on", null, t);
                     now = System.nanoTime();
                     backOff();
                 }
@@ -214,8 +227,8 @@ final class EventLoop implements EventLoopServer.Loop {
             try {
                 c.core.resume();
                 service(c);
-            } catch (IOException | RuntimeException e) {
-                failed(c, e);
+            } catch (Throwable t) {
+                failed(c, t);
             }
         }
     }
@@ -232,21 +245,32 @@ final class EventLoop implements EventLoopServer.Loop {
                     read(c);
                 }
                 service(c);
-            } catch (IOException | RuntimeException e) {
-                failed(c, e);
+            } catch (Throwable t) {
+                failed(c, t);
             }
         } else if (attachment instanceof Listener listener) {
             accept(listener);
         }
     }
 
-    private void failed(NioConnection c, Exception e) {
-        if (e instanceof IOException || e instanceof CancelledKeyException) {
-            log.debug("{}: connection {} ended: {}", name, c, e.toString());
+    /**
+     * Closes a connection that failed, whatever the failure: an {@link Error} raised by a handler
+     * or by the core (an {@link OutOfMemoryError} buffering its input) left unclosed would fail
+     * again on its next readable key, forever. A fatal VM error is rethrown once it is closed.
+     * An {@link InterruptedException} a handler threw sneakily is not turned back into the
+     * thread's interrupt: the loop stops through its server's closing flag, and an interrupted
+     * thread's {@code select()} would return at once, every time.
+     */
+    private void failed(NioConnection c, Throwable t) {
+        if (t instanceof IOException || t instanceof CancelledKeyException) {
+            log.debug("{}: connection {} ended: {}", name, c, t.toString());
         } else {
-            log.warn("{}: connection {} failed; closing it", name, c, e);
+            failures.warn(name + ": connection failed; closing it", c, t);
         }
         close(c);
+        if (FailureLog.isFatal(t)) {
+            throw (Error) t;
+        }
     }
 
     private void read(NioConnection c) throws IOException {
@@ -328,10 +352,15 @@ final class EventLoop implements EventLoopServer.Loop {
             c.key.cancel();
         }
         NioServer.closeQuietly(c.channel);
-        c.core.closed();
         remove(c);
         if (c.counted) {
             context.releaseConnection();
+        }
+        try {
+            c.core.closed();
+        } catch (Throwable t) {
+            // the socket and the slot are already given back; a core that failed may fail again here
+            failures.warn(name + ": releasing a closed connection failed", c, t);
         }
     }
 
@@ -391,16 +420,23 @@ final class EventLoop implements EventLoopServer.Loop {
             c.core = counted ? context.newConnection(() -> resumeLater(c)) : context.rejectedConnection();
             c.core.transferFiles(true);
             c.key = channel.register(selector, 0, c);
-        } catch (IOException | RuntimeException e) {
-            log.debug("{}: cannot register a connection: {}", name, e.toString());
+        } catch (Throwable t) {
+            if (t instanceof IOException) {
+                log.debug("{}: cannot register a connection: {}", name, t.toString());
+            } else {
+                failures.warn(name + ": cannot serve a new connection; closing it", channel, t);
+            }
             release(channel, counted);
+            if (FailureLog.isFatal(t)) {
+                throw (Error) t;
+            }
             return;
         }
         add(c);
         try {
             service(c);
-        } catch (IOException | RuntimeException e) {
-            failed(c, e);
+        } catch (Throwable t) {
+            failed(c, t);
         }
     }
 
@@ -433,10 +469,11 @@ final class EventLoop implements EventLoopServer.Loop {
             try {
                 c.core.tick(now);
                 service(c);
-            } catch (IOException | RuntimeException e) {
-                failed(c, e);
+            } catch (Throwable t) {
+                failed(c, t);
             }
         }
+        failures.flush();
     }
 
     /**
