@@ -135,12 +135,13 @@ final class ConnectionLoop implements Runnable {
                 await();
                 continue;
             }
-            boolean mayPark = conn.isIdle() && server.dispatch().parksIdle() && !Thread.currentThread().isVirtual();
+            boolean mayPark = waitsForRequestBytes() && server.dispatch().parksIdle() && !Thread.currentThread().isVirtual();
             int n;
             idle = conn.isIdle();
             try {
                 int timeout = timeoutMillis(conn.readTimeoutNanos(now));
-                // a keep-alive client's next request usually follows at once; one idle longer gives its thread back
+                // a keep-alive client's next request (or the rest of one) usually follows at once; a client
+                // silent for longer, idle or stalled inside a request, gives its thread back
                 socket.setSoTimeout(mayPark ? Math.min(PARK_AFTER_MILLIS, timeout) : timeout);
                 n = in.read(buf);
             } catch (SocketTimeoutException e) {
@@ -165,12 +166,24 @@ final class ConnectionLoop implements Runnable {
     }
 
     /**
-     * Waits for the next request on a virtual thread, holding no pool thread, then hands the loop
-     * back to the pool with the bytes that arrived. The connection's deadlines still apply (the idle
-     * timeout closes it); a full pool answers 503 and closes, as for a new connection.
+     * Whether the connection waits only for the peer's bytes: idle between requests, or inside a
+     * request not yet complete (request line, headers, or a body the core buffers) with no handler
+     * or response in flight.
+     */
+    private boolean waitsForRequestBytes() {
+        return (conn.isIdle() || conn.hasPartialRequest()) && !conn.hasOutbound() && !conn.isFinished();
+    }
+
+    /**
+     * Waits for the next request, or the rest of a stalled one, on a virtual thread, holding no pool
+     * thread, then hands the loop back to the pool with the bytes that arrived. The connection's
+     * deadlines still apply: once one ends the wait (the header timeout's 408, the idle timeout, the
+     * drain), the rest of the connection (writing the answer, lingering, closing) runs here, on this
+     * virtual thread. A full pool answers 503 and closes, as for a new connection.
      */
     private void awaitRequest() {
         thread = Thread.currentThread();
+        boolean endsHere = false;
         try {
             while (true) {
                 long now = System.nanoTime();
@@ -178,11 +191,12 @@ final class ConnectionLoop implements Runnable {
                 if (drainIfClosing()) {
                     continue;
                 }
-                if (conn.shouldClose() || conn.isLingering()) {
+                if (!waitsForRequestBytes()) {
+                    endsHere = !conn.shouldClose();
                     break;
                 }
                 int n;
-                idle = true;
+                idle = conn.isIdle();
                 try {
                     socket.setSoTimeout(timeoutMillis(conn.readTimeoutNanos(now)));
                     n = in.read(buf);
@@ -210,6 +224,10 @@ final class ConnectionLoop implements Runnable {
             log.debug("idle connection {} ended: {}", socket.getRemoteSocketAddress(), e.toString());
         } catch (RuntimeException e) {
             log.error("idle connection {} failed", socket.getRemoteSocketAddress(), e);
+        }
+        if (endsHere) {
+            run();
+            return;
         }
         closeNow();
         conn.closed();
