@@ -249,6 +249,15 @@ final class ConnectionLoop implements Runnable {
         return true;
     }
 
+    /**
+     * From the thread closing the server: drains the connection ({@link Connection#drain()} may be
+     * called from any thread), so a response whose handler is running now says close; the loop's
+     * own {@link #drainIfClosing()} starts the idle grace when it comes round.
+     */
+    void beginDrain() {
+        conn.drain();
+    }
+
     /** Parks until the wakeup runs (a handler finished, a body producer handed over a chunk) or a tick is due. */
     private void await() {
         if (!woken) {

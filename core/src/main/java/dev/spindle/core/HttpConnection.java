@@ -65,8 +65,11 @@ final class HttpConnection implements Connection {
     /** Close the socket now; nothing more will be sent. */
     private boolean aborted;
     private boolean closeAfterResponse;
-    /** {@link #drain()} was called; {@link #drainIdleSince} is when the wait for one more request began. */
-    private boolean draining;
+    /**
+     * {@link #drain()} was called, from any thread: a handler running inline while the server began
+     * closing still answers with a close. {@link #drainIdleSince} is when the wait for one more request began.
+     */
+    private volatile boolean draining;
     private long drainIdleSince;
     private boolean inputEnded;
     private boolean continueSent;
@@ -464,7 +467,6 @@ final class HttpConnection implements Connection {
 
     @Override
     public void drain() {
-        closeAfterResponse = true;
         draining = true;
     }
 
@@ -763,7 +765,7 @@ final class HttpConnection implements Connection {
     }
 
     private boolean keepAlive(Request req) {
-        return config.keepAlive() && !closeAfterResponse && req.isKeepAliveRequested();
+        return config.keepAlive() && !closeAfterResponse && !draining && req.isKeepAliveRequested();
     }
 
     private void dispatch(Request req) {
@@ -1009,6 +1011,8 @@ final class HttpConnection implements Connection {
     }
 
     private void finish(Request req, Response res, Throwable failure, boolean keepAlive) {
+        // decided again after the handler ran: the drain may have begun meanwhile, on another thread
+        keepAlive &= !draining;
         int connection = !keepAlive ? ResponseEncoder.CONNECTION_CLOSE
                 : req.version == Request.HTTP_1_0 ? ResponseEncoder.CONNECTION_KEEP_ALIVE
                 : ResponseEncoder.CONNECTION_DEFAULT;

@@ -1186,6 +1186,45 @@ public abstract class HttpConformanceSuite {
         return newServer(config(), BenchmarkApp.register(Router.builder(), d).build()).start();
     }
 
+    /**
+     * A graceful close reaches a request already being handled, not only the next one: a blocking
+     * handler (run inline by the blocking servers, on a virtual thread by the event loops) still
+     * running when {@code close()} begins answers with {@code Connection: close}, and the
+     * connection then closes cleanly.
+     */
+    @Test
+    void closeMakesTheAnswerOfAHandlerAlreadyRunningSayClose() throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Router routes = Router.builder()
+                .get("/hold", Handler.blocking((req, res) -> {
+                    started.countDown();
+                    release.await(10, TimeUnit.SECONDS);
+                    res.text("held");
+                }))
+                .build();
+        HttpServer own = newServer(config().drainTimeout(Duration.ofSeconds(8)), routes).start();
+        int ownPort = own.port();
+        try (RawConnection c = connect(ownPort)) {
+            c.send(request("GET", "/hold"));
+            assertThat(started.await(5, TimeUnit.SECONDS)).as("the handler started").isTrue();
+            Thread closer = Thread.ofPlatform().start(own::close);
+            assertThat(refusedWithin(ownPort, Duration.ofSeconds(1))).as("close began").isTrue();
+            release.countDown();
+            RawResponse r = c.read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.bodyText()).isEqualTo("held");
+            assertThat(r.closes()).as("Connection: close on the answer of the handler running when close began").isTrue();
+            assertThat(c.closedCleanly()).as("closed with an end of stream after that answer").isTrue();
+            closer.join(Duration.ofSeconds(13));
+            assertThat(closer.isAlive()).as("close() returned").isFalse();
+        } finally {
+            release.countDown();
+            own.close();
+        }
+    }
+
     /** One request on its own connection (the iterative server closes after each answer). */
     protected final RawResponse fetch(HttpServer server, String target) throws IOException {
         try (RawConnection c = connect(server.port())) {
