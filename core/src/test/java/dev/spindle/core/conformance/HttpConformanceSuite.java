@@ -74,9 +74,10 @@ public abstract class HttpConformanceSuite {
      * Whether the server serves other clients while thousands hold connections open: idle after a
      * request, or trickling one that never ends. Exempt by design, from the tests with thousands of
      * such connections: the iterative single-thread server (one connection at a time, none kept
-     * alive) and the thread pool (a connection holds one of a few threads; an idle keep-alive one
-     * gives it up by being closed when others wait, so thousands of idle connections cannot stay
-     * usable, and a trickling one holds its thread until the header timeout).
+     * alive) and the thread pool (idle and trickling connections give their threads back, see
+     * ThreadPoolSlowlorisTest, but a connection whose request arrives while others wait for one of
+     * its few threads is closed after its response, so thousands of idle connections cannot all
+     * stay usable).
      */
     protected boolean servesOthersWhileClientsStall() {
         return true;
