@@ -26,6 +26,14 @@ final class ConnectionLoop implements Runnable {
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     /** How long a pool thread waits for an idle connection's next request before parking it. */
     private static final int PARK_AFTER_MILLIS = 2;
+    /**
+     * The read buffer a connection starts with: most requests fit, and a read that fills it grows it
+     * (up to {@link dev.spindle.core.ServerConfig#readBufferSize()}), so that thousands of short
+     * connections do not each hold the full size.
+     */
+    private static final int INITIAL_READ_BYTES = 4096;
+    /** The read buffer of a connection that only drops what arrives (lingering, or rejected). */
+    private static final int DROP_READ_BYTES = 512;
 
     private final BlockingServer server;
     private final Socket socket;
@@ -45,6 +53,10 @@ final class ConnectionLoop implements Runnable {
     private boolean draining;
     private byte[] buf;
     private ByteBuffer received;
+    /** The last read filled {@link #buf}: the next one gets a bigger buffer. */
+    private boolean lastReadFilled;
+    /** The connection only drops its input from now on: its read buffer stays small. */
+    private boolean dropping;
     /** Bytes read while parked, to be fed to the connection once a pool thread has it again. */
     private int carried;
 
@@ -100,8 +112,8 @@ final class ConnectionLoop implements Runnable {
             socket.setTcpNoDelay(true);
             in = socket.getInputStream();
             out = socket.getOutputStream();
-            buf = new byte[server.config().readBufferSize()];
-            received = ByteBuffer.wrap(buf);
+            dropping = !counted;
+            readBuffer(dropping ? DROP_READ_BYTES : Math.min(INITIAL_READ_BYTES, server.config().readBufferSize()));
         }
         drainIfClosing();
         if (carried > 0) {
@@ -121,6 +133,8 @@ final class ConnectionLoop implements Runnable {
                 if (!outputShut) {
                     outputShut = true;
                     socket.shutdownOutput();
+                    dropping = true;
+                    readBuffer(DROP_READ_BYTES);
                     if (!Thread.currentThread().isVirtual()) {
                         // lingering only drops what the peer still sends: a virtual thread waits for
                         // that, and the platform thread (a pool worker, the single thread) serves on
@@ -143,7 +157,7 @@ final class ConnectionLoop implements Runnable {
                 // a keep-alive client's next request (or the rest of one) usually follows at once; a client
                 // silent for longer, idle or stalled inside a request, gives its thread back
                 socket.setSoTimeout(mayPark ? Math.min(PARK_AFTER_MILLIS, timeout) : timeout);
-                n = in.read(buf);
+                n = read();
             } catch (SocketTimeoutException e) {
                 if (mayPark) {
                     Thread.ofVirtual().name(thread.getName() + "-idle").start(this::awaitRequest);
@@ -163,6 +177,25 @@ final class ConnectionLoop implements Runnable {
                 conn.received(received.clear().limit(n));
             }
         }
+    }
+
+    /**
+     * Reads into {@link #buf}, first growing it if the last read filled it. The bytes of a read are
+     * always fed to the connection before the next read, so the buffer can change between reads.
+     */
+    private int read() throws IOException {
+        int max = server.config().readBufferSize();
+        if (lastReadFilled && !dropping && buf.length < max) {
+            readBuffer((int) Math.min(max, buf.length * 4L));
+        }
+        int n = in.read(buf);
+        lastReadFilled = n == buf.length;
+        return n;
+    }
+
+    private void readBuffer(int size) {
+        buf = new byte[size];
+        received = ByteBuffer.wrap(buf);
     }
 
     /**
@@ -199,7 +232,7 @@ final class ConnectionLoop implements Runnable {
                 idle = conn.isIdle();
                 try {
                     socket.setSoTimeout(timeoutMillis(conn.readTimeoutNanos(now)));
-                    n = in.read(buf);
+                    n = read();
                 } catch (SocketTimeoutException e) {
                     continue;
                 } finally {
