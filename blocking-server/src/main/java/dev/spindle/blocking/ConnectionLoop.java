@@ -24,7 +24,7 @@ final class ConnectionLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ConnectionLoop.class);
     /** How long a waiting thread parks before it ticks the connection again. */
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
-    /** How long a pool thread waits for an idle connection's next request before parking it. */
+    /** How long a pool thread waits for a silent peer (idle, or stalled inside a request) before parking its connection. */
     private static final int PARK_AFTER_MILLIS = 2;
     /**
      * The read buffer a connection starts with: most requests fit, and a read that fills it grows it
