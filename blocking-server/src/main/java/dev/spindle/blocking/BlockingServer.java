@@ -201,6 +201,9 @@ public class BlockingServer implements HttpServer {
         if (!lifecycle.beginClose()) {
             return;
         }
+        // at once, from here: a handler running inline now must answer with a close too (a loop
+        // accepted from now on drains itself as it starts)
+        connections.forEach(ConnectionLoop::beginDrain);
         try {
             serverSocket.close();
         } catch (IOException e) {

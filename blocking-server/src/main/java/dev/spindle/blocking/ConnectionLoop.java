@@ -25,8 +25,16 @@ final class ConnectionLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ConnectionLoop.class);
     /** How long a waiting thread parks before it ticks the connection again. */
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
-    /** How long a pool thread waits for an idle connection's next request before parking it. */
+    /** How long a pool thread waits for a silent peer (idle, or stalled inside a request) before parking its connection. */
     private static final int PARK_AFTER_MILLIS = 2;
+    /**
+     * The read buffer a connection starts with: most requests fit, and a read that fills it grows it
+     * (up to {@link dev.spindle.core.ServerConfig#readBufferSize()}), so that thousands of short
+     * connections do not each hold the full size.
+     */
+    private static final int INITIAL_READ_BYTES = 4096;
+    /** The read buffer of a connection that only drops what arrives (lingering, or rejected). */
+    private static final int DROP_READ_BYTES = 512;
 
     private final BlockingServer server;
     private final Socket socket;
@@ -46,6 +54,10 @@ final class ConnectionLoop implements Runnable {
     private boolean draining;
     private byte[] buf;
     private ByteBuffer received;
+    /** The last read filled {@link #buf}: the next one gets a bigger buffer. */
+    private boolean lastReadFilled;
+    /** The connection only drops its input from now on: its read buffer stays small. */
+    private boolean dropping;
     /** Bytes read while parked, to be fed to the connection once a pool thread has it again. */
     private int carried;
 
@@ -103,8 +115,8 @@ final class ConnectionLoop implements Runnable {
             socket.setTcpNoDelay(true);
             in = socket.getInputStream();
             out = socket.getOutputStream();
-            buf = new byte[server.config().readBufferSize()];
-            received = ByteBuffer.wrap(buf);
+            dropping = !counted;
+            readBuffer(dropping ? DROP_READ_BYTES : Math.min(INITIAL_READ_BYTES, server.config().readBufferSize()));
         }
         drainIfClosing();
         if (carried > 0) {
@@ -124,6 +136,8 @@ final class ConnectionLoop implements Runnable {
                 if (!outputShut) {
                     outputShut = true;
                     socket.shutdownOutput();
+                    dropping = true;
+                    readBuffer(DROP_READ_BYTES);
                     if (!Thread.currentThread().isVirtual()) {
                         // lingering only drops what the peer still sends: a virtual thread waits for
                         // that, and the platform thread (a pool worker, the single thread) serves on
@@ -138,14 +152,15 @@ final class ConnectionLoop implements Runnable {
                 await();
                 continue;
             }
-            boolean mayPark = conn.isIdle() && server.dispatch().parksIdle() && !Thread.currentThread().isVirtual();
+            boolean mayPark = waitsForRequestBytes() && server.dispatch().parksIdle() && !Thread.currentThread().isVirtual();
             int n;
             idle = conn.isIdle();
             try {
                 int timeout = timeoutMillis(conn.readTimeoutNanos(now));
-                // a keep-alive client's next request usually follows at once; one idle longer gives its thread back
+                // a keep-alive client's next request (or the rest of one) usually follows at once; a client
+                // silent for longer, idle or stalled inside a request, gives its thread back
                 socket.setSoTimeout(mayPark ? Math.min(PARK_AFTER_MILLIS, timeout) : timeout);
-                n = in.read(buf);
+                n = read();
             } catch (SocketTimeoutException e) {
                 if (mayPark) {
                     Thread.ofVirtual().name(thread.getName() + "-idle").start(this::awaitRequest);
@@ -168,12 +183,43 @@ final class ConnectionLoop implements Runnable {
     }
 
     /**
-     * Waits for the next request on a virtual thread, holding no pool thread, then hands the loop
-     * back to the pool with the bytes that arrived. The connection's deadlines still apply (the idle
-     * timeout closes it); a full pool answers 503 and closes, as for a new connection.
+     * Reads into {@link #buf}, first growing it if the last read filled it. The bytes of a read are
+     * always fed to the connection before the next read, so the buffer can change between reads.
+     */
+    private int read() throws IOException {
+        int max = server.config().readBufferSize();
+        if (lastReadFilled && !dropping && buf.length < max) {
+            readBuffer((int) Math.min(max, buf.length * 4L));
+        }
+        int n = in.read(buf);
+        lastReadFilled = n == buf.length;
+        return n;
+    }
+
+    private void readBuffer(int size) {
+        buf = new byte[size];
+        received = ByteBuffer.wrap(buf);
+    }
+
+    /**
+     * Whether the connection waits only for the peer's bytes: idle between requests, or inside a
+     * request not yet complete (request line, headers, or a body the core buffers) with no handler
+     * or response in flight.
+     */
+    private boolean waitsForRequestBytes() {
+        return (conn.isIdle() || conn.hasPartialRequest()) && !conn.hasOutbound() && !conn.isFinished();
+    }
+
+    /**
+     * Waits for the next request, or the rest of a stalled one, on a virtual thread, holding no pool
+     * thread, then hands the loop back to the pool with the bytes that arrived. The connection's
+     * deadlines still apply: once one ends the wait (the header timeout's 408, the idle timeout, the
+     * drain), the rest of the connection (writing the answer, lingering, closing) runs here, on this
+     * virtual thread. A full pool answers 503 and closes, as for a new connection.
      */
     private void awaitRequest() {
         thread = Thread.currentThread();
+        boolean endsHere = false;
         try {
             while (true) {
                 long now = System.nanoTime();
@@ -181,14 +227,15 @@ final class ConnectionLoop implements Runnable {
                 if (drainIfClosing()) {
                     continue;
                 }
-                if (conn.shouldClose() || conn.isLingering()) {
+                if (!waitsForRequestBytes()) {
+                    endsHere = !conn.shouldClose();
                     break;
                 }
                 int n;
-                idle = true;
+                idle = conn.isIdle();
                 try {
                     socket.setSoTimeout(timeoutMillis(conn.readTimeoutNanos(now)));
-                    n = in.read(buf);
+                    n = read();
                 } catch (SocketTimeoutException e) {
                     continue;
                 } finally {
@@ -216,6 +263,10 @@ final class ConnectionLoop implements Runnable {
             conn.closed();
             server.finished(this);
             failed("idle connection failed; closing it", t);
+            return;
+        }
+        if (endsHere) {
+            run();
             return;
         }
         closeNow();
@@ -251,6 +302,15 @@ final class ConnectionLoop implements Runnable {
         draining = true;
         conn.drain();
         return true;
+    }
+
+    /**
+     * From the thread closing the server: drains the connection ({@link Connection#drain()} may be
+     * called from any thread), so a response whose handler is running now says close; the loop's
+     * own {@link #drainIfClosing()} starts the idle grace when it comes round.
+     */
+    void beginDrain() {
+        conn.drain();
     }
 
     /** Parks until the wakeup runs (a handler finished, a body producer handed over a chunk) or a tick is due. */

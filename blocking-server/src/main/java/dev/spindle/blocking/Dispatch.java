@@ -21,7 +21,8 @@ interface Dispatch {
     }
 
     /**
-     * Whether a connection waiting for its next request gives its thread back: it waits on a virtual
+     * Whether a connection waiting for its peer's bytes (its next request, or the rest of a stalled
+     * one) gives its thread back: it waits on a virtual
      * thread (the JDK's poller, no platform thread held) and comes back through {@link #execute}
      * once bytes arrive, as a Tomcat NIO connector's poller does. Only a pool gains from it.
      */

@@ -7,10 +7,13 @@ import dev.spindle.core.spi.Launcher;
 /**
  * A fixed pool of {@code workers} platform threads, each serving one connection at a time, with
  * up to {@link ServerConfig#queueCapacity()} accepted connections waiting for a thread. A
- * connection waiting for its next request gives its thread back after 2 ms: it waits on a virtual
- * thread (the JDK's poller) and rejoins the queue when bytes arrive, as a Tomcat NIO connector's
- * poller does, so idle keep-alive connections do not hold the pool (2,000 of them leave 200
- * threads free). A request still arriving (a slow client) does hold its thread. When connections
+ * connection waiting for its peer's bytes gives its thread back after 2 ms of silence, whether it
+ * is idle between requests or stalled inside one (request line, headers, or a body read whole): it
+ * waits on a virtual thread (the JDK's poller) and rejoins the queue when bytes arrive, as a Tomcat
+ * NIO connector's poller does, so neither idle keep-alive connections nor slow clients hold the
+ * pool (200 stalled requests and 2,000 idle connections leave 200 threads free); the header
+ * timeout's 408, and the lingering after it, are sent from that virtual thread too. Only a body a
+ * blocking handler is reading as a stream holds its thread while it arrives. When connections
  * are waiting, a connection whose next request arrives is closed after that response so others
  * get a turn; when the queue is full too, new connections (and a parked one whose next request
  * finds no room) are answered 503.

@@ -25,6 +25,14 @@ final class HttpConnection implements Connection {
     /** Echoed bodies from this size on are sent from the input array; smaller ones are copied behind the head, so one write carries both. */
     static final int IN_PLACE_MIN = 64 * 1024;
     private static final Runnable NO_WAKEUP = () -> { };
+    /**
+     * The input buffer a connection starts with. A strategy reading into a heap buffer or lending
+     * memory has its requests parsed where they arrived, and only an unfinished tail is kept here,
+     * so most connections never need more; it grows (doubling) for those that do. With thousands
+     * of connections opened and closed (no keep-alive), memory held per connection is what counts.
+     */
+    static final int INPUT_INITIAL_BYTES = 2048;
+    static final int OUTPUT_INITIAL_BYTES = 4096;
 
     static {
         new Engine() {
@@ -46,8 +54,9 @@ final class HttpConnection implements Connection {
     private final ServerConfig config;
     private final Executor blockingExecutor;
     private final Runnable wakeup;
-    private final InputBuffer in;
-    private final OutputBuffer out;
+    /** Replaced by small ones once the connection only drops input ({@link #shedBuffers()}). */
+    private InputBuffer in;
+    private OutputBuffer out;
     private final RequestParser parser;
     private final Request request = new Request();
     private final Response response = new Response();
@@ -69,8 +78,11 @@ final class HttpConnection implements Connection {
     /** Close the socket now; nothing more will be sent. */
     private boolean aborted;
     private boolean closeAfterResponse;
-    /** {@link #drain()} was called; {@link #drainIdleSince} is when the wait for one more request began. */
-    private boolean draining;
+    /**
+     * {@link #drain()} was called, from any thread: a handler running inline while the server began
+     * closing still answers with a close. {@link #drainIdleSince} is when the wait for one more request began.
+     */
+    private volatile boolean draining;
     private long drainIdleSince;
     private boolean inputEnded;
     private boolean continueSent;
@@ -131,12 +143,17 @@ final class HttpConnection implements Connection {
      *        calls {@link #resume()}; may be null only if no handler completes on another thread
      */
     HttpConnection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup) {
+        this(router, config, blockingExecutor, wakeup, INPUT_INITIAL_BYTES, OUTPUT_INITIAL_BYTES);
+    }
+
+    private HttpConnection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup,
+            int inputCapacity, int outputCapacity) {
         this.router = router;
         this.config = config;
         this.blockingExecutor = blockingExecutor;
         this.wakeup = wakeup != null ? wakeup : NO_WAKEUP;
-        this.in = new InputBuffer(Math.min(config.readBufferSize(), 64 * 1024));
-        this.out = new OutputBuffer(4096);
+        this.in = new InputBuffer(inputCapacity);
+        this.out = new OutputBuffer(outputCapacity);
         this.parser = new RequestParser(config);
         this.highWater = config.writeHighWaterMark();
         this.tls = config.tls() != null ? new TlsLayer(config.tls().newEngine(), this) : null;
@@ -156,7 +173,8 @@ final class HttpConnection implements Connection {
      * @return a new connection that only answers, then closes
      */
     static HttpConnection rejecting(ServerConfig config, int status, String message) {
-        HttpConnection c = new HttpConnection(null, config);
+        // it parses nothing and answers a short error: the smallest buffers (grown if ever needed)
+        HttpConnection c = new HttpConnection(null, config, null, null, 0, 0);
         ResponseEncoder.error(c.out, c.response, status, message, null, ResponseEncoder.CONNECTION_CLOSE, false);
         c.closing = true;
         return c;
@@ -470,7 +488,6 @@ final class HttpConnection implements Connection {
 
     @Override
     public void drain() {
-        closeAfterResponse = true;
         draining = true;
     }
 
@@ -523,6 +540,7 @@ final class HttpConnection implements Connection {
             if (isLingering()) {
                 if (lingerStarted == 0) {
                     lingerStarted = now;
+                    shedBuffers();
                 } else if (now - lingerStarted >= LINGER_NANOS) {
                     lingerDone = true;
                 }
@@ -579,6 +597,22 @@ final class HttpConnection implements Connection {
         if (out.pending() == 0 && now - lastActivity >= config.idleTimeout().toNanos()) {
             abort();
         }
+    }
+
+    /**
+     * A lingering connection only drops what still arrives: it lets go of its buffers, and of the
+     * strategy's read buffer it was lent last, so the connections a busy server is closing hold
+     * almost nothing.
+     */
+    private void shedBuffers() {
+        if (streamingBody != null || in.isLent()) {
+            return;
+        }
+        in = new InputBuffer(0);
+        out = new OutputBuffer(0);
+        lentKey = null;
+        lentMemory = null;
+        pumpBuffer = null;
     }
 
     @Override
@@ -769,7 +803,7 @@ final class HttpConnection implements Connection {
     }
 
     private boolean keepAlive(Request req) {
-        return config.keepAlive() && !closeAfterResponse && req.isKeepAliveRequested();
+        return config.keepAlive() && !closeAfterResponse && !draining && req.isKeepAliveRequested();
     }
 
     private void dispatch(Request req) {
@@ -1040,6 +1074,8 @@ final class HttpConnection implements Connection {
     }
 
     private void finish(Request req, Response res, Throwable failure, boolean keepAlive) {
+        // decided again after the handler ran: the drain may have begun meanwhile, on another thread
+        keepAlive &= !draining;
         int connection = !keepAlive ? ResponseEncoder.CONNECTION_CLOSE
                 : req.version == Request.HTTP_1_0 ? ResponseEncoder.CONNECTION_KEEP_ALIVE
                 : ResponseEncoder.CONNECTION_DEFAULT;

@@ -381,6 +381,27 @@ class ConnectionStreamingTest {
         assertThat(c.shouldClose()).isTrue();
     }
 
+    /**
+     * Connections that only drop input hold almost no buffer memory: one lingering after a response
+     * that closed it (a request body of 1 MiB had been buffered), and one answering a rejection.
+     * A server churning through short connections holds thousands of them.
+     */
+    @Test
+    void lingeringAndRejectingConnectionsHoldAlmostNoBuffers() {
+        Router routes = Router.builder().post("/up", (req, res) -> res.text("ok")).build();
+        HttpConnection closing = new HttpConnection(routes, ServerConfig.defaults());
+        feed(closing, "POST /up HTTP/1.1\r\n" + HOST + "Connection: close\r\nContent-Length: " + (1 << 20) + "\r\n\r\n");
+        feed(closing, new byte[1 << 20]);
+        assertThat(parseAll(drain(closing)).get(0).status()).isEqualTo(200);
+        closing.tick(System.nanoTime());
+        assertThat(closing.isLingering()).isTrue();
+        assertThat(closing.bufferCapacity()).as("buffer bytes held while lingering").isLessThanOrEqualTo(1024);
+
+        HttpConnection rejecting = HttpConnection.rejecting(ServerConfig.defaults(), 503, "too many connections");
+        assertThat(rejecting.bufferCapacity()).as("buffer bytes held by a rejection").isLessThanOrEqualTo(1024);
+        assertThat(parseAll(drain(rejecting)).get(0).status()).isEqualTo(503);
+    }
+
     /** Heap a connection holds once idle after a 50 MB reply: its buffers shrink back. */
     @Test
     void idleConnectionLetsGoOfALargeReply() {

@@ -289,6 +289,10 @@ public interface Connection {
      * response that closes (output shut, lingering). Closing an idle keep-alive connection at once
      * would race with a client, or a load balancer's pooled connection, that has just sent its next
      * request: that request would be lost to a reset.
+     *
+     * <p>Unlike the other methods it may be called from any thread (the one closing the server): a
+     * response decided after it says close, even one whose handler was already running inline on
+     * the connection's thread; the idle grace starts at the connection's next {@link #tick}.
      */
     void drain();
 

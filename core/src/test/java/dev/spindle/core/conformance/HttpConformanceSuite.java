@@ -74,9 +74,10 @@ public abstract class HttpConformanceSuite {
      * Whether the server serves other clients while thousands hold connections open: idle after a
      * request, or trickling one that never ends. Exempt by design, from the tests with thousands of
      * such connections: the iterative single-thread server (one connection at a time, none kept
-     * alive) and the thread pool (a connection holds one of a few threads; an idle keep-alive one
-     * gives it up by being closed when others wait, so thousands of idle connections cannot stay
-     * usable, and a trickling one holds its thread until the header timeout).
+     * alive) and the thread pool (idle and trickling connections give their threads back, see
+     * ThreadPoolSlowlorisTest, but a connection whose request arrives while others wait for one of
+     * its few threads is closed after its response, so thousands of idle connections cannot all
+     * stay usable).
      */
     protected boolean servesOthersWhileClientsStall() {
         return true;
@@ -1281,6 +1282,45 @@ public abstract class HttpConformanceSuite {
     private HttpServer remoteServer(URI downstream) throws IOException {
         dev.spindle.core.spi.Downstream d = new dev.spindle.core.spi.Downstream(downstream, Duration.ofMillis(300));
         return newServer(config(), BenchmarkApp.register(Router.builder(), d).build()).start();
+    }
+
+    /**
+     * A graceful close reaches a request already being handled, not only the next one: a blocking
+     * handler (run inline by the blocking servers, on a virtual thread by the event loops) still
+     * running when {@code close()} begins answers with {@code Connection: close}, and the
+     * connection then closes cleanly.
+     */
+    @Test
+    void closeMakesTheAnswerOfAHandlerAlreadyRunningSayClose() throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Router routes = Router.builder()
+                .get("/hold", Handler.blocking((req, res) -> {
+                    started.countDown();
+                    release.await(10, TimeUnit.SECONDS);
+                    res.text("held");
+                }))
+                .build();
+        HttpServer own = newServer(config().drainTimeout(Duration.ofSeconds(8)), routes).start();
+        int ownPort = own.port();
+        try (RawConnection c = connect(ownPort)) {
+            c.send(request("GET", "/hold"));
+            assertThat(started.await(5, TimeUnit.SECONDS)).as("the handler started").isTrue();
+            Thread closer = Thread.ofPlatform().start(own::close);
+            assertThat(refusedWithin(ownPort, Duration.ofSeconds(1))).as("close began").isTrue();
+            release.countDown();
+            RawResponse r = c.read();
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.bodyText()).isEqualTo("held");
+            assertThat(r.closes()).as("Connection: close on the answer of the handler running when close began").isTrue();
+            assertThat(c.closedCleanly()).as("closed with an end of stream after that answer").isTrue();
+            closer.join(Duration.ofSeconds(13));
+            assertThat(closer.isAlive()).as("close() returned").isFalse();
+        } finally {
+            release.countDown();
+            own.close();
+        }
     }
 
     /** One request on its own connection (the iterative server closes after each answer). */
