@@ -118,16 +118,53 @@ public class BlockingServer implements HttpServer {
                 pause();
                 continue;
             }
-            if (!limit.tryAcquire()) {
-                reject(socket, "too many connections");
-                continue;
+            try {
+                admit(socket);
+            } catch (Throwable t) {
+                // building or starting its connection failed (an OutOfMemoryError under a flood, no thread to be had):
+                // that socket is dropped and the acceptor goes on, or the port would stop answering for good
+                closeQuietly(socket);
+                failures.error("accepting a connection failed; closing it", socket.getRemoteSocketAddress(), t);
+                if (FailureLog.isFatal(t)) {
+                    throw t;
+                }
+                pause();
             }
-            ConnectionLoop loop = ConnectionLoop.serving(this, socket);
-            connections.add(loop);
-            if (!dispatch.execute(loop)) {
+        }
+    }
+
+    /** Serves an accepted socket, or has the core refuse it; a failure leaves no slot or loop behind. */
+    private void admit(Socket socket) {
+        if (!limit.tryAcquire()) {
+            reject(socket, "too many connections");
+            return;
+        }
+        ConnectionLoop loop;
+        try {
+            loop = ConnectionLoop.serving(this, socket);
+        } catch (Throwable t) {
+            limit.release();
+            throw t;
+        }
+        connections.add(loop);
+        boolean started = false;
+        try {
+            started = dispatch.execute(loop);
+        } finally {
+            if (!started) {
                 finished(loop);
-                reject(socket, "all workers are busy");
             }
+        }
+        if (!started) {
+            reject(socket, "all workers are busy");
+        }
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            log.trace("close failed: {}", e.toString());
         }
     }
 
@@ -144,7 +181,12 @@ public class BlockingServer implements HttpServer {
     private void reject(Socket socket, String message) {
         ConnectionLoop loop = ConnectionLoop.rejecting(this, socket, 503, message);
         connections.add(loop);
-        Thread.ofVirtual().name(name + "-rejected").start(loop);
+        try {
+            Thread.ofVirtual().name(name + "-rejected").start(loop);
+        } catch (Throwable t) {
+            connections.remove(loop);
+            throw t;
+        }
     }
 
     /**
