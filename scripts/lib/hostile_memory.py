@@ -89,7 +89,9 @@ A server passes when, in each of its launches:
   while it uploads, so a status written before the close is seen). For ab, every request must be
   complete; answers of another length (a 503 among 200s) count as answers;
 - every **health probe** (a new connection, GET /plaintext, every {HEALTH_INTERVAL:g} s from before
-  the first phase to after the last) got 200 `Hello, World!` within {HEALTH_LIMIT:g} s;
+  the first phase to after the last) got 200 `Hello, World!` within {HEALTH_LIMIT:g} s; a probe is
+  abandoned after {HEALTH_TIMEOUT:g} s, so a "health max" of about {HEALTH_TIMEOUT * 1000:g} ms means no answer, and a
+  refused connection fails at once (count the failed probes, not only the maximum);
 - the server's output holds **no OutOfMemoryError** (stdout and stderr, every line naming it
   counted);
 - its **CPU returned to idle**: below {CPU_IDLE_PCT:g} % of one core over {CPU_WINDOW_S:g} s, sampled
@@ -422,10 +424,38 @@ AB_FIELDS = {
     "rps": r"^Requests per second:\s+([\d.]+)",
 }
 AB_FAILED = re.compile(r"\(Connect: (\d+), Receive: (\d+), Length: (\d+), Exceptions: (\d+)\)")
+AB_ABORTED = re.compile(r"\(be patient\)\.*(\S[^\n]*\(\d+\))")
+AB_TOTAL = re.compile(r"^Total of (\d+) requests completed", re.M)
+
+
+def parse_ab(text: str, requests: int) -> dict:
+    """ab's output as answer counts: 2xx, non-2xx, ab_failed (connect, receive, exception),
+    not_completed; when ab gave up (it does on the first request without an answer within -s),
+    the requests it had completed are known by number only."""
+    got = {k: (m.group(1) if (m := re.search(rx, text, re.M)) else None) for k, rx in AB_FIELDS.items()}
+    row: dict = {"rps": got["rps"], "counts": Counter()}
+    complete = int(got["complete"] or 0)
+    if got["complete"] is None and (m := AB_ABORTED.search(text)):
+        total = AB_TOTAL.search(text)
+        complete = int(total.group(1)) if total else 0
+        row["aborted"] = m.group(1).strip()
+        row["counts"]["completed_before_ab_gave_up"] += complete
+    else:
+        m = AB_FAILED.search(text)
+        connect, receive, _length, exceptions = (int(x) for x in m.groups()) if m else (0, 0, 0, 0)
+        broken = min(connect + receive + exceptions, complete)   # ab may count one request twice
+        non2xx = int(got["non2xx"] or 0)
+        row["counts"]["2xx"] += max(0, complete - non2xx - broken)
+        row["counts"]["non-2xx"] += non2xx
+        if broken:
+            row["counts"]["ab_failed"] += broken
+    if requests > complete:
+        row["counts"]["not_completed"] += requests - complete
+    return row
 
 
 def phase_churn(port: int, p: dict, out: Path) -> list[dict]:
-    """ab without keep-alive, `rounds` times; each request becomes one result row (aggregated)."""
+    """ab without keep-alive, `rounds` times; one result row per round."""
     results: list[dict] = []
     for i in range(1, p["rounds"] + 1):
         path = out / f"ab-{i}.txt"
@@ -435,21 +465,8 @@ def phase_churn(port: int, p: dict, out: Path) -> list[dict]:
             f.write("$ " + " ".join(cmd) + "\n")
             f.flush()
             rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=300, check=False).returncode
-        text = path.read_text(encoding="utf-8", errors="replace")
-        got = {k: (m.group(1) if (m := re.search(rx, text, re.M)) else None) for k, rx in AB_FIELDS.items()}
-        complete = int(got["complete"] or 0)
-        non2xx = int(got["non2xx"] or 0)
-        m = AB_FAILED.search(text)
-        connect, receive, _length, exceptions = (int(x) for x in m.groups()) if m else (0, 0, 0, 0)
-        broken = connect + receive + exceptions
-        not_done = max(0, p["requests"] - complete)
-        row = {"kind": f"ab round {i}", "ab_rc": rc, "rps": got["rps"], "counts": Counter()}
-        row["counts"]["2xx"] += max(0, complete - non2xx - broken)
-        row["counts"]["non-2xx"] += non2xx
-        if broken:
-            row["counts"]["ab_failed"] += broken
-        if not_done:
-            row["counts"]["not_completed"] += not_done
+        row = parse_ab(path.read_text(encoding="utf-8", errors="replace"), p["requests"])
+        row.update(kind=f"ab round {i}", ab_rc=rc)
         results.append(row)
     return results
 
@@ -465,10 +482,12 @@ def tally(phase: str, rows: list[dict]) -> dict:
     if phase == "churn":
         for r in rows:
             counts.update(r["counts"])
-        extra["ab_rounds"] = [{"round": r["kind"], "rc": r["ab_rc"], "rps": r["rps"], "counts": dict(r["counts"])}
-                              for r in rows]
+        extra["ab_rounds"] = [{"round": r["kind"], "rc": r["ab_rc"], "rps": r["rps"], "counts": dict(r["counts"]),
+                               "aborted": r.get("aborted")} for r in rows]
+        details += [f"{r['kind']}: ab gave up ({r['aborted']}), {r['counts']['not_completed']} request(s) not completed"
+                    for r in rows if r.get("aborted")]
         # an ab that gave up counts the requests it never completed (not_completed)
-        failed = sum(n for k, n in counts.items() if k not in ("2xx", "non-2xx"))
+        failed = sum(n for k, n in counts.items() if k not in ("2xx", "non-2xx", "completed_before_ab_gave_up"))
     else:
         by_kind: dict[str, Counter] = {}
         for r in rows:
@@ -624,6 +643,10 @@ def judge_launch(launch_dir: Path) -> dict:
             "oom_lines": ooms, "reasons": reasons, "pass": not reasons}
 
 
+def ms(value) -> str:
+    return "-" if value is None else f"{value} ms"
+
+
 def fmt_answers(answers: dict) -> str:
     return ", ".join(f"{k} × {v}" for k, v in sorted(answers.items(), key=lambda kv: (-kv[1], kv[0]))) or "-"
 
@@ -672,7 +695,7 @@ def cmd_report(args) -> int:
             heap = f"{j['peak_heap_mib']} / {j['heap_cap_mib']} MiB" if j["peak_heap_mib"] is not None else "n/a"
             cpu = j["client"].get("cpu_after_pct")
             lines.append(f"| {server} | {'PASS' if j['pass'] else 'FAIL'} | {name} | {req} | {fail} | "
-                         f"{h.get('max_ms', 'n/a')} ms | {h.get('failed', 'n/a')} of {h.get('probes', 'n/a')} | {heap} | "
+                         f"{ms(h.get('max_ms'))} | {h.get('failed', 'n/a')} of {h.get('probes', 'n/a')} | {heap} | "
                          f"{j['full_gcs']} | {'n/a' if cpu is None else f'{cpu} %'} | {j['oom_lines']} |")
     lines += ["", "## Per phase", "",
               "| server | launch | phase | requests | answers | failed | slowest request | health max | probes failed |",
@@ -685,7 +708,7 @@ def cmd_report(args) -> int:
                     continue
                 slowest = f"{ph['max_seconds']} s" if ph.get("max_seconds") is not None else "-"
                 lines.append(f"| {server} | {name} | {phase} | {ph['requests']} | {fmt_answers(ph['answers'])} | "
-                             f"{ph['failed']} | {slowest} | {ph['health']['max_ms']} ms | "
+                             f"{ph['failed']} | {slowest} | {ms(ph['health']['max_ms'])} | "
                              f"{ph['health']['failed']} of {ph['health']['probes']} |")
     lines += ["", "## Why a server failed", ""]
     anything = False
