@@ -26,7 +26,7 @@
 #             /echo (phase "raised"): a clear 413/503, or 200 with the whole echo
 # Throughout, a new connection asks GET /plaintext every 0.2 s. After the phases the server's CPU
 # is sampled for 5 s (after 5 s of quiet), then it is stopped with SIGTERM.
-# Every phase is bounded in count and time (each request has a deadline of 30-60 s).
+# Every phase is bounded in count and time (each request has a deadline: 30-60 s, 20 s with --quick).
 #
 # A server passes when every hostile request got a status line (2xx with the whole echo, or
 # 4xx/5xx; a close or reset after a 4xx/5xx status is fine, before one it is a failure), every

@@ -73,10 +73,10 @@ FULL = {
     "churn": {"requests": 20000, "concurrency": 1000, "rounds": 3, "timeout": 10},
 }
 QUICK = {
-    "oversized": {"length": 300 * MB, "each": 2, "deadline": 30.0},
-    "raised": {"length": 300 * MB, "clients": 2, "deadline": 30.0},
-    "slow": {"connections": 40, "length": 64, "step": 4, "fast_pace": 0.3, "slow_pace": 1.0, "deadline": 30.0},
-    "medium": {"clients": 16, "min": 4 * MB, "max": 8 * MB, "seconds": 8.0, "deadline": 30.0},
+    "oversized": {"length": 300 * MB, "each": 2, "deadline": 20.0},
+    "raised": {"length": 300 * MB, "clients": 2, "deadline": 20.0},
+    "slow": {"connections": 40, "length": 64, "step": 4, "fast_pace": 0.3, "slow_pace": 1.0, "deadline": 20.0},
+    "medium": {"clients": 16, "min": 4 * MB, "max": 8 * MB, "seconds": 8.0, "deadline": 20.0},
     "churn": {"requests": 3000, "concurrency": 1000, "rounds": 2, "timeout": 10},
 }
 PHASES = ("oversized", "raised", "slow", "medium", "churn")
