@@ -14,6 +14,9 @@ TEST_PACKAGES=(curl gcc liburing2 liburing-dev)
 spindle_ensure_packages "${TEST_PACKAGES[@]}"
 spindle_find_jdk
 cd "$SPINDLE_ROOT"
+# The scripts' own Python (the matrix report, the hostile-memory verdicts) has unit tests of its own.
+spindle_python
+"$SPINDLE_PYTHON" -m unittest discover -s scripts/lib -p 'test_*.py'
 spindle_mvn install "$@"
 
 # The public API is documented: javadoc with every doclint check on each module's package; any
