@@ -1,5 +1,6 @@
 package dev.spindle.core;
 
+import dev.spindle.core.spi.BodyBudget;
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.Engine;
 import java.io.IOException;
@@ -29,8 +30,9 @@ final class HttpConnection implements Connection {
     static {
         new Engine() {
             @Override
-            protected Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup) {
-                return new HttpConnection(router, config, blockingExecutor, wakeup);
+            protected Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup,
+                    BodyBudget budget) {
+                return new HttpConnection(router, config, blockingExecutor, wakeup, budget);
             }
 
             @Override
@@ -127,11 +129,21 @@ final class HttpConnection implements Connection {
      *        calls {@link #resume()}; may be null only if no handler completes on another thread
      */
     HttpConnection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup) {
+        this(router, config, blockingExecutor, wakeup, null);
+    }
+
+    /**
+     * As {@link #HttpConnection(Router, ServerConfig, Executor, Runnable)}, holding buffered request
+     * bodies within the server's {@code budget}.
+     *
+     * @param budget shared by the server's connections; null for none
+     */
+    HttpConnection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget) {
         this.router = router;
         this.config = config;
         this.blockingExecutor = blockingExecutor;
         this.wakeup = wakeup != null ? wakeup : NO_WAKEUP;
-        this.in = new InputBuffer(Math.min(config.readBufferSize(), 64 * 1024));
+        this.in = new InputBuffer(Math.min(config.readBufferSize(), 64 * 1024), budget);
         this.out = new OutputBuffer(4096);
         this.parser = new RequestParser(config);
         this.highWater = config.writeHighWaterMark();
@@ -190,8 +202,9 @@ final class HttpConnection implements Connection {
         }
         MemorySegment memory = in.available() == 0 && !processing ? lendable(src) : null;
         if (memory == null) {
-            in.append(src);
-            process();
+            if (append(src)) {
+                process();
+            }
             return;
         }
         long offset = src.arrayOffset() + src.position();
@@ -214,8 +227,9 @@ final class HttpConnection implements Connection {
             return;
         }
         if (in.available() > 0 || memory.isReadOnly() || processing) {
-            in.append(memory.asSlice(offset, length).asByteBuffer());
-            process();
+            if (append(memory.asSlice(offset, length).asByteBuffer())) {
+                process();
+            }
             return;
         }
         receivedInPlace(memory, null, offset, length);
@@ -252,7 +266,41 @@ final class HttpConnection implements Connection {
     /** Plaintext the TLS layer decrypted while an inline handler pumps a request body. */
     void plaintextAppended(ByteBuffer src) {
         inputActivity = true;
-        in.append(src);
+        append(src);
+    }
+
+    /** Buffers input; false if the budget for buffered bodies refused the room (the request is then refused). */
+    private boolean append(ByteBuffer src) {
+        try {
+            in.append(src);
+            return true;
+        } catch (InputBuffer.OverBudget e) {
+            src.position(src.limit());
+            overBudget(e);
+            return false;
+        }
+    }
+
+    /**
+     * The server's budget for buffered bodies cannot hold this connection's input: a request not
+     * yet answered gets the status (503 with {@code Retry-After}, or 413) and the connection closes;
+     * one already being answered just ends.
+     */
+    private void overBudget(InputBuffer.OverBudget e) {
+        log.debug("request refused ({}): {}", e.status(), e.getMessage());
+        if (exchange != null || outgoing != null || streamingBody != null || closing) {
+            abort();
+            return;
+        }
+        response.reset();
+        response.status(e.status());
+        if (e.status() == 503) {
+            response.header("Retry-After", "1");
+        }
+        response.text(e.status() + " " + HttpStatus.reason(e.status()) + ": " + e.getMessage() + "\n");
+        ResponseEncoder.encode(out, response, parser.requestLineParsed() && request.method == Method.HEAD,
+                ResponseEncoder.CONNECTION_CLOSE);
+        closing = true;
     }
 
     /** The peer sent TLS {@code close_notify}: its side is done. */
@@ -288,7 +336,11 @@ final class HttpConnection implements Connection {
         try {
             process();
         } finally {
-            in.keepTail();
+            try {
+                in.keepTail();
+            } catch (InputBuffer.OverBudget e) {
+                overBudget(e);
+            }
         }
     }
 
@@ -635,12 +687,14 @@ final class HttpConnection implements Connection {
         if (!aborted) {
             abort();
         }
+        in.releaseAll();
     }
 
     /** Gives up on the connection: nothing more is sent, and the strategy closes it. */
     private void abort() {
         aborted = true;
         release();
+        in.releaseAll();
     }
 
     /** Lets go of everything that waits on the connection: a streamed body, a request-body consumer, a handler. */
@@ -727,7 +781,18 @@ final class HttpConnection implements Connection {
             }
             if (result == RequestParser.HEADERS) {
                 Route route = routeAtHeaders();
-                if (route != null) {
+                boolean streams = route != null && streams(route);
+                try {
+                    // the route's limit (or the server's, buffered or streamed), and room for a buffered body of known length
+                    parser.limitBody(route != null ? route.bodyLimit(config, streams) : config.maxBodySize(), request);
+                    if (!streams && !request.chunked) {
+                        in.reserveFor(request.bodyStart + request.contentLength);
+                    }
+                } catch (HttpException e) {
+                    rejectInput(e);
+                    return;
+                }
+                if (streams) {
                     startStreamedExchange(route);
                 }
                 continue;
@@ -738,21 +803,29 @@ final class HttpConnection implements Connection {
         }
     }
 
-    /**
-     * The route of a request whose header section just arrived, if its handler streams the body;
-     * else null (buffer it). A blocking handler run inline can only stream through an input pump.
-     */
+    /** The route of a request whose header section just arrived, or null when none matched (404, 405). */
     private Route routeAtHeaders() {
         try {
-            Route route = router.route(request);
-            boolean canStream = route.async != null || blockingExecutor != null || pump != null;
-            return route.streamsBody && canStream ? route : null;
+            return router.route(request);
         } catch (HttpException e) {
             return null;
         }
     }
 
+    /**
+     * Whether the route's handler gets its body streamed; else it is buffered. A blocking handler
+     * run inline can only stream through an input pump.
+     */
+    private boolean streams(Route route) {
+        boolean canStream = route.async != null || blockingExecutor != null || pump != null;
+        return route.streamsBody && canStream;
+    }
+
     private void rejectInput(HttpException e) {
+        if (e instanceof InputBuffer.OverBudget over) {
+            overBudget(over);
+            return;
+        }
         if (log.isDebugEnabled()) {
             log.debug("bad request ({}): {}", e.status(), e.getMessage());
         }
@@ -804,6 +877,7 @@ final class HttpConnection implements Connection {
         Request copy = request.detach();
         parser.beginStreaming(in, request);
         RequestBody body = new RequestBody(request.chunked ? -1 : request.contentLength, wakeup);
+        body.collectLimit = route.bodyLimit(config, false);
         copy.streamed = body;
         copy.mayBlock = route.blocking;
         continueSent = false;
@@ -966,7 +1040,14 @@ final class HttpConnection implements Connection {
             inputEnded = true;
         } else if (tls == null) {
             inputActivity = true;
-            in.append(pumpBuffer.flip());
+            try {
+                in.append(pumpBuffer.flip());
+            } catch (InputBuffer.OverBudget e) {
+                streamingBody = null;
+                body.fail(new RequestBody.BodyException(e.status(), e.getMessage()));
+                closing = true;
+                return false;
+            }
         }
         feedBody();
         return streamingBody == body;

@@ -346,6 +346,34 @@ public final class Router {
         }
 
         /**
+         * Adds a POST route with options of its own, such as its body limit; see
+         * {@link #route(String, String, Handler, RouteOptions)}.
+         *
+         * @param pattern the path pattern, such as {@code /users/{id}}
+         * @param handler what answers matching requests: a lambda, or {@link Handler#blocking} or {@link Handler#async}
+         * @param options what the route changes of the server's settings, not null
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
+        public Builder post(String pattern, Handler handler, RouteOptions options) {
+            return route("POST", pattern, handler, options);
+        }
+
+        /**
+         * Adds a PUT route with options of its own, such as its body limit; see
+         * {@link #route(String, String, Handler, RouteOptions)}.
+         *
+         * @param pattern the path pattern, such as {@code /users/{id}}
+         * @param handler what answers matching requests: a lambda, or {@link Handler#blocking} or {@link Handler#async}
+         * @param options what the route changes of the server's settings, not null
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
+        public Builder put(String pattern, Handler handler, RouteOptions options) {
+            return route("PUT", pattern, handler, options);
+        }
+
+        /**
          * Adds a PUT route; see {@link #route(String, String, Handler)}.
          *
          * @param pattern the path pattern, such as {@code /users/{id}}
@@ -406,6 +434,29 @@ public final class Router {
         }
 
         /**
+         * Adds a route, as {@link #route(String, String, Handler)}, with options of its own: e.g.
+         * {@code RouteOptions.defaults().maxBodySize(1L << 30)} lets a streamed upload route take
+         * 1 GiB while every other route keeps the server's {@link ServerConfig#maxBodySize()}. The
+         * limit is checked when the header section has arrived (an announced length) and as a
+         * chunked body arrives: 413 and a close.
+         *
+         * @param method the method token, case-sensitive ({@code "GET"} also answers HEAD)
+         * @param pattern the path pattern, such as {@code /users/{id}} or {@code /files/{path...}}
+         * @param handler what answers matching requests: a lambda, or {@link Handler#blocking} or {@link Handler#async}
+         * @param options what the route changes of the server's settings, not null
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
+        public Builder route(String method, String pattern, Handler handler, RouteOptions options) {
+            Objects.requireNonNull(handler, "handler");
+            Objects.requireNonNull(options, "options");
+            routes.add(new Route(Objects.requireNonNull(method, "method"), Objects.requireNonNull(pattern, "pattern"), handler,
+                    options.maxBodySize()));
+            handlers.add(handler);
+            return this;
+        }
+
+        /**
          * Builds the router. With no filter, mapper or custom 404/405 registered, routes run their
          * handlers directly, with nothing added per request.
          *
@@ -419,7 +470,7 @@ public final class Router {
             List<Route> composed = new ArrayList<>(routes.size());
             for (int i = 0; i < routes.size(); i++) {
                 Route r = routes.get(i);
-                composed.add(new Route(r.method, r.pattern, pipeline.compose(handlers.get(i))));
+                composed.add(new Route(r.method, r.pattern, pipeline.compose(handlers.get(i)), r.maxBodySize));
             }
             Handler missing = notFound != null ? notFound
                     : (req, res) -> {
