@@ -800,6 +800,7 @@ final class HttpConnection implements Connection {
             in.consume(parser.consumed());
             continueSent = false;
             dispatch(request);
+            in.shrinkIfDone();
         }
     }
 

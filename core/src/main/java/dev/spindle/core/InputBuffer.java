@@ -122,6 +122,7 @@ final class InputBuffer {
     void unpin(byte[] array) {
         if (array == own) {
             pinned = false;
+            shrinkIfDone();
         } else if (array == pinnedArray) {
             releasePinned();
         }
@@ -195,8 +196,9 @@ final class InputBuffer {
             long wanted = Math.max((long) own.length * 2, (long) live + n);
             int length = (int) Math.min(wanted, Integer.MAX_VALUE - 16);
             if (!reserve(length)) {
-                // doubling is only a guess at what is coming: take what is needed if that fits
-                length = live + n;
+                // doubling is only a guess at what is coming: near the end of the budget grow by a
+                // quarter; not by what is needed alone, which would copy the body once per read
+                length = (int) Math.min(Math.max((long) own.length + own.length / 4, (long) live + n), Integer.MAX_VALUE - 16);
                 if (!reserve(length)) {
                     throw overBudget(length);
                 }
@@ -302,13 +304,30 @@ final class InputBuffer {
             end = 0;
             if (own.length > OutputBuffer.RETAIN_LIMIT && !pinned) {
                 // a large body is done with: let its memory go rather than hold it while idle
-                reserve(initialCapacity);
-                own = new byte[initialCapacity];
-                ownMemory = MemorySegment.ofArray(own);
-                memory = ownMemory;
-                array = own;
+                shrink();
             }
         }
+    }
+
+    /**
+     * The request just handled is done with (its body answered, or pinned by an echo until sent):
+     * a grown buffer with nothing left in it shrinks back and gives back its reservation, so the
+     * budget counts bodies in flight, not connections that once had one.
+     */
+    void shrinkIfDone() {
+        if (reserved > 0 && !pinned && start == end && !isLent()) {
+            shrink();
+        }
+    }
+
+    private void shrink() {
+        reserve(initialCapacity);
+        own = new byte[initialCapacity];
+        ownMemory = MemorySegment.ofArray(own);
+        memory = ownMemory;
+        array = own;
+        start = 0;
+        end = 0;
     }
 
     /** Bytes of memory this buffer holds, for tests. */
