@@ -82,6 +82,21 @@ public final class Router {
         return r != null && r.streamsBody;
     }
 
+    /**
+     * The largest body the request's route accepts, for adapters to other HTTP stacks: the route's
+     * own {@link RouteOptions#maxBodySize}, else {@code config}'s {@link ServerConfig#maxStreamedBodySize()}
+     * for a route that streams its body ({@link #streamsBody}) or {@link ServerConfig#maxBodySize()}
+     * for one that gets it whole, as a request no route matches does.
+     *
+     * @param req a parsed request; the route found is kept in it for the later calls
+     * @param config the server's limits
+     * @return the limit in bytes
+     */
+    public long bodyLimit(Request req, ServerConfig config) {
+        Route r = routeOrNull(req);
+        return r == null ? config.maxBodySize() : r.bodyLimit(config, r.streamsBody);
+    }
+
     private Route routeOrNull(Request req) {
         try {
             return req.route != null ? req.route : route(req);
