@@ -284,11 +284,14 @@ final class HttpConnection implements Connection {
     /**
      * The server's budget for buffered bodies cannot hold this connection's input: a request not
      * yet answered gets the status (503 with {@code Retry-After}, or 413) and the connection closes;
-     * one already being answered just ends.
+     * one already being answered just ends. A closing connection needs its input no more.
      */
     private void overBudget(InputBuffer.OverBudget e) {
         log.debug("request refused ({}): {}", e.status(), e.getMessage());
-        if (exchange != null || outgoing != null || streamingBody != null || closing) {
+        if (closing) {
+            return;
+        }
+        if (exchange != null || outgoing != null || streamingBody != null) {
             abort();
             return;
         }
