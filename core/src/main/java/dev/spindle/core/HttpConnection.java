@@ -304,6 +304,9 @@ final class HttpConnection implements Connection {
         ResponseEncoder.encode(out, response, parser.requestLineParsed() && request.method == Method.HEAD,
                 ResponseEncoder.CONNECTION_CLOSE);
         closing = true;
+        if (!processing) {
+            in.discard();
+        }
     }
 
     /** The peer sent TLS {@code close_notify}: its side is done. */
@@ -731,6 +734,10 @@ final class HttpConnection implements Connection {
                 reprocess = false;
                 step();
             } while (reprocess && !aborted);
+            if (closing) {
+                // no request will be read again: a body buffered for one is given back at once
+                in.discard();
+            }
         } finally {
             processing = false;
         }

@@ -288,6 +288,22 @@ final class InputBuffer {
         return new OverBudget(503, "too many request bodies in flight; try again");
     }
 
+    /**
+     * The connection reads no more requests: drops what is buffered (lent memory included, so
+     * {@link #keepTail} copies nothing) and gives back a grown array and its reservation now, not
+     * when the strategy gets round to closing the socket. A pinned array stays with its body.
+     */
+    void discard() {
+        start = end;
+        if (!isLent()) {
+            start = 0;
+            end = 0;
+            if (reserved > 0 && !pinned) {
+                shrink();
+            }
+        }
+    }
+
     /** The connection ended: gives back every reservation (the arrays go with the connection). */
     void releaseAll() {
         releasePinned();
