@@ -4,6 +4,7 @@ import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.BodyBudget;
 import dev.spindle.core.spi.ConnectionLimit;
 import dev.spindle.core.spi.FailureLog;
 import dev.spindle.core.spi.ServerLifecycle;
@@ -38,6 +39,8 @@ public class BlockingServer implements HttpServer {
     /** Every running loop, rejected sockets' too, so a close can end them all. */
     private final Set<ConnectionLoop> connections = ConcurrentHashMap.newKeySet();
     private final ConnectionLimit limit;
+    /** What this server's connections together may hold in buffered request bodies. */
+    private final BodyBudget bodyBudget;
     private final ServerLifecycle lifecycle;
     /** Failures of its connections, each kind logged once per window with a count (summed up by the watchdog). */
     private final FailureLog failures = new FailureLog(LoggerFactory.getLogger(ConnectionLoop.class));
@@ -52,6 +55,7 @@ public class BlockingServer implements HttpServer {
         this.dispatch = dispatch;
         this.lifecycle = new ServerLifecycle(name);
         this.limit = new ConnectionLimit(config.maxConnections());
+        this.bodyBudget = BodyBudget.of(config);
     }
 
     @Override
@@ -95,6 +99,10 @@ public class BlockingServer implements HttpServer {
 
     Router router() {
         return router;
+    }
+
+    BodyBudget bodyBudget() {
+        return bodyBudget;
     }
 
     Dispatch dispatch() {

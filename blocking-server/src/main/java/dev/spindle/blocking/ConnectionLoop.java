@@ -69,7 +69,7 @@ final class ConnectionLoop implements Runnable {
         if (rejected != null) {
             this.conn = rejected;
         } else {
-            this.conn = Connection.open(server.router(), server.config(), null, this::wake);
+            this.conn = Connection.open(server.router(), server.config(), null, this::wake, server.bodyBudget());
             conn.inputPump(this::pump);
         }
     }

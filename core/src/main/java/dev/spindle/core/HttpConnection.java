@@ -1,5 +1,6 @@
 package dev.spindle.core;
 
+import dev.spindle.core.spi.BodyBudget;
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.Engine;
 import java.io.IOException;
@@ -37,8 +38,9 @@ final class HttpConnection implements Connection {
     static {
         new Engine() {
             @Override
-            protected Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup) {
-                return new HttpConnection(router, config, blockingExecutor, wakeup);
+            protected Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup,
+                    BodyBudget budget) {
+                return new HttpConnection(router, config, blockingExecutor, wakeup, budget);
             }
 
             @Override
@@ -143,16 +145,26 @@ final class HttpConnection implements Connection {
      *        calls {@link #resume()}; may be null only if no handler completes on another thread
      */
     HttpConnection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup) {
-        this(router, config, blockingExecutor, wakeup, INPUT_INITIAL_BYTES, OUTPUT_INITIAL_BYTES);
+        this(router, config, blockingExecutor, wakeup, null);
     }
 
-    private HttpConnection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup,
+    /**
+     * As {@link #HttpConnection(Router, ServerConfig, Executor, Runnable)}, holding buffered request
+     * bodies within the server's {@code budget}.
+     *
+     * @param budget shared by the server's connections; null for none
+     */
+    HttpConnection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget) {
+        this(router, config, blockingExecutor, wakeup, budget, INPUT_INITIAL_BYTES, OUTPUT_INITIAL_BYTES);
+    }
+
+    private HttpConnection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget,
             int inputCapacity, int outputCapacity) {
         this.router = router;
         this.config = config;
         this.blockingExecutor = blockingExecutor;
         this.wakeup = wakeup != null ? wakeup : NO_WAKEUP;
-        this.in = new InputBuffer(inputCapacity);
+        this.in = new InputBuffer(inputCapacity, budget);
         this.out = new OutputBuffer(outputCapacity);
         this.parser = new RequestParser(config);
         this.highWater = config.writeHighWaterMark();
@@ -174,7 +186,7 @@ final class HttpConnection implements Connection {
      */
     static HttpConnection rejecting(ServerConfig config, int status, String message) {
         // it parses nothing and answers a short error: the smallest buffers (grown if ever needed)
-        HttpConnection c = new HttpConnection(null, config, null, null, 0, 0);
+        HttpConnection c = new HttpConnection(null, config, null, null, null, 0, 0);
         ResponseEncoder.error(c.out, c.response, status, message, null, ResponseEncoder.CONNECTION_CLOSE, false);
         c.closing = true;
         return c;
@@ -214,8 +226,9 @@ final class HttpConnection implements Connection {
         }
         MemorySegment memory = in.available() == 0 && !processing ? lendable(src) : null;
         if (memory == null) {
-            in.append(src);
-            process();
+            if (append(src)) {
+                process();
+            }
             return;
         }
         long offset = src.arrayOffset() + src.position();
@@ -238,8 +251,9 @@ final class HttpConnection implements Connection {
             return;
         }
         if (in.available() > 0 || memory.isReadOnly() || processing) {
-            in.append(memory.asSlice(offset, length).asByteBuffer());
-            process();
+            if (append(memory.asSlice(offset, length).asByteBuffer())) {
+                process();
+            }
             return;
         }
         receivedInPlace(memory, null, offset, length);
@@ -276,7 +290,47 @@ final class HttpConnection implements Connection {
     /** Plaintext the TLS layer decrypted while an inline handler pumps a request body. */
     void plaintextAppended(ByteBuffer src) {
         inputActivity = true;
-        in.append(src);
+        append(src);
+    }
+
+    /** Buffers input; false if the budget for buffered bodies refused the room (the request is then refused). */
+    private boolean append(ByteBuffer src) {
+        try {
+            in.append(src);
+            return true;
+        } catch (InputBuffer.OverBudget e) {
+            src.position(src.limit());
+            overBudget(e);
+            return false;
+        }
+    }
+
+    /**
+     * The server's budget for buffered bodies cannot hold this connection's input: a request not
+     * yet answered gets the status (503 with {@code Retry-After}, or 413) and the connection closes;
+     * one already being answered just ends. A closing connection needs its input no more.
+     */
+    private void overBudget(InputBuffer.OverBudget e) {
+        log.debug("request refused ({}): {}", e.status(), e.getMessage());
+        if (closing) {
+            return;
+        }
+        if (exchange != null || outgoing != null || streamingBody != null) {
+            abort();
+            return;
+        }
+        response.reset();
+        response.status(e.status());
+        if (e.status() == 503) {
+            response.header("Retry-After", "1");
+        }
+        response.text(e.status() + " " + HttpStatus.reason(e.status()) + ": " + e.getMessage() + "\n");
+        ResponseEncoder.encode(out, response, parser.requestLineParsed() && request.method == Method.HEAD,
+                ResponseEncoder.CONNECTION_CLOSE);
+        closing = true;
+        if (!processing) {
+            in.discard();
+        }
     }
 
     /** The peer sent TLS {@code close_notify}: its side is done. */
@@ -312,7 +366,11 @@ final class HttpConnection implements Connection {
         try {
             process();
         } finally {
-            in.keepTail();
+            try {
+                in.keepTail();
+            } catch (InputBuffer.OverBudget e) {
+                overBudget(e);
+            }
         }
     }
 
@@ -608,6 +666,7 @@ final class HttpConnection implements Connection {
         if (streamingBody != null || in.isLent()) {
             return;
         }
+        in.releaseAll();
         in = new InputBuffer(0);
         out = new OutputBuffer(0);
         lentKey = null;
@@ -675,12 +734,14 @@ final class HttpConnection implements Connection {
         if (!aborted) {
             abort();
         }
+        in.releaseAll();
     }
 
     /** Gives up on the connection: nothing more is sent, and the strategy closes it. */
     private void abort() {
         aborted = true;
         release();
+        in.releaseAll();
     }
 
     /** Lets go of everything that waits on the connection: a streamed body, a request-body consumer, a handler. */
@@ -714,6 +775,10 @@ final class HttpConnection implements Connection {
                 reprocess = false;
                 step();
             } while (reprocess && !aborted);
+            if (closing) {
+                // no request will be read again: a body buffered for one is given back at once
+                in.discard();
+            }
         } finally {
             processing = false;
         }
@@ -767,7 +832,18 @@ final class HttpConnection implements Connection {
             }
             if (result == RequestParser.HEADERS) {
                 Route route = routeAtHeaders();
-                if (route != null) {
+                boolean streams = route != null && streams(route);
+                try {
+                    // the route's limit (or the server's, buffered or streamed), and room for a buffered body of known length
+                    parser.limitBody(route != null ? route.bodyLimit(config, streams) : config.maxBodySize(), request);
+                    if (!streams && !request.chunked) {
+                        in.reserveFor(request.bodyStart + request.contentLength);
+                    }
+                } catch (HttpException e) {
+                    rejectInput(e);
+                    return;
+                }
+                if (streams) {
                     startStreamedExchange(route);
                 }
                 continue;
@@ -775,24 +851,33 @@ final class HttpConnection implements Connection {
             in.consume(parser.consumed());
             continueSent = false;
             dispatch(request);
+            in.shrinkIfDone();
         }
     }
 
-    /**
-     * The route of a request whose header section just arrived, if its handler streams the body;
-     * else null (buffer it). A blocking handler run inline can only stream through an input pump.
-     */
+    /** The route of a request whose header section just arrived, or null when none matched (404, 405). */
     private Route routeAtHeaders() {
         try {
-            Route route = router.route(request);
-            boolean canStream = route.async != null || blockingExecutor != null || pump != null;
-            return route.streamsBody && canStream ? route : null;
+            return router.route(request);
         } catch (HttpException e) {
             return null;
         }
     }
 
+    /**
+     * Whether the route's handler gets its body streamed; else it is buffered. A blocking handler
+     * run inline can only stream through an input pump.
+     */
+    private boolean streams(Route route) {
+        boolean canStream = route.async != null || blockingExecutor != null || pump != null;
+        return route.streamsBody && canStream;
+    }
+
     private void rejectInput(HttpException e) {
+        if (e instanceof InputBuffer.OverBudget over) {
+            overBudget(over);
+            return;
+        }
         if (log.isDebugEnabled()) {
             log.debug("bad request ({}): {}", e.status(), e.getMessage());
         }
@@ -864,6 +949,7 @@ final class HttpConnection implements Connection {
         Request copy = request.detach();
         parser.beginStreaming(in, request);
         RequestBody body = new RequestBody(request.chunked ? -1 : request.contentLength, wakeup);
+        body.collectLimit = route.bodyLimit(config, false);
         copy.streamed = body;
         copy.mayBlock = route.blocking;
         continueSent = false;
@@ -1031,7 +1117,14 @@ final class HttpConnection implements Connection {
             inputEnded = true;
         } else if (tls == null) {
             inputActivity = true;
-            in.append(pumpBuffer.flip());
+            try {
+                in.append(pumpBuffer.flip());
+            } catch (InputBuffer.OverBudget e) {
+                streamingBody = null;
+                body.fail(new RequestBody.BodyException(e.status(), e.getMessage()));
+                closing = true;
+                return false;
+            }
         }
         feedBody();
         return streamingBody == body;

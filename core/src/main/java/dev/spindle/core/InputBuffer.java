@@ -1,5 +1,6 @@
 package dev.spindle.core;
 
+import dev.spindle.core.spi.BodyBudget;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -13,6 +14,11 @@ import java.nio.ByteBuffer;
  * ({@link #lend}): requests are then parsed where the bytes arrived, and {@link #keepTail} copies
  * only what is left unconsumed, so nothing refers to the caller's memory afterwards. Lent
  * memory is only read.
+ *
+ * <p>What the own array grows beyond its initial size is reserved in the server's
+ * {@link BodyBudget} (bodies buffered whole are what makes it grow) and released when the array
+ * shrinks back or the connection ends ({@link #releaseAll}); growth the budget refuses throws
+ * {@link OverBudget} and leaves the buffer as it was.
  */
 final class InputBuffer {
     MemorySegment memory;
@@ -30,8 +36,29 @@ final class InputBuffer {
     private boolean pinned;
 
     private final int initialCapacity;
+    /** The server's budget for buffered bodies, or null for none. */
+    private final BodyBudget budget;
+    /** Bytes reserved in {@link #budget} for {@link #own}: its length beyond {@link #initialCapacity}. */
+    private long reserved;
+    /** A pinned array replaced by a fresh one, still held by the body being sent from it, and its reservation. */
+    private byte[] pinnedArray;
+    private long pinnedReserved;
+
+    /** Growth beyond what the budget has left: 503 (413 if the growth alone exceeds the whole budget). */
+    static final class OverBudget extends HttpException {
+        private static final long serialVersionUID = 1L;
+
+        OverBudget(int status, String message) {
+            super(status, message);
+        }
+    }
 
     InputBuffer(int initialCapacity) {
+        this(initialCapacity, null);
+    }
+
+    InputBuffer(int initialCapacity, BodyBudget budget) {
+        this.budget = budget;
         this.initialCapacity = Math.max(256, initialCapacity);
         own = new byte[this.initialCapacity];
         ownMemory = MemorySegment.ofArray(own);
@@ -95,7 +122,18 @@ final class InputBuffer {
     void unpin(byte[] array) {
         if (array == own) {
             pinned = false;
+            shrinkIfDone();
+        } else if (array == pinnedArray) {
+            releasePinned();
         }
+    }
+
+    private void releasePinned() {
+        if (pinnedReserved > 0) {
+            budget.release(pinnedReserved);
+        }
+        pinnedArray = null;
+        pinnedReserved = 0;
     }
 
     /** Before writing into {@link #own}: leaves a pinned array to its body, moving the unconsumed bytes out of it. */
@@ -103,10 +141,21 @@ final class InputBuffer {
         if (!pinned) {
             return;
         }
-        pinned = false;
         boolean inOwn = memory == ownMemory;
         int live = inOwn ? end - start : 0;
-        byte[] fresh = new byte[Math.max(initialCapacity, live + n)];
+        int length = Math.max(initialCapacity, live + n);
+        // the pinned array stays reserved until its body is sent (unpin) or the connection ends
+        releasePinned();
+        long pinnedBytes = reserved;
+        reserved = 0;
+        if (!reserve(length)) {
+            reserved = pinnedBytes;
+            throw overBudget(length);
+        }
+        pinned = false;
+        pinnedArray = own;
+        pinnedReserved = pinnedBytes;
+        byte[] fresh = new byte[length];
         if (live > 0) {
             System.arraycopy(own, start, fresh, 0, live);
         }
@@ -145,7 +194,16 @@ final class InputBuffer {
             System.arraycopy(own, start, own, 0, live);
         } else {
             long wanted = Math.max((long) own.length * 2, (long) live + n);
-            byte[] bigger = new byte[(int) Math.min(wanted, Integer.MAX_VALUE - 16)];
+            int length = (int) Math.min(wanted, Integer.MAX_VALUE - 16);
+            if (!reserve(length)) {
+                // doubling is only a guess at what is coming: near the end of the budget grow by a
+                // quarter; not by what is needed alone, which would copy the body once per read
+                length = (int) Math.min(Math.max((long) own.length + own.length / 4, (long) live + n), Integer.MAX_VALUE - 16);
+                if (!reserve(length)) {
+                    throw overBudget(length);
+                }
+            }
+            byte[] bigger = new byte[length];
             System.arraycopy(own, start, bigger, 0, live);
             own = bigger;
             ownMemory = MemorySegment.ofArray(own);
@@ -156,6 +214,105 @@ final class InputBuffer {
         end = live;
     }
 
+    /**
+     * Makes room for {@code size} bytes from {@link #start} at once, sized to fit (a body whose length
+     * is announced grows the buffer once, not by doubling), reserving the growth in the budget.
+     *
+     * @throws OverBudget if the budget cannot take the growth; the buffer is left as it was
+     */
+    void reserveFor(long size) {
+        int live = end - start;
+        if (size <= live || size > Integer.MAX_VALUE - 16) {
+            // all of it has arrived; or a size beyond an array, which the body limit refuses
+            return;
+        }
+        if (isLent()) {
+            // the own array is empty while memory is lent: size it now, and keepTail copies the tail into it
+            if (size > own.length) {
+                unpinForWriting(0);
+                int length = (int) size;
+                if (!reserve(length)) {
+                    throw overBudget(length);
+                }
+                own = new byte[length];
+                ownMemory = MemorySegment.ofArray(own);
+            }
+            return;
+        }
+        if (size <= own.length - start) {
+            return;
+        }
+        unpinForWriting(0);
+        live = end - start;
+        if (size <= own.length) {
+            System.arraycopy(own, start, own, 0, live);
+        } else {
+            int length = (int) size;
+            if (!reserve(length)) {
+                throw overBudget(length);
+            }
+            byte[] sized = new byte[length];
+            System.arraycopy(own, start, sized, 0, live);
+            own = sized;
+            ownMemory = MemorySegment.ofArray(own);
+            memory = ownMemory;
+            array = own;
+        }
+        start = 0;
+        end = live;
+    }
+
+    /**
+     * Sets the reservation to what an own array of {@code length} bytes needs; false, reserving
+     * nothing more, if the budget cannot take it. Releases what a smaller array no longer needs.
+     */
+    private boolean reserve(int length) {
+        long wanted = Math.max(0, (long) length - initialCapacity);
+        if (budget == null || wanted == reserved) {
+            return true;
+        }
+        if (wanted < reserved) {
+            budget.release(reserved - wanted);
+        } else if (!budget.tryReserve(wanted - reserved)) {
+            return false;
+        }
+        reserved = wanted;
+        return true;
+    }
+
+    private OverBudget overBudget(int length) {
+        long growth = (long) length - initialCapacity;
+        if (growth > budget.capacity()) {
+            return new OverBudget(413, "body larger than the server's budget for buffered bodies (" + budget.capacity() + " bytes)");
+        }
+        return new OverBudget(503, "too many request bodies in flight; try again");
+    }
+
+    /**
+     * The connection reads no more requests: drops what is buffered (lent memory included, so
+     * {@link #keepTail} copies nothing) and gives back a grown array and its reservation now, not
+     * when the strategy gets round to closing the socket. A pinned array stays with its body.
+     */
+    void discard() {
+        start = end;
+        if (!isLent()) {
+            start = 0;
+            end = 0;
+            if (reserved > 0 && !pinned) {
+                shrink();
+            }
+        }
+    }
+
+    /** The connection ended: gives back every reservation (the arrays go with the connection). */
+    void releaseAll() {
+        releasePinned();
+        if (reserved > 0) {
+            budget.release(reserved);
+            reserved = 0;
+        }
+    }
+
     void consume(int n) {
         start += n;
         if (start == end && !isLent()) {
@@ -163,12 +320,30 @@ final class InputBuffer {
             end = 0;
             if (own.length > OutputBuffer.RETAIN_LIMIT && !pinned) {
                 // a large body is done with: let its memory go rather than hold it while idle
-                own = new byte[initialCapacity];
-                ownMemory = MemorySegment.ofArray(own);
-                memory = ownMemory;
-                array = own;
+                shrink();
             }
         }
+    }
+
+    /**
+     * The request just handled is done with (its body answered, or pinned by an echo until sent):
+     * a grown buffer with nothing left in it shrinks back and gives back its reservation, so the
+     * budget counts bodies in flight, not connections that once had one.
+     */
+    void shrinkIfDone() {
+        if (reserved > 0 && !pinned && start == end && !isLent()) {
+            shrink();
+        }
+    }
+
+    private void shrink() {
+        reserve(initialCapacity);
+        own = new byte[initialCapacity];
+        ownMemory = MemorySegment.ofArray(own);
+        memory = ownMemory;
+        array = own;
+        start = 0;
+        end = 0;
     }
 
     /** Bytes of memory this buffer holds, for tests. */

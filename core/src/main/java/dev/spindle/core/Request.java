@@ -461,7 +461,8 @@ public final class Request {
     /**
      * The whole body as a read-only view; for an inline handler valid until it returns (it may be
      * the strategy's buffer). For a streamed body (blocking handlers) it reads the rest of the
-     * stream first, at most {@link ServerConfig#maxBodySize()} bytes.
+     * stream first, at most the route's {@link RouteOptions#maxBodySize} or else
+     * {@link ServerConfig#maxBodySize()} bytes (more: a 413 {@link HttpException}).
      *
      * <p>An inline handler that answers with this very view ({@code res.body(req.body())}, an echo)
      * of 64 KiB or more has it written from where it arrived, without a copy.
@@ -512,8 +513,16 @@ public final class Request {
                 throw new IllegalStateException("the body of a request to an asynchronous handler arrives later: "
                         + "use readBody() or bodyPublisher()");
             }
+            long limit = streamed.collectLimit;
+            if (streamed.length() > limit) {
+                throw streamed.tooLargeToCollect();
+            }
             try (InputStream in = streamed.stream()) {
-                streamedBytes = in.readAllBytes();
+                byte[] bytes = in.readNBytes((int) Math.min(limit, Integer.MAX_VALUE - 64) + 1);
+                if (bytes.length > limit) {
+                    throw streamed.tooLargeToCollect();
+                }
+                streamedBytes = bytes;
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException("reading the request body failed", e);
             }

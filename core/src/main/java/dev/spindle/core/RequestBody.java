@@ -31,6 +31,11 @@ public final class RequestBody {
 
     private final Runnable wakeup;
     private final long length;
+    /**
+     * The most bytes {@link #readAll()} and {@link Request#body()} collect: the route's buffered
+     * limit. Set by the connection before the handler sees the body.
+     */
+    long collectLimit = Long.MAX_VALUE;
     private Source source;
 
     private byte[] ring;
@@ -137,24 +142,40 @@ public final class RequestBody {
     }
 
     /**
-     * The whole body once it has arrived (at most {@link ServerConfig#maxBodySize()}), without blocking a thread.
-     * This consumes the body, like {@link #stream()} or {@link #publisher()}.
+     * The whole body once it has arrived (at most the route's {@link RouteOptions#maxBodySize}, else
+     * {@link ServerConfig#maxBodySize()}: a larger one fails with a 413 {@link HttpException}),
+     * without blocking a thread. This consumes the body, like {@link #stream()} or {@link #publisher()}.
      *
      * @return a stage completed with the body's bytes (empty for an empty body), or exceptionally
-     *         with the failure if the body does not arrive whole or is already being consumed
+     *         with the failure if the body does not arrive whole, is too large to collect or is
+     *         already being consumed
      */
     public CompletionStage<byte[]> readAll() {
         CompletableFuture<byte[]> all = new CompletableFuture<>();
+        if (length > collectLimit) {
+            all.completeExceptionally(tooLargeToCollect());
+            return all;
+        }
         subscribe(new Flow.Subscriber<>() {
             private final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            private Flow.Subscription subscription;
 
             @Override
             public void onSubscribe(Flow.Subscription s) {
+                subscription = s;
                 s.request(Long.MAX_VALUE);
             }
 
             @Override
             public void onNext(ByteBuffer item) {
+                if (all.isDone()) {
+                    return;
+                }
+                if (bytes.size() + (long) item.remaining() > collectLimit) {
+                    subscription.cancel();
+                    all.completeExceptionally(tooLargeToCollect());
+                    return;
+                }
                 bytes.write(item.array(), item.arrayOffset() + item.position(), item.remaining());
             }
 
@@ -169,6 +190,11 @@ public final class RequestBody {
             }
         });
         return all;
+    }
+
+    /** A body read whole that would exceed {@link #collectLimit}. */
+    HttpException tooLargeToCollect() {
+        return new HttpException(413, "body larger than " + collectLimit + " bytes");
     }
 
     private void subscribe(Flow.Subscriber<? super ByteBuffer> s) {

@@ -19,7 +19,9 @@ import java.nio.charset.StandardCharsets;
  *   <tr><td>request line longer than {@link ServerConfig#maxRequestLineLength()}</td><td>414</td><td>8 KiB</td></tr>
  *   <tr><td>header section longer than {@link ServerConfig#maxHeaderSize()}</td><td>431</td><td>32 KiB</td></tr>
  *   <tr><td>more fields than {@link ServerConfig#maxHeaderCount()}</td><td>431</td><td>128</td></tr>
- *   <tr><td>body longer than {@link ServerConfig#maxBodySize()}</td><td>413</td><td>16 MiB</td></tr>
+ *   <tr><td>body longer than the request's limit ({@link #limitBody}: the route's, else
+ *       {@link ServerConfig#maxBodySize()} when buffered, {@link ServerConfig#maxStreamedBodySize()}
+ *       when streamed)</td><td>413</td><td>16 MiB buffered, none streamed</td></tr>
  *   <tr><td>transfer coding other than chunked</td><td>501</td><td></td></tr>
  *   <tr><td>HTTP version other than 1.0 and 1.x</td><td>505</td><td></td></tr>
  *   <tr><td>{@code Expect} other than {@code 100-continue}</td><td>417</td><td></td></tr>
@@ -70,7 +72,9 @@ final class RequestParser {
     private final int maxRequestLine;
     private final int maxHeaderSize;
     private final int maxHeaderCount;
-    private final long maxBody;
+    private final long defaultBodyLimit;
+    /** The current request's body limit: {@link #defaultBodyLimit} until {@link #limitBody} sets the route's. */
+    private long maxBody;
 
     private State state = State.REQUEST_LINE;
     /** Next byte to examine. */
@@ -98,7 +102,8 @@ final class RequestParser {
         this.maxRequestLine = config.maxRequestLineLength();
         this.maxHeaderSize = config.maxHeaderSize();
         this.maxHeaderCount = config.maxHeaderCount();
-        this.maxBody = config.maxBodySize();
+        this.defaultBodyLimit = config.maxBodySize();
+        this.maxBody = defaultBodyLimit;
     }
 
     /** True once the header section is complete and the body has not fully arrived. */
@@ -158,6 +163,7 @@ final class RequestParser {
                     chunkedCodings = 0;
                     chunkedLast = false;
                     otherCoding = false;
+                    maxBody = defaultBodyLimit;
                     state = State.HEADERS;
                 }
                 case HEADERS -> {
@@ -188,6 +194,9 @@ final class RequestParser {
                     }
                 }
                 case BODY -> {
+                    if (req.contentLength > maxBody) {
+                        throw bodyTooLarge();
+                    }
                     if (avail - req.bodyStart < req.contentLength) {
                         return NEED_MORE;
                     }
@@ -264,6 +273,23 @@ final class RequestParser {
             result = parse(in, req);
         } while (result == HEADERS);
         return result;
+    }
+
+    /**
+     * After {@link #HEADERS}: the largest body this request may have (its route's limit), in place
+     * of {@link ServerConfig#maxBodySize()}; it holds until the next request begins.
+     *
+     * @throws HttpException 413 if the announced length is larger
+     */
+    void limitBody(long limit, Request req) {
+        maxBody = limit;
+        if (req.contentLength > limit) {
+            throw bodyTooLarge();
+        }
+    }
+
+    private HttpException bodyTooLarge() {
+        return new HttpException(413, "body larger than " + maxBody + " bytes");
     }
 
     /** Whether the body being parsed is handed to a sink rather than buffered. */
@@ -711,9 +737,7 @@ final class RequestParser {
             state = State.CHUNK_SIZE;
             headerSectionStart = pos;
         } else if (req.contentLength > 0) {
-            if (req.contentLength > maxBody) {
-                throw new HttpException(413, "body larger than " + maxBody + " bytes");
-            }
+            // checked against the limit once the connection has found the route (limitBody), or when parsing goes on
             state = State.BODY;
         }
     }
@@ -746,7 +770,7 @@ final class RequestParser {
             }
         }
         if (size > maxBody - bodySoFar) {
-            throw new HttpException(413, "body larger than " + maxBody + " bytes");
+            throw bodyTooLarge();
         }
         return size;
     }

@@ -24,20 +24,27 @@ final class Route {
     private final boolean tail;
     /** Not a route of the table: the answer to a request none matched (404 or 405). */
     final boolean fallback;
+    /** The route's own body limit ({@link RouteOptions#maxBodySize()}), or -1 for the server's. */
+    final long maxBodySize;
     /** The router's JSON codec, or null; set when the router is built. */
     JsonCodec json;
 
     /** The route of requests that match no route of the table. */
     static Route fallback(Handler handler) {
-        return new Route("*", "/", handler, true);
+        return new Route("*", "/", handler, true, -1);
     }
 
     Route(String method, String pattern, Handler handler) {
-        this(method, pattern, handler, false);
+        this(method, pattern, handler, false, -1);
     }
 
-    private Route(String method, String pattern, Handler handler, boolean fallback) {
+    Route(String method, String pattern, Handler handler, long maxBodySize) {
+        this(method, pattern, handler, false, maxBodySize);
+    }
+
+    private Route(String method, String pattern, Handler handler, boolean fallback, long maxBodySize) {
         this.fallback = fallback;
+        this.maxBodySize = maxBodySize;
         if (pattern.isEmpty() || pattern.charAt(0) != '/') {
             throw new IllegalArgumentException("route pattern must start with '/': " + pattern);
         }
@@ -96,6 +103,15 @@ final class Route {
             }
         }
         return -1;
+    }
+
+    /**
+     * The largest body this route takes: its own limit, else the server's for a body
+     * {@code streamed} to the handler or for one buffered.
+     */
+    long bodyLimit(ServerConfig config, boolean streamed) {
+        long limit = maxBodySize >= 0 ? maxBodySize : streamed ? config.maxStreamedBodySize() : config.maxBodySize();
+        return streamed ? limit : Math.min(limit, Integer.MAX_VALUE - 64);
     }
 
     boolean accepts(Request req) {

@@ -82,6 +82,21 @@ public final class Router {
         return r != null && r.streamsBody;
     }
 
+    /**
+     * The largest body the request's route accepts, for adapters to other HTTP stacks: the route's
+     * own {@link RouteOptions#maxBodySize}, else {@code config}'s {@link ServerConfig#maxStreamedBodySize()}
+     * for a route that streams its body ({@link #streamsBody}) or {@link ServerConfig#maxBodySize()}
+     * for one that gets it whole, as a request no route matches does.
+     *
+     * @param req a parsed request; the route found is kept in it for the later calls
+     * @param config the server's limits
+     * @return the limit in bytes
+     */
+    public long bodyLimit(Request req, ServerConfig config) {
+        Route r = routeOrNull(req);
+        return r == null ? config.maxBodySize() : r.bodyLimit(config, r.streamsBody);
+    }
+
     private Route routeOrNull(Request req) {
         try {
             return req.route != null ? req.route : route(req);
@@ -390,6 +405,34 @@ public final class Router {
         }
 
         /**
+         * Adds a POST route with options of its own, such as its body limit; see
+         * {@link #route(String, String, Handler, RouteOptions)}.
+         *
+         * @param pattern the path pattern, such as {@code /users/{id}}
+         * @param handler what answers matching requests: a lambda, or {@link Handler#blocking} or {@link Handler#async}
+         * @param options what the route changes of the server's settings, not null
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
+        public Builder post(String pattern, Handler handler, RouteOptions options) {
+            return route("POST", pattern, handler, options);
+        }
+
+        /**
+         * Adds a PUT route with options of its own, such as its body limit; see
+         * {@link #route(String, String, Handler, RouteOptions)}.
+         *
+         * @param pattern the path pattern, such as {@code /users/{id}}
+         * @param handler what answers matching requests: a lambda, or {@link Handler#blocking} or {@link Handler#async}
+         * @param options what the route changes of the server's settings, not null
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
+        public Builder put(String pattern, Handler handler, RouteOptions options) {
+            return route("PUT", pattern, handler, options);
+        }
+
+        /**
          * Adds a PUT route; see {@link #route(String, String, Handler)}.
          *
          * @param pattern the path pattern, such as {@code /users/{id}}
@@ -450,6 +493,29 @@ public final class Router {
         }
 
         /**
+         * Adds a route, as {@link #route(String, String, Handler)}, with options of its own: e.g.
+         * {@code RouteOptions.defaults().maxBodySize(1L << 30)} lets a streamed upload route take
+         * 1 GiB while every other route keeps the server's {@link ServerConfig#maxBodySize()}. The
+         * limit is checked when the header section has arrived (an announced length) and as a
+         * chunked body arrives: 413 and a close.
+         *
+         * @param method the method token, case-sensitive ({@code "GET"} also answers HEAD)
+         * @param pattern the path pattern, such as {@code /users/{id}} or {@code /files/{path...}}
+         * @param handler what answers matching requests: a lambda, or {@link Handler#blocking} or {@link Handler#async}
+         * @param options what the route changes of the server's settings, not null
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
+        public Builder route(String method, String pattern, Handler handler, RouteOptions options) {
+            Objects.requireNonNull(handler, "handler");
+            Objects.requireNonNull(options, "options");
+            routes.add(new Route(Objects.requireNonNull(method, "method"), Objects.requireNonNull(pattern, "pattern"), handler,
+                    options.maxBodySize()));
+            handlers.add(handler);
+            return this;
+        }
+
+        /**
          * Builds the router. With no filter, mapper or custom 404/405 registered, routes run their
          * handlers directly, with nothing added per request.
          *
@@ -467,7 +533,7 @@ public final class Router {
                 if (notFound != null && h instanceof StaticFiles files) {
                     h = files.orElse(notFound);
                 }
-                composed.add(new Route(r.method, r.pattern, pipeline.compose(h)));
+                composed.add(new Route(r.method, r.pattern, pipeline.compose(h), r.maxBodySize));
             }
             Handler missing = notFound != null ? notFound
                     : (req, res) -> {

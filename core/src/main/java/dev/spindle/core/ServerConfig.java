@@ -17,7 +17,9 @@ import java.util.function.Function;
  *   <tr><td>maxRequestLineLength</td><td>spindle.maxRequestLine</td><td>8192</td><td>longer request line: 414 and a close</td></tr>
  *   <tr><td>maxHeaderSize</td><td>spindle.maxHeaderSize</td><td>32768</td><td>larger header section: 431 and a close</td></tr>
  *   <tr><td>maxHeaderCount</td><td>spindle.maxHeaderCount</td><td>128</td><td>more header fields: 431 and a close</td></tr>
- *   <tr><td>maxBodySize</td><td>spindle.maxBodySize</td><td>16 MiB</td><td>larger request body (announced or chunked): 413 and a close</td></tr>
+ *   <tr><td>maxBodySize</td><td>spindle.maxBodySize</td><td>16 MiB</td><td>larger buffered request body (announced or chunked; an inline handler's, and a streamed body read whole by {@link Request#body()} and the like): 413 and a close. A route may set its own ({@link RouteOptions#maxBodySize})</td></tr>
+ *   <tr><td>maxStreamedBodySize</td><td>spindle.maxStreamedBodySize</td><td>no limit</td><td>larger request body streamed to a blocking or asynchronous handler: 413 and a close. A route may set its own ({@link RouteOptions#maxBodySize})</td></tr>
+ *   <tr><td>bufferedBodyBudget</td><td>spindle.bufferedBodyBudget</td><td>a quarter of the maximum heap</td><td>bytes all connections of a server together may hold in buffered request bodies; a body that does not fit beside those in flight is answered 503 with {@code Retry-After: 1} (413 if it could never fit) and its connection closed: at the header section for an announced length, as it grows for a chunked one</td></tr>
  *   <tr><td>keepAlive</td><td>spindle.keepAlive</td><td>true</td><td>false: every response closes its connection</td></tr>
  *   <tr><td>headerTimeout</td><td>spindle.headerTimeoutMs</td><td>10 s</td><td>the read timeout of a request in progress: once its first byte has arrived, the whole request (header section and body) must arrive within it, else 408 and a close</td></tr>
  *   <tr><td>idleTimeout</td><td>spindle.idleTimeoutMs</td><td>60 s</td><td>a connection with no request in progress (new, or kept alive after a response) is closed, without a response, after this long</td></tr>
@@ -55,6 +57,8 @@ public final class ServerConfig {
     private int maxHeaderSize = 32 * 1024;
     private int maxHeaderCount = 128;
     private long maxBodySize = 16L * 1024 * 1024;
+    private long maxStreamedBodySize = Long.MAX_VALUE;
+    private long bufferedBodyBudget = Runtime.getRuntime().maxMemory() / 4;
     private boolean keepAlive = true;
     private boolean shutdownHook = true;
     private Duration headerTimeout = Duration.ofSeconds(10);
@@ -103,6 +107,8 @@ public final class ServerConfig {
         c.maxHeaderSize = prop("spindle.maxHeaderSize", c.maxHeaderSize, Integer::parseInt);
         c.maxHeaderCount = prop("spindle.maxHeaderCount", c.maxHeaderCount, Integer::parseInt);
         c.maxBodySize = prop("spindle.maxBodySize", c.maxBodySize, Long::parseLong);
+        c.maxStreamedBodySize = prop("spindle.maxStreamedBodySize", c.maxStreamedBodySize, Long::parseLong);
+        c.bufferedBodyBudget = prop("spindle.bufferedBodyBudget", c.bufferedBodyBudget, Long::parseLong);
         c.keepAlive = prop("spindle.keepAlive", c.keepAlive, Boolean::parseBoolean);
         c.shutdownHook = prop("spindle.shutdownHook", c.shutdownHook, Boolean::parseBoolean);
         c.headerTimeout = prop("spindle.headerTimeoutMs", c.headerTimeout, ServerConfig::millis);
@@ -159,6 +165,8 @@ public final class ServerConfig {
         c.maxHeaderSize = maxHeaderSize;
         c.maxHeaderCount = maxHeaderCount;
         c.maxBodySize = maxBodySize;
+        c.maxStreamedBodySize = maxStreamedBodySize;
+        c.bufferedBodyBudget = bufferedBodyBudget;
         c.keepAlive = keepAlive;
         c.shutdownHook = shutdownHook;
         c.headerTimeout = headerTimeout;
@@ -194,6 +202,12 @@ public final class ServerConfig {
         positive("backlog", backlog);
         if (maxBodySize < 0 || maxBodySize > Integer.MAX_VALUE - 64) {
             throw new IllegalArgumentException("maxBodySize must be 0.." + (Integer.MAX_VALUE - 64) + ", got " + maxBodySize);
+        }
+        if (maxStreamedBodySize < 0) {
+            throw new IllegalArgumentException("maxStreamedBodySize must not be negative, got " + maxStreamedBodySize);
+        }
+        if (bufferedBodyBudget < 0) {
+            throw new IllegalArgumentException("bufferedBodyBudget must not be negative, got " + bufferedBodyBudget);
         }
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be 0..65535, got " + port);
@@ -249,11 +263,36 @@ public final class ServerConfig {
      *  @param count positive; default 128
      *  @return a copy with this limit */
     public ServerConfig maxHeaderCount(int count) { return with(c -> c.maxHeaderCount = count); }
-    /** The largest request body, announced or chunked; a larger one is answered 413 and the connection
-     *  closed.
+    /** The largest buffered request body, announced or chunked: what an inline handler's request
+     *  may carry, and what a streamed body read whole ({@link Request#body()}, {@link RequestBody#readAll()})
+     *  may hold. A larger one is answered 413 and the connection closed. A route may set its own
+     *  limit ({@link RouteOptions#maxBodySize}). The default is the design contract's 16 MiB: more
+     *  than Javalin's 1 MB {@code maxRequestSize} (a JSON service rarely needs more) yet small
+     *  enough that a handful of bodies in flight stay well inside a small heap.
      *  @param bytes 0 to {@code Integer.MAX_VALUE - 64}; default 16 MiB
      *  @return a copy with this limit */
     public ServerConfig maxBodySize(long bytes) { return with(c -> c.maxBodySize = bytes); }
+    /** The largest request body streamed to a blocking or asynchronous handler (through
+     *  {@link Request#bodyStream()} or {@link Request#bodyPublisher()}); a larger one is answered 413
+     *  and the connection closed. A route may set its own limit ({@link RouteOptions#maxBodySize}).
+     *  No limit by default: a streamed body holds only a 64 KiB window in the server however long it
+     *  is, and the handler decides what it keeps, as with Netty's {@code HttpServerCodec} and Jetty,
+     *  which stream without a cap; reading it whole is bounded by {@link #maxBodySize(long)} instead.
+     *  @param bytes 0 or more ({@link Long#MAX_VALUE} for no limit); default no limit
+     *  @return a copy with this limit */
+    public ServerConfig maxStreamedBodySize(long bytes) { return with(c -> c.maxStreamedBodySize = bytes); }
+    /** The bytes all connections of a server together may hold in buffered request bodies (what
+     *  input buffers grow beyond their initial size): a body that does not fit beside those in flight
+     *  is answered 503 with {@code Retry-After: 1}, or 413 if it is larger than the whole budget, and
+     *  its connection closed. Without it the worst case is {@code maxConnections × maxBodySize}, far
+     *  beyond any heap. The default, a quarter of {@link Runtime#maxMemory()} (32 MiB at
+     *  {@code -Xmx128m}, two 16 MiB bodies at once), leaves the rest of the heap to what handlers
+     *  make of the bodies (a String or parsed JSON is often larger than the bytes), to output buffers
+     *  and to the collector's headroom; Netty and Javalin bound each aggregated body only, not their
+     *  sum, which is how a few concurrent large bodies run their heap out.
+     *  @param bytes 0 or more ({@link Long#MAX_VALUE} for no bound); default a quarter of the maximum heap
+     *  @return a copy with this budget */
+    public ServerConfig bufferedBodyBudget(long bytes) { return with(c -> c.bufferedBodyBudget = bytes); }
     /** Whether connections stay open for further requests after a response.
      *  @param keepAlive false to close the connection after every response; default true
      *  @return a copy with this setting */
@@ -357,8 +396,12 @@ public final class ServerConfig {
     public int maxHeaderSize() { return maxHeaderSize; }
     /** {@return the most header fields a request may have} */
     public int maxHeaderCount() { return maxHeaderCount; }
-    /** {@return the largest request body accepted, in bytes} */
+    /** {@return the largest buffered request body accepted, in bytes} */
     public long maxBodySize() { return maxBodySize; }
+    /** {@return the largest request body streamed to a handler, in bytes ({@link Long#MAX_VALUE}: no limit)} */
+    public long maxStreamedBodySize() { return maxStreamedBodySize; }
+    /** {@return the bytes a server's connections together may hold in buffered request bodies} */
+    public long bufferedBodyBudget() { return bufferedBodyBudget; }
     /** {@return whether connections stay open for further requests} */
     public boolean keepAlive() { return keepAlive; }
     /** {@return whether a started server closes gracefully on JVM shutdown} */

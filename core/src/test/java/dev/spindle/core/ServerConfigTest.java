@@ -24,6 +24,8 @@ class ServerConfigTest {
         assertThat(c.maxHeaderSize()).isEqualTo(32 * 1024);
         assertThat(c.maxHeaderCount()).isEqualTo(128);
         assertThat(c.maxBodySize()).isEqualTo(16L * 1024 * 1024);
+        assertThat(c.maxStreamedBodySize()).as("streamed bodies: no limit").isEqualTo(Long.MAX_VALUE);
+        assertThat(c.bufferedBodyBudget()).as("a quarter of the heap").isEqualTo(Runtime.getRuntime().maxMemory() / 4);
         assertThat(c.keepAlive()).isTrue();
         assertThat(c.shutdownHook()).isTrue();
         assertThat(c.headerTimeout()).isEqualTo(Duration.ofSeconds(10));
@@ -52,6 +54,8 @@ class ServerConfigTest {
                 w("maxHeaderSize", c -> c.maxHeaderSize(200), ServerConfig::maxHeaderSize, 200),
                 w("maxHeaderCount", c -> c.maxHeaderCount(5), ServerConfig::maxHeaderCount, 5),
                 w("maxBodySize", c -> c.maxBodySize(0), ServerConfig::maxBodySize, 0L),
+                w("maxStreamedBodySize", c -> c.maxStreamedBodySize(1L << 40), ServerConfig::maxStreamedBodySize, 1L << 40),
+                w("bufferedBodyBudget", c -> c.bufferedBodyBudget(0), ServerConfig::bufferedBodyBudget, 0L),
                 w("keepAlive", c -> c.keepAlive(false), ServerConfig::keepAlive, false),
                 w("shutdownHook", c -> c.shutdownHook(false), ServerConfig::shutdownHook, false),
                 w("headerTimeout", c -> c.headerTimeout(Duration.ofMillis(5)), ServerConfig::headerTimeout, Duration.ofMillis(5)),
@@ -111,6 +115,8 @@ class ServerConfigTest {
                 Arguments.of("maxHeaderCount 0", (UnaryOperator<ServerConfig>) c -> c.maxHeaderCount(0)),
                 Arguments.of("maxBodySize -1", (UnaryOperator<ServerConfig>) c -> c.maxBodySize(-1)),
                 Arguments.of("maxBodySize beyond an array", (UnaryOperator<ServerConfig>) c -> c.maxBodySize(Integer.MAX_VALUE)),
+                Arguments.of("maxStreamedBodySize -1", (UnaryOperator<ServerConfig>) c -> c.maxStreamedBodySize(-1)),
+                Arguments.of("bufferedBodyBudget -1", (UnaryOperator<ServerConfig>) c -> c.bufferedBodyBudget(-1)),
                 Arguments.of("zero headerTimeout", (UnaryOperator<ServerConfig>) c -> c.headerTimeout(Duration.ZERO)),
                 Arguments.of("negative idleTimeout", (UnaryOperator<ServerConfig>) c -> c.idleTimeout(Duration.ofSeconds(-1))),
                 Arguments.of("zero writeTimeout", (UnaryOperator<ServerConfig>) c -> c.writeTimeout(Duration.ZERO)),
@@ -153,6 +159,12 @@ class ServerConfigTest {
     void systemPropertiesOverrideDefaults() {
         withProperty("spindle.maxHeaderCount", " 7 ", () -> {
             assertThat(ServerConfig.fromSystemProperties().maxHeaderCount()).isEqualTo(7);
+        });
+        withProperty("spindle.maxStreamedBodySize", "1073741824", () -> {
+            assertThat(ServerConfig.fromSystemProperties().maxStreamedBodySize()).isEqualTo(1L << 30);
+        });
+        withProperty("spindle.bufferedBodyBudget", "33554432", () -> {
+            assertThat(ServerConfig.fromSystemProperties().bufferedBodyBudget()).isEqualTo(32L << 20);
         });
         withProperty("spindle.keepAlive", "false", () -> {
             assertThat(ServerConfig.fromSystemProperties().keepAlive()).isFalse();

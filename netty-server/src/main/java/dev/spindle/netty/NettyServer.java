@@ -3,6 +3,7 @@ package dev.spindle.netty;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.spi.BodyBudget;
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.Launcher;
 import dev.spindle.core.spi.ServerLifecycle;
@@ -92,7 +93,9 @@ import org.slf4j.LoggerFactory;
  * blocking route get near it; the benchmark's 16-deep pipelining does not.
  *
  * <p>ServerConfig settings honoured: host, port, workers, maxRequestLineLength (414),
- * maxHeaderSize (431), maxHeaderCount (431), maxBodySize (413, streamed bodies too), keepAlive, drainTimeout,
+ * maxHeaderSize (431), maxHeaderCount (431), maxBodySize (413), maxStreamedBodySize (413) and a route's own body
+ * limit, bufferedBodyBudget (503 or 413 for a joined body, reserved by its announced length or as its
+ * contents arrive), keepAlive, drainTimeout,
  * maxConnections (503, through the core's rejecting connection), writeHighWaterMark, discardLimit,
  * and the timeouts: idleTimeout (no request in progress and no traffic either way), writeTimeout
  * (output pending and none of it taken by the peer for that long), handlerTimeout (503 and a close;
@@ -116,6 +119,8 @@ public final class NettyServer implements HttpServer {
     private final ServerLifecycle lifecycle = new ServerLifecycle("NettyServer");
     private final AtomicInteger connections = new AtomicInteger();
     private final AtomicInteger callsInFlight = new AtomicInteger();
+    /** What the channels together may hold in joined request bodies ({@link ServerConfig#bufferedBodyBudget()}). */
+    private final BodyBudget bodyBudget;
     private volatile boolean draining;
     private boolean fileRegions;
     private EventLoopGroup boss;
@@ -142,6 +147,7 @@ public final class NettyServer implements HttpServer {
      */
     public NettyServer(ServerConfig config, Router router, NettyTransport transport) {
         this.config = config;
+        this.bodyBudget = BodyBudget.of(config);
         this.router = router;
         this.transport = transport;
         // an SslHandler encrypts ByteBufs only: over TLS files go in chunks
@@ -261,6 +267,10 @@ public final class NettyServer implements HttpServer {
     /** Whether responses may keep their connection open: the configuration allows it and the server is not closing. */
     boolean keepsAlive() {
         return config.keepAlive() && !draining;
+    }
+
+    BodyBudget bodyBudget() {
+        return bodyBudget;
     }
 
     /** Virtual threads for blocking handlers and the producers of streamed response bodies. */

@@ -5,6 +5,7 @@ import dev.spindle.core.RequestBody;
 import dev.spindle.core.Response;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.spi.BodyBudget;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -70,9 +71,14 @@ import org.slf4j.LoggerFactory;
  * <p>Requests, in the order they arrive (one queue of decoded messages, so pipelined answers keep
  * request order):
  * <ul>
- *   <li>Every body is limited to {@code maxBodySize}: a larger announced one is answered 413 at
- *       once; a chunked one that grows beyond it fails (for a streamed body, the handler's failure
- *       is answered 413), and the connection closes.</li>
+ *   <li>Every body is limited as its route says ({@link Router#bodyLimit}: the route's own
+ *       limit, else {@code maxBodySize} for a joined body and {@code maxStreamedBodySize} for a
+ *       streamed one): a larger announced one is answered 413 at once; a chunked one that grows
+ *       beyond it fails (for a streamed body, the handler's failure is answered 413), and the
+ *       connection closes. A joined body is reserved in the server's {@code bufferedBodyBudget}
+ *       (its announced length at once, a chunked one as its contents arrive) until its handler
+ *       has it or the channel ends; one that does not fit is answered 503 with
+ *       {@code Retry-After: 1} (413 if larger than the whole budget) and the connection closes.</li>
  *   <li>Inline routes get the whole body: the contents are joined, {@code 100 Continue} is sent
  *       at once when asked for, and the handler runs on the event loop when the last content
  *       arrives.</li>
@@ -151,6 +157,11 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         RequestBody stream;
         boolean continueSent;
         long lastInput;
+        /** The largest body the request's route accepts ({@link Router#bodyLimit}). */
+        long bodyLimit;
+        /** Bytes of the joined body reserved in {@link #budget}, given back by {@link #releaseJoined}. */
+        long reserved;
+        BodyBudget budget;
         /** The status the body broke with on the wire (413, 408, 400), or 0: the connection ends after the answer. */
         int bodyStatus;
         long discarded;
@@ -171,6 +182,10 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         }
 
         void releaseJoined() {
+            if (reserved > 0) {
+                budget.release(reserved);
+                reserved = 0;
+            }
             if (first != null) {
                 first.release();
                 first = null;
@@ -412,10 +427,6 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
             writeError(417, "unsupported expectation", isHead);
             return;
         }
-        if (length > config.maxBodySize()) {
-            writeError(413, "body larger than " + config.maxBodySize() + " bytes", isHead);
-            return;
-        }
         boolean http10 = head.protocolVersion() == HttpVersion.HTTP_1_0;
         boolean keepAlive = server.keepsAlive() && HttpUtil.isKeepAlive(head);
         boolean hasBody = chunked || length > 0;
@@ -423,9 +434,19 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         // with a body to come, the request is built again with it (joined) or around it (streamed):
         // route one without headers, which is all routing needs
         Request request = hasBody ? routingRequest(head, http10) : toCoreRequest(head, NO_BODY, 0, 0);
+        long limit = router.bodyLimit(request, config);
+        if (length > limit) {
+            writeError(413, "body larger than " + limit + " bytes", isHead);
+            return;
+        }
         Call call = new Call(head, request, keepAlive, http10, expectContinue);
         call.bodyExpected = hasBody;
+        call.bodyLimit = limit;
         if (!router.streamsBody(request)) {
+            call.budget = server.bodyBudget();
+            if (length > 0 && !reserve(call, length)) {
+                return;
+            }
             receiving = call;
             call.body = Body.JOIN;
             if (expectContinue) {
@@ -493,12 +514,12 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
             }
             case STREAM -> {
                 if (n > 0) {
-                    if (call.received + n > config.maxBodySize()) {
+                    if (call.received + n > call.bodyLimit) {
                         // the handler's failure to read it is answered 413, and the connection ends
                         call.bodyStatus = 413;
                         call.body = Body.DROP;
                         closing = true;
-                        call.stream.fail(413, "body larger than " + config.maxBodySize() + " bytes");
+                        call.stream.fail(413, "body larger than " + call.bodyLimit + " bytes");
                         return true;
                     }
                     int taken = call.stream.offer(data.nioBuffer(data.readerIndex(), n));
@@ -535,13 +556,39 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         return true;
     }
 
-    /** Adds body bytes for an inline handler; false (after answering 413) beyond the limit. */
+    /**
+     * Reserves {@code bytes} more of a joined body in the server's budget; false, after answering
+     * 503 with {@code Retry-After} (413 when the body alone exceeds the whole budget), if they do not fit.
+     */
+    private boolean reserve(Call call, long bytes) {
+        if (call.budget.tryReserve(bytes)) {
+            call.reserved += bytes;
+            return true;
+        }
+        boolean never = call.reserved + bytes > call.budget.capacity();
+        call.releaseJoined();
+        Response refusal = never
+                ? errorResponse(413, "body larger than the server's budget for buffered bodies (" + call.budget.capacity() + " bytes)")
+                : errorResponse(503, "too many request bodies in flight; try again").header("Retry-After", "1");
+        cancel(requestTimer);
+        requestTimer = null;
+        closing = true;
+        needsFlush = true;
+        ctx.write(encode(refusal, false, false, call.isHead), ctx.voidPromise());
+        return false;
+    }
+
+    /** Adds body bytes for an inline handler; false (after answering 413, or 503 when the budget is spent) beyond the limit. */
     private boolean join(Call call, ByteBuf data) {
         int n = data.readableBytes();
-        if (call.received + n > config.maxBodySize()) {
+        if (call.received + n > call.bodyLimit) {
             call.releaseJoined();
             receiving = null;
-            writeError(413, "body larger than " + config.maxBodySize() + " bytes", call.isHead);
+            writeError(413, "body larger than " + call.bodyLimit + " bytes", call.isHead);
+            return false;
+        }
+        if (call.received + n > call.reserved && !reserve(call, call.received + n - call.reserved)) {
+            receiving = null;
             return false;
         }
         if (call.first == null && call.joined == null) {
@@ -549,7 +596,7 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         } else {
             if (call.joined == null) {
                 long announced = HttpUtil.getContentLength(call.head, -1L);
-                int capacity = (int) Math.max(call.first.readableBytes() + n, Math.min(announced, config.maxBodySize()));
+                int capacity = (int) Math.max(call.first.readableBytes() + n, Math.min(announced, call.bodyLimit));
                 call.joined = ctx.alloc().heapBuffer(capacity).writeBytes(call.first);
                 call.first.release();
                 call.first = null;
@@ -624,6 +671,7 @@ final class RouterHandler extends ChannelInboundHandlerAdapter {
         } else if (call.bodyExpected) {
             request = toCoreRequest(call.head, NO_BODY, 0, 0);
         }
+        call.releaseJoined();
         router.handle(request, response);
         respond(call, response, call.keepAlive);
     }

@@ -430,8 +430,8 @@ class NettyStreamingTest {
     }
 
     @Test
-    void maxBodySizeLimitsStreamedBodiesToo() throws Exception {
-        try (HttpServer server = start(config().maxBodySize(1000))) {
+    void maxBodySizeLimitsJoinedBodiesAndMaxStreamedBodySizeStreamedOnes() throws Exception {
+        try (HttpServer server = start(config().maxBodySize(1000).maxStreamedBodySize(1000))) {
             for (String target : new String[] {"/echo", "/count"}) {
                 try (RawConnection c = new RawConnection(server.port())) {
                     RawResponse r = c.send("POST " + target + " HTTP/1.1\r\nHost: x\r\nContent-Length: 1001\r\nExpect: 100-continue\r\n\r\n").read();

@@ -61,7 +61,27 @@ public interface Connection {
      * @return a new connection
      */
     static Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup) {
-        return Engine.installed().open(router, config, blockingExecutor, wakeup);
+        return open(router, config, blockingExecutor, wakeup, null);
+    }
+
+    /**
+     * As {@link #open(Router, ServerConfig, Executor, Runnable)}, holding its buffered request
+     * bodies within {@code budget}: what every server passes, one budget per server instance
+     * ({@link BodyBudget#of(ServerConfig)}), so that bodies in flight on all of its connections
+     * together cannot run the heap out.
+     *
+     * @param router the routes requests are dispatched to
+     * @param config the limits, timeouts and TLS it applies
+     * @param blockingExecutor where blocking handlers and blocking body sources run; null runs them
+     *        inline on the connection's thread (then set an {@link #inputPump})
+     * @param wakeup called from any thread when the connection has work for its thread, which then
+     *        calls {@link #resume()}; may be null only if no handler completes on another thread
+     * @param budget the server's budget for buffered bodies, shared with its other connections; null
+     *        bounds this connection's bodies by {@link ServerConfig#maxBodySize()} alone
+     * @return a new connection
+     */
+    static Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget) {
+        return Engine.installed().open(router, config, blockingExecutor, wakeup, budget);
     }
 
     /**

@@ -41,15 +41,17 @@ public abstract class Engine {
     }
 
     /**
-     * A new connection; see {@link Connection#open(Router, ServerConfig, Executor, Runnable)}.
+     * A new connection; see {@link Connection#open(Router, ServerConfig, Executor, Runnable, BodyBudget)}.
      *
      * @param router the routes
      * @param config the limits, timeouts and TLS
      * @param blockingExecutor where blocking handlers run, or null to run them inline
      * @param wakeup called from any thread when the connection has work, or null
+     * @param budget the server's budget for buffered bodies, or null for none
      * @return the connection
      */
-    protected abstract Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup);
+    protected abstract Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup,
+            BodyBudget budget);
 
     /**
      * A connection that only refuses; see {@link Connection#rejecting}.

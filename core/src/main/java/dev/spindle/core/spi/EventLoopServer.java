@@ -65,6 +65,7 @@ public abstract class EventLoopServer implements HttpServer {
     private final ServerConfig config;
     private final Router router;
     private final ConnectionLimit connections;
+    private final BodyBudget bodyBudget;
     private final ServerLifecycle lifecycle;
     private final ExecutorService blockingExecutor;
     private final Context context = new Context();
@@ -88,6 +89,7 @@ public abstract class EventLoopServer implements HttpServer {
         this.config = config;
         this.router = router;
         this.connections = new ConnectionLimit(config.maxConnections());
+        this.bodyBudget = BodyBudget.of(config);
         this.lifecycle = new ServerLifecycle(name);
         this.blockingExecutor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name(name + "-blocking-", 0).factory());
     }
@@ -236,6 +238,11 @@ public abstract class EventLoopServer implements HttpServer {
         @Override
         public Executor blockingExecutor() {
             return blockingExecutor;
+        }
+
+        @Override
+        public BodyBudget bodyBudget() {
+            return bodyBudget;
         }
 
         @Override

@@ -77,7 +77,17 @@ public interface LoopContext {
      * @return a new connection serving {@link #router()} with {@link #config()}
      */
     default Connection newConnection(Runnable wakeup) {
-        return Connection.open(router(), config(), blockingExecutor(), wakeup);
+        return Connection.open(router(), config(), blockingExecutor(), wakeup, bodyBudget());
+    }
+
+    /**
+     * The server's budget for buffered request bodies, one per server instance and shared by all
+     * of its loops: what {@link #newConnection} gives every connection.
+     *
+     * @return the budget; the default, for contexts that do not bound it, is null (none)
+     */
+    default BodyBudget bodyBudget() {
+        return null;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.spindle.core.bench;
 
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.spi.BenchmarkApp;
+import dev.spindle.core.spi.BodyBudget;
 import dev.spindle.core.spi.Connection;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -48,7 +49,9 @@ public class CoreRoundTripBenchmark {
             case "json" -> "{\"message\":\"Hello, World!\"}";
             default -> "{\"id\":\"12345\"}";
         };
-        connection = Connection.open(BenchmarkApp.routes(), ServerConfig.defaults());
+        // as a server opens it: with the server's budget for buffered bodies (a GET never touches it)
+        ServerConfig config = ServerConfig.defaults();
+        connection = Connection.open(BenchmarkApp.routes(), config, null, null, BodyBudget.of(config));
         request = Requests.direct(Requests.wrkGet(target));
         connection.received(request.rewind());
         ByteBuffer out = connection.outbound();

@@ -224,6 +224,165 @@ public abstract class HttpConformanceSuite {
         return newServer(config(), routes()).start();
     }
 
+    /** Answers the length of the body it read: whole (inline, async) or as a stream (blocking). */
+    private static Router bodyLimitRoutes() {
+        Handler inline = (req, res) -> res.text(Long.toString(req.bodyLength()));
+        Handler blocking = Handler.blocking((req, res) -> {
+            try (java.io.InputStream in = req.bodyStream()) {
+                res.text(Long.toString(in.transferTo(java.io.OutputStream.nullOutputStream())));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        Handler async = Handler.async((req, res) -> req.readBody().thenAccept(b -> res.text(Integer.toString(b.length))));
+        dev.spindle.core.RouteOptions small = dev.spindle.core.RouteOptions.defaults().maxBodySize(1000);
+        dev.spindle.core.RouteOptions large = dev.spindle.core.RouteOptions.defaults().maxBodySize(2L << 20);
+        return Router.builder()
+                .post("/inline", inline)
+                .post("/inline/small", inline, small)
+                .post("/inline/large", inline, large)
+                .post("/blocking", blocking)
+                .post("/blocking/small", blocking, small)
+                .post("/blocking/large", blocking, large)
+                .post("/async/small", async, small)
+                .put("/async/large", async, large)
+                .get("/plaintext", (req, res) -> res.text("ok"))
+                .build();
+    }
+
+    /** A request with a body of {@code length} bytes, announced or in 16 KiB chunks. */
+    private static byte[] requestWithBody(String method, String target, long length, boolean chunked) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        String head = method + " " + target + " HTTP/1.1\r\nHost: x\r\n"
+                + (chunked ? "Transfer-Encoding: chunked\r\n\r\n" : "Content-Length: " + length + "\r\n\r\n");
+        out.writeBytes(head.getBytes(StandardCharsets.US_ASCII));
+        byte[] piece = new byte[16 * 1024];
+        Arrays.fill(piece, (byte) 'b');
+        for (long sent = 0; sent < length; sent += piece.length) {
+            int n = (int) Math.min(piece.length, length - sent);
+            if (chunked) {
+                out.writeBytes((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            }
+            out.write(piece, 0, n);
+            if (chunked) {
+                out.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+            }
+        }
+        if (chunked) {
+            out.writeBytes("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        return out.toByteArray();
+    }
+
+    static Stream<Arguments> routeBodyLimits() {
+        // on a server with maxBodySize 64 KiB (buffered) and maxStreamedBodySize 256 KiB: route, body length, status
+        return Stream.of(
+                Arguments.of("POST /inline", 64 * 1024, 200),
+                Arguments.of("POST /inline", 64 * 1024 + 1, 413),
+                Arguments.of("POST /inline/small", 1000, 200),
+                Arguments.of("POST /inline/small", 1001, 413),
+                Arguments.of("POST /inline/large", 1 << 20, 200),
+                Arguments.of("POST /inline/large", (2 << 20) + 1, 413),
+                Arguments.of("POST /blocking", 256 * 1024, 200),
+                Arguments.of("POST /blocking", 256 * 1024 + 1, 413),
+                Arguments.of("POST /blocking/small", 1000, 200),
+                Arguments.of("POST /blocking/small", 1001, 413),
+                Arguments.of("POST /blocking/large", 2 << 20, 200),
+                Arguments.of("POST /blocking/large", (2 << 20) + 1, 413),
+                Arguments.of("POST /async/small", 1000, 200),
+                Arguments.of("POST /async/small", 1001, 413),
+                Arguments.of("PUT /async/large", 2 << 20, 200),
+                Arguments.of("PUT /async/large", (2 << 20) + 1, 413));
+    }
+
+    /**
+     * Each route's body limit ({@code RouteOptions.maxBodySize}) replaces the server's buffered
+     * ({@code maxBodySize}) or streamed ({@code maxStreamedBodySize}) one, for inline, blocking and
+     * asynchronous handlers, announced and chunked: within it the handler gets the whole body; over
+     * it, 413 and a close (an announced length at the header section, before its body is sent).
+     */
+    @ParameterizedTest(name = "{0} with {1} bytes -> {2}")
+    @MethodSource("routeBodyLimits")
+    void eachRouteHasItsOwnBodyLimit(String route, long length, int status) throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
+        String method = route.substring(0, route.indexOf(' '));
+        String target = route.substring(route.indexOf(' ') + 1);
+        ServerConfig limits = config().maxBodySize(64 * 1024).maxStreamedBodySize(256 * 1024);
+        try (HttpServer own = newServer(limits, bodyLimitRoutes()).start()) {
+            for (boolean chunked : new boolean[] {false, true}) {
+                try (RawConnection c = connect(own.port())) {
+                    byte[] request = requestWithBody(method, target, length, chunked);
+                    if (status == 413 && !chunked) {
+                        // refused at the header section: the body need not be sent
+                        request = Arrays.copyOf(request, request.length - (int) length);
+                    }
+                    RawResponse r = c.send(request).read();
+                    assertThat(r.status()).as("%s, chunked %s", route, chunked).isEqualTo(status);
+                    if (status == 200) {
+                        assertThat(r.bodyText()).isEqualTo(Long.toString(length));
+                    } else {
+                        assertThat(r.header("Connection")).isEqualTo("close");
+                        assertThat(c.closedByPeer(closeWaitMillis())).as("closed after the 413").isTrue();
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The server's {@code bufferedBodyBudget} bounds the bytes all its connections hold in buffered
+     * bodies: a body larger than the whole budget is 413 (an announced one at the header section, a
+     * chunked one as it grows); one that does not fit beside a body in flight is 503 with
+     * {@code Retry-After} and a close; the body in flight completes, its bytes are given back, and
+     * the next body fits. The server keeps answering throughout.
+     */
+    @Test
+    void bufferedBodiesInFlightStayWithinTheServersBudget() throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);   // a server of its own, with its budget
+        ServerConfig budgeted = config().maxBodySize(1 << 20).bufferedBodyBudget(256 * 1024);
+        try (HttpServer own = newServer(budgeted, bodyLimitRoutes()).start()) {
+            for (boolean chunked : new boolean[] {false, true}) {
+                try (RawConnection c = connect(own.port())) {
+                    byte[] request = requestWithBody("POST", "/inline", 512 * 1024, chunked);
+                    if (!chunked) {
+                        request = Arrays.copyOf(request, request.length - 512 * 1024);
+                    }
+                    RawResponse r = c.send(request).read();
+                    assertThat(r.status()).as("512 KiB over a 256 KiB budget, chunked %s", chunked).isEqualTo(413);
+                    assertThat(c.closedByPeer(closeWaitMillis())).isTrue();
+                }
+            }
+            byte[] body = requestWithBody("POST", "/inline", 200_000, false);
+            int headLength = body.length - 200_000;
+            try (RawConnection first = connect(own.port())) {
+                // 100 Continue says the server has read the header section, so the body has its room reserved
+                first.send("POST /inline HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 200000\r\n\r\n");
+                assertThat(first.read().status()).isEqualTo(100);
+                for (boolean chunked : new boolean[] {false, true}) {
+                    try (RawConnection second = connect(own.port())) {
+                        byte[] request = chunked ? requestWithBody("POST", "/inline", 200_000, true) : Arrays.copyOf(body, headLength);
+                        RawResponse refused = second.send(request).read();
+                        assertThat(refused.status()).as("beside a body in flight, chunked %s", chunked).isEqualTo(503);
+                        assertThat(refused.header("Retry-After")).isEqualTo("1");
+                        assertThat(refused.header("Connection")).isEqualTo("close");
+                        assertThat(second.closedByPeer(closeWaitMillis())).isTrue();
+                    }
+                }
+                try (RawConnection other = connect(own.port())) {
+                    assertThat(other.send(request("GET", "/plaintext")).read().bodyText()).isEqualTo("ok");
+                }
+                RawResponse done = first.send(Arrays.copyOfRange(body, headLength, body.length)).read();
+                assertThat(done.status()).isEqualTo(200);
+                assertThat(done.bodyText()).isEqualTo("200000");
+            }
+            try (RawConnection next = connect(own.port())) {
+                RawResponse r = next.send(body).read();
+                assertThat(r.status()).as("the budget given back once the body was handled").isEqualTo(200);
+                assertThat(r.bodyText()).isEqualTo("200000");
+            }
+        }
+    }
+
     /** The benchmark app and the streaming routes, as every test server serves them. */
     protected static Router routes() {
         return StreamingRoutes.register(BenchmarkApp.register(Router.builder())).build();
@@ -1003,21 +1162,21 @@ public abstract class HttpConformanceSuite {
 
     /**
      * 64 MiB uploads, announced and chunked, read as a stream by a blocking handler, arrive byte for
-     * byte on a server whose {@code maxBodySize} allows them; with the default 16 MiB limit the same
-     * uploads get 413, streamed or not.
+     * byte: a streamed body has no limit by default (only buffered ones stop at {@code maxBodySize},
+     * 16 MiB); on a server whose {@code maxStreamedBodySize} is 16 MiB the same uploads get 413.
      */
     @ParameterizedTest(name = "chunked {0}")
     @ValueSource(booleans = {false, true})
     void streamedUploadArrivesByteExactWithinTheBodyLimit(boolean chunked) throws Exception {
         assumeHas(Feature.CUSTOM_ROUTES);
         long size = 64L << 20;
-        try (HttpServer own = newServer(config().maxBodySize(size), routes()).start()) {
-            HttpResponse<String> r = upload(own.port(), size, chunked);
-            assertThat(r.statusCode()).isEqualTo(200);
-            assertThat(r.body()).isEqualTo("count:" + size + " mismatches:0");
+        HttpResponse<String> r = upload(port, size, chunked);
+        assertThat(r.statusCode()).as("64 MiB streamed on a server with the default limits").isEqualTo(200);
+        assertThat(r.body()).isEqualTo("count:" + size + " mismatches:0");
+        try (HttpServer own = newServer(config().maxStreamedBodySize(16L << 20), routes()).start()) {
+            HttpResponse<String> over = upload(own.port(), size, chunked);
+            assertThat(over.statusCode()).as("64 MiB over a 16 MiB maxStreamedBodySize").isEqualTo(413);
         }
-        HttpResponse<String> over = upload(port, size, chunked);
-        assertThat(over.statusCode()).as("64 MiB over the default 16 MiB maxBodySize").isEqualTo(413);
         assertThat(get("/plaintext").body()).isEqualTo("Hello, World!");
     }
 
