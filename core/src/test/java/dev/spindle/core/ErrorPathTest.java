@@ -173,7 +173,7 @@ class ErrorPathTest {
     }
 
     private static ServerConfig config() {
-        return ServerConfig.defaults().maxBodySize(LIMIT);
+        return ServerConfig.defaults().maxBodySize(LIMIT).maxStreamedBodySize(LIMIT);
     }
 
     /** Feeds {@code request}, ticks past the header timeout if asked, then writes and resumes until one response is out. */
