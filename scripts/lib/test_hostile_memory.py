@@ -187,6 +187,14 @@ class VerdictTest(unittest.TestCase):
                 judged = hm.judge_launch(self.launch(Path(tmp) / "default", err, cpu, health_failed))
                 self.assertEqual(judged["pass"], passes, judged["reasons"])
 
+    def test_one_connection_at_a_time(self) -> None:
+        # SingleThreadServer: slow health probes are shown, not judged; an OOM still fails it
+        for err, passes in (("", True), ("java.lang.OutOfMemoryError: Java heap space\n", False)):
+            with self.subTest(passes=passes), tempfile.TemporaryDirectory() as tmp:
+                judged = hm.judge_launch(self.launch(Path(tmp) / "SingleThreadServer" / "default", err, 0.4, 3))
+                self.assertEqual(judged["pass"], passes, judged["reasons"])
+                self.assertTrue(any(n.startswith("health: 3 of 20") for n in judged["notes"]), judged["notes"])
+
     def test_report_exit_status(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             run = Path(tmp)
