@@ -1952,7 +1952,7 @@ public abstract class HttpConformanceSuite {
         if (status == 408) {
             assumeHas(Feature.TIMEOUTS);
         }
-        ServerConfig config = config().maxBodySize(4096).headerTimeout(Duration.ofSeconds(1));
+        ServerConfig config = config().maxBodySize(4096).maxStreamedBodySize(4096).headerTimeout(Duration.ofSeconds(1));
         try (HttpServer own = newServer(config, errorPathRoutes(null)).start()) {
             for (String route : List.of("/upload-blocking", "/upload-async")) {
                 try (RawConnection c = connect(own.port())) {
