@@ -848,7 +848,7 @@ final class HttpConnection implements Connection {
                 }
                 continue;
             }
-            in.consume(parser.consumed());
+            in.consumeRequest(parser.consumed());
             continueSent = false;
             dispatch(request);
             in.shrinkIfDone();

@@ -314,14 +314,24 @@ final class InputBuffer {
     }
 
     void consume(int n) {
+        consumeRequest(n);
+        if (start == end && !isLent() && own.length > OutputBuffer.RETAIN_LIMIT && !pinned) {
+            // a large body is done with: let its memory go rather than hold it while idle
+            shrink();
+        }
+    }
+
+    /**
+     * A whole request was parsed and is about to be handled: its bytes are consumed, but the array
+     * stays as it is, for its body may be answered from it (an echo sent in place); once it is
+     * handled, {@link #shrinkIfDone} lets a grown array go. Letting it go here made every echo of a
+     * large body a copy into the output, twice the memory and outside the budget.
+     */
+    void consumeRequest(int n) {
         start += n;
         if (start == end && !isLent()) {
             start = 0;
             end = 0;
-            if (own.length > OutputBuffer.RETAIN_LIMIT && !pinned) {
-                // a large body is done with: let its memory go rather than hold it while idle
-                shrink();
-            }
         }
     }
 
@@ -331,7 +341,7 @@ final class InputBuffer {
      * budget counts bodies in flight, not connections that once had one.
      */
     void shrinkIfDone() {
-        if (reserved > 0 && !pinned && start == end && !isLent()) {
+        if ((reserved > 0 || own.length > OutputBuffer.RETAIN_LIMIT) && !pinned && start == end && !isLent()) {
             shrink();
         }
     }

@@ -437,6 +437,32 @@ class ConnectionStreamingTest {
         }
     }
 
+    /**
+     * A body past the input buffer's retain limit, its head in the same read as its first bytes (as
+     * a blocking loop reads it), is echoed from the input array too: letting the array go when the
+     * request was consumed, before its handler ran, made the echo a copy, twice the memory.
+     */
+    @Test
+    void echoOfABodyPastTheRetainLimitIsNotCopied() {
+        int size = 5_000_000;
+        HttpConnection c = connection(echoRoutes(), ServerConfig.defaults(), false);
+        byte[] head = post("/echo", size).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] body = new byte[size];
+        new java.util.Random(7).nextBytes(body);
+        byte[] all = java.util.Arrays.copyOf(head, head.length + size);
+        System.arraycopy(body, 0, all, head.length, size);
+        byte[] read = new byte[16 * 1024];
+        for (int i = 0; i < all.length; i += read.length) {
+            int n = Math.min(read.length, all.length - i);
+            System.arraycopy(all, i, read, 0, n);
+            c.received(ByteBuffer.wrap(read, 0, n));
+        }
+        assertThat(c.outputCapacity()).as("the body was not copied into the output buffer").isLessThan(size);
+        List<RawResponse> responses = parseAll(ConnectionBytes.drainAll(c));
+        assertThat(responses).hasSize(1);
+        assertThat(responses.get(0).body()).isEqualTo(body);
+    }
+
     @Test
     void largeEchoIsSentFromTheInputArrayAndSurvivesInputArrivingWhileItIsWritten() {
         int size = 300_000;
