@@ -669,6 +669,8 @@ final class HttpConnection implements Connection {
         in.releaseAll();
         in = new InputBuffer(0);
         out = new OutputBuffer(0);
+        request.reset();
+        response.reset();
         lentKey = null;
         lentMemory = null;
         pumpBuffer = null;
@@ -852,6 +854,20 @@ final class HttpConnection implements Connection {
             continueSent = false;
             dispatch(request);
             in.shrinkIfDone();
+            forgetLargeBody();
+        }
+    }
+
+    /**
+     * The request just handled had a large body: the input buffer let its array go (or an echo
+     * being sent holds it), so the request and response must not keep it reachable while the
+     * connection waits or lingers, outside the budget that no longer counts it.
+     */
+    private void forgetLargeBody() {
+        byte[] array = request.array;
+        if (array != null && array.length > OutputBuffer.RETAIN_LIMIT) {
+            request.reset();
+            response.reset();
         }
     }
 
