@@ -7,18 +7,22 @@ charts (scripts/lib/charts.py: matplotlib, imported only by `report`).
                                            --tls over HTTPS (exit 3 if the port speaks plain HTTP);
                                            with --remote also the routes that call a downstream
   bench.py parse WRK_OUTPUT                one wrk output -> "rps avg_ms p99_ms errors non2xx requests"
-  bench.py report RUN_DIR [--strict] [--readme PATH]
+  bench.py report RUN_DIR [--strict] [--readme PATH] [--out DIR]
                                            summary.csv, summary.md, charts/*.svg and *.png (exit 1 on failures)
   bench.py readme PATH                     the results/README.md placeholder (no run yet)
   bench.py open-chart STEM LABEL=DIR... --title T [--subtitle S]
                                            percentile chart of scripts/lib/open-load.sh runs (SVG + PNG)
 
 The report reads the TSV files the shell script writes into RUN_DIR (meta, servers, scenarios,
-measurements, events), so it can be rerun on a finished or interrupted run directory. Where RUN_DIR
-has conformance/<row>.tsv (scripts/conformance-check.sh's output: case, status, message), every
-table gets a `correct` column (passed/total; total = passed + failed, skips apart; – for a row
-without one), summary.csv gets conformance_passed and conformance_total, and a "Conformance
-failures" section under the tables lists each failed case with its message.
+measurements, events; starts.tsv when the warm-ups were checked for steady state), so it can be rerun
+on a finished or interrupted run directory (with --out, without touching it). Every figure is the true
+median of the rounds (for an even number, the mean of the middle two), min–max beside it; open-model
+percentiles likewise, percentile by percentile. A round with no completed request is a failed round,
+and a cell with nothing else a failure row. Where RUN_DIR has conformance/<row>.tsv
+(scripts/conformance-check.sh's output: case, status, message, rule), every table gets the columns
+`RFC 9112` and `contract` (passed/run of that rule's cases, skips apart; a file without the rule
+column counts every case as rfc9112; – for a row without a file), summary.csv gets their counts,
+and "Conformance failures" under the tables lists each failed case with its message, by rule.
 """
 
 from __future__ import annotations
@@ -402,6 +406,12 @@ class OpenResult:
     connections: int
     # (percentile 0..100, latency ms), ascending; the last is the max at 100
     percentiles: list = field(default_factory=list)
+    responses: int | None = None  # responses received (summary.tsv "responses"; older files lack it)
+
+    @property
+    def completed(self) -> int:
+        """Requests answered: the responses when recorded, else requests less errors."""
+        return self.responses if self.responses is not None else self.requests - self.errors
 
     @property
     def behind(self) -> bool:
@@ -430,7 +440,8 @@ def parse_open_result(run_dir: Path) -> OpenResult:
             p50_ms=float(row["p50_ms"]), p90_ms=float(row["p90_ms"]), p99_ms=float(row["p99_ms"]),
             p999_ms=float(row["p999_ms"]), max_ms=float(row["max_ms"]), blocked_ms=float(row["blocked_ms"]),
             unsent=int(row["unsent"]), session_limit_exceeded=row["session_limit_exceeded"] == "1",
-            connections=int(row["connections"]))
+            connections=int(row["connections"]),
+            responses=int(row["responses"]) if (row.get("responses") or "").isdigit() else None)
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{run_dir / 'summary.tsv'}: not an open-load.sh summary ({type(e).__name__}: {e})") from None
     for p in read_tsv(run_dir / "percentiles.tsv"):
@@ -497,6 +508,19 @@ class Conformance:
     def score(self) -> str:
         return f"{self.passed}/{self.total}"
 
+    def of_rule(self, rule: str, status: str) -> list[dict]:
+        """Cases of one rule (`rfc9112` or `contract`; a file without the column: every case rfc9112)."""
+        return [c for c in self.of(status) if (c.get("rule") or "rfc9112") == rule]
+
+    def rule_counts(self, rule: str) -> tuple[int, int]:
+        """(passed, run) of one rule's cases; skips counted in neither."""
+        passed = len(self.of_rule(rule, "passed"))
+        return passed, passed + len(self.of_rule(rule, "failed"))
+
+    def rule_score(self, rule: str) -> str:
+        passed, run = self.rule_counts(rule)
+        return f"{passed}/{run}"
+
     def skipped_text(self) -> str:
         """How many were skipped, and how many of those the check's time budget left unrun."""
         skipped = self.of("skipped")
@@ -520,56 +544,115 @@ def read_meta(run: Path) -> dict:
     return meta
 
 
+def median_text(n: int) -> str:
+    """How a figure of n rounds was reduced, as the tables and charts say it."""
+    if n == 1:
+        return "single round"
+    if n % 2:
+        return f"median of {n} rounds"
+    return f"median of {n} rounds (even: mean of the middle two)"
+
+
+def median_of(values: list) -> float | None:
+    """The true median (for an even count, the mean of the middle two); None without values."""
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def range_of(values: list) -> tuple[float, float] | None:
+    values = [v for v in values if v is not None]
+    return (min(values), max(values)) if values else None
+
+
+def fmt_range(r: tuple[float, float] | None, fmt) -> str:
+    return f"{fmt(r[0])}–{fmt(r[1])}" if r else ""
+
+
+def ms_cpu_per_request(cpu_s: float | None, requests: int | None) -> float | None:
+    """Server CPU milliseconds per completed request: CPU-seconds over requests (never over req/s)."""
+    return 1000.0 * cpu_s / requests if cpu_s and requests else None
+
+
+def failed_round_text(result: "WrkResult") -> str:
+    """Why a round that ran counts as failed: it completed no request (timeouts or socket errors only)."""
+    parts = [f"{k} {getattr(result, k)}" for k in ("connect", "read", "write", "timeout") if getattr(result, k)]
+    errors = f", {result.socket_errors:,} socket errors ({', '.join(parts)})" if parts else ", no socket errors"
+    return f"0 requests completed{errors}"
+
+
 @dataclass
 class Cell:
-    """One server x scenario: its measured rounds and what went wrong."""
+    """One server x scenario: its measured rounds and what went wrong. Every figure is the median of the rounds
+    that completed requests, each column on its own (min–max beside it); a round that completed none is a failed
+    round, kept apart in `failed_rounds`."""
     server: str
     scenario: str
     rounds: list = field(default_factory=list)  # (round, WrkResult, cpu_seconds or None)
     problems: list = field(default_factory=list)  # measurement problems ("round 2: wrk exit 1")
-    median: tuple | None = None  # the median round's entry
     open: dict = field(default_factory=dict)  # round -> OpenResult, for an open-model scenario
+    failed_rounds: list = field(default_factory=list)  # (round, WrkResult) of rounds that completed no request
+    starts: dict = field(default_factory=dict)  # round -> the server start (K) it ran in, when recorded
 
     def summarize(self) -> None:
-        if self.rounds:
-            # An open-model round offers a fixed rate: its figure is the latency, so the median is by p99.
-            key = (lambda e: e[1].latency_p99_ms) if self.open else (lambda e: e[1].rps)
-            ordered = sorted(self.rounds, key=key)
-            # median_low: an actual round, so req/s, latency and CPU come from the same run.
-            self.median = ordered[(len(ordered) - 1) // 2]
+        """Kept for callers of the old API: the figures are computed on demand."""
+
+    @property
+    def measured(self) -> bool:
+        return bool(self.rounds)
+
+    def values(self, attr: str) -> list:
+        return [getattr(e[1], attr) for e in self.rounds]
 
     @property
     def rps(self):
-        return self.median[1].rps if self.median else None
+        return median_of(self.values("rps"))
+
+    @property
+    def latency_avg_ms(self):
+        return median_of(self.values("latency_avg_ms"))
+
+    @property
+    def latency_p99_ms(self):
+        return median_of(self.values("latency_p99_ms"))
+
+    @property
+    def latency_p99_range(self):
+        return range_of(self.values("latency_p99_ms"))
 
     @property
     def open_median(self) -> "OpenResult | None":
-        return self.open.get(self.median[0]) if self.median and self.open else None
+        """Per figure (and per percentile), the median across the rounds; None for a closed-loop cell."""
+        return median_open(list(self.open.values())) if self.open else None
 
     @property
     def cpu_s(self):
-        return self.median[2] if self.median else None
+        return median_of([e[2] for e in self.rounds])
+
+    def per_cpu_values(self) -> list[float]:
+        return [e[1].requests / e[2] for e in self.rounds if e[2] and e[1].requests]
 
     @property
     def req_per_cpu_s(self):
-        if not self.median or not self.median[2] or self.median[1].requests is None:
-            return None
-        return self.median[1].requests / self.median[2]
+        """Median of the rounds' requests completed / server CPU-seconds."""
+        return median_of(self.per_cpu_values())
+
+    @property
+    def ms_cpu_per_request(self):
+        """Median of the rounds' server CPU milliseconds / requests completed."""
+        return median_of([ms_cpu_per_request(e[2], e[1].requests) for e in self.rounds])
 
     def total(self, attr: str) -> int:
-        return sum(getattr(e[1], attr) for e in self.rounds)
+        return sum(getattr(e[1], attr) for e in self.rounds) + sum(getattr(r, attr) for _, r in self.failed_rounds)
 
     @property
     def rps_range(self) -> tuple[float, float] | None:
         """The lowest and highest round's req/s."""
-        values = [e[1].rps for e in self.rounds]
-        return (min(values), max(values)) if values else None
+        return range_of(self.values("rps"))
 
     @property
     def per_cpu_range(self) -> tuple[float, float] | None:
         """The lowest and highest round's requests per server CPU-second."""
-        values = [e[1].requests / e[2] for e in self.rounds if e[2] and e[1].requests is not None]
-        return (min(values), max(values)) if values else None
+        return range_of(self.per_cpu_values())
 
     @property
     def noisy(self) -> bool:
@@ -577,10 +660,40 @@ class Cell:
         r = self.rps_range
         return len(self.rounds) > 1 and bool(self.rps) and (r[1] - r[0]) > NOISY_SPREAD * self.rps
 
+    def failure_text(self) -> str | None:
+        """For a cell whose every measured round completed no request: "failed: 0 requests in 2 rounds, ..."."""
+        if self.rounds or not self.failed_rounds:
+            return None
+        n = len(self.failed_rounds)
+        errors = sum(r.socket_errors for _, r in self.failed_rounds)
+        timeouts = sum(r.timeout for _, r in self.failed_rounds)
+        return (f"failed: 0 requests in {n} round{'s' if n > 1 else ''}, {timeouts:,} timeouts"
+                + (f", {errors - timeouts:,} other socket errors" if errors - timeouts else ""))
+
+
+def median_open(results: list["OpenResult"]) -> "OpenResult | None":
+    """An OpenResult whose every figure is the median across the rounds, percentile by percentile (the
+    distribution's points where every round has that percentile)."""
+    if not results:
+        return None
+    def med(attr):
+        return median_of([getattr(r, attr) for r in results])
+    shared = set.intersection(*(set(p for p, _ in r.percentiles) for r in results)) if results else set()
+    curves = [dict(r.percentiles) for r in results]
+    percentiles = [(p, median_of([c[p] for c in curves])) for p in sorted(shared)]
+    return OpenResult(
+        offered_rate=med("offered_rate"), achieved_rate=med("achieved_rate"), requests=int(med("requests")),
+        errors=sum(r.errors for r in results), non2xx=sum(r.non2xx for r in results),
+        p50_ms=med("p50_ms"), p90_ms=med("p90_ms"), p99_ms=med("p99_ms"), p999_ms=med("p999_ms"),
+        max_ms=med("max_ms"), blocked_ms=med("blocked_ms"), unsent=sum(r.unsent for r in results),
+        session_limit_exceeded=any(r.session_limit_exceeded for r in results),
+        connections=int(med("connections")), percentiles=percentiles)
+
 
 class Report:
-    def __init__(self, run: Path):
+    def __init__(self, run: Path, out: Path | None = None):
         self.run = run
+        self.out = out or run  # where summary.md, summary.csv and charts/ are written
         self.meta = read_meta(run)
         self.servers = read_tsv(run / "servers.tsv")
         self.scenarios = read_tsv(run / "scenarios.tsv")
@@ -606,12 +719,18 @@ class Report:
                 first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "no output")
                 cell.problems.append(f"round {m['round']}: wrk exit {m['wrk_rc']} ({first[:100]})")
                 continue
+            if m.get("start"):
+                cell.starts[int(m["round"])] = m["start"]
+            if not result.requests and not result.rps:
+                cell.failed_rounds.append((int(m["round"]), result))
+                cell.problems.append(f"round {m['round']}: {failed_round_text(result)}")
+                continue
             cpu = None
             if m["cpu_ticks"] not in ("", "-"):
                 cpu = int(m["cpu_ticks"]) / self.clk_tck
             cell.rounds.append((int(m["round"]), result, cpu))
-        for cell in self.cells.values():
-            cell.summarize()
+        # starts.tsv (a run with adaptive warm-ups): (server, start K) -> its row
+        self.starts = {(r["server"], r["start"]): r for r in read_tsv(run / "starts.tsv") if r.get("server")}
         self.reference = {s["name"] for s in self.servers if s.get("reference") == "1"}
         self.twin_rows = {s["name"] for s in self.servers if s.get("baseline_of")}
         # Scenarios over HTTPS, measured in a second start of each server (scenarios.tsv "tls").
@@ -630,8 +749,17 @@ class Report:
         except ValueError as e:
             cell.problems.append(f"round {m['round']}: {e}")
             return
+        if m.get("start"):
+            cell.starts[int(m["round"])] = m["start"]
+        as_wrk = result.as_wrk(float(self.meta.get("duration", "0") or 0))
+        if result.completed <= 0:
+            # nothing but errors (connection errors, timeouts): a failed round, not a latency
+            cell.failed_rounds.append((int(m["round"]), as_wrk))
+            cell.problems.append(f"round {m['round']}: 0 requests completed, {result.errors:,} errors (Hyperfoil)")
+            as_wrk.requests = 0
+            return
         cpu = int(m["cpu_ticks"]) / self.clk_tck if m["cpu_ticks"] not in ("", "-") else None
-        cell.rounds.append((int(m["round"]), result.as_wrk(float(self.meta.get("duration", "0") or 0)), cpu))
+        cell.rounds.append((int(m["round"]), as_wrk, cpu))
         cell.open[int(m["round"])] = result
 
     # Events: a failure of the whole row (scope "") or of its TLS start only (scope "tls");
@@ -679,7 +807,49 @@ class Report:
     def failed_label(self, cell: Cell) -> str:
         """What a cell without figures shows: "no TLS" when the server does not speak it."""
         kinds = {e["kind"] for e in self.cell_events(cell)}
-        return "no TLS" if kinds == {"tls-unavailable"} else "failed"
+        if kinds == {"tls-unavailable"}:
+            return "no TLS"
+        return cell.failure_text() or "failed"
+
+    # -- steady state (starts.tsv) --
+
+    def not_steady(self, cell: Cell) -> bool:
+        """Whether a round of this cell ran in a start whose warm-up did not reach steady state (starts.tsv
+        steady=0). Runs without starts.tsv have no mark; without the measurements' start column, start 1."""
+        if not self.starts:
+            return False
+        starts = {cell.starts.get(rnd, "1") for rnd, _, _ in cell.rounds} or set(cell.starts.values())
+        return any(self.starts.get((cell.server, k), {}).get("steady") == "0" for k in starts)
+
+    def steady_mark(self, cell: Cell) -> str:
+        return " †" if self.not_steady(cell) else ""
+
+    def steady_note(self, cells: list[Cell]) -> list[str]:
+        """Under a table with a † cell: what the mark means and which rows carry it."""
+        rows = sorted({c.server for c in cells if self.not_steady(c)})
+        if not rows:
+            return []
+        return [f"† = not steady: that start's warm-up ended before its throughput settled and the JIT stopped "
+                f"compiling (starts.tsv; see \"Warm-up\" in summary.md): {', '.join(rows)}.", ""]
+
+    def warmup_lines(self, h: str) -> list[str]:
+        """Per row and start: warm-up seconds, steady or not, and why (starts.tsv)."""
+        if not self.starts:
+            return [f"{h}# Warm-up", "", f"A fixed warm-up of {self.meta.get('warmup', '?')}s per start; this run "
+                    "recorded no steady-state check (no starts.tsv), so its figures may be of JVMs still warming.", ""]
+        rows = list(self.starts.values())
+        unsteady = [r for r in rows if r.get("steady") != "1"]
+        mode = self.meta.get("warmup_mode") or rows[0].get("mode", "?")
+        cap = self.meta.get("warmup_cap")
+        lines = [f"{h}# Warm-up", "",
+                 f"Warm-up {mode}" + (f", capped at {cap}s" if cap else "") + "; "
+                 + (f"{len(unsteady)} of {len(rows)} starts not steady (marked † in every table)."
+                    if unsteady else f"every one of the {len(rows)} starts reached steady state."), "",
+                 "| server | start | mode | warm-up s | steady | reason |", "|---|---:|---|---:|---|---|"]
+        for r in rows:
+            lines.append(f"| {r['server']} | {r['start']} | {r.get('mode', '')} | {r.get('warmup_s', '')} "
+                         f"| {'yes' if r.get('steady') == '1' else '**no** †'} | {md_escape(r.get('reason', ''))} |")
+        return lines + [""]
 
     def warnings(self) -> list[str]:
         return [f"{e['server']} round {e['round']}: {e['message']}" for e in self.events if e["kind"] == "warning"]
@@ -703,7 +873,7 @@ class Report:
     def ranked(self, scenario: str) -> list[Cell]:
         cells = [self.cells[(s["name"], scenario)] for s in self.servers]
         if scenario in self.open_names:   # by p99 latency, lowest first
-            return sorted(cells, key=lambda c: (c.rps is None, c.median[1].latency_p99_ms if c.median else 0))
+            return sorted(cells, key=lambda c: (c.rps is None, c.latency_p99_ms or 0))
         return sorted(cells, key=lambda c: (c.rps is None, -(c.rps or 0)))
 
     def status(self, cell: Cell) -> str:
@@ -718,45 +888,61 @@ class Report:
 
     # -- the correctness column --
 
-    def correct(self, server: str) -> str:
-        """passed/total of the row's conformance check, – when it has none."""
+    RULES = (("rfc9112", "RFC 9112"), ("contract", "contract"))
+
+    def correct(self, server: str, rule: str | None = None) -> str:
+        """passed/run of the row's conformance cases (of one rule when given), – when it has none."""
         check = self.conformance.get(server)
-        return check.score if check else "–"
+        if check is None:
+            return "–"
+        return check.rule_score(rule) if rule else check.score
 
     def correct_header(self) -> tuple[str, str]:
-        """The `correct` column's header and alignment cells, empty when no row was checked."""
-        return (" correct |", "---:|") if self.conformance else ("", "")
+        """The correctness columns' header and alignment cells (RFC 9112 validity, Spindle's stricter contract),
+        empty when no row was checked."""
+        if not self.conformance:
+            return ("", "")
+        return ("".join(f" {title} |" for _, title in self.RULES), "---:|" * len(self.RULES))
 
     def correct_cell(self, server: str) -> str:
-        return f" {self.correct(server)} |" if self.conformance else ""
+        return "".join(f" {self.correct(server, rule)} |" for rule, _ in self.RULES) if self.conformance else ""
 
     def conformance_lines(self, h: str) -> list[str]:
-        """Under the tables: each row's failed cases with their messages; skips counted."""
+        """Under the tables: each row's failed cases with their messages, grouped by rule; skips counted."""
         if not self.conformance:
             return []
         lines = [f"{h}# Conformance failures", "",
                  "Each row's server was checked black-box over the network by the shared "
                  "conformance suite (`scripts/conformance-check.sh`: its cases on the benchmark app's routes, every "
-                 "server held to the same contract, no deviations declared). `correct` in the tables = cases passed / "
-                 "cases run; skipped cases (those needing a router, timeouts or a connection limit of their own, or a "
-                 "server of their own) count in neither.", ""]
+                 "server held to the same cases, no deviations declared). Two columns in the tables, cases passed / "
+                 "cases run: `RFC 9112` counts the cases whose behaviour RFC 9110/9112 require (a row failing one is "
+                 "wrong), `contract` the cases of Spindle's own stricter contract (design.md limits, timeouts, status "
+                 "choices the RFC leaves open: a reference failing one answers differently, not wrongly). Skipped "
+                 "cases (those needing a router, timeouts or a connection limit of their own, or a server of their "
+                 "own) count in neither. Check files without a rule column count every case as RFC 9112.", ""]
         clean = []
+        for rule, title in self.RULES:
+            failing = [(s["name"], check) for s in self.servers
+                       if (check := self.conformance.get(s["name"])) is not None and check.of_rule(rule, "failed")]
+            if not failing:
+                continue
+            lines += [f"{h}## {title} failures", ""]
+            for name, check in failing:
+                failed = check.of_rule(rule, "failed")
+                lines.append(f"- **{name}** — {check.rule_score(rule)} {title}, {len(failed)} failed, "
+                             f"{check.skipped_text()}:")
+                lines += [f"  - `{md_escape(c['case'])}`: {md_escape(c['message'] or 'no message')}" for c in failed]
+            lines.append("")
         for s in self.servers:
             check = self.conformance.get(s["name"])
-            if check is None:
-                continue
-            failed = check.of("failed")
-            if not failed:
+            if check is not None and not check.of("failed"):
                 clean.append(f"{s['name']} ({check.score}, {check.skipped_text()})")
-                continue
-            lines.append(f"- **{s['name']}** — {check.score}, {len(failed)} failed, {check.skipped_text()}:")
-            lines += [f"  - `{md_escape(c['case'])}`: {md_escape(c['message'] or 'no message')}" for c in failed]
         unchecked = [s["name"] for s in self.servers if s["name"] not in self.conformance]
         if clean:
-            lines += ["", "Every case run passed: " + ", ".join(clean) + "."]
+            lines += ["Every case run passed: " + ", ".join(clean) + ".", ""]
         if unchecked:
-            lines += ["", "Not checked (no conformance/<row>.tsv): " + ", ".join(unchecked) + "."]
-        return lines + [""]
+            lines += ["Not checked (no conformance/<row>.tsv): " + ", ".join(unchecked) + ".", ""]
+        return lines
 
     # -- violations (exit status) --
 
@@ -779,36 +965,47 @@ class Report:
                 "errors_write", "errors_timeout", "non_2xx", "server_cpu_s", "req_per_server_cpu_s",
                 "ratio_to_best_reference", "best_reference", "note", "upper_bound_req_per_s", "noisy",
                 "offered_req_per_s", "latency_p50_ms", "latency_p90_ms", "latency_p999_ms", "latency_max_ms",
-                "generator_behind", "conformance_passed", "conformance_total"]
-        with (self.run / "summary.csv").open("w", newline="", encoding="utf-8") as f:
+                "generator_behind", "conformance_passed", "conformance_total", "rounds_failed",
+                "ms_server_cpu_per_request", "latency_p99_ms_min", "latency_p99_ms_max", "req_per_server_cpu_s_min",
+                "req_per_server_cpu_s_max", "not_steady", "rfc9112_passed", "rfc9112_total", "contract_passed",
+                "contract_total", "p99_statistic"]
+        with (self.out / "summary.csv").open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(cols)
             for sc in self.scenarios:
                 for s in self.servers:
                     c = self.cells[(s["name"], sc["name"])]
-                    rps_all = [e[1].rps for e in c.rounds]
-                    med = c.median[1] if c.median else None
+                    rps_range = c.rps_range
                     ratio = self.ratio(c)
+                    check = self.conformance.get(c.server)
+                    p99_range, cpu_range = c.latency_p99_range, c.per_cpu_range
 
                     def num(x, digits):
                         return "" if x is None else f"{x:.{digits}f}"
 
                     w.writerow([
                         c.server, c.scenario, self.status(c), len(c.rounds),
-                        num(c.rps, 2), num(min(rps_all) if rps_all else None, 2),
-                        num(max(rps_all) if rps_all else None, 2),
-                        num(med.latency_avg_ms if med else None, 3), num(med.latency_p99_ms if med else None, 3),
+                        num(c.rps, 2), num(rps_range[0] if rps_range else None, 2),
+                        num(rps_range[1] if rps_range else None, 2),
+                        num(c.latency_avg_ms, 3), num(c.latency_p99_ms, 3),
                         c.total("socket_errors"), c.total("connect"), c.total("read"), c.total("write"),
                         c.total("timeout"), c.total("non2xx"), num(c.cpu_s, 2), num(c.req_per_cpu_s, 0),
                         num(ratio, 3), self.best_reference_row(c.scenario) or "", self.note(c),
                         num(upper_bound(sc), 0), int(c.noisy),
                         *self.open_csv(c, num),
-                        *((check.passed, check.total) if (check := self.conformance.get(c.server)) else ("", "")),
+                        *((check.passed, check.total) if check else ("", "")),
+                        len(c.failed_rounds), num(c.ms_cpu_per_request, 4),
+                        num(p99_range[0] if p99_range else None, 3), num(p99_range[1] if p99_range else None, 3),
+                        num(cpu_range[0] if cpu_range else None, 0), num(cpu_range[1] if cpu_range else None, 0),
+                        int(self.not_steady(c)),
+                        *(check.rule_counts("rfc9112") if check else ("", "")),
+                        *(check.rule_counts("contract") if check else ("", "")),
+                        median_text(len(c.rounds)) if c.rounds else "",
                     ])
 
     @staticmethod
     def open_csv(c: Cell, num) -> list[str]:
-        """The open-model columns of a cell (its median round); blank for a closed-loop one."""
+        """The open-model columns of a cell (per percentile, the median of the rounds); blank for a closed-loop one."""
         o = c.open_median
         if o is None:
             return [""] * 6
@@ -828,15 +1025,16 @@ class Report:
                 flagged = c.total("socket_errors") + c.total("non2xx") > 0
                 failure = None
                 if not c.rounds:
-                    failure = "✗ " + (self.short_failure(c) or "no measurement (see summary.md)")
-                bars.append(charts.Bar(c.server, c.rps, c.rps_range, c.req_per_cpu_s, c.per_cpu_range,
-                                       c.server in self.reference, flagged, c.noisy, failure))
-            subtitle = (f"{scenario_line(sc)} · median of {self.rounds_planned} round(s), "
-                        f"{self.meta.get('duration', '?')}s each")
-            charts.bar_chart(self.run / "charts" / sc["name"], sc["name"], subtitle, bars, NOISY_RULE)
+                    failure = "✗ " + (c.failure_text() or self.short_failure(c) or "no measurement (see summary.md)")
+                bars.append(charts.Bar(c.server + self.steady_mark(c), c.rps, c.rps_range, c.req_per_cpu_s,
+                                       c.per_cpu_range, c.server in self.reference, flagged, c.noisy, failure))
+            subtitle = (f"{scenario_line(sc)} · {median_text(self.rounds_planned)}, "
+                        f"{self.meta.get('duration', '?')}s each; whisker = min–max of the rounds"
+                        + ("; † = not steady" if any(self.not_steady(c) for c in self.ranked(sc["name"])) else ""))
+            charts.bar_chart(self.out / "charts" / sc["name"], sc["name"], subtitle, bars, NOISY_RULE)
 
     def write_percentile_chart(self, sc: dict) -> None:
-        """An open-model scenario: each row's latency distribution (its median round by p99)."""
+        """An open-model scenario: each row's latency distribution (per percentile, the median of the rounds)."""
         import charts
         lines = []
         for c in self.ranked(sc["name"]):
@@ -845,13 +1043,13 @@ class Report:
                 continue
             behind = any(r.behind for r in c.open.values())
             lines.append(charts.PercentileLine(
-                f"{c.server} (p99 {fmt_ms(o.p99_ms)} ms, {fmt_compact(o.achieved_rate)}/s)", o.percentiles,
+                f"{c.server}{self.steady_mark(c)} (p99 {fmt_ms(o.p99_ms)} ms, {fmt_compact(o.achieved_rate)}/s)", o.percentiles,
                 c.server in self.reference, behind or c.total("socket_errors") + c.total("non2xx") > 0))
         if lines:
-            subtitle = (f"{scenario_line(sc)} · latency from each request's scheduled start (Hyperfoil), median round "
-                        f"by p99 of {self.rounds_planned}, {self.meta.get('duration', '?')}s each; * = generator "
-                        f"behind its schedule or errors")
-            charts.percentile_chart(self.run / "charts" / sc["name"], sc["name"], subtitle, lines)
+            subtitle = (f"{scenario_line(sc)} · latency from each request's scheduled start (Hyperfoil), per "
+                        f"percentile the {median_text(self.rounds_planned)}, {self.meta.get('duration', '?')}s "
+                        f"each; * = generator behind its schedule or errors")
+            charts.percentile_chart(self.out / "charts" / sc["name"], sc["name"], subtitle, lines)
 
     def open_lines(self, sc: dict, prefix: str) -> list[str]:
         """An open-model scenario's table: the offered rate, what was achieved, and the latency percentiles."""
@@ -863,22 +1061,25 @@ class Report:
         for c in self.ranked(sc["name"]):
             o = c.open_median
             if o is None:
-                lines.append(f"| – | {c.server} |{self.correct_cell(c.server)} {self.failed_label(c)} "
+                lines.append(f"| – | {c.server} |{self.correct_cell(c.server)} **{self.failed_label(c)}** "
                              f"| {md_escape(self.note(c) or 'no measurement')} | | | | | | | | | |")
                 continue
             rank += 1
-            p99s = [r.p99_ms for r in c.open.values()]
-            spread = f"{fmt_ms(min(p99s))}–{fmt_ms(max(p99s))}" if len(p99s) > 1 else ""
+            spread = fmt_range(range_of([r.p99_ms for r in c.open.values()]), fmt_ms)
             behind = [f"round {n}: {r.unsent:,} unsent" + (", sessions exhausted" if r.session_limit_exceeded else "")
                       for n, r in sorted(c.open.items()) if r.behind]
             errors, non2xx = c.total("socket_errors"), c.total("non2xx")
             mark = " ◆" if c.server in self.reference else ""
-            lines.append(f"| {rank} | {c.server}{mark} |{self.correct_cell(c.server)} {fmt_int(o.offered_rate)} "
+            partial = f" ({len(c.rounds)}/{self.rounds_planned} rounds)" if len(c.rounds) < self.rounds_planned else ""
+            lines.append(f"| {rank} | {c.server}{mark}{self.steady_mark(c)}{partial} |{self.correct_cell(c.server)} "
+                         f"{fmt_int(o.offered_rate)} "
                          f"| {fmt_int(o.achieved_rate)} "
                          f"| {fmt_ms(o.p50_ms)} | {fmt_ms(o.p90_ms)} | **{fmt_ms(o.p99_ms)}** | {spread} "
                          f"| {fmt_ms(o.p999_ms)} | {fmt_ms(o.max_ms)} | {f'**{errors}**' if errors else '0'} "
                          f"| {f'**{non2xx}**' if non2xx else '0'} | {'; '.join(behind) or 'no'} |")
-        lines += ["", "Ranked by p99 (lowest first). Latency is counted from when each request was due on the "
+        lines += [""] + self.steady_note(self.ranked(sc["name"]))
+        lines += [f"Every figure is, per percentile, the {median_text(self.rounds_planned)}; p99 min–max = "
+                  "the lowest and highest round's p99. Ranked by p99 (lowest first). Latency is counted from when each request was due on the "
                   "generator's schedule, waits for a free connection included, so a server that falls behind the "
                   "offered rate shows its queue here instead of being sent less (wrk's closed loop). \"Generator "
                   "behind\": Hyperfoil itself could not start requests on time (more than 1% unsent, or its sessions "
@@ -897,17 +1098,23 @@ class Report:
         rounds_note = (f"{self.rounds_planned} round(s), interleaved: every server once per round, in the same "
                        f"order, each time in a fresh JVM; {meta.get('duration', '?')}s per scenario; after each start a "
                        f"warm-up of GET /plaintext then POST /echo 10 KB"
-                       f"{remote_warm}, {meta.get('warmup', '?')}s each; "
+                       f"{remote_warm}, " + (f"until steady (capped at {meta.get('warmup_cap', '?')}s; see Warm-up); "
+                                             if meta.get("warmup_mode") == "adaptive"
+                                             else f"{meta.get('warmup', '?')}s each; ") +
                        f"workers {meta.get('workers', '?')}; wrk -t{meta.get('wrk_threads', '1')}. "
                        f"{isolation_text(meta)}")
         lines += [
             f"Run `{meta.get('run_id', self.run.name)}` ({meta.get('started', '?')} UTC"
             f"{', quick mode' if meta.get('quick') == '1' else ''}). {rounds_note}",
             "",
-            "Figures are from the median round by req/s (for an even number of rounds, the lower middle one); "
-            "socket errors and non-2xx responses are summed over all rounds. Server CPU is the server process's "
-            "utime+stime (`/proc/<pid>/stat`) during the scenario, JIT and GC threads included; "
-            "req/CPU-s = requests completed / server CPU-seconds. \"vs best reference\" = req/s divided by that of "
+            f"Every figure is the {median_text(self.rounds_planned)}, each column on its own (the "
+            "middle value of an odd number of rounds; for an even number, the mean of the middle two), with the "
+            "lowest and highest round (min–max) beside req/s; socket errors and non-2xx responses are summed over all "
+            "rounds. A round that completed no request (only timeouts or socket errors) is a failed round: it is "
+            "listed under Failures, and a cell with no other round is a failure row, never a figure. Server CPU is the "
+            "server process's utime+stime (`/proc/<pid>/stat`, ticks ÷ clk_tck) during the scenario, JIT and GC "
+            "threads included; req/CPU-s = requests completed ÷ server CPU-seconds, CPU ms/req = server CPU-seconds × "
+            "1000 ÷ requests completed (per round, then the median). \"vs best reference\" = req/s divided by that of "
             "the best reference row in the same scenario (the reference rows, marked ◆: the frameworks users would "
             "pick instead, NettyServer's transports and the references/ modules; each scenario names its best one; "
             "blank when no reference row has a figure there). "
@@ -918,15 +1125,23 @@ class Report:
         failures = self.failures()
         lines.append(f"{h}# Failures")
         lines.append("")
-        if failures:
-            for server, msgs in failures.items():
-                for msg in msgs:
-                    lines.append(f"- **{server}** — {md_escape(msg)}")
-        else:
-            lines.append("None: every server started and answered every route correctly before it was measured.")
-        problems = [f"{c.server} {c.scenario}: {p}" for c in self.cells.values() for p in c.problems]
-        for p in problems + self.warnings():
+        # a failed cell's rounds are said once, in its failure line
+        problems = [f"{c.server} {c.scenario}: {p}" for c in self.cells.values() if not c.failure_text()
+                    for p in c.problems]
+        failed_cells = [f"{c.server} {c.scenario}: {c.failure_text()}" for c in self.cells.values() if c.failure_text()]
+        for server, msgs in failures.items():
+            for msg in msgs:
+                lines.append(f"- **{server}** — {md_escape(msg)}")
+        if failed_cells:
+            lines.append(f"- Failed cells (no round completed a request; failure rows in the tables): "
+                         + "; ".join(md_escape(f) for f in failed_cells))
+        for p in problems:
             lines.append(f"- {md_escape(p)}")
+        if not failures and not problems and not failed_cells:
+            lines.append("None: every server started and answered every route correctly before it was measured, "
+                         "and every measured round completed requests.")
+        for w in self.warnings():
+            lines.append(f"- warning: {md_escape(w)}")
         no_tls = [e for e in self.events if self.excused(e)]
         if no_tls:
             lines += ["", "No TLS (not counted as a failure): started with the TLS properties, these rows answered "
@@ -939,6 +1154,7 @@ class Report:
             lines += ["", f"Not in this run: {md_escape(skipped)}."]
         lines.append("")
 
+        lines += self.warmup_lines(h)
         lines += self.overview(h)
         lines += self.open_overview(h)
         lines += self.baseline_lines(h)
@@ -956,19 +1172,17 @@ class Report:
                 lines += ["", f"Best reference here: **{best_row}** ({fmt_int(self.best_reference(sc['name']))} req/s)."]
             header, align = self.correct_header()
             lines += ["", "| # | server |" + header + " req/s | min–max | avg ms | p99 ms | socket errors | non-2xx "
-                          "| server CPU s | req/CPU-s | vs best reference |",
-                      "|---:|---|" + align + "---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+                          "| server CPU s | req/CPU-s | CPU ms/req | vs best reference |",
+                      "|---:|---|" + align + "---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
             rank = 0
             for c in self.ranked(sc["name"]):
                 if c.rps is None:
                     reason = self.note(c) or "no measurement"
-                    lines.append(f"| – | {c.server} |{self.correct_cell(c.server)} {self.failed_label(c)} "
-                                 f"| {md_escape(reason)} | | | | | | | |")
+                    lines.append(f"| – | {c.server}{self.steady_mark(c)} |{self.correct_cell(c.server)} "
+                                 f"**{self.failed_label(c)}** | {md_escape(reason)} | | | | | | | | |")
                     continue
                 rank += 1
-                med = c.median[1]
-                rps_all = [e[1].rps for e in c.rounds]
-                spread = f"{fmt_int(min(rps_all))}–{fmt_int(max(rps_all))}" if len(rps_all) > 1 else ""
+                spread = fmt_range(c.rps_range, fmt_int) if len(c.rounds) > 1 else ""
                 spread += " ≈ noisy" if c.noisy else ""
                 errors = c.total("socket_errors")
                 err_text = str(errors)
@@ -980,11 +1194,13 @@ class Report:
                 partial = f" ({len(c.rounds)}/{self.rounds_planned} rounds)" if len(c.rounds) < self.rounds_planned else ""
                 mark = " ◆" if c.server in self.reference else ""
                 lines.append(
-                    f"| {rank} | {c.server}{mark}{partial} |{self.correct_cell(c.server)} {fmt_int(c.rps)} | {spread} | {fmt_ms(med.latency_avg_ms) or 'n/a'} "
-                    f"| {fmt_ms(med.latency_p99_ms) or 'n/a'} | {err_text} | {f'**{non2xx}**' if non2xx else '0'} "
+                    f"| {rank} | {c.server}{mark}{self.steady_mark(c)}{partial} |{self.correct_cell(c.server)} "
+                    f"{fmt_int(c.rps)} | {spread} | {fmt_ms(c.latency_avg_ms) or 'n/a'} "
+                    f"| {fmt_ms(c.latency_p99_ms) or 'n/a'} | {err_text} | {f'**{non2xx}**' if non2xx else '0'} "
                     f"| {'' if c.cpu_s is None else f'{c.cpu_s:.2f}'} | {fmt_int(c.req_per_cpu_s)} "
-                    f"| {'' if ratio is None else f'{ratio:.2f}×'} |")
+                    f"| {fmt_ms(c.ms_cpu_per_request)} | {'' if ratio is None else f'{ratio:.2f}×'} |")
             lines.append("")
+            lines += self.steady_note(self.ranked(sc["name"]))
             bound = upper_bound(sc)
             best = max((c.rps for c in self.cells.values() if c.scenario == sc["name"] and c.rps is not None), default=None)
             if bound is not None and best is not None:
@@ -994,7 +1210,7 @@ class Report:
             if sc["name"] in self.tls_names:
                 lines += self.tls_cost_lines(sc)
         lines += self.conformance_lines(h)
-        if any(c.median and c.median[1].latency_p99_ms is None for c in self.cells.values()):
+        if any(c.rounds and c.latency_p99_ms is None for c in self.cells.values()):
             lines += ["Latency n/a: wrk gave no usable figure. Either it recorded no latency sample (with "
                       "pipelining, a server that closes the connection after each response never completes a "
                       "batch) or it printed a 0 µs percentile beside a non-zero average (a wrk 4.1 quirk "
@@ -1002,48 +1218,69 @@ class Report:
         return "\n".join(lines) + "\n"
 
     def open_overview(self, h: str) -> list[str]:
-        """The open-model scenarios' p99 per row (median round), servers in the list's order."""
+        """The open-model scenarios' p99 per row (the median of the rounds, min–max beside), servers in the list's
+        order."""
         names = [sc["name"] for sc in self.scenarios if sc["name"] in self.open_names]
         if not names:
             return []
-        lines = [f"{h}# Open model: p99 latency (ms) at a constant offered rate", "",
+        lines = [f"{h}# Open model: p99 latency (ms) at a constant offered rate, {median_text(self.rounds_planned)} "
+                 "(min–max in brackets)", "",
                  "| server | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+        cells = []
         for s in self.servers:
             vals = []
             for n in names:
                 c = self.cells[(s["name"], n)]
+                cells.append(c)
                 o = c.open_median
-                vals.append(self.failed_label(c) if o is None else
-                            fmt_ms(o.p99_ms) + (" ⚠" if any(r.behind for r in c.open.values())
-                                                or c.total("socket_errors") + c.total("non2xx") else ""))
+                spread = fmt_range(range_of([r.p99_ms for r in c.open.values()]), fmt_ms) if len(c.open) > 1 else ""
+                vals.append(f"**{self.failed_label(c)}**" if o is None else
+                            fmt_ms(o.p99_ms) + (f" ({spread})" if spread else "")
+                            + (" ⚠" if any(r.behind for r in c.open.values())
+                               or c.total("socket_errors") + c.total("non2xx") else "") + self.steady_mark(c))
             lines.append(f"| {s['name']} | " + " | ".join(vals) + " |")
         lines += ["", "⚠ = the generator fell behind its schedule, or errors / non-2xx (see the scenario's table).", ""]
-        return lines
+        return lines + self.steady_note(cells)
 
-    def overview(self, h: str) -> list[str]:
-        """The req/s matrix, servers in the list's order, with its legend."""
-        lines = [f"{h}# Overview (median req/s)", ""]
+    def overview_cell(self, c: Cell, spread: bool = False) -> str:
+        """One overview cell: the median req/s (with min–max when asked) and its marks, or the failure."""
+        if c.rps is None:
+            return f"**{self.failed_label(c)}**"
+        text = fmt_int(c.rps)
+        if spread and len(c.rounds) > 1:
+            text += f" ({fmt_range(c.rps_range, fmt_compact)})"
+        return (text + (" ⚠" if c.total("socket_errors") + c.total("non2xx") else "") + (" ≈" if c.noisy else "")
+                + self.steady_mark(c))
+
+    def overview(self, h: str, spread: bool = False) -> list[str]:
+        """The req/s matrix, servers in the list's order, with its legend; with `spread`, each cell's min–max."""
+        lines = [f"{h}# Overview (req/s, {median_text(self.rounds_planned)}"
+                 + (", min–max in brackets" if spread else "") + ")", ""]
         names = [sc["name"] for sc in self.scenarios if sc["name"] not in self.open_names]
         header, align = self.correct_header()
         lines.append("| server |" + header + " " + " | ".join(names) + " |")
         lines.append("|---|" + align + "---:|" * len(names))
+        cells = []
         for s in self.servers:
-            vals = []
-            for n in names:
-                c = self.cells[(s["name"], n)]
-                vals.append(fmt_int(c.rps) + (" ⚠" if c.total("socket_errors") + c.total("non2xx") else "")
-                            + (" ≈" if c.noisy else "") if c.rps is not None else self.failed_label(c))
-            lines.append(f"| {s['name']} |{self.correct_cell(s['name'])} " + " | ".join(vals) + " |")
+            row = [self.cells[(s["name"], n)] for n in names]
+            cells += row
+            lines.append(f"| {s['name']} |{self.correct_cell(s['name'])} "
+                         + " | ".join(self.overview_cell(c, spread) for c in row) + " |")
         bounds = [upper_bound(sc) for sc in self.scenarios if sc["name"] not in self.open_names]
         if any(b is not None for b in bounds):
-            lines.append("| *upper bound* |" + (" |" if self.conformance else "") + " " + " | ".join("" if b is None else f"*{fmt_int(b)}*" for b in bounds) + " |")
-        correct_legend = ("correct = the row's conformance cases passed / cases run (its failures are listed under "
-                          "the tables of summary.md). " if self.conformance else "")
-        lines += ["", correct_legend + "⚠ = socket errors or non-2xx responses in that cell (see its table). "
-                  f"≈ = noisy: the {NOISY_RULE} (its rank may not hold in another run)."
+            lines.append("| *upper bound* |" + (" |" * len(self.RULES) if self.conformance else "") + " "
+                         + " | ".join("" if b is None else f"*{fmt_int(b)}*" for b in bounds) + " |")
+        correct_legend = ("RFC 9112 / contract = the row's conformance cases passed / cases run, those RFC 9110/9112 "
+                          "require and those of Spindle's stricter contract (failures listed under the tables of "
+                          "summary.md). " if self.conformance else "")
+        failed_legend = ("**failed** = no figure: the row did not start or answer correctly, or no round completed a "
+                         "request (see Failures). " if any(c.rps is None for c in cells) else "")
+        lines += ["", correct_legend + failed_legend + "⚠ = socket errors or non-2xx responses in that cell (see its "
+                  f"table). ≈ = noisy: the {NOISY_RULE} (its rank may not hold in another run; a finding from it "
+                  "must say so)."
                   + (" Upper bound = connections ÷ the time each request waits (one request in flight per "
                      "connection): no server can answer more." if any(b is not None for b in bounds) else ""), ""]
-        return lines
+        return lines + self.steady_note(cells)
 
     def bound_lines(self, sc: dict, bound: float) -> list[str]:
         """For a waiting scenario: each row's share of the upper bound, and the thread caps that
@@ -1171,23 +1408,26 @@ class Report:
         # What a person concluded from the figures, kept apart so a regenerated report keeps it.
         notes = self.run / "notes.md"
         told = ("## What this run shows\n\n" + notes.read_text(encoding="utf-8").strip() + "\n\n") if notes.is_file() else ""
-        (self.run / "summary.md").write_text(title + told + self.markdown(1, ""), encoding="utf-8")
+        (self.out / "summary.md").write_text(title + told + self.markdown(1, ""), encoding="utf-8")
 
     def terminal_overview(self) -> str:
         names = [sc["name"] for sc in self.scenarios if sc["name"] not in self.open_names]
         width = max([len(s["name"]) for s in self.servers] + [6])
         cols = [max(len(n), 9) for n in names]
         # the correctness column, when any row was checked, right after the name
-        correct = "  correct" if self.conformance else ""
-        out = ["median req/s (* = socket errors or non-2xx):",
+        correct = "  RFC9112  contract" if self.conformance else ""
+        out = [f"req/s, {median_text(self.rounds_planned)} (* = socket errors or non-2xx, † = not steady):",
                " " * width + correct + "  " + "  ".join(n.rjust(w) for n, w in zip(names, cols))]
         for s in self.servers:
             vals = []
             for n, w in zip(names, cols):
                 c = self.cells[(s["name"], n)]
-                v = self.failed_label(c) if c.rps is None else fmt_compact(c.rps) + ("*" if c.total("socket_errors") + c.total("non2xx") else "")
+                v = ("failed" if c.rps is None and c.failure_text() else self.failed_label(c) if c.rps is None
+                     else fmt_compact(c.rps) + ("*" if c.total("socket_errors") + c.total("non2xx") else "")
+                     + ("†" if self.not_steady(c) else ""))
                 vals.append(v.rjust(w))
-            score = "  " + self.correct(s["name"]).rjust(len(correct) - 2) if correct else ""
+            score = ("  " + self.correct(s["name"], "rfc9112").rjust(7) + "  " + self.correct(s["name"], "contract").rjust(8)
+                     if correct else "")
             out.append(s["name"].ljust(width) + score + "  " + "  ".join(vals))
         bounds = [upper_bound(sc) for sc in self.scenarios if sc["name"] not in self.open_names]
         if any(b is not None for b in bounds):
@@ -1196,7 +1436,7 @@ class Report:
         opened = [sc["name"] for sc in self.scenarios if sc["name"] in self.open_names]
         if opened:
             cols = [max(len(n), 9) for n in opened]
-            out += ["", "open model, median p99 ms (* = generator behind or errors):",
+            out += ["", f"open model, p99 ms, {median_text(self.rounds_planned)} (* = generator behind or errors):",
                     " " * width + "  " + "  ".join(n.rjust(w) for n, w in zip(opened, cols))]
             for s in self.servers:
                 vals = []
@@ -1205,7 +1445,8 @@ class Report:
                     o = c.open_median
                     flag = o is not None and (any(r.behind for r in c.open.values())
                                               or c.total("socket_errors") + c.total("non2xx") > 0)
-                    vals.append((self.failed_label(c) if o is None else fmt_ms(o.p99_ms) + ("*" if flag else "")).rjust(w))
+                    vals.append(("failed" if o is None and c.failure_text() else self.failed_label(c) if o is None
+                                 else fmt_ms(o.p99_ms) + ("*" if flag else "")).rjust(w))
                 out.append(s["name"].ljust(width) + "  " + "  ".join(vals))
         return "\n".join(out)
 
@@ -1302,7 +1543,7 @@ Every figure here comes from one command, run on one machine with nothing else b
 
 ```sh
 scripts/benchmark-servers.sh                # the default run (< 20 min on 2 cores): one row per I/O model and
-                                            # every reference, 7 scenarios, 2 rounds of 4 s, workers 2
+                                            # every reference, 7 scenarios, 3 rounds of 4 s, workers 2
 scripts/benchmark-servers.sh --full         # every row and scenario, 3 rounds of 10 s (hours; its plan says how long)
 scripts/benchmark-servers.sh --servers VirtualThreadServer,NettyServer --rounds 5 1 10
 scripts/benchmark-servers.sh --pin-server 1 --pin-client 0    # server and wrk on separate CPUs
@@ -1316,7 +1557,8 @@ scripts/benchmark-servers.sh --quick        # smoke run (CI): 2 s, 1 round, 8 sc
 
 For each round (rounds are interleaved: every server once, then again) and each server, the
 script starts a fresh JVM with the same flags, checks every route's answer (a wrong answer is a
-failure row, never a measurement), warms it up, and runs the wrk scenarios (`--full`; the default
+failure row, never a measurement), warms it up until it is steady (capped: a start that hit the cap
+is marked † "not steady" in every table), and runs the wrk scenarios (`--full`; the default
 run takes plaintext, pipelined, JSON, echo 10 KB and the three waiting ones): plaintext at 256 and
 1,000 connections, plaintext pipelined 16 deep, JSON, a path variable, POST `/echo` with 72 B,
 10 KB, 100 KB and 500 KB bodies, `/blocking/100`, `/delay/100`, `/remote/100` and
@@ -1328,15 +1570,18 @@ each server with an EC P-256 key made per run; the negotiated protocol and ciphe
 process's CPU time around each scenario, so every row also says how many requests one server
 CPU-second buys: on a small machine wrk shares the cores and caps plain req/s, and efficiency and
 the pipelined scenario are what separate fast servers. Before round 1 every row is checked
-black-box by the shared conformance cases (`scripts/conformance-check.sh`): `correct` beside each
-row is cases passed / cases run, and the failures are listed under the tables. `environment.md`
+black-box by the shared conformance cases (`scripts/conformance-check.sh`): beside each row,
+`RFC 9112` is cases passed / run of those the RFCs require and `contract` of those Spindle's own
+stricter contract adds (a reference may answer those differently without being wrong); the failures
+are listed under the tables, grouped so. `environment.md`
 and the summary say how client and server were isolated (loopback or network namespaces, CPU
 pinning); a run's `notes.md`, when there is one, is what a person concluded from it.
 
-A run writes `results/<UTC timestamp>/`: `summary.md` (ranked tables, median of the rounds, with
-errors beside each figure; a cell whose rounds spread more than 20% of the median marked noisy, ≈),
-`summary.csv`, `charts/<scenario>.svg` and `.png` (matplotlib; each bar the median round, its whisker the
-lowest to highest round, noisy bars hatched), `environment.md` (CPU, kernel,
+A run writes `results/<UTC timestamp>/`: `summary.md` (ranked tables: the true median of the rounds
+with their min–max beside it, errors beside each figure; a cell whose rounds spread more than 20% of
+the median marked noisy, ≈, and a cell with no completed request a failure row; server CPU per
+request = CPU-seconds ÷ requests completed), `summary.csv`, `charts/<scenario>.svg` and `.png`
+(matplotlib; each bar the median of the rounds, its whisker their min–max, noisy bars hatched), `environment.md` (CPU, kernel,
 JDK, JVM flags, wrk, commit, exact command line) and `raw/` (every wrk output, check and server log).
 A full run written under `results/` rewrites this file to show it; `--quick` runs and runs written
 elsewhere leave it alone. Options and environment variables: `scripts/benchmark-servers.sh --help`.
@@ -1366,19 +1611,54 @@ def run_rows(results: Path) -> list[str]:
     return rows
 
 
+def headline_run(results: Path, report: Report | None) -> Report | None:
+    """The run results/README.md leads with: the latest default-mode run under results/ whose starts were
+    checked for steady state (starts.tsv), else the latest default-mode run, else the run just reported."""
+    candidates = []
+    if results.is_dir():
+        for run in sorted((d for d in results.iterdir() if (d / "meta.tsv").is_file()), reverse=True):
+            meta = read_meta(run)
+            if meta.get("mode") == "default" and meta.get("quick") != "1" and not meta.get("pin_server") \
+                    and not (meta.get("isolation") or "").startswith("netns"):
+                candidates.append(run)
+    steady = [run for run in candidates if (run / "starts.tsv").is_file()]
+    chosen = (steady or candidates or [None])[0]
+    if chosen is None:
+        return report
+    if report is not None and report.run.resolve() == chosen.resolve():
+        return report
+    return Report(chosen)
+
+
+def steady_sentence(report: Report) -> str:
+    """Whether the headline's figures are of warmed-up servers, in one sentence."""
+    if not report.starts:
+        return (f"**Not a steady-state run:** each start was warmed up for a fixed {report.meta.get('warmup', '?')} s "
+                "and nothing checked that it had settled, so the JIT-heavy rows (the references most) may still have "
+                "been warming; compare with a run whose starts were checked before trusting a ratio.")
+    unsteady = sorted({r["server"] for r in report.starts.values() if r.get("steady") != "1"})
+    if not unsteady:
+        return "Every start reached steady state before it was measured (warm-up per start in its summary.md)."
+    return ("Rows marked † had not reached steady state when the warm-up cap ran out: "
+            + ", ".join(unsteady) + " (warm-up per start in its summary.md).")
+
+
 def write_readme(path: Path, report: Report | None) -> None:
-    """results/README.md: how runs are made, the latest run's headline (overview and one chart),
-    and an index of every run under results/."""
+    """results/README.md: how runs are made, the headline of the latest steady-state default run (median,
+    min–max, steady and correctness marks, one chart), and an index of every run under results/."""
     text = README_INTRO
+    report = headline_run(path.parent, report)
     if report is None:
         text += "\n## Latest run\n\nNone committed yet.\n"
     else:
         rel = os.path.relpath(report.run, path.parent)
         run_id = report.meta.get("run_id", report.run.name)
-        text += (f"\n## Latest run: [{run_id}]({rel}/)\n\n"
-                 f"The headline of its [summary.md]({rel}/summary.md) (every scenario's ranked table, CPU cost and "
-                 f"notes are there; machine and command: [environment.md]({rel}/environment.md)).\n\n")
-        text += "\n".join(report.overview("##")) + "\n"
+        text += (f"\n## Latest default run: [{run_id}]({rel}/)\n\n"
+                 f"{steady_sentence(report)} Each cell is the {median_text(report.rounds_planned)} with the lowest "
+                 f"and highest round in brackets. The headline of its [summary.md]({rel}/summary.md) (every "
+                 f"scenario's ranked table, CPU cost, failures and notes are there; machine and command: "
+                 f"[environment.md]({rel}/environment.md)).\n\n")
+        text += "\n".join(report.overview("##", spread=True)) + "\n"
         names = [sc["name"] for sc in report.scenarios]
         shown = next((n for n in HEADLINE_SCENARIOS if n in names), names[0] if names else None)
         if shown:
@@ -1398,7 +1678,10 @@ def write_readme(path: Path, report: Report | None) -> None:
 
 def cmd_report(args) -> int:
     run = Path(args.run_dir).resolve()
-    report = Report(run)
+    out = Path(args.out).resolve() if args.out else None
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+    report = Report(run, out)
     report.write_csv()
     report.write_charts()
     report.write_summary()
@@ -1452,7 +1735,10 @@ def compare_lines(reports: list[Report]) -> list[str]:
     later run's ratio to the base: how a change of isolation moves figures and the ranking."""
     base = reports[0]
     labels = [run_label(r.meta) for r in reports]
-    lines = ["Runs, the first being the base of the ratios:", ""]
+    lines = ["Runs, the first being the base of the ratios. Each figure is the row's req/s, the "
+             + "; ".join(sorted({median_text(r.rounds_planned) for r in reports})) + " of its run. ≈ = noisy: the "
+             f"{NOISY_RULE} (in that run, or for a ratio in either run), so the figure or ratio is not a finding on "
+             "its own. † = not steady (that start's warm-up did not settle).", ""]
     lines += [f"{i + 1}. [{r.run.name}]({os.path.relpath(r.run, reports[0].run.parent)}/summary.md): {label}"
               for i, (r, label) in enumerate(zip(reports, labels))]
     lines.append("")
@@ -1470,9 +1756,11 @@ def compare_lines(reports: list[Report]) -> list[str]:
         lines += [f"### {name}", "", head, "|---|" + "---:|" * (2 * len(reports) - 1)]
         for row in sorted(rows, key=lambda n: ranks[0].get(n, 10 ** 6)):
             cells = [r.cells[(row, name)] for r in reports]
-            figures = [f"{fmt_int(c.rps)} ({ranks[i].get(row, '–')})" if c.rps is not None else "–"
+            figures = [f"{fmt_int(c.rps)} ({ranks[i].get(row, '–')})" + (" ≈" if c.noisy else "")
+                       + reports[i].steady_mark(c) if c.rps is not None else "–"
                        for i, c in enumerate(cells)]
-            ratios = [f"{c.rps / cells[0].rps:.2f}" if c.rps and cells[0].rps else "" for c in cells[1:]]
+            ratios = [f"{c.rps / cells[0].rps:.2f}" + (" ≈" if c.noisy or cells[0].noisy else "")
+                      if c.rps and cells[0].rps else "" for c in cells[1:]]
             lines.append(f"| {row} | " + " | ".join(figures + ratios) + " |")
         lines.append("")
     return lines
@@ -1514,6 +1802,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--strict", action="store_true",
                    help="socket errors or non-2xx in a non-blocking scenario are failures too")
     p.add_argument("--readme", help="also rewrite this results/README.md to show the run")
+    p.add_argument("--out", help="write summary.md, summary.csv and charts/ here instead of into RUN_DIR "
+                                 "(regenerate a committed run's report without touching it)")
     p.set_defaults(fn=cmd_report)
     p = sub.add_parser("open-chart", help="percentile chart (SVG+PNG) of open-load.sh runs given as LABEL=DIR")
     p.add_argument("stem", help="output path without extension")

@@ -27,7 +27,7 @@ plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "spindle", "font.si
 
 @dataclass
 class Bar:
-    """One row of a scenario's chart: the median round's figures and the range over the rounds."""
+    """One row of a scenario's chart: the median of the rounds (each figure on its own) and their min–max."""
     label: str
     rps: float | None
     rps_range: tuple[float, float] | None
@@ -48,7 +48,7 @@ def save(fig, stem: Path) -> None:
 
 def bar_chart(stem: Path, title: str, subtitle: str, bars: list[Bar], noisy_rule: str) -> None:
     """Two horizontal bar panels sharing the rows: req/s and requests per server CPU-second, each
-    bar the median round with a whisker from the lowest to the highest round."""
+    bar the median of the rounds with a whisker from the lowest to the highest round (min–max)."""
     rows = max(len(bars), 1)
     fig, axes = plt.subplots(1, 2, sharey=True, figsize=(11, 1.3 + 0.28 * rows + 0.6), squeeze=True)
     fig.suptitle(title, x=0.01, ha="left", fontsize=13, fontweight="bold")
@@ -86,12 +86,16 @@ def bar_chart(stem: Path, title: str, subtitle: str, bars: list[Bar], noisy_rule
     if any(b.reference for b in bars):
         legend.append(Patch(color=REFERENCE, label="reference"))
     legend.append(Patch(facecolor="#999999", hatch="///", edgecolor="white", label=f"noisy ({noisy_rule})"))
-    notes = "whiskers: lowest to highest round"
+    notes = "whiskers: min–max of the rounds"
+    if any(b.label.endswith("†") for b in bars):
+        notes += "; † not steady (warm-up did not settle)"
     if any(b.flagged for b in bars):
         notes += "; * socket errors or non-2xx responses (see summary.md)"
-    fig.legend(handles=legend, loc="lower left", ncol=len(legend), frameon=False, bbox_to_anchor=(0.005, 0.0))
-    fig.text(0.995, 0.012, notes, ha="right", va="bottom", color="#555555")
-    fig.tight_layout(rect=(0, 0.45 / fig.get_figheight(), 1, 1 - 0.55 / fig.get_figheight()))
+    # the notes on a line of their own under the legend: side by side they overlap on a long noisy rule
+    height = fig.get_figheight()
+    fig.legend(handles=legend, loc="lower left", ncol=len(legend), frameon=False, bbox_to_anchor=(0.005, 0.25 / height))
+    fig.text(0.01, 0.08 / height, notes, ha="left", va="bottom", color="#555555")
+    fig.tight_layout(rect=(0, 0.7 / height, 1, 1 - 0.55 / height))
     save(fig, stem)
 
 

@@ -90,20 +90,22 @@ class CorrectnessColumnTest(unittest.TestCase):
     def test_every_table_shows_passed_over_total_or_a_dash(self):
         md = self.report(CONFORMANCE).markdown(1, "")
         overview_header = table_rows(md, "server")[0]
-        self.assertEqual(overview_header[:2], ["server", "correct"])
+        self.assertEqual(overview_header[:3], ["server", "RFC 9112", "contract"])
         scenario_header = table_rows(md, "#")[0]
-        self.assertEqual(scenario_header[:3], ["#", "server", "correct"])
-        # skips count in neither figure
-        for name, expected in (("Wrong", "1/3"), ("Right", "2/2"), ("Unchecked", "–")):
-            self.assertEqual(table_rows(md, name)[0][1], expected, f"overview row of {name}")
+        self.assertEqual(scenario_header[:4], ["#", "server", "RFC 9112", "contract"])
+        # skips count in neither figure; a file without the rule column counts every case as RFC 9112
+        for name, expected in (("Wrong", ["1/3", "0/0"]), ("Right", ["2/2", "0/0"]), ("Unchecked", ["–", "–"])):
+            self.assertEqual(table_rows(md, name)[0][1:3], expected, f"overview row of {name}")
             scenario_row = next(r for r in table_rows(md, "1") + table_rows(md, "2") + table_rows(md, "3") if r[1] == name)
-            self.assertEqual(scenario_row[2], expected, f"scenario row of {name}")
+            self.assertEqual(scenario_row[2:4], expected, f"scenario row of {name}")
 
     def test_the_failures_are_listed_under_the_tables_with_their_messages(self):
         md = self.report(CONFORMANCE).markdown(1, "")
         section = md.split("## Conformance failures", 1)[1]
         self.assertGreater(md.index("## Conformance failures"), md.index("## plaintext-c256"))
-        self.assertIn("- **Wrong** — 1/3, 2 failed, 2 skipped (1 not run: the check's time budget ran out):", section)
+        self.assertIn("### RFC 9112 failures", section)
+        self.assertIn("- **Wrong** — 1/3 RFC 9112, 2 failed, 2 skipped (1 not run: the check's time budget ran out):",
+                      section)
         self.assertIn("  - `badInputGetsItsStatusAndACloseAndTheServerGoesOn[missing Host -> 400]`: "
                       "[missing Host] expected: 400 but was: 200", section)
         self.assertIn("Every case run passed: Right (2/2, 1 skipped).", section)
@@ -121,16 +123,319 @@ class CorrectnessColumnTest(unittest.TestCase):
 
     def test_the_terminal_overview_shows_the_score_beside_each_row(self):
         lines = self.report(CONFORMANCE).terminal_overview().splitlines()
-        self.assertEqual(lines[1].split(), ["correct", "plaintext-c256"])
-        scores = {line.split()[0]: line.split()[1] for line in lines[2:]}
-        self.assertEqual(scores, {"Wrong": "1/3", "Right": "2/2", "Unchecked": "–"})
+        self.assertEqual(lines[1].split(), ["RFC9112", "contract", "plaintext-c256"])
+        scores = {line.split()[0]: line.split()[1:3] for line in lines[2:]}
+        self.assertEqual(scores, {"Wrong": ["1/3", "0/0"], "Right": ["2/2", "0/0"], "Unchecked": ["–", "–"]})
 
     def test_a_run_without_checks_has_no_column_and_no_section(self):
         md = self.report({"Right": None, "Unchecked": None}).markdown(1, "")
         self.assertEqual(table_rows(md, "server")[0], ["server", "plaintext-c256"])
-        self.assertNotIn("correct", table_rows(md, "#")[0])
+        self.assertNotIn("RFC 9112", table_rows(md, "#")[0])
         self.assertNotIn("Conformance failures", md)
 
+
+
+def wrk_text(rps: float, requests: int, p99_ms: float = 3.0, avg_ms: float = 1.0, timeouts: int = 0,
+             connect: int = 0) -> str:
+    """A wrk 4 output with the given figures (0 requests: wrk's zeros and -nan, as a server that answers nothing)."""
+    if requests == 0:
+        latency = "    Latency     0.00us    0.00us   0.00us    -nan%\n"
+        dist = "".join(f"     {p}%    0.00us\n" for p in (50, 75, 90, 99))
+    else:
+        latency = f"    Latency   {avg_ms:.2f}ms  0.50ms  12.90ms   84.46%\n"
+        dist = "".join(f"     {p}%    {v:.2f}ms\n" for p, v in ((50, avg_ms), (75, avg_ms), (90, avg_ms), (99, p99_ms)))
+    errors = (f"  Socket errors: connect {connect}, read 0, write 0, timeout {timeouts}\n"
+              if timeouts or connect else "")
+    return ("Running 4s test @ http://127.0.0.1:1/x\n  1 threads and 256 connections\n"
+            "  Thread Stats   Avg      Stdev     Max   +/- Stdev\n" + latency
+            + "  Latency Distribution\n" + dist + f"  {requests} requests in 4.00s, 1.00MB read\n" + errors
+            + f"Requests/sec: {rps:.2f}\nTransfer/sec:     1.00MB\n")
+
+
+def synthetic_run(root: Path, rounds: int, cells: dict, scenario: str = "plaintext-c256", open_spec: str = "",
+                  starts: list | None = None, conformance: dict | None = None, meta: dict | None = None,
+                  start_column: bool = True) -> Path:
+    """A run directory. cells: server -> list per round of (raw text or an open-model dict, cpu ticks);
+    starts: rows of starts.tsv (server, start, mode, warmup_s, steady, reason), None for an old run without it."""
+    run = root / "run"
+    (run / "raw").mkdir(parents=True)
+    meta_rows = {"run_id": "synthetic", "rounds": str(rounds), "duration": "4", "clk_tck": "100", "mode": "default",
+                 "warmup": "2", **(meta or {})}
+    write_tsv(run / "meta.tsv", [[k, v] for k, v in meta_rows.items()])
+    write_tsv(run / "servers.tsv", [["name", "class", "module", "props", "reference", "baseline_of", "workers"]]
+              + [[name, name, "m", "", "1" if name.startswith("Ref") else "0", "", "2"] for name in cells])
+    write_tsv(run / "scenarios.tsv", [["name", "method", "path", "connections", "script", "script_args", "timeout",
+                                       "blocking", "tls", "description", "wait_ms", "open"],
+                                      [scenario, "GET", "/plaintext", "256", "", "", "2s", "0", "0", "", "", open_spec]])
+    write_tsv(run / "events.tsv", [["round", "server", "kind", "message", "scope"]])
+    header = ["round", "server", "scenario", "raw", "cpu_ticks", "wrk_rc", "wall_s"] + (["start"] if start_column else [])
+    measurements = [header]
+    for name, per_round in cells.items():
+        for i, (raw, ticks) in enumerate(per_round, start=1):
+            rel = f"raw/{name}/{scenario}-round{i}"
+            if isinstance(raw, dict):
+                (run / rel).mkdir(parents=True)
+                write_tsv(run / rel / "summary.tsv", [list(raw), [str(v) for v in raw.values()]])
+                write_tsv(run / rel / "percentiles.tsv", [["percentile", "latency_ms", "count"]]
+                          + [[str(p), str(v), "1"] for p, v in ((50, raw["p50_ms"]), (99, raw["p99_ms"]),
+                                                                (100, raw["max_ms"]))])
+            else:
+                rel += ".txt"
+                (run / rel).parent.mkdir(parents=True, exist_ok=True)
+                (run / rel).write_text(raw, encoding="utf-8")
+            measurements.append([str(i), name, scenario, rel, str(ticks), "0", "4"] + (["1"] if start_column else []))
+    write_tsv(run / "measurements.tsv", measurements)
+    if starts is not None:
+        write_tsv(run / "starts.tsv", [["server", "start", "mode", "warmup_s", "steady", "reason"]] + starts)
+    for name, tsv in (conformance or {}).items():
+        (run / "conformance").mkdir(exist_ok=True)
+        (run / "conformance" / f"{name}.tsv").write_text(tsv, encoding="utf-8")
+    return run
+
+
+def csv_rows(report: bench.Report) -> dict:
+    report.write_csv()
+    with (report.out / "summary.csv").open(encoding="utf-8") as f:
+        return {r["server"]: r for r in csv.DictReader(f)}
+
+
+def scenario_row(md: str, server: str) -> list[str]:
+    """The ranked-table row of a server (its rank cell first)."""
+    return next(r for line in md.splitlines() if line.startswith("| ")
+                for r in [[c.strip() for c in line.strip().strip("|").split("|")]]
+                if len(r) > 1 and r[1].split(" ")[0] == server)
+
+
+class TempDirTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.root = Path(self.tmp.name)
+
+
+class MedianTest(TempDirTest):
+    def test_three_rounds_give_the_middle_value_of_each_column_and_min_max(self):
+        # req/s 100k, 300k, 200k: the old code's lower-middle round would be 200k too, but its p99 (1 ms) comes
+        # from that round, where the true median p99 is 5 ms
+        run = synthetic_run(self.root, 3, {"A": [(wrk_text(100_000, 400_000, p99_ms=9), 400),
+                                                 (wrk_text(300_000, 1_200_000, p99_ms=5), 400),
+                                                 (wrk_text(200_000, 800_000, p99_ms=1), 400)]})
+        report = bench.Report(run)
+        cell = report.cells[("A", "plaintext-c256")]
+        self.assertEqual(cell.rps, 200_000)
+        self.assertEqual(cell.rps_range, (100_000, 300_000))
+        self.assertEqual(cell.latency_p99_ms, 5)
+        md = report.markdown(1, "")
+        row = scenario_row(md, "A")
+        self.assertEqual(row[2:6], ["200,000", "100,000–300,000 ≈ noisy", "1.00", "5.00"])
+        self.assertIn("median of 3 rounds", md)
+        rows = csv_rows(report)
+        self.assertEqual((rows["A"]["req_per_s"], rows["A"]["req_per_s_min"], rows["A"]["req_per_s_max"]),
+                         ("200000.00", "100000.00", "300000.00"))
+        self.assertEqual(rows["A"]["latency_p99_ms"], "5.000")
+
+    def test_two_rounds_give_the_mean_of_the_two_and_say_so(self):
+        run = synthetic_run(self.root, 2, {"A": [(wrk_text(100_000, 400_000), 400),
+                                                 (wrk_text(110_000, 440_000), 400)]})
+        report = bench.Report(run)
+        self.assertEqual(report.cells[("A", "plaintext-c256")].rps, 105_000)  # not the lower round's 100,000
+        md = report.markdown(1, "")
+        self.assertEqual(scenario_row(md, "A")[2:4], ["105,000", "100,000–110,000"])
+        self.assertIn("median of 2 rounds (even: mean of the middle two)", md)
+        self.assertNotIn("lower middle", md)
+
+    def test_noisy_is_judged_against_the_true_median(self):
+        # spread 30k over a median of 160k = 19%: not noisy; against the lower round (145k) it would be 21%
+        run = synthetic_run(self.root, 2, {"A": [(wrk_text(145_000, 580_000), 400),
+                                                 (wrk_text(175_000, 700_000), 400)]})
+        cell = bench.Report(run).cells[("A", "plaintext-c256")]
+        self.assertFalse(cell.noisy)
+
+
+class CpuPerRequestTest(TempDirTest):
+    def test_cpu_figures_divide_by_requests_completed_not_by_req_per_s(self):
+        # 250 ticks at clk_tck 250 = 1.0 CPU-s; 8,000 requests in the run at 2,000 req/s:
+        # 8,000 req per CPU-s and 0.125 ms per request (CPU-s / req/s would give 0.5 ms)
+        run = synthetic_run(self.root, 1, {"A": [(wrk_text(2_000, 8_000), 250)]}, meta={"clk_tck": "250"})
+        report = bench.Report(run)
+        cell = report.cells[("A", "plaintext-c256")]
+        self.assertEqual(cell.cpu_s, 1.0)
+        self.assertEqual(cell.req_per_cpu_s, 8_000)
+        self.assertAlmostEqual(cell.ms_cpu_per_request, 0.125)
+        row = scenario_row(report.markdown(1, ""), "A")
+        self.assertEqual(row[8:11], ["1.00", "8,000", "0.125"])
+        self.assertEqual(csv_rows(report)["A"]["ms_server_cpu_per_request"], "0.1250")
+
+    def test_cpu_figures_are_medians_of_the_rounds_own_ratios(self):
+        # per round: 4,000 / 1 s, 9,000 / 3 s, 2,000 / 2 s -> 4,000, 3,000, 1,000 req/CPU-s; median 3,000
+        run = synthetic_run(self.root, 3, {"A": [(wrk_text(1_000, 4_000), 100), (wrk_text(2_250, 9_000), 300),
+                                                 (wrk_text(500, 2_000), 200)]})
+        cell = bench.Report(run).cells[("A", "plaintext-c256")]
+        self.assertEqual(cell.req_per_cpu_s, 3_000)
+        self.assertEqual(cell.per_cpu_range, (1_000, 4_000))
+        self.assertAlmostEqual(cell.ms_cpu_per_request, 1000 / 3_000)
+
+
+class FailureRuleTest(TempDirTest):
+    def test_a_cell_with_zero_requests_is_a_failure_row_and_not_none(self):
+        run = synthetic_run(self.root, 2, {"A": [(wrk_text(100_000, 400_000), 400)] * 2,
+                                           "Single": [(wrk_text(0, 0), 2), (wrk_text(0, 0), 1)]})
+        report = bench.Report(run)
+        md = report.markdown(1, "")
+        failures = md.split("## Failures", 1)[1].split("\n## ", 1)[0]
+        self.assertNotIn("None", failures)
+        self.assertIn("Single plaintext-c256: failed: 0 requests in 2 rounds, 0 timeouts", failures)
+        row = scenario_row(md, "Single")
+        self.assertEqual(row[0], "–")
+        self.assertIn("failed: 0 requests in 2 rounds", " ".join(row))
+        self.assertIn("**failed: 0 requests in 2 rounds, 0 timeouts**", table_rows(md, "Single")[0][1])
+        self.assertEqual(csv_rows(report)["Single"]["status"], "failed")
+        self.assertEqual(csv_rows(report)["Single"]["req_per_s"], "")
+        self.assertTrue(report.violations(False))
+
+    def test_a_timeout_only_run_is_a_failure_with_its_timeouts(self):
+        run = synthetic_run(self.root, 1, {"A": [(wrk_text(0, 0, timeouts=734, connect=3), 5)]})
+        report = bench.Report(run)
+        md = report.markdown(1, "")
+        self.assertIn("failed: 0 requests in 1 round, 734 timeouts, 3 other socket errors", md)
+        self.assertNotIn("None:", md)
+        self.assertEqual(csv_rows(report)["A"]["errors_timeout"], "734")
+
+    def test_one_empty_round_of_two_is_a_partial_cell_listed_under_failures(self):
+        run = synthetic_run(self.root, 2, {"A": [(wrk_text(100_000, 400_000), 400), (wrk_text(0, 0, timeouts=9), 3)]})
+        report = bench.Report(run)
+        md = report.markdown(1, "")
+        self.assertEqual(report.cells[("A", "plaintext-c256")].rps, 100_000)
+        self.assertIn("A plaintext-c256: round 2: 0 requests completed, 9 socket errors (timeout 9)", md)
+        self.assertNotIn("None:", md)
+        self.assertEqual(csv_rows(report)["A"]["status"], "partial")
+
+    def test_a_clean_run_still_says_none(self):
+        run = synthetic_run(self.root, 1, {"A": [(wrk_text(100_000, 400_000), 400)]})
+        self.assertIn("None: every server started", bench.Report(run).markdown(1, ""))
+
+
+STARTS = [["A", "1", "adaptive", "30.0", "0", "cap of 30 s reached: last 3 windows spread 7.9%"],
+          ["B", "1", "adaptive", "6.0", "1", "last 3 windows within 2.1% and 0 methods compiled in the last window"]]
+
+
+class SteadyMarkTest(TempDirTest):
+    def cells(self):
+        return {"A": [(wrk_text(100_000, 400_000), 400)], "B": [(wrk_text(90_000, 360_000), 400)]}
+
+    def test_a_row_whose_start_was_not_steady_is_marked_in_every_table_with_a_note(self):
+        for start_column in (True, False):  # without the measurements' start column: start 1
+            with self.subTest(start_column=start_column):
+                root = self.root / str(start_column)
+                report = bench.Report(synthetic_run(root, 1, self.cells(), starts=STARTS, start_column=start_column,
+                                                    meta={"warmup_mode": "adaptive", "warmup_cap": "30"}))
+                md = report.markdown(1, "")
+                overview = md.split("## Overview", 1)[1]
+                self.assertEqual(table_rows(overview, "A")[0][1], "100,000 †")
+                self.assertEqual(table_rows(overview, "B")[0][1], "90,000")
+                self.assertEqual(scenario_row(md, "A")[1], "A †")
+                self.assertEqual(scenario_row(md, "B")[1], "B")
+                self.assertIn("† = not steady", md)
+                self.assertIn("| A | 1 | adaptive | 30.0 | **no** † | cap of 30 s reached: last 3 windows spread 7.9% |",
+                              md)
+                self.assertIn("1 of 2 starts not steady", md)
+                self.assertEqual(csv_rows(report)["A"]["not_steady"], "1")
+                self.assertEqual(csv_rows(report)["B"]["not_steady"], "0")
+                self.assertIn("100.0k†", report.terminal_overview())
+
+    def test_an_old_run_has_no_mark_and_says_its_warm_up_was_not_checked(self):
+        md = bench.Report(synthetic_run(self.root, 1, self.cells(), start_column=False)).markdown(1, "")
+        self.assertNotIn("†", md)
+        self.assertIn("recorded no steady-state check", md)
+
+
+RULED = ("case\tstatus\tmessage\trule\n"
+         "statusLineIsHttp11\tfailed\tgot HTTP/1.0 200\tcontract\n"
+         "missingHostGets400\tfailed\texpected 400 but was 200\trfc9112\n"
+         "keepAlive\tpassed\t\trfc9112\n"
+         "idleTimeoutCloses\tpassed\t\tcontract\n"
+         "limit\tskipped\tlacks CONNECTION_LIMIT\tcontract\n")
+
+
+class CorrectnessSplitTest(TempDirTest):
+    def test_the_rule_column_splits_the_score_and_groups_the_failures(self):
+        report = bench.Report(synthetic_run(self.root, 1, {"Ref": [(wrk_text(100_000, 400_000), 400)]},
+                                            conformance={"Ref": RULED}))
+        md = report.markdown(1, "")
+        self.assertEqual(table_rows(md, "Ref")[0][1:3], ["1/2", "1/2"])
+        section = md.split("## Conformance failures", 1)[1]
+        rfc, contract = section.index("### RFC 9112 failures"), section.index("### contract failures")
+        self.assertLess(rfc, section.index("missingHostGets400"))
+        self.assertLess(section.index("missingHostGets400"), contract)
+        self.assertLess(contract, section.index("statusLineIsHttp11"))
+        rows = csv_rows(report)
+        self.assertEqual([rows["Ref"][k] for k in ("rfc9112_passed", "rfc9112_total", "contract_passed",
+                                                    "contract_total")], ["1", "2", "1", "2"])
+
+
+def open_round(p50: float, p99: float, achieved: float = 990.0, responses: int = 3960, errors: int = 0) -> dict:
+    return {"offered_rate": "1000.000", "achieved_rate": f"{achieved:.3f}", "requests": str(max(responses, 1) + errors),
+            "responses": str(responses), "errors": str(errors), "timeouts": str(errors), "non2xx": "0",
+            "p50_ms": p50, "p90_ms": p50, "p99_ms": p99, "p999_ms": p99, "max_ms": p99 + 1, "mean_ms": p50,
+            "blocked_ms": "0", "unsent": "0", "session_limit_exceeded": "0", "peak_sessions": "10",
+            "max_sessions": "100", "connections": "100", "threads": "2", "duration_s": "4"}
+
+
+class OpenModelTest(TempDirTest):
+    def test_each_percentile_is_the_median_across_rounds_with_min_max(self):
+        # p99 10, 50, 20 -> 20 (round 3); p50 1, 3, 5 -> 3, which is not round 3's 5
+        rounds = [(open_round(1, 10), 100), (open_round(3, 50), 100), (open_round(5, 20), 100)]
+        report = bench.Report(synthetic_run(self.root, 3, {"A": rounds}, scenario="open-x", open_spec="rate:1000"))
+        o = report.cells[("A", "open-x")].open_median
+        self.assertEqual((o.p50_ms, o.p99_ms), (3, 20))
+        self.assertEqual(dict(o.percentiles)[50.0], 3)
+        md = report.markdown(1, "")
+        row = scenario_row(md, "A")
+        self.assertEqual(row[4:8], ["3.00", "3.00", "**20.0**", "10.0–50.0"])
+        self.assertIn("| A | 20.0 (10.0–50.0) |", md)
+        rows = csv_rows(report)
+        self.assertEqual((rows["A"]["latency_p50_ms"], rows["A"]["latency_p99_ms"]), ("3.000", "20.000"))
+
+    def test_two_rounds_give_the_mean_not_the_best_round(self):
+        rounds = [(open_round(1, 10), 100), (open_round(3, 30), 100)]
+        report = bench.Report(synthetic_run(self.root, 2, {"A": rounds}, scenario="open-x", open_spec="rate:1000"))
+        self.assertEqual(report.cells[("A", "open-x")].open_median.p99_ms, 20)
+
+    def test_a_round_with_only_errors_is_a_failure(self):
+        rounds = [(open_round(1, 10, responses=0, errors=500), 100)]
+        report = bench.Report(synthetic_run(self.root, 1, {"A": rounds}, scenario="open-x", open_spec="rate:1000"))
+        md = report.markdown(1, "")
+        self.assertIn("failed: 0 requests in 1 round", md)
+        self.assertNotIn("None:", md)
+
+
+class ReadmeTest(TempDirTest):
+    def test_the_headline_shows_median_spread_marks_and_correctness_and_keeps_the_index(self):
+        results = self.root / "results"
+        run = synthetic_run(self.root, 3, {"A": [(wrk_text(v, v * 4), 400) for v in (100_000, 120_000, 110_000)],
+                                           "B": [(wrk_text(90_000, 360_000), 400)] * 3},
+                            starts=STARTS, conformance={"A": RULED})
+        results.mkdir()
+        run = run.rename(results / "2026-12-01T00-00-00Z")
+        readme = results / "README.md"
+        bench.write_readme(readme, bench.Report(run))
+        text = readme.read_text(encoding="utf-8")
+        self.assertIn("## Latest default run: [synthetic](2026-12-01T00-00-00Z/)", text)
+        self.assertIn("| A | 1/2 | 1/2 | 110,000 (100.0k–120.0k) † |", text)
+        self.assertIn("† = not steady", text)
+        self.assertIn("Rows marked † had not reached steady state", text)
+        self.assertIn("## All runs", text)
+        self.assertIn("[2026-12-01T00-00-00Z](2026-12-01T00-00-00Z/summary.md)", text)
+
+    def test_report_out_leaves_the_run_directory_alone(self):
+        run = synthetic_run(self.root, 1, {"A": [(wrk_text(100_000, 400_000), 400)]})
+        before = sorted(p.name for p in run.iterdir())
+        report = bench.Report(run, self.root / "elsewhere")
+        report.out.mkdir()
+        report.write_csv()
+        report.write_summary()
+        self.assertEqual(sorted(p.name for p in run.iterdir()), before)
+        self.assertTrue((self.root / "elsewhere" / "summary.md").is_file())
 
 if __name__ == "__main__":
     unittest.main()
