@@ -1107,9 +1107,9 @@ class Report:
             f"Run `{meta.get('run_id', self.run.name)}` ({meta.get('started', '?')} UTC"
             f"{', quick mode' if meta.get('quick') == '1' else ''}). {rounds_note}",
             "",
-            f"Every figure is the {median_text(self.rounds_planned)}, each column on its own (the "
-            "middle value of an odd number of rounds; for an even number, the mean of the middle two), with the "
-            "lowest and highest round (min–max) beside req/s; socket errors and non-2xx responses are summed over all "
+            f"Every figure is the {median_text(self.rounds_planned)}, each column on its own (the middle "
+            "value of an odd number of rounds, the mean of the middle two of an even number), with the lowest and "
+            "highest round (min–max) beside req/s; socket errors and non-2xx responses are summed over all "
             "rounds. A round that completed no request (only timeouts or socket errors) is a failed round: it is "
             "listed under Failures, and a cell with no other round is a failure row, never a figure. Server CPU is the "
             "server process's utime+stime (`/proc/<pid>/stat`, ticks ÷ clk_tck) during the scenario, JIT and GC "
@@ -1223,8 +1223,8 @@ class Report:
         names = [sc["name"] for sc in self.scenarios if sc["name"] in self.open_names]
         if not names:
             return []
-        lines = [f"{h}# Open model: p99 latency (ms) at a constant offered rate, {median_text(self.rounds_planned)} "
-                 "(min–max in brackets)", "",
+        lines = [f"{h}# Open model: p99 latency (ms) at a constant offered rate, {median_text(self.rounds_planned)}; "
+                 "min–max in brackets", "",
                  "| server | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
         cells = []
         for s in self.servers:
@@ -1254,8 +1254,8 @@ class Report:
 
     def overview(self, h: str, spread: bool = False) -> list[str]:
         """The req/s matrix, servers in the list's order, with its legend; with `spread`, each cell's min–max."""
-        lines = [f"{h}# Overview (req/s, {median_text(self.rounds_planned)}"
-                 + (", min–max in brackets" if spread else "") + ")", ""]
+        lines = [f"{h}# Overview: req/s, {median_text(self.rounds_planned)}"
+                 + ("; min–max in brackets" if spread else ""), ""]
         names = [sc["name"] for sc in self.scenarios if sc["name"] not in self.open_names]
         header, align = self.correct_header()
         lines.append("| server |" + header + " " + " | ".join(names) + " |")
