@@ -536,6 +536,20 @@ def read_conformance(run: Path) -> dict[str, Conformance]:
     return out
 
 
+def read_warmups(run: Path) -> dict[tuple[str, str], list[tuple[float, float]]]:
+    """(server, start K) -> its warm-up windows as (t_s, req/s), from raw/<server>/warmup-start<K>.tsv."""
+    out = {}
+    for path in sorted((run / "raw").glob("*/warmup-start*.tsv")):
+        points = []
+        for row in read_tsv(path):
+            try:
+                points.append((float(row["t_s"]), float(row["req_per_s"])))
+            except (KeyError, TypeError, ValueError):
+                continue
+        out[(path.parent.name, path.stem.removeprefix("warmup-start"))] = points
+    return out
+
+
 def read_meta(run: Path) -> dict:
     meta = {}
     for line in (run / "meta.tsv").read_text(encoding="utf-8").splitlines():
@@ -731,6 +745,7 @@ class Report:
             cell.rounds.append((int(m["round"]), result, cpu))
         # starts.tsv (a run with adaptive warm-ups): (server, start K) -> its row
         self.starts = {(r["server"], r["start"]): r for r in read_tsv(run / "starts.tsv") if r.get("server")}
+        self.warmups = read_warmups(run)
         self.reference = {s["name"] for s in self.servers if s.get("reference") == "1"}
         self.twin_rows = {s["name"] for s in self.servers if s.get("baseline_of")}
         # Scenarios over HTTPS, measured in a second start of each server (scenarios.tsv "tls").
@@ -832,7 +847,7 @@ class Report:
         return [f"† = not steady: that start's warm-up ended before its throughput settled and the JIT stopped "
                 f"compiling (starts.tsv; see \"Warm-up\" in summary.md): {', '.join(rows)}.", ""]
 
-    def warmup_lines(self, h: str) -> list[str]:
+    def warmup_lines(self, h: str, prefix: str = "") -> list[str]:
         """Per row and start: warm-up seconds, steady or not, and why (starts.tsv)."""
         if not self.starts:
             return [f"{h}# Warm-up", "", f"A fixed warm-up of {self.meta.get('warmup', '?')}s per start; this run "
@@ -845,6 +860,7 @@ class Report:
                  f"Warm-up {mode}" + (f", capped at {cap}s" if cap else "") + "; "
                  + (f"{len(unsteady)} of {len(rows)} starts not steady (marked † in every table)."
                     if unsteady else f"every one of the {len(rows)} starts reached steady state."), "",
+                 *([f"![warm-up: req/s per window of every start]({prefix}charts/warmup.svg)", ""] if self.warmups else []),
                  "| server | start | mode | warm-up s | steady | reason |", "|---|---:|---|---:|---|---|"]
         for r in rows:
             lines.append(f"| {r['server']} | {r['start']} | {r.get('mode', '')} | {r.get('warmup_s', '')} "
@@ -1016,6 +1032,7 @@ class Report:
 
     def write_charts(self) -> None:
         import charts  # matplotlib: only the report draws
+        self.write_warmup_chart()
         for sc in self.scenarios:
             if sc["name"] in self.open_names:
                 self.write_percentile_chart(sc)
@@ -1032,6 +1049,19 @@ class Report:
                         f"{self.meta.get('duration', '?')}s each; whisker = min–max of the rounds"
                         + ("; † = not steady" if any(self.not_steady(c) for c in self.ranked(sc["name"])) else ""))
             charts.bar_chart(self.out / "charts" / sc["name"], sc["name"], subtitle, bars, NOISY_RULE)
+
+    def write_warmup_chart(self) -> None:
+        """charts/warmup: every start's warm-up windows (raw/<server>/warmup-start<K>.tsv), when recorded."""
+        if not self.warmups:
+            return
+        import charts
+        lines = []
+        for (server, start), points in self.warmups.items():
+            steady = self.starts.get((server, start), {}).get("steady") != "0"
+            lines.append(charts.WarmupLine(f"{server} start {start}", points, steady))
+        charts.warmup_chart(self.out / "charts" / "warmup", "warm-up",
+                            "req/s of each warm-up window per server start (raw/<server>/warmup-start<K>.tsv); "
+                            "dashed: the start ended not steady (starts.tsv)", lines)
 
     def write_percentile_chart(self, sc: dict) -> None:
         """An open-model scenario: each row's latency distribution (per percentile, the median of the rounds)."""
@@ -1154,7 +1184,7 @@ class Report:
             lines += ["", f"Not in this run: {md_escape(skipped)}."]
         lines.append("")
 
-        lines += self.warmup_lines(h)
+        lines += self.warmup_lines(h, prefix)
         lines += self.overview(h)
         lines += self.open_overview(h)
         lines += self.baseline_lines(h)

@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")  # no display: files only
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 from matplotlib.patches import Patch  # noqa: E402
-from matplotlib.ticker import EngFormatter, FuncFormatter  # noqa: E402
+from matplotlib.ticker import EngFormatter, FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 SPINDLE = "#4c78a8"
 REFERENCE = "#f58518"
@@ -135,6 +135,42 @@ def timeline_chart(stem: Path, title: str, subtitle: str, panels: list[tuple[str
     legend = [Patch(facecolor=shade, edgecolor="#bbbbbb", label=label) for _, _, shade, label in shaded]
     fig.legend(handles=legend, loc="lower right", ncol=len(legend), frameon=False, bbox_to_anchor=(0.995, 0.0))
     fig.tight_layout(rect=(0, 0.3 / fig.get_figheight(), 1, 1 - 0.6 / fig.get_figheight()))
+    save(fig, stem)
+
+
+@dataclass
+class WarmupLine:
+    """One server start's warm-up: (seconds since it began, req/s of that window) points."""
+    label: str
+    points: list[tuple[float, float]]
+    steady: bool
+
+
+def warmup_chart(stem: Path, title: str, subtitle: str, lines: list[WarmupLine]) -> None:
+    """Each start's warm-up windows, req/s on a log axis (the rows differ a hundredfold); a start that
+    ended not steady is dashed."""
+    fig, ax = plt.subplots(figsize=(11, 5.5))
+    fig.suptitle(title, x=0.01, ha="left", fontsize=13, fontweight="bold")
+    fig.text(0.01, 1 - 0.42 / fig.get_figheight(), "\n".join(textwrap.wrap(subtitle, 170)), ha="left", va="top",
+             color="#555555")
+    colours = plt.get_cmap("tab20").colors
+    for i, line in enumerate(lines):
+        if line.points:
+            xs, ys = zip(*line.points)
+            ax.plot(xs, ys, color=colours[i % len(colours)], linewidth=1.6, marker=".",
+                    linestyle="-" if line.steady else (0, (3, 2)),
+                    label=line.label + ("" if line.steady else " † not steady"))
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(EngFormatter(sep=""))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("seconds since the warm-up began")
+    ax.set_ylabel("req/s per window")
+    ax.grid(color="#dddddd")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False, fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.55 / fig.get_figheight()))
     save(fig, stem)
 
 

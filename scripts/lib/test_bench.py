@@ -343,6 +343,29 @@ class SteadyMarkTest(TempDirTest):
                 self.assertEqual(csv_rows(report)["B"]["not_steady"], "0")
                 self.assertIn("100.0k†", report.terminal_overview())
 
+    def test_a_cell_is_marked_when_any_of_its_rounds_ran_in_an_unsteady_start(self):
+        # starts per round: round 2 of A ran in start 2, which hit the cap
+        run = synthetic_run(self.root, 2, {"A": [(wrk_text(100_000, 400_000), 400)] * 2,
+                                           "B": [(wrk_text(90_000, 360_000), 400)] * 2},
+                            starts=[["A", "1", "adaptive", "5", "1", "ok"], ["A", "2", "adaptive", "30", "0", "cap"],
+                                    ["B", "1", "adaptive", "5", "1", "ok"], ["B", "2", "adaptive", "5", "1", "ok"]])
+        lines = (run / "measurements.tsv").read_text(encoding="utf-8").splitlines()
+        lines = [ln[:-1] + "2" if ln.startswith("2\t") else ln for ln in lines]  # round 2 ran in start 2
+        (run / "measurements.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        report = bench.Report(run)
+        self.assertTrue(report.not_steady(report.cells[("A", "plaintext-c256")]))
+        self.assertFalse(report.not_steady(report.cells[("B", "plaintext-c256")]))
+
+    def test_the_warm_up_windows_are_read_per_server_and_start(self):
+        run = synthetic_run(self.root, 1, self.cells(), starts=STARTS)
+        write_tsv(run / "raw" / "A" / "warmup-start1.tsv",
+                  [["t_s", "scenario", "window_s", "requests", "req_per_s", "compiled_total", "compile_queue"],
+                   ["1.0", "plaintext-c256", "1", "5000", "5000.0", "900", "12"],
+                   ["2.0", "plaintext-c256", "1", "9000", "9000.0", "950", ""]])
+        report = bench.Report(run)
+        self.assertEqual(report.warmups, {("A", "1"): [(1.0, 5000.0), (2.0, 9000.0)]})
+        self.assertIn("charts/warmup.svg", report.markdown(1, ""))
+
     def test_an_old_run_has_no_mark_and_says_its_warm_up_was_not_checked(self):
         md = bench.Report(synthetic_run(self.root, 1, self.cells(), start_column=False)).markdown(1, "")
         self.assertNotIn("†", md)
