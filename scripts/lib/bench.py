@@ -532,7 +532,12 @@ def read_conformance(run: Path) -> dict[str, Conformance]:
     """Row name -> its check, from RUN_DIR/conformance/<row>.tsv."""
     out = {}
     for path in sorted((run / "conformance").glob("*.tsv")):
-        out[path.stem] = Conformance([c for c in read_tsv(path) if c.get("case")])
+        cases = [c for c in read_tsv(path) if c.get("case")]
+        for c in cases:
+            extra = c.pop(None, None)  # a 4th field under a 3-column header: the rule all the same
+            if not c.get("rule") and extra:
+                c["rule"] = extra[0]
+        out[path.stem] = Conformance(cases)
     return out
 
 
@@ -1628,6 +1633,15 @@ OTHER_RESULTS = (("ab", "A/B runs against another commit (`benchmark-servers.sh 
                  ("restart", "restarts under load on a shared port (`restart-under-load.sh`)"))
 
 
+def warmup_summary(run: Path, meta: dict) -> str:
+    """A run's warm-up in a few words: "adaptive, 9 of 11 starts steady" or "fixed 2 s, not checked"."""
+    starts = read_tsv(run / "starts.tsv")
+    if not starts:
+        return f"fixed {meta.get('warmup', '?')} s, not checked"
+    steady = sum(1 for r in starts if r.get("steady") == "1")
+    return f"{meta.get('warmup_mode') or starts[0].get('mode', '?')}, {steady} of {len(starts)} starts steady"
+
+
 def run_rows(results: Path) -> list[str]:
     """One index row per matrix run directly under results/ (a directory with meta.tsv), newest first."""
     rows = []
@@ -1637,22 +1651,25 @@ def run_rows(results: Path) -> list[str]:
         scenarios = len(read_tsv(run / "scenarios.tsv")) if (run / "scenarios.tsv").is_file() else 0
         shape = f"{servers} × {scenarios}, {meta.get('rounds', '?')} × {meta.get('duration', '?')} s"
         rows.append(f"| [{run.name}]({run.name}/summary.md) | {meta.get('started', '?')} | {shape} "
-                    f"| `{md_escape(meta.get('command', '?'))}` |")
+                    f"| {warmup_summary(run, meta)} | `{md_escape(meta.get('command', '?'))}` |")
     return rows
 
 
 def headline_run(results: Path, report: Report | None) -> Report | None:
     """The run results/README.md leads with: the latest default-mode run under results/ whose starts were
-    checked for steady state (starts.tsv), else the latest default-mode run, else the run just reported."""
-    candidates = []
+    checked for steady state (starts.tsv), else the latest unpinned loopback default-mode run, else the run
+    just reported."""
+    steady, plain = [], []
     if results.is_dir():
         for run in sorted((d for d in results.iterdir() if (d / "meta.tsv").is_file()), reverse=True):
             meta = read_meta(run)
-            if meta.get("mode") == "default" and meta.get("quick") != "1" and not meta.get("pin_server") \
-                    and not (meta.get("isolation") or "").startswith("netns"):
-                candidates.append(run)
-    steady = [run for run in candidates if (run / "starts.tsv").is_file()]
-    chosen = (steady or candidates or [None])[0]
+            if meta.get("mode") != "default" or meta.get("quick") == "1":
+                continue
+            if (run / "starts.tsv").is_file():
+                steady.append(run)
+            elif not meta.get("pin_server") and not (meta.get("isolation") or "").startswith("netns"):
+                plain.append(run)
+    chosen = (steady or plain or [None])[0]
     if chosen is None:
         return report
     if report is not None and report.run.resolve() == chosen.resolve():
@@ -1696,8 +1713,8 @@ def write_readme(path: Path, report: Report | None) -> None:
     rows = run_rows(path.parent)
     text += "\n## All runs\n\n"
     if rows:
-        text += ("| run | started (UTC) | servers × scenarios, rounds × duration | command |\n"
-                 "|---|---|---|---|\n" + "\n".join(rows) + "\n")
+        text += ("| run | started (UTC) | servers × scenarios, rounds × duration | warm-up | command |\n"
+                 "|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
     else:
         text += "None yet.\n"
     others = [(d, what) for d, what in OTHER_RESULTS if (path.parent / d).is_dir()]

@@ -381,6 +381,12 @@ RULED = ("case\tstatus\tmessage\trule\n"
 
 
 class CorrectnessSplitTest(TempDirTest):
+    def test_a_rule_field_under_a_three_column_header_is_still_read(self):
+        tsv = "case\tstatus\tmessage\nstatusLine\tfailed\tHTTP/1.0\tcontract\nkeepAlive\tpassed\t\trfc9112\n"
+        report = bench.Report(synthetic_run(self.root, 1, {"Ref": [(wrk_text(100_000, 400_000), 400)]},
+                                            conformance={"Ref": tsv}))
+        self.assertEqual((report.correct("Ref", "rfc9112"), report.correct("Ref", "contract")), ("1/1", "0/1"))
+
     def test_the_rule_column_splits_the_score_and_groups_the_failures(self):
         report = bench.Report(synthetic_run(self.root, 1, {"Ref": [(wrk_text(100_000, 400_000), 400)]},
                                             conformance={"Ref": RULED}))
@@ -449,6 +455,26 @@ class ReadmeTest(TempDirTest):
         self.assertIn("Rows marked † had not reached steady state", text)
         self.assertIn("## All runs", text)
         self.assertIn("[2026-12-01T00-00-00Z](2026-12-01T00-00-00Z/summary.md)", text)
+
+    def test_the_headline_is_the_latest_checked_default_run_not_a_newer_unchecked_one(self):
+        results = self.root / "results"
+        results.mkdir()
+        checked = synthetic_run(self.root / "a", 3, {"A": [(wrk_text(100_000, 400_000), 400)] * 3}, starts=STARTS)
+        checked = checked.rename(results / "2026-12-01T00-00-00Z")
+        newer = synthetic_run(self.root / "b", 2, {"A": [(wrk_text(100_000, 400_000), 400)] * 2})
+        newer = newer.rename(results / "2026-12-02T00-00-00Z")
+        readme = results / "README.md"
+        bench.write_readme(readme, bench.Report(newer))
+        text = readme.read_text(encoding="utf-8")
+        self.assertIn("## Latest default run: [synthetic](2026-12-01T00-00-00Z/)", text)
+        self.assertIn("| adaptive, 1 of 2 starts steady |", text)
+        self.assertIn("| fixed 2 s, not checked |", text)
+        # only unchecked runs: the headline says so
+        (checked / "starts.tsv").unlink()
+        bench.write_readme(readme, bench.Report(newer))
+        text = readme.read_text(encoding="utf-8")
+        self.assertIn("## Latest default run: [synthetic](2026-12-02T00-00-00Z/)", text)
+        self.assertIn("**Not a steady-state run:**", text)
 
     def test_report_out_leaves_the_run_directory_alone(self):
         run = synthetic_run(self.root, 1, {"A": [(wrk_text(100_000, 400_000), 400)]})
