@@ -612,13 +612,6 @@ class Cell:
     failed_rounds: list = field(default_factory=list)  # (round, WrkResult) of rounds that completed no request
     starts: dict = field(default_factory=dict)  # round -> the server start (K) it ran in, when recorded
 
-    def summarize(self) -> None:
-        """Kept for callers of the old API: the figures are computed on demand."""
-
-    @property
-    def measured(self) -> bool:
-        return bool(self.rounds)
-
     def values(self, attr: str) -> list:
         return [getattr(e[1], attr) for e in self.rounds]
 
@@ -1625,7 +1618,7 @@ elsewhere leave it alone. Options and environment variables: `scripts/benchmark-
 
 HEADLINE_SCENARIOS = ("plaintext-pipelined16", "plaintext-c256")
 OTHER_RESULTS = (("ab", "A/B runs against another commit (`benchmark-servers.sh --baseline`)"),
-                 ("seed", "the seed documents' experiments (`compare-blocking.sh`)"),
+                 ("seed", "the source documents' experiments reproduced (`reproduce-sources.sh`)"),
                  ("soak", "soak runs (`soak.sh`)"),
                  ("jmh", "JMH micro-benchmarks (`jmh.sh`)"),
                  ("fuzz", "fuzzing runs (`fuzz.sh`)"),
