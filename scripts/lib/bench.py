@@ -1373,6 +1373,7 @@ class Report:
         lines = [f"HTTPS against plain HTTP (`{plain['name']}`, the same requests; separate server starts):", "",
                  "| server | plain req/s | HTTPS req/s | HTTPS/plain | plain req/CPU-s | HTTPS req/CPU-s | HTTPS/plain |",
                  "|---|---:|---:|---:|---:|---:|---:|"]
+        cells = []
         for s in self.servers:
             a, b = self.cells[(s["name"], plain["name"])], self.cells[(s["name"], sc["name"])]
             if a.rps is None and b.rps is None:
@@ -1380,10 +1381,17 @@ class Report:
 
             def ratio(x, y):
                 return f"{x / y:.2f}×" if x and y else ""
-            lines.append(f"| {s['name']} | {fmt_int(a.rps) or self.failed_label(a)} | {fmt_int(b.rps) or self.failed_label(b)} "
+            cells += [a, b]
+            lines.append(f"| {s['name']} | {self.figure(a)} | {self.figure(b)} "
                          f"| {ratio(b.rps, a.rps)} | {fmt_int(a.req_per_cpu_s)} | {fmt_int(b.req_per_cpu_s)} "
                          f"| {ratio(b.req_per_cpu_s, a.req_per_cpu_s)} |")
-        return lines + [""]
+        return lines + [""] + self.steady_note(cells)
+
+    def figure(self, c: Cell) -> str:
+        """A cell's median req/s with its noisy and not-steady marks, or its failure."""
+        if c.rps is None:
+            return self.failed_label(c)
+        return fmt_int(c.rps) + (" ≈" if c.noisy else "") + self.steady_mark(c)
 
     def twins(self) -> list[tuple[str, str]]:
         """(row, its baseline twin) for a run with --baseline."""
@@ -1420,16 +1428,17 @@ class Report:
                 return ""
             mid = statistics.median(ratios)
             return f"{mid:.2f}×" + (f" ({ratios[0]:.2f}–{ratios[-1]:.2f})" if len(ratios) > 1 else "")
+        cells = []
         for row, twin in twins:
             for sc in self.scenarios:
                 a, b = self.cells[(row, sc["name"])], self.cells[(twin, sc["name"])]
-                lines.append(f"| {row} | {sc['name']} | {fmt_int(a.rps) or self.failed_label(a)} "
-                             f"| {fmt_int(b.rps) or self.failed_label(b)} "
+                cells += [a, b]
+                lines.append(f"| {row} | {sc['name']} | {self.figure(a)} | {self.figure(b)} "
                              f"| {fmt(self.paired_ratios(row, twin, sc['name'], 'rps'))} "
                              f"| {fmt_int(a.req_per_cpu_s)} | {fmt_int(b.req_per_cpu_s)} "
                              f"| {fmt(self.paired_ratios(row, twin, sc['name'], 'cpu'))} |")
         lines.append("")
-        return lines
+        return lines + self.steady_note(cells)
 
     def write_summary(self) -> None:
         title = f"# Spindle benchmark run {self.meta.get('run_id', self.run.name)}\n\n"
