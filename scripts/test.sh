@@ -17,7 +17,11 @@ cd "$SPINDLE_ROOT"
 # The scripts' own Python (the matrix report, the hostile-memory verdicts) has unit tests of its own.
 spindle_python
 "$SPINDLE_PYTHON" -m unittest discover -s scripts/lib -p 'test_*.py'
-spindle_mvn install "$@"
+# Two modules at a time (-T): after core, the server modules and the references depend only on core
+# (blocking-server's tests also on nio-servers and iouring-server), and their tests mostly wait on
+# sockets and timers, so two lanes halve the wall clock on 2 cores. Every test port is ephemeral.
+# SPINDLE_MVN_THREADS=1 builds one module at a time.
+spindle_mvn -T "${SPINDLE_MVN_THREADS:-2}" install "$@"
 
 # The public API is documented: javadoc with every doclint check on each module's package; any
 # warning fails. (dev.spindle.iouring.ffi is left out: jextract generates it, into src/generated/java,
