@@ -37,6 +37,7 @@ import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -55,6 +56,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(60)
 public abstract class HttpConformanceSuite {
+    /**
+     * The tag of a case whose every assertion is a requirement of RFC 9110/9112 (the section is named
+     * beside it): a server failing it is wrong for any client. Every other case checks Spindle's own
+     * stricter contract (design.md's limits and timeouts, exact status codes where the RFC allows
+     * others or a SHOULD, an {@code HTTP/1.1} status line where {@code HTTP/1.0} is valid too, the
+     * benchmark app's routes); {@link ConformanceCheck} reports the rule of each case.
+     */
+    public static final String RFC9112 = "rfc9112";
+
     private HttpServer server;
     private HttpClient client;
     protected int port;
@@ -468,6 +478,8 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    // RFC 9112 9.3: HTTP/1.1 connections persist unless "close" is sent
+    @Tag(RFC9112)
     @Test
     void keepAliveServesManyRequestsOnOneConnection() throws Exception {
         try (RawConnection c = connect(port)) {
@@ -485,6 +497,8 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    // RFC 9112 9.3.2: responses to pipelined requests in the order received
+    @Tag(RFC9112)
     @Test
     void pipelinedRequestsAreAnsweredInOrder() throws Exception {
         StringBuilder all = new StringBuilder();
@@ -506,6 +520,8 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    // RFC 9112 9.3.2: responses to pipelined requests in the order received
+    @Tag(RFC9112)
     @Test
     void blockingRouteKeepsPipelinedOrder() throws Exception {
         try (RawConnection c = connect(port)) {
@@ -566,6 +582,8 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    // RFC 9112 7.1: a recipient MUST be able to parse the chunked coding (extensions and trailers included)
+    @Tag(RFC9112)
     @Test
     void chunkedRequestBodyIsDecoded() throws Exception {
         try (RawConnection c = connect(port)) {
@@ -576,6 +594,8 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    // RFC 9112 2.1: a message is a byte stream, not bound to TCP segments
+    @Tag(RFC9112)
     @Test
     void requestSplitAcrossWritesIsReassembled() throws Exception {
         String whole = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello world";
@@ -1855,6 +1875,8 @@ public abstract class HttpConformanceSuite {
      * straddle TLS's 16 KiB record (and some of 1 MiB), in writes of odd sizes; every answer
      * arrives byte-exact and in order.
      */
+    // RFC 9112 9.3.2: responses to pipelined requests in the order received
+    @Tag(RFC9112)
     @Test
     @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
     void aLargePipelinedSeriesArrivesIntact() throws Exception {
