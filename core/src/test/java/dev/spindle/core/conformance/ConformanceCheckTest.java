@@ -109,6 +109,9 @@ class ConformanceCheckTest {
             connectionCloseIsHonoured                                             | contract
             http10ClosesUnlessKeepAliveIsAsked                                    | contract
             badInputGetsItsStatusAndACloseAndTheServerGoesOn[missing Host -> 400] | contract
+            badInputGetsItsStatusAndACloseAndTheServerGoesOn[differing Content-Length -> 400] | rfc9112
+            badInputGetsItsStatusAndACloseAndTheServerGoesOn[negative Content-Length -> 400]  | rfc9112
+            invalidContentLengthAnswersSayConnectionClose                         | contract
             benchmarkAppRoutes[GET /json -> 200]                                  | contract
             idleKeepAliveConnectionIsClosedAfterTheIdleTimeout                    | contract
             """)
