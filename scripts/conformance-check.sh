@@ -7,9 +7,13 @@
 #
 #   --tls      the server speaks HTTPS (any certificate is accepted: the check judges HTTP)
 #   HOST:PORT  where it listens ([v6 address]:PORT for IPv6); it must serve the benchmark app's routes
-#   OUT_FILE   written as TSV: a header "case<TAB>status<TAB>message", then one line per case of
+#   OUT_FILE   written as TSV: a header "case<TAB>status<TAB>message<TAB>rule", then one line per case of
 #              dev.spindle.core.conformance.NetworkConformanceSuite; status passed, failed or skipped;
-#              message on one line: the failure's, or why the case was skipped
+#              message on one line: the failure's, or why the case was skipped; rule rfc9112 (every
+#              assertion of the case is an RFC 9110/9112 requirement: the case's method is tagged
+#              @Tag(HttpConformanceSuite.RFC9112), the section named beside it) or contract (Spindle's
+#              stricter contract: limits, timeouts, status choices the RFC leaves open, an HTTP/1.1
+#              status line where HTTP/1.0 is valid too, the benchmark app's routes)
 #
 # The server is held to the whole contract on the benchmark app's routes, with no deviations
 # declared. Skipped, each with its reason: cases that need a router of their own, configured

@@ -17,25 +17,46 @@ cd "$SPINDLE_ROOT"
 # The scripts' own Python (the matrix report, the hostile-memory verdicts) has unit tests of its own.
 spindle_python
 "$SPINDLE_PYTHON" -m unittest discover -s scripts/lib -p 'test_*.py'
-spindle_mvn install "$@"
+# Two modules at a time (-T): after core, the server modules and the references depend only on core
+# (blocking-server's tests also on nio-servers and iouring-server), and their tests mostly wait on
+# sockets and timers, so two lanes halve the wall clock on 2 cores. Every test port is ephemeral.
+# SPINDLE_MVN_THREADS=1 builds one module at a time.
+spindle_mvn -T "${SPINDLE_MVN_THREADS:-2}" install "$@"
 
 # The public API is documented: javadoc with every doclint check on each module's package; any
 # warning fails. (dev.spindle.iouring.ffi is left out: jextract generates it, into src/generated/java,
 # which is on the source path only so that the documented packages resolve against it.)
 DOC_PACKAGES=(core:dev.spindle.core core:dev.spindle.core.spi blocking-server:dev.spindle.blocking nio-servers:dev.spindle.nio
   iouring-server:dev.spindle.iouring netty-server:dev.spindle.netty)
-spindle_mvn -q dependency:build-classpath -DincludeScope=compile -Dmdep.outputFile=target/javadoc-classpath.txt >/dev/null
-for entry in "${DOC_PACKAGES[@]}"; do
-  module="${entry%%:*}" package="${entry#*:}"
-  deps="$(tr -d '\r\n' <"$module/target/javadoc-classpath.txt")"
+# Each module's target/classpath.txt (runtime scope, a superset of compile) is written by the build
+# above (the build-classpath execution in pom.xml). The six javadoc runs are independent: two at a time.
+javadoc_package() {
+  local module="$1" package="$2" deps path sources
+  deps="$(tr -d '\r\n' <"$module/target/classpath.txt")"
   # core is a named module (module-info.java): its dependencies go on the module path
   if [[ -f "$module/src/main/java/module-info.java" ]]; then path=(--module-path "$deps"); else path=(-cp "core/target/classes:$deps"); fi
   sources="$module/src/main/java"
   if [[ -d "$module/src/generated/java" ]]; then sources+=":$module/src/generated/java"; fi
-  "$JAVA_HOME/bin/javadoc" -Xdoclint:all -Werror -quiet -d "$module/target/doclint" "${path[@]}" \
-    -sourcepath "$sources" "$package" ||
-    spindle_die "javadoc -Xdoclint:all found problems in $package (see above)"
+  "$JAVA_HOME/bin/javadoc" -Xdoclint:all -Werror -quiet -d "$module/target/doclint/$package" "${path[@]}" \
+    -sourcepath "$sources" "$package" >"$module/target/doclint-$package.log" 2>&1
+}
+javadoc_failed=()
+pids=() names=()
+for entry in "${DOC_PACKAGES[@]}"; do
+  javadoc_package "${entry%%:*}" "${entry#*:}" &
+  pids+=($!) names+=("$entry")
+  if (( ${#pids[@]} == 2 )) || [[ "$entry" == "${DOC_PACKAGES[-1]}" ]]; then
+    for i in "${!pids[@]}"; do
+      module="${names[$i]%%:*}" package="${names[$i]#*:}"
+      if ! wait "${pids[$i]}"; then
+        cat "$module/target/doclint-$package.log" >&2
+        javadoc_failed+=("$package")
+      fi
+    done
+    pids=() names=()
+  fi
 done
+(( ${#javadoc_failed[@]} == 0 )) || spindle_die "javadoc -Xdoclint:all found problems in ${javadoc_failed[*]} (see above)"
 
 # The reference servers stay apart: no module of Spindle's may depend on one.
 if grep -l '<artifactId>spindle-ref-' ./*/pom.xml 2>/dev/null | grep -q .; then

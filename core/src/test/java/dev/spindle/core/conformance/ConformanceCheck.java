@@ -30,8 +30,9 @@ import org.opentest4j.TestAbortedException;
  *
  * <pre>ConformanceCheck [--tls] HOST:PORT OUT_FILE</pre>
  *
- * <p>Writes OUT_FILE as TSV ({@code case\tstatus\tmessage}; status {@code passed}, {@code failed}
- * or {@code skipped}; the message is the failure's, or the reason for a skip, on one line), prints
+ * <p>Writes OUT_FILE as TSV ({@code case\tstatus\tmessage\trule}; status {@code passed}, {@code failed}
+ * or {@code skipped}; the message is the failure's, or the reason for a skip, on one line; rule
+ * {@code rfc9112} or {@code contract}, see {@link Rule}), prints
  * the failed cases, then {@code passed/total} as its last line (total = passed + failed). Exit
  * status: 0 every case run passed, 1 some failed, 2 it could not run (bad arguments, target
  * unreachable).
@@ -50,6 +51,18 @@ public final class ConformanceCheck {
         }
     }
 
+    /** What a case holds the server to: the tag {@link HttpConformanceSuite#RFC9112} on its method says which. */
+    public enum Rule {
+        /** Every assertion of the case is an RFC 9110/9112 requirement: failing it is wrong for any client. */
+        RFC9112,
+        /** The case checks Spindle's own stricter contract, which the RFC allows a server to answer otherwise. */
+        CONTRACT;
+
+        String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
     /**
      * One case of the suite: its test method, followed by the invocation's name in brackets for a
      * parameterized one.
@@ -57,8 +70,9 @@ public final class ConformanceCheck {
      * @param name the case, unique in a run
      * @param status how it went
      * @param message the failure, or why it was skipped, on one line; empty when it passed
+     * @param rule what the case holds the server to
      */
-    public record CaseResult(String name, Status status, String message) {
+    public record CaseResult(String name, Status status, String message, Rule rule) {
     }
 
     /** The check could not judge the target: it is unreachable, or the suite could not start. */
@@ -177,12 +191,12 @@ public final class ConformanceCheck {
         return results.stream().filter(r -> r.status() == status).count();
     }
 
-    /** Writes the results as {@code case\tstatus\tmessage} lines under that header. */
+    /** Writes the results as {@code case\tstatus\tmessage\trule} lines under that header. */
     public static void writeTsv(Path file, List<CaseResult> results) throws IOException {
         List<String> lines = new ArrayList<>();
-        lines.add("case\tstatus\tmessage");
+        lines.add("case\tstatus\tmessage\trule");
         for (CaseResult r : results) {
-            lines.add(oneLine(r.name()) + "\t" + r.status().label() + "\t" + oneLine(r.message()));
+            lines.add(oneLine(r.name()) + "\t" + r.status().label() + "\t" + oneLine(r.message()) + "\t" + r.rule().label());
         }
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
@@ -210,7 +224,7 @@ public final class ConformanceCheck {
             }
             // a skipped parameterized method never produces its invocations: one case stands for them
             if (id.getSource().filter(MethodSource.class::isInstance).isPresent()) {
-                results.add(new CaseResult(name(id), Status.SKIPPED, oneLine(reason)));
+                results.add(new CaseResult(name(id), Status.SKIPPED, oneLine(reason), rule(id)));
             }
         }
 
@@ -232,11 +246,18 @@ public final class ConformanceCheck {
                 case ABORTED -> Status.SKIPPED;
                 case FAILED -> Status.FAILED;
             };
-            results.add(new CaseResult(name(id), status, thrown.map(ConformanceCheck::describe).orElse("")));
+            results.add(new CaseResult(name(id), status, thrown.map(ConformanceCheck::describe).orElse(""), rule(id)));
         }
 
         private static boolean isSuiteClass(TestIdentifier id) {
             return id.getSource().filter(ClassSource.class::isInstance).isPresent();
+        }
+
+        /** A parameterized method's invocations carry the method's tags; a table whose rows differ says which rows are the RFC's. */
+        private static Rule rule(TestIdentifier id) {
+            boolean tagged = id.getTags().stream().anyMatch(t -> t.getName().equals(HttpConformanceSuite.RFC9112));
+            String method = id.getSource().filter(MethodSource.class::isInstance).map(s -> ((MethodSource) s).getMethodName()).orElse("");
+            return tagged || HttpConformanceSuite.rfc9112Row(method, id.getDisplayName()) ? Rule.RFC9112 : Rule.CONTRACT;
         }
 
         /** The test method's name, with the invocation's display name for a parameterized one. */

@@ -48,11 +48,11 @@ class ConformanceCheckTest {
                 new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
         printed = out.toString(StandardCharsets.UTF_8).lines().toList();
         List<String> lines = Files.readAllLines(tsv);
-        assertThat(lines.getFirst()).isEqualTo("case\tstatus\tmessage");
+        assertThat(lines.getFirst()).isEqualTo("case\tstatus\tmessage\trule");
         cases = new LinkedHashMap<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] fields = line.split("\t", -1);
-            assertThat(fields).as(line).hasSize(3);
+            assertThat(fields).as(line).hasSize(4);
             assertThat(cases.put(fields[0], fields)).as("case named once: %s", fields[0]).isNull();
         }
     }
@@ -98,6 +98,27 @@ class ConformanceCheckTest {
     void everyBadInputCaseFails() {
         List<String[]> badInput = cases.values().stream().filter(c -> c[0].startsWith("badInputGetsItsStatus")).toList();
         assertThat(badInput).hasSizeGreaterThan(20).allSatisfy(c -> assertThat(c[1]).as(c[0]).isEqualTo("failed"));
+    }
+
+    /** Each case carries the rule its method's tag gives it, skipped ones too; untagged is the contract. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            chunkedRequestBodyIsDecoded                                           | rfc9112
+            pipelinedRequestsAreAnsweredInOrder                                   | rfc9112
+            aLargePipelinedSeriesArrivesIntact                                    | rfc9112
+            connectionCloseIsHonoured                                             | contract
+            http10ClosesUnlessKeepAliveIsAsked                                    | contract
+            badInputGetsItsStatusAndACloseAndTheServerGoesOn[missing Host -> 400] | contract
+            badInputGetsItsStatusAndACloseAndTheServerGoesOn[differing Content-Length -> 400] | rfc9112
+            badInputGetsItsStatusAndACloseAndTheServerGoesOn[negative Content-Length -> 400]  | rfc9112
+            invalidContentLengthAnswersSayConnectionClose                         | contract
+            benchmarkAppRoutes[GET /json -> 200]                                  | contract
+            idleKeepAliveConnectionIsClosedAfterTheIdleTimeout                    | contract
+            """)
+    void everyCaseSaysItsRule(String name, String rule) {
+        assertThat(cases).containsKey(name);
+        assertThat(cases.get(name)[3]).as(name).isEqualTo(rule);
+        assertThat(cases.values()).allSatisfy(c -> assertThat(c[3]).as(c[0]).isIn("rfc9112", "contract"));
     }
 
     /** Skips are neither passes nor failures, and each says why. */
