@@ -8,17 +8,26 @@
 #   output_dir   default results/<UTC timestamp>/ (--quick: /tmp/spindle-bench-quick-<timestamp>/;
 #                --baseline: results/ab/<timestamp>-vs-<rev>/)
 #
-#   (no mode)       the default run, within 20 minutes on 2 cores: one row per Spindle I/O model
-#                   and every reference row (SPINDLE_BENCH_DEFAULT_SERVERS), 7 scenarios (plaintext,
-#                   pipelined, JSON, echo 10 KB, and the three waiting ones at 1,000 connections),
-#                   2 rounds of 4s; it prints its plan and an estimate first, then an ETA per step
+#   (no mode)       the default run, within 20 minutes on 2 cores even if every warm-up reaches its
+#                   cap: one row per Spindle I/O model and every reference row
+#                   (SPINDLE_BENCH_DEFAULT_SERVERS), 6 scenarios (plaintext, pipelined, echo 10 KB,
+#                   and the three waiting ones at 1,000 connections), 3 rounds of 2s, no pause, one
+#                   start per row; it prints its plan and an estimate first, then an ETA per step.
+#                   The trade for steady rows: JSON left out (--scenarios/--full run it), 2s cells
+#                   instead of 4s, no pause between scenarios, one JVM per row for the whole run
 #   --full          every row and every scenario (HTTPS, the echo sizes, the download), 3 rounds of
 #                   10s: hours on 2 cores, which its plan line says before it starts
 #   --servers A,B   only these rows (display names from scripts/lib/bench-servers.sh, or a class
 #                   name for all its rows, e.g. NettyServer); a requested server whose class is
 #                   not in the tree is a "not built" failure row
-#   --rounds N      rounds, interleaved (all servers for round 1, then round 2, ...); default 2
-#                   (--full: 3, --quick: 1)
+#   --rounds N      rounds, interleaved (all servers for round 1, then round 2, ...); default 3
+#                   (--quick: 1); odd, so the median is a round's figure
+#   --warmup SECONDS  a fixed warm-up (SECONDS windows of 1 s) instead of the adaptive one; the
+#                   last windows are still judged steady or not (also SPINDLE_BENCH_WARMUP)
+#   --warmup-cap SECONDS  the adaptive warm-up's cap; default 30 (--quick: 3; also
+#                   SPINDLE_BENCH_WARMUP_CAP)
+#   --start-per-round  a fresh JVM per row and round (the default of --full), instead of one start
+#                   per row for the whole run (the default otherwise; --start-once forces it)
 #   --open-model    latency at constant offered rates (Hyperfoil via scripts/lib/open-load.sh; latency
 #                   counted from when each request was due): GET /delay/100 at 25/50/75% of each row's
 #                   own closed-loop maximum, measured first in the same start, and at 3,000 req/s;
@@ -56,11 +65,22 @@
 # (scripts/conformance-check.sh: conformance/<row>.tsv, its output in raw/<row>/conformance.txt);
 # summary.md shows passed/total beside every row and lists the failures. A failing case does not
 # stop the row from being measured. --no-conformance skips it.
-# Per round and server: a fresh JVM (flags from spindle_java_opts, recorded in environment.md),
-# its ready line awaited (60s), every route's answer checked (a wrong answer is a failure row
-# and the server is not measured), a warm-up, then each scenario with wrk, sampling the server
-# process's CPU time (utime+stime) before and after. Then SIGTERM (SIGKILL after 10s).
-# TLS scenarios (plaintext-tls-c256) run after the plain ones, in a second start of the server
+# Per server start: a JVM (flags from spindle_java_opts, recorded in environment.md), its ready
+# line awaited (60s), every route's answer checked (a wrong answer is a failure row and the server
+# is not measured), then the warm-up: 1 s wrk windows of the start's first scenario until the last
+# three agree within SPINDLE_BENCH_STEADY_PCT (3) % and jstat -compiler counts at most
+# SPINDLE_BENCH_JIT_QUIET (5) methods compiled in the last window (the JIT never goes fully quiet:
+# Spring compiles a few methods a second forever), or until the cap; then SPINDLE_BENCH_WARMUP_PASS
+# (1) s of each other scenario with another route or body, so its code is compiled too. Every
+# window: raw/<row>/warmup-start<K>.tsv; the outcome: starts.tsv (steady 0 = cap reached, every
+# figure of that start "not steady"). --target has no process to sample: rate only, said so.
+# By default each row is started once for the whole run, every row's JVM alive at once on its own
+# port (-Xms512m -Xmx512m each), the rounds interleaved across them, each row's round led by a
+# SPINDLE_BENCH_REWARM (1) s re-warm of its first scenario (an idle JVM's pools shrink while the
+# others run); with --start-per-round, a fresh start per row and round as before. Each scenario
+# runs with wrk, sampling the server process's CPU time (utime+stime) before and after; at the
+# end (or on any exit or interrupt) every JVM gets SIGTERM (SIGKILL after 10s).
+# TLS scenarios (plaintext-tls-c256) run after the plain ones, in a second start of the server (its own K)
 # with -Dspindle.tls.keystore/-Dspindle.tls.password (an EC P-256 key made once per run with
 # keytool in a temp dir, removed at exit): every route checked over HTTPS, the protocol and
 # cipher suite recorded (openssl s_client), a warm-up over HTTPS, then the scenarios with
@@ -79,8 +99,10 @@
 # Exit status: 0 all good; 1 a server failed to build, start, pass its checks or stay up
 # (or, with --quick, had errors); 2 bad arguments.
 #
-# Env: SPINDLE_JVM_OPTS (replaces the JVM flags), SPINDLE_BENCH_WARMUP (seconds per warm-up
-# phase; default 3, --quick 1), SPINDLE_BENCH_PAUSE (seconds between scenarios; default 1),
+# Env: SPINDLE_JVM_OPTS (replaces the JVM flags), SPINDLE_BENCH_WARMUP (a fixed warm-up, seconds),
+# SPINDLE_BENCH_WARMUP_CAP, SPINDLE_BENCH_STEADY_PCT, SPINDLE_BENCH_JIT_QUIET, SPINDLE_BENCH_WARMUP_PASS,
+# SPINDLE_BENCH_REWARM (see above), SPINDLE_BENCH_PAUSE (seconds between scenarios; default 1, 0 in
+# the default run),
 # SPINDLE_BENCH_WRK_THREADS (default 1: on 2 cores wrk and the server share the machine).
 # The report can be regenerated from a run directory: /usr/bin/python3 scripts/lib/bench.py report DIR
 # (Debian's python3 with python3-matplotlib, which the script installs when missing, draws the charts)
@@ -1013,7 +1035,7 @@ per_start_tenths=$(( (plain_start_tenths + tls_start_tenths) / (phases_per_row >
 per_step_tenths=$(( (plain_cells_tenths + tls_cells_tenths + phases_per_row * rewarm_tenths) / (${#SCENARIOS[@]} > 0 ? ${#SCENARIOS[@]} : 1) ))
 plan_tenths=$(( live_rows * (starts_per_row * (plain_start_tenths + tls_start_tenths)
   + rounds * (plain_cells_tenths + tls_cells_tenths + phases_per_row * rewarm_tenths)) ))
-(( ! conformance )) || plan_tenths=$(( plan_tenths + live_rows * 150 ))   # a start and ~120 cases per row
+(( ! conformance )) || plan_tenths=$(( plan_tenths + live_rows * 120 ))   # a start and ~120 cases per row
 (( ! need_downstream )) || plan_tenths=$(( plan_tenths + 100 ))
 plan_tenths=$(( plan_tenths + 200 ))   # the report and its charts
 # ETA: the cells left at the measured pace (or the planned one), plus the starts left at their worst.
