@@ -1075,12 +1075,17 @@ wrk_base=("${client_cmd[@]}" wrk -t"$WRK_THREADS" --latency)
 
 # One warm-up window: wrk for $3 seconds with scenario $1's connections, script and path on base URL
 # $2, its output appended to $4. Sets win_req, win_rps and win_secs (zeros when wrk failed); no
-# subshell, so the trap can stop wrk by its PID.
+# subshell, so the trap can stop wrk by its PID. Over HTTPS at most TLS_WARM_CONNECTIONS: every
+# window opens its connections anew, and 256 handshakes a second on a cold JVM are a storm that
+# leaves it a backlog of abandoned handshakes instead of a warm request path.
+TLS_WARM_CONNECTIONS=64
 win_req=0 win_rps=0 win_secs=0
 warm_window() {
-  local f tmp="$snapshot/window.txt"
+  local f tmp="$snapshot/window.txt" connections
   IFS='|' read -r -a f <<<"$1"
-  local cmd=("${wrk_base[@]}" -c"${f[3]}" -d"${3}s" --timeout "${f[6]}")
+  connections="${f[3]}"
+  [[ "$2" != https:* ]] || (( connections <= TLS_WARM_CONNECTIONS )) || connections="$TLS_WARM_CONNECTIONS"
+  local cmd=("${wrk_base[@]}" -c"$connections" -d"${3}s" --timeout "${f[6]}")
   [[ -z "${f[4]}" ]] || cmd+=(-s "$LIB/${f[4]}")
   cmd+=("$2${f[2]}")
   # shellcheck disable=SC2206  # script arguments are words
@@ -1158,7 +1163,8 @@ warm_up() {
       [[ "$warmup_mode" == fixed || "${verdict%%|*}" != 1 ]] || break
     fi
   done
-  if [[ -n "$pid" && -z "$c_prev" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat printed nothing)}"; fi
+  if [[ -n "$pid" && -z "$c_prev" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat printed nothing)}"
+  elif [[ -n "$pid" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat not ready before the last window)}"; fi
   [[ -n "$pid" ]] || verdict="${verdict/JIT not sampled/JIT not sampled (--target: no server process here)}"
   if ! server_alive; then
     steady=0 reason="the server exited during the warm-up"
