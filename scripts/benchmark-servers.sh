@@ -195,7 +195,7 @@ for sc in "${SCENARIOS_FULL[@]}"; do
 done
 
 usage() {
-  echo "usage: $(basename "$0") [--quick | --full | --open-model] [--servers A,B | --target HOST:PORT --name NAME] [--scenarios A,B] [--baseline REV] [--rounds N] [--pin-server CPUS --pin-client CPUS] [--netns] [--no-conformance] [workers] [duration] [output_dir]   (--help for more)" >&2
+  echo "usage: $(basename "$0") [--quick | --full | --open-model] [--servers A,B | --target HOST:PORT --name NAME] [--scenarios A,B] [--baseline REV] [--rounds N] [--warmup SECONDS | --warmup-cap SECONDS] [--start-per-round | --start-once] [--pin-server CPUS --pin-client CPUS] [--netns] [--no-conformance] [workers] [duration] [output_dir]   (--help for more)" >&2
   exit 2
 }
 help() { spindle_script_help "${BASH_SOURCE[0]}"; }
