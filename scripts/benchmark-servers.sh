@@ -1248,9 +1248,9 @@ open_phase() {
   mkdir -p "$dir"
   k=$(( ${start_count[$name]:-0} + 1 ))
   start_count[$name]="$k"
-  starts_left=$(( starts_left > 0 ? starts_left - 1 : 0 ))
   printf '[%d/%d] %s: start %d%s (round %d/%d) ... ETA %s\n' "$(( step + 1 ))" "$total_steps" "$name" "$k" \
     "${tag:+ with TLS}" "$r" "$rounds" "$(eta)" >&2
+  starts_left=$(( starts_left > 0 ? starts_left - 1 : 0 ))
   if ! start_server "$name" "$r" "$phase"; then
     echo "FAILED $what round $r: $start_error" >&2
     event "$r" "$name" start-failed "$start_error" "$scope"
