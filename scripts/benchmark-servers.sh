@@ -1122,7 +1122,7 @@ judge_windows() {
 
 # The warm-up of one server start (row $1, start $2, base URL $3, phase $4): 1 s windows of the
 # start's first scenario until the last three agree within STEADY_PCT % and the JIT is quiet (or
-# for --warmup seconds), capped at warmup_cap; then WARMUP_PASS seconds of each other scenario of the
+# for --warmup seconds), capped at warmup_cap (three windows at least); then WARMUP_PASS seconds of each other scenario of the
 # start whose route or body differs, so their code is compiled too. Every window goes to
 # raw/<row>/warmup-start<K>.tsv (wrk's output to .txt), the outcome to starts.tsv.
 warm_up() {
@@ -1147,7 +1147,8 @@ warm_up() {
     if [[ "$warmup_mode" == fixed ]]; then
       (( n < warmup )) || break
     else
-      (( elapsed < warmup_cap )) || break
+      # three windows at least, past the cap if need be: fewer cannot be judged
+      (( elapsed < warmup_cap || n < 3 )) || break
     fi
     warm_window "$first" "$base" 1 "$log"
     n=$(( n + 1 ))
