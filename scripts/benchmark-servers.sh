@@ -8,17 +8,26 @@
 #   output_dir   default results/<UTC timestamp>/ (--quick: /tmp/spindle-bench-quick-<timestamp>/;
 #                --baseline: results/ab/<timestamp>-vs-<rev>/)
 #
-#   (no mode)       the default run, within 20 minutes on 2 cores: one row per Spindle I/O model
-#                   and every reference row (SPINDLE_BENCH_DEFAULT_SERVERS), 7 scenarios (plaintext,
-#                   pipelined, JSON, echo 10 KB, and the three waiting ones at 1,000 connections),
-#                   2 rounds of 4s; it prints its plan and an estimate first, then an ETA per step
+#   (no mode)       the default run, within 20 minutes on 2 cores even if every warm-up reaches its
+#                   cap: one row per Spindle I/O model and every reference row
+#                   (SPINDLE_BENCH_DEFAULT_SERVERS), 6 scenarios (plaintext, pipelined, echo 10 KB,
+#                   and the three waiting ones at 1,000 connections), 3 rounds of 2s, no pause, one
+#                   start per row; it prints its plan and an estimate first, then an ETA per step.
+#                   The trade for steady rows: JSON left out (--scenarios/--full run it), 2s cells
+#                   instead of 4s, no pause between scenarios, one JVM per row for the whole run
 #   --full          every row and every scenario (HTTPS, the echo sizes, the download), 3 rounds of
 #                   10s: hours on 2 cores, which its plan line says before it starts
 #   --servers A,B   only these rows (display names from scripts/lib/bench-servers.sh, or a class
 #                   name for all its rows, e.g. NettyServer); a requested server whose class is
 #                   not in the tree is a "not built" failure row
-#   --rounds N      rounds, interleaved (all servers for round 1, then round 2, ...); default 2
-#                   (--full: 3, --quick: 1)
+#   --rounds N      rounds, interleaved (all servers for round 1, then round 2, ...); default 3
+#                   (--quick: 1); odd, so the median is a round's figure
+#   --warmup SECONDS  a fixed warm-up (SECONDS windows of 1 s) instead of the adaptive one; the
+#                   last windows are still judged steady or not (also SPINDLE_BENCH_WARMUP)
+#   --warmup-cap SECONDS  the adaptive warm-up's cap; default 30 (--quick: 3; also
+#                   SPINDLE_BENCH_WARMUP_CAP)
+#   --start-per-round  a fresh JVM per row and round (the default of --full), instead of one start
+#                   per row for the whole run (the default otherwise; --start-once forces it)
 #   --open-model    latency at constant offered rates (Hyperfoil via scripts/lib/open-load.sh; latency
 #                   counted from when each request was due): GET /delay/100 at 25/50/75% of each row's
 #                   own closed-loop maximum, measured first in the same start, and at 3,000 req/s;
@@ -56,11 +65,22 @@
 # (scripts/conformance-check.sh: conformance/<row>.tsv, its output in raw/<row>/conformance.txt);
 # summary.md shows passed/total beside every row and lists the failures. A failing case does not
 # stop the row from being measured. --no-conformance skips it.
-# Per round and server: a fresh JVM (flags from spindle_java_opts, recorded in environment.md),
-# its ready line awaited (60s), every route's answer checked (a wrong answer is a failure row
-# and the server is not measured), a warm-up, then each scenario with wrk, sampling the server
-# process's CPU time (utime+stime) before and after. Then SIGTERM (SIGKILL after 10s).
-# TLS scenarios (plaintext-tls-c256) run after the plain ones, in a second start of the server
+# Per server start: a JVM (flags from spindle_java_opts, recorded in environment.md), its ready
+# line awaited (60s), every route's answer checked (a wrong answer is a failure row and the server
+# is not measured), then the warm-up: 1 s wrk windows of the start's first scenario until the last
+# three agree within SPINDLE_BENCH_STEADY_PCT (3) % and jstat -compiler counts at most
+# SPINDLE_BENCH_JIT_QUIET (5) methods compiled in the last window (the JIT never goes fully quiet:
+# Spring compiles a few methods a second forever), or until the cap; then SPINDLE_BENCH_WARMUP_PASS
+# (1) s of each other scenario with another route or body, so its code is compiled too. Every
+# window: raw/<row>/warmup-start<K>.tsv; the outcome: starts.tsv (steady 0 = cap reached, every
+# figure of that start "not steady"). --target has no process to sample: rate only, said so.
+# By default each row is started once for the whole run, every row's JVM alive at once on its own
+# port (-Xms512m -Xmx512m each), the rounds interleaved across them, each row's round led by a
+# SPINDLE_BENCH_REWARM (1) s re-warm of its first scenario (an idle JVM's pools shrink while the
+# others run); with --start-per-round, a fresh start per row and round as before. Each scenario
+# runs with wrk, sampling the server process's CPU time (utime+stime) before and after; at the
+# end (or on any exit or interrupt) every JVM gets SIGTERM (SIGKILL after 10s).
+# TLS scenarios (plaintext-tls-c256) run after the plain ones, in a second start of the server (its own K)
 # with -Dspindle.tls.keystore/-Dspindle.tls.password (an EC P-256 key made once per run with
 # keytool in a temp dir, removed at exit): every route checked over HTTPS, the protocol and
 # cipher suite recorded (openssl s_client), a warm-up over HTTPS, then the scenarios with
@@ -79,8 +99,10 @@
 # Exit status: 0 all good; 1 a server failed to build, start, pass its checks or stay up
 # (or, with --quick, had errors); 2 bad arguments.
 #
-# Env: SPINDLE_JVM_OPTS (replaces the JVM flags), SPINDLE_BENCH_WARMUP (seconds per warm-up
-# phase; default 3, --quick 1), SPINDLE_BENCH_PAUSE (seconds between scenarios; default 1),
+# Env: SPINDLE_JVM_OPTS (replaces the JVM flags), SPINDLE_BENCH_WARMUP (a fixed warm-up, seconds),
+# SPINDLE_BENCH_WARMUP_CAP, SPINDLE_BENCH_STEADY_PCT, SPINDLE_BENCH_JIT_QUIET, SPINDLE_BENCH_WARMUP_PASS,
+# SPINDLE_BENCH_REWARM (see above), SPINDLE_BENCH_PAUSE (seconds between scenarios; default 1, 0 in
+# the default run),
 # SPINDLE_BENCH_WRK_THREADS (default 1: on 2 cores wrk and the server share the machine).
 # The report can be regenerated from a run directory: /usr/bin/python3 scripts/lib/bench.py report DIR
 # (Debian's python3 with python3-matplotlib, which the script installs when missing, draws the charts)
@@ -97,8 +119,14 @@ BENCH_PY="$LIB/bench.py"
 
 READY_TIMEOUT=60   # seconds to wait for "listening on" (the build happens before, not in it)
 STOP_TIMEOUT=10    # seconds between SIGTERM and SIGKILL
-PAUSE="${SPINDLE_BENCH_PAUSE:-1}"
 WRK_THREADS="${SPINDLE_BENCH_WRK_THREADS:-1}"
+# Steady: the last 3 warm-up windows' req/s within STEADY_PCT % of their mean (max - min) and at most
+# JIT_QUIET methods compiled (jstat -compiler) during the last window; a JIT never goes fully silent
+# (Spring keeps compiling a few methods a second under load), so "quiet" is a small count, not zero.
+STEADY_PCT="${SPINDLE_BENCH_STEADY_PCT:-3}"
+JIT_QUIET="${SPINDLE_BENCH_JIT_QUIET:-5}"
+WARMUP_PASS="${SPINDLE_BENCH_WARMUP_PASS:-1}"   # seconds of each other scenario after the steady phase
+REWARM="${SPINDLE_BENCH_REWARM:-1}"             # seconds of a start's first scenario before each round (one start per run)
 
 # Scenarios: "name|method|path|connections|wrk script|script args|wrk timeout|blocking|tls|note|wait ms".
 # Non-blocking scenarios keep wrk's default 2s timeout (explicit, so it is recorded); the
@@ -161,13 +189,13 @@ SCENARIOS_OPEN=(
 SCENARIOS_DEFAULT=()
 for sc in "${SCENARIOS_FULL[@]}"; do
   case "${sc%%|*}" in
-    plaintext-c256 | plaintext-pipelined16 | json-c256 | echo-10KB | blocking100-c1000 | delay100-c1000 | remote100-c1000)
+    plaintext-c256 | plaintext-pipelined16 | echo-10KB | blocking100-c1000 | delay100-c1000 | remote100-c1000)
       SCENARIOS_DEFAULT+=("$sc") ;;
   esac
 done
 
 usage() {
-  echo "usage: $(basename "$0") [--quick | --full | --open-model] [--servers A,B | --target HOST:PORT --name NAME] [--scenarios A,B] [--baseline REV] [--rounds N] [--pin-server CPUS --pin-client CPUS] [--netns] [--no-conformance] [workers] [duration] [output_dir]   (--help for more)" >&2
+  echo "usage: $(basename "$0") [--quick | --full | --open-model] [--servers A,B | --target HOST:PORT --name NAME] [--scenarios A,B] [--baseline REV] [--rounds N] [--warmup SECONDS | --warmup-cap SECONDS] [--start-per-round | --start-once] [--pin-server CPUS --pin-client CPUS] [--netns] [--no-conformance] [workers] [duration] [output_dir]   (--help for more)" >&2
   exit 2
 }
 help() { spindle_script_help "${BASH_SOURCE[0]}"; }
@@ -177,6 +205,7 @@ command_line="$(printf '%q ' "$0" "$@")"
 command_line="${command_line% }"
 quick=0 full=0 open_model=0 servers_arg="" scenarios_arg="" baseline="" rounds="" pin_server="" pin_client="" netns=0 conformance=1
 target="" target_name=""
+warmup_arg="${SPINDLE_BENCH_WARMUP:-}" warmup_cap="${SPINDLE_BENCH_WARMUP_CAP:-}" starts_arg=""
 positional=()
 need_value() { [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || { echo "error: $1 needs a value" >&2; usage; }; }
 while (( $# > 0 )); do
@@ -202,6 +231,12 @@ while (( $# > 0 )); do
     --name) need_value "$@"; target_name="$2"; shift ;;
     --name=*) target_name="${1#*=}" ;;
     --no-conformance) conformance=0 ;;
+    --warmup) need_value "$@"; warmup_arg="$2"; shift ;;
+    --warmup=*) warmup_arg="${1#*=}" ;;
+    --warmup-cap) need_value "$@"; warmup_cap="$2"; shift ;;
+    --warmup-cap=*) warmup_cap="${1#*=}" ;;
+    --start-per-round) starts_arg=per-round ;;
+    --start-once) starts_arg=1 ;;
     -h | --help) help ;;
     --) shift; positional+=("$@"); break ;;
     -*) echo "error: unknown option $1" >&2; usage ;;
@@ -216,19 +251,26 @@ out="${positional[2]:-}"
 
 [[ "$workers" =~ ^[1-9][0-9]*$ ]] || { echo "error: workers must be a positive integer" >&2; usage; }
 (( quick + full + open_model <= 1 )) || { echo "error: --quick, --full and --open-model exclude each other" >&2; usage; }
+# Per mode: duration, rounds, the adaptive warm-up's cap, the pause between scenarios, and whether
+# each row is started once for the whole run (1) or once per round (per-round).
 if (( quick )); then
-  mode=quick duration_arg="${duration_arg:-2}" rounds="${rounds:-1}" warmup="${SPINDLE_BENCH_WARMUP:-1}"
+  mode=quick duration_arg="${duration_arg:-2}" rounds="${rounds:-1}" warmup_cap="${warmup_cap:-3}" pause_default=1 starts_default=1
   SCENARIOS=("${SCENARIOS_QUICK[@]}")
 elif (( full )); then
-  mode=full duration_arg="${duration_arg:-10}" rounds="${rounds:-3}" warmup="${SPINDLE_BENCH_WARMUP:-3}"
+  # every row and its TLS twin alive at once would be 40 JVMs: a start per round keeps one at a time
+  mode=full duration_arg="${duration_arg:-10}" rounds="${rounds:-3}" warmup_cap="${warmup_cap:-30}" pause_default=1 starts_default=per-round
   SCENARIOS=("${SCENARIOS_FULL[@]}")
 elif (( open_model )); then
-  mode=open-model duration_arg="${duration_arg:-8}" rounds="${rounds:-2}" warmup="${SPINDLE_BENCH_WARMUP:-2}"
+  mode=open-model duration_arg="${duration_arg:-8}" rounds="${rounds:-3}" warmup_cap="${warmup_cap:-30}" pause_default=1 starts_default=1
   SCENARIOS=("${SCENARIOS_OPEN[@]}")
 else
-  mode=default duration_arg="${duration_arg:-4}" rounds="${rounds:-2}" warmup="${SPINDLE_BENCH_WARMUP:-2}"
+  mode=default duration_arg="${duration_arg:-2}" rounds="${rounds:-3}" warmup_cap="${warmup_cap:-30}" pause_default=0 starts_default=1
   SCENARIOS=("${SCENARIOS_DEFAULT[@]}")
 fi
+PAUSE="${SPINDLE_BENCH_PAUSE:-$pause_default}"
+starts_per_server="${starts_arg:-$starts_default}"
+# --warmup SECONDS (or SPINDLE_BENCH_WARMUP): a fixed warm-up of that many 1 s windows; else adaptive.
+if [[ -n "$warmup_arg" ]]; then warmup_mode=fixed warmup="$warmup_arg"; else warmup_mode=adaptive warmup="$warmup_cap"; fi
 if [[ -n "$scenarios_arg" ]]; then
   picked=()
   IFS=',' read -r -a wanted <<<"$scenarios_arg"
@@ -271,6 +313,8 @@ fi
 # Each server start runs one of these lists: the plain scenarios, then (a second start) the TLS ones.
 PLAIN_SCENARIOS=() TLS_SCENARIOS=()
 DOWNSTREAM_CLASS=MultiLoopServer
+DOWNSTREAM_WARMUP=5   # seconds of /delay/1 before the first row; the rows' remote scenarios keep it warm
+(( ! quick )) || DOWNSTREAM_WARMUP=1
 need_downstream=0   # 1 when a selected scenario calls the downstream (its path starts with /remote)
 for sc in "${SCENARIOS[@]}"; do
   IFS='|' read -r -a f <<<"$sc"
@@ -285,9 +329,10 @@ case "$duration_arg" in
 esac
 (( duration >= 1 )) || { echo "error: duration must be at least 1s" >&2; usage; }
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "error: --rounds must be a positive integer" >&2; usage; }
-for n in "$warmup" "$PAUSE" "$WRK_THREADS"; do
-  [[ "$n" =~ ^[0-9]+$ ]] || { echo "error: SPINDLE_BENCH_* values must be whole numbers" >&2; usage; }
+for n in "$warmup" "$warmup_cap" "$PAUSE" "$WRK_THREADS" "$STEADY_PCT" "$JIT_QUIET" "$WARMUP_PASS" "$REWARM"; do
+  [[ "$n" =~ ^[0-9]+$ ]] || { echo "error: --warmup, --warmup-cap and SPINDLE_BENCH_* values must be whole numbers" >&2; usage; }
 done
+(( warmup_cap >= 1 )) || { echo "error: --warmup-cap must be at least 1 s" >&2; usage; }
 (( WRK_THREADS >= 1 )) || { echo "error: SPINDLE_BENCH_WRK_THREADS must be >= 1" >&2; usage; }
 
 baseline_rev="" baseline_sha=""
@@ -335,7 +380,10 @@ CLK_TCK="$(getconf CLK_TCK)"
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 
-server_pid="" child_pid="" snapshot="" downstream_pid="" downstream_port=""
+server_pid="" child_pid="" snapshot="" downstream_pid="" downstream_port="" jstat_pid=""
+# The server JVMs alive now, by "<row>/<plain|tls>": with one start per run every row's stays up
+# until the end, so cleanup stops each of them (by PID) on any exit.
+declare -A live_pid=() live_port=() live_start=()
 
 # Runs a command in the background and waits for it, so a signal to this script is handled
 # at once (bash runs traps only between commands) and the trap can end the child by PID.
@@ -379,9 +427,25 @@ stop_downstream() {
   spindle_stop_pid "$pid" "$STOP_TIMEOUT"
 }
 
+# Stops every server JVM still alive: SIGTERM to all first, so they wind down together.
+stop_all_servers() {
+  local key
+  for key in "${!live_pid[@]}"; do kill -TERM "${live_pid[$key]}" 2>/dev/null || true; done
+  for key in "${!live_pid[@]}"; do spindle_stop_pid "${live_pid[$key]}" "$STOP_TIMEOUT"; unset "live_pid[$key]"; done
+}
+
+stop_jstat() {
+  [[ -n "$jstat_pid" ]] || return 0
+  kill -TERM "$jstat_pid" 2>/dev/null || true
+  wait "$jstat_pid" 2>/dev/null || true
+  jstat_pid=""
+}
+
 cleanup() {
   [[ -z "$child_pid" ]] || kill -TERM "$child_pid" 2>/dev/null || true
+  stop_jstat
   stop_server
+  stop_all_servers
   stop_downstream
   spindle_netns_remove
   [[ -z "$snapshot" ]] || rm -rf "$snapshot"
@@ -630,6 +694,14 @@ tsv() { local IFS=$'\t'; local -a clean=("${@//$'\t'/ }"); clean=("${clean[@]//$
   tsv rounds "$rounds"
   tsv duration "$duration"
   tsv warmup "$warmup"
+  tsv warmup_mode "$warmup_mode"
+  tsv warmup_cap "$(if [[ "$warmup_mode" == fixed ]]; then echo "$warmup"; else echo "$warmup_cap"; fi)"
+  tsv steady_pct "$STEADY_PCT"
+  tsv jit_quiet "$JIT_QUIET"
+  tsv warmup_pass "$WARMUP_PASS"
+  tsv rewarm "$(if [[ "$starts_per_server" == 1 ]]; then echo "$REWARM"; else echo 0; fi)"
+  tsv starts_per_server "$starts_per_server"
+  tsv pause "$PAUSE"
   tsv workers "$workers"
   tsv wrk_threads "$WRK_THREADS"
   tsv clk_tck "$CLK_TCK"
@@ -687,7 +759,9 @@ for sc in "${SCENARIOS[@]}"; do
   IFS='|' read -r -a f <<<"$sc"   # read drops a trailing empty field: pad to 12
   tsv "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]:-}" "${f[5]:-}" "${f[6]}" "${f[7]}" "${f[8]}" "${f[9]:-}" "${f[10]:-}" "${f[11]:-}" >>"$out/scenarios.tsv"
 done
-tsv round server scenario raw cpu_ticks wrk_rc wall_s >"$out/measurements.tsv"
+tsv round server scenario raw cpu_ticks wrk_rc wall_s start >"$out/measurements.tsv"
+# One line per server start: how its warm-up ended (its windows: raw/<row>/warmup-start<K>.tsv).
+tsv server start mode warmup_s steady reason >"$out/starts.tsv"
 # scope: empty = the whole row (every scenario); "tls" = its TLS scenarios only.
 tsv round server kind message scope >"$out/events.tsv"
 event() { tsv "$1" "$2" "$3" "$4" "${5:-}" >>"$out/events.tsv"; }   # round server kind message [scope]
@@ -737,10 +811,10 @@ write_environment() {
 | wrk | $(wrk -v 2>&1 | head -n 1 | sed 's/ Copyright.*//'): \`${client_cmd[*]:+${client_cmd[*]} }wrk -t$WRK_THREADS -c<connections> -d${duration}s --timeout <timeout> --latency [-s script] <url>\` |
 | CPU pinning | server: ${pin_server:-none}; wrk and the checks: ${pin_client:-none} |
 | network path | $network_path |${downstream_port:+
-| downstream (remote scenarios) | $downstream_fqcn, workers $workers, the same JVM flags; one JVM for the whole run on 127.0.0.1:$downstream_port$downstream_where, started before round 1 and warmed up (GET /delay/1, 64 connections, ${warmup}s); every row is started with \`-Dspindle.remote=http://127.0.0.1:$downstream_port\`. It runs on the same machine and shares its CPUs (not pinned) with the server under test and wrk, so its work counts against both. Logs: raw/downstream/ |}
-| rounds | $rounds, interleaved (all servers for round 1, then round 2, ...) |
+| downstream (remote scenarios) | $downstream_fqcn, workers $workers, the same JVM flags; one JVM for the whole run on 127.0.0.1:$downstream_port$downstream_where, started before round 1 and warmed up (GET /delay/1, 64 connections, ${DOWNSTREAM_WARMUP}s); every row is started with \`-Dspindle.remote=http://127.0.0.1:$downstream_port\`. It runs on the same machine and shares its CPUs (not pinned) with the server under test and wrk, so its work counts against both. Logs: raw/downstream/ |}
+| rounds | $rounds, interleaved (all servers for round 1, then round 2, ...); $(if [[ "$starts_per_server" == 1 ]]; then echo "one start per row for the whole run, every row's JVM alive at once on its own port, ${REWARM}s of the start's first scenario before each round"; else echo "a fresh start per row and round (\`--start-per-round\`)"; fi) |
 | per scenario | ${duration}s, ${PAUSE}s pause between scenarios |
-| warm-up | per server start: GET /plaintext (64 connections) then POST /echo 10 KB (16 connections)${downstream_port:+, then GET /remote/1 and /remote-blocking/1 (64 connections; plain starts only)}, ${warmup}s each${TLS_PROPS[*]:+ (over HTTPS for the TLS start)} |${TLS_PROPS[*]:+
+| warm-up | per server start: $(if [[ "$warmup_mode" == fixed ]]; then echo "${warmup} windows of 1 s"; else echo "1 s windows until steady (the last 3 within ${STEADY_PCT}% of their mean and at most $JIT_QUIET methods compiled in the last, by \`jstat -compiler\`), at most ${warmup_cap}s"; fi) of the start's first scenario (its connections and script${TLS_PROPS[*]:+; over HTTPS for the TLS start}), then ${WARMUP_PASS}s of each other scenario with another route or body; every window in raw/<row>/warmup-start<K>.tsv, the outcome in starts.tsv |${TLS_PROPS[*]:+
 | TLS scenarios | a second server start per row and round, after the plain scenarios: the server command plus \`-Dspindle.tls.keystore=<PKCS12 file> -Dspindle.tls.password=<per-run>\`; every route checked over HTTPS first. Negotiated protocol and cipher suite per row: [TLS](#tls) below |}
 | workers | $workers (a row's own count in the table below overrides it) |
 | python | $("$SPINDLE_PYTHON" --version 2>&1), matplotlib $("$SPINDLE_PYTHON" -c 'import matplotlib; print(matplotlib.__version__)') |
@@ -842,8 +916,7 @@ start_downstream() {
   downstream_port="$(grep -oE ':[0-9]+' <<<"$line" | tail -n 1 | tr -d ':')"
   [[ -n "$downstream_port" ]] || spindle_die "no port in the downstream's ready line '$line'"
   echo "downstream: $DOWNSTREAM_CLASS on 127.0.0.1:$downstream_port (pid $downstream_pid, workers $workers)" >&2
-  (( warmup == 0 )) ||
-    run_child "${pin_client_cmd[@]}" "${downstream_cmd[@]}" wrk -t"$WRK_THREADS" -c64 -d"${warmup}s" "http://127.0.0.1:$downstream_port/delay/1" \
+  run_child "${pin_client_cmd[@]}" "${downstream_cmd[@]}" wrk -t"$WRK_THREADS" -c64 -d"${DOWNSTREAM_WARMUP}s" "http://127.0.0.1:$downstream_port/delay/1" \
       >"$dir/warmup.txt" 2>&1 || true
 }
 (( ! need_downstream )) || start_downstream
@@ -914,30 +987,81 @@ fmt_duration() {
   elif (( s >= 60 )); then printf '%dm%02ds' $(( s / 60 )) $(( s % 60 ))
   else printf '%ds' "$s"; fi
 }
-# Seconds one step takes before any is measured: the scenario, the pause, and its share of a
-# server start (ready line, checks, warm-ups; a second start for the TLS scenarios).
-planned_step_seconds() {
-  local starts=1 sc opened=0
-  (( ${#PLAIN_SCENARIOS[@]} == 0 || ${#TLS_SCENARIOS[@]} == 0 )) || starts=2
-  # an open-model step also starts the generator's JVM and warms it up (2s)
-  for sc in "${SCENARIOS[@]}"; do [[ "$(cut -d'|' -f12 <<<"$sc")" == "" ]] || opened=$(( opened + 1 )); done
-  local per_server=$(( starts * (2 * warmup + 6) + opened * 5 ))
-  echo $(( duration + PAUSE + per_server / ${#SCENARIOS[@]} + 1 ))
+# The warm-up's key of a scenario: what the server runs for it (method, path, wrk script and its
+# arguments); scenarios that differ only in connections or the generator share their code paths.
+warm_key() { local f; IFS='|' read -r -a f <<<"$1"; echo "${f[1]} ${f[2]} ${f[4]} ${f[5]:-}"; }
+# How many short passes a start's warm-up makes after its first scenario (one per other key).
+warm_passes() {
+  local -A seen=() ; local sc n=0
+  [[ $# -gt 0 ]] || { echo 0; return 0; }
+  seen["$(warm_key "$1")"]=1
+  for sc in "${@:2}"; do
+    local k; k="$(warm_key "$sc")"
+    [[ -z "${seen[$k]:-}" ]] || continue
+    seen[$k]=1 n=$(( n + 1 ))
+  done
+  echo "$n"
 }
-# ETA from the measured pace (server starts, checks and warm-ups included) once there is one.
+# Planned seconds, in tenths, at most (every adaptive warm-up reaching its cap; 1 s windows cost
+# about 1.3 s with wrk's start and stop): one server start (ready line and checks ~8 s, the warm-up,
+# the passes), one measured cell, and the re-warm before each round of a start that lives the run.
+start_tenths() {   # scenarios of the start...
+  local warm
+  if [[ "$warmup_mode" == fixed ]]; then warm=$(( warmup * 13 )); else warm=$(( warmup_cap * 10 + 15 )); fi
+  echo $(( 80 + warm + $(warm_passes "$@") * (WARMUP_PASS * 10 + 4) ))
+}
+cell_tenths() {
+  local t=$(( (duration + PAUSE) * 10 + 3 ))
+  # an open-model cell also starts the generator's JVM and warms it up (2s)
+  [[ -z "$(cut -d'|' -f12 <<<"$1")" ]] || t=$(( t + 50 ))
+  echo "$t"
+}
+plain_start_tenths=0 tls_start_tenths=0 plain_cells_tenths=0 tls_cells_tenths=0
+(( ${#PLAIN_SCENARIOS[@]} == 0 )) || plain_start_tenths="$(start_tenths "${PLAIN_SCENARIOS[@]}")"
+(( ${#TLS_SCENARIOS[@]} == 0 )) || tls_start_tenths=$(( $(start_tenths "${TLS_SCENARIOS[@]}") + 5 ))
+for sc in "${PLAIN_SCENARIOS[@]}"; do plain_cells_tenths=$(( plain_cells_tenths + $(cell_tenths "$sc") )); done
+for sc in "${TLS_SCENARIOS[@]}"; do tls_cells_tenths=$(( tls_cells_tenths + $(cell_tenths "$sc") )); done
+rewarm_tenths=0
+if [[ "$starts_per_server" == 1 ]] && (( REWARM > 0 )); then rewarm_tenths=$(( REWARM * 10 + 4 )); fi
+phases_per_row=0
+(( ${#PLAIN_SCENARIOS[@]} == 0 )) || phases_per_row=$(( phases_per_row + 1 ))
+(( ${#TLS_SCENARIOS[@]} == 0 )) || phases_per_row=$(( phases_per_row + 1 ))
+starts_per_row=1
+[[ "$starts_per_server" == 1 ]] || starts_per_row="$rounds"
+live_rows=0
+for name in "${run_rows[@]}"; do [[ -n "${row_failure[$name]:-}" ]] || live_rows=$(( live_rows + 1 )); done
+starts_left=$(( live_rows * starts_per_row * phases_per_row ))   # starts not yet made, for the ETA
+per_start_tenths=$(( (plain_start_tenths + tls_start_tenths) / (phases_per_row > 0 ? phases_per_row : 1) ))
+per_step_tenths=$(( (plain_cells_tenths + tls_cells_tenths + phases_per_row * rewarm_tenths) / (${#SCENARIOS[@]} > 0 ? ${#SCENARIOS[@]} : 1) ))
+plan_tenths=$(( live_rows * (starts_per_row * (plain_start_tenths + tls_start_tenths)
+  + rounds * (plain_cells_tenths + tls_cells_tenths + phases_per_row * rewarm_tenths)) ))
+(( ! conformance )) || plan_tenths=$(( plan_tenths + live_rows * 120 ))   # a start and ~120 cases per row
+(( ! need_downstream )) || plan_tenths=$(( plan_tenths + 100 ))
+plan_tenths=$(( plan_tenths + 200 ))   # the report and its charts
+# ETA: the cells left at the measured pace (or the planned one), plus the starts left at their worst.
 eta() {
-  local left=$(( total_steps - step + 1 ))
-  if (( steps_timed > 0 )); then
-    fmt_duration $(( timed_seconds * left / steps_timed ))
-  else
-    fmt_duration $(( left * $(planned_step_seconds) ))
-  fi
+  local left=$(( total_steps - step )) cell_tenths="$per_step_tenths"
+  (( steps_timed == 0 )) || cell_tenths=$(( timed_seconds * 10 / steps_timed ))
+  fmt_duration $(( (left * cell_tenths + starts_left * per_start_tenths) / 10 ))
 }
-echo "plan ($mode run): ${#run_rows[@]} row(s) x $rounds round(s) x ${#SCENARIOS[@]} scenario(s), ${duration}s each;" \
-  "about $(fmt_duration $(( total_steps * $(planned_step_seconds) ))) (an estimate; the ETA follows the measured pace)" >&2
+if [[ "$starts_per_server" == 1 ]]; then
+  starts_text="one start per row for the whole run (every row's JVM alive at once, ${REWARM}s re-warm before each round)"
+else
+  starts_text="a fresh start per row and round"
+fi
+if [[ "$warmup_mode" == fixed ]]; then
+  warm_text="fixed warm-up of ${warmup}s per start"
+else
+  warm_text="adaptive warm-up per start (steady: last 3 windows within ${STEADY_PCT}% and <= $JIT_QUIET methods compiled; cap ${warmup_cap}s)"
+fi
+echo "plan ($mode run): ${#run_rows[@]} row(s) x $rounds round(s) x ${#SCENARIOS[@]} scenario(s), ${duration}s each, pause ${PAUSE}s;" \
+  "$starts_text; $warm_text${WARMUP_PASS:+, then ${WARMUP_PASS}s of each other scenario};" \
+  "at most about $(fmt_duration $(( plan_tenths / 10 ))) with every warm-up at its cap$( (( ! conformance )) || echo ', correctness column included')" \
+  "(an estimate; the ETA follows the measured pace)" >&2
 
 
 declare -A dead=()       # rows that failed: not retried in later rounds
+declare -A start_count=() row_steps=()   # starts made per row (K of warmup-start<K>.tsv); steps done per row
 declare -A tls_dead=()   # rows whose TLS start failed: their TLS scenarios are not retried
 for name in "${run_rows[@]}"; do
   [[ -z "${row_failure[$name]:-}" ]] || dead[$name]=1
@@ -949,19 +1073,129 @@ echo "servers: ${run_rows[*]}; $rounds round(s) x ${#SCENARIOS[@]} scenario(s), 
 
 wrk_base=("${client_cmd[@]}" wrk -t"$WRK_THREADS" --latency)
 
-warm_up() {   # name round base_url log-tag
-  local log="$out/raw/$1/warmup-$4round$2.txt"
-  (( warmup > 0 )) || return 0
+# One warm-up window: wrk for $3 seconds with scenario $1's connections, script and path on base URL
+# $2, its output appended to $4. Sets win_req, win_rps and win_secs (zeros when wrk failed); no
+# subshell, so the trap can stop wrk by its PID. Over HTTPS at most TLS_WARM_CONNECTIONS: every
+# window opens its connections anew, and 256 handshakes a second on a cold JVM are a storm that
+# leaves it a backlog of abandoned handshakes instead of a warm request path.
+TLS_WARM_CONNECTIONS=64
+win_req=0 win_rps=0 win_secs=0
+warm_window() {
+  local f tmp="$snapshot/window.txt" connections
+  IFS='|' read -r -a f <<<"$1"
+  connections="${f[3]}"
+  [[ "$2" != https:* ]] || (( connections <= TLS_WARM_CONNECTIONS )) || connections="$TLS_WARM_CONNECTIONS"
+  local cmd=("${wrk_base[@]}" -c"$connections" -d"${3}s" --timeout "${f[6]}")
+  [[ -z "${f[4]}" ]] || cmd+=(-s "$LIB/${f[4]}")
+  cmd+=("$2${f[2]}")
+  # shellcheck disable=SC2206  # script arguments are words
+  [[ -z "${f[5]}" ]] || cmd+=(-- ${f[5]})
+  run_child "${cmd[@]}" >"$tmp" 2>&1 || true
+  cat "$tmp" >>"$4"
+  # "  123456 requests in 1.00s, 15.2MB read" and "Requests/sec:  123456.78"
+  read -r win_req win_rps win_secs < <(awk '/ requests in / { n = $1; s = $4; sub(/s,?$/, "", s) } /^Requests\/sec:/ { r = $2 }
+    END { printf "%s %s %s\n", (n == "" ? 0 : n), (r == "" ? 0 : r), (s == "" ? 0 : s) }' "$tmp")
+}
+
+# The compiled-method count jstat printed last (empty when it printed none).
+jstat_compiled() {
+  [[ -n "$1" && -s "$1" ]] || return 0
+  awk '$1 ~ /^[0-9]+$/ { c = $1 } END { print c }' "$1"
+}
+
+# Judges the last three windows: rates $1 $2 $3, methods compiled in the last window $4 (empty: not
+# sampled). Prints "1|why" when steady, "0|why" when not.
+judge_windows() {
+  awk -v a="$1" -v b="$2" -v c="$3" -v jit="$4" -v tol="$STEADY_PCT" -v quiet="$JIT_QUIET" 'BEGIN {
+    max = a; min = a
+    if (b > max) max = b; if (c > max) max = c; if (b < min) min = b; if (c < min) min = c
+    mean = (a + b + c) / 3
+    spread = mean > 0 ? (max - min) / mean * 100 : 100
+    rate_ok = mean > 0 && spread <= tol
+    if (jit == "") { jit_ok = 1; jit_text = "JIT not sampled" }
+    else { jit_ok = jit <= quiet; jit_text = sprintf("%d method%s compiled in the last window", jit, jit == 1 ? "" : "s") }
+    if (mean <= 0) rate_text = "no requests answered in the last 3 windows"
+    else rate_text = sprintf("last 3 windows %s %.1f%%", rate_ok ? "within" : "spread", spread)
+    printf "%d|%s and %s\n", rate_ok && jit_ok, rate_text, jit_text
+  }'
+}
+
+# The warm-up of one server start (row $1, start $2, base URL $3, phase $4): 1 s windows of the
+# start's first scenario until the last three agree within STEADY_PCT % and the JIT is quiet (or
+# for --warmup seconds), capped at warmup_cap (three windows at least); then WARMUP_PASS seconds of each other scenario of the
+# start whose route or body differs, so their code is compiled too. Every window goes to
+# raw/<row>/warmup-start<K>.tsv (wrk's output to .txt), the outcome to starts.tsv.
+warm_up() {
+  local name="$1" k="$2" base="$3" phase="$4" pid="$server_pid"
+  local -a list=("${PLAIN_SCENARIOS[@]}")
+  [[ "$phase" != tls ]] || list=("${TLS_SCENARIOS[@]}")
+  local table="$out/raw/$name/warmup-start$k.tsv" log="$out/raw/$name/warmup-start$k.txt" jfile=""
+  tsv t_s scenario window_s requests req_per_s compiled_total compile_queue >"$table"
   : >"$log"
-  # Warm-up results are not used; a failure shows in the checks or the scenarios anyway.
-  run_child "${wrk_base[@]}" -c64 -d"${warmup}s" "$3/plaintext" >>"$log" 2>&1 || true
-  run_child "${wrk_base[@]}" -c16 -d"${warmup}s" -s "$LIB/bench-post.lua" "$3/echo" -- 10240 >>"$log" 2>&1 || true
-  # A cold HttpClient halves the first remote scenario's figure (its JIT, its first connections):
-  # warm both remote routes so their order in the list does not matter.
-  if [[ -n "$downstream_port" && "$4" != tls- ]]; then
-    run_child "${wrk_base[@]}" -c64 -d"${warmup}s" "$3/remote/1" >>"$log" 2>&1 || true
-    run_child "${wrk_base[@]}" -c64 -d"${warmup}s" "$3/remote-blocking/1" >>"$log" 2>&1 || true
+  if [[ -n "$pid" ]]; then
+    # one jstat for the whole warm-up, sampling every 250 ms (a jstat per window would cost a JVM start)
+    jfile="$snapshot/jstat-$name-$k.txt"
+    "$JAVA_HOME/bin/jstat" -compiler "$pid" 250 >"$jfile" 2>&1 </dev/null &
+    jstat_pid=$!
   fi
+  local t0="${EPOCHREALTIME/./}" n=0 elapsed=0 c_prev c_now jit="" verdict="" steady=0 reason=""
+  local first="${list[0]}" first_name="${list[0]%%|*}"
+  local -a rates=()
+  c_prev="$(jstat_compiled "$jfile")"
+  while :; do
+    elapsed=$(( (${EPOCHREALTIME/./} - t0) / 1000000 ))
+    if [[ "$warmup_mode" == fixed ]]; then
+      (( n < warmup )) || break
+    else
+      # three windows at least, past the cap if need be: fewer cannot be judged
+      (( elapsed < warmup_cap || n < 3 )) || break
+    fi
+    warm_window "$first" "$base" 1 "$log"
+    n=$(( n + 1 ))
+    c_now="$(jstat_compiled "$jfile")"
+    jit=""
+    [[ -z "$c_prev" || -z "$c_now" ]] || jit=$(( c_now - c_prev ))
+    c_prev="$c_now"
+    rates+=("$win_rps")
+    tsv "$(awk -v us=$(( ${EPOCHREALTIME/./} - t0 )) 'BEGIN { printf "%.1f", us / 1e6 }')" "$first_name" "$win_secs" "$win_req" "$win_rps" "$c_now" "" >>"$table"
+    server_alive || break
+    if (( n >= 3 )); then
+      verdict="$(judge_windows "${rates[n-3]}" "${rates[n-2]}" "${rates[n-1]}" "$jit")"
+      [[ "$warmup_mode" == fixed || "${verdict%%|*}" != 1 ]] || break
+    fi
+  done
+  if [[ -n "$pid" && -z "$c_prev" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat printed nothing)}"
+  elif [[ -n "$pid" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat not ready before the last window)}"; fi
+  [[ -n "$pid" ]] || verdict="${verdict/JIT not sampled/JIT not sampled (--target: no server process here)}"
+  if ! server_alive; then
+    steady=0 reason="the server exited during the warm-up"
+  elif (( n < 3 )); then
+    steady=0 reason="$n warm-up window(s); 3 are needed to judge"
+  else
+    steady="${verdict%%|*}" reason="${verdict#*|}"
+    if [[ "$warmup_mode" == adaptive && "$steady" != 1 ]]; then
+      reason="cap of ${warmup_cap} s reached: $reason"
+    elif [[ "$warmup_mode" == fixed ]]; then
+      reason="fixed ${warmup} s: $reason"
+    fi
+  fi
+  # the other scenarios' code paths (one pass per distinct route and body)
+  local -A seen=()
+  local sc
+  seen["$(warm_key "$first")"]=1
+  for sc in "${list[@]:1}"; do
+    server_alive && (( WARMUP_PASS > 0 )) || break
+    local key; key="$(warm_key "$sc")"
+    [[ -z "${seen[$key]:-}" ]] || continue
+    seen[$key]=1
+    warm_window "$sc" "$base" "$WARMUP_PASS" "$log"
+    tsv "$(awk -v us=$(( ${EPOCHREALTIME/./} - t0 )) 'BEGIN { printf "%.1f", us / 1e6 }')" "${sc%%|*}" "$win_secs" "$win_req" "$win_rps" "$(jstat_compiled "$jfile")" "" >>"$table"
+  done
+  stop_jstat
+  local spent
+  spent="$(awk -v us=$(( ${EPOCHREALTIME/./} - t0 )) 'BEGIN { printf "%.1f", us / 1e6 }')"
+  tsv "$name" "$k" "$warmup_mode" "$spent" "$steady" "$reason" >>"$out/starts.tsv"
+  printf '        warm-up %ss: %s (%s)\n' "$spent" "$(if [[ "$steady" == 1 ]]; then echo steady; else echo NOT STEADY; fi)" "$reason" >&2
 }
 
 # What the TLS start negotiates, seen by OpenSSL with its defaults (wrk's library and settings):
@@ -992,16 +1226,17 @@ open_rate() {
   awk -v r="${measured[$base]}" -v p="$pct" 'BEGIN { printf "%d", r * p / 100 + 0.5 }'
 }
 
-# One start of a server for one round: "plain" runs PLAIN_SCENARIOS; "tls" starts it with the
-# key store and runs TLS_SCENARIOS over https. A failure of the plain start ends the row (dead);
-# of the TLS start, its TLS scenarios only (tls_dead; events with scope "tls"), so the plain
-# figures stand. Exit 3 from the HTTPS check = the port speaks plain HTTP: "tls-unavailable".
-run_phase() {
-  local name="$1" r="$2" phase="$3" dir="$out/raw/$1" t0=$SECONDS
-  local done_here=0 tag="" scope="" scheme=http checker="${row_checks[$name]:-$BENCH_PY}"
-  local -a list=("${PLAIN_SCENARIOS[@]}") check_args=()
+# A server start: "plain" for PLAIN_SCENARIOS, "tls" with the key store for TLS_SCENARIOS over https.
+# Starts row $1 (logs named by round $3), checks every route, records what TLS negotiated, warms it
+# up; on success it stays alive in live_pid/live_port/live_start["$1/$2"]. A failure writes its event
+# (scope "tls" for the TLS start) and returns 1; exit 3 from the HTTPS check = the port speaks plain
+# HTTP: "tls-unavailable".
+open_phase() {
+  local name="$1" phase="$2" r="$3" dir="$out/raw/$1"
+  local tag="" scope="" scheme=http checker="${row_checks[$name]:-$BENCH_PY}" k
+  local -a check_args=()
   if [[ "$phase" == tls ]]; then
-    list=("${TLS_SCENARIOS[@]}") tag="tls-" scope=tls scheme=https check_args=(--tls)
+    tag="tls-" scope=tls scheme=https check_args=(--tls)
     # A baseline's own bench.py may predate --tls; this one checks it then (and finds no TLS).
     grep -q -- '"--tls"' "$checker" || checker="$BENCH_PY"
   fi
@@ -1012,133 +1247,236 @@ run_phase() {
   fi
   local what="$name${tag:+ (TLS)}"
   mkdir -p "$dir"
-  printf '[%d/%d] %s round %d/%d: starting%s ... ETA %s\n' "$(( step + 1 ))" "$total_steps" "$name" "$r" "$rounds" \
-    "${tag:+ with TLS}" "$(eta)" >&2
-  local crc=0
+  k=$(( ${start_count[$name]:-0} + 1 ))
+  start_count[$name]="$k"
+  printf '[%d/%d] %s: start %d%s (round %d/%d) ... ETA %s\n' "$(( step + 1 ))" "$total_steps" "$name" "$k" \
+    "${tag:+ with TLS}" "$r" "$rounds" "$(eta)" >&2
+  starts_left=$(( starts_left > 0 ? starts_left - 1 : 0 ))
   if ! start_server "$name" "$r" "$phase"; then
     echo "FAILED $what round $r: $start_error" >&2
     event "$r" "$name" start-failed "$start_error" "$scope"
-  else
-    run_child "${client_cmd[@]}" "$SPINDLE_PYTHON" "$checker" check --host "$target_host" --port "$port" "${check_args[@]}" >"$dir/check-${tag}round$r.txt" 2>&1 || crc=$?
-    if (( crc != 0 )); then
-      local why kind=check-failed
-      why="$(tail -n 1 "$dir/check-${tag}round$r.txt")"
-      if [[ "$phase" == tls && "$crc" == 3 ]]; then
-        kind=tls-unavailable
-        echo "NO TLS $name round $r: $why (its TLS scenarios are not measured)" >&2
-      else
-        echo "FAILED $what round $r: wrong answers: $why (all checks: $dir/check-${tag}round$r.txt)" >&2
-      fi
-      event "$r" "$name" "$kind" "$why" "$scope"
+    return 1
+  fi
+  local crc=0
+  run_child "${client_cmd[@]}" "$SPINDLE_PYTHON" "$checker" check --host "$target_host" --port "$port" "${check_args[@]}" >"$dir/check-${tag}round$r.txt" 2>&1 || crc=$?
+  if (( crc != 0 )); then
+    local why kind=check-failed
+    why="$(tail -n 1 "$dir/check-${tag}round$r.txt")"
+    if [[ "$phase" == tls && "$crc" == 3 ]]; then
+      kind=tls-unavailable
+      echo "NO TLS $name round $r: $why (its TLS scenarios are not measured)" >&2
+    else
+      echo "FAILED $what round $r: wrong answers: $why (all checks: $dir/check-${tag}round$r.txt)" >&2
     fi
+    event "$r" "$name" "$kind" "$why" "$scope"
+    stop_server
+    return 1
   fi
-  if [[ -n "$server_pid$target" ]] && (( crc == 0 )); then
-    [[ "$phase" != tls ]] || record_tls "$name" "$r"
-    warm_up "$name" "$r" "$scheme://$target_host:$port" "$tag"
-    local sc f url cpu0 cpu1 rc ticks raw rel started summary rate
-    local -A start_rps=()   # req/s of the closed-loop scenarios measured in this start, for the open-model rates
-    for sc in "${list[@]}"; do
-      IFS='|' read -r -a f <<<"$sc"
-      step=$(( step + 1 )) done_here=$(( done_here + 1 ))
-      printf '[%d/%d] %s %s round %d/%d ... ETA %s\n' "$step" "$total_steps" "$name" "${f[0]}" "$r" "$rounds" "$(eta)" >&2
-      rel="raw/$name/${f[0]}-round$r.txt" raw="$out/raw/$name/${f[0]}-round$r.txt"
-      url="$scheme://$target_host:$port${f[2]}"
-      local cmd=()
-      if [[ -n "${f[11]:-}" ]]; then
-        # An open-model scenario: open-load.sh writes a directory (its summary.tsv is what bench.py reads).
-        rel="raw/$name/${f[0]}-round$r" raw="$out/raw/$name/${f[0]}-round$r"
-        if ! rate="$(open_rate "${f[11]}" start_rps)"; then
-          echo "        not measured: $rate" >&2
-          event "$r" "$name" warning "${f[0]} not measured: $rate" "$scope"
-          continue
-        fi
-        cmd=("${client_cmd[@]}" "$LIB/open-load.sh" --url "$url" --rate "$rate" --duration "$duration"
-          --connections "${f[3]}" --timeout "${f[6]%s}" --out "$raw")
-      else
-        cmd=("${wrk_base[@]}" -c"${f[3]}" -d"${duration}s" --timeout "${f[6]}")
-        [[ -z "${f[4]}" ]] || cmd+=(-s "$LIB/${f[4]}")
-        cmd+=("$url")
-        # Script arguments are words ("16 /plaintext"); splitting them is the point.
-        # shellcheck disable=SC2206
-        [[ -z "${f[5]}" ]] || cmd+=(-- ${f[5]})
-      fi
-      started="${EPOCHREALTIME/./}"   # microseconds
-      cpu0="$(cpu_ticks "$server_pid")"
-      rc=0
-      # open-load.sh writes its own directory; what it prints goes beside it
-      run_child "${cmd[@]}" >"$raw${f[11]:+.log}" 2>&1 || rc=$?
-      cpu1="$(cpu_ticks "$server_pid")"
-      ticks="-"
-      [[ "$cpu0" == - || "$cpu1" == - ]] || ticks=$(( cpu1 - cpu0 ))
-      tsv "$r" "$name" "${f[0]}" "$rel" "$ticks" "$rc" \
-        "$(awk -v us=$(( ${EPOCHREALTIME/./} - started )) 'BEGIN { printf "%.3f", us / 1e6 }')" >>"$out/measurements.tsv"
-      if [[ -n "${f[11]:-}" ]]; then
-        if [[ -s "$raw/summary.tsv" ]]; then
-          awk -F '\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-            { printf "        offered %s req/s, achieved %s, p50 %s ms, p99 %s ms, p99.9 %s ms, max %s ms, errors %s, non-2xx %s, unsent %s\n",
-                $c["offered_rate"], $c["achieved_rate"], $c["p50_ms"], $c["p99_ms"], $c["p999_ms"], $c["max_ms"],
-                $c["errors"], $c["non2xx"], $c["unsent"] }' "$raw/summary.tsv" >&2
-        else
-          echo "        open-load.sh failed (exit $rc): see $raw/hyperfoil.log" >&2
-        fi
-      elif summary="$("$SPINDLE_PYTHON" "$BENCH_PY" parse "$raw" 2>/dev/null)"; then
-        local rps avg p99 errs non2xx cpu_text="?"
-        IFS=$'\t' read -r rps avg p99 errs non2xx _ <<<"$summary"
-        start_rps[${f[0]}]="${rps//,/}"
-        if [[ "$ticks" != - ]]; then
-          cpu_text="$(awk -v t="$ticks" -v h="$CLK_TCK" 'BEGIN { printf "%.2fs", t / h }')"
-        fi
-        printf '        %s req/s, avg %s ms, p99 %s ms, socket errors %s, non-2xx %s, server CPU %s\n' \
-          "$rps" "$avg" "$p99" "$errs" "$non2xx" "$cpu_text" >&2
-      else
-        echo "        wrk failed (exit $rc): $(head -n 3 "$raw" | tr '\n' ' ')" >&2
-      fi
-      if ! server_alive; then
-        local src=0
-        wait "$server_pid" 2>/dev/null || src=$?
-        server_pid=""
-        echo "FAILED $what round $r: the server exited (status $src) during ${f[0]}" >&2
-        event "$r" "$name" crashed "exited with status $src during ${f[0]}: $(tail -n 2 "$dir/server-${tag}round$r.err" | tr '\n' ' ')" "$scope"
-        crc=1
-        break
-      fi
-      # A pause between scenarios; none after the last one, the server stops next.
-      (( PAUSE == 0 || done_here == ${#list[@]} )) || sleep "$PAUSE"
-    done
-  else
-    crc=1
+  [[ "$phase" != tls ]] || record_tls "$name" "$r"
+  warm_up "$name" "$k" "$scheme://$target_host:$port" "$phase"
+  if ! server_alive; then
+    local src=0
+    wait "$server_pid" 2>/dev/null || src=$?
+    server_pid=""
+    echo "FAILED $what round $r: the server exited (status $src) during its warm-up" >&2
+    event "$r" "$name" crashed "exited with status $src during the warm-up: $(tail -n 2 "$dir/server-${tag}round$r.err" | tr '\n' ' ')" "$scope"
+    return 1
   fi
+  live_pid["$name/$phase"]="$server_pid" live_port["$name/$phase"]="$port" live_start["$name/$phase"]="$k"
+  server_pid=""
+}
+
+# Stops the start "$1/$2" (if alive), and notes a forced stop.
+close_phase() {
+  local key="$1/$2" scope=""
+  [[ "$2" != tls ]] || scope=tls
+  [[ -n "${live_start[$key]:-}" ]] || return 0
+  server_pid="${live_pid[$key]:-}"
+  unset "live_pid[$key]" "live_port[$key]" "live_start[$key]"
   stop_server
   if (( stop_forced )); then
-    event "$r" "$name" warning "did not exit within ${STOP_TIMEOUT}s of SIGTERM; killed" "$scope"
+    event "$3" "$1" warning "did not exit within ${STOP_TIMEOUT}s of SIGTERM; killed" "$scope"
   fi
+}
+
+# Measures round $3 of the live start "$1/$2": (one start per run) a re-warm of its first scenario,
+# then each scenario with wrk (or open-load.sh), the server's CPU sampled around it. Returns 1 when the
+# server died (the start is closed then).
+measure_phase() {
+  local name="$1" phase="$2" r="$3" key="$1/$2" dir="$out/raw/$1" t0=$SECONDS step0="$step"
+  local done_here=0 tag="" scope="" scheme=http crc=0
+  local -a list=("${PLAIN_SCENARIOS[@]}")
+  if [[ "$phase" == tls ]]; then list=("${TLS_SCENARIOS[@]}") tag="tls-" scope=tls scheme=https; fi
+  local what="$name${tag:+ (TLS)}" k="${live_start[$key]}"
+  server_pid="${live_pid[$key]:-}" port="${live_port[$key]}"
+  if [[ "$starts_per_server" == 1 ]] && (( REWARM > 0 )); then
+    # idle while the other rows ran: its pools may have shrunk and its caches gone cold
+    : >"$dir/rewarm-${tag}round$r.txt"
+    warm_window "${list[0]}" "$scheme://$target_host:$port" "$REWARM" "$dir/rewarm-${tag}round$r.txt"
+  fi
+  local sc f url cpu0 cpu1 rc ticks raw rel started summary rate
+  local -A start_rps=()   # req/s of the closed-loop scenarios measured in this round of this start, for the open-model rates
+  for sc in "${list[@]}"; do
+    IFS='|' read -r -a f <<<"$sc"
+    step=$(( step + 1 )) done_here=$(( done_here + 1 ))
+    printf '[%d/%d] %s %s round %d/%d (start %d) ... ETA %s\n' "$step" "$total_steps" "$name" "${f[0]}" "$r" "$rounds" "$k" "$(eta)" >&2
+    rel="raw/$name/${f[0]}-round$r.txt" raw="$out/raw/$name/${f[0]}-round$r.txt"
+    url="$scheme://$target_host:$port${f[2]}"
+    local cmd=()
+    if [[ -n "${f[11]:-}" ]]; then
+      # An open-model scenario: open-load.sh writes a directory (its summary.tsv is what bench.py reads).
+      rel="raw/$name/${f[0]}-round$r" raw="$out/raw/$name/${f[0]}-round$r"
+      if ! rate="$(open_rate "${f[11]}" start_rps)"; then
+        echo "        not measured: $rate" >&2
+        event "$r" "$name" warning "${f[0]} not measured: $rate" "$scope"
+        continue
+      fi
+      cmd=("${client_cmd[@]}" "$LIB/open-load.sh" --url "$url" --rate "$rate" --duration "$duration"
+        --connections "${f[3]}" --timeout "${f[6]%s}" --out "$raw")
+    else
+      cmd=("${wrk_base[@]}" -c"${f[3]}" -d"${duration}s" --timeout "${f[6]}")
+      [[ -z "${f[4]}" ]] || cmd+=(-s "$LIB/${f[4]}")
+      cmd+=("$url")
+      # Script arguments are words ("16 /plaintext"); splitting them is the point.
+      # shellcheck disable=SC2206
+      [[ -z "${f[5]}" ]] || cmd+=(-- ${f[5]})
+    fi
+    started="${EPOCHREALTIME/./}"   # microseconds
+    cpu0="$(cpu_ticks "$server_pid")"
+    rc=0
+    # open-load.sh writes its own directory; what it prints goes beside it
+    run_child "${cmd[@]}" >"$raw${f[11]:+.log}" 2>&1 || rc=$?
+    cpu1="$(cpu_ticks "$server_pid")"
+    ticks="-"
+    [[ "$cpu0" == - || "$cpu1" == - ]] || ticks=$(( cpu1 - cpu0 ))
+    tsv "$r" "$name" "${f[0]}" "$rel" "$ticks" "$rc" \
+      "$(awk -v us=$(( ${EPOCHREALTIME/./} - started )) 'BEGIN { printf "%.3f", us / 1e6 }')" "$k" >>"$out/measurements.tsv"
+    if [[ -n "${f[11]:-}" ]]; then
+      if [[ -s "$raw/summary.tsv" ]]; then
+        awk -F '\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+          { printf "        offered %s req/s, achieved %s, p50 %s ms, p99 %s ms, p99.9 %s ms, max %s ms, errors %s, non-2xx %s, unsent %s\n",
+              $c["offered_rate"], $c["achieved_rate"], $c["p50_ms"], $c["p99_ms"], $c["p999_ms"], $c["max_ms"],
+              $c["errors"], $c["non2xx"], $c["unsent"] }' "$raw/summary.tsv" >&2
+      else
+        echo "        open-load.sh failed (exit $rc): see $raw/hyperfoil.log" >&2
+      fi
+    elif summary="$("$SPINDLE_PYTHON" "$BENCH_PY" parse "$raw" 2>/dev/null)"; then
+      local rps avg p99 errs non2xx cpu_text="?"
+      IFS=$'\t' read -r rps avg p99 errs non2xx _ <<<"$summary"
+      start_rps[${f[0]}]="${rps//,/}"
+      if [[ "$ticks" != - ]]; then
+        cpu_text="$(awk -v t="$ticks" -v h="$CLK_TCK" 'BEGIN { printf "%.2fs", t / h }')"
+      fi
+      printf '        %s req/s, avg %s ms, p99 %s ms, socket errors %s, non-2xx %s, server CPU %s\n' \
+        "$rps" "$avg" "$p99" "$errs" "$non2xx" "$cpu_text" >&2
+    else
+      echo "        wrk failed (exit $rc): $(head -n 3 "$raw" | tr '\n' ' ')" >&2
+    fi
+    if ! server_alive; then
+      local src=0
+      wait "$server_pid" 2>/dev/null || src=$?
+      echo "FAILED $what round $r: the server exited (status $src) during ${f[0]}" >&2
+      event "$r" "$name" crashed "exited with status $src during ${f[0]}: $(tail -n 2 "$dir/server-${tag}round$r.err" | tr '\n' ' ')" "$scope"
+      unset "live_pid[$key]" "live_port[$key]" "live_start[$key]"
+      crc=1
+      break
+    fi
+    # A pause between scenarios; none after the last one.
+    (( PAUSE == 0 || done_here == ${#list[@]} )) || sleep "$PAUSE"
+  done
+  server_pid=""
   # Steps this start will not run (it failed) still count as done for the progress line.
   step=$(( step + ${#list[@]} - done_here ))
-  # The pace for the ETA comes from starts that measured everything (a failure is quick).
+  row_steps[$name]=$(( ${row_steps[$name]:-0} + step - step0 ))
+  # The pace for the ETA comes from rounds that measured everything (a failure is quick).
   if (( done_here == ${#list[@]} )); then
     steps_timed=$(( steps_timed + done_here )) timed_seconds=$(( timed_seconds + SECONDS - t0 ))
   fi
   return "$crc"
 }
 
-# One server, one round: the plain start, then the TLS start (each only if it has scenarios).
+# A start per round (--start-per-round): the row's plain start, measured and stopped, then its TLS
+# start likewise. A failure of the plain start ends the row (dead); of the TLS start, its TLS
+# scenarios only (tls_dead), so the plain figures stand.
 run_server_round() {
-  local name="$1" r="$2"
-  if (( ${#PLAIN_SCENARIOS[@]} > 0 )) && ! run_phase "$name" "$r" plain; then
-    dead[$name]=1
-    step=$(( step + ${#TLS_SCENARIOS[@]} ))   # not started with TLS either
-    return 0
+  local name="$1" r="$2" ok
+  if (( ${#PLAIN_SCENARIOS[@]} > 0 )); then
+    ok=0
+    if open_phase "$name" plain "$r"; then
+      measure_phase "$name" plain "$r" && ok=1
+    else
+      step=$(( step + ${#PLAIN_SCENARIOS[@]} ))
+    fi
+    close_phase "$name" plain "$r"
+    if (( ! ok )); then
+      dead[$name]=1
+      step=$(( step + ${#TLS_SCENARIOS[@]} ))   # not started with TLS either
+      return 0
+    fi
   fi
   if (( ${#TLS_SCENARIOS[@]} > 0 )); then
     if [[ -n "${tls_dead[$name]:-}" ]]; then
       step=$(( step + ${#TLS_SCENARIOS[@]} ))
-    elif ! run_phase "$name" "$r" tls; then
+      return 0
+    fi
+    ok=0
+    if open_phase "$name" tls "$r"; then
+      measure_phase "$name" tls "$r" && ok=1
+    else
+      step=$(( step + ${#TLS_SCENARIOS[@]} ))
+    fi
+    close_phase "$name" tls "$r"
+    if (( ! ok )); then
       tls_dead[$name]=1
       # Only TLS scenarios and they failed: nothing left to run for this row.
       (( ${#PLAIN_SCENARIOS[@]} > 0 )) || dead[$name]=1
     fi
   fi
   return 0
+}
+
+# One start per row for the whole run (the default): every row's starts first, each warmed up while
+# the rows before it wait, all alive at once on their own ports; then the rounds, interleaved across
+# them, each row's scenarios after a re-warm; every start stopped at the end.
+run_started_once() {
+  local name r
+  for name in "${run_rows[@]}"; do
+    [[ -z "${dead[$name]:-}" ]] || continue
+    if (( ${#PLAIN_SCENARIOS[@]} > 0 )) && ! open_phase "$name" plain 1; then
+      dead[$name]=1
+      step=$(( step + rounds * ${#SCENARIOS[@]} ))
+      (( ${#TLS_SCENARIOS[@]} == 0 )) || starts_left=$(( starts_left > 0 ? starts_left - 1 : 0 ))
+      continue
+    fi
+    if (( ${#TLS_SCENARIOS[@]} > 0 )) && ! open_phase "$name" tls 1; then
+      tls_dead[$name]=1
+      step=$(( step + rounds * ${#TLS_SCENARIOS[@]} ))
+      row_steps[$name]=$(( ${row_steps[$name]:-0} + rounds * ${#TLS_SCENARIOS[@]} ))
+      (( ${#PLAIN_SCENARIOS[@]} > 0 )) || dead[$name]=1
+    fi
+  done
+  for (( r = 1; r <= rounds; r++ )); do
+    for name in "${run_rows[@]}"; do
+      [[ -z "${dead[$name]:-}" ]] || continue
+      if (( ${#PLAIN_SCENARIOS[@]} > 0 )) && ! measure_phase "$name" plain "$r"; then
+        # it crashed: the rest of its steps (TLS ones included) will not run
+        dead[$name]=1
+        close_phase "$name" tls "$r"
+        step=$(( step + rounds * ${#SCENARIOS[@]} - ${row_steps[$name]:-0} ))
+        continue
+      fi
+      if (( ${#TLS_SCENARIOS[@]} > 0 )) && [[ -z "${tls_dead[$name]:-}" ]] && ! measure_phase "$name" tls "$r"; then
+        tls_dead[$name]=1
+        step=$(( step + (rounds - r) * ${#TLS_SCENARIOS[@]} ))
+        row_steps[$name]=$(( ${row_steps[$name]:-0} + (rounds - r) * ${#TLS_SCENARIOS[@]} ))
+        (( ${#PLAIN_SCENARIOS[@]} > 0 )) || dead[$name]=1
+      fi
+    done
+  done
+  for name in "${run_rows[@]}"; do
+    close_phase "$name" plain "$rounds"
+    close_phase "$name" tls "$rounds"
+  done
 }
 
 # The correctness column: the shared conformance cases, sent over the network from the clients'
@@ -1172,16 +1510,20 @@ if (( conformance )); then
   done
 fi
 
-for (( r = 1; r <= rounds; r++ )); do
-  for name in "${run_rows[@]}"; do
-    if [[ -n "${dead[$name]:-}" ]]; then
-      # Failed before: skip, but keep the step count honest.
-      [[ -z "${row_failure[$name]:-}" ]] && step=$(( step + ${#SCENARIOS[@]} ))
-      continue
-    fi
-    run_server_round "$name" "$r"
+if [[ "$starts_per_server" == 1 ]]; then
+  run_started_once
+else
+  for (( r = 1; r <= rounds; r++ )); do
+    for name in "${run_rows[@]}"; do
+      if [[ -n "${dead[$name]:-}" ]]; then
+        # Failed before: skip, but keep the step count honest.
+        [[ -z "${row_failure[$name]:-}" ]] && step=$(( step + ${#SCENARIOS[@]} ))
+        continue
+      fi
+      run_server_round "$name" "$r"
+    done
   done
-done
+fi
 trap - INT TERM
 if (( need_downstream )) && ! spindle_pid_alive "$downstream_pid"; then
   echo "warning: the downstream $DOWNSTREAM_CLASS exited during the run; remote figures after that are 502s" >&2
