@@ -1123,12 +1123,24 @@ class Report:
         lines = []
         remote = any(sc["path"].startswith("/remote") for sc in self.scenarios)
         remote_warm = " then GET /remote/1 and /remote-blocking/1 (plain starts)" if remote else ""
+        once = meta.get("starts_per_server") == "1"
+        starts = ("each row started once for the whole run, every row's JVM alive on its own port, each row's "
+                  f"round led by a {meta.get('rewarm', '1')}s re-warm of its first scenario"
+                  if once else "each time in a fresh JVM")
+        if meta.get("warmup_mode") == "adaptive":
+            warm = (f"after each start a warm-up until steady (1 s windows of the first scenario until the last three "
+                    f"agree within {meta.get('steady_pct', '3')}% and at most {meta.get('jit_quiet', '5')} methods "
+                    f"were compiled in the last window, capped at {meta.get('warmup_cap', '?')}s; see Warm-up), then "
+                    f"{meta.get('warmup_pass', '1')}s of each other scenario{remote_warm}; ")
+        elif meta.get("warmup_mode") == "fixed":
+            warm = (f"after each start a fixed warm-up of {meta.get('warmup', '?')}s of the first scenario (steadiness "
+                    f"judged on its last windows; see Warm-up), then {meta.get('warmup_pass', '1')}s of each other "
+                    f"scenario{remote_warm}; ")
+        else:
+            warm = (f"after each start a warm-up of GET /plaintext then POST /echo 10 KB{remote_warm}, "
+                    f"{meta.get('warmup', '?')}s each (not checked for steadiness); ")
         rounds_note = (f"{self.rounds_planned} round(s), interleaved: every server once per round, in the same "
-                       f"order, each time in a fresh JVM; {meta.get('duration', '?')}s per scenario; after each start a "
-                       f"warm-up of GET /plaintext then POST /echo 10 KB"
-                       f"{remote_warm}, " + (f"until steady (capped at {meta.get('warmup_cap', '?')}s; see Warm-up); "
-                                             if meta.get("warmup_mode") == "adaptive"
-                                             else f"{meta.get('warmup', '?')}s each; ") +
+                       f"order, {starts}; {meta.get('duration', '?')}s per scenario; {warm}"
                        f"workers {meta.get('workers', '?')}; wrk -t{meta.get('wrk_threads', '1')}. "
                        f"{isolation_text(meta)}")
         lines += [
@@ -1579,9 +1591,11 @@ README_INTRO = """# Benchmark results
 Every figure here comes from one command, run on one machine with nothing else busy:
 
 ```sh
-scripts/benchmark-servers.sh                # the default run (< 20 min on 2 cores): one row per I/O model and
-                                            # every reference, 7 scenarios, 3 rounds of 4 s, workers 2
-scripts/benchmark-servers.sh --full         # every row and scenario, 3 rounds of 10 s (hours; its plan says how long)
+scripts/benchmark-servers.sh                # the default run (< 20 min on 2 cores, even with every warm-up at its 30 s
+                                            # cap): one row per I/O model and every reference, 6 scenarios, 3 rounds
+                                            # of 2 s, workers 2
+scripts/benchmark-servers.sh --full         # every row and scenario, 3 rounds of 10 s, a fresh JVM per row and round
+                                            # (hours; its plan says how long)
 scripts/benchmark-servers.sh --servers VirtualThreadServer,NettyServer --rounds 5 1 10
 scripts/benchmark-servers.sh --pin-server 1 --pin-client 0    # server and wrk on separate CPUs
 scripts/benchmark-servers.sh --netns        # wrk in its own network namespace, across a veth pair
@@ -1592,11 +1606,16 @@ scripts/benchmark-servers.sh --servers MultiLoopServer --scenarios echo-500KB --
 scripts/benchmark-servers.sh --quick        # smoke run (CI): 2 s, 1 round, 8 scenarios, output in /tmp
 ```
 
-For each round (rounds are interleaved: every server once, then again) and each server, the
-script starts a fresh JVM with the same flags, checks every route's answer (a wrong answer is a
-failure row, never a measurement), warms it up until it is steady (capped: a start that hit the cap
-is marked † "not steady" in every table), and runs the wrk scenarios (`--full`; the default
-run takes plaintext, pipelined, JSON, echo 10 KB and the three waiting ones): plaintext at 256 and
+Each row is started once for the whole run (`--start-per-round`, the default of `--full`, starts a
+fresh JVM per row and round, all with the same flags). Its routes' answers are checked (a wrong
+answer is a failure row, never a measurement), then it is warmed up until steady: 1 s windows of
+its first scenario until the last three agree within 3% and `jstat -compiler` counts at most 5
+methods compiled in the last window, at most 30 s (a start that reaches the cap is marked † "not
+steady" in every table), then 1 s of each other scenario. Every row's JVM stays alive on its own
+port; rounds are interleaved (every row once, then again), each row's round led by a 1 s re-warm.
+The default run takes plaintext, pipelined, echo 10 KB and the three waiting ones, 3 rounds of 2 s
+with no pause: to fit 20 minutes with steady rows it leaves out JSON, 4 s cells and the pause
+between scenarios (`--full` and `--scenarios` still run them). The `--full` scenarios: plaintext at 256 and
 1,000 connections, plaintext pipelined 16 deep, JSON, a path variable, POST `/echo` with 72 B,
 10 KB, 100 KB and 500 KB bodies, `/blocking/100`, `/delay/100`, `/remote/100` and
 `/remote-blocking/100` at 1,000 connections (the remote routes call `/delay/100` on a downstream
@@ -1619,8 +1638,9 @@ with their min–max beside it, errors beside each figure; a cell whose rounds s
 the median marked noisy, ≈, and a cell with no completed request a failure row; server CPU per
 request = CPU-seconds ÷ requests completed), `summary.csv`, `charts/<scenario>.svg` and `.png`
 (matplotlib; each bar the median of the rounds, its whisker their min–max, noisy bars hatched), `environment.md` (CPU, kernel,
-JDK, JVM flags, wrk, commit, exact command line) and `raw/` (every wrk output, check and server log).
-A full run written under `results/` rewrites this file to show it; `--quick` runs and runs written
+JDK, JVM flags, wrk, commit, exact command line), `starts.tsv` (each start's warm-up: seconds, steady
+or not, why) and `raw/` (every wrk output, check and server log, and every warm-up window in
+`raw/<row>/warmup-start<K>.tsv`). A full run written under `results/` rewrites this file to show it; `--quick` runs and runs written
 elsewhere leave it alone. Options and environment variables: `scripts/benchmark-servers.sh --help`.
 """
 
