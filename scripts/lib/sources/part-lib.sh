@@ -87,7 +87,8 @@ part_expect() {
 # part_log COMMAND...: records the load command in raw/commands.txt (the port as PORT) and runs it.
 part_log() {
   local line="$*"
-  echo "${line//127.0.0.1:$PART_PORT/127.0.0.1:PORT}" >>"$PART_OUT/raw/commands.txt"
+  line="${line//127.0.0.1:$PART_PORT/127.0.0.1:PORT}"
+  echo "${line//$SPINDLE_ROOT\//}" >>"$PART_OUT/raw/commands.txt"
   "$@"
 }
 
