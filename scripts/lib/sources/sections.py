@@ -132,18 +132,20 @@ def doc001(out):
 `QuestionParamHandler` and a `PathVariableHandler`) on an "Intel(R) Core(TM) Ultra 7 155H" with
 "Oracle OpenJDK 23.0.2" on Windows 11, first accepting and serving one connection at a time, then
 handing each accepted socket to a thread pool (`threadPool.execute(...)`; the pool's size is not
-given). Each connection carries one request: the handler reads the head, prints the request
-(`System.out.println(request)`), writes the response and closes the socket. Its test process:
+given). Each connection carries one request: its handler (shown with the pool) reads the head,
+prints the request (`System.out.println(request)`), writes the response and closes the socket.
+Its test process:
 
 > - send 100 pre-request to warm up
 > - gradually increase the frequency of requests
 > - up to 100(100 request per thread, the quantity of threads is a half the cpu's core)
 > - test the static path and dynamic path individually
+> - recode the performance when reach the threshold of the test environment
 
 Its client (`org.example.web.WebClientStressTest`, source not published) prints one block per step
 with "Total requests", "Total test time" in whole milliseconds (2 ms to 16 ms) and "Requests per
-second" = requests / that time, so each printed rate rests on a few milliseconds and moves in
-steps of 10-50%. Its printed totals (10, 20, ... 90) equal the text's "request per thread", so
+second" = requests / that time, so each printed rate rests on a few milliseconds, and one
+millisecond more or less moves it by 6-50%. Its printed totals (10, 20, ... 90) equal the text's "request per thread", so
 whether a step sent that many requests in all or per thread is not clear from the document. Its
 conclusions, quoted:
 
@@ -365,8 +367,9 @@ commands (port shown as PORT):
     s.append("""| the document | one-way | 10,069 B | 500,071 B (computed) |
 | the document | two-way | 10,066 B | 500,068 B by max, 100,068 B by min (computed) |
 
-"Payload MB/s" is req/s × payload size (10^6 bytes); two-way moves that much in each direction,
-so twice it in all, as the document counts its two-way events twice. Headers are not counted.
+The published events/s count request-response pairs, as our req/s do (the document: "the actual
+number of events processed is 2 times the above values"). "Payload MB/s" is req/s × payload size
+(10^6 bytes); two-way carries that much in each direction. Headers are not counted.
 
 ### What carries over and what does not
 
@@ -428,8 +431,8 @@ def doc004(out):
 "**Platform:** Linux (Docker) with 4 CPUs, io_uring enabled"; under "Test Environment": "**JVM**:
 OpenJDK 22 with ZGC", "**Memory**: 256MB heap per server", "**Benchmark Tool**: wrk with POST
 requests". It names neither the route nor the body of the POST, nor a warm-up or a number of
-rounds. Its ranking, with "NettyHttpServer" and "SpringBootHttpServer" listed under "Server
-Implementations" but not ranked (not run).
+rounds. "NettyHttpServer" and "SpringBootHttpServer" are listed under "Server Implementations" but are
+not in its ranking.
 
 ### What we ran
 
