@@ -37,7 +37,7 @@ if (( PART_QUICK )); then
   rounds=1 duration=2 warm_min=2 warm_cap=3
 else
   rows=("${all_rows[@]}")
-  rounds=3 duration=6 warm_min=3 warm_cap=10
+  rounds=3 duration=6 warm_min=3 warm_cap=8
 fi
 spread_limit=5   # percent: the last three warm-up windows within this of their median = steady
 

@@ -317,8 +317,8 @@ size, computed here from its figures) the larger sizes move far more:
 
 The same payload sizes to the byte, over HTTP/1.1 with keep-alive: one-way is `POST /ingest`
 (the body read whole, answered 200 `text/plain` `true`, the boolean), two-way is `POST /echo` (the
-body sent back). "Parallel RPC" is {meta["connections"]} connections of wrk, each with a request in
-flight ({meta["wrk_threads"]} wrk thread; the body is made once by `scripts/lib/bench-post.lua`).
+body sent back). The document's "parallel RPC" is here {meta["connections"]} connections of wrk,
+each with a request in flight ({meta["wrk_threads"]} wrk thread; the body is made once by `scripts/lib/bench-post.lua`).
 Each server (`[workers]` = {meta["workers"]}, the cores) gets a warm-up of {meta["warmup"]} s per
 route at the 10 KB size, then {meta["duration"]} s per cell. No queue, broker or serialization sits
 between client and handler, so this measures only the HTTP server's share of such a system. The
