@@ -34,7 +34,7 @@ all_rows=(
 )
 if (( PART_QUICK )); then
   rows=("${all_rows[0]}" "${all_rows[6]}")
-  rounds=1 duration=2 warm_min=2 warm_cap=3
+  rounds=1 duration=2 warm_min=3 warm_cap=3
 else
   rows=("${all_rows[@]}")
   rounds=3 duration=6 warm_min=3 warm_cap=8

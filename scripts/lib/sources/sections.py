@@ -123,7 +123,8 @@ def doc001(out):
         return rps + ("" if ok == total else f" ({ok} of {total} succeeded)")
 
     s = []
-    s.append("## 001: a hand-rolled routing server, one thread and then a thread pool\n")
+    s.append('## 001: "execute simple stress test on the single-thread while loop server": '
+             "a hand-rolled routing server, one thread and then a thread pool\n")
     s.append(quick_note(meta))
     s.append(f"""
 ### What the document ran
@@ -276,7 +277,8 @@ def doc002(out):
     servers = list(dict.fromkeys(r["server"] for r in rows))
     sizes = {d: sorted({int(r["size"]) for r in rows if r["direction"] == d}) for d in ("one-way", "two-way")}
     s = []
-    s.append("## 002: an event-system benchmark with payloads of 72 B to 500 KB, one-way and two-way\n")
+    s.append('## 002: "Benchmark client": an event-system benchmark with payloads of 72 B to 500 KB, '
+             "one-way and two-way\n")
     s.append(quick_note(meta))
     s.append(f"""
 ### What the document ran
@@ -422,7 +424,7 @@ def doc004(out):
     top = med[ours[0]][0] if ours else 0
     rank = {x: n + 1 for n, x in enumerate(ours)}
     s = []
-    s.append("## 004: a ranking of ten hand-rolled Java HTTP servers\n")
+    s.append('## 004: "HTTP Server Benchmark Results": a ranking of ten hand-rolled Java HTTP servers\n')
     s.append(quick_note(meta))
     s.append(f"""
 ### What the document ran
