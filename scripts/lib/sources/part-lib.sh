@@ -8,11 +8,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 PART_LIB="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 
 PART_PID="" PART_PORT="" PART_CP_DIR=""
-declare -A PART_CP=()   # module -> frozen classpath
+declare -A PART_CP=()        # module -> frozen classpath
+declare -A PART_RUNNING=()   # pid -> label of every server started and not yet stopped
 
 _part_cleanup() {
-  [[ -z "$PART_PID" ]] || spindle_stop_pid "$PART_PID"
-  PART_PID=""
+  local pid
+  for pid in "${!PART_RUNNING[@]}"; do
+    spindle_stop_pid "$pid"
+  done
+  PART_RUNNING=()
   [[ -z "$PART_CP_DIR" ]] || rm -rf "$PART_CP_DIR"
 }
 
@@ -46,10 +50,10 @@ part_build() {
   done
 }
 
-# part_start LABEL CLASS WORKERS [JVM arguments...]: starts the server on a free port of
-# 127.0.0.1, its output in raw/LABEL.out and .err; sets PART_PID and PART_PORT. Fails (status 1)
-# when it does not become ready. JVM flags: SPINDLE_JVM_FLAGS, or PART_JVM_FLAGS when set.
-part_start() {
+# part_launch LABEL CLASS WORKERS [JVM arguments...]: starts the server on a free port of
+# 127.0.0.1, its output in raw/LABEL.out and .err, and sets PART_PID without waiting for it.
+# JVM flags: SPINDLE_JVM_FLAGS, or PART_JVM_FLAGS when set.
+part_launch() {
   local label="$1" cls="$2" workers="$3" found module fqcn
   shift 3
   found="$(spindle_find_server "$cls")"
@@ -61,15 +65,27 @@ part_start() {
   echo "server $label: java ${flags[*]} $* $fqcn 0 $workers" >>"$PART_OUT/raw/commands.txt"
   "${cmd[@]}" >"$PART_OUT/raw/$label.out" 2>"$PART_OUT/raw/$label.err" &
   PART_PID=$!
-  PART_PORT="$(spindle_await_ready "$PART_PID" "$PART_OUT/raw/$label.out" "$PART_OUT/raw/$label.err" 90)" || {
-    PART_PID=""
-    return 1
-  }
+  PART_RUNNING[$PART_PID]="$label"
 }
 
+# part_await LABEL PID: waits until the server launched as LABEL is ready; sets PART_PORT.
+# Fails (status 1, its output on stderr) when it exits first or is not ready within 90 s.
+part_await() {
+  PART_PORT="$(spindle_await_ready "$2" "$PART_OUT/raw/$1.out" "$PART_OUT/raw/$1.err" 90)"
+}
+
+# part_start LABEL CLASS WORKERS [JVM arguments...]: part_launch, then part_await.
+part_start() {
+  part_launch "$@"
+  part_await "$1" "$PART_PID"
+}
+
+# part_stop [PID]: stops a server this part started (default: the last one, PART_PID).
 part_stop() {
-  [[ -z "$PART_PID" ]] || spindle_stop_pid "$PART_PID"
-  PART_PID=""
+  local pid="${1:-$PART_PID}"
+  [[ -n "$pid" && -n "${PART_RUNNING[$pid]:-}" ]] || return 0
+  spindle_stop_pid "$pid"
+  unset "PART_RUNNING[$pid]"
 }
 
 # part_expect URL BODY [curl args...]: the route answers 200 with exactly BODY (a wrong build,

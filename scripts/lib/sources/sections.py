@@ -418,7 +418,7 @@ def doc004(out):
         v = [float(r["req_per_s"]) for r in rows if r["server"] == x]
         lat = [float(r["avg_latency_ms"]) for r in rows if r["server"] == x]
         errs = sum(int(r["non2xx"]) + int(r["socket_errors"]) for r in rows if r["server"] == x)
-        unsteady = [r["round"] for r in starts if r["server"] == x and r["steady"] != "1"]
+        unsteady = [r["reason"] for r in starts if r["server"] == x and r["steady"] != "1"]
         med[x] = (statistics.median(v), min(v), max(v), statistics.median(lat), errs, unsteady, len(v))
     ours = sorted(servers, key=lambda x: -med[x][0])
     top = med[ours[0]][0] if ours else 0
@@ -444,12 +444,12 @@ the cores with the server, as it may have there, the document does not say), {in
 connections as published, {meta["duration"]} s per measurement (published: 6 s); JVM flags `{meta["jvm_flags"]}` (ZGC and a
 256 MB heap as published). The POST: a {meta["body"]} B body (`scripts/lib/bench-post.lua`) to
 `/ingest`, which reads it and answers `true`: the document calls the load "fire-and-forget" ("Virtual
-Threads Add Overhead for Fire-and-Forget"), so a small body with a small acknowledgement. Each
-server start is warmed up with the measured load in 1 s windows until the last three agree within
+Threads Add Overhead for Fire-and-Forget"), so a small body with a small acknowledgement. The
+servers are started once, all at the same time, and stay up (idle between their turns); each is
+warmed up with the measured load in 1 s windows until the last three agree within
 {meta["spread_limit"]}% (at least 3 windows, cap {meta["warm_cap"]} s; the curves are in
-`raw/<server>/warmup-round<N>.tsv`, the outcome in `raw/starts.tsv`), then measured once;
-{meta["rounds"]} round(s), the servers interleaved in each, a fresh JVM per start; the table gives
-the median (min-max). The commands (port shown as PORT):
+`raw/<server>/warmup.tsv`, the outcome in `raw/starts.tsv`), then {meta["rounds"]} round(s) of
+one measurement per server, the servers interleaved in each; the table gives the median (min-max). The commands (port shown as PORT):
 
 """)
     s.append(command_block(commands(out)))
@@ -473,14 +473,14 @@ the median (min-max). The commands (port shown as PORT):
             if errs:
                 marks += f" ({errs} errors)"
             s.append(left + f" {mapped} | {fmt(m)} ({fmt(lo)}-{fmt(hi)}){marks} | {m / top:.2f} | {rank[mapped]} | {la:.2f} ms |\n")
-    unsteady_rows = [f"{x} (round {', '.join(med[x][5])})" for x in servers if med[x][5]]
+    unsteady_rows = [f"{x} ({med[x][5][0]})" for x in servers if med[x][5]]
     s.append(f"""
 Ratios are to the top row of each list: the document's IoUringServer (674,498 req/s) and our
 {ours[0] if ours else "—"} ({fmt(top)} req/s). One Spindle row stands for TurboHttpServer ("Busy-polling
 with selectNow() when active") and ZeroCopyHttpServer ("Direct ByteBuffers with adaptive
 busy-polling"): MultiLoopServer with `-Dspindle.busyPoll=true` (direct buffers are Spindle's
 default). FastHttpServer is "NIO + VirtualThreads"; VirtualThreadServer is a virtual thread per
-connection on blocking sockets. † a start whose warm-up reached the cap without three windows
+connection on blocking sockets. † a server whose warm-up reached the cap without three windows
 within {meta["spread_limit"]}%: {"; ".join(unsteady_rows) if unsteady_rows else "none"}.
 
 ### What carries over and what does not
