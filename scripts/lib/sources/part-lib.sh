@@ -12,7 +12,11 @@ declare -A PART_CP=()        # module -> frozen classpath
 declare -A PART_RUNNING=()   # pid -> label of every server started and not yet stopped
 
 _part_cleanup() {
-  local pid
+  local status=$? pid
+  if (( status != 0 )) && [[ -n "${PART_OUT:-}" && ! -f "$PART_OUT/section.md" ]]; then
+    printf '## %s\n\n**This part failed** (exit status %s); what it measured before the failure is in `raw/`, the error in the run'"'"'s log.\n' \
+      "${PART_TITLE:-$(basename "$0" .sh)}" "$status" >"$PART_OUT/section.md"
+  fi
   for pid in "${!PART_RUNNING[@]}"; do
     spindle_stop_pid "$pid"
   done
