@@ -250,6 +250,9 @@ class ConnectionTest {
                 Arguments.of("405 POST /plaintext", "POST /plaintext HTTP/1.1\r\n" + HOST + "Content-Length: 0\r\n\r\n",
                         405, "text/plain; charset=utf-8", null, "GET, HEAD"),
                 Arguments.of("405 GET /echo", get("/echo"), 405, "text/plain; charset=utf-8", null, "POST"),
+                Arguments.of("ingest", "POST /ingest HTTP/1.1\r\n" + HOST + "Content-Length: 5\r\n\r\nhello",
+                        200, "text/plain; charset=utf-8", "true", null),
+                Arguments.of("405 GET /ingest", get("/ingest"), 405, "text/plain; charset=utf-8", null, "POST"),
                 Arguments.of("405 DELETE /users/1", "DELETE /users/1 HTTP/1.1\r\n" + HOST + "\r\n",
                         405, "text/plain; charset=utf-8", null, "GET, HEAD"),
                 Arguments.of("405 extension method", "BREW /json HTTP/1.1\r\n" + HOST + "\r\n",
@@ -356,6 +359,53 @@ class ConnectionTest {
         assertThat(r.body()).isEqualTo(body);
     }
 
+
+    /** The payload reproduction's sizes (72 B, 10 KB, 100 KB, 500 KB), framed both ways. */
+    static Stream<Arguments> ingestCases() {
+        return Stream.of(72, 10_240, 102_400, 512_000)
+                .flatMap(size -> Stream.of(Arguments.of(size, false), Arguments.of(size, true)));
+    }
+
+    /**
+     * {@code POST /ingest} answers {@code true} only once the whole body is in, however it is
+     * framed, and the request after it is read from the right place.
+     */
+    @ParameterizedTest(name = "{0} bytes, chunked {1}")
+    @MethodSource("ingestCases")
+    void ingestAnswersTrueAfterTheWholeBody(int size, boolean chunked) {
+        byte[] body = new byte[size];
+        for (int i = 0; i < size; i++) {
+            body[i] = (byte) (i * 31 + 7);
+        }
+        ByteArrayOutputStream req = new ByteArrayOutputStream();
+        req.writeBytes(bytes("POST /ingest HTTP/1.1\r\n" + HOST));
+        if (chunked) {
+            req.writeBytes(bytes("Transfer-Encoding: chunked\r\n\r\n"));
+            for (int off = 0; off < size; off += 7000) {
+                int n = Math.min(7000, size - off);
+                req.writeBytes(bytes(Integer.toHexString(n) + "\r\n"));
+                req.write(body, off, n);
+                req.writeBytes(bytes("\r\n"));
+            }
+            req.writeBytes(bytes("0\r\n\r\n"));
+        } else {
+            req.writeBytes(bytes("Content-Length: " + size + "\r\n\r\n"));
+            req.writeBytes(body);
+        }
+        byte[] raw = req.toByteArray();
+        HttpConnection c = app();
+        for (int off = 0; off < raw.length - 1; off += 1500) {
+            feed(c, Arrays.copyOfRange(raw, off, Math.min(raw.length - 1, off + 1500)));
+            assertThat(drainAll(c)).as("no answer before the last byte (%d of %d fed)", off, raw.length).isEmpty();
+        }
+        feed(c, Arrays.copyOfRange(raw, raw.length - 1, raw.length));
+        RawResponse r = single(drainAll(c));
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.header("Content-Type")).isEqualTo("text/plain; charset=utf-8");
+        assertThat(r.bodyText()).isEqualTo("true");
+        feed(c, get("/health"));
+        assertThat(single(drain(c)).bodyText()).as("the next request is read after the body").isEqualTo("OK");
+    }
 
     @Test
     void expectContinueGets100BeforeTheBodyAndTheAnswerAfterIt() {

@@ -27,6 +27,7 @@ public final class BenchmarkApp {
     private static final byte[] HELLO = "Hello, World!".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HELLO_JSON = "{\"message\":\"Hello, World!\"}".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] OK = "OK".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] TRUE = "true".getBytes(StandardCharsets.US_ASCII);
 
     private BenchmarkApp() {
     }
@@ -77,6 +78,9 @@ public final class BenchmarkApp {
                     String type = req.header("Content-Type");
                     res.contentType(type != null ? type : "application/octet-stream").body(req.body());
                 })
+                // one-way payload: an inline handler runs once the whole body has arrived, so the
+                // acknowledgement follows the last byte, as the payload benchmark's boolean reply does
+                .post("/ingest", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(TRUE))
                 .get("/users/{id}", (req, res) -> res.json("{\"id\":" + Json.quote(req.pathParam("id")) + "}"))
                 .get("/search", (req, res) -> {
                     String q = req.queryParam("q");

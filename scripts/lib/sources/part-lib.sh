@@ -1,0 +1,131 @@
+# shellcheck shell=bash
+# Shared by the source-reproduction parts doc001, doc002 and doc004: starting a Spindle server
+# from a frozen classpath, stopping it, and running a load tool into raw/. Source it; do not run it.
+# Callers run under `set -euo pipefail` and call part_init first.
+
+# shellcheck source-path=SCRIPTDIR source=../common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+PART_LIB="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+
+PART_PID="" PART_PORT="" PART_CP_DIR=""
+declare -A PART_CP=()        # module -> frozen classpath
+declare -A PART_RUNNING=()   # pid -> label of every server started and not yet stopped
+
+_part_cleanup() {
+  local status=$? pid
+  if (( status != 0 )) && [[ -n "${PART_OUT:-}" && ! -f "$PART_OUT/section.md" ]]; then
+    printf '## %s\n\n**This part failed** (exit status %s); what it measured before the failure is in `raw/`, the error in the run'"'"'s log.\n' \
+      "${PART_TITLE:-$(basename "$0" .sh)}" "$status" >"$PART_OUT/section.md"
+  fi
+  for pid in "${!PART_RUNNING[@]}"; do
+    spindle_stop_pid "$pid"
+  done
+  PART_RUNNING=()
+  [[ -z "$PART_CP_DIR" ]] || rm -rf "$PART_CP_DIR"
+}
+
+# part_init OUT QUICK: the part's output directory (raw/ created), the JDK, the load tools, the
+# JVM flags (SPINDLE_JVM_FLAGS), a file-descriptor limit for 1,000 connections, the cleanup trap.
+part_init() {
+  PART_OUT="$1" PART_QUICK="$2"
+  mkdir -p "$PART_OUT/raw"
+  PART_OUT="$(cd "$PART_OUT" && pwd -P)"
+  spindle_ensure_packages apache2-utils wrk curl
+  spindle_find_jdk
+  spindle_java_opts
+  ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+  PART_CP_DIR="$(mktemp -d "${TMPDIR:-/tmp}/spindle-part-cp.XXXXXX")"
+  : >"$PART_OUT/raw/commands.txt"
+  trap _part_cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+}
+
+# part_build CLASS...: builds the modules of these server classes now (not under a readiness
+# timeout) and freezes their classpaths: this tree's classes copied, so another checkout's
+# `mvn install` into ~/.m2 during the run cannot change what the servers load.
+part_build() {
+  local cls found module
+  for cls in "$@"; do
+    found="$(spindle_find_server "$cls")"
+    module="${found%% *}"
+    [[ -n "${PART_CP[$module]:-}" ]] && continue
+    PART_CP[$module]="$(spindle_snapshot_cp "$(spindle_classpath "$module")" "$PART_CP_DIR/$module")"
+  done
+}
+
+# part_launch LABEL CLASS WORKERS [JVM arguments...]: starts the server on a free port of
+# 127.0.0.1, its output in raw/LABEL.out and .err, and sets PART_PID without waiting for it.
+# JVM flags: SPINDLE_JVM_FLAGS, or PART_JVM_FLAGS when set.
+part_launch() {
+  local label="$1" cls="$2" workers="$3" found module fqcn
+  shift 3
+  found="$(spindle_find_server "$cls")"
+  module="${found%% *}" fqcn="${found#* }"
+  part_build "$cls"
+  local flags=("${SPINDLE_JVM_FLAGS[@]}")
+  [[ -z "${PART_JVM_FLAGS:-}" ]] || read -r -a flags <<<"$PART_JVM_FLAGS"
+  local cmd=("$JAVA_HOME/bin/java" "${flags[@]}" "$@" -cp "${PART_CP[$module]}" "$fqcn" 0 ${workers:+"$workers"})
+  echo "server $label: java ${flags[*]} $* $fqcn 0 $workers" >>"$PART_OUT/raw/commands.txt"
+  "${cmd[@]}" >"$PART_OUT/raw/$label.out" 2>"$PART_OUT/raw/$label.err" &
+  PART_PID=$!
+  PART_RUNNING[$PART_PID]="$label"
+}
+
+# part_await LABEL PID: waits until the server launched as LABEL is ready; sets PART_PORT.
+# Fails (status 1, its output on stderr) when it exits first or is not ready within 90 s.
+part_await() {
+  PART_PORT="$(spindle_await_ready "$2" "$PART_OUT/raw/$1.out" "$PART_OUT/raw/$1.err" 90)"
+}
+
+# part_start LABEL CLASS WORKERS [JVM arguments...]: part_launch, then part_await.
+part_start() {
+  part_launch "$@"
+  part_await "$1" "$PART_PID"
+}
+
+# part_stop [PID]: stops a server this part started (default: the last one, PART_PID).
+part_stop() {
+  local pid="${1:-$PART_PID}"
+  [[ -n "$pid" && -n "${PART_RUNNING[$pid]:-}" ]] || return 0
+  spindle_stop_pid "$pid"
+  unset "PART_RUNNING[$pid]"
+}
+
+# part_expect URL BODY [curl args...]: the route answers 200 with exactly BODY (a wrong build,
+# e.g. a core without the route, shows here and not as a wall of non-2xx answers).
+part_expect() {
+  local url="$1" want="$2" got
+  shift 2
+  got="$(curl -sS --max-time 10 -w ' %{http_code}' "$@" "$url" 2>&1)" || true
+  [[ "$got" == "$want 200" ]] || {
+    echo "error: $url answered '$got', expected '$want' with 200" >&2
+    return 1
+  }
+}
+
+# part_log COMMAND...: records the load command in raw/commands.txt (the port as PORT) and runs it.
+part_log() {
+  local line="$*"
+  line="${line//127.0.0.1:$PART_PORT/127.0.0.1:PORT}"
+  echo "${line//$SPINDLE_ROOT\//}" >>"$PART_OUT/raw/commands.txt"
+  "$@"
+}
+
+# wrk output -> "req_per_s<TAB>avg_latency_ms<TAB>requests<TAB>non2xx<TAB>socket_errors" on stdout.
+part_wrk_fields() {
+  awk '
+    function ms(v) {
+      if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000
+      return v + 0 }
+    /^ +Latency/ && !lat { lat = ms($2) }
+    / requests in / { req = $1 }
+    /^Requests\/sec:/ { rps = $2 }
+    /Non-2xx or 3xx responses:/ { bad = $5 }
+    /Socket errors:/ { gsub(/,/, ""); err = $4 + $6 + $8 + $10 }
+    END { printf "%s\t%s\t%s\t%d\t%d\n", rps, lat, req, bad, err }' "$1"
+}
+
+part_python() {
+  /usr/bin/python3 "$PART_LIB/sources/sections.py" "$@"
+}
