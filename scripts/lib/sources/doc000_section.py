@@ -15,14 +15,14 @@ if (out / "results.tsv").is_file():
 # run, benchmark, what runs, published req/s, published seconds, published median ms, ceiling here, ceiling there
 RUNS = [
     ("webflux-01", "01", "WebFlux `/stress-benchmark-01`: 1 s sleep on the `@Async(\"taskExecutor\")` pool",
-     "99.77", "601.381", "10003", "100 (core threads)", "100"),
+     "99.77", "601.381", "10003", "100", "100"),
     ("threadpool-blocking", "01", "Spindle ThreadPoolServer, 100 threads, 1,000-deep queue: `/blocking/1000`",
      "", "", "", "100", ""),
     ("webflux-02", "02", "WebFlux `/stress-benchmark-02`: 1 s sleep on `Schedulers.boundedElastic()`",
-     "117.80", "509.341", "8003", f"{10 * cpus} (10 × {cpus} CPUs)", "120 (\"120 in my machine\")"),
-    ("virtual-blocking", "02", "Spindle VirtualThreadServer: `/blocking/1000`", "", "", "", "clients ÷ 1 s", ""),
+     "117.80", "509.341", "8003", f"{10 * cpus} = 10 × {cpus} CPUs", "120, \"120 in my machine\""),
+    ("virtual-blocking", "01, 02", "Spindle VirtualThreadServer: `/blocking/1000`", "", "", "", "clients ÷ 1 s", ""),
     ("webflux-03", "03", "WebFlux `/stress-benchmark-03`: `new Date().toString()` on `boundedElastic()`, no sleep",
-     "9109.52", "6.587", "103", "CPU", "CPU"),
+     "9109.52", "6.587", "103", "CPU", ""),
     ("webflux-plaintext", "03", "WebFlux `/plaintext` (the same server, no scheduler hop)", "", "", "", "CPU", ""),
     ("threadpool-plaintext", "03", "Spindle ThreadPoolServer, 100 threads: `/plaintext`", "", "", "", "CPU", ""),
     ("multiloop-plaintext", "03", "Spindle MultiLoopServer: `/plaintext`", "", "", "", "CPU", ""),
@@ -62,11 +62,16 @@ p("- **Benchmark 02**: `ab -n 60000 -c 1000 http://localhost:8080/stress-benchma
   "Published: `Requests per second:    117.80 [#/sec] (mean)`, `Time taken for tests:   509.341 seconds`, "
   "`Failed requests:        0`.")
 p("- **Benchmark 03**: `ab -n 60000 -c 1000 -s 60 http://localhost:8080/stress-benchmark-03`; "
-  "`NoBlockService.getDateAsync().subscribeOn(Schedulers.boundedElastic());` where `getDateAsync()` is "
-  "`Mono.fromCallable( () -> { return new Date().toString(); });`: **no sleep at all**. \"**It was necessary** add "
-  "timeout of 60s on stress client `-s 60` otherwise ab was crashing timing out and did not complete.\" Published: "
-  "`Requests per second:    9109.52 [#/sec] (mean)`, `Time taken for tests:   6.587 seconds`, "
-  "`Failed requests:        0`, median 103 ms.")
+  "`NoBlockService.getDateAsync().subscribeOn(Schedulers.boundedElastic());` where `getDateAsync()` returns "
+  "the following, **no sleep at all**:\n")
+p("  ```java")
+p("      return Mono.fromCallable( () -> {")
+p("          return new Date().toString();")
+p("      });")
+p("  ```\n")
+p("  \"**It was necessary** add timeout of 60s on stress client `-s 60` otherwise ab was crashing timing out and did "
+  "not complete.\" Published: `Requests per second:    9109.52 [#/sec] (mean)`, "
+  "`Time taken for tests:   6.587 seconds`, `Failed requests:        0`, median 103 ms.")
 p("- Server JVM, for all three: `-XX:+UseZGC -Xms8G -Xmx8G -XX:MaxGCPauseMillis=200 -XX:+UseStringDeduplication "
   "-XX:+OptimizeStringConcat -XX:+UseCompressedOops -XX:+AlwaysPreTouch -XX:+UseNUMA -XX:+DisableExplicitGC`; "
   "`ulimit -n 65535` on client and server. Each answer is `Document Length:        28 bytes`.")
@@ -83,6 +88,11 @@ p("The reference `references/spring-webflux` with the Spring profile `source-000
   "`IoUringIoHandler`s (the document's `IOUringEventLoopGroup` was Netty's incubator class). The profile refuses "
   "to start without io_uring rather than measure another transport. One JVM serves all of the document's routes, "
   "run in the document's order.\n")
+dump = out / "raw" / "webflux-threads.txt"
+if dump.is_file():
+    loops = sum(1 for line in dump.read_text(errors="replace").splitlines() if line.startswith('"io_uring-loop'))
+    p(f"The reference's thread dump after its runs (`raw/webflux-threads.txt`) lists {loops} `io_uring-loop` "
+      "threads, the event loops that served it.\n")
 p(f"JVM flags of every server in this part: `{flags}`: the document's, but a 1 GB heap: pre-touching 8 GB "
   "(`-Xms8G -XX:+AlwaysPreTouch`) took over 40 s per JVM start on this machine. On this JDK "
   "(`raw/jvm-flags-final.txt`) `UseCompressedOops` is off under ZGC whatever the flag says, `UseNUMA` is off on a "

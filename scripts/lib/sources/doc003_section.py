@@ -45,8 +45,9 @@ if status:
 p(f"### What the document ran (`{SOURCE}`)\n")
 p("A Spring Boot MVC application on Tomcat whose `/blocking/{seconds}` calls a remote service "
   "(`curl -i http://localhost:8085/remote/2`) that waits that long; the benchmark setup is "
-  "\"We are just going to have 10 tomcat threads to handle our requests\" (`server: tomcat: threads: max: 10`), "
-  "and virtual threads are `spring: threads: virtual: enabled: true`. Three runs against `/blocking/2`:\n")
+  "\"We are just going to have 10 tomcat threads to handle our requests\" (its application.yml sets "
+  "`server.tomcat.threads.max` to 10), and virtual threads are its application.yml's "
+  "`spring.threads.virtual.enabled` set to true. Three runs against `/blocking/2`:\n")
 p("- `ab -n 10 -c 10  http://localhost:8080/blocking/2`: \"Since we are passing **2**, then it should take "
   "approximately 2 seconds to complete.\" No time is published for it.")
 p("- `ab -n 20 -c 10  http://localhost:8080/blocking/2`: \"it should take approximately 4 seconds to complete\"; "
@@ -72,7 +73,8 @@ for label, *_ in SERVERS:
 p("```\n")
 if ab_extra is not None:
     p(f"What `ab` itself adds: one wave of 10 requests to the remote service's own timer route, with no thread limit "
-      f"anywhere (`{one_wave['command']}`), took {float(one_wave['seconds']):.3f} s for a {wait_s:g} s wait.\n")
+      f"anywhere (`{one_wave['command']}`), took {float(one_wave['seconds']):.3f} s for a {wait_s:g} s wait, while its "
+      f"longest request took {one_wave['p100_ms']} ms: the run lasts about one wait longer than its requests.\n")
 p("### Published beside measured\n")
 p("Seconds for the whole `ab` run (`Time taken for tests`), median ms beside; \"waves\" is the arithmetic: "
   f"⌈n ÷ min(c, threads)⌉ × {wait_s:g} s.\n")
@@ -95,6 +97,6 @@ p("### What carries over between machines\n")
 p("The times are set by the 2 s wait and the thread arithmetic, not by the machine: 10 threads serve 20 clients in "
   "waves of 10, a virtual thread per request serves all of them at once, so 60 calls at 20 clients take three waves "
   "with virtual threads and six with 10 threads on any machine, plus what `ab` adds around them (measured above, "
-  "and in the document the 2 s beyond its own \"~4 seconds\" and \"~6 seconds\"). What does not carry over is only "
+  "and in the document the 2 s beyond its own \"approximately 4 seconds\" and \"~6 seconds\"). What does not carry over is only "
   "the milliseconds per call that the CPU adds, which a 2 s wait hides. The document's `ab` targets `localhost`, "
   "so its client shared the server's machine, as here, where the remote service shares it too.")
