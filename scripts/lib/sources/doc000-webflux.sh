@@ -61,7 +61,7 @@ spring() {
   ab_runs_measure webflux-03 "-n $fast_n -c $fast_c -s 60" "$url/stress-benchmark-03" || return 1
   ab_runs_warm webflux-plaintext "-n $warm_n -c 100" "$url/plaintext"
   ab_runs_measure webflux-plaintext "-n $fast_n -c $fast_c -s 60" "$url/plaintext" || return 1
-  # evidence of what served: the document's 48 io_uring event loops are the threads named io_uring-loop-*
+  # evidence of what served: Reactor Netty names its io_uring event loops spindle-webflux-io_uring-*
   "$JAVA_HOME/bin/jcmd" "$pid" Thread.print >"$OUT/raw/webflux-threads.txt" 2>&1 || true
   ab_runs_stop "$pid"
 }

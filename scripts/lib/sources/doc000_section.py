@@ -81,18 +81,20 @@ p("- \"**Big Call out**: This is running all in one machine. Server and client(s
 p("### What we ran\n")
 p("The reference `references/spring-webflux` with the Spring profile `source-000` (`SourceDocument000`, "
   "`StressBenchmarkController`): the three routes, services and `taskExecutor` bean as the document writes them, "
-  "and its Netty configuration (48 io_uring event loops, `SO_BACKLOG` 128, `TCP_FASTOPEN` 1024, the pooled "
-  "allocator, `SO_KEEPALIVE`, `TCP_NODELAY`, 1 MB receive and send buffers) applied through a "
-  "`NettyServerCustomizer`: Spring Boot builds its embedded server itself and reads `NettyServerCustomizer` beans, "
-  "not an `HttpServer` bean, and Netty 4.2's io_uring group is a `MultiThreadIoEventLoopGroup` of "
-  "`IoUringIoHandler`s (the document's `IOUringEventLoopGroup` was Netty's incubator class). The profile refuses "
-  "to start without io_uring rather than measure another transport. One JVM serves all of the document's routes, "
-  "run in the document's order.\n")
+  "and its Netty configuration: `SO_BACKLOG` 128, `TCP_FASTOPEN` 1024, the pooled allocator, `SO_KEEPALIVE`, "
+  "`TCP_NODELAY`, 1 MB receive and send buffers through a `NettyServerCustomizer` (Spring Boot builds its embedded "
+  "server itself and reads `NettyServerCustomizer` beans, not an `HttpServer` bean), and 48 io_uring event loops "
+  "as the server's Reactor Netty loops (Boot runs its server on those whatever a customizer says; Reactor Netty "
+  "builds them as Netty 4.2's io_uring group, the document's `IOUringEventLoopGroup` being Netty's older incubator "
+  "class). The profile refuses to start without io_uring rather than measure another transport. One JVM serves all "
+  "of the document's routes, run in the document's order.\n")
 dump = out / "raw" / "webflux-threads.txt"
 if dump.is_file():
-    loops = sum(1 for line in dump.read_text(errors="replace").splitlines() if line.startswith('"io_uring-loop'))
-    p(f"The reference's thread dump after its runs (`raw/webflux-threads.txt`) lists {loops} `io_uring-loop` "
-      "threads, the event loops that served it.\n")
+    names = dump.read_text(errors="replace").splitlines()
+    loops = sum(1 for line in names if line.startswith('"spindle-webflux-io_uring-'))
+    other = sum(1 for line in names if line.startswith(('"spindle-webflux-epoll-', '"spindle-webflux-nio-')))
+    p(f"The reference's thread dump after its runs (`raw/webflux-threads.txt`) lists {loops} io_uring event-loop "
+      f"threads (`spindle-webflux-io_uring-*`) and {other} epoll or NIO ones.\n")
 p(f"JVM flags of every server in this part: `{flags}`: the document's, but a 1 GB heap: pre-touching 8 GB "
   "(`-Xms8G -XX:+AlwaysPreTouch`) took over 40 s per JVM start on this machine. On this JDK "
   "(`raw/jvm-flags-final.txt`) `UseCompressedOops` is off under ZGC whatever the flag says, `UseNUMA` is off on a "

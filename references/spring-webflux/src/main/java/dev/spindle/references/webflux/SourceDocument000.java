@@ -2,11 +2,7 @@ package dev.spindle.references.webflux;
 
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.uring.IoUring;
-import io.netty.channel.uring.IoUringIoHandler;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.concurrent.Executor;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
@@ -21,12 +17,13 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
  * bean {@code taskExecutor}), its three services and {@link StressBenchmarkController}'s routes, and
  * its Netty configuration, 48 io_uring event loops with its socket options.
  *
- * <p>The document declares its Netty configuration as an {@code HttpServer} bean; Spring Boot builds
- * its embedded server itself and applies {@link NettyServerCustomizer} beans, not an
- * {@code HttpServer} bean, so the same calls are made here through a customizer. Netty 4.2 has no
- * {@code IOUringEventLoopGroup} (that was the incubator's class); its equivalent is a
- * {@link MultiThreadIoEventLoopGroup} of {@link IoUringIoHandler}s, which Reactor Netty runs io_uring
- * channels on.
+ * <p>The document declares its Netty configuration as an {@code HttpServer} bean running on
+ * {@code new IOUringEventLoopGroup(48)}; Spring Boot builds its embedded server itself and applies
+ * {@link NettyServerCustomizer} beans, not an {@code HttpServer} bean, so the options are set here
+ * through a customizer, and the 48 loops are the context's own Reactor Netty loops (property
+ * {@code spindle.webflux.workers=48} in {@code application-source-000.properties}), which Reactor
+ * Netty builds as a Netty 4.2 io_uring group (the document's {@code IOUringEventLoopGroup} was the
+ * incubator's class) when the native library is on the class path.
  */
 @Configuration(proxyBeanMethods = false)
 @Profile(SourceDocument000.PROFILE)
@@ -35,8 +32,6 @@ class SourceDocument000 {
     /** The Spring profile that adds document 000's application. */
     static final String PROFILE = "source-000";
 
-    /** The document's {@code new IOUringEventLoopGroup(48)}. */
-    private static final int EVENT_LOOPS = 48;
     private static final int BUFFER_BYTES = 1024 * 1024;
 
     /** The document's scheduler configuration, call for call. */
@@ -53,30 +48,27 @@ class SourceDocument000 {
     }
 
     /**
-     * The document's 48 io_uring event loops (daemon threads, as Reactor Netty's own, closed after
-     * the server's graceful shutdown).
+     * The document's {@code HttpServer} options, applied to Boot's server. Its event loops are not
+     * set here: Boot's {@code NettyWebServer} runs the server on the context's
+     * {@code ReactorResourceFactory} loops as it starts, after every customizer, so a
+     * {@code runOn} here would be overridden; the profile's properties
+     * ({@code application-source-000.properties}) give those loops the document's 48 threads, and
+     * Reactor Netty puts them on io_uring when Netty's native io_uring library loads.
      *
+     * @return the customizer
      * @throws IllegalStateException when Netty's io_uring transport cannot run here (no native
      *         library on the class path, or a kernel that refuses io_uring): the document's setup
-     *         cannot be reproduced, and a silent fallback would measure another one
+     *         cannot be reproduced, and Reactor Netty would silently fall back to epoll
      */
-    @Bean(destroyMethod = "shutdownGracefully")
-    EventLoopGroup ioUringEventLoops() {
+    @Bean
+    NettyServerCustomizer documentNettyConfig() {
         if (!IoUring.isAvailable()) {
             // the reason as text, not as the cause: it is often an IOException, which the launcher would
             // report as a failure to bind
             throw new IllegalStateException("source document 000 runs on io_uring event loops, and Netty's io_uring "
                     + "transport is unavailable here: " + IoUring.unavailabilityCause());
         }
-        return new MultiThreadIoEventLoopGroup(EVENT_LOOPS, new DefaultThreadFactory("io_uring-loop", true),
-                IoUringIoHandler.newFactory());
-    }
-
-    /** The document's {@code HttpServer} configuration, applied to Boot's server. */
-    @Bean
-    NettyServerCustomizer documentNettyConfig(EventLoopGroup ioUringEventLoops) {
         return server -> server
-                .runOn(ioUringEventLoops)
                 .option(ChannelOption.SO_BACKLOG, 128)
                 .option(ChannelOption.TCP_FASTOPEN, 1024)
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
