@@ -1647,7 +1647,7 @@ elsewhere leave it alone. Options and environment variables: `scripts/benchmark-
 
 HEADLINE_SCENARIOS = ("plaintext-pipelined16", "plaintext-c256")
 OTHER_RESULTS = (("ab", "A/B runs against another commit (`benchmark-servers.sh --baseline`)"),
-                 ("seed", "the source documents' experiments reproduced (`reproduce-sources.sh`)"),
+                 ("seed", "the source documents' experiments reproduced, published figures beside ours (`reproduce-sources.sh`)"),
                  ("soak", "soak runs (`soak.sh`)"),
                  ("jmh", "JMH micro-benchmarks (`jmh.sh`)"),
                  ("fuzz", "fuzzing runs (`fuzz.sh`)"),

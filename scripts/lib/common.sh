@@ -233,7 +233,7 @@ _spindle_module_stale() {
 # building the module and what it depends on first if anything changed.
 # Maven output goes to stderr, so cp=$(spindle_classpath m) captures only the path.
 # The Debian packages a module's servers need at run time, installed when missing, so every script
-# that starts a server (run-server.sh, the matrix, the soak, compare-blocking.sh) can run it on a
+# that starts a server (run-server.sh, the matrix, the soak, reproduce-sources.sh's parts) can run it on a
 # fresh machine: IoUringServer loads liburing.so.2 through FFM.
 spindle_runtime_packages() {
   case "$1" in
