@@ -67,10 +67,11 @@
 # stop the row from being measured. --no-conformance skips it.
 # Per server start: a JVM (flags from spindle_java_opts, recorded in environment.md), its ready
 # line awaited (60s), every route's answer checked (a wrong answer is a failure row and the server
-# is not measured), then the warm-up: 1 s wrk windows of the start's first scenario until the last
-# three agree within SPINDLE_BENCH_STEADY_PCT (3) % and jstat -compiler counts at most
-# SPINDLE_BENCH_JIT_QUIET (5) methods compiled in the last window (the JIT never goes fully quiet:
-# Spring compiles a few methods a second forever), or until the cap; then SPINDLE_BENCH_WARMUP_PASS
+# is not measured), then the warm-up: 1 s wrk windows of the start's first scenario until the median
+# of the last three is within SPINDLE_BENCH_STEADY_PCT (5) % of the median of the three before and
+# jstat -compiler counts at most SPINDLE_BENCH_JIT_QUIET (10) methods compiled per window over the
+# last three (the JIT never goes fully quiet: Netty and Spring compile a few methods a second
+# forever), or until the cap; then SPINDLE_BENCH_WARMUP_PASS
 # (1) s of each other scenario with another route or body, so its code is compiled too. Every
 # window: raw/<row>/warmup-start<K>.tsv; the outcome: starts.tsv (steady 0 = cap reached, every
 # figure of that start "not steady"). --target has no process to sample: rate only, said so.
@@ -120,11 +121,10 @@ BENCH_PY="$LIB/bench.py"
 READY_TIMEOUT=60   # seconds to wait for "listening on" (the build happens before, not in it)
 STOP_TIMEOUT=10    # seconds between SIGTERM and SIGKILL
 WRK_THREADS="${SPINDLE_BENCH_WRK_THREADS:-1}"
-# Steady: the last 3 warm-up windows' req/s within STEADY_PCT % of their mean (max - min) and at most
-# JIT_QUIET methods compiled (jstat -compiler) during the last window; a JIT never goes fully silent
-# (Spring keeps compiling a few methods a second under load), so "quiet" is a small count, not zero.
-STEADY_PCT="${SPINDLE_BENCH_STEADY_PCT:-3}"
-JIT_QUIET="${SPINDLE_BENCH_JIT_QUIET:-5}"
+# Steady (judge_windows): a plateau of the windows' req/s and a nearly quiet JIT; the thresholds come
+# from warm-up curves on this 2-core machine, where 1 s windows of a steady server swing 20-30%.
+STEADY_PCT="${SPINDLE_BENCH_STEADY_PCT:-5}"
+JIT_QUIET="${SPINDLE_BENCH_JIT_QUIET:-10}"
 WARMUP_PASS="${SPINDLE_BENCH_WARMUP_PASS:-1}"   # seconds of each other scenario after the steady phase
 REWARM="${SPINDLE_BENCH_REWARM:-1}"             # seconds of a start's first scenario before each round (one start per run)
 
@@ -814,7 +814,7 @@ write_environment() {
 | downstream (remote scenarios) | $downstream_fqcn, workers $workers, the same JVM flags; one JVM for the whole run on 127.0.0.1:$downstream_port$downstream_where, started before round 1 and warmed up (GET /delay/1, 64 connections, ${DOWNSTREAM_WARMUP}s); every row is started with \`-Dspindle.remote=http://127.0.0.1:$downstream_port\`. It runs on the same machine and shares its CPUs (not pinned) with the server under test and wrk, so its work counts against both. Logs: raw/downstream/ |}
 | rounds | $rounds, interleaved (all servers for round 1, then round 2, ...); $(if [[ "$starts_per_server" == 1 ]]; then echo "one start per row for the whole run, every row's JVM alive at once on its own port, ${REWARM}s of the start's first scenario before each round"; else echo "a fresh start per row and round (\`--start-per-round\`)"; fi) |
 | per scenario | ${duration}s, ${PAUSE}s pause between scenarios |
-| warm-up | per server start: $(if [[ "$warmup_mode" == fixed ]]; then echo "${warmup} windows of 1 s"; else echo "1 s windows until steady (the last 3 within ${STEADY_PCT}% of their mean and at most $JIT_QUIET methods compiled in the last, by \`jstat -compiler\`), at most ${warmup_cap}s"; fi) of the start's first scenario (its connections and script${TLS_PROPS[*]:+; over HTTPS for the TLS start}), then ${WARMUP_PASS}s of each other scenario with another route or body; every window in raw/<row>/warmup-start<K>.tsv, the outcome in starts.tsv |${TLS_PROPS[*]:+
+| warm-up | per server start: $(if [[ "$warmup_mode" == fixed ]]; then echo "${warmup} windows of 1 s"; else echo "1 s windows until steady (the median of the last 3 within ${STEADY_PCT}% of the median of the 3 before, and at most $JIT_QUIET methods compiled per window over the last 3, by \`jstat -compiler\`), at most ${warmup_cap}s"; fi) of the start's first scenario (its connections and script${TLS_PROPS[*]:+; over HTTPS for the TLS start}), then ${WARMUP_PASS}s of each other scenario with another route or body; every window in raw/<row>/warmup-start<K>.tsv, the outcome in starts.tsv |${TLS_PROPS[*]:+
 | TLS scenarios | a second server start per row and round, after the plain scenarios: the server command plus \`-Dspindle.tls.keystore=<PKCS12 file> -Dspindle.tls.password=<per-run>\`; every route checked over HTTPS first. Negotiated protocol and cipher suite per row: [TLS](#tls) below |}
 | workers | $workers (a row's own count in the table below overrides it) |
 | python | $("$SPINDLE_PYTHON" --version 2>&1), matplotlib $("$SPINDLE_PYTHON" -c 'import matplotlib; print(matplotlib.__version__)') |
@@ -1052,7 +1052,7 @@ fi
 if [[ "$warmup_mode" == fixed ]]; then
   warm_text="fixed warm-up of ${warmup}s per start"
 else
-  warm_text="adaptive warm-up per start (steady: last 3 windows within ${STEADY_PCT}% and <= $JIT_QUIET methods compiled; cap ${warmup_cap}s)"
+  warm_text="adaptive warm-up per start (steady: median of the last 3 windows within ${STEADY_PCT}% of the 3 before and <= $JIT_QUIET methods compiled per window; cap ${warmup_cap}s)"
 fi
 echo "plan ($mode run): ${#run_rows[@]} row(s) x $rounds round(s) x ${#SCENARIOS[@]} scenario(s), ${duration}s each, pause ${PAUSE}s;" \
   "$starts_text; $warm_text${WARMUP_PASS:+, then ${WARMUP_PASS}s of each other scenario};" \
@@ -1103,26 +1103,32 @@ jstat_compiled() {
   awk '$1 ~ /^[0-9]+$/ { c = $1 } END { print c }' "$1"
 }
 
-# Judges the last three windows: rates $1 $2 $3, methods compiled in the last window $4 (empty: not
-# sampled). Prints "1|why" when steady, "0|why" when not.
+# Judges the last six windows: rates $1..$6 (oldest first), methods compiled during the last three $7
+# (empty: not sampled). Steady = a plateau: the median of the last three windows within STEADY_PCT %
+# of the median of the three before (1 s windows on 2 shared cores swing 20-30% one to the next, so
+# single windows cannot be compared; a warming JVM shows as a rising median), and the JIT nearly
+# quiet: at most JIT_QUIET methods compiled per window over the last three (it never goes fully
+# silent: Netty and Spring still compile a few methods a second after 30 s).
+# Prints "1|why" when steady, "0|why" when not.
 judge_windows() {
-  awk -v a="$1" -v b="$2" -v c="$3" -v jit="$4" -v tol="$STEADY_PCT" -v quiet="$JIT_QUIET" 'BEGIN {
-    max = a; min = a
-    if (b > max) max = b; if (c > max) max = c; if (b < min) min = b; if (c < min) min = c
-    mean = (a + b + c) / 3
-    spread = mean > 0 ? (max - min) / mean * 100 : 100
-    rate_ok = mean > 0 && spread <= tol
+  awk -v r="$1 $2 $3 $4 $5 $6" -v jit="$7" -v tol="$STEADY_PCT" -v quiet="$JIT_QUIET" '
+  function med3(x, y, z) { return x > y ? (y > z ? y : (x > z ? z : x)) : (x > z ? x : (y > z ? z : y)) }
+  BEGIN {
+    split(r, w, " ")
+    before = med3(w[1], w[2], w[3]); last = med3(w[4], w[5], w[6])
+    change = before > 0 ? (last - before) / before * 100 : 100
+    rate_ok = last > 0 && before > 0 && (change <= tol && change >= -tol)
     if (jit == "") { jit_ok = 1; jit_text = "JIT not sampled" }
-    else { jit_ok = jit <= quiet; jit_text = sprintf("%d method%s compiled in the last window", jit, jit == 1 ? "" : "s") }
-    if (mean <= 0) rate_text = "no requests answered in the last 3 windows"
-    else rate_text = sprintf("last 3 windows %s %.1f%%", rate_ok ? "within" : "spread", spread)
+    else { jit_ok = jit <= 3 * quiet; jit_text = sprintf("%d method%s compiled in the last 3 windows", jit, jit == 1 ? "" : "s") }
+    if (last <= 0) rate_text = "no requests answered in the last 3 windows"
+    else rate_text = sprintf("median of the last 3 windows %+.1f%% from the 3 before", change)
     printf "%d|%s and %s\n", rate_ok && jit_ok, rate_text, jit_text
   }'
 }
 
 # The warm-up of one server start (row $1, start $2, base URL $3, phase $4): 1 s windows of the
-# start's first scenario until the last three agree within STEADY_PCT % and the JIT is quiet (or
-# for --warmup seconds), capped at warmup_cap (three windows at least); then WARMUP_PASS seconds of each other scenario of the
+# start's first scenario until judge_windows finds a plateau and a nearly quiet JIT (or
+# for --warmup seconds), capped at warmup_cap (six windows at least); then WARMUP_PASS seconds of each other scenario of the
 # start whose route or body differs, so their code is compiled too. Every window goes to
 # raw/<row>/warmup-start<K>.tsv (wrk's output to .txt), the outcome to starts.tsv.
 warm_up() {
@@ -1140,27 +1146,28 @@ warm_up() {
   fi
   local t0="${EPOCHREALTIME/./}" n=0 elapsed=0 c_prev c_now jit="" verdict="" steady=0 reason=""
   local first="${list[0]}" first_name="${list[0]%%|*}"
-  local -a rates=()
+  local -a rates=() compiled=()
   c_prev="$(jstat_compiled "$jfile")"
   while :; do
     elapsed=$(( (${EPOCHREALTIME/./} - t0) / 1000000 ))
     if [[ "$warmup_mode" == fixed ]]; then
       (( n < warmup )) || break
     else
-      # three windows at least, past the cap if need be: fewer cannot be judged
-      (( elapsed < warmup_cap || n < 3 )) || break
+      # six windows at least, past the cap if need be: fewer cannot be judged
+      (( elapsed < warmup_cap || n < 6 )) || break
     fi
     warm_window "$first" "$base" 1 "$log"
     n=$(( n + 1 ))
     c_now="$(jstat_compiled "$jfile")"
-    jit=""
-    [[ -z "$c_prev" || -z "$c_now" ]] || jit=$(( c_now - c_prev ))
     c_prev="$c_now"
     rates+=("$win_rps")
+    compiled+=("$c_now")
     tsv "$(awk -v us=$(( ${EPOCHREALTIME/./} - t0 )) 'BEGIN { printf "%.1f", us / 1e6 }')" "$first_name" "$win_secs" "$win_req" "$win_rps" "$c_now" "" >>"$table"
     server_alive || break
-    if (( n >= 3 )); then
-      verdict="$(judge_windows "${rates[n-3]}" "${rates[n-2]}" "${rates[n-1]}" "$jit")"
+    if (( n >= 6 )); then
+      jit=""
+      [[ -z "${compiled[n-4]}" || -z "${compiled[n-1]}" ]] || jit=$(( compiled[n-1] - compiled[n-4] ))
+      verdict="$(judge_windows "${rates[@]:n-6:6}" "$jit")"
       [[ "$warmup_mode" == fixed || "${verdict%%|*}" != 1 ]] || break
     fi
   done
@@ -1169,8 +1176,8 @@ warm_up() {
   [[ -n "$pid" ]] || verdict="${verdict/JIT not sampled/JIT not sampled (--target: no server process here)}"
   if ! server_alive; then
     steady=0 reason="the server exited during the warm-up"
-  elif (( n < 3 )); then
-    steady=0 reason="$n warm-up window(s); 3 are needed to judge"
+  elif (( n < 6 )); then
+    steady=0 reason="$n warm-up window(s); 6 are needed to judge"
   else
     steady="${verdict%%|*}" reason="${verdict#*|}"
     if [[ "$warmup_mode" == adaptive && "$steady" != 1 ]]; then

@@ -1128,9 +1128,9 @@ class Report:
                   f"round led by a {meta.get('rewarm', '1')}s re-warm of its first scenario"
                   if once else "each time in a fresh JVM")
         if meta.get("warmup_mode") == "adaptive":
-            warm = (f"after each start a warm-up until steady (1 s windows of the first scenario until the last three "
-                    f"agree within {meta.get('steady_pct', '3')}% and at most {meta.get('jit_quiet', '5')} methods "
-                    f"were compiled in the last window, capped at {meta.get('warmup_cap', '?')}s; see Warm-up), then "
+            warm = (f"after each start a warm-up until steady (1 s windows of the first scenario until the median of "
+                    f"the last three is within {meta.get('steady_pct', '5')}% of the median of the three before and at "
+                    f"most {meta.get('jit_quiet', '10')} methods were compiled per window over the last three, capped at {meta.get('warmup_cap', '?')}s; see Warm-up), then "
                     f"{meta.get('warmup_pass', '1')}s of each other scenario{remote_warm}; ")
         elif meta.get("warmup_mode") == "fixed":
             warm = (f"after each start a fixed warm-up of {meta.get('warmup', '?')}s of the first scenario (steadiness "
@@ -1609,8 +1609,9 @@ scripts/benchmark-servers.sh --quick        # smoke run (CI): 2 s, 1 round, 8 sc
 Each row is started once for the whole run (`--start-per-round`, the default of `--full`, starts a
 fresh JVM per row and round, all with the same flags). Its routes' answers are checked (a wrong
 answer is a failure row, never a measurement), then it is warmed up until steady: 1 s windows of
-its first scenario until the last three agree within 3% and `jstat -compiler` counts at most 5
-methods compiled in the last window, at most 30 s (a start that reaches the cap is marked † "not
+its first scenario until the median of the last three is within 5% of the median of the three
+before and `jstat -compiler` counts at most 10 methods compiled per window over the last three, at
+most 30 s (a start that reaches the cap is marked † "not
 steady" in every table), then 1 s of each other scenario. Every row's JVM stays alive on its own
 port; rounds are interleaved (every row once, then again), each row's round led by a 1 s re-warm.
 The default run takes plaintext, pipelined, echo 10 KB and the three waiting ones, 3 rounds of 2 s
