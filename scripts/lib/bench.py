@@ -1680,19 +1680,19 @@ def run_rows(results: Path) -> list[str]:
 
 def headline_run(results: Path, report: Report | None) -> Report | None:
     """The run results/README.md leads with: the latest default-mode run under results/ whose starts were
-    checked for steady state (starts.tsv), else the latest unpinned loopback default-mode run, else the run
-    just reported."""
-    steady, plain = [], []
+    checked for steady state (starts.tsv), warmed until steady rather than for a fixed time when there is one,
+    else the latest unpinned loopback default-mode run, else the run just reported."""
+    adaptive, steady, plain = [], [], []
     if results.is_dir():
         for run in sorted((d for d in results.iterdir() if (d / "meta.tsv").is_file()), reverse=True):
             meta = read_meta(run)
             if meta.get("mode") != "default" or meta.get("quick") == "1":
                 continue
             if (run / "starts.tsv").is_file():
-                steady.append(run)
+                (adaptive if meta.get("warmup_mode") == "adaptive" else steady).append(run)
             elif not meta.get("pin_server") and not (meta.get("isolation") or "").startswith("netns"):
                 plain.append(run)
-    chosen = (steady or plain or [None])[0]
+    chosen = (adaptive or steady or plain or [None])[0]
     if chosen is None:
         return report
     if report is not None and report.run.resolve() == chosen.resolve():
@@ -1846,6 +1846,67 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def ratio_check_lines(a: Report, b: Report, tolerance: float = 0.15) -> list[str]:
+    """Whether two runs of the same rows agree on every ratio a reader would act on: each non-reference row's
+    req/s divided by each reference row's, per scenario both runs have, run B's ratio over run A's. A pair
+    agrees when that quotient is within `tolerance` of 1; a pair with a noisy cell in either run is counted
+    apart, since its disagreement may be the noise."""
+    pairs = []  # (scenario, row, reference, ratio a, ratio b, quotient, noisy)
+    for sc in a.scenarios:
+        name = sc["name"]
+        if not any(o["name"] == name for o in b.scenarios):
+            continue
+        rows = [s["name"] for s in a.servers if s["name"] not in a.reference]
+        for row in rows:
+            for ref in sorted(a.reference):
+                cells = [r.cells.get((n, name)) for r in (a, b) for n in (row, ref)]
+                if any(c is None or not c.rps for c in cells):
+                    continue
+                ra, rb = cells[0].rps / cells[1].rps, cells[2].rps / cells[3].rps
+                pairs.append((name, row, ref, ra, rb, rb / ra, any(c.noisy for c in cells)))
+    within = [p for p in pairs if abs(p[5] - 1) <= tolerance]
+    clean_out = [p for p in pairs if abs(p[5] - 1) > tolerance and not p[6]]
+    noisy_out = [p for p in pairs if abs(p[5] - 1) > tolerance and p[6]]
+    pct = f"{tolerance * 100:.0f}%"
+    lines = [f"Run A: [{a.run.name}]({os.path.relpath(a.run, a.run.parent)}/summary.md) ({run_label(a.meta)}, "
+             f"warm-up {warmup_label(a)}); run B: [{b.run.name}]({os.path.relpath(b.run, a.run.parent)}/summary.md) "
+             f"({run_label(b.meta)}, warm-up {warmup_label(b)}).", "",
+             f"Each pair is a Spindle row's req/s divided by a reference row's in one scenario (the median of each "
+             f"run's rounds), in run A and in run B; B ÷ A is how far run B moves that ratio. ≈ = a cell of the pair "
+             f"is noisy in either run (its rounds spread over 20% of the median).", "",
+             f"- {len(pairs)} pairs; **{len(within)} agree within {pct}**; {len(clean_out)} differ by more with no "
+             f"noisy cell; {len(noisy_out)} differ by more where a cell is noisy.", ""]
+    if clean_out or noisy_out:
+        lines += ["Pairs beyond the tolerance:", "",
+                  "| scenario | row | reference | ratio A | ratio B | B ÷ A |", "|---|---|---|---:|---:|---:|"]
+        for name, row, ref, ra, rb, q, noisy in sorted(clean_out + noisy_out, key=lambda p: -abs(p[5] - 1)):
+            lines.append(f"| {name} | {row} | {ref} | {ra:.2f} | {rb:.2f} | {q:.2f}{' ≈' if noisy else ''} |")
+        lines.append("")
+    lines += ["All pairs:", "", "| scenario | row | reference | ratio A | ratio B | B ÷ A |", "|---|---|---|---:|---:|---:|"]
+    for name, row, ref, ra, rb, q, noisy in pairs:
+        lines.append(f"| {name} | {row} | {ref} | {ra:.2f} | {rb:.2f} | {q:.2f}{' ≈' if noisy else ''} |")
+    return lines
+
+
+def warmup_label(report: Report) -> str:
+    mode = report.meta.get("warmup_mode")
+    if mode == "adaptive":
+        return f"until steady, capped at {report.meta.get('warmup_cap', '?')} s"
+    if mode == "fixed":
+        return f"fixed {report.meta.get('warmup', '?')} s"
+    return f"{report.meta.get('warmup', '?')} s, not checked"
+
+
+def cmd_ratio_check(args) -> int:
+    a, b = Report(Path(args.run_a).resolve()), Report(Path(args.run_b).resolve())
+    text = "# Ratios to the references, two runs compared\n\n" + "\n".join(ratio_check_lines(a, b, args.tolerance)) + "\n"
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        print(text, end="")
+    return 0
+
+
 def cmd_readme(args) -> int:
     write_readme(Path(args.path), None)
     return 0
@@ -1885,6 +1946,12 @@ def main(argv: list[str]) -> int:
     p.add_argument("run_dirs", nargs="+")
     p.add_argument("--out", help="write the markdown here instead of stdout")
     p.set_defaults(fn=cmd_compare)
+    p = sub.add_parser("ratio-check", help="do two runs of the same rows agree on every row-to-reference ratio?")
+    p.add_argument("run_a")
+    p.add_argument("run_b")
+    p.add_argument("--tolerance", type=float, default=0.15, help="agreement bound on B ÷ A - 1 (default 0.15)")
+    p.add_argument("--out", help="write the markdown here instead of stdout")
+    p.set_defaults(fn=cmd_ratio_check)
     p = sub.add_parser("readme", help="write the results/README.md placeholder")
     p.add_argument("path")
     p.set_defaults(fn=cmd_readme)

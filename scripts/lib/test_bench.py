@@ -486,5 +486,28 @@ class ReadmeTest(TempDirTest):
         self.assertEqual(sorted(p.name for p in run.iterdir()), before)
         self.assertTrue((self.root / "elsewhere" / "summary.md").is_file())
 
+class RatioCheckTest(TempDirTest):
+    def run_with(self, sub: str, ours: list, ref: list) -> bench.Report:
+        cells = {"Ours": [(wrk_text(v, int(v * 4)), 100) for v in ours],
+                 "RefA": [(wrk_text(v, int(v * 4)), 100) for v in ref]}
+        return bench.Report(synthetic_run(self.root / sub, 3, cells))
+
+    def test_a_ratio_that_moves_more_than_the_tolerance_is_counted_out_and_listed(self):
+        a = self.run_with("a", [200, 200, 200], [100, 100, 100])   # ratio 2.0
+        b = self.run_with("b", [200, 200, 200], [160, 160, 160])   # ratio 1.25: B ÷ A = 0.625
+        text = "\n".join(bench.ratio_check_lines(a, b))
+        self.assertIn("1 pairs; **0 agree within 15%**; 1 differ by more with no noisy cell", text)
+        self.assertIn("| plaintext-c256 | Ours | RefA | 2.00 | 1.25 | 0.62 |", text)
+
+    def test_ratios_within_the_tolerance_agree_and_noisy_pairs_are_counted_apart(self):
+        a = self.run_with("a", [200, 200, 200], [100, 100, 100])
+        b = self.run_with("b", [220, 220, 220], [100, 100, 100])   # B ÷ A = 1.10
+        self.assertIn("**1 agree within 15%**", "\n".join(bench.ratio_check_lines(a, b)))
+        c = self.run_with("c", [100, 300, 400], [100, 100, 100])   # median 300, rounds spread > 20%: noisy
+        text = "\n".join(bench.ratio_check_lines(a, c))
+        self.assertIn("0 differ by more with no noisy cell; 1 differ by more where a cell is noisy", text)
+        self.assertIn("| 2.00 | 3.00 | 1.50 ≈ |", text)
+
+
 if __name__ == "__main__":
     unittest.main()
