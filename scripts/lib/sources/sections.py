@@ -447,8 +447,9 @@ connections as published, {meta["duration"]} s per measurement (published: 6 s);
 `/ingest`, which reads it and answers `true`: the document calls the load "fire-and-forget" ("Virtual
 Threads Add Overhead for Fire-and-Forget"), so a small body with a small acknowledgement. The
 servers are started once, all at the same time, and stay up (idle between their turns); each is
-warmed up with the measured load in 1 s windows until the last three agree within
-{meta["spread_limit"]}% (at least 3 windows, cap {meta["warm_cap"]} s; the curves are in
+warmed up with the measured load in 1 s windows until they plateau, the median of the last three
+within {meta["spread_limit"]}% of the median of the three before, as the matrix does (at least 6
+windows, cap {meta["warm_cap"]} s; the JIT is not sampled here; the curves are in
 `raw/<server>/warmup.tsv`, the outcome in `raw/starts.tsv`), then {meta["rounds"]} round(s) of
 one measurement per server, the servers interleaved in each; the table gives the median (min-max). The commands (port shown as PORT):
 
@@ -481,8 +482,7 @@ Ratios are to the top row of each list: the document's IoUringServer (674,498 re
 with selectNow() when active") and ZeroCopyHttpServer ("Direct ByteBuffers with adaptive
 busy-polling"): MultiLoopServer with `-Dspindle.busyPoll=true` (direct buffers are Spindle's
 default). FastHttpServer is "NIO + VirtualThreads"; VirtualThreadServer is a virtual thread per
-connection on blocking sockets. † a server whose warm-up reached the cap without three windows
-within {meta["spread_limit"]}%: {"; ".join(unsteady_rows) if unsteady_rows else "none"}.
+connection on blocking sockets. † a server whose warm-up reached the cap without that plateau: {"; ".join(unsteady_rows) if unsteady_rows else "none"}.
 
 ### What carries over and what does not
 
