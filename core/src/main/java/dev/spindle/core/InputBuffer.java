@@ -203,12 +203,7 @@ final class InputBuffer {
                     throw overBudget(length);
                 }
             }
-            byte[] bigger = new byte[length];
-            System.arraycopy(own, start, bigger, 0, live);
-            own = bigger;
-            ownMemory = MemorySegment.ofArray(own);
-            memory = ownMemory;
-            array = own;
+            moveInto(length, live);
         }
         start = 0;
         end = live;
@@ -251,15 +246,20 @@ final class InputBuffer {
             if (!reserve(length)) {
                 throw overBudget(length);
             }
-            byte[] sized = new byte[length];
-            System.arraycopy(own, start, sized, 0, live);
-            own = sized;
-            ownMemory = MemorySegment.ofArray(own);
-            memory = ownMemory;
-            array = own;
+            moveInto(length, live);
         }
         start = 0;
         end = live;
+    }
+
+    /** Moves the {@code live} unread bytes into a new own array of {@code length}, which input is then read from. */
+    private void moveInto(int length, int live) {
+        byte[] moved = new byte[length];
+        System.arraycopy(own, start, moved, 0, live);
+        own = moved;
+        ownMemory = MemorySegment.ofArray(own);
+        memory = ownMemory;
+        array = own;
     }
 
     /**

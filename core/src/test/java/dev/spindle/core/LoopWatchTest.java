@@ -6,19 +6,16 @@ import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.StackTraceElementProxy;
-import ch.qos.logback.core.read.ListAppender;
+import dev.spindle.core.conformance.LogCapture;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executor;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The blocked-loop detector on a sans-I/O connection served as an event loop serves it (a blocking
@@ -34,8 +31,8 @@ class LoopWatchTest {
         throw new AssertionError("no blocking route here");
     };
 
-    private final Logger logger = (Logger) LoggerFactory.getLogger(LoopWatch.class);
-    private final ListAppender<ILoggingEvent> events = new ListAppender<>();
+    @RegisterExtension
+    final LogCapture log = LogCapture.of(LoopWatch.class.getName());
 
     private static final Router ROUTES = Router.builder()
             .get("/fast", (req, res) -> res.text("fast"))
@@ -45,17 +42,6 @@ class LoopWatchTest {
     private static void sleepingHandler(Request req, Response res) throws InterruptedException {
         Thread.sleep(Integer.parseInt(req.pathParam("ms")));
         res.text("slept");
-    }
-
-    @BeforeEach
-    void capture() {
-        events.start();
-        logger.addAppender(events);
-    }
-
-    @AfterEach
-    void release() {
-        logger.detachAppender(events);
     }
 
     private static List<Integer> serve(HttpConnection c, String... targets) {
@@ -74,7 +60,7 @@ class LoopWatchTest {
         // a late sample would come within a few intervals of the end
         Thread.sleep(THRESHOLD.toMillis());
 
-        List<ILoggingEvent> warns = events.list.stream().filter(e -> e.getLevel() == Level.WARN).toList();
+        List<ILoggingEvent> warns = log.events().stream().filter(e -> e.getLevel() == Level.WARN).toList();
         assertThat(warns).as("one WARN for one blocked run, not one per sample").hasSize(1);
         ILoggingEvent warn = warns.getFirst();
         assertThat(warn.getFormattedMessage())
@@ -105,6 +91,6 @@ class LoopWatchTest {
         HttpConnection off = new HttpConnection(ROUTES, ServerConfig.defaults().blockedLoopThreshold(Duration.ZERO), NEVER, () -> { });
         assertThat(serve(off, "/sleep/" + SLEEP_MILLIS)).containsExactly(200);
         Thread.sleep(THRESHOLD.toMillis());
-        assertThat(events.list).as("no blocked-loop WARN").isEmpty();
+        assertThat(log.events()).as("no blocked-loop WARN").isEmpty();
     }
 }

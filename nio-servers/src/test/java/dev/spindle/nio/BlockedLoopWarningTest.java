@@ -3,25 +3,22 @@ package dev.spindle.nio;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.StackTraceElementProxy;
-import ch.qos.logback.core.read.ListAppender;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Request;
 import dev.spindle.core.Response;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.conformance.LogCapture;
 import dev.spindle.core.conformance.RawConnection;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The blocked-loop detector on a real event loop: an unmarked handler that sleeps on the loop gets
@@ -30,8 +27,8 @@ import org.slf4j.LoggerFactory;
  */
 @Timeout(60)
 class BlockedLoopWarningTest {
-    private final Logger logger = (Logger) LoggerFactory.getLogger("dev.spindle.core.LoopWatch");
-    private final ListAppender<ILoggingEvent> events = new ListAppender<>();
+    @RegisterExtension
+    final LogCapture log = LogCapture.of("dev.spindle.core.LoopWatch");
 
     private static void sleepsOnTheLoop(Request req, Response res) throws InterruptedException {
         Thread.sleep(800);
@@ -44,17 +41,6 @@ class BlockedLoopWarningTest {
                 .get("/report", BlockedLoopWarningTest::sleepsOnTheLoop)
                 .get("/report-blocking", Handler.blocking(BlockedLoopWarningTest::sleepsOnTheLoop))
                 .build();
-    }
-
-    @BeforeEach
-    void capture() {
-        events.start();
-        logger.addAppender(events);
-    }
-
-    @AfterEach
-    void release() {
-        logger.detachAppender(events);
     }
 
     private static int get(HttpServer server, String target) throws Exception {
@@ -71,12 +57,12 @@ class BlockedLoopWarningTest {
                 assertThat(get(server, "/plaintext")).isEqualTo(200);
             }
             assertThat(get(server, "/report-blocking")).isEqualTo(200);
-            assertThat(events.list).as("no WARN for fast handlers nor for a blocking one off the loop").isEmpty();
+            assertThat(log.events()).as("no WARN for fast handlers nor for a blocking one off the loop").isEmpty();
 
             assertThat(get(server, "/report")).isEqualTo(200);
             Thread.sleep(200);
         }
-        List<ILoggingEvent> warns = events.list.stream().filter(e -> e.getLevel() == Level.WARN).toList();
+        List<ILoggingEvent> warns = log.events().stream().filter(e -> e.getLevel() == Level.WARN).toList();
         assertThat(warns).hasSize(1);
         assertThat(warns.getFirst().getFormattedMessage()).contains("MultiLoopServer-loop-0 has been running the handler of GET /report for at least");
         List<StackTraceElement> frames = Arrays.stream(warns.getFirst().getThrowableProxy().getStackTraceElementProxyArray())

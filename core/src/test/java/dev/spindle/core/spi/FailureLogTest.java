@@ -3,35 +3,20 @@ package dev.spindle.core.spi;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
+import dev.spindle.core.conformance.LogCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A storm of failures becomes one full line and one count per window, per kind. */
 class FailureLogTest {
-    private final Logger logger = (Logger) LoggerFactory.getLogger(FailureLogTest.class.getName() + ".storm");
-    private final ListAppender<ILoggingEvent> events = new ListAppender<>();
+    @RegisterExtension
+    final LogCapture log = LogCapture.alone(FailureLogTest.class.getName() + ".storm");
     private long now = 1_000;
-    private final FailureLog failures = new FailureLog(logger, Duration.ofSeconds(10), () -> now);
-
-    @BeforeEach
-    void capture() {
-        events.start();
-        logger.addAppender(events);
-        logger.setAdditive(false);
-    }
-
-    @AfterEach
-    void release() {
-        logger.detachAppender(events);
-    }
+    private final FailureLog failures = new FailureLog(log.logger(), Duration.ofSeconds(10), () -> now);
 
     private void advance(long seconds) {
         now += TimeUnit.SECONDS.toNanos(seconds);
@@ -44,8 +29,8 @@ class FailureLogTest {
         for (int i = 0; i < 11_640; i++) {
             assertThat(failures.warn("loop-0: connection failed; closing it", "conn-" + i, oom)).isFalse();
         }
-        assertThat(events.list).hasSize(1);
-        ILoggingEvent first = events.list.getFirst();
+        assertThat(log.events()).hasSize(1);
+        ILoggingEvent first = log.events().getFirst();
         assertThat(first.getLevel()).isEqualTo(Level.WARN);
         assertThat(first.getFormattedMessage()).isEqualTo("loop-0: connection failed; closing it (conn-1)");
         assertThat(first.getThrowableProxy().getClassName()).isEqualTo(OutOfMemoryError.class.getName());
@@ -53,20 +38,20 @@ class FailureLogTest {
 
         advance(9);
         failures.flush();
-        assertThat(events.list).as("no summary within the window").hasSize(1);
+        assertThat(log.events()).as("no summary within the window").hasSize(1);
         advance(2);
         failures.flush();
-        assertThat(events.list).hasSize(2);
-        ILoggingEvent summary = events.list.get(1);
+        assertThat(log.events()).hasSize(2);
+        ILoggingEvent summary = log.events().get(1);
         assertThat(summary.getLevel()).isEqualTo(Level.WARN);
         assertThat(summary.getFormattedMessage()).isEqualTo(
                 "11640 more failures like this (loop-0: connection failed; closing it: java.lang.OutOfMemoryError) in the last 11 s");
         assertThat(summary.getThrowableProxy()).as("a summary has no stack").isNull();
 
         failures.flush();
-        assertThat(events.list).as("summed up once").hasSize(2);
+        assertThat(log.events()).as("summed up once").hasSize(2);
         assertThat(failures.warn("loop-0: connection failed; closing it", "conn-2", oom)).as("a new window logs in full").isTrue();
-        assertThat(events.list).hasSize(3);
+        assertThat(log.events()).hasSize(3);
     }
 
     @Test
@@ -77,12 +62,12 @@ class FailureLogTest {
         failures.error("loop-1: unexpected failure; the loop goes on", null, boom);
         advance(10);
         assertThat(failures.error("loop-1: unexpected failure; the loop goes on", null, boom)).isTrue();
-        List<String> lines = events.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        List<String> lines = log.events().stream().map(ILoggingEvent::getFormattedMessage).toList();
         assertThat(lines).containsExactly(
                 "loop-1: unexpected failure; the loop goes on",
                 "2 more failures like this (loop-1: unexpected failure; the loop goes on: java.lang.IllegalStateException) in the last 10 s",
                 "loop-1: unexpected failure; the loop goes on");
-        assertThat(events.list).allSatisfy(e -> assertThat(e.getLevel()).isEqualTo(Level.ERROR));
+        assertThat(log.events()).allSatisfy(e -> assertThat(e.getLevel()).isEqualTo(Level.ERROR));
     }
 
     @Test
@@ -91,7 +76,7 @@ class FailureLogTest {
         failures.warn("connection failed", "b", new IllegalStateException());
         failures.warn("accept failed", "c", new OutOfMemoryError());
         failures.warn("connection failed", "d", new OutOfMemoryError());
-        assertThat(events.list).extracting(ILoggingEvent::getFormattedMessage)
+        assertThat(log.events()).extracting(ILoggingEvent::getFormattedMessage)
                 .containsExactly("connection failed (a)", "connection failed (b)", "accept failed (c)");
     }
 
