@@ -11,18 +11,15 @@
 # Writes section.md, results.tsv and raw/ (every ab output, server logs, the JVM's final flags).
 # Exit status: 0 measured; 1 a server or ab failed (section.md says what was measured); 2 bad arguments.
 set -euo pipefail
+[[ $# == 2 && "$2" =~ ^[01]$ ]] || { echo "usage: $(basename "$0") <part_out_dir> <quick 0|1>" >&2; exit 2; }
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
-# shellcheck source=../common.sh
-source "$HERE/../common.sh"
-(( $# == 2 )) && [[ "$2" == [01] ]] || { echo "usage: $(basename "$0") <part_out_dir> <quick 0|1>" >&2; exit 2; }
-OUT="$1" quick="$2"
-mkdir -p "$OUT/raw"
+# shellcheck source-path=SCRIPTDIR source=part-lib.sh
+source "$HERE/part-lib.sh"
+PART_TITLE='000: Spring WebFlux on Reactor Netty with an io_uring event-loop group'
+part_init "$1" "$2"
+OUT="$PART_OUT" quick="$PART_QUICK"
 rm -f "$OUT/results.tsv"
-# shellcheck source=ab-runs.sh
-source "$HERE/ab-runs.sh"
 
-spindle_ensure_packages apache2-utils
-spindle_find_jdk
 # the document sets 65535 for client and server; the hard limit here may be lower, and 1,000 clients need ~2,000
 ulimit -n 65535 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
@@ -51,33 +48,35 @@ spindle_classpath nio-servers >/dev/null
 
 status=0
 spring() {
-  ab_runs_start SpringWebFlux "$JAVA_HOME/bin/java" "${DOC_FLAGS[@]}" -Dspring.profiles.active=source-000 \
-    -cp "$webflux_cp:$iouring_jar" dev.spindle.references.webflux.SpringWebFluxServer 0 || return 1
-  local pid="$STARTED_PID" url="http://127.0.0.1:$STARTED_PORT"
+  part_run SpringWebFlux "$JAVA_HOME/bin/java" "${DOC_FLAGS[@]}" -Dspring.profiles.active=source-000 \
+    -cp "$webflux_cp:$iouring_jar" dev.spindle.references.webflux.SpringWebFluxServer 0
+  part_await SpringWebFlux "$PART_PID" || return 1
+  local pid="$PART_PID" url="http://127.0.0.1:$PART_PORT"
   echo "SpringWebFlux (profile source-000, 48 io_uring event loops) on $url" >&2
-  ab_runs_measure webflux-01 "$sleep_ab" "$url/stress-benchmark-01" || return 1
-  ab_runs_measure webflux-02 "-s 120 -n $elastic_n -c $sleep_c" "$url/stress-benchmark-02" || return 1
-  ab_runs_warm webflux-03 "-n $warm_n -c 100" "$url/stress-benchmark-03"
-  ab_runs_measure webflux-03 "-n $fast_n -c $fast_c -s 60" "$url/stress-benchmark-03" || return 1
-  ab_runs_warm webflux-plaintext "-n $warm_n -c 100" "$url/plaintext"
-  ab_runs_measure webflux-plaintext "-n $fast_n -c $fast_c -s 60" "$url/plaintext" || return 1
+  part_ab webflux-01 "$sleep_ab" "$url/stress-benchmark-01" || return 1
+  part_ab webflux-02 "-s 120 -n $elastic_n -c $sleep_c" "$url/stress-benchmark-02" || return 1
+  part_ab_warm webflux-03 "-n $warm_n -c 100" "$url/stress-benchmark-03"
+  part_ab webflux-03 "-n $fast_n -c $fast_c -s 60" "$url/stress-benchmark-03" || return 1
+  part_ab_warm webflux-plaintext "-n $warm_n -c 100" "$url/plaintext"
+  part_ab webflux-plaintext "-n $fast_n -c $fast_c -s 60" "$url/plaintext" || return 1
   # evidence of what served: Reactor Netty names its io_uring event loops spindle-webflux-io_uring-*
   "$JAVA_HOME/bin/jcmd" "$pid" Thread.print >"$OUT/raw/webflux-threads.txt" 2>&1 || true
-  ab_runs_stop "$pid"
+  part_stop "$pid"
 }
 spindle_server() {   # LABEL CLASS WORKERS PROPS then "run|ab args|route" triples
   local label="$1" cls="$2" workers="$3" props="$4" spec run args route
   shift 4
-  ab_runs_start "$label" env SPINDLE_JVM_OPTS="${DOC_FLAGS[*]}" SPINDLE_JAVA_PROPS="$props" \
-    "$SPINDLE_ROOT/scripts/run-server.sh" "$cls" 0 ${workers:+"$workers"} || return 1
-  local pid="$STARTED_PID" url="http://127.0.0.1:$STARTED_PORT"
+  part_run "$label" env SPINDLE_JVM_OPTS="${DOC_FLAGS[*]}" SPINDLE_JAVA_PROPS="$props" \
+    "$SPINDLE_ROOT/scripts/run-server.sh" "$cls" 0 ${workers:+"$workers"}
+  part_await "$label" "$PART_PID" || return 1
+  local pid="$PART_PID" url="http://127.0.0.1:$PART_PORT"
   echo "$label on $url" >&2
   for spec in "$@"; do
     IFS='|' read -r run args route <<<"$spec"
-    [[ "$route" != /plaintext ]] || ab_runs_warm "$run" "-n $warm_n -c 100" "$url$route"
-    ab_runs_measure "$run" "$args" "$url$route" || return 1
+    [[ "$route" != /plaintext ]] || part_ab_warm "$run" "-n $warm_n -c 100" "$url$route"
+    part_ab "$run" "$args" "$url$route" || return 1
   done
-  ab_runs_stop "$pid"
+  part_stop "$pid"
 }
 
 spring || status=1
@@ -87,7 +86,7 @@ spring || status=1
   "virtual-blocking|-s 120 -n $virtual_n -c $sleep_c|/blocking/1000" || status=1
 (( status )) || spindle_server MultiLoopServer MultiLoopServer "" "" \
   "multiloop-plaintext|-n $fast_n -c $fast_c -s 60|/plaintext" || status=1
-ab_runs_cleanup
+part_stop_all
 
 /usr/bin/python3 "$HERE/doc000_section.py" "$OUT" "$quick" "$status" "$(nproc)" "${DOC_FLAGS[*]}" >"$OUT/section.md"
 exit "$status"

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Shared by the source-reproduction parts doc001, doc002 and doc004: starting a Spindle server
-# from a frozen classpath, stopping it, and running a load tool into raw/. Source it; do not run it.
+# Shared by the source-reproduction parts (scripts/lib/sources/doc<NNN>-*.sh): starting a server
+# (a Spindle class from a frozen classpath, or any command), stopping it, and running a load tool
+# (wrk, ab) into raw/. Source it; do not run it.
 # Callers run under `set -euo pipefail` and call part_init first.
 
 # shellcheck source-path=SCRIPTDIR source=../common.sh
@@ -72,10 +73,21 @@ part_launch() {
   PART_RUNNING[$PART_PID]="$label"
 }
 
+# part_run LABEL COMMAND...: starts any server command in the background (a framework's launcher,
+# scripts/run-server.sh), its output in raw/LABEL.out and .err; sets PART_PID without waiting.
+part_run() {
+  local label="$1"
+  shift
+  "$@" >"$PART_OUT/raw/$label.out" 2>"$PART_OUT/raw/$label.err" &
+  PART_PID=$!
+  PART_RUNNING[$PART_PID]="$label"
+}
+
 # part_await LABEL PID: waits until the server launched as LABEL is ready; sets PART_PORT.
-# Fails (status 1, its output on stderr) when it exits first or is not ready within 90 s.
+# Fails (status 1, its output on stderr) when it exits first or is not ready within 120 s (a
+# Spring Boot start with a pre-touched heap takes a while on 2 cores).
 part_await() {
-  PART_PORT="$(spindle_await_ready "$2" "$PART_OUT/raw/$1.out" "$PART_OUT/raw/$1.err" 90)"
+  PART_PORT="$(spindle_await_ready "$2" "$PART_OUT/raw/$1.out" "$PART_OUT/raw/$1.err" 120)"
 }
 
 # part_start LABEL CLASS WORKERS [JVM arguments...]: part_launch, then part_await.
@@ -90,6 +102,14 @@ part_stop() {
   [[ -n "$pid" && -n "${PART_RUNNING[$pid]:-}" ]] || return 0
   spindle_stop_pid "$pid"
   unset "PART_RUNNING[$pid]"
+}
+
+# part_stop_all: stops every server this part started and has not stopped yet.
+part_stop_all() {
+  local pid
+  for pid in "${!PART_RUNNING[@]}"; do
+    part_stop "$pid"
+  done
 }
 
 # part_expect URL BODY [curl args...]: the route answers 200 with exactly BODY (a wrong build,
@@ -124,6 +144,42 @@ part_wrk_fields() {
     /Non-2xx or 3xx responses:/ { bad = $5 }
     /Socket errors:/ { gsub(/,/, ""); err = $4 + $6 + $8 + $10 }
     END { printf "%s\t%s\t%s\t%d\t%d\n", rps, lat, req, bad, err }' "$1"
+}
+
+# part_ab RUN "ab arguments without the URL" URL: one measured ab run, its output in raw/RUN.ab and
+# a row appended to results.tsv. Returns ab's exit status (non-zero: it failed or timed out).
+PART_AB_HEADER=$'run\tcommand\tseconds\tcomplete\tfailed\tnon2xx\treq_per_s\tp50_ms\tp100_ms\tdocument_bytes\ttransferred_bytes'
+part_ab() {
+  local run="$1" args="$2" url="$3" rc=0 file="$PART_OUT/raw/$1.ab"
+  [[ -f "$PART_OUT/results.tsv" ]] || echo "$PART_AB_HEADER" >"$PART_OUT/results.tsv"
+  # shellcheck disable=SC2086  # the arguments are words
+  part_log ab $args "$url" >"$file" 2>&1 || rc=$?
+  awk -v run="$run" -v cmd="ab $args $url" '
+    /^Time taken for tests:/ { secs = $5 }
+    /^Complete requests:/ { complete = $3 }
+    /^Failed requests:/ { failed = $3 }
+    /^Non-2xx responses:/ { non2xx = $3 }
+    /^Requests per second:/ { rps = $4 }
+    /^Document Length:/ { doc = $3 }
+    /^Total transferred:/ { total = $3 }
+    /^  50%/ { p50 = $2 }
+    /^ 100%/ { p100 = $2 }
+    END { printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", run, cmd, secs, complete, failed + 0, non2xx + 0, rps, p50, p100, doc, total }
+  ' "$file" >>"$PART_OUT/results.tsv"
+  if (( rc != 0 )); then
+    echo "error: ab failed (exit $rc) in run $run; its output: $file" >&2
+    tail -n 5 "$file" >&2
+  else
+    echo "[$run] $(awk -F'\t' 'END { printf "%s s, %s req/s, failed %s, non-2xx %s", $3, $7, $5, $6 }' "$PART_OUT/results.tsv")" >&2
+  fi
+  return "$rc"
+}
+
+# part_ab_warm RUN "ab arguments" URL: a warm-up ab run (class loading, JIT), output kept in
+# raw/RUN.warmup.ab, never fatal.
+part_ab_warm() {
+  # shellcheck disable=SC2086
+  ab $2 "$3" >"$PART_OUT/raw/$1.warmup.ab" 2>&1 || true
 }
 
 part_python() {
