@@ -11,12 +11,11 @@
 # Writes section.md, results.tsv and raw/ (every ab output, server logs, the JVM's final flags).
 # Exit status: 0 measured; 1 a server or ab failed (section.md says what was measured); 2 bad arguments.
 set -euo pipefail
-[[ $# == 2 && "$2" =~ ^[01]$ ]] || { echo "usage: $(basename "$0") <part_out_dir> <quick 0|1>" >&2; exit 2; }
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 # shellcheck source-path=SCRIPTDIR source=part-lib.sh
 source "$HERE/part-lib.sh"
 PART_TITLE='000: Spring WebFlux on Reactor Netty with an io_uring event-loop group'
-part_init "$1" "$2"
+part_init "$@"
 OUT="$PART_OUT" quick="$PART_QUICK"
 rm -f "$OUT/results.tsv"
 

@@ -13,11 +13,10 @@
 # Writes <part_out_dir>/section.md and raw/ (every ab output, server logs, results.tsv).
 # Exit status: 0 measured; 1 a server did not start or ab failed; 2 bad arguments.
 set -euo pipefail
-[[ $# == 2 && "$2" =~ ^[01]$ ]] || { echo "usage: $(basename "$0") <part_out_dir> <quick 0|1>" >&2; exit 2; }
 # shellcheck source-path=SCRIPTDIR source=part-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/part-lib.sh"
 PART_TITLE='001: "execute simple stress test on the single-thread while loop server": a hand-rolled routing server, one thread and then a thread pool'
-part_init "$1" "$2"
+part_init "$@"
 out="$PART_OUT"
 
 cores="$(nproc)"

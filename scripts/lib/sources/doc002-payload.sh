@@ -12,11 +12,10 @@
 # Writes <part_out_dir>/section.md and raw/ (every wrk output, server logs, results.tsv).
 # Exit status: 0 measured; 1 a server did not start or wrk failed; 2 bad arguments.
 set -euo pipefail
-[[ $# == 2 && "$2" =~ ^[01]$ ]] || { echo "usage: $(basename "$0") <part_out_dir> <quick 0|1>" >&2; exit 2; }
 # shellcheck source-path=SCRIPTDIR source=part-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/part-lib.sh"
 PART_TITLE='002: "Benchmark client": an event-system benchmark with payloads of 72 B to 500 KB, one-way and two-way'
-part_init "$1" "$2"
+part_init "$@"
 out="$PART_OUT"
 
 connections=64 wrk_threads=1

@@ -12,11 +12,10 @@
 # Writes <part_out_dir>/section.md and raw/ (warm-up curves, every wrk output, results.tsv).
 # Exit status: 0 measured; 1 a server did not start or wrk failed; 2 bad arguments.
 set -euo pipefail
-[[ $# == 2 && "$2" =~ ^[01]$ ]] || { echo "usage: $(basename "$0") <part_out_dir> <quick 0|1>" >&2; exit 2; }
 # shellcheck source-path=SCRIPTDIR source=part-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/part-lib.sh"
 PART_TITLE='004: "HTTP Server Benchmark Results": a ranking of ten hand-rolled Java HTTP servers'
-part_init "$1" "$2"
+part_init "$@"
 out="$PART_OUT"
 
 cores="$(nproc)"

@@ -25,9 +25,11 @@ _part_cleanup() {
   [[ -z "$PART_CP_DIR" ]] || rm -rf "$PART_CP_DIR"
 }
 
-# part_init OUT QUICK: the part's output directory (raw/ created), the JDK, the load tools, the
+# part_init "$@" (the part's own arguments, OUT QUICK; anything else: its usage, exit status 2):
+# the part's output directory (raw/ created), the JDK, the load tools, the
 # JVM flags (SPINDLE_JVM_FLAGS), a file-descriptor limit for 1,000 connections, the cleanup trap.
 part_init() {
+  [[ $# == 2 && "$2" =~ ^[01]$ ]] || { echo "usage: $(basename "$0") <part_out_dir> <quick 0|1>" >&2; exit 2; }
   PART_OUT="$1" PART_QUICK="$2"
   mkdir -p "$PART_OUT/raw"
   PART_OUT="$(cd "$PART_OUT" && pwd -P)"
