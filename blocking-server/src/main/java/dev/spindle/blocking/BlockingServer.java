@@ -46,6 +46,8 @@ public class BlockingServer implements HttpServer {
     private final FailureLog failures = new FailureLog(LoggerFactory.getLogger(ConnectionLoop.class));
     private volatile ServerSocket serverSocket;
     private Thread acceptor;
+    /** The acceptor has left its loop: it admits no more sockets. */
+    private volatile boolean acceptorDone;
     private Thread watchdog;
 
     BlockingServer(String name, ServerConfig config, Router router, Dispatch dispatch) {
@@ -114,6 +116,14 @@ public class BlockingServer implements HttpServer {
     }
 
     private void acceptLoop() {
+        try {
+            acceptUntilClosing();
+        } finally {
+            acceptorDone = true;
+        }
+    }
+
+    private void acceptUntilClosing() {
         while (!lifecycle.isClosing()) {
             Socket socket;
             try {
@@ -232,7 +242,7 @@ public class BlockingServer implements HttpServer {
      * its socket from here ends it.
      */
     private void watch() {
-        while (!lifecycle.isClosing() || !connections.isEmpty()) {
+        while (!lifecycle.isClosing() || !acceptorStopped() || !connections.isEmpty()) {
             long now = System.nanoTime();
             for (ConnectionLoop loop : connections) {
                 loop.enforceWriteDeadline(now);
@@ -263,7 +273,8 @@ public class BlockingServer implements HttpServer {
         // before a blocked read is ended by closing its socket: at once, that races with a client's next request.
         long graceEnd = System.nanoTime() + Math.min(TimeUnit.MILLISECONDS.toNanos(Connection.DRAIN_IDLE_GRACE_MILLIS),
                 config.drainTimeout().toNanos() / 2);
-        boolean drained = ServerLifecycle.drain(connections::isEmpty, () -> {
+        // a socket accepted just as the close began drains as it starts (ConnectionLoop): wait for it too
+        boolean drained = ServerLifecycle.drain(() -> acceptorStopped() && connections.isEmpty(), () -> {
             if (System.nanoTime() - graceEnd >= 0) {
                 connections.forEach(ConnectionLoop::closeIfIdle);
             }
@@ -283,6 +294,15 @@ public class BlockingServer implements HttpServer {
         watchdog.interrupt();
         log.info("{} closed", name);
         lifecycle.markTerminated();
+    }
+
+    /**
+     * Whether no socket can be admitted any more: the acceptor left its loop, or it is the thread
+     * asking (a handler of the single-thread server closing it). Read before {@link #connections},
+     * which the acceptor fills before it leaves.
+     */
+    private boolean acceptorStopped() {
+        return acceptorDone || Thread.currentThread() == acceptor;
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.HttpConformanceSuite;
+import java.util.Map;
 
 class SingleThreadServerConformanceTest extends HttpConformanceSuite {
     @Override
@@ -24,5 +25,10 @@ class SingleThreadServerConformanceTest extends HttpConformanceSuite {
     @Override
     protected int concurrentConnections() {
         return 1;
+    }
+
+    @Override
+    protected Map<Feature, String> lacks() {
+        return BlockingLacks.LACKS;
     }
 }

@@ -4,6 +4,7 @@ import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.HttpConformanceSuite;
+import java.util.Map;
 
 class ThreadPerConnectionServerConformanceTest extends HttpConformanceSuite {
     @Override
@@ -15,5 +16,10 @@ class ThreadPerConnectionServerConformanceTest extends HttpConformanceSuite {
     @Override
     protected boolean holdsNoThreadWhileWaiting() {
         return false;
+    }
+
+    @Override
+    protected Map<Feature, String> lacks() {
+        return BlockingLacks.LACKS;
     }
 }

@@ -4,6 +4,7 @@ import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.HttpConformanceSuite;
+import java.util.Map;
 
 class ThreadPoolServerConformanceTest extends HttpConformanceSuite {
     @Override
@@ -19,5 +20,10 @@ class ThreadPoolServerConformanceTest extends HttpConformanceSuite {
     @Override
     protected int concurrentConnections() {
         return config().workers();
+    }
+
+    @Override
+    protected Map<Feature, String> lacks() {
+        return BlockingLacks.LACKS;
     }
 }

@@ -50,6 +50,14 @@ import org.slf4j.LoggerFactory;
  * untrustworthy ({@link FailureLog#isFatal}) is rethrown once the connection is closed and ends
  * the ring. A loop-level failure makes the ring pause briefly and go on. Failures that repeat are
  * logged once with their stack and then counted ({@link FailureLog}).
+ *
+ * <p>Shutdown drops nothing the kernel accepted: the ring drains its connections, then runs one
+ * wait with an empty completion queue, which performs the accepts the kernel deferred to this
+ * thread ({@code DEFER_TASKRUN}) for connections queued on the listening socket, and only then
+ * cancels the accept and closes the socket (closing resets what is still queued). A connection
+ * whose accept completes after shutdown began is served in drain mode from the start. The ring
+ * ends once it has no connection left and the accept has completed for the last time, or at the
+ * drain deadline.
  */
 final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler {
     private static final Logger log = LoggerFactory.getLogger(RingWorker.class);
@@ -222,9 +230,11 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
                 if (!shuttingDown && context.isClosing()) {
                     beginShutdown();
                 }
-                if (shuttingDown && (liveCount == 0 || now - context.drainDeadline() >= 0)) {
+                if (shuttingDown && ((liveCount == 0 && !listening && !acceptArmed) || now - context.drainDeadline() >= 0)) {
                     return;
                 }
+                // with nothing to reap, liburing enters the kernel to wait, which runs the work deferred to this thread
+                boolean runsDeferredWork = ring.cq.ready() == 0;
                 int ret = ring.submitAndWait(resumed.isEmpty() ? nextScan - now : 0);
                 if (ret < 0 && ret != -Libc.ETIME() && ret != -Libc.EINTR() && ret != -Libc.EAGAIN() && ret != -Libc.EBUSY()) {
                     failures.warn(name + ": io_uring_submit_and_wait_timeout failed", Errno.describe(-ret), null);
@@ -235,6 +245,10 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
                 buffers.publish();
                 runResumed();
                 flushDirty();
+                if (shuttingDown && listening && runsDeferredWork) {
+                    // the accepts queued before the shutdown began have completed, and were adopted above
+                    stopListening();
+                }
                 if (now - nextScan >= 0) {
                     scan();
                     nextScan = now + (shuttingDown ? SHUTDOWN_SCAN_NANOS : SCAN_NANOS);
@@ -557,9 +571,14 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         }
     }
 
+    /**
+     * Serves an accepted socket. Once the ring is draining, the connection drains from the start:
+     * its client connected before the listening socket closed and may have sent its request
+     * already, which is answered with a close. Only after the loop ended is it closed unserved.
+     */
     private void adopt(int fd) {
         accepted++;
-        if (shuttingDown) {
+        if (terminating) {
             Libc.close(fd);
             return;
         }
@@ -582,7 +601,10 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         if (!counted) {
             log.debug("{}: too many connections; rejecting {}", name, c);
         }
-        // its idle time starts now, not at the next scan
+        if (shuttingDown) {
+            c.core.drain();
+        }
+        // its idle time (or its drain grace) starts now, not at the next scan
         c.core.tick(now);
         markDirty(c);
     }
@@ -652,12 +674,12 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     }
 
     /**
-     * Stops accepting and drains every open connection ({@link dev.spindle.core.spi.Connection#drain()}):
-     * busy ones close after their response, idle ones after one more or a short grace.
+     * Drains every open connection ({@link dev.spindle.core.spi.Connection#drain()}): busy ones
+     * close after their response, idle ones after one more or a short grace. The loop stops
+     * accepting after its next wait, once the accepts the kernel deferred to it have run.
      */
     private void beginShutdown() {
         shuttingDown = true;
-        stopListening();
         for (int i = liveCount - 1; i >= 0; i--) {
             RingConnection c = live[i];
             if (c.state == RingConnection.OPEN) {

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +45,12 @@ import org.slf4j.LoggerFactory;
  * error that leaves the JVM untrustworthy ({@link FailureLog#isFatal}) is rethrown once the
  * connection is closed, and ends the loop. Failures that repeat are logged once with their stack
  * and then counted ({@link FailureLog}), per connection failure and per loop-level failure alike.
+ *
+ * <p>Shutdown drops nothing the kernel accepted: a loop that begins to drain first accepts what its
+ * listening sockets have queued, then closes them (closing would reset the queue); a channel that
+ * reaches a draining loop, from its own listener or handed over, is served like the others, in drain
+ * mode from the start. A loop ends once it has no connection left and no other loop can still hand
+ * it one (every loop accepting for it has closed its listening sockets), or at the drain deadline.
  */
 final class EventLoop implements EventLoopServer.Loop {
     private static final Logger log = LoggerFactory.getLogger(EventLoop.class);
@@ -64,6 +71,8 @@ final class EventLoop implements EventLoopServer.Loop {
     private final Selector selector;
     private final ByteBuffer readBuffer;
     private final Queue<SocketChannel> adopted = new ConcurrentLinkedQueue<>();
+    /** Listening sockets of other loops that hand channels to this one and are still open. */
+    private final AtomicInteger openFeeders = new AtomicInteger();
     private final Queue<NioConnection> resumed = new ConcurrentLinkedQueue<>();
     private final Consumer<SelectionKey> onKey = this::onKey;
     private final List<Listener> listeners = new ArrayList<>(1);
@@ -87,6 +96,7 @@ final class EventLoop implements EventLoopServer.Loop {
         SelectionKey key;
         int next;
         long pausedUntil;
+        boolean closed;
 
         Listener(ServerSocketChannel channel, EventLoop[] targets) {
             this.channel = channel;
@@ -117,6 +127,13 @@ final class EventLoop implements EventLoopServer.Loop {
         Listener listener = new Listener(channel, targets);
         listener.key = channel.register(selector, SelectionKey.OP_ACCEPT, listener);
         listeners.add(listener);
+        if (targets != null) {
+            for (EventLoop target : targets) {
+                if (target != this) {
+                    target.openFeeders.incrementAndGet();
+                }
+            }
+        }
     }
 
     /** Releases the selector of a loop that never ran (failed start). */
@@ -144,6 +161,15 @@ final class EventLoop implements EventLoopServer.Loop {
         }
     }
 
+    /**
+     * From another loop's thread, after its last {@link #handOff}: a listening socket that fed this
+     * loop is closed. Decremented after the hand-offs, so a loop that reads zero sees them all queued.
+     */
+    private void feederClosed() {
+        openFeeders.decrementAndGet();
+        selector.wakeup();
+    }
+
     /** The core's wakeup, from any thread: the connection has work; the loop resumes it. */
     private void resumeLater(NioConnection connection) {
         if (terminated) {
@@ -163,7 +189,7 @@ final class EventLoop implements EventLoopServer.Loop {
                     if (!shuttingDown && context.isClosing()) {
                         beginShutdown();
                     }
-                    if (shuttingDown && (size == 0 || now - context.drainDeadline() >= 0)) {
+                    if (shuttingDown && (drained() || now - context.drainDeadline() >= 0)) {
                         break;
                     }
                     select(nextScan - now);
@@ -190,6 +216,12 @@ final class EventLoop implements EventLoopServer.Loop {
         } finally {
             terminate();
         }
+    }
+
+    /** Nothing left to serve and nothing more to come: no connection, no open feeder, nothing handed over. */
+    private boolean drained() {
+        // feeders first: one that reads zero has queued its last hand-off before
+        return size == 0 && openFeeders.get() == 0 && adopted.isEmpty();
     }
 
     private void select(long waitNanos) throws IOException {
@@ -249,7 +281,7 @@ final class EventLoop implements EventLoopServer.Loop {
                 failed(c, t);
             }
         } else if (attachment instanceof Listener listener) {
-            accept(listener);
+            accept(listener, MAX_ACCEPTS_PER_EVENT);
         }
     }
 
@@ -364,8 +396,9 @@ final class EventLoop implements EventLoopServer.Loop {
         }
     }
 
-    private void accept(Listener listener) {
-        for (int i = 0; i < MAX_ACCEPTS_PER_EVENT; i++) {
+    /** Accepts up to {@code max} queued connections, serving or handing out each; stops when none is left. */
+    private void accept(Listener listener, int max) {
+        for (int i = 0; i < max; i++) {
             SocketChannel channel;
             try {
                 channel = listener.channel.accept();
@@ -408,17 +441,18 @@ final class EventLoop implements EventLoopServer.Loop {
 
     /**
      * Starts serving a non-blocking channel on this loop: a counted one with a new core
-     * connection, an uncounted one (beyond the limit) with the core's rejection.
+     * connection, an uncounted one (beyond the limit) with the core's rejection. Once the loop is
+     * draining, the connection drains from the start: its client connected before the listening
+     * socket closed and may have sent its request already, which is answered with a close.
      */
     private void serve(SocketChannel channel, boolean counted) {
-        if (shuttingDown) {
-            release(channel, counted);
-            return;
-        }
         NioConnection c = new NioConnection(channel, counted);
         try {
             c.core = counted ? context.newConnection(() -> resumeLater(c)) : context.rejectedConnection();
             c.core.transferFiles(true);
+            if (shuttingDown) {
+                c.core.drain();
+            }
             c.key = channel.register(selector, 0, c);
         } catch (Throwable t) {
             if (t instanceof IOException) {
@@ -478,22 +512,43 @@ final class EventLoop implements EventLoopServer.Loop {
 
     /**
      * Stops accepting and drains every connection ({@link dev.spindle.core.spi.Connection#drain()}):
-     * busy ones close after their response, idle ones after one more or a short grace.
+     * busy ones close after their response, idle ones after one more or a short grace. What the
+     * listening sockets have queued is accepted first and drained the same way: closing a listening
+     * socket resets the connections in its queue, whose clients may have sent their request.
      */
     private void beginShutdown() {
         shuttingDown = true;
-        for (Listener listener : listeners) {
-            listener.key.cancel();
-            NioServer.closeQuietly(listener.channel);
-        }
-        listeners.clear();
         for (int i = size - 1; i >= 0; i--) {
             if (i >= size) {
                 continue;
             }
             connections[i].core.drain();
         }
+        int queueBound = context.config().backlog();
+        for (Listener listener : listeners) {
+            // bounded by the queue's size: a client connecting now is refused once the socket closes
+            accept(listener, queueBound);
+            closeListener(listener);
+        }
+        listeners.clear();
         nextScan = now;
+    }
+
+    /** Closes a listening socket (once); the loops it fed stop waiting for it, having got its last channel. */
+    private void closeListener(Listener listener) {
+        if (listener.closed) {
+            return;
+        }
+        listener.closed = true;
+        listener.key.cancel();
+        NioServer.closeQuietly(listener.channel);
+        if (listener.targets != null) {
+            for (EventLoop target : listener.targets) {
+                if (target != this) {
+                    target.feederClosed();
+                }
+            }
+        }
     }
 
     private void terminate() {
@@ -512,7 +567,7 @@ final class EventLoop implements EventLoopServer.Loop {
             log.warn("{}: {} connections still busy after the drain timeout; closed them", name, busy);
         }
         for (Listener listener : listeners) {
-            NioServer.closeQuietly(listener.channel);
+            closeListener(listener);
         }
         listeners.clear();
         closeAdopted();

@@ -159,9 +159,10 @@ public abstract class HttpConformanceSuite {
 
     /**
      * What the suite asks of a server beyond the benchmark app's routes on its own port. Every
-     * Spindle server has all of them; a reference server (a framework app in {@code references/},
-     * run through {@link ReferenceConformanceSuite}) may lack some, and the cases that need one
-     * are skipped with the reason it declares in {@link #lacks()}.
+     * event-loop Spindle server has all of them (the blocking ones and the Netty adapter lack
+     * {@link #QUEUED_CONNECTIONS_AT_CLOSE}); a reference server (a framework app in
+     * {@code references/}, run through {@link ReferenceConformanceSuite}) may lack some, and the
+     * cases that need one are skipped with the reason it declares in {@link #lacks()}.
      */
     public enum Feature {
         /** Serves the {@link Router} it is given: filters, static files, the streaming routes, test-only routes. */
@@ -169,12 +170,18 @@ public abstract class HttpConformanceSuite {
         /** Honours the idle, header (408) and write timeouts of its {@link ServerConfig}. */
         TIMEOUTS,
         /** Honours {@link ServerConfig#maxConnections}: 503 and a close beyond it. */
-        CONNECTION_LIMIT
+        CONNECTION_LIMIT,
+        /**
+         * Answers, under its drain, a connection the kernel completed before {@code close()} began
+         * but the server had not taken yet (still queued on the listening socket, or accepted and
+         * not yet served), instead of resetting it with the listening socket.
+         */
+        QUEUED_CONNECTIONS_AT_CLOSE
     }
 
     /**
      * The features this server lacks, each with the reason; the cases needing one are skipped
-     * with it. Empty for every Spindle server.
+     * with it. Empty for every event-loop Spindle server.
      */
     protected Map<Feature, String> lacks() {
         return Map.of();
@@ -1542,6 +1549,72 @@ public abstract class HttpConformanceSuite {
         } finally {
             release.countDown();
             own.close();
+        }
+    }
+
+    /**
+     * A graceful close drops no connection the kernel completed: one that connects while the
+     * server is held up (its one loop runs an inline handler, so nothing accepts) is still queued
+     * when {@code close()} begins, and its request, sent after that, is answered under the drain,
+     * with {@code Connection: close} and a clean close, instead of being reset with the listening
+     * socket or closed unserved by a loop that is draining.
+     */
+    @Test
+    void aConnectionQueuedWhenCloseBeginsIsAnsweredUnderTheDrain() throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
+        assumeHas(Feature.QUEUED_CONNECTIONS_AT_CLOSE);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Router routes = Router.builder()
+                .get("/plaintext", (req, res) -> res.text("Hello, World!"))
+                // inline: it holds the loop that runs it, which with one loop is the one that accepts
+                .get("/hold", (req, res) -> {
+                    started.countDown();
+                    release.await(10, TimeUnit.SECONDS);
+                    res.text("held");
+                })
+                .build();
+        HttpServer own = newServer(config().workers(1).drainTimeout(Duration.ofSeconds(8)), routes).start();
+        int ownPort = own.port();
+        Socket queued = sockets().createSocket();
+        try (RawConnection holding = connect(ownPort)) {
+            holding.send(request("GET", "/hold"));
+            assertThat(started.await(5, TimeUnit.SECONDS)).as("the inline handler holds its loop").isTrue();
+            // the kernel completes the handshake; the held server cannot take the connection
+            queued.connect(new InetSocketAddress(host(), ownPort), 5000);
+            Thread closer = Thread.ofPlatform().start(own::close);
+            awaitWaiting(closer);
+            release.countDown();
+            try (RawConnection late = new RawConnection(queued)) {
+                RawResponse r = late.send(request("GET", "/plaintext")).read();
+                assertThat(r.status()).as("the request on the connection queued when close began").isEqualTo(200);
+                assertThat(r.bodyText()).isEqualTo("Hello, World!");
+                assertThat(r.closes()).as("Connection: close on the answer during the drain").isTrue();
+                assertThat(late.closedCleanly()).as("closed with an end of stream after that answer").isTrue();
+            }
+            assertThat(holding.read().bodyText()).isEqualTo("held");
+            closer.join(Duration.ofSeconds(13));
+            assertThat(closer.isAlive()).as("close() returned").isFalse();
+        } finally {
+            release.countDown();
+            queued.close();
+            own.close();
+        }
+    }
+
+    /**
+     * Waits (at most 5 s) until {@code closer}, calling {@code close()}, waits for the server to
+     * drain (or has returned): from then on the close has begun.
+     */
+    private static void awaitWaiting(Thread closer) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (true) {
+            Thread.State state = closer.getState();
+            if (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING || state == Thread.State.TERMINATED) {
+                return;
+            }
+            assertThat(System.nanoTime() - deadline).as("close() waiting for the drain within 5 s").isNegative();
+            Thread.sleep(1);
         }
     }
 
