@@ -34,10 +34,7 @@ oneway_sizes=(72 6000 10069 100071 500071)
 twoway_sizes=(69 6000 10066 100068 500068)
 workers="$(nproc)"
 
-for row in "${rows[@]}"; do
-  IFS='|' read -r _ cls _ <<<"$row"
-  part_build "$cls"
-done
+part_build_rows "${rows[@]}"
 tsv="$out/raw/results.tsv"
 printf 'server\tdirection\tsize\treq_per_s\tavg_latency_ms\trequests\tnon2xx\tsocket_errors\n' >"$tsv"
 

@@ -43,10 +43,7 @@ fi
 # three before (the matrix's plateau rule: single 1 s windows swing 20-30% on 2 shared cores)
 spread_limit=5
 
-for row in "${rows[@]}"; do
-  IFS='|' read -r _ cls _ <<<"$row"
-  part_build "$cls"
-done
+part_build_rows "${rows[@]}"
 tsv="$out/raw/results.tsv"
 printf 'server\tround\treq_per_s\tavg_latency_ms\trequests\tnon2xx\tsocket_errors\n' >"$tsv"
 printf 'server\twarmup_s\tsteady\treason\n' >"$out/raw/starts.tsv"

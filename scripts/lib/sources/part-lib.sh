@@ -57,6 +57,15 @@ part_build() {
   done
 }
 
+# part_build_rows ROW...: part_build for rows written "label|CLASS|...", the parts' server tables.
+part_build_rows() {
+  local row cls
+  for row in "$@"; do
+    IFS='|' read -r _ cls _ <<<"$row"
+    part_build "$cls"
+  done
+}
+
 # part_launch LABEL CLASS WORKERS [JVM arguments...]: starts the server on a free port of
 # 127.0.0.1, its output in raw/LABEL.out and .err, and sets PART_PID without waiting for it.
 # JVM flags: SPINDLE_JVM_FLAGS, or PART_JVM_FLAGS when set.
