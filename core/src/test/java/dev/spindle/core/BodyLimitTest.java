@@ -7,8 +7,8 @@ import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.spindle.core.conformance.RawResponse;
 import dev.spindle.core.spi.BodyBudget;
+import dev.spindle.core.testing.RawResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

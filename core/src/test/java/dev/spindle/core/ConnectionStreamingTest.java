@@ -1,13 +1,13 @@
 package dev.spindle.core;
 
-import dev.spindle.core.spi.BenchmarkApp;
 import static dev.spindle.core.ConnectionBytes.bytes;
 import static dev.spindle.core.ConnectionBytes.drain;
 import static dev.spindle.core.ConnectionBytes.feed;
 import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.conformance.RawResponse;
+import dev.spindle.core.spi.BenchmarkApp;
+import dev.spindle.core.testing.RawResponse;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;

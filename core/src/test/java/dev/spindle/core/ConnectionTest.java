@@ -1,6 +1,5 @@
 package dev.spindle.core;
 
-import dev.spindle.core.spi.BenchmarkApp;
 import static dev.spindle.core.ConnectionBytes.bytes;
 import static dev.spindle.core.ConnectionBytes.drain;
 import static dev.spindle.core.ConnectionBytes.drainAll;
@@ -9,7 +8,8 @@ import static dev.spindle.core.ConnectionBytes.parseAll;
 import static dev.spindle.core.ConnectionBytes.peek;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.conformance.RawResponse;
+import dev.spindle.core.spi.BenchmarkApp;
+import dev.spindle.core.testing.RawResponse;
 import java.io.ByteArrayOutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,12 +1,12 @@
 package dev.spindle.core;
 
-import dev.spindle.core.spi.BenchmarkApp;
 import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.spindle.core.conformance.RawResponse;
-import dev.spindle.core.conformance.TestTls;
+import dev.spindle.core.spi.BenchmarkApp;
+import dev.spindle.core.testing.RawResponse;
+import dev.spindle.core.testing.TestTls;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -8,7 +8,7 @@ import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection;
-import dev.spindle.core.conformance.RawResponse;
+import dev.spindle.core.testing.RawResponse;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;

@@ -1,5 +1,7 @@
 package dev.spindle.core.conformance;
 
+import dev.spindle.core.testing.RawResponse;
+import dev.spindle.core.testing.ResponseReader;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;

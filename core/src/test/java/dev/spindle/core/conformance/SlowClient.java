@@ -2,6 +2,7 @@ package dev.spindle.core.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.core.testing.RawResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

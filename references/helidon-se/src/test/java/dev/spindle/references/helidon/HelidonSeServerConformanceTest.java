@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.conformance.RawConnection;
-import dev.spindle.core.conformance.RawResponse;
 import dev.spindle.core.conformance.ReferenceConformanceSuite;
+import dev.spindle.core.testing.RawResponse;
 import java.io.IOException;
 import java.util.Map;
 import java.util.stream.Stream;

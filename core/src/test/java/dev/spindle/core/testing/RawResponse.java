@@ -1,4 +1,4 @@
-package dev.spindle.core.conformance;
+package dev.spindle.core.testing;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.spindle.core.conformance;
+package dev.spindle.core.testing;
 
 import dev.spindle.core.Tls;
 import java.io.IOException;

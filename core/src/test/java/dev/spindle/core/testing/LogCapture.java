@@ -1,4 +1,4 @@
-package dev.spindle.core.conformance;
+package dev.spindle.core.testing;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
