@@ -2,9 +2,9 @@ package dev.spindle.blocking;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.conformance.RawConnection;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawConnection;
 import dev.spindle.core.spi.BenchmarkApp;
 import dev.spindle.core.testing.RawResponse;
 import org.junit.jupiter.api.Test;

@@ -3,8 +3,8 @@ package dev.spindle.iouring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.spindle.conformance.RawConnection;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawConnection;
 import dev.spindle.core.spi.BenchmarkApp;
 import dev.spindle.core.testing.RawResponse;
 import java.io.IOException;

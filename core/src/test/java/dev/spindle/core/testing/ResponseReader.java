@@ -17,8 +17,9 @@ import java.util.function.IntPredicate;
  * HEAD, 1xx, 204 and 304; chunked when the last transfer coding is chunked (trailers dropped);
  * else {@code Content-Length}; else up to the end of the stream.
  *
- * <p>It reads a socket's stream one response at a time ({@link #read(boolean)}, for
- * {@link RawConnection}) or a sans-I/O connection's whole output at once ({@link #readAll}).
+ * <p>It reads a socket's stream one response at a time ({@link #read(boolean)}, for the
+ * conformance suite's {@code RawConnection}) or a sans-I/O connection's whole output at once
+ * ({@link #readAll}).
  * Anything malformed is an {@link IOException} saying what and where.
  */
 public final class ResponseReader {

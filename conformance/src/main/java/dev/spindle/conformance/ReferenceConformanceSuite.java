@@ -1,11 +1,11 @@
-package dev.spindle.core.conformance;
+package dev.spindle.conformance;
 
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.EnumMap;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.spindle.core.conformance;
+package dev.spindle.conformance;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,4 +1,4 @@
-package dev.spindle.core.conformance;
+package dev.spindle.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

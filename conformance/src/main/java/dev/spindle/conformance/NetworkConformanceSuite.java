@@ -1,4 +1,4 @@
-package dev.spindle.core.conformance;
+package dev.spindle.conformance;
 
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
