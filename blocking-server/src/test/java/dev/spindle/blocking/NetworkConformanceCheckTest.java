@@ -2,12 +2,12 @@ package dev.spindle.blocking;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.benchmark.BenchmarkApp;
 import dev.spindle.conformance.ConformanceCheck.CaseResult;
 import dev.spindle.conformance.ConformanceCheck.Status;
 import dev.spindle.conformance.ConformanceCheck;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.spi.BenchmarkApp;
 import dev.spindle.core.testing.TestTls;
 import java.time.Duration;
 import java.util.List;

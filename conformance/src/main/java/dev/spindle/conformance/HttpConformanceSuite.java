@@ -2,11 +2,11 @@ package dev.spindle.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.benchmark.BenchmarkApp;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.spi.BenchmarkApp;
 import dev.spindle.core.testing.RawResponse;
 import dev.spindle.core.testing.TestTls;
 import java.io.IOException;
@@ -1505,12 +1505,12 @@ public abstract class HttpConformanceSuite {
         assertThat(fetch(mute, route + "10").status()).as(route + " silent").isEqualTo(504);
         RawResponse unset = fetch(none, route + "10");
         assertThat(unset.status()).as(route + " unset").isEqualTo(503);
-        assertThat(unset.bodyText()).as(route + " unset").contains(dev.spindle.core.spi.Downstream.PROPERTY);
+        assertThat(unset.bodyText()).as(route + " unset").contains(dev.spindle.benchmark.Downstream.PROPERTY);
     }
 
     /** A server whose remote routes call {@code downstream} and give up 300 ms past their delay. */
     private HttpServer remoteServer(URI downstream) throws IOException {
-        dev.spindle.core.spi.Downstream d = new dev.spindle.core.spi.Downstream(downstream, Duration.ofMillis(300));
+        dev.spindle.benchmark.Downstream d = new dev.spindle.benchmark.Downstream(downstream, Duration.ofMillis(300));
         return newServer(config(), BenchmarkApp.register(Router.builder(), d).build()).start();
     }
 

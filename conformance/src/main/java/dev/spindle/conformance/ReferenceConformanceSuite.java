@@ -109,7 +109,7 @@ public abstract class ReferenceConformanceSuite extends HttpConformanceSuite {
     }
 
     /** The property naming a reference's downstream (Spindle's {@code Downstream.PROPERTY}). */
-    protected static final String REMOTE_PROPERTY = dev.spindle.core.spi.Downstream.PROPERTY;
+    protected static final String REMOTE_PROPERTY = dev.spindle.benchmark.Downstream.PROPERTY;
     /** The property giving, in milliseconds, how long a remote call may take beyond its delay. */
     protected static final String REMOTE_MARGIN_PROPERTY = "spindle.remote.marginMs";
 

@@ -1,9 +1,9 @@
 package dev.spindle.conformance;
 
+import dev.spindle.benchmark.BenchmarkApp;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.spi.BenchmarkApp;
 
 /**
  * Runs a server class with the benchmark app and the streaming routes in a process of its own, for

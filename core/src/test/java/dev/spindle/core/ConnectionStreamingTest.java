@@ -6,8 +6,8 @@ import static dev.spindle.core.ConnectionBytes.feed;
 import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.spi.BenchmarkApp;
 import dev.spindle.core.testing.RawResponse;
+import dev.spindle.core.testing.TestRoutes;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -334,7 +334,7 @@ class ConnectionStreamingTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("timeouts")
     void timeoutsAreDecidedByTheCore(String name, String input, long afterMillis, int status) {
-        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), ServerConfig.defaults());
+        HttpConnection c = new HttpConnection(TestRoutes.routes(), ServerConfig.defaults());
         feed(c, input);
         drain(c);
         long now = 5_000_000_000L;
@@ -357,7 +357,7 @@ class ConnectionStreamingTest {
 
     @Test
     void outputThePeerDoesNotTakeIsDroppedAfterTheWriteTimeout() {
-        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), ServerConfig.defaults().writeTimeout(Duration.ofSeconds(3)));
+        HttpConnection c = new HttpConnection(TestRoutes.routes(), ServerConfig.defaults().writeTimeout(Duration.ofSeconds(3)));
         feed(c, get("/plaintext"));
         long now = 5_000_000_000L;
         c.tick(now);

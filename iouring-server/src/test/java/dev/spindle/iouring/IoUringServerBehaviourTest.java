@@ -3,9 +3,9 @@ package dev.spindle.iouring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.spindle.benchmark.BenchmarkApp;
 import dev.spindle.conformance.RawConnection;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.spi.BenchmarkApp;
 import dev.spindle.core.testing.RawResponse;
 import java.io.IOException;
 import java.io.OutputStream;

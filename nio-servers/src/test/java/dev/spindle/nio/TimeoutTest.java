@@ -2,9 +2,9 @@ package dev.spindle.nio;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.benchmark.BenchmarkApp;
 import dev.spindle.conformance.RawConnection;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.spi.BenchmarkApp;
 import dev.spindle.core.testing.RawResponse;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;

@@ -1,4 +1,4 @@
-package dev.spindle.core.spi;
+package dev.spindle.benchmark;
 
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpException;

@@ -1,4 +1,4 @@
-package dev.spindle.core.spi;
+package dev.spindle.benchmark;
 
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;

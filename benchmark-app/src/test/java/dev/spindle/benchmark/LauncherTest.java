@@ -1,4 +1,4 @@
-package dev.spindle.core.spi;
+package dev.spindle.benchmark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
