@@ -24,8 +24,8 @@
 # skips are counted apart). Exit status: 0 every case run passed, 1 some failed, 2 it could not run
 # (bad arguments, build failure, target unreachable, or the hard time limit was hit).
 #
-# Builds the conformance module (and core, which it runs on) first when its classes are missing or
-# older than the sources (no install: conformance/target and core/target only).
+# Builds the conformance module (and core and benchmark-app, which it runs on) first when its
+# classes are missing or older than the sources (no install: those modules' target/ only).
 # Env: SPINDLE_CONFORMANCE_BUDGET (seconds; default 60): cases not started by then are skipped,
 # saying so; the JVM is killed 90 s after the budget (a case ends by its own timeouts, at most 60 s).
 set -euo pipefail
@@ -78,7 +78,7 @@ suite_stale() {
   for entry in "${entries[@]}"; do
     [[ -e "$entry" ]] || return 0
   done
-  [[ -n "$(find pom.xml core/pom.xml core/src conformance/pom.xml conformance/src -type f -newer "$CLASSPATH_FILE" -print -quit)" ]]
+  [[ -n "$(find pom.xml core/pom.xml core/src benchmark-app/pom.xml benchmark-app/src conformance/pom.xml conformance/src -type f -newer "$CLASSPATH_FILE" -print -quit)" ]]
 }
 if suite_stale; then
   echo "building the conformance suite ..." >&2
