@@ -3,12 +3,19 @@ package dev.spindle.core.conformance;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Test;
@@ -106,6 +113,60 @@ public abstract class ReferenceConformanceSuite extends HttpConformanceSuite {
         Map<Feature, String> lacks = new EnumMap<>(Feature.class);
         lacks.put(Feature.CUSTOM_ROUTES, "a reference serves the benchmark app's fixed routes, not a Spindle Router");
         return lacks;
+    }
+
+    /** The documentation page that lists every reference's declarations. */
+    private static final String REFERENCES_PAGE = "docs/references.md";
+
+    /**
+     * docs/references.md lists exactly what this reference declares: its section (the lines between
+     * {@code <!-- declared by: ... -->}, naming this test class, and {@code <!-- end declared -->}) has
+     * one item per declaration, {@code - `key`: explanation}, and {@link #declarations()} gives the keys.
+     */
+    @Test
+    void referencesPageListsExactlyTheDeclaredDeviations() throws IOException {
+        Path page = Path.of("").toAbsolutePath();
+        while (page != null && !Files.isRegularFile(page.resolve(REFERENCES_PAGE))) {
+            page = page.getParent();
+        }
+        assertThat(page).as("%s above %s", REFERENCES_PAGE, Path.of("").toAbsolutePath()).isNotNull();
+        String me = getClass().getSimpleName();
+        List<String> listed = new ArrayList<>();
+        int sections = 0;
+        boolean inside = false;
+        for (String line : Files.readAllLines(page.resolve(REFERENCES_PAGE))) {
+            if (line.startsWith("<!-- declared by:")) {
+                inside = List.of(line.replace("<!-- declared by:", "").replace("-->", "").trim().split("\\s+")).contains(me);
+                sections += inside ? 1 : 0;
+            } else if (line.startsWith("<!-- end declared -->")) {
+                inside = false;
+            } else if (inside && line.startsWith("- `")) {
+                listed.add(line.substring(3, line.indexOf('`', 3)));
+            }
+        }
+        assertThat(sections).as("sections of %s declared by %s", REFERENCES_PAGE, me).isEqualTo(1);
+        assertThat(new TreeSet<>(listed)).as("what %s lists for %s (each once)", REFERENCES_PAGE, me)
+                .hasSameSizeAs(listed).isEqualTo(declarations());
+    }
+
+    /**
+     * The keys of everything this reference declares, as docs/references.md lists them: {@code lacks
+     * FEATURE}, {@code deviates: case -> status, closes|keeps the connection} (bad input),
+     * {@code half-close: case -> ...}, {@code skips: method} or {@code skips: method [invocation]}.
+     */
+    private TreeSet<String> declarations() {
+        TreeSet<String> keys = new TreeSet<>();
+        lacks().keySet().forEach(feature -> keys.add("lacks " + feature.name()));
+        knownDeviations().forEach((name, d) -> keys.add("deviates: " + name + " -> " + answer(d)));
+        halfCloseDeviations().forEach((name, d) -> keys.add("half-close: " + name + " -> " + answer(d)));
+        skippedCases().forEach((method, cases) -> cases.keySet().forEach(
+                display -> keys.add("skips: " + method + (display.isEmpty() ? "" : " [" + display + "]"))));
+        return keys;
+    }
+
+    private static String answer(Deviation d) {
+        return (d.status() == Deviation.NO_STATUS_LINE ? "no status line" : Integer.toString(d.status()))
+                + (d.closes() ? ", closes" : ", keeps the connection");
     }
 
     /** The property naming a reference's downstream (Spindle's {@code Downstream.PROPERTY}). */
