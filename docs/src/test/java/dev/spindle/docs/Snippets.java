@@ -100,13 +100,17 @@ final class Snippets {
         }
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+        boolean compiled;
         try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT, null)) {
             Files.createDirectories(out);
-            javac.getTask(null, files, diagnostics,
+            compiled = javac.getTask(null, files, diagnostics,
                     List.of("-d", out.toString(), "-classpath", classpath, "-Xlint:all", "-Werror", "-proc:none"),
                     null, sources).call();
         }
         for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
+            if (d.getKind() == Diagnostic.Kind.NOTE) {
+                continue;
+            }
             if (d.getSource() instanceof Source source) {
                 long line = source.block().firstLine() + d.getLineNumber() - 1 - source.offset();
                 problems.add(displayName + ":" + line + ": " + d.getKind().toString().toLowerCase(Locale.ROOT) + ": "
@@ -114,6 +118,9 @@ final class Snippets {
             } else {
                 problems.add(displayName + ": " + d.getMessage(Locale.ROOT));
             }
+        }
+        if (!compiled && problems.isEmpty()) {
+            problems.add(displayName + ": the compiler failed without a message");
         }
         return problems;
     }
