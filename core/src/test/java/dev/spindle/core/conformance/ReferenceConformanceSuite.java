@@ -1,10 +1,10 @@
 package dev.spindle.core.conformance;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.InetAddress;
@@ -30,7 +30,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * this JVM on the configuration's host, port and worker count and ignores the router; the cases
  * that need anything else (a router of their own, configured timeouts, a connection limit) are
  * skipped with the reason {@link #lacks()} gives. A reference's own deviations on bad input are
- * declared in {@link #knownDeviations()} as for any server, and held to.
+ * declared in {@link #knownDeviations()} as for any server, and held to. docs/references.md lists
+ * every declaration of every reference, and {@link #referencesPageListsExactlyTheDeclaredDeviations}
+ * holds the page to the code.
  *
  * <p>A reference reads its downstream for {@code /remote/{ms}} and {@code /remote-blocking/{ms}}
  * from the system properties {@value #REMOTE_PROPERTY} and {@value #REMOTE_MARGIN_PROPERTY} when it
