@@ -1,5 +1,7 @@
 package dev.spindle.conformance;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
@@ -7,8 +9,13 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Test;
@@ -23,7 +30,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * this JVM on the configuration's host, port and worker count and ignores the router; the cases
  * that need anything else (a router of their own, configured timeouts, a connection limit) are
  * skipped with the reason {@link #lacks()} gives. A reference's own deviations on bad input are
- * declared in {@link #knownDeviations()} as for any server, and held to.
+ * declared in {@link #knownDeviations()} as for any server, and held to. docs/references.md lists
+ * every declaration of every reference, and {@link #referencesPageListsExactlyTheDeclaredDeviations}
+ * holds the page to the code.
  *
  * <p>A reference reads its downstream for {@code /remote/{ms}} and {@code /remote-blocking/{ms}}
  * from the system properties {@value #REMOTE_PROPERTY} and {@value #REMOTE_MARGIN_PROPERTY} when it
@@ -106,6 +115,60 @@ public abstract class ReferenceConformanceSuite extends HttpConformanceSuite {
         Map<Feature, String> lacks = new EnumMap<>(Feature.class);
         lacks.put(Feature.CUSTOM_ROUTES, "a reference serves the benchmark app's fixed routes, not a Spindle Router");
         return lacks;
+    }
+
+    /** The documentation page that lists every reference's declarations. */
+    private static final String REFERENCES_PAGE = "docs/references.md";
+
+    /**
+     * docs/references.md lists exactly what this reference declares: its section (the lines between
+     * {@code <!-- declared by: ... -->}, naming this test class, and {@code <!-- end declared -->}) has
+     * one item per declaration, {@code - `key`: explanation}, and {@link #declarations()} gives the keys.
+     */
+    @Test
+    void referencesPageListsExactlyTheDeclaredDeviations() throws IOException {
+        Path page = Path.of("").toAbsolutePath();
+        while (page != null && !Files.isRegularFile(page.resolve(REFERENCES_PAGE))) {
+            page = page.getParent();
+        }
+        assertThat(page).as("%s above %s", REFERENCES_PAGE, Path.of("").toAbsolutePath()).isNotNull();
+        String me = getClass().getSimpleName();
+        List<String> listed = new ArrayList<>();
+        int sections = 0;
+        boolean inside = false;
+        for (String line : Files.readAllLines(page.resolve(REFERENCES_PAGE))) {
+            if (line.startsWith("<!-- declared by:")) {
+                inside = List.of(line.replace("<!-- declared by:", "").replace("-->", "").trim().split("\\s+")).contains(me);
+                sections += inside ? 1 : 0;
+            } else if (line.startsWith("<!-- end declared -->")) {
+                inside = false;
+            } else if (inside && line.startsWith("- `")) {
+                listed.add(line.substring(3, line.indexOf('`', 3)));
+            }
+        }
+        assertThat(sections).as("sections of %s declared by %s", REFERENCES_PAGE, me).isEqualTo(1);
+        assertThat(new TreeSet<>(listed)).as("what %s lists for %s (each once)", REFERENCES_PAGE, me)
+                .hasSameSizeAs(listed).isEqualTo(declarations());
+    }
+
+    /**
+     * The keys of everything this reference declares, as docs/references.md lists them: {@code lacks
+     * FEATURE}, {@code deviates: case -> status, closes|keeps the connection} (bad input),
+     * {@code half-close: case -> ...}, {@code skips: method} or {@code skips: method [invocation]}.
+     */
+    private TreeSet<String> declarations() {
+        TreeSet<String> keys = new TreeSet<>();
+        lacks().keySet().forEach(feature -> keys.add("lacks " + feature.name()));
+        knownDeviations().forEach((name, d) -> keys.add("deviates: " + name + " -> " + answer(d)));
+        halfCloseDeviations().forEach((name, d) -> keys.add("half-close: " + name + " -> " + answer(d)));
+        skippedCases().forEach((method, cases) -> cases.keySet().forEach(
+                display -> keys.add("skips: " + method + (display.isEmpty() ? "" : " [" + display + "]"))));
+        return keys;
+    }
+
+    private static String answer(Deviation d) {
+        return (d.status() == Deviation.NO_STATUS_LINE ? "no status line" : Integer.toString(d.status()))
+                + (d.closes() ? ", closes" : ", keeps the connection");
     }
 
     /** The property naming a reference's downstream (Spindle's {@code Downstream.PROPERTY}). */
