@@ -6,7 +6,7 @@ import dev.spindle.core.ServerConfig;
 
 /**
  * A fixed pool of {@code workers} platform threads, each serving one connection at a time, with
- * up to {@link ServerConfig#queueCapacity()} accepted connections waiting for a thread. A
+ * up to {@link BlockingSettings#queueCapacity()} accepted connections waiting for a thread. A
  * connection waiting for its peer's bytes gives its thread back after 2 ms of silence, whether it
  * is idle between requests or stalled inside one (request line, headers, or a body read whole): it
  * waits on a virtual thread (the JDK's poller) and rejoins the queue when bytes arrive, as a Tomcat
@@ -20,13 +20,27 @@ import dev.spindle.core.ServerConfig;
  */
 public final class ThreadPoolServer extends BlockingServer {
     /**
-     * A server for {@code router}, not yet started ({@link #start()} binds it).
+     * A server for {@code router}, not yet started ({@link #start()} binds it), with the settings
+     * its {@code -Dspindle.*} properties give ({@link BlockingSettings#fromSystemProperties()}).
      *
      * @param config address, limits, timeouts and worker count
      * @param router the routes it serves
+     * @throws IllegalArgumentException if a property of {@link BlockingSettings} does not parse or is out of range
      */
     public ThreadPoolServer(ServerConfig config, Router router) {
-        super("ThreadPoolServer", config, router, Dispatch.pool("ThreadPoolServer", config.workers(), config.queueCapacity()));
+        this(config, router, BlockingSettings.fromSystemProperties());
+    }
+
+    /**
+     * A server for {@code router}, not yet started ({@link #start()} binds it), with these
+     * settings; their system properties are not read.
+     *
+     * @param config address, limits, timeouts and worker count
+     * @param router the routes it serves
+     * @param settings the queue of connections waiting for a thread ({@link BlockingSettings#defaults()} for the default)
+     */
+    public ThreadPoolServer(ServerConfig config, Router router, BlockingSettings settings) {
+        super("ThreadPoolServer", config, router, Dispatch.pool("ThreadPoolServer", config.workers(), settings.queueCapacity()));
     }
 
     /**

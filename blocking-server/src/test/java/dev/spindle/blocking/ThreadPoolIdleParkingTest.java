@@ -21,9 +21,9 @@ class ThreadPoolIdleParkingTest {
 
     @Test
     void twoThousandIdleKeepAliveConnectionsLeaveTwoHundredThreadsFreeForANewClient() throws Exception {
-        ServerConfig config = ServerConfig.defaults().port(0).workers(200).queueCapacity(1024).maxConnections(4000);
+        ServerConfig config = ServerConfig.defaults().port(0).workers(200).maxConnections(4000);
         List<RawConnection> idle = new ArrayList<>();
-        try (HttpServer server = new ThreadPoolServer(config, BenchmarkApp.routes()).start()) {
+        try (HttpServer server = new ThreadPoolServer(config, BenchmarkApp.routes(), BlockingSettings.defaults().queueCapacity(1024)).start()) {
             try {
                 for (int i = 0; i < 2000; i++) {
                     RawConnection c = new RawConnection(server.port());

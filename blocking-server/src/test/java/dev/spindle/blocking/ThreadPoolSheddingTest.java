@@ -17,8 +17,8 @@ class ThreadPoolSheddingTest {
 
     @Test
     void fullPoolAndQueueAnswer503AndWaitingConnectionsGetTheirTurn() throws Exception {
-        ServerConfig config = ServerConfig.defaults().port(0).workers(1).queueCapacity(1);
-        try (HttpServer server = new ThreadPoolServer(config, BenchmarkApp.routes()).start();
+        ServerConfig config = ServerConfig.defaults().port(0).workers(1);
+        try (HttpServer server = new ThreadPoolServer(config, BenchmarkApp.routes(), BlockingSettings.defaults().queueCapacity(1)).start();
              RawConnection busy = new RawConnection(server.port())) {
             busy.send(SLOW);
             Thread.sleep(300);

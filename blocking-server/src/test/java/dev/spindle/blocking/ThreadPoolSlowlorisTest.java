@@ -42,12 +42,12 @@ class ThreadPoolSlowlorisTest {
     @MethodSource("pools")
     void stalledRequestsLeaveThePoolFreeForANewClientAndGet408AtTheHeaderTimeout(int threads, int stalledCount, int idleCount)
             throws Exception {
-        ServerConfig config = ServerConfig.defaults().port(0).workers(threads).queueCapacity(1024).maxConnections(4000)
+        ServerConfig config = ServerConfig.defaults().port(0).workers(threads).maxConnections(4000)
                 .headerTimeout(HEADER_TIMEOUT);
         List<RawConnection> idle = new ArrayList<>();
         List<RawConnection> stalled = new ArrayList<>();
         Thread trickler = null;
-        try (HttpServer server = new ThreadPoolServer(config, BenchmarkApp.routes()).start()) {
+        try (HttpServer server = new ThreadPoolServer(config, BenchmarkApp.routes(), BlockingSettings.defaults().queueCapacity(1024)).start()) {
             try {
                 for (int i = 0; i < idleCount; i++) {
                     RawConnection c = new RawConnection(server.port());

@@ -1,12 +1,13 @@
 package dev.spindle.core;
 
+import dev.spindle.core.spi.SystemProperty;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * Everything a server can be told: address, worker count, protocol limits, timeouts and I/O
- * options. Immutable; each setter-like method returns a changed copy:
+ * What every server is told, whatever its strategy: address, worker count, protocol limits,
+ * timeouts and buffer sizes. Immutable; each setter-like method returns a changed copy:
  * {@code ServerConfig.defaults().port(8080).workers(4)}.
  *
  * <table>
@@ -30,20 +31,19 @@ import java.util.function.Function;
  *   <tr><td>shutdownHook</td><td>spindle.shutdownHook</td><td>true</td><td>a JVM shutdown (SIGTERM, SIGINT, {@code System.exit}) closes a started server gracefully, as close() does; false leaves that to the application</td></tr>
  *   <tr><td>drainTimeout</td><td>spindle.drainTimeoutMs</td><td>10 s</td><td>how long close() (and so SIGTERM) waits for in-flight requests before closing the connections still busy; meanwhile every response says Connection: close, and an idle keep-alive connection gets 1 s (at most half this timeout) for one more request before it is closed, so a client or load balancer that has just sent on it is answered, not reset</td></tr>
  *   <tr><td>maxConnections</td><td>spindle.maxConnections</td><td>10000</td><td>open connections; one more is answered 503 and closed</td></tr>
- *   <tr><td>queueCapacity</td><td>spindle.queueCapacity</td><td>1024</td><td>ThreadPoolServer: accepted connections waiting for a pool thread; one more is answered 503 and closed</td></tr>
  *   <tr><td>readBufferSize</td><td>spindle.readBufferSize</td><td>16384</td><td>bytes read per socket read (io_uring: per provided buffer)</td></tr>
  *   <tr><td>writeHighWaterMark</td><td>spindle.writeHighWaterMark</td><td>65536</td><td>pending output above which a connection is not read (back-pressure: a client that does not read its responses cannot make the server buffer more of its requests)</td></tr>
- *   <tr><td>directBuffers</td><td>spindle.directBuffers</td><td>true</td><td>direct instead of heap socket buffers (NIO)</td></tr>
- *   <tr><td>busyPoll</td><td>spindle.busyPoll</td><td>false</td><td>spin on selectNow() before blocking (NIO)</td></tr>
- *   <tr><td>busyPollSpins</td><td>spindle.busyPollSpins</td><td>1000</td><td>with busyPoll: empty selectNow() calls before a loop blocks</td></tr>
  *   <tr><td>backlog</td><td>spindle.backlog</td><td>1024</td><td>listen backlog of each listening socket (the kernel caps it at net.core.somaxconn)</td></tr>
  *   <tr><td>reusePort</td><td>spindle.reusePort</td><td>false</td><td>bind every listening socket with SO_REUSEPORT, so a second process of the same user can listen on the same port: a new version starts beside the old one, which then drains on SIGTERM (a zero-downtime restart). Servers whose design needs it set it anyway (ReusePortServer, IoUringServer)</td></tr>
  *   <tr><td>tls</td><td>spindle.tls.keystore, spindle.tls.password</td><td>none (plain HTTP)</td><td>speak HTTPS on the port, with the key in this key store ({@link Tls#fromKeyStore})</td></tr>
  * </table>
  * Every server honours every limit above, except where its class Javadoc says otherwise (the
- * Netty reference, which has its own codec, approximates the request read timeout). Strategy modules read
- * a few options of their own (e.g. {@code spindle.iouring.*} for io_uring, {@code spindle.netty.transport}
- * for Netty); each documents them in its server's Javadoc.
+ * Netty reference, which has its own codec, approximates the request read timeout). What only one
+ * strategy understands is that strategy module's own setting, with its own properties: the NIO
+ * servers' {@code NioSettings} (busy-polling, direct buffers), the blocking servers'
+ * {@code BlockingSettings} (ThreadPoolServer's queue), io_uring's {@code Tuning}
+ * ({@code spindle.iouring.*}), the Netty reference's {@code spindle.netty.transport}; each server's
+ * Javadoc names them.
  *
  * <p>Every setter checks its value and leaves this configuration unchanged: a value outside the
  * range its {@code @param} gives throws {@link IllegalArgumentException}, a null one
@@ -69,12 +69,8 @@ public final class ServerConfig {
     private Duration blockedLoopThreshold = Duration.ofSeconds(1);
     private long discardLimit = 1L << 20;
     private int maxConnections = 10_000;
-    private int queueCapacity = 1024;
     private int readBufferSize = 16 * 1024;
     private int writeHighWaterMark = 64 * 1024;
-    private boolean directBuffers = true;
-    private boolean busyPoll;
-    private int busyPollSpins = 1000;
     private int backlog = 1024;
     private boolean reusePort;
     private Tls tls;
@@ -119,12 +115,8 @@ public final class ServerConfig {
         c.blockedLoopThreshold = prop("spindle.blockedLoopThresholdMs", c.blockedLoopThreshold, ServerConfig::millis);
         c.discardLimit = prop("spindle.discardLimit", c.discardLimit, Long::parseLong);
         c.maxConnections = prop("spindle.maxConnections", c.maxConnections, Integer::parseInt);
-        c.queueCapacity = prop("spindle.queueCapacity", c.queueCapacity, Integer::parseInt);
         c.readBufferSize = prop("spindle.readBufferSize", c.readBufferSize, Integer::parseInt);
         c.writeHighWaterMark = prop("spindle.writeHighWaterMark", c.writeHighWaterMark, Integer::parseInt);
-        c.directBuffers = prop("spindle.directBuffers", c.directBuffers, Boolean::parseBoolean);
-        c.busyPoll = prop("spindle.busyPoll", c.busyPoll, Boolean::parseBoolean);
-        c.busyPollSpins = prop("spindle.busyPollSpins", c.busyPollSpins, Integer::parseInt);
         c.backlog = prop("spindle.backlog", c.backlog, Integer::parseInt);
         c.reusePort = prop("spindle.reusePort", c.reusePort, ServerConfig::strictBoolean);
         c.tls = prop("spindle.tls.keystore", null, file -> Tls.fromKeyStore(java.nio.file.Path.of(file),
@@ -145,15 +137,7 @@ public final class ServerConfig {
     }
 
     private static <T> T prop(String name, T fallback, Function<String, T> parse) {
-        String value = System.getProperty(name);
-        if (value == null || value.isBlank()) {
-            return fallback;
-        }
-        try {
-            return parse.apply(value.trim());
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("invalid value for -D" + name + ": " + value + " (" + e.getMessage() + ")", e);
-        }
+        return SystemProperty.read(name, fallback, parse);
     }
 
     private ServerConfig copy() {
@@ -177,12 +161,8 @@ public final class ServerConfig {
         c.blockedLoopThreshold = blockedLoopThreshold;
         c.discardLimit = discardLimit;
         c.maxConnections = maxConnections;
-        c.queueCapacity = queueCapacity;
         c.readBufferSize = readBufferSize;
         c.writeHighWaterMark = writeHighWaterMark;
-        c.directBuffers = directBuffers;
-        c.busyPoll = busyPoll;
-        c.busyPollSpins = busyPollSpins;
         c.backlog = backlog;
         c.reusePort = reusePort;
         c.tls = tls;
@@ -195,10 +175,8 @@ public final class ServerConfig {
         positive("maxHeaderSize", maxHeaderSize);
         positive("maxHeaderCount", maxHeaderCount);
         positive("maxConnections", maxConnections);
-        positive("queueCapacity", queueCapacity);
         positive("readBufferSize", readBufferSize);
         positive("writeHighWaterMark", writeHighWaterMark);
-        positive("busyPollSpins", busyPollSpins);
         positive("backlog", backlog);
         if (maxBodySize < 0 || maxBodySize > Integer.MAX_VALUE - 64) {
             throw new IllegalArgumentException("maxBodySize must be 0.." + (Integer.MAX_VALUE - 64) + ", got " + maxBodySize);
@@ -351,11 +329,6 @@ public final class ServerConfig {
      *  @param count positive; default 10000
      *  @return a copy with this limit */
     public ServerConfig maxConnections(int count) { return with(c -> c.maxConnections = count); }
-    /** How many accepted connections may wait for a pool thread ({@code ThreadPoolServer} only); one
-     *  more is answered 503 and closed.
-     *  @param count positive; default 1024
-     *  @return a copy with this capacity */
-    public ServerConfig queueCapacity(int count) { return with(c -> c.queueCapacity = count); }
     /** How many bytes one socket read takes at most (io_uring: the size of each provided buffer).
      *  @param bytes positive; default 16384
      *  @return a copy with this size */
@@ -365,19 +338,6 @@ public final class ServerConfig {
      *  @param bytes positive; default 65536
      *  @return a copy with this mark */
     public ServerConfig writeHighWaterMark(int bytes) { return with(c -> c.writeHighWaterMark = bytes); }
-    /** Whether NIO servers read into direct buffers instead of heap arrays.
-     *  @param on false for heap arrays; default true
-     *  @return a copy with this setting */
-    public ServerConfig directBuffers(boolean on) { return with(c -> c.directBuffers = on); }
-    /** Whether NIO loops spin on {@code selectNow()} before blocking in {@code select()}: lower wake-up
-     *  latency for a core kept busy.
-     *  @param on true to spin; default false
-     *  @return a copy with this setting */
-    public ServerConfig busyPoll(boolean on) { return with(c -> c.busyPoll = on); }
-    /** How many empty {@code selectNow()} calls a busy-polling loop makes before it blocks.
-     *  @param spins positive; default 1000
-     *  @return a copy with this count */
-    public ServerConfig busyPollSpins(int spins) { return with(c -> c.busyPollSpins = spins); }
     /** The listen backlog of each listening socket: connections the kernel completes before the
      *  server accepts them (capped by {@code net.core.somaxconn}).
      *  @param connections positive; default 1024
@@ -422,18 +382,10 @@ public final class ServerConfig {
     public long discardLimit() { return discardLimit; }
     /** {@return the most open connections} */
     public int maxConnections() { return maxConnections; }
-    /** {@return how many accepted connections may wait for a pool thread ({@code ThreadPoolServer})} */
-    public int queueCapacity() { return queueCapacity; }
     /** {@return the most bytes one socket read takes} */
     public int readBufferSize() { return readBufferSize; }
     /** {@return the pending output, in bytes, above which a connection is not read} */
     public int writeHighWaterMark() { return writeHighWaterMark; }
-    /** {@return whether NIO servers read into direct buffers} */
-    public boolean directBuffers() { return directBuffers; }
-    /** {@return whether NIO loops spin on {@code selectNow()} before blocking} */
-    public boolean busyPoll() { return busyPoll; }
-    /** {@return the empty {@code selectNow()} calls a busy-polling loop makes before it blocks} */
-    public int busyPollSpins() { return busyPollSpins; }
     /**
      * Binds every listening socket with {@code SO_REUSEPORT}, so another process of the same user
      * can listen on the same address and port (the kernel spreads new connections over both): the

@@ -34,12 +34,8 @@ class ServerConfigTest {
         assertThat(c.drainTimeout()).isEqualTo(Duration.ofSeconds(10));
         assertThat(c.blockedLoopThreshold()).isEqualTo(Duration.ofSeconds(1));
         assertThat(c.maxConnections()).isEqualTo(10_000);
-        assertThat(c.queueCapacity()).isEqualTo(1024);
         assertThat(c.readBufferSize()).isEqualTo(16 * 1024);
         assertThat(c.writeHighWaterMark()).isEqualTo(64 * 1024);
-        assertThat(c.directBuffers()).isTrue();
-        assertThat(c.busyPoll()).isFalse();
-        assertThat(c.busyPollSpins()).isEqualTo(1000);
         assertThat(c.backlog()).isEqualTo(1024);
         assertThat(ServerConfig.defaults().port(8080).port()).isEqualTo(8080);
     }
@@ -65,12 +61,8 @@ class ServerConfigTest {
                 w("blockedLoopThreshold", c -> c.blockedLoopThreshold(Duration.ofMillis(15)), ServerConfig::blockedLoopThreshold, Duration.ofMillis(15)),
                 w("blockedLoopThreshold off", c -> c.blockedLoopThreshold(Duration.ZERO), ServerConfig::blockedLoopThreshold, Duration.ZERO),
                 w("maxConnections", c -> c.maxConnections(9), ServerConfig::maxConnections, 9),
-                w("queueCapacity", c -> c.queueCapacity(10), ServerConfig::queueCapacity, 10),
                 w("readBufferSize", c -> c.readBufferSize(11), ServerConfig::readBufferSize, 11),
                 w("writeHighWaterMark", c -> c.writeHighWaterMark(12), ServerConfig::writeHighWaterMark, 12),
-                w("directBuffers", c -> c.directBuffers(false), ServerConfig::directBuffers, false),
-                w("busyPoll", c -> c.busyPoll(true), ServerConfig::busyPoll, true),
-                w("busyPollSpins", c -> c.busyPollSpins(13), ServerConfig::busyPollSpins, 13),
                 w("backlog", c -> c.backlog(14), ServerConfig::backlog, 14));
     }
 
@@ -123,10 +115,8 @@ class ServerConfigTest {
                 Arguments.of("zero drainTimeout", (UnaryOperator<ServerConfig>) c -> c.drainTimeout(Duration.ZERO)),
                 Arguments.of("negative blockedLoopThreshold", (UnaryOperator<ServerConfig>) c -> c.blockedLoopThreshold(Duration.ofMillis(-1))),
                 Arguments.of("maxConnections 0", (UnaryOperator<ServerConfig>) c -> c.maxConnections(0)),
-                Arguments.of("queueCapacity 0", (UnaryOperator<ServerConfig>) c -> c.queueCapacity(0)),
                 Arguments.of("readBufferSize 0", (UnaryOperator<ServerConfig>) c -> c.readBufferSize(0)),
                 Arguments.of("writeHighWaterMark -5", (UnaryOperator<ServerConfig>) c -> c.writeHighWaterMark(-5)),
-                Arguments.of("busyPollSpins 0", (UnaryOperator<ServerConfig>) c -> c.busyPollSpins(0)),
                 Arguments.of("backlog 0", (UnaryOperator<ServerConfig>) c -> c.backlog(0)));
     }
 
@@ -181,9 +171,6 @@ class ServerConfigTest {
         withProperty("spindle.backlog", "4096", () -> {
             assertThat(ServerConfig.fromSystemProperties().backlog()).isEqualTo(4096);
         });
-        withProperty("spindle.busyPollSpins", "50", () -> {
-            assertThat(ServerConfig.fromSystemProperties().busyPollSpins()).isEqualTo(50);
-        });
         withProperty("spindle.maxHeaderCount", "  ", () -> {
             assertThat(ServerConfig.fromSystemProperties().maxHeaderCount()).isEqualTo(128);
         });
@@ -200,9 +187,6 @@ class ServerConfigTest {
         withProperty("spindle.backlog", "lots", () ->
                 assertThatThrownBy(ServerConfig::fromSystemProperties)
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spindle.backlog"));
-        withProperty("spindle.busyPollSpins", "-3", () ->
-                assertThatThrownBy(ServerConfig::fromSystemProperties)
-                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("busyPollSpins"));
     }
 
     /** Sets a system property for the duration of {@code body}, restoring the previous value. */

@@ -104,14 +104,14 @@ final class EventLoop implements EventLoopServer.Loop {
         }
     }
 
-    EventLoop(LoopContext context, String name, int busyPollSpins) throws IOException {
+    EventLoop(LoopContext context, String name, NioSettings settings) throws IOException {
         this.context = context;
         this.name = name;
         this.selector = Selector.open();
         var config = context.config();
-        this.readBuffer = config.directBuffers() ? ByteBuffer.allocateDirect(config.readBufferSize()) : ByteBuffer.allocate(config.readBufferSize());
-        this.busyPoll = config.busyPoll();
-        this.busyPollSpins = busyPollSpins;
+        this.readBuffer = settings.directBuffers() ? ByteBuffer.allocateDirect(config.readBufferSize()) : ByteBuffer.allocate(config.readBufferSize());
+        this.busyPoll = settings.busyPoll();
+        this.busyPollSpins = settings.busyPollSpins();
     }
 
     @Override

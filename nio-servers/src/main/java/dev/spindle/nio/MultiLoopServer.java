@@ -13,13 +13,27 @@ import dev.spindle.core.ServerConfig;
  */
 public final class MultiLoopServer extends NioServer {
     /**
-     * A server for {@code router}, not yet started ({@link #start()} binds it).
+     * A server for {@code router}, not yet started ({@link #start()} binds it), with the NIO
+     * settings its {@code -Dspindle.*} properties give ({@link NioSettings#fromSystemProperties()}).
      *
      * @param config address, limits, timeouts and worker count
      * @param router the routes it serves
+     * @throws IllegalArgumentException if a NIO property does not parse or is out of range
      */
     public MultiLoopServer(ServerConfig config, Router router) {
-        super("MultiLoopServer", Topology.MULTI_LOOP, config, router);
+        this(config, router, NioSettings.fromSystemProperties());
+    }
+
+    /**
+     * A server for {@code router}, not yet started ({@link #start()} binds it), with these NIO
+     * settings; their system properties are not read.
+     *
+     * @param config address, limits, timeouts and worker count
+     * @param router the routes it serves
+     * @param settings busy-polling and read buffers ({@link NioSettings#defaults()} for the defaults)
+     */
+    public MultiLoopServer(ServerConfig config, Router router, NioSettings settings) {
+        super("MultiLoopServer", Topology.MULTI_LOOP, config, router, settings);
     }
 
     /**

@@ -12,6 +12,7 @@ import java.nio.channels.Channel;
 import java.nio.channels.ServerSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,15 +21,15 @@ import org.slf4j.LoggerFactory;
  * {@link dev.spindle.core.spi.Connection} per key) arranged in a {@link Topology}, run by the core's
  * {@link EventLoopServer} shell (start, graceful close, connection limit, drain deadline, virtual
  * threads for blocking handlers). The four public NIO servers are this engine with a different
- * topology; everything else is configuration.
+ * topology; everything else is configuration: the NIO engine's own settings are {@link NioSettings}
+ * (busy-polling, direct buffers), given to a server's constructor or read from their
+ * {@code -Dspindle.*} properties; of the strategy-neutral {@link ServerConfig}, these shape the
+ * engine:
  *
  * <table>
- *   <caption>Options (from {@link ServerConfig}, or a system property where noted)</caption>
+ *   <caption>ServerConfig options the engine reads, with their system properties</caption>
  *   <tr><th>option</th><th>property</th><th>default</th><th>effect</th></tr>
  *   <tr><td>workers</td><td>(CLI argument)</td><td>processors</td><td>serving loops (ignored by {@link SingleLoopServer})</td></tr>
- *   <tr><td>busyPoll</td><td>spindle.busyPoll</td><td>false</td><td>spin on {@code selectNow()} before a blocking {@code select}</td></tr>
- *   <tr><td>busy-poll spins</td><td>spindle.busyPollSpins</td><td>1000</td><td>empty {@code selectNow()} calls before blocking</td></tr>
- *   <tr><td>directBuffers</td><td>spindle.directBuffers</td><td>true</td><td>each loop's read buffer is direct (saves the JDK's copy through its temporary direct buffer: an interleaved A/B measured 1.00-1.06x req/CPU-s on plaintext and up to 1.15x on large echoes); false reads into a heap array the parser reads in place</td></tr>
  *   <tr><td>readBufferSize</td><td>spindle.readBufferSize</td><td>16384</td><td>bytes per socket read (one buffer per loop, reused)</td></tr>
  *   <tr><td>writeHighWaterMark</td><td>spindle.writeHighWaterMark</td><td>65536</td><td>pending output at which a connection stops processing requests and pulling streamed bodies</td></tr>
  *   <tr><td>backlog</td><td>spindle.backlog</td><td>1024</td><td>listen backlog of each listening socket</td></tr>
@@ -45,13 +46,13 @@ public class NioServer extends EventLoopServer {
     private static final Logger log = LoggerFactory.getLogger(NioServer.class);
 
     private final Topology topology;
-    private final int busyPollSpins;
+    private final NioSettings settings;
     private final int backlog;
 
-    NioServer(String name, Topology topology, ServerConfig config, Router router) {
+    NioServer(String name, Topology topology, ServerConfig config, Router router, NioSettings settings) {
         super(name, config, router);
         this.topology = topology;
-        this.busyPollSpins = config.busyPollSpins();
+        this.settings = Objects.requireNonNull(settings, "settings");
         this.backlog = config.backlog();
     }
 
@@ -64,7 +65,7 @@ public class NioServer extends EventLoopServer {
             int count = topology.servingLoops(config);
             EventLoop[] serving = new EventLoop[count];
             for (int i = 0; i < count; i++) {
-                serving[i] = new EventLoop(context, context.name() + "-loop-" + i, busyPollSpins);
+                serving[i] = new EventLoop(context, context.name() + "-loop-" + i, settings);
                 loops.add(serving[i]);
             }
             InetAddress host = InetAddress.getByName(config.host());
@@ -73,7 +74,7 @@ public class NioServer extends EventLoopServer {
                 case SINGLE_LOOP -> serving[0].listen(open(listeners, host, config.port(), shared), null);
                 case MULTI_LOOP -> serving[0].listen(open(listeners, host, config.port(), shared), serving);
                 case BOSS_WORKER -> {
-                    EventLoop boss = new EventLoop(context, context.name() + "-boss", busyPollSpins);
+                    EventLoop boss = new EventLoop(context, context.name() + "-boss", settings);
                     loops.add(boss);
                     boss.listen(open(listeners, host, config.port(), shared), serving);
                 }

@@ -11,12 +11,7 @@ import dev.spindle.core.ServerConfig;
  */
 class MultiLoopServerBusyPollHeapConformanceTest extends HttpConformanceSuite {
     @Override
-    protected ServerConfig config() {
-        return super.config().busyPoll(true).directBuffers(false);
-    }
-
-    @Override
     protected HttpServer newServer(ServerConfig config, Router router) {
-        return new MultiLoopServer(config, router);
+        return new MultiLoopServer(config, router, NioSettings.defaults().busyPoll(true).directBuffers(false));
     }
 }
