@@ -10,6 +10,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * HTTP/1.1 over io_uring, through FFM bindings to the system's liburing
@@ -22,7 +23,7 @@ import java.util.List;
  * available ({@link IoUring#unavailabilityCause()}) {@link #start()} fails with the reason.
  *
  * <table>
- *   <caption>Options beyond {@link ServerConfig} (system properties)</caption>
+ *   <caption>Options beyond {@link ServerConfig}: {@link Tuning}, and the system properties a server made without it reads</caption>
  *   <tr><th>property</th><th>default</th><th>effect</th></tr>
  *   <tr><td>spindle.iouring.sqEntries</td><td>{@value Tuning#DEFAULT_SQ_ENTRIES}</td><td>SQ entries per ring (power of two)</td></tr>
  *   <tr><td>spindle.iouring.cqFactor</td><td>{@value Tuning#DEFAULT_CQ_FACTOR}</td><td>CQ size as a multiple of the SQ</td></tr>
@@ -49,18 +50,29 @@ public class IoUringServer extends EventLoopServer {
     private volatile List<RingWorker> workers = List.of();
 
     /**
-     * A server for {@code router}, not yet started ({@link #start()} binds it).
+     * A server for {@code router}, not yet started ({@link #start()} binds it), with the io_uring
+     * settings its {@code -Dspindle.iouring.*} properties give
+     * ({@link Tuning#fromSystemProperties(ServerConfig)}).
      *
      * @param config address, limits, timeouts and worker count
      * @param router the routes it serves
+     * @throws IllegalArgumentException if an io_uring property does not parse or is out of range
      */
     public IoUringServer(ServerConfig config, Router router) {
         this(config, router, Tuning.fromSystemProperties(config));
     }
 
-    IoUringServer(ServerConfig config, Router router, Tuning tuning) {
+    /**
+     * A server for {@code router}, not yet started ({@link #start()} binds it), with these io_uring
+     * settings; their system properties are not read.
+     *
+     * @param config address, limits, timeouts and worker count
+     * @param router the routes it serves
+     * @param tuning ring and buffer sizes, SQPOLL ({@link Tuning#defaults(ServerConfig)} for the defaults)
+     */
+    public IoUringServer(ServerConfig config, Router router, Tuning tuning) {
         super("IoUringServer", config, router);
-        this.tuning = tuning;
+        this.tuning = Objects.requireNonNull(tuning, "tuning");
     }
 
     /**

@@ -1,32 +1,45 @@
 package dev.spindle.iouring;
 
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.spi.SystemProperty;
 
 /**
- * io_uring-specific settings beyond {@link ServerConfig}, from {@code -Dspindle.iouring.*}
- * properties (see {@link IoUringServer}) or, in tests, given directly.
+ * The io_uring server's own settings, beside the strategy-neutral {@link ServerConfig}: ring and
+ * buffer sizes, and SQPOLL. Immutable; each setter-like method returns a changed copy:
+ * {@code new IoUringServer(config, router, Tuning.defaults(config).sqpoll(true))}. A server made
+ * without them ({@code new IoUringServer(config, router)}) reads
+ * {@link #fromSystemProperties(ServerConfig)}; {@link IoUringServer}'s Javadoc has the table of
+ * properties and defaults.
  *
- * @param sqEntries submission queue entries per ring (power of two); the CQ gets {@code cqFactor} times as many
- * @param cqFactor completion queue size as a multiple of the SQ
- * @param bufferRingEntries provided buffers per ring (power of two, at most 32768)
- * @param bufferSize bytes per provided buffer (one multishot-recv completion carries at most this)
- * @param sendChunk largest native buffer one send carries; output beyond it goes in further sends
- * @param sqpoll a kernel thread polls each SQ (burns a core per ring; off by default)
+ * @param sqEntries submission queue entries per ring: a power of two, at most 32768
+ * @param cqFactor completion queue size as a multiple of the SQ: 1 to 64
+ * @param bufferRingEntries provided receive buffers per ring: a power of two, at most 32768
+ * @param bufferSize bytes per provided buffer (one multishot-receive completion carries at most
+ *        this): at least 64
+ * @param sendChunk the largest native buffer one send carries; output beyond it goes in further
+ *        sends: at least 1024
+ * @param sqpoll whether a kernel thread polls each ring's SQ (burns a core per ring)
  */
-record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int bufferSize, int sendChunk, boolean sqpoll) {
+public record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int bufferSize, int sendChunk, boolean sqpoll) {
     static final int DEFAULT_SQ_ENTRIES = 2048;
     static final int DEFAULT_CQ_FACTOR = 8;
     static final int DEFAULT_BUFFER_RING_ENTRIES = 1024;
     static final int DEFAULT_SEND_CHUNK = 256 * 1024;
 
-    Tuning {
+    /**
+     * Checks the values.
+     *
+     * @throws IllegalArgumentException if a value is out of the range its {@code @param} gives
+     */
+    public Tuning {
         powerOfTwo("sqEntries", sqEntries, 32768);
         powerOfTwo("bufferRingEntries", bufferRingEntries, 32768);
         if (cqFactor < 1 || cqFactor > 64) {
             throw new IllegalArgumentException("cqFactor must be 1..64, got " + cqFactor);
         }
         if (bufferSize < 64 || sendChunk < 1024) {
-            throw new IllegalArgumentException("bufferSize >= 64 and sendChunk >= 1024 required: " + this);
+            throw new IllegalArgumentException("bufferSize >= 64 and sendChunk >= 1024 required, got bufferSize "
+                    + bufferSize + ", sendChunk " + sendChunk);
         }
     }
 
@@ -36,43 +49,93 @@ record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int bufferSize
         }
     }
 
-    static Tuning defaults(ServerConfig config) {
+    /**
+     * Every setting at its default; system properties are not read.
+     *
+     * @param config the server's configuration: a provided buffer is its {@link ServerConfig#readBufferSize()}
+     * @return the defaults {@link IoUringServer}'s Javadoc lists
+     */
+    public static Tuning defaults(ServerConfig config) {
         return new Tuning(DEFAULT_SQ_ENTRIES, DEFAULT_CQ_FACTOR, DEFAULT_BUFFER_RING_ENTRIES, config.readBufferSize(),
                 DEFAULT_SEND_CHUNK, false);
     }
 
-    static Tuning fromSystemProperties(ServerConfig config) {
+    /**
+     * The defaults overridden by any {@code spindle.iouring.*} property, read as
+     * {@link ServerConfig}'s are (a blank property counts as unset).
+     *
+     * @param config the server's configuration, for the default buffer size
+     * @return the settings the properties describe
+     * @throws IllegalArgumentException if a property does not parse or is out of range
+     */
+    public static Tuning fromSystemProperties(ServerConfig config) {
         Tuning d = defaults(config);
         return new Tuning(
-                intProperty("spindle.iouring.sqEntries", d.sqEntries),
-                intProperty("spindle.iouring.cqFactor", d.cqFactor),
-                intProperty("spindle.iouring.bufferRingEntries", d.bufferRingEntries),
-                intProperty("spindle.iouring.bufferSize", d.bufferSize),
-                intProperty("spindle.iouring.sendChunk", d.sendChunk),
-                Boolean.parseBoolean(System.getProperty("spindle.iouring.sqpoll", "false").trim()));
+                SystemProperty.read("spindle.iouring.sqEntries", d.sqEntries, Integer::parseInt),
+                SystemProperty.read("spindle.iouring.cqFactor", d.cqFactor, Integer::parseInt),
+                SystemProperty.read("spindle.iouring.bufferRingEntries", d.bufferRingEntries, Integer::parseInt),
+                SystemProperty.read("spindle.iouring.bufferSize", d.bufferSize, Integer::parseInt),
+                SystemProperty.read("spindle.iouring.sendChunk", d.sendChunk, Integer::parseInt),
+                SystemProperty.read("spindle.iouring.sqpoll", d.sqpoll, Boolean::parseBoolean));
     }
 
-    Tuning withBufferRing(int entries, int size) {
-        return new Tuning(sqEntries, cqFactor, entries, size, sendChunk, sqpoll);
+    /**
+     * Submission queue entries per ring.
+     *
+     * @param entries a power of two, at most 32768; default 2048
+     * @return a copy with this size
+     */
+    public Tuning sqEntries(int entries) {
+        return new Tuning(entries, cqFactor, bufferRingEntries, bufferSize, sendChunk, sqpoll);
     }
 
-    Tuning withSqpoll(boolean on) {
-        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bufferSize, sendChunk, on);
+    /**
+     * Completion queue size as a multiple of the submission queue's.
+     *
+     * @param factor 1 to 64; default 8
+     * @return a copy with this factor
+     */
+    public Tuning cqFactor(int factor) {
+        return new Tuning(sqEntries, factor, bufferRingEntries, bufferSize, sendChunk, sqpoll);
     }
 
-    Tuning withSendChunk(int bytes) {
+    /**
+     * Provided receive buffers per ring.
+     *
+     * @param entries a power of two, at most 32768; default 1024
+     * @return a copy with this count
+     */
+    public Tuning bufferRingEntries(int entries) {
+        return new Tuning(sqEntries, cqFactor, entries, bufferSize, sendChunk, sqpoll);
+    }
+
+    /**
+     * Bytes per provided receive buffer.
+     *
+     * @param bytes at least 64; default the configuration's {@code readBufferSize}
+     * @return a copy with this size
+     */
+    public Tuning bufferSize(int bytes) {
+        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bytes, sendChunk, sqpoll);
+    }
+
+    /**
+     * The largest native buffer one send carries.
+     *
+     * @param bytes at least 1024; default 256 KiB
+     * @return a copy with this size
+     */
+    public Tuning sendChunk(int bytes) {
         return new Tuning(sqEntries, cqFactor, bufferRingEntries, bufferSize, bytes, sqpoll);
     }
 
-    private static int intProperty(String name, int fallback) {
-        String value = System.getProperty(name);
-        if (value == null || value.isBlank()) {
-            return fallback;
-        }
-        try {
-            return Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("invalid value for -D" + name + ": " + value, e);
-        }
+    /**
+     * Whether a kernel thread polls each ring's submission queue ({@code IORING_SETUP_SQPOLL}).
+     *
+     * @param on true for a polling kernel thread per ring (it burns a core); default false
+     * @return a copy with this setting
+     */
+    public Tuning sqpoll(boolean on) {
+        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bufferSize, sendChunk, on);
     }
 }

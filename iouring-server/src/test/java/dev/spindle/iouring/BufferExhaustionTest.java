@@ -34,7 +34,7 @@ class BufferExhaustionTest {
     @Test
     void receivesAreReArmedAfterTheBufferRingRunsDry() throws Exception {
         ServerConfig config = ServerConfig.defaults().port(0).workers(2);
-        Tuning tuning = Tuning.defaults(config).withBufferRing(4, 256);
+        Tuning tuning = Tuning.defaults(config).bufferRingEntries(4).bufferSize(256);
         try (IoUringServer server = (IoUringServer) new IoUringServer(config, BenchmarkApp.routes(), tuning).start()) {
             int port = server.port();
             List<Future<?>> clients = new ArrayList<>();

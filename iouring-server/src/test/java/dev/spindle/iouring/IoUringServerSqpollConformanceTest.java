@@ -15,7 +15,7 @@ class IoUringServerSqpollConformanceTest extends HttpConformanceSuite {
             System.err.println("SKIPPED " + getClass().getSimpleName() + ": io_uring is not available: " + IoUring.unavailabilityCause());
         }
         Assumptions.assumeTrue(IoUring.isAvailable(), () -> "io_uring is not available: " + IoUring.unavailabilityCause());
-        return new IoUringServer(config, router, Tuning.fromSystemProperties(config).withSqpoll(true));
+        return new IoUringServer(config, router, Tuning.fromSystemProperties(config).sqpoll(true));
     }
 
     /**
