@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
  * The command line every server shares: {@code <MainClass> <port> [workers]}. Port 0 picks a free
  * port; one line {@code <Name> listening on <host>:<port>} on stdout says the server is ready;
  * bad arguments print a usage line on stderr and exit 2; a failed start exits 1; SIGTERM and
- * SIGINT close gracefully. Tuning is through {@code -Dspindle.*} properties (see {@link ServerConfig}).
+ * SIGINT close gracefully. Tuning is through {@code -Dspindle.*} properties: {@link ServerConfig}'s,
+ * and those of the server's own strategy settings, which its two-argument constructor reads.
  */
 public final class Launcher {
     private static final Logger log = LoggerFactory.getLogger(Launcher.class);
