@@ -39,7 +39,7 @@ import java.util.function.Function;
  * </table>
  * Every server honours every limit above, except where its class Javadoc says otherwise (the
  * Netty reference, which has its own codec, approximates the request read timeout). What only one
- * strategy understands is that strategy module's own setting, with its own properties: the NIO
+ * strategy understands is that strategy module's own settings, with their own properties: the NIO
  * servers' {@code NioSettings} (busy-polling, direct buffers), the blocking servers'
  * {@code BlockingSettings} (ThreadPoolServer's queue), io_uring's {@code Tuning}
  * ({@code spindle.iouring.*}), the Netty reference's {@code spindle.netty.transport}; each server's

@@ -21,10 +21,10 @@ import org.slf4j.LoggerFactory;
  * {@link dev.spindle.core.spi.Connection} per key) arranged in a {@link Topology}, run by the core's
  * {@link EventLoopServer} shell (start, graceful close, connection limit, drain deadline, virtual
  * threads for blocking handlers). The four public NIO servers are this engine with a different
- * topology; everything else is configuration: the NIO engine's own settings are {@link NioSettings}
- * (busy-polling, direct buffers), given to a server's constructor or read from their
- * {@code -Dspindle.*} properties; of the strategy-neutral {@link ServerConfig}, these shape the
- * engine:
+ * topology; everything else is configuration. The engine's own settings are {@link NioSettings}
+ * (busy-polling, direct buffers), which a server's constructor takes or reads from their
+ * {@code -Dspindle.*} properties; the table lists the strategy-neutral {@link ServerConfig}
+ * options that shape it.
  *
  * <table>
  *   <caption>ServerConfig options the engine reads, with their system properties</caption>
