@@ -1,5 +1,6 @@
 package dev.spindle.core.bench;
 
+import dev.spindle.core.spi.Next;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.spi.BenchmarkApp;
 import dev.spindle.core.spi.BodyBudget;
@@ -58,7 +59,7 @@ public class CoreRoundTripBenchmark {
         String response = StandardCharsets.ISO_8859_1.decode(out.duplicate()).toString();
         connection.written(out.remaining());
         if (!response.startsWith("HTTP/1.1 200 OK\r\n") || !response.endsWith("\r\n\r\n" + expectedBody)
-                || connection.shouldClose() || connection.hasOutbound()) {
+                || (connection.next() == Next.CLOSE) || connection.next().writes()) {
             throw new IllegalStateException("unexpected response: " + response);
         }
     }
