@@ -610,9 +610,9 @@ for sc in "${SCENARIOS[@]}"; do
   fi
 done
 
-# The conformance check's classes (core's tests), built now for the same reasons.
+# The conformance check's classes (the conformance module), built now for the same reasons.
 if (( conformance )); then
-  "$SCRIPTS/conformance-check.sh" --prepare || spindle_die "the conformance check (core's test classes) did not build"
+  "$SCRIPTS/conformance-check.sh" --prepare || spindle_die "the conformance check (the conformance module) did not build"
 fi
 
 # The baseline: its own export and build, so nothing it compiles or installs touches this tree or

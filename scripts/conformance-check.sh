@@ -8,7 +8,7 @@
 #   --tls      the server speaks HTTPS (any certificate is accepted: the check judges HTTP)
 #   HOST:PORT  where it listens ([v6 address]:PORT for IPv6); it must serve the benchmark app's routes
 #   OUT_FILE   written as TSV: a header "case<TAB>status<TAB>message<TAB>rule", then one line per case of
-#              dev.spindle.core.conformance.NetworkConformanceSuite; status passed, failed or skipped;
+#              dev.spindle.conformance.NetworkConformanceSuite; status passed, failed or skipped;
 #              message on one line: the failure's, or why the case was skipped; rule rfc9112 (every
 #              assertion of the case is an RFC 9110/9112 requirement: the case's method is tagged
 #              @Tag(HttpConformanceSuite.RFC9112), the section named beside it) or contract (Spindle's
@@ -24,10 +24,10 @@
 # skips are counted apart). Exit status: 0 every case run passed, 1 some failed, 2 it could not run
 # (bad arguments, build failure, target unreachable, or the hard time limit was hit).
 #
-# Builds core's test classes first when they are missing or older than the sources (no install:
-# core/target only). Env: SPINDLE_CONFORMANCE_BUDGET (seconds; default 60): cases not started by
-# then are skipped, saying so; the JVM is killed 90 s after the budget (a case ends by its own
-# timeouts, at most 60 s).
+# Builds the conformance module (and core and benchmark-app, which it runs on) first when its
+# classes are missing or older than the sources (no install: those modules' target/ only).
+# Env: SPINDLE_CONFORMANCE_BUDGET (seconds; default 60): cases not started by then are skipped,
+# saying so; the JVM is killed 90 s after the budget (a case ends by its own timeouts, at most 60 s).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -67,31 +67,31 @@ out_file="$(cd "$out_dir" && pwd -P)/$(basename "$out_file")"   # the script wor
 cd "$SPINDLE_ROOT"
 spindle_find_jdk
 
-# core's test classes and their classpath (JUnit's launcher included), rebuilt when a source,
-# a pom or a listed jar is newer or gone; the classpath file doubles as the stamp.
-CLASSPATH_FILE="core/target/conformance-classpath.txt"
-test_classes_stale() {
-  [[ -d core/target/test-classes && -f "$CLASSPATH_FILE" ]] || return 0
+# The conformance module's classes and their runtime classpath (core's jars and JUnit's launcher
+# included), rebuilt when a source, a pom or a listed jar is newer or gone; the classpath file, which
+# the build writes (the build-classpath execution in pom.xml), doubles as the stamp.
+CLASSPATH_FILE="conformance/target/classpath.txt"
+suite_stale() {
+  [[ -d conformance/target/classes && -f "$CLASSPATH_FILE" ]] || return 0
   local entry entries
   IFS=: read -r -a entries <"$CLASSPATH_FILE" || true
   for entry in "${entries[@]}"; do
     [[ -e "$entry" ]] || return 0
   done
-  [[ -n "$(find pom.xml core/pom.xml core/src -type f -newer "$CLASSPATH_FILE" -print -quit)" ]]
+  [[ -n "$(find pom.xml core/pom.xml core/src benchmark-app/pom.xml benchmark-app/src conformance/pom.xml conformance/src -type f -newer "$CLASSPATH_FILE" -print -quit)" ]]
 }
-if test_classes_stale; then
-  echo "building core's test classes ..." >&2
-  _spindle_mvn_quiet -pl core test-compile dependency:build-classpath -Dmdep.includeScope=test \
-    -Dmdep.outputFile="$SPINDLE_ROOT/$CLASSPATH_FILE" >&2 ||
-    { echo "error: building core's test classes failed (rerun with SPINDLE_VERBOSE=1 for Maven's output)" >&2; exit 2; }
+if suite_stale; then
+  echo "building the conformance suite ..." >&2
+  _spindle_mvn_quiet -pl conformance -am -DskipTests package >&2 ||
+    { echo "error: building the conformance suite failed (rerun with SPINDLE_VERBOSE=1 for Maven's output)" >&2; exit 2; }
   touch "$CLASSPATH_FILE"   # build-classpath leaves an unchanged file alone
 fi
 (( ! prepare )) || exit 0
-cp="core/target/test-classes:core/target/classes:$(tr -d '\r\n' <"$CLASSPATH_FILE")"
+cp="conformance/target/classes:$(tr -d '\r\n' <"$CLASSPATH_FILE")"
 
 rc=0
 timeout --kill-after=10 "$(( budget + 90 ))" "$JAVA_HOME/bin/java" -Xmx512m -Dspindle.conformance.budgetSeconds="$budget" \
-  -cp "$cp" dev.spindle.core.conformance.ConformanceCheck "${tls[@]}" "$target" "$out_file" || rc=$?
+  -cp "$cp" dev.spindle.conformance.ConformanceCheck "${tls[@]}" "$target" "$out_file" || rc=$?
 case "$rc" in
   0 | 1 | 2) exit "$rc" ;;
   124 | 137) echo "error: the check of $target did not finish within $(( budget + 90 )) s" >&2; exit 2 ;;

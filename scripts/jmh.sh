@@ -102,6 +102,7 @@ LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [[ -n "$(git -C "$ROOT" status --porcelain -- core/pom.xml core/src/main \
   core/src/test/java/dev/spindle/core/bench core/src/test/java/dev/spindle/core/BenchAccess.java \
+  core/src/test/java/dev/spindle/core/testing/TestRoutes.java \
   netty-server/pom.xml netty-server/src/test/java/dev/spindle/netty/bench scripts/jmh.sh 2>/dev/null)" ]]; then
   COMMIT+=" (with uncommitted changes to the benchmarked code)"
 fi

@@ -17,23 +17,26 @@ cd "$SPINDLE_ROOT"
 # The scripts' own Python (the matrix report, the hostile-memory verdicts) has unit tests of its own.
 spindle_python
 "$SPINDLE_PYTHON" -m unittest discover -s scripts/lib -p 'test_*.py'
-# Two modules at a time (-T): after core, the server modules and the references depend only on core
-# (blocking-server's tests also on nio-servers and iouring-server), and their tests mostly wait on
-# sockets and timers, so two lanes halve the wall clock on 2 cores. Every test port is ephemeral.
+# Two modules at a time (-T): after core, benchmark-app and conformance, the server modules and the
+# references depend only on those (blocking-server's tests also on nio-servers and iouring-server),
+# and their tests mostly wait on sockets and timers, so two lanes halve the wall clock on 2 cores.
+# Every test port is ephemeral.
 # SPINDLE_MVN_THREADS=1 builds one module at a time.
 spindle_mvn -T "${SPINDLE_MVN_THREADS:-2}" install "$@"
 
 # The public API is documented: javadoc with every doclint check on each module's package; any
 # warning fails. (dev.spindle.iouring.ffi is left out: jextract generates it, into src/generated/java,
 # which is on the source path only so that the documented packages resolve against it.)
-DOC_PACKAGES=(core:dev.spindle.core core:dev.spindle.core.spi blocking-server:dev.spindle.blocking nio-servers:dev.spindle.nio
-  iouring-server:dev.spindle.iouring netty-server:dev.spindle.netty)
+# (The conformance module is test support, JUnit tests and their helpers, not API: it is left out too.)
+DOC_PACKAGES=(core:dev.spindle.core core:dev.spindle.core.spi benchmark-app:dev.spindle.benchmark
+  blocking-server:dev.spindle.blocking nio-servers:dev.spindle.nio iouring-server:dev.spindle.iouring
+  netty-server:dev.spindle.netty)
 # Each module's target/classpath.txt (runtime scope, a superset of compile) is written by the build
-# above (the build-classpath execution in pom.xml). The six javadoc runs are independent: two at a time.
+# above (the build-classpath execution in pom.xml). The javadoc runs are independent: two at a time.
 javadoc_package() {
   local module="$1" package="$2" deps path sources
   deps="$(tr -d '\r\n' <"$module/target/classpath.txt")"
-  # core is a named module (module-info.java): its dependencies go on the module path
+  # core and benchmark-app are named modules (module-info.java): their dependencies go on the module path
   if [[ -f "$module/src/main/java/module-info.java" ]]; then path=(--module-path "$deps"); else path=(-cp "core/target/classes:$deps"); fi
   sources="$module/src/main/java"
   if [[ -d "$module/src/generated/java" ]]; then sources+=":$module/src/generated/java"; fi

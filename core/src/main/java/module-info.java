@@ -5,8 +5,6 @@
  */
 module dev.spindle.core {
     requires transitive org.slf4j;
-    // the benchmark app's remote routes call their downstream with the JDK's HTTP client
-    requires java.net.http;
 
     exports dev.spindle.core;
     exports dev.spindle.core.spi to dev.spindle.blocking, dev.spindle.nio, dev.spindle.iouring, dev.spindle.netty;

@@ -1,8 +1,8 @@
 package dev.spindle.blocking;
 
+import dev.spindle.benchmark.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.spi.Launcher;
 
 /**
  * One thread accepts and serves each connection to completion, the classic iterative server. Every

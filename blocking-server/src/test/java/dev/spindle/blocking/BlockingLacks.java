@@ -1,6 +1,6 @@
 package dev.spindle.blocking;
 
-import dev.spindle.core.conformance.HttpConformanceSuite.Feature;
+import dev.spindle.conformance.HttpConformanceSuite.Feature;
 import java.util.Map;
 
 /** What the blocking servers lack of the conformance suite's features, and why. */

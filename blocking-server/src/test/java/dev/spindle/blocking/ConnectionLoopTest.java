@@ -2,13 +2,13 @@ package dev.spindle.blocking;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.benchmark.BenchmarkApp;
+import dev.spindle.conformance.RawConnection;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawResponse;
-import dev.spindle.core.conformance.RawConnection;
-import dev.spindle.core.spi.BenchmarkApp;
+import dev.spindle.core.testing.RawResponse;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;

@@ -1,6 +1,6 @@
 package dev.spindle.blocking;
 
-import dev.spindle.core.conformance.LargeTransferSuite;
+import dev.spindle.conformance.LargeTransferSuite;
 
 /**
  * The blocking family's large-transfer check, on {@link VirtualThreadServer}: the upload is read by

@@ -2,13 +2,13 @@ package dev.spindle.blocking;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.benchmark.BenchmarkApp;
+import dev.spindle.conformance.ConformanceCheck.CaseResult;
+import dev.spindle.conformance.ConformanceCheck.Status;
+import dev.spindle.conformance.ConformanceCheck;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.ConformanceCheck;
-import dev.spindle.core.conformance.ConformanceCheck.CaseResult;
-import dev.spindle.core.conformance.ConformanceCheck.Status;
-import dev.spindle.core.conformance.TestTls;
-import dev.spindle.core.spi.BenchmarkApp;
+import dev.spindle.core.testing.TestTls;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;

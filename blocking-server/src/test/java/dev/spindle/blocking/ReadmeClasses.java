@@ -21,8 +21,8 @@ import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
 
 /**
- * The public classes of the README's embedding section, as written there: every {@code java}
- * block that declares one is taken out of README.md and compiled (imports and all) with
+ * The public classes of the embedding guide, as written there: every {@code java} block that
+ * declares one is taken out of docs/embedding.md and compiled (imports and all) with
  * {@code -Xlint:all -Werror} against the test classpath.
  */
 final class ReadmeClasses {
@@ -39,9 +39,7 @@ final class ReadmeClasses {
 
     /** Extracts and compiles the section's classes into {@code dir}; fails the test on any compiler message. */
     static ReadmeClasses compile(Path dir) throws IOException {
-        String readme = Files.readString(Path.of("..", "README.md"));
-        String section = readme.substring(readme.indexOf("## Embedding\n"));
-        section = section.substring(0, section.indexOf("\n## ", 1));
+        String section = Files.readString(Path.of("..", "docs", "embedding.md"));
         Path src = Files.createDirectories(dir.resolve("src"));
         Path out = Files.createDirectories(dir.resolve("classes"));
         List<String> names = new ArrayList<>();

@@ -2,10 +2,10 @@ package dev.spindle.blocking;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.benchmark.BenchmarkApp;
+import dev.spindle.conformance.RawConnection;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawConnection;
-import dev.spindle.core.spi.BenchmarkApp;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

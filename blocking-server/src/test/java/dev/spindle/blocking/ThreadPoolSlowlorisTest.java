@@ -2,11 +2,11 @@ package dev.spindle.blocking;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.benchmark.BenchmarkApp;
+import dev.spindle.conformance.RawConnection;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawConnection;
-import dev.spindle.core.conformance.RawResponse;
-import dev.spindle.core.spi.BenchmarkApp;
+import dev.spindle.core.testing.RawResponse;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package dev.spindle.blocking;
 
+import dev.spindle.conformance.HttpConformanceSuite;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.HttpConformanceSuite;
 import java.util.Map;
 
 class VirtualThreadServerConformanceTest extends HttpConformanceSuite {

@@ -1,6 +1,5 @@
 package dev.spindle.core;
 
-import dev.spindle.core.spi.Connection;
 import static dev.spindle.core.ConnectionBytes.bytes;
 import static dev.spindle.core.ConnectionBytes.drain;
 import static dev.spindle.core.ConnectionBytes.feed;
@@ -8,8 +7,9 @@ import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.spindle.core.conformance.RawResponse;
 import dev.spindle.core.spi.BodyBudget;
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.testing.RawResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,10 +1,10 @@
 package dev.spindle.core;
 
-import dev.spindle.core.spi.Connection;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.conformance.RawResponse;
-import dev.spindle.core.conformance.ResponseReader;
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.testing.RawResponse;
+import dev.spindle.core.testing.ResponseReader;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,15 +1,15 @@
 package dev.spindle.core;
 
-import dev.spindle.core.spi.Connection;
-import dev.spindle.core.spi.Next;
-import dev.spindle.core.spi.BenchmarkApp;
 import static dev.spindle.core.ConnectionBytes.bytes;
 import static dev.spindle.core.ConnectionBytes.drain;
 import static dev.spindle.core.ConnectionBytes.feed;
 import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.conformance.RawResponse;
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
+import dev.spindle.core.testing.RawResponse;
+import dev.spindle.core.testing.TestRoutes;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -336,7 +336,7 @@ class ConnectionStreamingTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("timeouts")
     void timeoutsAreDecidedByTheCore(String name, String input, long afterMillis, int status) {
-        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), ServerConfig.defaults());
+        HttpConnection c = new HttpConnection(TestRoutes.routes(), ServerConfig.defaults());
         feed(c, input);
         drain(c);
         long now = 5_000_000_000L;
@@ -359,7 +359,7 @@ class ConnectionStreamingTest {
 
     @Test
     void outputThePeerDoesNotTakeIsDroppedAfterTheWriteTimeout() {
-        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), ServerConfig.defaults().writeTimeout(Duration.ofSeconds(3)));
+        HttpConnection c = new HttpConnection(TestRoutes.routes(), ServerConfig.defaults().writeTimeout(Duration.ofSeconds(3)));
         feed(c, get("/plaintext"));
         long now = 5_000_000_000L;
         c.tick(now);

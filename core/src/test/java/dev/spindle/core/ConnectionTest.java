@@ -1,8 +1,5 @@
 package dev.spindle.core;
 
-import dev.spindle.core.spi.Connection;
-import dev.spindle.core.spi.Next;
-import dev.spindle.core.spi.BenchmarkApp;
 import static dev.spindle.core.ConnectionBytes.bytes;
 import static dev.spindle.core.ConnectionBytes.drain;
 import static dev.spindle.core.ConnectionBytes.drainAll;
@@ -11,7 +8,10 @@ import static dev.spindle.core.ConnectionBytes.parseAll;
 import static dev.spindle.core.ConnectionBytes.peek;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.conformance.RawResponse;
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
+import dev.spindle.core.testing.RawResponse;
+import dev.spindle.core.testing.TestRoutes;
 import java.io.ByteArrayOutputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -42,7 +42,7 @@ class ConnectionTest {
     private static final String HOST = "Host: test\r\n";
 
     private static HttpConnection app() {
-        return new HttpConnection(BenchmarkApp.routes(), DEFAULTS);
+        return new HttpConnection(TestRoutes.routes(), DEFAULTS);
     }
 
     private static String get(String target) {
@@ -212,7 +212,7 @@ class ConnectionTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("keepAliveCases")
     void keepAliveDecision(String name, ServerConfig config, String request, String connectionHeader, boolean closes) {
-        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), config);
+        HttpConnection c = new HttpConnection(TestRoutes.routes(), config);
         feed(c, request + get("/json"));
         assertThat(c.state().finished()).as("shouldClose before the output is written").isFalse();
         List<RawResponse> responses = parseAll(drain(c));
@@ -714,7 +714,7 @@ class ConnectionTest {
 
     @Test
     void backPressureStopsProcessingUntilOutputIsWritten() {
-        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), DEFAULTS.writeHighWaterMark(1024));
+        HttpConnection c = new HttpConnection(TestRoutes.routes(), DEFAULTS.writeHighWaterMark(1024));
         ByteArrayOutputStream batch = new ByteArrayOutputStream();
         for (int i = 0; i < 10; i++) {
             byte[] body = new byte[4096];
@@ -748,7 +748,7 @@ class ConnectionTest {
     /** Small responses under the mark are all produced in one go. */
     @Test
     void belowTheHighWaterMarkEverythingIsAnsweredAtOnce() {
-        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), DEFAULTS.writeHighWaterMark(1024));
+        HttpConnection c = new HttpConnection(TestRoutes.routes(), DEFAULTS.writeHighWaterMark(1024));
         feed(c, get("/plaintext").repeat(3));
         assertThat(c.next().reads()).isTrue();
         assertThat(parseAll(drain(c))).hasSize(3);
@@ -773,7 +773,7 @@ class ConnectionTest {
     @Test
     void offloadedBlockingRouteAnswersInOrder() {
         Manual ex = new Manual();
-        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
+        HttpConnection c = new HttpConnection(TestRoutes.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
         feed(c, get("/blocking/0") + get("/plaintext"));
         assertThat(c.next().writes()).as("nothing before the blocking handler ran").isFalse();
         assertThat((c.state() == Connection.State.HANDLING)).isTrue();
@@ -803,7 +803,7 @@ class ConnectionTest {
     @Test
     void offloadedRequestSurvivesBufferReuse() {
         Manual ex = new Manual();
-        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
+        HttpConnection c = new HttpConnection(TestRoutes.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
         feed(c, get("/blocking/0"));
         // Bytes arriving while the handler runs overwrite the receive buffer; the handler has a copy.
         feed(c, get("/users/zzzzzzzzzz"));
@@ -835,7 +835,7 @@ class ConnectionTest {
         Executor rejecting = r -> {
             throw new RejectedExecutionException("shutting down");
         };
-        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), DEFAULTS, rejecting, () -> { });
+        HttpConnection c = new HttpConnection(TestRoutes.routes(), DEFAULTS, rejecting, () -> { });
         feed(c, get("/blocking/0") + get("/plaintext"));
         List<RawResponse> responses = parseAll(drain(c));
         assertThat(responses).extracting(RawResponse::status).containsExactly(503);
@@ -846,7 +846,7 @@ class ConnectionTest {
     @Test
     void manyOffloadedRequestsPipelinedKeepTheirOrder() {
         Manual ex = new Manual();
-        HttpConnection c = new HttpConnection(BenchmarkApp.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
+        HttpConnection c = new HttpConnection(TestRoutes.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
         StringBuilder batch = new StringBuilder();
         for (int i = 0; i < 4; i++) {
             batch.append(get("/blocking/0")).append(get("/users/" + i));

@@ -5,7 +5,7 @@ import static dev.spindle.core.ConnectionBytes.feed;
 import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.conformance.RawResponse;
+import dev.spindle.core.testing.RawResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,12 +1,12 @@
 package dev.spindle.core;
 
-import dev.spindle.core.spi.Next;
 import static dev.spindle.core.ConnectionBytes.drainAll;
 import static dev.spindle.core.ConnectionBytes.feed;
 import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.conformance.RawResponse;
+import dev.spindle.core.spi.Next;
+import dev.spindle.core.testing.RawResponse;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -9,7 +9,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.StackTraceElementProxy;
-import dev.spindle.core.conformance.LogCapture;
+import dev.spindle.core.testing.LogCapture;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;

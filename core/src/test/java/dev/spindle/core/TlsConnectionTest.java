@@ -1,14 +1,14 @@
 package dev.spindle.core;
 
-import dev.spindle.core.spi.Connection;
-import dev.spindle.core.spi.Next;
-import dev.spindle.core.spi.BenchmarkApp;
 import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.spindle.core.conformance.RawResponse;
-import dev.spindle.core.conformance.TestTls;
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
+import dev.spindle.core.testing.RawResponse;
+import dev.spindle.core.testing.TestRoutes;
+import dev.spindle.core.testing.TestTls;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -52,7 +52,7 @@ class TlsConnectionTest {
 
     @Test
     void aRequestOverTlsIsAnsweredAndAlpnPicksHttp11() throws Exception {
-        Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), tlsConfig()));
+        Peer p = new Peer(new HttpConnection(TestRoutes.routes(), tlsConfig()));
         p.send(get("/plaintext"));
         p.shuttle();
         RawResponse r = single(p.received());
@@ -65,7 +65,7 @@ class TlsConnectionTest {
 
     @Test
     void pipelinedRequestsInOneRecordAreAnsweredInOrder() throws Exception {
-        Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), tlsConfig()));
+        Peer p = new Peer(new HttpConnection(TestRoutes.routes(), tlsConfig()));
         StringBuilder batch = new StringBuilder();
         for (int i = 0; i < 64; i++) {
             batch.append(get("/users/" + i));
@@ -83,7 +83,7 @@ class TlsConnectionTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 7, 100, 1000, 16_384, 100_000})
     void aLargeEchoSurvivesRecordsSplitAtAnySize(int chunk) throws Exception {
-        Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), tlsConfig()));
+        Peer p = new Peer(new HttpConnection(TestRoutes.routes(), tlsConfig()));
         p.chunk = chunk;
         byte[] body = new byte[Math.min(300_000, chunk * 5_000)];
         new Random(chunk).nextBytes(body);
@@ -102,7 +102,7 @@ class TlsConnectionTest {
     void aBlockingHandlerAnswersThroughTlsWhenResumed() throws Exception {
         Queue<Runnable> tasks = new ArrayDeque<>();
         Executor manual = tasks::add;
-        Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), tlsConfig(), manual, () -> { }));
+        Peer p = new Peer(new HttpConnection(TestRoutes.routes(), tlsConfig(), manual, () -> { }));
         p.send(get("/blocking/0"));
         p.shuttle();
         assertThat(p.received()).isEmpty();
@@ -115,7 +115,7 @@ class TlsConnectionTest {
 
     @Test
     void connectionCloseEndsWithCloseNotify() throws Exception {
-        Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), tlsConfig()));
+        Peer p = new Peer(new HttpConnection(TestRoutes.routes(), tlsConfig()));
         p.send("GET /plaintext HTTP/1.1\r\n" + HOST + "Connection: close\r\n\r\n");
         p.shuttle();
         RawResponse r = single(p.received());
@@ -128,7 +128,7 @@ class TlsConnectionTest {
 
     @Test
     void thePeersCloseNotifyEndsTheConnectionAfterItsAnswer() throws Exception {
-        Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), tlsConfig()));
+        Peer p = new Peer(new HttpConnection(TestRoutes.routes(), tlsConfig()));
         p.shuttle();
         p.send(get("/plaintext"));
         p.keepClientRecords(p.clientRecords());
@@ -141,7 +141,7 @@ class TlsConnectionTest {
 
     @Test
     void plainHttpOnTheTlsPortIsAnswered400InPlainText() {
-        Connection c = HttpConnection.withTls(new HttpConnection(BenchmarkApp.routes(), tlsConfig()));
+        Connection c = HttpConnection.withTls(new HttpConnection(TestRoutes.routes(), tlsConfig()));
         c.received(ByteBuffer.wrap(get("/plaintext").getBytes(StandardCharsets.ISO_8859_1)));
         RawResponse r = single(ConnectionBytes.drain(c));
         assertThat(r.status()).isEqualTo(400);
@@ -152,7 +152,7 @@ class TlsConnectionTest {
 
     @Test
     void bytesThatAreNeitherTlsNorHttpEndTheConnection() {
-        Connection c = HttpConnection.withTls(new HttpConnection(BenchmarkApp.routes(), tlsConfig()));
+        Connection c = HttpConnection.withTls(new HttpConnection(TestRoutes.routes(), tlsConfig()));
         byte[] junk = new byte[64];
         new Random(1).nextBytes(junk);
         junk[0] = 22;
@@ -166,7 +166,7 @@ class TlsConnectionTest {
     @Test
     void aHandshakeThatStallsIsDroppedAfterTheHeaderTimeout() throws Exception {
         ServerConfig config = tlsConfig().headerTimeout(Duration.ofSeconds(1));
-        Peer p = new Peer(new HttpConnection(BenchmarkApp.routes(), config));
+        Peer p = new Peer(new HttpConnection(TestRoutes.routes(), config));
         p.send(get("/plaintext"));
         ByteBuffer hello = p.clientRecords();
         p.server.received(hello.limit(hello.position() + 20));
@@ -236,13 +236,13 @@ class TlsConnectionTest {
     @Test
     void parametersRestrictTheProtocolsOfEveryConnection() throws Exception {
         ServerConfig only13 = ServerConfig.defaults().tls(serverTls.parameters(p -> p.setProtocols(new String[] {"TLSv1.3"})));
-        Peer ok = new Peer(new HttpConnection(BenchmarkApp.routes(), only13));
+        Peer ok = new Peer(new HttpConnection(TestRoutes.routes(), only13));
         ok.send(get("/plaintext"));
         ok.shuttle();
         assertThat(single(ok.received()).status()).isEqualTo(200);
         assertThat(ok.client.getSession().getProtocol()).isEqualTo("TLSv1.3");
 
-        Peer old = new Peer(new HttpConnection(BenchmarkApp.routes(), only13), "TLSv1.2");
+        Peer old = new Peer(new HttpConnection(TestRoutes.routes(), only13), "TLSv1.2");
         old.send(get("/plaintext"));
         assertThatThrownBy(old::shuttle).isInstanceOf(SSLException.class);
         assertThat(old.received()).isEmpty();

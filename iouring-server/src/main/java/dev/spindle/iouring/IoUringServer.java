@@ -1,9 +1,9 @@
 package dev.spindle.iouring;
 
+import dev.spindle.benchmark.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.spi.EventLoopServer;
-import dev.spindle.core.spi.Launcher;
 import dev.spindle.core.spi.LoopContext;
 import java.io.IOException;
 import java.net.InetAddress;

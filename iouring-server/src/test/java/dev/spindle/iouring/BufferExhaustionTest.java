@@ -2,10 +2,10 @@ package dev.spindle.iouring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.benchmark.BenchmarkApp;
+import dev.spindle.conformance.RawConnection;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawConnection;
-import dev.spindle.core.conformance.RawResponse;
-import dev.spindle.core.spi.BenchmarkApp;
+import dev.spindle.core.testing.RawResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,10 +3,10 @@ package dev.spindle.iouring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.spindle.benchmark.BenchmarkApp;
+import dev.spindle.conformance.RawConnection;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawConnection;
-import dev.spindle.core.conformance.RawResponse;
-import dev.spindle.core.spi.BenchmarkApp;
+import dev.spindle.core.testing.RawResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;

@@ -1,9 +1,9 @@
 package dev.spindle.iouring;
 
+import dev.spindle.conformance.HttpConformanceSuite;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.HttpConformanceSuite;
 import org.junit.jupiter.api.Assumptions;
 
 /** The shared conformance suite on {@link IoUringServer}; skipped, with the reason, only where io_uring is unavailable. */

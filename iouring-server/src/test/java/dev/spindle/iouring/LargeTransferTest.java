@@ -1,6 +1,6 @@
 package dev.spindle.iouring;
 
-import dev.spindle.core.conformance.LargeTransferSuite;
+import dev.spindle.conformance.LargeTransferSuite;
 
 /** The io_uring large-transfer check; skipped, with the reason, only where io_uring is unavailable. */
 class LargeTransferTest extends LargeTransferSuite {

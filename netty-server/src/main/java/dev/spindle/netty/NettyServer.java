@@ -1,11 +1,11 @@
 package dev.spindle.netty;
 
+import dev.spindle.benchmark.Launcher;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.spi.BodyBudget;
 import dev.spindle.core.spi.Connection;
-import dev.spindle.core.spi.Launcher;
 import dev.spindle.core.spi.ServerLifecycle;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;

@@ -1,6 +1,6 @@
 package dev.spindle.netty;
 
-import dev.spindle.core.conformance.LargeTransferSuite;
+import dev.spindle.conformance.LargeTransferSuite;
 
 /**
  * The Netty reference's large-transfer check, on its default (best available) transport: files go

@@ -1,8 +1,8 @@
 package dev.spindle.nio;
 
+import dev.spindle.benchmark.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.spi.Launcher;
 
 /**
  * One boss thread accepts and hands connections round-robin to {@code workers} event loops that

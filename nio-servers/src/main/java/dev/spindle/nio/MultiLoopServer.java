@@ -1,8 +1,8 @@
 package dev.spindle.nio;
 
+import dev.spindle.benchmark.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.spi.Launcher;
 
 /**
  * {@code workers} independent event loops; loop 0 also accepts, handing accepted connections out

@@ -1,8 +1,8 @@
 package dev.spindle.nio;
 
+import dev.spindle.benchmark.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.spi.Launcher;
 
 /**
  * {@code workers} event loops, each accepting on its own listening socket bound to the same port

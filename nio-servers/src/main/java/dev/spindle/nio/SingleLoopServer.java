@@ -1,8 +1,8 @@
 package dev.spindle.nio;
 
+import dev.spindle.benchmark.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.spi.Launcher;
 
 /**
  * One event loop accepts and serves every connection (Redis-style); {@code workers} is accepted

@@ -2,10 +2,10 @@ package dev.spindle.nio;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.benchmark.BenchmarkApp;
+import dev.spindle.conformance.SlowClient;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.SlowClient;
-import dev.spindle.core.spi.BenchmarkApp;
 import java.io.BufferedInputStream;
 import java.io.InputStream;
 import java.net.InetSocketAddress;

@@ -2,11 +2,11 @@ package dev.spindle.nio;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.conformance.RawConnection;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawConnection;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;

@@ -1,9 +1,9 @@
 package dev.spindle.nio;
 
+import dev.spindle.conformance.HttpConformanceSuite;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.HttpConformanceSuite;
 
 class BossWorkerServerConformanceTest extends HttpConformanceSuite {
     @Override

@@ -3,12 +3,12 @@ package dev.spindle.nio;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.spindle.conformance.RawConnection;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawConnection;
-import dev.spindle.core.conformance.RawResponse;
+import dev.spindle.core.testing.RawResponse;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;

@@ -1,6 +1,6 @@
 package dev.spindle.nio;
 
-import dev.spindle.core.conformance.LargeTransferSuite;
+import dev.spindle.conformance.LargeTransferSuite;
 
 /** The NIO family's large-transfer check, on {@link MultiLoopServer} (files go by {@code transferTo}). */
 class LargeTransferTest extends LargeTransferSuite {

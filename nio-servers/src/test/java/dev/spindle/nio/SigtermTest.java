@@ -2,8 +2,8 @@ package dev.spindle.nio;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.conformance.RawConnection;
-import dev.spindle.core.conformance.RawResponse;
+import dev.spindle.conformance.RawConnection;
+import dev.spindle.core.testing.RawResponse;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -2,11 +2,10 @@
  * For server implementations (strategy modules), not applications: the sans-I/O
  * {@link dev.spindle.core.spi.Connection} every strategy feeds and drains, the event-loop server
  * shell ({@link dev.spindle.core.spi.EventLoopServer}, {@link dev.spindle.core.spi.LoopContext}),
- * the lifecycle and connection-limit bookkeeping every server shares, the servers' command line
- * ({@link dev.spindle.core.spi.Launcher}) and the benchmark application's routes
- * ({@link dev.spindle.core.spi.BenchmarkApp}). The HTTP engine behind {@code Connection} stays
- * package-private in {@code dev.spindle.core}. The module {@code dev.spindle.core} exports this
- * package only to Spindle's server modules ({@code dev.spindle.blocking}, {@code dev.spindle.nio},
- * {@code dev.spindle.iouring}, {@code dev.spindle.netty}); it may change between releases.
+ * and the lifecycle and connection-limit bookkeeping every server shares. The HTTP engine behind
+ * {@code Connection} stays package-private in {@code dev.spindle.core}. The module
+ * {@code dev.spindle.core} exports this package only to Spindle's server modules
+ * ({@code dev.spindle.blocking}, {@code dev.spindle.nio}, {@code dev.spindle.iouring},
+ * {@code dev.spindle.netty}); it may change between releases.
  */
 package dev.spindle.core.spi;

@@ -1,10 +1,10 @@
 package dev.spindle.core.bench;
 
-import dev.spindle.core.spi.Next;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.spi.BenchmarkApp;
 import dev.spindle.core.spi.BodyBudget;
 import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
+import dev.spindle.core.testing.TestRoutes;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -20,9 +20,9 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * One request through a keep-alive {@link Connection}: the bytes a socket read delivered (a direct
- * buffer) go in, the connection parses, routes, runs the benchmark app's handler and encodes; the
- * response bytes it hands out are reported written. The Netty anchor,
- * {@code dev.spindle.netty.bench.NettyRoundTripBenchmark}, does the same through
+ * buffer) go in, the connection parses, routes, runs the benchmark app's handler (as
+ * {@link TestRoutes} has it) and encodes; the response bytes it hands out are reported written.
+ * The Netty anchor, {@code dev.spindle.netty.bench.NettyRoundTripBenchmark}, does the same through
  * {@code HttpServerCodec}; {@code scripts/jmh.sh} puts the two side by side.
  */
 @State(Scope.Thread)
@@ -52,7 +52,7 @@ public class CoreRoundTripBenchmark {
         };
         // as a server opens it: with the server's budget for buffered bodies (a GET never touches it)
         ServerConfig config = ServerConfig.defaults();
-        connection = Connection.open(BenchmarkApp.routes(), config, null, null, BodyBudget.of(config));
+        connection = Connection.open(TestRoutes.routes(), config, null, null, BodyBudget.of(config));
         request = Requests.direct(Requests.wrkGet(target));
         connection.received(request.rewind());
         ByteBuffer out = connection.outbound();

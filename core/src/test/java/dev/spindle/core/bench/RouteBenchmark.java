@@ -2,7 +2,7 @@ package dev.spindle.core.bench;
 
 import dev.spindle.core.BenchAccess;
 import dev.spindle.core.Router;
-import dev.spindle.core.spi.BenchmarkApp;
+import dev.spindle.core.testing.TestRoutes;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -13,7 +13,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
-/** The router alone, over the benchmark app's routes: a static route and a path variable. */
+/** The router alone, over the benchmark app's routes ({@link TestRoutes}): a static route and a path variable. */
 @State(Scope.Thread)
 @Fork(1)
 @BenchmarkMode(Mode.Throughput)
@@ -24,7 +24,7 @@ public class RouteBenchmark {
 
     @Setup
     public void setup() {
-        Router routes = BenchmarkApp.routes();
+        Router routes = TestRoutes.routes();
         plaintext = new BenchAccess.Routing(routes, Requests.wrkGet("/plaintext"));
         user = new BenchAccess.Routing(routes, Requests.wrkGet("/users/12345"));
         if (!"/plaintext".equals(plaintext.route()) || !"/users/{id}".equals(user.route())

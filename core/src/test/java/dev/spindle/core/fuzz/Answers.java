@@ -1,7 +1,7 @@
 package dev.spindle.core.fuzz;
 
-import dev.spindle.core.conformance.RawResponse;
-import dev.spindle.core.conformance.ResponseReader;
+import dev.spindle.core.testing.RawResponse;
+import dev.spindle.core.testing.ResponseReader;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntPredicate;

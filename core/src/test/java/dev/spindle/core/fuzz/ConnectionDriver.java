@@ -1,11 +1,11 @@
 package dev.spindle.core.fuzz;
 
-import dev.spindle.core.spi.Next;
 import static dev.spindle.core.fuzz.Findings.require;
 
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import dev.spindle.core.conformance.LogCapture;
+import dev.spindle.core.testing.LogCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

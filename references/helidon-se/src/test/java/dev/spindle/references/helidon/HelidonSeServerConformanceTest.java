@@ -3,10 +3,10 @@ package dev.spindle.references.helidon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.spindle.conformance.RawConnection;
+import dev.spindle.conformance.ReferenceConformanceSuite;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.conformance.RawConnection;
-import dev.spindle.core.conformance.RawResponse;
-import dev.spindle.core.conformance.ReferenceConformanceSuite;
+import dev.spindle.core.testing.RawResponse;
 import java.io.IOException;
 import java.util.Map;
 import java.util.stream.Stream;

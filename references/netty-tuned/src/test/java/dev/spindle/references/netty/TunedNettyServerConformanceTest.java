@@ -2,7 +2,7 @@ package dev.spindle.references.netty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.conformance.ReferenceConformanceSuite;
+import dev.spindle.conformance.ReferenceConformanceSuite;
 import java.io.IOException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -2,8 +2,8 @@ package dev.spindle.references.webflux;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.conformance.RawConnection;
-import dev.spindle.core.conformance.ReferenceConformanceSuite;
+import dev.spindle.conformance.RawConnection;
+import dev.spindle.conformance.ReferenceConformanceSuite;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;

@@ -2,7 +2,7 @@ package dev.spindle.references.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.spi.BenchmarkApp;
+import dev.spindle.benchmark.BenchmarkApp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

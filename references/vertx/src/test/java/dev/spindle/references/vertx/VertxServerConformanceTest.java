@@ -2,7 +2,7 @@ package dev.spindle.references.vertx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.spindle.core.conformance.ReferenceConformanceSuite;
+import dev.spindle.conformance.ReferenceConformanceSuite;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,0 +1,167 @@
+package dev.spindle.benchmark;
+
+import dev.spindle.core.Handler;
+import dev.spindle.core.HttpException;
+import dev.spindle.core.Json;
+import dev.spindle.core.Request;
+import dev.spindle.core.Response;
+import dev.spindle.core.Router;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/** The routes every Spindle launcher serves (see the design's benchmark app). */
+public final class BenchmarkApp {
+    /** Upper bound for {@code /blocking/{ms}}, so a request cannot hold a thread for long. */
+    public static final int MAX_BLOCKING_MS = 10_000;
+    /** Upper bound for {@code /delay/{ms}}. */
+    public static final int MAX_DELAY_MS = 10_000;
+    /** Size of the file {@code /download} serves. */
+    public static final int DOWNLOAD_BYTES = 1 << 20;
+
+    private static final byte[] HELLO = "Hello, World!".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HELLO_JSON = "{\"message\":\"Hello, World!\"}".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] OK = "OK".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] TRUE = "true".getBytes(StandardCharsets.US_ASCII);
+
+    private BenchmarkApp() {
+    }
+
+    /**
+     * A router with the benchmark app's routes and nothing else; the remote routes call the
+     * downstream named by {@value Downstream#PROPERTY}.
+     *
+     * @return a new router serving the routes of {@link #register}
+     */
+    public static Router routes() {
+        return register(Router.builder()).build();
+    }
+
+    /**
+     * A router with the benchmark app's routes, the remote ones calling {@code downstream}.
+     *
+     * @param downstream the base address of the service the remote routes call, or null for none
+     * @return a new router serving the routes of {@link #register}
+     */
+    public static Router routes(URI downstream) {
+        return register(Router.builder(), new Downstream(downstream, Downstream.DEFAULT_MARGIN)).build();
+    }
+
+    /**
+     * Adds the benchmark app's routes to {@code routes}, for apps (and tests) that serve more; the
+     * remote routes call the downstream named by {@value Downstream#PROPERTY}.
+     *
+     * @param routes the builder to add to
+     * @return {@code routes}, for chaining
+     */
+    public static Router.Builder register(Router.Builder routes) {
+        return register(routes, Downstream.fromSystemProperties());
+    }
+
+    /**
+     * Adds the benchmark app's routes to {@code routes}, the remote ones calling {@code downstream}.
+     *
+     * @param routes the builder to add to
+     * @param downstream the service {@code /remote/{ms}} and {@code /remote-blocking/{ms}} call
+     * @return {@code routes}, for chaining
+     */
+    public static Router.Builder register(Router.Builder routes, Downstream downstream) {
+        return routes
+                .get("/plaintext", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(HELLO))
+                .get("/json", (req, res) -> res.contentType(Response.APPLICATION_JSON).body(HELLO_JSON))
+                .post("/echo", (req, res) -> {
+                    String type = req.header("Content-Type");
+                    res.contentType(type != null ? type : "application/octet-stream").body(req.body());
+                })
+                // one-way payload: an inline handler runs once the whole body has arrived, so the
+                // acknowledgement follows the last byte, as the payload benchmark's boolean reply does
+                .post("/ingest", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(TRUE))
+                .get("/users/{id}", (req, res) -> res.json("{\"id\":" + Json.quote(req.pathParam("id")) + "}"))
+                .get("/search", (req, res) -> {
+                    String q = req.queryParam("q");
+                    if (q == null) {
+                        throw new HttpException(400, "missing query parameter q");
+                    }
+                    res.json("{\"q\":" + Json.quote(q) + "}");
+                })
+                .get("/blocking/{ms}", Handler.blocking(BenchmarkApp::sleep))
+                .get("/health", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(OK))
+                .get("/delay/{ms}", Handler.async(BenchmarkApp::delay))
+                // the same downstream call twice: no thread waits for sendAsync; send holds its thread
+                .get("/remote/{ms}", Handler.async((req, res) -> downstream.fetchAsync(millis(req, MAX_DELAY_MS), res)))
+                .get("/remote-blocking/{ms}", Handler.blocking((req, res) -> downstream.fetch(millis(req, MAX_DELAY_MS), res)))
+                .get("/download", (req, res) -> res.contentType("application/octet-stream").file(DownloadFile.PATH));
+    }
+
+    private static void sleep(Request req, Response res) throws InterruptedException {
+        int slept = millis(req, MAX_BLOCKING_MS);
+        Thread.sleep(slept);
+        res.json("{\"slept\":" + slept + "}");
+    }
+
+    /** Answers from the JDK's shared delay scheduler: no thread waits while the time passes. */
+    private static CompletableFuture<Void> delay(Request req, Response res) {
+        int ms = millis(req, MAX_DELAY_MS);
+        return CompletableFuture.runAsync(() -> res.json("{\"delayed\":" + ms + "}"),
+                CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS, Runnable::run));
+    }
+
+    private static int millis(Request req, int max) {
+        String raw = req.pathParam("ms");
+        int ms;
+        try {
+            ms = Integer.parseInt(raw);
+        } catch (NumberFormatException e) {
+            throw new HttpException(400, "milliseconds must be a number: " + raw);
+        }
+        if (ms < 0) {
+            throw new HttpException(400, "milliseconds must not be negative: " + raw);
+        }
+        return Math.min(ms, max);
+    }
+
+    /**
+     * The file {@code /download} serves: {@value #DOWNLOAD_BYTES} bytes (byte {@code i} is
+     * {@code i % 251}), written once per process to the temporary directory.
+     */
+    public static final class DownloadFile {
+        /**
+         * Where the file lies; created when this class is first used, deleted when the JVM exits.
+         * A failure to write it surfaces as an {@link ExceptionInInitializerError} at that first use.
+         */
+        public static final Path PATH = create();
+
+        private DownloadFile() {
+        }
+
+        /**
+         * Byte {@code i} of the file, for checking a download without reading the file.
+         *
+         * @param i the offset in the file, from 0 to {@link BenchmarkApp#DOWNLOAD_BYTES} - 1
+         * @return {@code (byte) (i % 251)}
+         */
+        public static byte at(long i) {
+            return (byte) (i % 251);
+        }
+
+        private static Path create() {
+            try {
+                Path file = Files.createTempFile("spindle-download-", ".bin");
+                file.toFile().deleteOnExit();
+                byte[] bytes = new byte[DOWNLOAD_BYTES];
+                for (int i = 0; i < bytes.length; i++) {
+                    bytes[i] = at(i);
+                }
+                Files.write(file, bytes);
+                return file;
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write the benchmark download file", e);
+            }
+        }
+    }
+}
