@@ -1,6 +1,7 @@
 package dev.spindle.blocking;
 
 import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
 import dev.spindle.core.spi.FailureLog;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * hands out, and act on its answers. Handlers run inline on this thread (a blocking handler reads a
  * streamed body through the input pump); while the connection waits for an asynchronous handler or a
  * streamed body's producer, the thread parks until the connection's wakeup runs. The core keeps all
- * the time (read timeouts come from {@link Connection#readTimeoutNanos}); only a blocked write is
+ * the time (read timeouts come from {@link Connection#nanosToTick}); only a blocked write is
  * timed outside it, by the server's watchdog.
  */
 final class ConnectionLoop implements Runnable {
@@ -128,11 +129,11 @@ final class ConnectionLoop implements Runnable {
             flush();
             long now = System.nanoTime();
             conn.tick(now);
-            flush();
-            if (conn.shouldClose()) {
+            Next next = flush();
+            if (next == Next.CLOSE) {
                 return false;
             }
-            if (conn.isLingering()) {
+            if (next == Next.LINGER) {
                 if (!outputShut) {
                     outputShut = true;
                     socket.shutdownOutput();
@@ -148,15 +149,15 @@ final class ConnectionLoop implements Runnable {
             } else if (drainIfClosing()) {
                 continue;
             }
-            if (!conn.wantsInput()) {
+            if (!next.reads()) {
                 await();
                 continue;
             }
             boolean mayPark = waitsForRequestBytes() && server.dispatch().parksIdle() && !Thread.currentThread().isVirtual();
             int n;
-            idle = conn.isIdle();
+            idle = conn.state() == Connection.State.IDLE;
             try {
-                int timeout = timeoutMillis(conn.readTimeoutNanos(now));
+                int timeout = timeoutMillis(conn.nanosToTick(now));
                 // a keep-alive client's next request (or the rest of one) usually follows at once; a client
                 // silent for longer, idle or stalled inside a request, gives its thread back
                 socket.setSoTimeout(mayPark ? Math.min(PARK_AFTER_MILLIS, timeout) : timeout);
@@ -207,7 +208,8 @@ final class ConnectionLoop implements Runnable {
      * or response in flight.
      */
     private boolean waitsForRequestBytes() {
-        return (conn.isIdle() || conn.hasPartialRequest()) && !conn.hasOutbound() && !conn.isFinished();
+        Connection.State state = conn.state();
+        return (state == Connection.State.IDLE || state == Connection.State.READING_REQUEST) && !conn.next().writes();
     }
 
     /**
@@ -228,13 +230,13 @@ final class ConnectionLoop implements Runnable {
                     continue;
                 }
                 if (!waitsForRequestBytes()) {
-                    endsHere = !conn.shouldClose();
+                    endsHere = conn.next() != Next.CLOSE;
                     break;
                 }
                 int n;
-                idle = conn.isIdle();
+                idle = conn.state() == Connection.State.IDLE;
                 try {
-                    socket.setSoTimeout(timeoutMillis(conn.readTimeoutNanos(now)));
+                    socket.setSoTimeout(timeoutMillis(conn.nanosToTick(now)));
                     n = read();
                 } catch (SocketTimeoutException e) {
                     continue;
@@ -340,10 +342,10 @@ final class ConnectionLoop implements Runnable {
         conn.tick(now);
         while (true) {
             flush();
-            if (!conn.isAwaitingHandler() || !conn.wantsInput()) {
+            if (conn.state() != Connection.State.HANDLING || !conn.next().reads()) {
                 throw new SocketTimeoutException("the request body is no longer read");
             }
-            socket.setSoTimeout(timeoutMillis(conn.readTimeoutNanos(now)));
+            socket.setSoTimeout(timeoutMillis(conn.nanosToTick(now)));
             try {
                 int n = in.read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
                 if (n > 0) {
@@ -357,8 +359,10 @@ final class ConnectionLoop implements Runnable {
         }
     }
 
-    private void flush() throws IOException {
-        while (conn.hasOutbound()) {
+    /** Writes everything pending (blocking) and answers what to do next. */
+    private Next flush() throws IOException {
+        Next next = conn.next();
+        while (next.writes()) {
             ByteBuffer pending = conn.outbound();
             int len = pending.remaining();
             writeDeadline = System.nanoTime() + server.config().writeTimeout().toNanos();
@@ -373,8 +377,9 @@ final class ConnectionLoop implements Runnable {
             } finally {
                 writeDeadline = 0;
             }
-            conn.written(len);
+            next = conn.written(len);
         }
+        return next;
     }
 
     private static int timeoutMillis(long nanos) {

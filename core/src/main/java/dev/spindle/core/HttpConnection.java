@@ -3,28 +3,24 @@ package dev.spindle.core;
 import dev.spindle.core.spi.BodyBudget;
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.Engine;
+import dev.spindle.core.spi.Next;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The core's {@link Connection}: parsing, routing, handlers, encoding, timeouts, and TLS through {@link TlsLayer}. */
-final class HttpConnection implements Connection {
+/**
+ * The core's {@link Connection} for plain HTTP/1.1: parsing, routing, handlers, encoding and
+ * timeouts ({@link Deadlines}). TLS is a layer around it ({@link TlsConnection}).
+ */
+final class HttpConnection implements Connection, Deadlines.Waits {
     private static final Logger log = LoggerFactory.getLogger(HttpConnection.class);
     /** How long a finished connection keeps reading (and dropping) what the peer still sends before closing. */
-    static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    static final long LINGER_NANOS = Deadlines.LINGER_NANOS;
     /** How much it drops at most while lingering. */
     static final int LINGER_BYTES = 1 << 20;
-    /** Echoed bodies from this size on are sent from the input array; smaller ones are copied behind the head, so one write carries both. */
-    static final int IN_PLACE_MIN = 64 * 1024;
     private static final Runnable NO_WAKEUP = () -> { };
     /**
      * The input buffer a connection starts with. A strategy reading into a heap buffer or lending
@@ -40,17 +36,20 @@ final class HttpConnection implements Connection {
             @Override
             protected Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup,
                     BodyBudget budget) {
-                return new HttpConnection(router, config, blockingExecutor, wakeup, budget);
+                return withTls(new HttpConnection(router, config, blockingExecutor, wakeup, budget));
             }
 
             @Override
             protected Connection rejecting(ServerConfig config, int status, String message) {
-                return HttpConnection.rejecting(config, status, message);
+                return withTls(HttpConnection.rejecting(config, status, message));
             }
         };
     }
 
-
+    /** {@code http} itself, or wrapped in TLS when its configuration has it. */
+    static Connection withTls(HttpConnection http) {
+        return http.config.tls() != null ? new TlsConnection(http, http.config) : http;
+    }
 
     private final Router router;
     private final ServerConfig config;
@@ -58,22 +57,17 @@ final class HttpConnection implements Connection {
     private final Runnable wakeup;
     /** Replaced by small ones once the connection only drops input ({@link #shedBuffers()}). */
     private InputBuffer in;
-    private OutputBuffer out;
+    private final ResponseWriter writer;
     private final RequestParser parser;
     private final Request request = new Request();
     private final Response response = new Response();
     private final int highWater;
     private final RequestParser.BodySink bodySink = this::offerBody;
-    /** The blocked-loop threshold, or 0 when handlers are not watched (disabled, or they run on the connection's own thread). */
-    private final long blockedLoopNanos;
-    /** The watch of the loop thread this connection's handlers last ran on, or null. */
-    private LoopWatch loopWatch;
+    private final HandlerRunner handlers;
 
-    /** The TLS between the socket and the HTTP, or null for plain HTTP. */
-    private TlsLayer tls;
+    private final Deadlines deadlines;
     private InputPump pump;
     private ByteBuffer pumpBuffer;
-    private boolean transferFiles;
 
     /** No more requests will be processed: finish the output, then linger and close. */
     private boolean closing;
@@ -82,10 +76,9 @@ final class HttpConnection implements Connection {
     private boolean closeAfterResponse;
     /**
      * {@link #drain()} was called, from any thread: a handler running inline while the server began
-     * closing still answers with a close. {@link #drainIdleSince} is when the wait for one more request began.
+     * closing still answers with a close.
      */
     private volatile boolean draining;
-    private long drainIdleSince;
     private boolean inputEnded;
     private boolean continueSent;
     private boolean processing;
@@ -98,26 +91,10 @@ final class HttpConnection implements Connection {
     /** The request body the parser is streaming (to a handler, or dropped once abandoned), or null. */
     private RequestBody streamingBody;
     private long discardFrom;
-    /** A streamed response body being sent, or null. */
-    private OutgoingBody outgoing;
-    /** What {@link Response#sent()} handed out for {@link #outgoing}, or null. */
-    private CompletableFuture<Long> outgoingSent;
-    private boolean awaitingProducer;
 
     private byte[] lentKey;
     private MemorySegment lentMemory;
 
-    // time, in System.nanoTime() units; 0 means unset. Activity flags are turned into times by tick().
-    private boolean inputActivity;
-    private boolean outputActivity;
-    private boolean producerActivity;
-    private long lastActivity;
-    private long requestStarted;
-    private long outputWaitingSince;
-    private long bodyWaitingSince;
-    private long producerWaitingSince;
-    private long lingerStarted;
-    private long handshakeStarted;
     private boolean lingerDone;
     private long lingerBytes;
 
@@ -165,12 +142,12 @@ final class HttpConnection implements Connection {
         this.blockingExecutor = blockingExecutor;
         this.wakeup = wakeup != null ? wakeup : NO_WAKEUP;
         this.in = new InputBuffer(inputCapacity, budget);
-        this.out = new OutputBuffer(outputCapacity);
         this.parser = new RequestParser(config);
         this.highWater = config.writeHighWaterMark();
-        this.tls = config.tls() != null ? new TlsLayer(config.tls().newEngine(), this) : null;
+        this.deadlines = new Deadlines(config, DRAIN_IDLE_GRACE_MILLIS);
+        this.writer = new ResponseWriter(outputCapacity, highWater, blockingExecutor, this.wakeup, deadlines);
         // a blocking executor means an event loop: a blocking server runs even inline handlers on a thread of their own
-        this.blockedLoopNanos = blockingExecutor != null ? config.blockedLoopThreshold().toNanos() : 0;
+        this.handlers = new HandlerRunner(blockingExecutor, this.wakeup, config.blockedLoopThreshold().toNanos());
     }
 
     /**
@@ -187,15 +164,14 @@ final class HttpConnection implements Connection {
     static HttpConnection rejecting(ServerConfig config, int status, String message) {
         // it parses nothing and answers a short error: the smallest buffers (grown if ever needed)
         HttpConnection c = new HttpConnection(null, config, null, null, null, 0, 0);
-        ResponseEncoder.error(c.out, c.response, status, message, null, ResponseEncoder.CONNECTION_CLOSE, false);
+        ResponseEncoder.error(c.writer.buffer(), c.response, status, message, null, ResponseEncoder.CONNECTION_CLOSE, false);
         c.closing = true;
         return c;
     }
 
     @Override
     public void transferFiles(boolean on) {
-        // TLS encrypts every byte, so file bodies pass through the output like any other body
-        transferFiles = on && tls == null;
+        writer.transferFiles(on);
     }
 
     @Override
@@ -204,93 +180,70 @@ final class HttpConnection implements Connection {
     }
 
     @Override
-    public void received(ByteBuffer src) {
-        if (tls != null) {
-            receivedTls(src);
-            return;
-        }
-        plaintextReceived(src);
-    }
-
-    /** Bytes the TLS layer decrypted (or, without TLS, the socket's): parsed and processed. */
-    void plaintextReceived(ByteBuffer src) {
+    public Next received(ByteBuffer src) {
         int length = src.remaining();
         if (length == 0) {
-            return;
+            return next();
         }
-        inputActivity = true;
+        deadlines.inputActivity();
         if (closing || aborted) {
             src.position(src.limit());
             dropped(length);
-            return;
+            return next();
         }
         MemorySegment memory = in.available() == 0 && !processing ? lendable(src) : null;
         if (memory == null) {
             if (append(src)) {
                 process();
             }
-            return;
+            return next();
         }
         long offset = src.arrayOffset() + src.position();
         src.position(src.limit());
         receivedInPlace(memory, lentKey, offset, length);
+        return next();
     }
 
     @Override
-    public void received(MemorySegment memory, long offset, int length) {
+    public Next received(MemorySegment memory, long offset, int length) {
         if (length == 0) {
-            return;
+            return next();
         }
-        if (tls != null) {
-            receivedTls(memory.asSlice(offset, length).asByteBuffer());
-            return;
-        }
-        inputActivity = true;
+        deadlines.inputActivity();
         if (closing || aborted) {
             dropped(length);
-            return;
+            return next();
         }
         if (in.available() > 0 || memory.isReadOnly() || processing) {
             if (append(memory.asSlice(offset, length).asByteBuffer())) {
                 process();
             }
-            return;
+            return next();
         }
         receivedInPlace(memory, null, offset, length);
-    }
-
-    private void receivedTls(ByteBuffer src) {
-        if (!src.hasRemaining()) {
-            return;
-        }
-        inputActivity = true;
-        if (tls.plainHttpArrived(src)) {
-            plainHttpOnTlsPort(src);
-            return;
-        }
-        tls.received(src);
+        return next();
     }
 
     /**
-     * A plain HTTP request on a TLS port: answered 400 in plain HTTP, saying why, and closed (a
-     * connection already being refused sends its refusal in plain HTTP instead).
+     * Answers {@code status} with {@code message} and a close before reading anything, such as a
+     * plain HTTP request on a TLS port (a connection already being refused keeps its refusal).
      */
-    private void plainHttpOnTlsPort(ByteBuffer src) {
-        log.debug("plain HTTP on a TLS port");
-        tls = null;
+    void refuse(int status, String message) {
         if (!closing) {
             response.reset();
-            ResponseEncoder.error(out, response, 400, "this port speaks HTTPS; use an https:// URL", null,
-                    ResponseEncoder.CONNECTION_CLOSE, false);
+            ResponseEncoder.error(writer.buffer(), response, status, message, null, ResponseEncoder.CONNECTION_CLOSE, false);
             closing = true;
         }
-        plaintextReceived(src);
     }
 
-    /** Plaintext the TLS layer decrypted while an inline handler pumps a request body. */
-    void plaintextAppended(ByteBuffer src) {
-        inputActivity = true;
-        append(src);
+    /** Input arrived (for a layer around the connection, such as TLS, whose bytes the connection does not see). */
+    void inputActivity() {
+        deadlines.inputActivity();
+    }
+
+    /** Output was written (by a layer around the connection). */
+    void outputActivity() {
+        deadlines.outputActivity();
     }
 
     /** Buffers input; false if the budget for buffered bodies refused the room (the request is then refused). */
@@ -315,7 +268,7 @@ final class HttpConnection implements Connection {
         if (closing) {
             return;
         }
-        if (exchange != null || outgoing != null || streamingBody != null) {
+        if (exchange != null || writer.sending() || streamingBody != null) {
             abort();
             return;
         }
@@ -325,7 +278,7 @@ final class HttpConnection implements Connection {
             response.header("Retry-After", "1");
         }
         response.text(e.status() + " " + HttpStatus.reason(e.status()) + ": " + e.getMessage() + "\n");
-        ResponseEncoder.encode(out, response, parser.requestLineParsed() && request.method == Method.HEAD,
+        ResponseEncoder.encode(writer.buffer(), response, parser.requestLineParsed() && request.method == Method.HEAD,
                 ResponseEncoder.CONNECTION_CLOSE);
         closing = true;
         if (!processing) {
@@ -333,25 +286,11 @@ final class HttpConnection implements Connection {
         }
     }
 
-    /** The peer sent TLS {@code close_notify}: its side is done. */
-    void tlsInputClosed() {
-        if (!inputEnded) {
-            inputEnded = true;
-            process();
-        }
-    }
-
-    /** TLS failed: no request can be read or answered; what the layer still has to send (an alert) goes, then the close. */
-    void tlsFailed() {
+    /** The layer around the connection failed (TLS): no request can be read or answered; it still sends what it has, then closes. */
+    void inputFailed() {
         release();
         closing = true;
         inputEnded = true;
-    }
-
-    private void fillTls() {
-        if (tls != null && !aborted) {
-            tls.fill();
-        }
     }
 
     private void dropped(int length) {
@@ -392,151 +331,154 @@ final class HttpConnection implements Connection {
     }
 
     @Override
-    public void endOfInput() {
-        if (tls != null) {
-            tls.inputEnded();
+    public Next endOfInput() {
+        if (!inputEnded) {
+            inputEnded = true;
+            process();
         }
-        inputEnded = true;
-        process();
-        fillTls();
+        return next();
     }
 
     @Override
-    public void resume() {
+    public Next resume() {
         process();
-        fillTls();
+        return next();
     }
 
     @Override
     public ByteBuffer outbound() {
-        return tls != null ? tls.outbound() : plaintextOutbound();
-    }
-
-    /** The HTTP side's pending bytes (what TLS wraps, or what the strategy writes without TLS). */
-    ByteBuffer plaintextOutbound() {
-        if (out.pending() == 0 && outgoing instanceof OutgoingBody.InPlaceBody body && body.count() > 0) {
-            return body.view();
-        }
-        return out.view();
+        return writer.outbound();
     }
 
     @Override
     public FileRegion outboundFile() {
-        return tls == null && fileReady() ? (OutgoingBody.FileBody) outgoing : null;
+        return writer.outboundFile();
     }
 
-    private boolean fileReady() {
-        return transferFiles && out.pending() == 0 && outgoing instanceof OutgoingBody.FileBody f && f.count() > 0;
-    }
-
-    @Override
-    public boolean hasOutbound() {
-        return tls != null ? tls.hasOutbound() : plaintextHasOutbound();
-    }
-
-    boolean plaintextHasOutbound() {
-        return out.pending() > 0 || fileReady() || outgoing instanceof OutgoingBody.InPlaceBody body && body.count() > 0;
+    /** Whether bytes or a file region wait to be written. */
+    boolean hasOutbound() {
+        return writer.hasOutbound();
     }
 
     @Override
-    public int outboundBytes() {
-        return outbound().remaining();
-    }
-
-    @Override
-    public void written(int bytes) {
+    public Next written(int bytes) {
         if (bytes == 0) {
-            return;
+            return next();
         }
-        if (tls != null) {
-            outputActivity = true;
-            tls.written(bytes);
-            return;
-        }
-        plaintextWritten(bytes);
-    }
-
-    /** {@code bytes} of {@link #plaintextOutbound()} were written (or, with TLS, wrapped into records). */
-    void plaintextWritten(int bytes) {
-        if (out.pending() > 0) {
-            out.written(bytes);
-        } else if (fileReady()) {
-            OutgoingBody.FileBody file = (OutgoingBody.FileBody) outgoing;
-            if (bytes > file.count()) {
-                throw new IllegalArgumentException("written " + bytes + " of a " + file.count() + "-byte file region");
-            }
-            file.transferred(bytes);
-        } else if (outgoing instanceof OutgoingBody.InPlaceBody body) {
-            body.sent(bytes);
-        } else {
-            throw new IllegalArgumentException("written " + bytes + " bytes, but nothing was pending");
-        }
-        outputActivity = true;
-        if ((blockedOnOutput || outgoing != null) && out.pending() < highWater) {
+        writer.written(bytes);
+        if ((blockedOnOutput || writer.sending()) && !writer.full()) {
             blockedOnOutput = false;
             process();
         }
+        return next();
     }
 
     @Override
-    public boolean wantsInput() {
-        if (aborted || inputEnded) {
-            return false;
+    public Next next() {
+        if (aborted) {
+            return Next.CLOSE;
         }
-        if (tls != null && tls.needsInput()) {
-            return true;
+        if (closing && flushed()) {
+            return inputEnded || lingerDone ? Next.CLOSE : Next.LINGER;
+        }
+        return Next.of(wantsInput(), hasOutbound());
+    }
+
+    @Override
+    public State state() {
+        if (aborted) {
+            return State.CLOSED;
         }
         if (closing) {
-            return flushed() && !lingerDone;
+            return !flushed() ? State.CLOSING : inputEnded || lingerDone ? State.CLOSED : State.LINGERING;
+        }
+        if (exchange != null) {
+            return State.HANDLING;
+        }
+        if (!writer.idle()) {
+            return State.SENDING;
+        }
+        return parser.inProgress(in) ? State.READING_REQUEST : State.IDLE;
+    }
+
+    /** Whether a read is useful now (open, not closing, not held back). */
+    private boolean wantsInput() {
+        if (aborted || inputEnded || closing) {
+            return false;
         }
         if (streamingBody != null) {
             return streamingBody.hasRoom() && in.available() < highWater;
         }
-        return exchange == null && outgoing == null && out.pending() < highWater;
+        return exchange == null && !writer.sending() && !writer.full();
     }
 
     private boolean flushed() {
-        return plaintextFlushed() && (tls == null || !tls.hasOutbound());
+        return writer.idle() && exchange == null;
     }
 
-    private boolean plaintextFlushed() {
-        return out.pending() == 0 && outgoing == null && exchange == null;
+    /** The connection is closing and has handed out everything: a layer around it (TLS) may end its side. */
+    boolean outputFinished() {
+        return closing && !aborted && flushed();
     }
 
-    /** The HTTP side is closing and has handed out everything: TLS may send {@code close_notify}. */
-    boolean plaintextFinished() {
-        return closing && !aborted && plaintextFlushed();
+    /** Whether the connection gave up (a timeout, a failure): nothing more is sent. */
+    boolean aborted() {
+        return aborted;
     }
 
     @Override
-    public boolean isLingering() {
+    public boolean outputPending() {
+        return hasOutbound();
+    }
+
+    @Override
+    public boolean closing() {
+        return closing;
+    }
+
+    @Override
+    public boolean lingering() {
         return closing && !aborted && flushed() && !inputEnded && !lingerDone;
     }
 
     @Override
-    public boolean shouldClose() {
-        return aborted || closing && flushed() && (inputEnded || lingerDone);
+    public boolean bodyAwaited() {
+        return streamingBody != null && exchange != null && streamingBody.hasRoom();
     }
 
     @Override
-    public boolean isFinished() {
-        return aborted || closing && flushed();
+    public boolean bodyStreaming() {
+        return streamingBody != null;
     }
 
     @Override
-    public boolean isIdle() {
-        return !closing && !aborted && exchange == null && outgoing == null && out.pending() == 0 && !parser.inProgress(in)
-                && (tls == null || !tls.hasOutbound());
-    }
-
-    @Override
-    public boolean hasPartialRequest() {
-        return exchange == null && outgoing == null && parser.inProgress(in);
-    }
-
-    @Override
-    public boolean isAwaitingHandler() {
+    public boolean handling() {
         return exchange != null;
+    }
+
+    @Override
+    public boolean handlerDone() {
+        return exchange.done;
+    }
+
+    @Override
+    public boolean sending() {
+        return writer.sending();
+    }
+
+    @Override
+    public boolean awaitingProducer() {
+        return writer.awaitingProducer();
+    }
+
+    @Override
+    public boolean requestInProgress() {
+        return parser.inProgress(in);
+    }
+
+    @Override
+    public boolean draining() {
+        return draining;
     }
 
     @Override
@@ -549,112 +491,40 @@ final class HttpConnection implements Connection {
         draining = true;
     }
 
-    private long drainIdleGraceNanos() {
-        return Math.min(TimeUnit.MILLISECONDS.toNanos(DRAIN_IDLE_GRACE_MILLIS), config.drainTimeout().toNanos() / 2);
-    }
-
     @Override
-    public void tick(long now) {
-        applyTimeouts(now);
-        fillTls();
-    }
-
-    private void applyTimeouts(long now) {
+    public Next tick(long now) {
         if (aborted) {
-            return;
+            return Next.CLOSE;
         }
-        if (inputActivity || outputActivity || producerActivity || lastActivity == 0) {
-            lastActivity = now;
-        }
-        boolean wrote = outputActivity;
-        boolean read = inputActivity;
-        boolean produced = producerActivity;
-        inputActivity = false;
-        outputActivity = false;
-        producerActivity = false;
-
-        if (hasOutbound()) {
-            if (outputWaitingSince == 0 || wrote) {
-                outputWaitingSince = now;
-            } else if (now - outputWaitingSince >= config.writeTimeout().toNanos()) {
+        switch (deadlines.expired(now, this)) {
+            case WRITE -> {
                 log.debug("write timeout: the peer took no output for {}", config.writeTimeout());
                 abort();
-                return;
             }
-        } else {
-            outputWaitingSince = 0;
-        }
-        if (tls != null && tls.handshaking()) {
-            // as a request's header: a peer that starts a connection must finish its handshake in time
-            if (handshakeStarted == 0) {
-                handshakeStarted = now;
-            } else if (now - handshakeStarted >= config.headerTimeout().toNanos()) {
-                log.debug("TLS handshake not finished within {}", config.headerTimeout());
-                abort();
-                return;
-            }
-        }
-        if (closing) {
-            if (isLingering()) {
-                if (lingerStarted == 0) {
-                    lingerStarted = now;
-                    shedBuffers();
-                } else if (now - lingerStarted >= LINGER_NANOS) {
-                    lingerDone = true;
-                }
-            }
-            return;
-        }
-        if (streamingBody != null && exchange != null && streamingBody.hasRoom()) {
-            if (bodyWaitingSince == 0 || read) {
-                bodyWaitingSince = now;
-            } else if (now - bodyWaitingSince >= config.headerTimeout().toNanos()) {
+            case LINGER_STARTED -> shedBuffers();
+            case LINGER -> lingerDone = true;
+            case BODY -> {
                 RequestBody body = streamingBody;
                 streamingBody = null;
                 closing = true;
                 body.fail(new RequestBody.BodyException(408, "request body not received in time"));
             }
-        } else {
-            bodyWaitingSince = 0;
-        }
-        if (exchange != null) {
-            Exchange ex = exchange;
-            if (ex.since == 0) {
-                ex.since = now;
-            } else if (!ex.done && now - ex.since >= config.handlerTimeout().toNanos()) {
-                handlerTimedOut(ex);
-            }
-            return;
-        }
-        if (outgoing != null) {
-            if (!awaitingProducer || produced || producerWaitingSince == 0) {
-                producerWaitingSince = awaitingProducer ? now : 0;
-            } else if (now - producerWaitingSince >= config.handlerTimeout().toNanos()) {
+            case HANDLER -> handlerTimedOut(exchange);
+            case PRODUCER -> {
                 log.warn("a streamed response body produced nothing for {}; closing its connection", config.handlerTimeout());
                 abort();
             }
-            return;
+            case REQUEST -> requestTimedOut();
+            case DRAIN_IDLE -> closing = true;
+            case IDLE -> abort();
+            case NONE -> { }
         }
-        if (parser.inProgress(in)) {
-            if (requestStarted == 0 || streamingBody != null && read) {
-                requestStarted = now;
-            } else if (now - requestStarted >= config.headerTimeout().toNanos()) {
-                requestTimedOut();
-            }
-            return;
-        }
-        requestStarted = 0;
-        if (draining && out.pending() == 0) {
-            if (drainIdleSince == 0) {
-                drainIdleSince = now;
-            } else if (now - drainIdleSince >= drainIdleGraceNanos()) {
-                closing = true;
-                return;
-            }
-        }
-        if (out.pending() == 0 && now - lastActivity >= config.idleTimeout().toNanos()) {
-            abort();
-        }
+        return next();
+    }
+
+    @Override
+    public long nanosToTick(long now) {
+        return deadlines.nanosToTick(now, this);
     }
 
     /**
@@ -668,7 +538,7 @@ final class HttpConnection implements Connection {
         }
         in.releaseAll();
         in = new InputBuffer(0);
-        out = new OutputBuffer(0);
+        writer.shed();
         request.reset();
         response.reset();
         lentKey = null;
@@ -676,45 +546,15 @@ final class HttpConnection implements Connection {
         pumpBuffer = null;
     }
 
-    @Override
-    public long readTimeoutNanos(long now) {
-        if (isLingering()) {
-            return lingerStarted == 0 ? LINGER_NANOS : Math.max(1, lingerStarted + LINGER_NANOS - now);
-        }
-        if (tls != null && tls.handshaking()) {
-            long since = handshakeStarted != 0 ? handshakeStarted : now;
-            return Math.max(1, since + config.headerTimeout().toNanos() - now);
-        }
-        if (streamingBody != null) {
-            long since = bodyWaitingSince != 0 ? bodyWaitingSince : now;
-            return Math.max(1, since + config.headerTimeout().toNanos() - now);
-        }
-        if (parser.inProgress(in)) {
-            long since = requestStarted != 0 ? requestStarted : now;
-            return Math.max(1, since + config.headerTimeout().toNanos() - now);
-        }
-        long since = lastActivity != 0 ? lastActivity : now;
-        long idle = since + config.idleTimeout().toNanos() - now;
-        if (draining) {
-            idle = Math.min(idle, (drainIdleSince != 0 ? drainIdleSince : now) + drainIdleGraceNanos() - now);
-        }
-        return Math.max(1, idle);
-    }
-
-    @Override
-    public long handlerTimeoutNanos() {
-        return config.handlerTimeout().toNanos();
-    }
-
     private void requestTimedOut() {
         log.debug("request not received within {}", config.headerTimeout());
         // a body being dropped after its answer gets no second answer
         if (!hasOutbound() && streamingBody == null) {
             response.reset();
-            ResponseEncoder.error(out, response, 408, "request not received in time", null, ResponseEncoder.CONNECTION_CLOSE, false);
+            ResponseEncoder.error(writer.buffer(), response, 408, "request not received in time", null, ResponseEncoder.CONNECTION_CLOSE, false);
         }
         closing = true;
-        requestStarted = 0;
+        deadlines.requestEnded();
     }
 
     private void handlerTimedOut(Exchange ex) {
@@ -726,7 +566,7 @@ final class HttpConnection implements Connection {
             streamingBody = null;
         }
         response.reset();
-        ResponseEncoder.error(out, response, 503, "the handler did not answer in time", null, ResponseEncoder.CONNECTION_CLOSE,
+        ResponseEncoder.error(writer.buffer(), response, 503, "the handler did not answer in time", null, ResponseEncoder.CONNECTION_CLOSE,
                 ex.request.method == Method.HEAD);
         closing = true;
     }
@@ -740,7 +580,7 @@ final class HttpConnection implements Connection {
     }
 
     /** Gives up on the connection: nothing more is sent, and the strategy closes it. */
-    private void abort() {
+    void abort() {
         aborted = true;
         release();
         in.releaseAll();
@@ -748,14 +588,7 @@ final class HttpConnection implements Connection {
 
     /** Lets go of everything that waits on the connection: a streamed body, a request-body consumer, a handler. */
     private void release() {
-        if (outgoing != null) {
-            outgoing.close();
-            outgoing = null;
-        }
-        if (outgoingSent != null) {
-            outgoingSent.completeExceptionally(new IOException("the connection ended before the body was sent"));
-            outgoingSent = null;
-        }
+        writer.release();
         if (streamingBody != null) {
             streamingBody.fail(new RequestBody.BodyException(0, "the connection was closed"));
             streamingBody = null;
@@ -802,8 +635,14 @@ final class HttpConnection implements Connection {
                 completeExchange();
                 continue;
             }
-            if (outgoing != null) {
-                if (!pullBody()) {
+            if (writer.sending()) {
+                ResponseWriter.Outcome pulled = writer.pull();
+                if (pulled == ResponseWriter.Outcome.FAILED) {
+                    abort();
+                    return;
+                }
+                if (pulled == ResponseWriter.Outcome.WAIT) {
+                    blockedOnOutput = writer.full();
                     return;
                 }
                 continue;
@@ -812,7 +651,7 @@ final class HttpConnection implements Connection {
                 // still dropping the rest of an unread body, or finished
                 return;
             }
-            if (out.pending() >= highWater) {
+            if (writer.full()) {
                 blockedOnOutput = true;
                 return;
             }
@@ -828,7 +667,7 @@ final class HttpConnection implements Connection {
                     closing = true;
                 } else if (request.expectContinue && request.version == Request.HTTP_1_1 && !continueSent && parser.inBody()) {
                     continueSent = true;
-                    ResponseEncoder.writeContinue(out);
+                    ResponseEncoder.writeContinue(writer.buffer());
                 }
                 return;
             }
@@ -885,8 +724,7 @@ final class HttpConnection implements Connection {
      * run inline can only stream through an input pump.
      */
     private boolean streams(Route route) {
-        boolean canStream = route.async != null || blockingExecutor != null || pump != null;
-        return route.streamsBody && canStream;
+        return route.streamsBody && handlers.canStream(route, pump != null);
     }
 
     private void rejectInput(HttpException e) {
@@ -899,7 +737,7 @@ final class HttpConnection implements Connection {
         }
         response.reset();
         boolean head = parser.requestLineParsed() && request.method == Method.HEAD;
-        ResponseEncoder.error(out, response, e.status(), e.getMessage(), null, ResponseEncoder.CONNECTION_CLOSE, head);
+        ResponseEncoder.error(writer.buffer(), response, e.status(), e.getMessage(), null, ResponseEncoder.CONNECTION_CLOSE, head);
         closing = true;
     }
 
@@ -919,45 +757,24 @@ final class HttpConnection implements Connection {
                 return;
             }
         }
-        if (route.blocking && blockingExecutor != null) {
-            offload(route, new Exchange(req.detach(), keepAlive, null));
-            return;
-        }
-        if (route.async != null) {
+        if (handlers.deferred(route)) {
             Request copy = req.detach();
-            copy.mayBlock = false;
-            startAsync(route, new Exchange(copy, keepAlive, null));
+            if (route.async != null) {
+                copy.mayBlock = false;
+            }
+            begin(route, new Exchange(copy, keepAlive, null));
             return;
         }
         response.reset();
         response.jsonCodec = route.json;
-        Throwable failure = null;
-        LoopWatch watch = loopWatch();
-        if (watch != null) {
-            watch.enter(route, blockedLoopNanos);
-        }
-        try {
-            route.handler.handle(req, response);
-        } catch (Throwable t) {
-            failure = t;
-        }
-        if (watch != null) {
-            watch.exit();
-        }
-        finish(req, response, failure, keepAlive);
+        finish(req, response, handlers.runInline(route, req, response), keepAlive);
     }
 
-    /** The blocked-loop watch of the current thread when handlers run on an event loop and the detector is on, else null. */
-    private LoopWatch loopWatch() {
-        if (blockedLoopNanos == 0) {
-            return null;
-        }
-        LoopWatch watch = loopWatch;
-        if (watch == null || watch.thread != Thread.currentThread()) {
-            watch = LoopWatch.ofCurrentThread(blockedLoopNanos);
-            loopWatch = watch;
-        }
-        return watch;
+    /** Hands a request to a handler that answers later (or, inline, reading its streamed body): the connection waits for it. */
+    private void begin(Route route, Exchange ex) {
+        exchange = ex;
+        deadlines.handlerStarted();
+        handlers.start(route, ex);
     }
 
     /** A blocking or asynchronous route: its handler gets the request now and reads the body as it arrives. */
@@ -971,74 +788,13 @@ final class HttpConnection implements Connection {
         continueSent = false;
         Exchange ex = new Exchange(copy, keepAlive(request), body);
         streamingBody = body;
-        bodyWaitingSince = 0;
-        if (route.async != null) {
-            startAsync(route, ex);
-        } else if (blockingExecutor != null) {
-            offload(route, ex);
-        } else {
-            if (pump != null) {
-                body.source(this::pumpInput);
-            }
-            exchange = ex;
-            runHandler(route, ex);
+        deadlines.bodyStarted();
+        if (pump != null && handlers.runsHere(route)) {
+            body.source(this::pumpInput);
         }
+        begin(route, ex);
     }
 
-    private void offload(Route route, Exchange ex) {
-        exchange = ex;
-        try {
-            blockingExecutor.execute(() -> {
-                runHandler(route, ex);
-                wakeup.run();
-            });
-        } catch (RejectedExecutionException e) {
-            ex.failure = new HttpException(503, "server is shutting down");
-            ex.keepAlive = false;
-            ex.done = true;
-        }
-    }
-
-    private static void runHandler(Route route, Exchange ex) {
-        try {
-            route.handler.handle(ex.request, ex.response);
-        } catch (Throwable t) {
-            ex.failure = t;
-        }
-        ex.done = true;
-    }
-
-    private void startAsync(Route route, Exchange ex) {
-        exchange = ex;
-        CompletionStage<?> stage;
-        // an asynchronous handler starts on the loop too, and must not block it either
-        LoopWatch watch = loopWatch();
-        if (watch != null) {
-            watch.enter(route, blockedLoopNanos);
-        }
-        try {
-            stage = route.async.handle(ex.request, ex.response);
-        } catch (Throwable t) {
-            ex.failure = t;
-            ex.done = true;
-            return;
-        } finally {
-            if (watch != null) {
-                watch.exit();
-            }
-        }
-        if (stage == null) {
-            ex.done = true;
-            return;
-        }
-        stage.whenComplete((value, failure) -> {
-            ex.failure = failure == null ? null : Router.unwrap(failure);
-            ex.done = true;
-            if (!ex.abandoned) {
-                wakeup.run();
-            }
-        });
-    }
 
     private void completeExchange() {
         Exchange ex = exchange;
@@ -1067,7 +823,7 @@ final class HttpConnection implements Connection {
         if (streamingBody != null && !continueSent && exchange.request.expectContinue
                 && exchange.request.version == Request.HTTP_1_1 && streamingBody.demanded()) {
             continueSent = true;
-            ResponseEncoder.writeContinue(out);
+            ResponseEncoder.writeContinue(writer.buffer());
         }
     }
 
@@ -1128,11 +884,11 @@ final class HttpConnection implements Connection {
         if (pumpBuffer == null) {
             pumpBuffer = ByteBuffer.allocate(config.readBufferSize());
         }
-        int n = tls != null ? tls.pump(pump, pumpBuffer) : pump.read(pumpBuffer.clear());
+        int n = pump.read(pumpBuffer.clear());
         if (n < 0) {
             inputEnded = true;
-        } else if (tls == null) {
-            inputActivity = true;
+        } else {
+            deadlines.inputActivity();
             try {
                 in.append(pumpBuffer.flip());
             } catch (InputBuffer.OverBudget e) {
@@ -1146,41 +902,6 @@ final class HttpConnection implements Connection {
         return streamingBody == body;
     }
 
-    /** Pulls more of a streamed response body; false when it must wait (for the socket or the producer). */
-    private boolean pullBody() {
-        while (out.pending() < highWater) {
-            if (transferFiles && outgoing instanceof OutgoingBody.FileBody file && file.count() > 0
-                    || outgoing instanceof OutgoingBody.InPlaceBody body && body.count() > 0) {
-                // the strategy sends it (transferTo, or from its array) once the bytes before it are written
-                return false;
-            }
-            int r;
-            try {
-                r = outgoing.pull(out);
-            } catch (IOException | RuntimeException e) {
-                log.debug("streamed response body failed: {}", e.toString());
-                abort();
-                return false;
-            }
-            if (r == OutgoingBody.WAIT) {
-                awaitingProducer = true;
-                return false;
-            }
-            producerActivity = true;
-            awaitingProducer = false;
-            if (r == OutgoingBody.END) {
-                outgoing.close();
-                if (outgoingSent != null) {
-                    outgoingSent.complete(outgoing.sentBytes());
-                    outgoingSent = null;
-                }
-                outgoing = null;
-                return true;
-            }
-        }
-        blockedOnOutput = true;
-        return false;
-    }
 
     private void finish(Request req, Response res, Throwable failure, boolean keepAlive) {
         // decided again after the handler ran: the drain may have begun meanwhile, on another thread
@@ -1191,119 +912,20 @@ final class HttpConnection implements Connection {
         if (!keepAlive) {
             closing = true;
         }
-        boolean head = req.method == Method.HEAD;
-        if (failure == null) {
-            if (res.isStreamed()) {
-                CompletableFuture<Long> sent = res.takeSent();
-                startOutgoing(req, res, connection, head);
-                if (sent != null) {
-                    if (outgoing != null) {
-                        outgoingSent = sent;
-                    } else if (aborted) {
-                        sent.completeExceptionally(new IOException("the body could not be sent"));
-                    } else {
-                        sent.complete(0L);
-                    }
-                }
-            } else if (!head && sendsInPlace(req, res)) {
-                ByteBuffer body = res.bodyBuffer;
-                int length = body.remaining();
-                ResponseEncoder.encodeStreamedHead(out, res, length, false, connection);
-                byte[] array = in.ownArray();
-                in.pin();
-                outgoing = new OutgoingBody.InPlaceBody(array, req.base + req.bodyStart + body.position(), length,
-                        () -> in.unpin(array));
-            } else {
-                ResponseEncoder.encode(out, res, head, connection);
-            }
-            return;
+        switch (writer.respond(req, res, failure, in, connection)) {
+            case CLOSE_AFTER -> closing = true;
+            case FAILED -> abort();
+            default -> { }
         }
-        // the router's default answer: an HttpException's status (a body broken on the wire: its status), else 500
-        Router.answerFailure(req, res, failure);
-        ResponseEncoder.encode(out, res, head, connection);
-    }
-
-    /**
-     * Whether the response sends back a large part of the request's own body (an echo), which lies
-     * in this connection's input array: it is then written from there instead of copied, and the
-     * input buffer leaves that array alone until it is sent.
-     */
-    private boolean sendsInPlace(Request req, Response res) {
-        ByteBuffer body = res.bodyBuffer;
-        return body != null && body == req.bodyView && body.remaining() >= IN_PLACE_MIN
-                && res.status != 204 && res.status != 304 && req.array != null && req.array == in.ownArray();
-    }
-
-    private void startOutgoing(Request req, Response res, int connection, boolean head) {
-        long length = res.streamLength;
-        boolean noContent = res.status == 204 || res.status == 304;
-        boolean chunked = length < 0 && req.version == Request.HTTP_1_1;
-        if (length < 0 && !chunked && !noContent && !head) {
-            // HTTP/1.0 and no length: the close ends the body
-            connection = ResponseEncoder.CONNECTION_CLOSE;
-            closing = true;
-        }
-        ResponseEncoder.encodeStreamedHead(out, res, noContent ? -1 : length, chunked && !noContent, connection);
-        if (head || noContent) {
-            res.closeStreamedBody();
-            return;
-        }
-        if (res.bodyFile != null) {
-            try {
-                outgoing = new OutgoingBody.FileBody(res.bodyFile, length);
-            } catch (IOException e) {
-                log.debug("the file to send failed: {}", e.toString());
-                res.closeStreamedBody();
-                abort();
-                return;
-            }
-        } else if (res.bodyWriter != null) {
-            outgoing = OutgoingBody.PipedBody.start(res.bodyWriter, length, chunked, blockingExecutor, wakeup);
-        } else if (blockingExecutor == null) {
-            outgoing = new OutgoingBody.InlineStreamBody(res.bodyStream, length, chunked);
-        } else {
-            InputStream source = res.bodyStream;
-            outgoing = OutgoingBody.PipedBody.start(sink -> {
-                try (source) {
-                    source.transferTo(sink);
-                }
-            }, length, chunked, blockingExecutor, wakeup);
-        }
-        res.bodyFile = null;
-        res.bodyWriter = null;
-        res.bodyStream = null;
-        producerWaitingSince = 0;
     }
 
     /** Bytes of buffer memory the connection holds, for tests of its memory bound. */
     int bufferCapacity() {
-        return in.capacity() + out.capacity();
+        return in.capacity() + writer.capacity();
     }
 
     /** Bytes of output buffer memory, for tests that a body is not copied into it. */
     int outputCapacity() {
-        return out.capacity();
-    }
-
-    /** A blocking or asynchronous handler's run. The handler's thread writes it; the connection's thread reads it after {@link #done}. */
-    private static final class Exchange {
-        final Request request;
-        final Response response = new Response();
-        final RequestBody body;
-        boolean keepAlive;
-        Throwable failure;
-        volatile boolean done;
-        /** Answered 503 (handler timeout) or the connection ended: its late completion is ignored. */
-        volatile boolean abandoned;
-        long since;
-
-        Exchange(Request request, boolean keepAlive, RequestBody body) {
-            this.request = request;
-            this.keepAlive = keepAlive;
-            this.body = body;
-            if (request.route != null) {
-                response.jsonCodec = request.route.json;
-            }
-        }
+        return writer.capacity();
     }
 }

@@ -3,7 +3,6 @@ package dev.spindle.core;
 import dev.spindle.core.spi.Connection;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.function.Consumer;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLEngineResult.HandshakeStatus;
@@ -12,10 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * TLS between a {@link HttpConnection}'s socket bytes and its HTTP, without any I/O: what the strategy
- * reads is unwrapped here and the plaintext handed to the connection's HTTP side; what the HTTP
- * side has to send is wrapped here into records the strategy writes. The strategy sees only the
- * connection's usual calls, so no strategy knows TLS.
+ * The record layer of a {@link TlsConnection}, without any I/O: what the strategy reads is
+ * unwrapped here and the plaintext handed to the {@link HttpConnection} it wraps; what that has to
+ * send is wrapped here into records the strategy writes. The strategy sees only the connection's
+ * usual calls, so no strategy knows TLS.
  *
  * <p>Wrapping takes plaintext from the HTTP side only while fewer than {@link #netHighWater} record
  * bytes wait for the socket, so the HTTP side's own back-pressure still applies. Delegated engine
@@ -40,12 +39,15 @@ final class TlsLayer {
     private final OutputBuffer netOut;
     private final int packetSize;
     private final int netHighWater;
-    private final Consumer<ByteBuffer> toHttp;
-    private final Consumer<ByteBuffer> toInput;
     /** Bytes of a record not complete yet, in read mode; null while none are kept. */
     private ByteBuffer netIn;
-    /** Plaintext read through an inline handler's pump, while the thread's buffer is being parsed. */
+    /**
+     * Plaintext read through an inline handler's pump (in read mode), while the thread's buffer is
+     * being parsed; what did not fit the pump's buffer waits here for its next read.
+     */
     private ByteBuffer pumped;
+    /** Where the pump's records are read. */
+    private ByteBuffer pumpNet;
     private final int appBufferSize;
     private boolean started;
     private boolean established;
@@ -59,8 +61,6 @@ final class TlsLayer {
         this.netHighWater = 4 * packetSize;
         this.netOut = new OutputBuffer(packetSize);
         this.appBufferSize = engine.getSession().getApplicationBufferSize();
-        this.toHttp = http::plaintextReceived;
-        this.toInput = http::plaintextAppended;
     }
 
     /**
@@ -82,21 +82,31 @@ final class TlsLayer {
     }
 
     /**
-     * Reads through the strategy's pump until some plaintext arrived, appending it to the HTTP
-     * side's input (an inline handler reading a body); -1 at the end of input.
+     * The HTTP side's pump (an inline handler reading a body): reads records through the
+     * strategy's pump until some plaintext arrived, and puts what fits into {@code dst}.
+     *
+     * @return the plaintext bytes put into {@code dst}; -1 at the end of input
      */
-    int pump(Connection.InputPump pump, ByteBuffer netBuffer) throws IOException {
-        while (true) {
-            int n = pump.read(netBuffer.clear());
+    int pump(Connection.InputPump pump, ByteBuffer dst) throws IOException {
+        while (pumped == null || !pumped.hasRemaining()) {
+            if (pumpNet == null) {
+                pumpNet = ByteBuffer.allocate(packetSize);
+            }
+            int n = pump.read(pumpNet.clear());
             if (n < 0) {
                 return -1;
             }
-            int got = unwrap(netBuffer.flip(), true);
+            int got = unwrap(pumpNet.flip(), true);
             fill();
-            if (got > 0 || failed || engine.isInboundDone()) {
-                return failed ? -1 : got;
+            if (got == 0 && (failed || engine.isInboundDone())) {
+                return -1;
             }
         }
+        int n = Math.min(dst.remaining(), pumped.remaining());
+        dst.put(dst.position(), pumped, pumped.position(), n);
+        dst.position(dst.position() + n);
+        pumped.position(pumped.position() + n);
+        return n;
     }
 
     /** The peer closed its side of the socket, with or without {@code close_notify}. */
@@ -159,6 +169,7 @@ final class TlsLayer {
         if (app == null || app.capacity() < appBufferSize) {
             app = ByteBuffer.allocate(appBufferSize);
         }
+        app.clear();
         try {
             while (!failed) {
                 HandshakeStatus status = engine.getHandshakeStatus();
@@ -194,22 +205,26 @@ final class TlsLayer {
             fail(e);
         }
         keepRest(from, src);
+        int n = app.position();
         if (forPump) {
-            pumped = app;
+            // the pump hands it out as the handler reads
+            pumped = app.flip();
+            if (failed) {
+                pumped.limit(0);
+            }
         } else {
             PLAINTEXT.set(app);
-        }
-        int n = app.position();
-        try {
-            if (n > 0 && !failed) {
-                (forPump ? toInput : toHttp).accept(app.flip());
+            try {
+                if (n > 0 && !failed) {
+                    http.received(app.flip());
+                }
+            } finally {
+                // the buffer is the thread's: left flipped by a failing handler, its bytes would reach the next connection
+                app.clear();
             }
-        } finally {
-            // the buffer is the thread's: left flipped by a failing handler, its bytes would reach the next connection
-            app.clear();
         }
         if (engine.isInboundDone() && !failed) {
-            http.tlsInputClosed();
+            http.endOfInput();
         }
         return n;
     }
@@ -263,9 +278,9 @@ final class TlsLayer {
                     src = EMPTY;
                 } else if (status == HandshakeStatus.NEED_UNWRAP) {
                     break;
-                } else if (http.plaintextHasOutbound()) {
-                    src = http.plaintextOutbound();
-                } else if (!closeSent && http.plaintextFinished()) {
+                } else if (http.hasOutbound()) {
+                    src = http.outbound();
+                } else if (!closeSent && http.outputFinished()) {
                     closeSent = true;
                     engine.closeOutbound();
                     continue;
@@ -294,15 +309,15 @@ final class TlsLayer {
             established = true;
         }
         if (src != EMPTY && r.bytesConsumed() > 0) {
-            http.plaintextWritten(r.bytesConsumed());
+            http.written(r.bytesConsumed());
         }
         return r.bytesProduced() > 0 || r.bytesConsumed() > 0;
     }
 
     /** Output that can no longer be sent (the engine failed or closed its side) is dropped, as if written. */
     private void dropHttpOutput() {
-        while (http.plaintextHasOutbound()) {
-            http.plaintextWritten(http.plaintextOutbound().remaining());
+        while (http.hasOutbound()) {
+            http.written(http.outbound().remaining());
         }
     }
 
@@ -326,6 +341,6 @@ final class TlsLayer {
         } catch (SSLException ignored) {
             // the alert is a courtesy; the connection ends either way
         }
-        http.tlsFailed();
+        http.inputFailed();
     }
 }

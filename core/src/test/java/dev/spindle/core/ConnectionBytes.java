@@ -2,6 +2,7 @@ package dev.spindle.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.core.spi.Connection;
 import dev.spindle.core.testing.RawResponse;
 import dev.spindle.core.testing.ResponseReader;
 import java.io.ByteArrayOutputStream;
@@ -27,18 +28,18 @@ final class ConnectionBytes {
         return s.getBytes(StandardCharsets.ISO_8859_1);
     }
 
-    static void feed(HttpConnection c, String s) {
+    static void feed(Connection c, String s) {
         feed(c, bytes(s));
     }
 
-    static void feed(HttpConnection c, byte[] b) {
+    static void feed(Connection c, byte[] b) {
         ByteBuffer buf = ByteBuffer.wrap(b);
         c.received(buf);
         assertThat(buf.hasRemaining()).as("received() consumes everything").isFalse();
     }
 
     /** Takes everything the connection has to write and reports it written. */
-    static byte[] drain(HttpConnection c) {
+    static byte[] drain(Connection c) {
         ByteBuffer view = c.outbound();
         byte[] out = new byte[view.remaining()];
         view.get(out);
@@ -52,16 +53,16 @@ final class ConnectionBytes {
      * {@link #drain} until nothing is pending: also a body the connection sends from where the
      * request left it (a large echo), which it hands out after the head.
      */
-    static byte[] drainAll(HttpConnection c) {
+    static byte[] drainAll(Connection c) {
         ByteArrayOutputStream all = new ByteArrayOutputStream();
         do {
             all.writeBytes(drain(c));
-        } while (c.hasOutbound() && c.outboundFile() == null);
+        } while (c.next().writes() && c.outboundFile() == null);
         return all.toByteArray();
     }
 
     /** Reads the pending output without reporting it written. */
-    static byte[] peek(HttpConnection c) {
+    static byte[] peek(Connection c) {
         ByteBuffer view = c.outbound().duplicate();
         byte[] out = new byte[view.remaining()];
         view.get(out);

@@ -6,6 +6,8 @@ import static dev.spindle.core.ConnectionBytes.feed;
 import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
 import dev.spindle.core.testing.RawResponse;
 import dev.spindle.core.testing.TestRoutes;
 import java.io.ByteArrayInputStream;
@@ -71,9 +73,9 @@ class ConnectionStreamingTest {
     private byte[] pump(HttpConnection c, int bound) throws InterruptedException {
         ByteArrayOutputStream written = new ByteArrayOutputStream();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!c.isFinished() && (c.hasOutbound() || !c.wantsInput())) {
+        while (!c.state().finished() && (c.next().writes() || !c.next().reads())) {
             assertThat(System.nanoTime()).as("the connection settles").isLessThan(deadline);
-            if (c.hasOutbound()) {
+            if (c.next().writes()) {
                 HttpConnection.FileRegion file = c.outboundFile();
                 if (file != null) {
                     int n = (int) Math.min(file.count(), 100_000);
@@ -87,7 +89,7 @@ class ConnectionStreamingTest {
                     c.written(dst.position());
                     continue;
                 }
-                assertThat(c.outboundBytes()).as("output held by the connection").isLessThanOrEqualTo(bound);
+                assertThat(c.outbound().remaining()).as("output held by the connection").isLessThanOrEqualTo(bound);
                 written.writeBytes(drain(c));
             } else if (wakeups.tryAcquire(50, TimeUnit.MILLISECONDS)) {
                 c.resume();
@@ -144,7 +146,7 @@ class ConnectionStreamingTest {
         assertThat(head).contains("Connection: close").doesNotContain("Content-Length").doesNotContain("chunked");
         int start = head.indexOf("\r\n\r\n") + 4;
         assertThat(java.util.Arrays.copyOfRange(out, start, out.length)).isEqualTo(PAYLOAD);
-        assertThat(c.isFinished()).isTrue();
+        assertThat(c.state().finished()).isTrue();
     }
 
     @ParameterizedTest(name = "transferFiles {0}")
@@ -170,7 +172,7 @@ class ConnectionStreamingTest {
         HttpConnection c = connection(routes, ServerConfig.defaults(), true);
         feed(c, get("/broken") + get("/broken"));
         byte[] out = pump(c, bound(ServerConfig.defaults()));
-        assertThat(c.shouldClose()).as("closed: the status was sent, only a cut can tell the client").isTrue();
+        assertThat(c.next()).as("closed: the status was sent, only a cut can tell the client").isEqualTo(Next.CLOSE);
         assertThat(new String(out, java.nio.charset.StandardCharsets.ISO_8859_1)).startsWith("HTTP/1.1 200 OK").doesNotEndWith("0\r\n\r\n");
     }
 
@@ -196,7 +198,7 @@ class ConnectionStreamingTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (at < SIZE) {
             assertThat(System.nanoTime()).isLessThan(deadline);
-            if (!c.wantsInput()) {
+            if (!c.next().reads()) {
                 if (wakeups.tryAcquire(50, TimeUnit.MILLISECONDS)) {
                     c.resume();
                 }
@@ -245,7 +247,7 @@ class ConnectionStreamingTest {
         HttpConnection c = connection(routes, config, true);
         feed(c, "POST /ignore HTTP/1.1\r\n" + HOST + "Content-Length: " + length + "\r\n\r\n");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!c.hasOutbound() && System.nanoTime() < deadline) {
+        while (!c.next().writes() && System.nanoTime() < deadline) {
             // the connection wants the body meanwhile; the handler answers on its own thread
             if (wakeups.tryAcquire(50, TimeUnit.MILLISECONDS)) {
                 c.resume();
@@ -261,7 +263,7 @@ class ConnectionStreamingTest {
             List<RawResponse> rest = parseAll(pump(c, bound(config)));
             assertThat(rest).extracting(RawResponse::bodyText).containsExactly("after");
         } else {
-            assertThat(c.isFinished()).isTrue();
+            assertThat(c.state().finished()).isTrue();
         }
     }
 
@@ -274,8 +276,8 @@ class ConnectionStreamingTest {
                 .build();
         HttpConnection c = connection(routes, ServerConfig.defaults(), true);
         feed(c, get("/later") + get("/now"));
-        assertThat(c.hasOutbound()).as("nothing before the stage completes").isFalse();
-        assertThat(c.isAwaitingHandler()).isTrue();
+        assertThat(c.next().writes()).as("nothing before the stage completes").isFalse();
+        assertThat((c.state() == Connection.State.HANDLING)).isTrue();
         executor.execute(() -> gate.complete(null));
         List<RawResponse> responses = parseAll(pump(c, bound(ServerConfig.defaults())));
         assertThat(responses).extracting(RawResponse::bodyText).containsExactly("later", "now");
@@ -291,7 +293,7 @@ class ConnectionStreamingTest {
         feed(c, get("/fail") + get("/gone"));
         List<RawResponse> responses = parseAll(pump(c, bound(ServerConfig.defaults())));
         assertThat(responses).extracting(RawResponse::status).containsExactly(500, 410);
-        assertThat(c.isFinished()).isFalse();
+        assertThat(c.state().finished()).isFalse();
     }
 
     @Test
@@ -315,12 +317,12 @@ class ConnectionStreamingTest {
         long now = 1_000_000_000L;
         c.tick(now);
         c.tick(now + Duration.ofMillis(1999).toNanos());
-        assertThat(c.hasOutbound()).isFalse();
+        assertThat(c.next().writes()).isFalse();
         c.tick(now + Duration.ofSeconds(2).toNanos());
         RawResponse r = parseAll(drain(c)).get(0);
         assertThat(r.status()).isEqualTo(503);
         assertThat(r.header("Connection")).isEqualTo("close");
-        assertThat(c.isLingering()).isTrue();
+        assertThat(c.next()).isEqualTo(Next.LINGER);
     }
 
     static Stream<Arguments> timeouts() {
@@ -340,18 +342,18 @@ class ConnectionStreamingTest {
         long now = 5_000_000_000L;
         c.tick(now);
         c.tick(now + TimeUnit.MILLISECONDS.toNanos(afterMillis - 1));
-        assertThat(c.isFinished()).as("not before the timeout").isFalse();
+        assertThat(c.state().finished()).as("not before the timeout").isFalse();
         c.tick(now + TimeUnit.MILLISECONDS.toNanos(afterMillis));
         if (status == 0) {
-            assertThat(c.shouldClose()).as("closed without a response").isTrue();
-            assertThat(c.hasOutbound()).isFalse();
+            assertThat(c.next()).as("closed without a response").isEqualTo(Next.CLOSE);
+            assertThat(c.next().writes()).isFalse();
         } else {
             RawResponse r = parseAll(drain(c)).get(0);
             assertThat(r.status()).isEqualTo(status);
-            assertThat(c.isLingering()).isTrue();
+            assertThat(c.next()).isEqualTo(Next.LINGER);
             c.tick(now + TimeUnit.MILLISECONDS.toNanos(afterMillis + 100));
             c.tick(now + TimeUnit.MILLISECONDS.toNanos(afterMillis + 700));
-            assertThat(c.shouldClose()).as("closed after lingering").isTrue();
+            assertThat(c.next()).as("closed after lingering").isEqualTo(Next.CLOSE);
         }
     }
 
@@ -364,9 +366,9 @@ class ConnectionStreamingTest {
         c.written(3);
         c.tick(now + TimeUnit.SECONDS.toNanos(2));
         c.tick(now + TimeUnit.SECONDS.toNanos(4));
-        assertThat(c.shouldClose()).as("progress at 2 s restarted the clock").isFalse();
+        assertThat(c.next()).as("progress at 2 s restarted the clock").isNotEqualTo(Next.CLOSE);
         c.tick(now + TimeUnit.SECONDS.toNanos(5));
-        assertThat(c.shouldClose()).isTrue();
+        assertThat(c.next()).isEqualTo(Next.CLOSE);
     }
 
     @Test
@@ -376,9 +378,9 @@ class ConnectionStreamingTest {
         RawResponse r = parseAll(drain(c)).get(0);
         assertThat(r.status()).isEqualTo(503);
         assertThat(r.header("Connection")).isEqualTo("close");
-        assertThat(c.isLingering()).isTrue();
+        assertThat(c.next()).isEqualTo(Next.LINGER);
         c.endOfInput();
-        assertThat(c.shouldClose()).isTrue();
+        assertThat(c.next()).isEqualTo(Next.CLOSE);
     }
 
     /**
@@ -394,7 +396,7 @@ class ConnectionStreamingTest {
         feed(closing, new byte[1 << 20]);
         assertThat(parseAll(drain(closing)).get(0).status()).isEqualTo(200);
         closing.tick(System.nanoTime());
-        assertThat(closing.isLingering()).isTrue();
+        assertThat(closing.next()).isEqualTo(Next.LINGER);
         assertThat(closing.bufferCapacity()).as("buffer bytes held while lingering").isLessThanOrEqualTo(1024);
 
         HttpConnection rejecting = HttpConnection.rejecting(ServerConfig.defaults(), 503, "too many connections");
@@ -409,13 +411,13 @@ class ConnectionStreamingTest {
         Router routes = Router.builder().get("/big", (req, res) -> res.body(big)).post("/up", (req, res) -> res.text("ok")).build();
         HttpConnection c = new HttpConnection(routes, ServerConfig.defaults().maxBodySize(60_000_000));
         feed(c, get("/big"));
-        while (c.hasOutbound()) {
+        while (c.next().writes()) {
             drain(c);
         }
         feed(c, "POST /up HTTP/1.1\r\n" + HOST + "Content-Length: " + big.length + "\r\n\r\n");
         feed(c, big);
         drain(c);
-        assertThat(c.isIdle()).isTrue();
+        assertThat(c.state()).isEqualTo(Connection.State.IDLE);
         assertThat(c.bufferCapacity()).as("bytes of buffers held while idle").isLessThanOrEqualTo(64 * 1024);
     }
 
@@ -494,7 +496,7 @@ class ConnectionStreamingTest {
         assertThat(responses.get(0).body()).isEqualTo(body);
         assertThat(new String(responses.get(1).body(), java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("next");
         assertThat(responses.get(2).body()).isEqualTo(other);
-        assertThat(c.wantsInput()).isTrue();
+        assertThat(c.next().reads()).isTrue();
     }
 
     @Test
@@ -511,7 +513,7 @@ class ConnectionStreamingTest {
         HttpConnection c = connection(echoRoutes(), ServerConfig.defaults(), false);
         feedInPieces(c, all, 7_000);
         ByteArrayOutputStream written = new ByteArrayOutputStream();
-        while (c.hasOutbound()) {
+        while (c.next().writes()) {
             ByteBuffer view = c.outbound();
             byte[] chunk = new byte[Math.min(view.remaining(), 9_000)];
             view.get(chunk);
@@ -524,6 +526,6 @@ class ConnectionStreamingTest {
         assertThat(responses.get(0).body()).isEqualTo(body);
         assertThat(responses.get(1).body()).isEqualTo(bytes("next"));
         assertThat(responses.get(2).status()).isEqualTo(200);
-        assertThat(c.wantsInput()).isTrue();
+        assertThat(c.next().reads()).isTrue();
     }
 }

@@ -8,6 +8,8 @@ import static dev.spindle.core.ConnectionBytes.parseAll;
 import static dev.spindle.core.ConnectionBytes.peek;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
 import dev.spindle.core.testing.RawResponse;
 import dev.spindle.core.testing.TestRoutes;
 import java.io.ByteArrayOutputStream;
@@ -69,9 +71,9 @@ class ConnectionTest {
             assertThat(responses.get(i).bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
             assertThat(responses.get(i).header("Connection")).isNull();
         }
-        assertThat(c.isFinished()).isFalse();
-        assertThat(c.wantsInput()).isTrue();
-        assertThat(c.isIdle()).isTrue();
+        assertThat(c.state().finished()).isFalse();
+        assertThat(c.next().reads()).isTrue();
+        assertThat(c.state()).isEqualTo(Connection.State.IDLE);
     }
 
     /** The same pipelined mix fed whole, split at every index and byte by byte answers the same. */
@@ -175,7 +177,7 @@ class ConnectionTest {
             feed(c, p);
             out.writeBytes(drain(c));
         }
-        assertThat(c.isFinished()).isFalse();
+        assertThat(c.state().finished()).isFalse();
         return out.toByteArray();
     }
 
@@ -212,23 +214,23 @@ class ConnectionTest {
     void keepAliveDecision(String name, ServerConfig config, String request, String connectionHeader, boolean closes) {
         HttpConnection c = new HttpConnection(TestRoutes.routes(), config);
         feed(c, request + get("/json"));
-        assertThat(c.isFinished()).as("shouldClose before the output is written").isFalse();
+        assertThat(c.state().finished()).as("shouldClose before the output is written").isFalse();
         List<RawResponse> responses = parseAll(drain(c));
         assertThat(responses.get(0).header("Connection")).isEqualTo(connectionHeader);
         assertThat(responses.get(0).headers("Connection")).hasSizeLessThanOrEqualTo(1);
         if (closes) {
             assertThat(responses).as("the pipelined request after a closing response is not answered").hasSize(1);
-            assertThat(c.isFinished()).isTrue();
-            assertThat(c.isLingering()).as("reads and drops what still arrives before closing").isTrue();
-            assertThat(c.shouldClose()).isFalse();
+            assertThat(c.state().finished()).isTrue();
+            assertThat(c.next()).as("reads and drops what still arrives before closing").isEqualTo(Next.LINGER);
+            assertThat(c.next()).isNotEqualTo(Next.CLOSE);
             feed(c, get("/plaintext"));
-            assertThat(c.hasOutbound()).as("input after close is ignored").isFalse();
+            assertThat(c.next().writes()).as("input after close is ignored").isFalse();
             c.endOfInput();
-            assertThat(c.shouldClose()).as("closed once the peer closed too").isTrue();
+            assertThat(c.next()).as("closed once the peer closed too").isEqualTo(Next.CLOSE);
         } else {
             assertThat(responses).hasSize(2);
             assertThat(responses.get(1).bodyText()).isEqualTo("{\"message\":\"Hello, World!\"}");
-            assertThat(c.isFinished()).isFalse();
+            assertThat(c.state().finished()).isFalse();
         }
     }
 
@@ -276,7 +278,7 @@ class ConnectionTest {
         assertThat(r.header("Content-Length")).isEqualTo(String.valueOf(r.body().length));
         assertThat(r.header("Allow")).isEqualTo(allow);
         assertThat(r.header("Connection")).isNull();
-        assertThat(c.isFinished()).isFalse();
+        assertThat(c.state().finished()).isFalse();
         feed(c, get("/health"));
         assertThat(single(drain(c)).bodyText()).as("the connection still answers").isEqualTo("OK");
     }
@@ -413,12 +415,12 @@ class ConnectionTest {
         feed(c, "POST /echo HTTP/1.1\r\n" + HOST + "Expect: 100-continue\r\nContent-Length: 5\r\n\r\n");
         assertThat(new String(drain(c), StandardCharsets.ISO_8859_1)).isEqualTo("HTTP/1.1 100 Continue\r\n\r\n");
         feed(c, "he");
-        assertThat(c.hasOutbound()).as("100 Continue is sent once").isFalse();
+        assertThat(c.next().writes()).as("100 Continue is sent once").isFalse();
         feed(c, "llo");
         RawResponse r = single(drain(c));
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.bodyText()).isEqualTo("hello");
-        assertThat(c.isFinished()).isFalse();
+        assertThat(c.state().finished()).isFalse();
     }
 
     @Test
@@ -490,17 +492,17 @@ class ConnectionTest {
     void badRequestIsAnsweredAndCloses(String name, String request, int status) {
         HttpConnection c = app();
         feed(c, get("/health") + request + get("/plaintext"));
-        assertThat(c.wantsInput()).isFalse();
-        assertThat(c.isFinished()).as("not before the error is written").isFalse();
+        assertThat(c.next().reads()).isFalse();
+        assertThat(c.state().finished()).as("not before the error is written").isFalse();
         byte[] out = drain(c);
         List<RawResponse> responses = parseAll(out, Set.of());
         assertThat(responses).extracting(RawResponse::status).as("the good request, then the error").containsExactly(200, status);
         RawResponse error = responses.get(1);
         assertThat(error.header("Connection")).isEqualTo("close");
         assertThat(error.bodyText()).startsWith(status + " ");
-        assertThat(c.isFinished()).isTrue();
+        assertThat(c.state().finished()).isTrue();
         feed(c, get("/plaintext"));
-        assertThat(c.hasOutbound()).isFalse();
+        assertThat(c.next().writes()).isFalse();
     }
 
     /**
@@ -524,16 +526,16 @@ class ConnectionTest {
     void badRequestFedInPiecesClosesAfterItIsWritten() {
         HttpConnection c = app();
         feed(c, "GET /plaintext HTTP/1.1\r\n");
-        assertThat(c.hasOutbound()).isFalse();
-        assertThat(c.hasPartialRequest()).isTrue();
+        assertThat(c.next().writes()).isFalse();
+        assertThat((c.state() == Connection.State.READING_REQUEST)).isTrue();
         feed(c, "Host : x\r\n");
         RawResponse r = single(peek(c));
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.header("Connection")).isEqualTo("close");
-        assertThat(c.isFinished()).isFalse();
+        assertThat(c.state().finished()).isFalse();
         byte[] out = drain(c);
         assertThat(out).isNotEmpty();
-        assertThat(c.isFinished()).isTrue();
+        assertThat(c.state().finished()).isTrue();
     }
 
     /** A partial write keeps the connection open until every byte of the error is out. */
@@ -541,13 +543,13 @@ class ConnectionTest {
     void closeWaitsForAPartialWrite() {
         HttpConnection c = app();
         feed(c, "GET / HTTP/9.9\r\n\r\n");
-        int pending = c.outboundBytes();
+        int pending = c.outbound().remaining();
         assertThat(pending).isPositive();
         c.written(10);
-        assertThat(c.isFinished()).isFalse();
-        assertThat(c.outboundBytes()).isEqualTo(pending - 10);
+        assertThat(c.state().finished()).isFalse();
+        assertThat(c.outbound().remaining()).isEqualTo(pending - 10);
         c.written(pending - 10);
-        assertThat(c.isFinished()).isTrue();
+        assertThat(c.state().finished()).isTrue();
     }
 
 
@@ -590,7 +592,7 @@ class ConnectionTest {
         assertThat(error.header("X-Half")).as("nothing of the failed response leaks").isNull();
         assertThat(error.bodyText()).startsWith(status + " ").doesNotContain("partial");
         assertThat(responses.get(1).bodyText()).isEqualTo("ok");
-        assertThat(c.isFinished()).isFalse();
+        assertThat(c.state().finished()).isFalse();
     }
 
 
@@ -599,10 +601,10 @@ class ConnectionTest {
         HttpConnection c = app();
         feed(c, get("/plaintext"));
         c.endOfInput();
-        assertThat(c.isFinished()).as("not before the response is written").isFalse();
+        assertThat(c.state().finished()).as("not before the response is written").isFalse();
         RawResponse r = single(drain(c));
         assertThat(r.bodyText()).isEqualTo("Hello, World!");
-        assertThat(c.isFinished()).isTrue();
+        assertThat(c.state().finished()).isTrue();
     }
 
     @Test
@@ -612,7 +614,7 @@ class ConnectionTest {
         c.endOfInput();
         assertThat(parseAll(drain(c))).extracting(RawResponse::bodyText)
                 .containsExactly("{\"id\":\"1\"}", "{\"id\":\"2\"}");
-        assertThat(c.isFinished()).isTrue();
+        assertThat(c.state().finished()).isTrue();
     }
 
     @Test
@@ -620,8 +622,8 @@ class ConnectionTest {
         HttpConnection c = app();
         feed(c, "GET /plaintext HTTP/1.1\r\nHo");
         c.endOfInput();
-        assertThat(c.hasOutbound()).isFalse();
-        assertThat(c.isFinished()).isTrue();
+        assertThat(c.next().writes()).isFalse();
+        assertThat(c.state().finished()).isTrue();
     }
 
     @Test
@@ -629,16 +631,16 @@ class ConnectionTest {
         HttpConnection c = app();
         feed(c, "POST /echo HTTP/1.1\r\n" + HOST + "Content-Length: 10\r\n\r\nabc");
         c.endOfInput();
-        assertThat(c.hasOutbound()).isFalse();
-        assertThat(c.isFinished()).isTrue();
+        assertThat(c.next().writes()).isFalse();
+        assertThat(c.state().finished()).isTrue();
     }
 
     @Test
     void endOfInputWhenIdleCloses() {
         HttpConnection c = app();
         c.endOfInput();
-        assertThat(c.hasOutbound()).isFalse();
-        assertThat(c.isFinished()).isTrue();
+        assertThat(c.next().writes()).isFalse();
+        assertThat(c.state().finished()).isTrue();
     }
 
     /**
@@ -651,15 +653,15 @@ class ConnectionTest {
         HttpConnection c = app();
         feed(c, get("/plaintext"));
         drain(c);
-        assertThat(c.isIdle()).isTrue();
+        assertThat(c.state()).isEqualTo(Connection.State.IDLE);
         c.closeAfterResponse();
-        assertThat(c.isIdle()).as("idle: the strategy may close it now").isTrue();
-        assertThat(c.hasOutbound()).isFalse();
+        assertThat(c.state()).as("idle: the strategy may close it now").isEqualTo(Connection.State.IDLE);
+        assertThat(c.next().writes()).isFalse();
         feed(c, get("/json") + get("/health"));
         List<RawResponse> responses = parseAll(drain(c));
         assertThat(responses).hasSize(1);
         assertThat(responses.get(0).header("Connection")).isEqualTo("close");
-        assertThat(c.isFinished()).isTrue();
+        assertThat(c.state().finished()).isTrue();
     }
 
     /**
@@ -677,22 +679,22 @@ class ConnectionTest {
         answered.drain();
         answered.tick(now);
         answered.tick(now + grace / 2);
-        assertThat(answered.isLingering()).as("within the grace").isFalse();
+        assertThat(answered.next()).as("within the grace").isNotEqualTo(Next.LINGER);
         feed(answered, get("/json"));
         RawResponse r = single(drain(answered));
         assertThat(r.bodyText()).isEqualTo("{\"message\":\"Hello, World!\"}");
         assertThat(r.header("Connection")).isEqualTo("close");
-        assertThat(answered.isLingering()).as("lingers after its closing answer").isTrue();
+        assertThat(answered.next()).as("lingers after its closing answer").isEqualTo(Next.LINGER);
 
         HttpConnection silent = app();
         silent.drain();
         silent.tick(now);
         silent.tick(now + grace - 1);
-        assertThat(silent.isLingering()).as("one nanosecond before the grace ends").isFalse();
-        assertThat(silent.readTimeoutNanos(now + grace - 1)).as("a blocking strategy's read wakes at the grace's end").isEqualTo(1);
+        assertThat(silent.next()).as("one nanosecond before the grace ends").isNotEqualTo(Next.LINGER);
+        assertThat(silent.nanosToTick(now + grace - 1)).as("a blocking strategy's read wakes at the grace's end").isEqualTo(1);
         silent.tick(now + grace);
-        assertThat(silent.hasOutbound()).as("no response for a request never sent").isFalse();
-        assertThat(silent.isLingering()).as("output shut, lingering").isTrue();
+        assertThat(silent.next().writes()).as("no response for a request never sent").isFalse();
+        assertThat(silent.next()).as("output shut, lingering").isEqualTo(Next.LINGER);
     }
 
     @Test
@@ -700,13 +702,13 @@ class ConnectionTest {
         HttpConnection c = app();
         feed(c, "GET /plaintext HTTP/1.1\r\n");
         c.closeAfterResponse();
-        assertThat(c.isFinished()).isFalse();
+        assertThat(c.state().finished()).isFalse();
         feed(c, HOST + "\r\n" + get("/json"));
         List<RawResponse> responses = parseAll(drain(c));
         assertThat(responses).hasSize(1);
         assertThat(responses.get(0).bodyText()).isEqualTo("Hello, World!");
         assertThat(responses.get(0).header("Connection")).isEqualTo("close");
-        assertThat(c.isFinished()).isTrue();
+        assertThat(c.state().finished()).isTrue();
     }
 
 
@@ -723,18 +725,18 @@ class ConnectionTest {
         feed(c, batch.toByteArray());
         List<RawResponse> all = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            assertThat(c.wantsInput()).as("over the high-water mark before response %d is written", i).isFalse();
+            assertThat(c.next().reads()).as("over the high-water mark before response %d is written", i).isFalse();
             List<RawResponse> pending = parseAll(peek(c));
             assertThat(pending).as("only one response pending at step %d", i).hasSize(1);
             all.addAll(pending);
             drain(c);
             if (i < 9) {
-                assertThat(c.hasOutbound()).as("written() resumed processing by itself: response %d is ready", i + 1).isTrue();
+                assertThat(c.next().writes()).as("written() resumed processing by itself: response %d is ready", i + 1).isTrue();
             }
         }
-        assertThat(c.wantsInput()).isTrue();
-        assertThat(c.hasOutbound()).isFalse();
-        assertThat(c.isIdle()).isTrue();
+        assertThat(c.next().reads()).isTrue();
+        assertThat(c.next().writes()).isFalse();
+        assertThat(c.state()).isEqualTo(Connection.State.IDLE);
         assertThat(all).hasSize(10);
         for (int i = 0; i < 10; i++) {
             byte[] expected = new byte[4096];
@@ -748,7 +750,7 @@ class ConnectionTest {
     void belowTheHighWaterMarkEverythingIsAnsweredAtOnce() {
         HttpConnection c = new HttpConnection(TestRoutes.routes(), DEFAULTS.writeHighWaterMark(1024));
         feed(c, get("/plaintext").repeat(3));
-        assertThat(c.wantsInput()).isTrue();
+        assertThat(c.next().reads()).isTrue();
         assertThat(parseAll(drain(c))).hasSize(3);
     }
 
@@ -773,29 +775,29 @@ class ConnectionTest {
         Manual ex = new Manual();
         HttpConnection c = new HttpConnection(TestRoutes.routes(), DEFAULTS, ex, ex.wakeups::incrementAndGet);
         feed(c, get("/blocking/0") + get("/plaintext"));
-        assertThat(c.hasOutbound()).as("nothing before the blocking handler ran").isFalse();
-        assertThat(c.isAwaitingHandler()).isTrue();
-        assertThat(c.wantsInput()).isFalse();
-        assertThat(c.isIdle()).isFalse();
+        assertThat(c.next().writes()).as("nothing before the blocking handler ran").isFalse();
+        assertThat((c.state() == Connection.State.HANDLING)).isTrue();
+        assertThat(c.next().reads()).isFalse();
+        assertThat(c.state()).isNotEqualTo(Connection.State.IDLE);
         assertThat(ex.tasks).hasSize(1);
         assertThat(ex.wakeups.get()).isZero();
 
         c.resume();
-        assertThat(c.hasOutbound()).as("resume() before the handler finished does nothing").isFalse();
-        assertThat(c.isAwaitingHandler()).isTrue();
+        assertThat(c.next().writes()).as("resume() before the handler finished does nothing").isFalse();
+        assertThat((c.state() == Connection.State.HANDLING)).isTrue();
 
         ex.runNext();
         assertThat(ex.wakeups.get()).isEqualTo(1);
-        assertThat(c.hasOutbound()).as("the driving thread writes only after resume()").isFalse();
-        assertThat(c.isAwaitingHandler()).isTrue();
+        assertThat(c.next().writes()).as("the driving thread writes only after resume()").isFalse();
+        assertThat((c.state() == Connection.State.HANDLING)).isTrue();
 
         c.resume();
-        assertThat(c.isAwaitingHandler()).isFalse();
+        assertThat((c.state() == Connection.State.HANDLING)).isFalse();
         List<RawResponse> responses = parseAll(drain(c));
         assertThat(responses).extracting(RawResponse::bodyText).containsExactly("{\"slept\":0}", "Hello, World!");
         assertThat(responses.get(0).header("Content-Type")).isEqualTo("application/json");
-        assertThat(c.isFinished()).isFalse();
-        assertThat(c.isIdle()).isTrue();
+        assertThat(c.state().finished()).isFalse();
+        assertThat(c.state()).isEqualTo(Connection.State.IDLE);
     }
 
     @Test
@@ -825,7 +827,7 @@ class ConnectionTest {
         ex.runNext();
         c.resume();
         assertThat(parseAll(drain(c))).extracting(RawResponse::status).containsExactly(500, 200);
-        assertThat(c.isFinished()).isFalse();
+        assertThat(c.state().finished()).isFalse();
     }
 
     @Test
@@ -838,7 +840,7 @@ class ConnectionTest {
         List<RawResponse> responses = parseAll(drain(c));
         assertThat(responses).extracting(RawResponse::status).containsExactly(503);
         assertThat(responses.get(0).header("Connection")).isEqualTo("close");
-        assertThat(c.isFinished()).isTrue();
+        assertThat(c.state().finished()).isTrue();
     }
 
     @Test
@@ -870,7 +872,7 @@ class ConnectionTest {
         byte[] all = new byte[view.remaining()];
         view.duplicate().get(all);
         ByteArrayOutputStream written = new ByteArrayOutputStream();
-        while (c.hasOutbound()) {
+        while (c.next().writes()) {
             ByteBuffer b = c.outbound();
             int n = Math.min(7, b.remaining());
             byte[] chunk = new byte[n];

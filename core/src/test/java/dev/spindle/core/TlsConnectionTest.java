@@ -4,6 +4,8 @@ import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
 import dev.spindle.core.testing.RawResponse;
 import dev.spindle.core.testing.TestRoutes;
 import dev.spindle.core.testing.TestTls;
@@ -57,8 +59,8 @@ class TlsConnectionTest {
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.bodyText()).isEqualTo("Hello, World!");
         assertThat(p.client.getApplicationProtocol()).isEqualTo("http/1.1");
-        assertThat(p.server.isIdle()).isTrue();
-        assertThat(p.server.wantsInput()).isTrue();
+        assertThat(p.server.state()).isEqualTo(Connection.State.IDLE);
+        assertThat(p.server.next().reads()).isTrue();
     }
 
     @Test
@@ -119,9 +121,9 @@ class TlsConnectionTest {
         RawResponse r = single(p.received());
         assertThat(r.header("Connection")).isEqualTo("close");
         assertThat(p.client.isInboundDone()).as("the client got close_notify").isTrue();
-        assertThat(p.server.isLingering()).isTrue();
+        assertThat(p.server.next()).isEqualTo(Next.LINGER);
         p.server.endOfInput();
-        assertThat(p.server.shouldClose()).isTrue();
+        assertThat(p.server.next()).isEqualTo(Next.CLOSE);
     }
 
     @Test
@@ -133,32 +135,32 @@ class TlsConnectionTest {
         p.client.closeOutbound();
         p.shuttle();
         assertThat(single(p.received()).status()).isEqualTo(200);
-        assertThat(p.server.wantsInput()).isFalse();
-        assertThat(p.server.shouldClose()).isTrue();
+        assertThat(p.server.next().reads()).isFalse();
+        assertThat(p.server.next()).isEqualTo(Next.CLOSE);
     }
 
     @Test
     void plainHttpOnTheTlsPortIsAnswered400InPlainText() {
-        HttpConnection c = new HttpConnection(TestRoutes.routes(), tlsConfig());
+        Connection c = HttpConnection.withTls(new HttpConnection(TestRoutes.routes(), tlsConfig()));
         c.received(ByteBuffer.wrap(get("/plaintext").getBytes(StandardCharsets.ISO_8859_1)));
         RawResponse r = single(ConnectionBytes.drain(c));
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.bodyText()).contains("HTTPS");
         assertThat(r.header("Connection")).isEqualTo("close");
-        assertThat(c.isLingering()).isTrue();
+        assertThat(c.next()).isEqualTo(Next.LINGER);
     }
 
     @Test
     void bytesThatAreNeitherTlsNorHttpEndTheConnection() {
-        HttpConnection c = new HttpConnection(TestRoutes.routes(), tlsConfig());
+        Connection c = HttpConnection.withTls(new HttpConnection(TestRoutes.routes(), tlsConfig()));
         byte[] junk = new byte[64];
         new Random(1).nextBytes(junk);
         junk[0] = 22;
         junk[1] = 9;
         c.received(ByteBuffer.wrap(junk));
         ConnectionBytes.drain(c);
-        assertThat(c.wantsInput()).isFalse();
-        assertThat(c.shouldClose()).isTrue();
+        assertThat(c.next().reads()).isFalse();
+        assertThat(c.next()).isEqualTo(Next.CLOSE);
     }
 
     @Test
@@ -170,16 +172,16 @@ class TlsConnectionTest {
         p.server.received(hello.limit(hello.position() + 20));
         long t = System.nanoTime();
         p.server.tick(t);
-        assertThat(p.server.shouldClose()).isFalse();
-        assertThat(p.server.readTimeoutNanos(t)).isLessThanOrEqualTo(Duration.ofSeconds(1).toNanos());
+        assertThat(p.server.next()).isNotEqualTo(Next.CLOSE);
+        assertThat(p.server.nanosToTick(t)).isLessThanOrEqualTo(Duration.ofSeconds(1).toNanos());
         p.server.tick(t + Duration.ofMillis(1100).toNanos());
-        assertThat(p.server.shouldClose()).isTrue();
+        assertThat(p.server.next()).isEqualTo(Next.CLOSE);
     }
 
     @Test
     void aRefusedConnectionSendsItsAnswerOverTls() throws Exception {
         Peer p = new Peer(HttpConnection.rejecting(tlsConfig(), 503, "too many connections"));
-        assertThat(p.server.hasOutbound()).as("nothing before the handshake").isFalse();
+        assertThat(p.server.next().writes()).as("nothing before the handshake").isFalse();
         p.shuttle();
         RawResponse r = single(p.received());
         assertThat(r.status()).isEqualTo(503);
@@ -188,7 +190,7 @@ class TlsConnectionTest {
 
     @Test
     void aRefusedConnectionAnswersAPlainRequestInPlainText() {
-        HttpConnection c = HttpConnection.rejecting(tlsConfig(), 503, "too many connections");
+        Connection c = HttpConnection.withTls(HttpConnection.rejecting(tlsConfig(), 503, "too many connections"));
         c.received(ByteBuffer.wrap(get("/plaintext").getBytes(StandardCharsets.ISO_8859_1)));
         assertThat(single(ConnectionBytes.drain(c)).status()).isEqualTo(503);
     }
@@ -208,7 +210,7 @@ class TlsConnectionTest {
                     res.body("read " + n);
                 })
                 .build();
-        HttpConnection c = new HttpConnection(router, tlsConfig());
+        Connection c = HttpConnection.withTls(new HttpConnection(router, tlsConfig()));
         Peer p = new Peer(c);
         byte[] body = new byte[200_000];
         c.inputPump(dst -> {
@@ -244,7 +246,7 @@ class TlsConnectionTest {
         old.send(get("/plaintext"));
         assertThatThrownBy(old::shuttle).isInstanceOf(SSLException.class);
         assertThat(old.received()).isEmpty();
-        assertThat(old.server.shouldClose() || old.server.isLingering()).as("the server gives up on it").isTrue();
+        assertThat((old.server.next() == Next.CLOSE) || (old.server.next() == Next.LINGER)).as("the server gives up on it").isTrue();
     }
 
     private static RawResponse single(byte[] bytes) {
@@ -256,20 +258,20 @@ class TlsConnectionTest {
     /** A TLS client in memory, talking to a server connection; {@link #chunk} bytes move per step each way. */
     private static final class Peer {
         final SSLEngine client;
-        final HttpConnection server;
+        final Connection server;
         int chunk = Integer.MAX_VALUE;
         private final ByteArrayOutputStream pendingPlain = new ByteArrayOutputStream();
         private ByteBuffer toServer = ByteBuffer.allocate(0);
         private ByteBuffer toClient = ByteBuffer.allocate(0);
         private final ByteArrayOutputStream plaintext = new ByteArrayOutputStream();
 
-        Peer(HttpConnection server) throws SSLException {
+        Peer(Connection server) throws SSLException {
             this(server, null);
         }
 
         /** A client offering only {@code protocol}, or the defaults with null. */
-        Peer(HttpConnection server, String protocol) throws SSLException {
-            this.server = server;
+        Peer(Connection server, String protocol) throws SSLException {
+            this.server = server instanceof HttpConnection http ? HttpConnection.withTls(http) : server;
             client = clientContext.createSSLEngine("localhost", 443);
             client.setUseClientMode(true);
             SSLParameters params = client.getSSLParameters();
@@ -320,7 +322,7 @@ class TlsConnectionTest {
 
         /** Moves what the server has to send to the client's side. */
         void flushServer() {
-            while (server.hasOutbound()) {
+            while (server.next().writes()) {
                 ByteBuffer out = server.outbound();
                 int n = Math.min(out.remaining(), chunk);
                 byte[] copy = new byte[n];
@@ -336,7 +338,7 @@ class TlsConnectionTest {
             for (int round = 0; round < 1_000_000; round++) {
                 boolean moved = false;
                 ByteBuffer records = clientRecords();
-                if (records.hasRemaining() && !server.shouldClose()) {
+                if (records.hasRemaining() && !(server.next() == Next.CLOSE)) {
                     int n = Math.min(records.remaining(), chunk);
                     ByteBuffer part = records.slice(records.position(), n);
                     records.position(records.position() + n);

@@ -82,7 +82,7 @@ final class RingConnection implements Runnable {
 
     /** Nothing in progress: safe to close for idleness or shutdown. */
     boolean isIdle() {
-        return state == OPEN && !sendInFlight && core.isIdle();
+        return state == OPEN && !sendInFlight && core.state() == Connection.State.IDLE;
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.EventLoopServer;
 import dev.spindle.core.spi.FailureLog;
 import dev.spindle.core.spi.LoopContext;
+import dev.spindle.core.spi.Next;
 import dev.spindle.iouring.ffi.LibUring;
 import dev.spindle.iouring.ffi.Libc;
 import java.io.IOException;
@@ -322,7 +323,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
                 return;
             }
             if (res > 0) {
-                boolean paused = !c.core.wantsInput();
+                boolean paused = !c.core.next().reads();
                 // the core keeps (or, once finished, drops) what it did not want
                 c.core.received(buffers.memory(), buffers.offset(bid), res);
                 if (paused && c.recvArmed && !c.recvCancelling) {
@@ -453,33 +454,29 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     }
 
     /**
-     * Acts on what the core answers: closes the connection when it should close, submits a send of
-     * pending output if none is in flight, shuts the output down once when it lingers, and arms
-     * the multishot recv when it wants input and has none.
+     * Acts on the core's last answer ({@link Connection#next()}): closes the connection when it
+     * says close, submits a send of pending output if none is in flight, shuts the output down
+     * once when it lingers, and arms the multishot recv when it reads and has none armed.
      */
     private void flush(RingConnection c) {
         if (c.state == RingConnection.CLOSED) {
             return;
         }
-        Connection core = c.core;
-        if (core.shouldClose()) {
+        Next next = c.core.next();
+        if (next == Next.CLOSE) {
             close(c);
             return;
         }
-        if (!c.sendInFlight && !(core.hasOutbound() && submitSend(c))) {
-            if (core.isLingering()) {
-                if (!c.outputShut) {
-                    c.outputShut = true;
-                    if (Libc.shutdown(c.fd, Libc.SHUT_WR()) < 0) {
-                        close(c);
-                        return;
-                    }
-                }
+        if (!c.sendInFlight && !(next.writes() && submitSend(c)) && next == Next.LINGER && !c.outputShut) {
+            c.outputShut = true;
+            if (Libc.shutdown(c.fd, Libc.SHUT_WR()) < 0) {
+                close(c);
+                return;
             }
         }
         // A connection that does not want input keeps its recv armed until bytes actually arrive
         // (then onRecv cancels it): a client that waits for its response costs no cancel and re-arm.
-        if (!c.recvArmed && core.wantsInput()) {
+        if (!c.recvArmed && next.reads()) {
             armRecv(c);
             recvRearms++;
         }
@@ -712,7 +709,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
                     continue;
                 }
                 RingConnection c = live[i];
-                if (c.counted && c.state == RingConnection.OPEN && !c.isIdle() && !c.core.isFinished()) {
+                if (c.counted && c.state == RingConnection.OPEN && !c.isIdle() && !c.core.state().finished()) {
                     busy++;
                 }
                 close(c);

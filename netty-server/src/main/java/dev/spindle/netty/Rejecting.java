@@ -2,6 +2,7 @@ package dev.spindle.netty;
 
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
@@ -102,16 +103,17 @@ final class Rejecting extends ChannelInboundHandlerAdapter {
         if (closed) {
             return;
         }
-        while (connection.hasOutbound()) {
+        Next next = connection.next();
+        while (next.writes()) {
             ByteBuffer out = connection.outbound();
             int n = out.remaining();
             lastWrite = ctx.writeAndFlush(Unpooled.copiedBuffer(out));
-            connection.written(n);
+            next = connection.written(n);
         }
-        if (connection.shouldClose()) {
+        if (next == Next.CLOSE) {
             closed = true;
             afterWrites(ctx, ChannelFutureListener.CLOSE);
-        } else if (connection.isLingering() && !outputShut) {
+        } else if (next == Next.LINGER && !outputShut) {
             outputShut = true;
             afterWrites(ctx, f -> ((DuplexChannel) ctx.channel()).shutdownOutput());
         }

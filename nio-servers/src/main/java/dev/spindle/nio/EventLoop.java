@@ -4,6 +4,7 @@ import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.EventLoopServer;
 import dev.spindle.core.spi.FailureLog;
 import dev.spindle.core.spi.LoopContext;
+import dev.spindle.core.spi.Next;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -257,8 +258,7 @@ final class EventLoop implements EventLoopServer.Loop {
                 continue;
             }
             try {
-                c.core.resume();
-                service(c);
+                service(c, c.core.resume());
             } catch (Throwable t) {
                 failed(c, t);
             }
@@ -273,10 +273,9 @@ final class EventLoop implements EventLoopServer.Loop {
                 return;
             }
             try {
-                if ((key.readyOps() & SelectionKey.OP_READ) != 0 && (c.interest & SelectionKey.OP_READ) != 0) {
-                    read(c);
-                }
-                service(c);
+                Next next = (key.readyOps() & SelectionKey.OP_READ) != 0 && (c.interest & SelectionKey.OP_READ) != 0
+                        ? read(c) : c.core.next();
+                service(c, next);
             } catch (Throwable t) {
                 failed(c, t);
             }
@@ -305,36 +304,34 @@ final class EventLoop implements EventLoopServer.Loop {
         }
     }
 
-    private void read(NioConnection c) throws IOException {
+    private Next read(NioConnection c) throws IOException {
         ByteBuffer buf = readBuffer;
         Connection core = c.core;
         for (int reads = 1; ; reads++) {
             buf.clear();
             int n = c.channel.read(buf);
             if (n < 0) {
-                core.endOfInput();
-                return;
+                return core.endOfInput();
             }
             if (n == 0) {
-                return;
+                return core.next();
             }
-            buf.flip();
-            core.received(buf);
-            if (n < buf.capacity() || reads >= MAX_READS_PER_EVENT || !core.wantsInput()) {
-                return;
+            Next next = core.received(buf.flip());
+            if (n < buf.capacity() || reads >= MAX_READS_PER_EVENT || !next.reads()) {
+                return next;
             }
         }
     }
 
     /**
-     * What follows every call into the core: writes what it holds until it has nothing more, the
-     * socket is full or the pass's share is used; then closes, shuts the output down for lingering,
-     * or sets the key's interest, as the core answers.
+     * What follows every call into the core, given its answer: writes what it holds until it has
+     * nothing more, the socket is full or the pass's share is used; then closes, shuts the output
+     * down for lingering, or sets the key's interest, as the core answers.
      */
-    private void service(NioConnection c) throws IOException {
+    private void service(NioConnection c, Next next) throws IOException {
         Connection core = c.core;
         long budget = MAX_WRITE_PER_PASS;
-        while (budget > 0 && core.hasOutbound()) {
+        while (budget > 0 && next.writes()) {
             long wanted;
             long n;
             Connection.FileRegion file = core.outboundFile();
@@ -353,22 +350,22 @@ final class EventLoop implements EventLoopServer.Loop {
                 out.limit(limit);
             }
             if (n > 0) {
-                core.written((int) n);
+                next = core.written((int) n);
                 budget -= n;
             }
             if (n < wanted) {
                 break;
             }
         }
-        if (core.shouldClose()) {
+        if (next == Next.CLOSE) {
             close(c);
             return;
         }
-        if (core.isLingering() && !c.outputShut) {
+        if (next == Next.LINGER && !c.outputShut) {
             c.outputShut = true;
             c.channel.shutdownOutput();
         }
-        int ops = (core.wantsInput() ? SelectionKey.OP_READ : 0) | (core.hasOutbound() ? SelectionKey.OP_WRITE : 0);
+        int ops = (next.reads() ? SelectionKey.OP_READ : 0) | (next.writes() ? SelectionKey.OP_WRITE : 0);
         if (c.interest != ops) {
             c.key.interestOps(ops);
             c.interest = ops;
@@ -468,7 +465,7 @@ final class EventLoop implements EventLoopServer.Loop {
         }
         add(c);
         try {
-            service(c);
+            service(c, c.core.next());
         } catch (Throwable t) {
             failed(c, t);
         }
@@ -501,8 +498,7 @@ final class EventLoop implements EventLoopServer.Loop {
             }
             NioConnection c = connections[i];
             try {
-                c.core.tick(now);
-                service(c);
+                service(c, c.core.tick(now));
             } catch (Throwable t) {
                 failed(c, t);
             }
@@ -558,7 +554,7 @@ final class EventLoop implements EventLoopServer.Loop {
             if (i >= size) {
                 continue;
             }
-            if (!connections[i].core.isFinished()) {
+            if (!connections[i].core.state().finished()) {
                 busy++;
             }
             close(connections[i]);

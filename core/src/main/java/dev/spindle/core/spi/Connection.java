@@ -16,21 +16,16 @@ import java.util.concurrent.Executor;
  * {@code 100 Continue}, answers bad input with an error and a close, and keeps the connection's
  * time (idle, header, write and handler timeouts, lingering after a close).
  *
- * <p>What a strategy does, on its connection's thread:
- * <ul>
- *   <li>bytes arrive: {@link #received}; the peer shut its side: {@link #endOfInput()};</li>
- *   <li>write {@link #outboundFile()} (zero-copy, if it enabled {@link #transferFiles}) or else
- *       {@link #outbound()} while {@link #hasOutbound()}, reporting each write with {@link #written};</li>
- *   <li>read from the socket only while {@link #wantsInput()};</li>
- *   <li>once {@link #isLingering()}: shut down its output (once) and keep reading (the bytes are dropped);</li>
- *   <li>close the socket when {@link #shouldClose()};</li>
- *   <li>call {@link #tick(long)} now and then (every few hundred milliseconds, or when a read times
- *       out after {@link #readTimeoutNanos(long)}), which applies the timeouts;</li>
- *   <li>when the wakeup it passed in runs (from any thread: a handler finished, a streamed body has
- *       its next chunk, a body consumer wants more), call {@link #resume()} on its own thread.</li>
- * </ul>
- * After each of these calls the strategy re-checks the answers above; the connection never touches
- * a socket, selector, ring or thread, and every byte a strategy sends comes from it.
+ * <p>What a strategy does, on its connection's thread: it feeds the connection ({@link #received},
+ * {@link #endOfInput()}, {@link #written}, {@link #resume()} after the wakeup it passed in ran,
+ * {@link #tick} now and then) and acts on the {@link Next} each call answers: read while it
+ * {@link Next#reads() reads}; write {@link #outboundFile()} or else {@link #outbound()} while it
+ * {@link Next#writes() writes}; on {@link Next#LINGER} shut down its output once and keep reading;
+ * on {@link Next#CLOSE} close the socket and call {@link #closed()}; on {@link Next#WAIT} wait for
+ * the wakeup or the next tick. {@link #nanosToTick(long)} says when the next tick is due. The
+ * connection never touches a socket, selector, ring or thread, and every byte a strategy sends
+ * comes from it. {@link #state()} tells where in its life the connection is, for strategies that
+ * treat idle connections apart (parking them, closing them at shutdown).
  *
  * <p>Handlers ({@link Handler}): inline ones run within the call that completed their request;
  * blocking ones run on the blocking executor (or inline when the strategy passes none, as blocking
@@ -39,8 +34,8 @@ import java.util.concurrent.Executor;
  * response is being sent, later pipelined requests wait, so answers keep request order.
  *
  * <p>Back-pressure: while more than {@link ServerConfig#writeHighWaterMark()} bytes are pending the
- * connection processes no further requests and pulls no more of a streamed body, and
- * {@link #wantsInput()} is false; {@link #written} resumes it by itself. A streamed request body
+ * connection processes no further requests and pulls no more of a streamed body, and it does
+ * not ask for reads; {@link #written} resumes it by itself. A streamed request body
  * stops the reading while its consumer is 64 KiB behind.
  *
  * <p>This package is for server implementations (strategy modules); applications use
@@ -180,8 +175,9 @@ public interface Connection {
      * began, the bytes are dropped (lingering).
      *
      * @param src the bytes read from the socket; consumed entirely (its position ends at its limit)
+     * @return what to do next
      */
-    void received(ByteBuffer src);
+    Next received(ByteBuffer src);
 
     /**
      * Like {@link #received(ByteBuffer)} for {@code memory[offset, offset + length)}, such as a
@@ -191,14 +187,65 @@ public interface Connection {
      * @param memory the memory holding the bytes; read-only memory is copied, never parsed in place
      * @param offset where the bytes start in {@code memory}, in bytes
      * @param length how many bytes arrived; 0 does nothing
+     * @return what to do next
      */
-    void received(MemorySegment memory, long offset, int length);
+    Next received(MemorySegment memory, long offset, int length);
 
-    /** The peer closed its sending side: answer what is complete, then close. */
-    void endOfInput();
+    /**
+     * The peer closed its sending side: answer what is complete, then close.
+     *
+     * @return what to do next
+     */
+    Next endOfInput();
 
-    /** Continues after the wakeup ran: a handler finished, a streamed body moved, or a body consumer wants more. */
-    void resume();
+    /**
+     * Continues after the wakeup ran: a handler finished, a streamed body moved, or a body consumer wants more.
+     *
+     * @return what to do next
+     */
+    Next resume();
+
+    /**
+     * What to do next, as the last call answered (the first answer of a new connection, such as a
+     * {@link #rejecting} one whose refusal is ready at once).
+     *
+     * @return what to do next
+     */
+    Next next();
+
+    /**
+     * Where in its life the connection is.
+     *
+     * @return the connection's state
+     */
+    State state();
+
+    /** Where in its life a connection is; {@link Next} says what a strategy does about it. */
+    enum State {
+        /** No request in progress and nothing to write: closing it now loses no request or response. */
+        IDLE,
+        /** Bytes of a request have arrived but not the whole request, and nothing else is in flight. */
+        READING_REQUEST,
+        /** A blocking or asynchronous handler is in flight (or finished and waiting for {@link #resume()}). */
+        HANDLING,
+        /** A response is being written (buffered bytes pending, or a streamed body). */
+        SENDING,
+        /** No more requests will be read; the last output is being finished. */
+        CLOSING,
+        /** All is written; the connection drops what the peer still sends ({@link Next#LINGER}). */
+        LINGERING,
+        /** Over: the strategy closes the socket ({@link Next#CLOSE}). */
+        CLOSED;
+
+        /**
+         * Whether nothing more will be sent.
+         *
+         * @return true for {@link #LINGERING} and {@link #CLOSED}
+         */
+        public boolean finished() {
+            return this == LINGERING || this == CLOSED;
+        }
+    }
 
     /**
      * Bytes to write, as a buffer positioned at the first pending byte. It stays valid until the
@@ -218,83 +265,14 @@ public interface Connection {
     FileRegion outboundFile();
 
     /**
-     * Whether anything waits to be written, in {@link #outbound()} or {@link #outboundFile()}; write
-     * while this is true (and the socket takes it).
-     *
-     * @return true if bytes or a file region are pending
-     */
-    boolean hasOutbound();
-
-    /**
-     * Bytes pending in {@link #outbound()} (not counting a file region).
-     *
-     * @return the remaining bytes of {@link #outbound()}; 0 when only a file region is pending
-     */
-    int outboundBytes();
-
-    /**
      * {@code bytes} of what was handed out (the buffer, or else the file region) were written.
      * Below the high-water mark this resumes processing held back by back-pressure.
      *
      * @param bytes how many bytes the socket took, from the start of what was handed out; 0 does nothing
+     * @return what to do next
      * @throws IllegalArgumentException if more was reported than was handed out, or nothing was pending
      */
-    void written(int bytes);
-
-    /**
-     * Whether the strategy should read from the socket now.
-     *
-     * @return true if a read is useful now; false under back-pressure (output at the high-water
-     *         mark, a full request-body window, a handler or streamed response in flight and no
-     *         request body to read), after the end of input, and once the connection is closing,
-     *         except while it lingers
-     */
-    boolean wantsInput();
-
-    /**
-     * Everything is answered and written, and the peer may still be sending: shut down the output
-     * (once) and keep reading; the connection drops what arrives until it says {@link #shouldClose()}.
-     * Closing at once could make the kernel answer unread bytes with a reset that destroys the response.
-     *
-     * @return true while the connection lingers: at most 500 ms or 1 MiB of dropped input
-     */
-    boolean isLingering();
-
-    /**
-     * Close the socket now: the connection is over (or a timeout gave up on it). Then call {@link #closed()}.
-     *
-     * @return true if the strategy must close the socket; nothing more will be handed out
-     */
-    boolean shouldClose();
-
-    /**
-     * No more responses will come and all output is written ({@link #isLingering()} or {@link #shouldClose()}).
-     *
-     * @return true once the connection has nothing more to send
-     */
-    boolean isFinished();
-
-    /**
-     * No request in progress and nothing to write: safe to close for idleness or shutdown.
-     *
-     * @return true if closing the socket now loses no request or response
-     */
-    boolean isIdle();
-
-    /**
-     * Bytes of a request have arrived but not the whole request (header timeout applies).
-     *
-     * @return true while a request has begun arriving but is not complete, and no handler or
-     *         streamed response is in flight
-     */
-    boolean hasPartialRequest();
-
-    /**
-     * A blocking or asynchronous handler is in flight (or finished and waiting for {@link #resume()}).
-     *
-     * @return true while the connection waits for a handler run on another thread or stage
-     */
-    boolean isAwaitingHandler();
+    Next written(int bytes);
 
     /**
      * The next response says {@code Connection: close} and ends the connection (shutdown,
@@ -321,12 +299,13 @@ public interface Connection {
 
     /**
      * Applies the timeouts at {@code now} ({@code System.nanoTime()}). Call it every few hundred
-     * milliseconds (deadlines are as precise as that) and whenever a read timed out; then act on
-     * the answers as after any other call. Decides:
+     * milliseconds (deadlines are as precise as that), or when {@link #nanosToTick} has passed.
+     * Decides:
      * <ul>
      *   <li>output the peer has not taken for {@link ServerConfig#writeTimeout()}: close;</li>
      *   <li>a request begun but not complete after {@link ServerConfig#headerTimeout()} (for a
-     *       streamed body: no bytes for that long): 408 and a close;</li>
+     *       streamed body: no bytes for that long; with TLS: a handshake not finished): 408 (or
+     *       for a handshake, nothing) and a close;</li>
      *   <li>a blocking or asynchronous handler still running after {@link ServerConfig#handlerTimeout()}:
      *       503 and a close; a streamed response body producing nothing for that long: close;</li>
      *   <li>no request for {@link ServerConfig#idleTimeout()}: close, without a response;</li>
@@ -335,24 +314,18 @@ public interface Connection {
      * </ul>
      *
      * @param now the current {@link System#nanoTime()}; call on the connection's thread
+     * @return what to do next
      */
-    void tick(long now);
+    Next tick(long now);
 
     /**
-     * How long the strategy may block reading before it must call {@link #tick} (for strategies
-     * that wait in a blocking read with a socket timeout), given that it ticked at {@code now}.
+     * How long the strategy may wait (in a blocking read with a socket timeout, or parked for a
+     * handler) before it must call {@link #tick}, given that it ticked at {@code now}.
      *
      * @param now the {@link System#nanoTime()} of the last {@link #tick}
      * @return the time until the next deadline, in nanoseconds; at least 1
      */
-    long readTimeoutNanos(long now);
-
-    /**
-     * How long a strategy waiting for a handler may wait before it must call {@link #tick}.
-     *
-     * @return {@link ServerConfig#handlerTimeout()} in nanoseconds
-     */
-    long handlerTimeoutNanos();
+    long nanosToTick(long now);
 
     /**
      * The strategy closed the socket, for whatever reason (the core said so, the peer reset it, the

@@ -3,6 +3,7 @@ package dev.spindle.core.bench;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.spi.BodyBudget;
 import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
 import dev.spindle.core.testing.TestRoutes;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -58,7 +59,7 @@ public class CoreRoundTripBenchmark {
         String response = StandardCharsets.ISO_8859_1.decode(out.duplicate()).toString();
         connection.written(out.remaining());
         if (!response.startsWith("HTTP/1.1 200 OK\r\n") || !response.endsWith("\r\n\r\n" + expectedBody)
-                || connection.shouldClose() || connection.hasOutbound()) {
+                || (connection.next() == Next.CLOSE) || connection.next().writes()) {
             throw new IllegalStateException("unexpected response: " + response);
         }
     }

@@ -5,6 +5,7 @@ import static dev.spindle.core.fuzz.Findings.require;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
@@ -57,7 +58,7 @@ final class ConnectionDriver {
 
     /** Feeds a piece as a strategy would: only until the connection is finished. False once it is. */
     boolean receive(byte[] piece) {
-        if (connection.isFinished()) {
+        if (connection.state().finished()) {
             return false;
         }
         ByteBuffer src = ByteBuffer.wrap(piece);
@@ -76,11 +77,11 @@ final class ConnectionDriver {
     byte[] finish() {
         try {
             pump(true);
-            if (!connection.shouldClose()) {
+            if (!(connection.next() == Next.CLOSE)) {
                 connection.endOfInput();
                 pump(true);
             }
-            require(connection.shouldClose(), "after end of input and every byte written, the connection must close");
+            require((connection.next() == Next.CLOSE), "after end of input and every byte written, the connection must close");
             return written.toByteArray();
         } finally {
             if (worker != null) {
@@ -98,12 +99,12 @@ final class ConnectionDriver {
         for (int step = 0; step < MAX_STEPS; step++) {
             if (wakeups.tryAcquire()) {
                 connection.resume();
-            } else if (connection.hasOutbound()) {
+            } else if (connection.next().writes()) {
                 write();
                 if (!settle) {
                     return;
                 }
-            } else if (settle && connection.isAwaitingHandler() && !connection.wantsInput()) {
+            } else if (settle && (connection.state() == Connection.State.HANDLING) && !connection.next().reads()) {
                 require(submitted > 0 || worker == null, "awaiting a handler that was never submitted");
                 try {
                     require(wakeups.tryAcquire(HANDLER_WAIT_MILLIS, TimeUnit.MILLISECONDS), "an offloaded handler never woke the connection");
@@ -114,7 +115,7 @@ final class ConnectionDriver {
                 connection.resume();
             } else {
                 if (settle) {
-                    require(connection.isFinished() || connection.wantsInput(),
+                    require(connection.state().finished() || connection.next().reads(),
                             "neither finished nor wanting input with nothing to write and no handler running");
                 }
                 return;
@@ -125,7 +126,7 @@ final class ConnectionDriver {
 
     private void write() {
         ByteBuffer view = connection.outbound();
-        require(view.remaining() == connection.outboundBytes(), "outbound() and outboundBytes() disagree");
+        require(view.remaining() == connection.outbound().remaining(), "outbound() and outboundBytes() disagree");
         int n = writeStep == 0 ? view.remaining() : Math.min(writeStep, view.remaining());
         byte[] chunk = new byte[n];
         view.get(chunk);
