@@ -24,6 +24,11 @@ spindle_python
 # SPINDLE_MVN_THREADS=1 builds one module at a time.
 spindle_mvn -T "${SPINDLE_MVN_THREADS:-2}" install "$@"
 
+# The layers, on the built classes (jdeps, seconds): the strategy contract (dev.spindle.core.spi)
+# used only by the strategy modules, the benchmark app on core's API alone; the rules are at the top
+# of check-layers.sh.
+scripts/check-layers.sh
+
 # The public API is documented: javadoc with every doclint check on each module's package; any
 # warning fails. (dev.spindle.iouring.ffi is left out: jextract generates it, into src/generated/java,
 # which is on the source path only so that the documented packages resolve against it.)
@@ -36,7 +41,7 @@ DOC_PACKAGES=(core:dev.spindle.core core:dev.spindle.core.spi benchmark-app:dev.
 javadoc_package() {
   local module="$1" package="$2" deps path sources
   deps="$(tr -d '\r\n' <"$module/target/classpath.txt")"
-  # core and benchmark-app are named modules (module-info.java): their dependencies go on the module path
+  # a named module (module-info.java) gets its dependencies on the module path
   if [[ -f "$module/src/main/java/module-info.java" ]]; then path=(--module-path "$deps"); else path=(-cp "core/target/classes:$deps"); fi
   sources="$module/src/main/java"
   if [[ -d "$module/src/generated/java" ]]; then sources+=":$module/src/generated/java"; fi

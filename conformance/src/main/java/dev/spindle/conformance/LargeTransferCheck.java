@@ -47,7 +47,7 @@ public final class LargeTransferCheck implements AutoCloseable {
         command.add("--sun-misc-unsafe-memory-access=allow");
         command.addAll(List.of(jvmOptions));
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(ChildJvm.classPath());
         command.add(StreamingServerMain.class.getName());
         command.add(serverClass.getName());
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -2,6 +2,7 @@ package dev.spindle.nio;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.conformance.ChildJvm;
 import dev.spindle.conformance.RawConnection;
 import dev.spindle.core.testing.RawResponse;
 import java.io.BufferedReader;
@@ -33,7 +34,7 @@ class SigtermTest {
         Duration drainTimeout = Duration.ofSeconds(6);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process process = new ProcessBuilder(java, "-Dspindle.drainTimeoutMs=" + drainTimeout.toMillis(),
-                "-cp", System.getProperty("java.class.path"), MultiLoopServer.class.getName(), "0", "1")
+                "-cp", ChildJvm.classPath(), MultiLoopServer.class.getName(), "0", "1")
                 .redirectErrorStream(true)
                 .start();
         StringBuffer output = new StringBuffer();

@@ -1,7 +1,8 @@
-package dev.spindle.blocking;
+package dev.spindle.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.blocking.VirtualThreadServer;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;

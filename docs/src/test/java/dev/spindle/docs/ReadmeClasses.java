@@ -1,4 +1,4 @@
-package dev.spindle.blocking;
+package dev.spindle.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

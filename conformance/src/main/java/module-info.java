@@ -1,0 +1,23 @@
+/**
+ * Spindle's conformance suite: the HTTP/1.1 contract every server strategy and reference is held
+ * to, as JUnit tests ({@link dev.spindle.conformance.HttpConformanceSuite}) and their helpers. Test
+ * support, not a library: the server modules' tests use it. Like any client of core it reads only
+ * core's API package, never the strategy contract.
+ */
+module dev.spindle.conformance {
+    // the suite serves the benchmark app's routes (and speaks core's API, which it brings)
+    requires dev.spindle.benchmark;
+    // core's test-jar: the raw-wire and TLS helpers core's own tests share with the suite
+    requires dev.spindle.core.testing;
+    requires java.net.http;
+    requires java.management;
+    requires transitive org.junit.jupiter.api;
+    requires transitive org.junit.jupiter.params;
+    requires org.junit.platform.launcher;
+    requires org.opentest4j;
+    requires org.assertj.core;
+
+    exports dev.spindle.conformance;
+    // its classes are JUnit tests: JUnit instantiates them and calls their (package-private) methods
+    opens dev.spindle.conformance to org.junit.platform.commons;
+}

@@ -1,0 +1,13 @@
+/**
+ * Spindle's NIO event-loop servers: selector loops that accept, read, write and schedule, and
+ * leave HTTP to core's connection through the strategy contract ({@code dev.spindle.core.spi}).
+ */
+module dev.spindle.nio {
+    // its servers are core's HttpServer, built from ServerConfig and Router
+    requires transitive dev.spindle.core;
+    // only the launchers' main methods serve the benchmark app: an application embedding the servers goes without it
+    requires static dev.spindle.benchmark;
+    requires org.slf4j;
+
+    exports dev.spindle.nio;
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Checks the layers with jdeps, on the built classes: which of Spindle's packages each module's main
+# code uses, and which of core's packages use which. Fails when a rule below is broken.
+#
+#   scripts/check-layers.sh
+#
+# Needs a build first (target/classes and target/classpath.txt of every module: `./mvnw verify
+# -DskipTests`, or scripts/test.sh, which runs this after its build). Takes a few seconds.
+# Prints core's package graph and each module's Spindle dependencies; exit status 0 when every rule
+# holds, 1 when one is broken (each broken rule printed), 2 when it could not run.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+[[ "${1:-}" == -h || "${1:-}" == --help ]] && spindle_script_help "$0"
+
+# The rules, as data. A module (its directory) may use its own packages and the Spindle packages
+# listed for it (bash globs); any other dev.spindle package is a broken rule. dev.spindle.core is
+# the application API, dev.spindle.core.spi the strategy contract: only the strategy modules use it.
+MODULE_RULES=(
+  "benchmark-app    dev.spindle.core"
+  "conformance      dev.spindle.core dev.spindle.benchmark dev.spindle.core.testing"
+  "blocking-server  dev.spindle.core dev.spindle.core.spi dev.spindle.benchmark"
+  "nio-servers      dev.spindle.core dev.spindle.core.spi dev.spindle.benchmark"
+  "iouring-server   dev.spindle.core dev.spindle.core.spi dev.spindle.benchmark"
+  # until it becomes the Netty reference (issue 26), which uses nothing of core
+  "netty-server     dev.spindle.core dev.spindle.core.spi dev.spindle.benchmark"
+)
+# Every other module with main classes (the references) is an application: the API, the benchmark
+# app, and the references' shared support.
+DEFAULT_RULE="dev.spindle.core dev.spindle.benchmark dev.spindle.references.*"
+# Dependencies between core's own packages that must not exist: "from -> to" (bash globs).
+CORE_FORBIDDEN=(
+  # the library knows no application and no strategy
+  "dev.spindle.core* -> dev.spindle.benchmark*"
+  "dev.spindle.core* -> dev.spindle.blocking*"
+  "dev.spindle.core* -> dev.spindle.nio*"
+  "dev.spindle.core* -> dev.spindle.iouring*"
+  "dev.spindle.core* -> dev.spindle.netty*"
+)
+
+spindle_find_jdk
+cd "$SPINDLE_ROOT"
+
+# "from to" lines: the package dependencies of a module's main classes on dev.spindle packages.
+# A module with a module-info is analysed as that module (its dependencies on the module path).
+spindle_edges() {
+  local module="$1" deps path
+  [[ -d "$module/target/classes" && -f "$module/target/classpath.txt" ]] ||
+    { echo "error: $module is not built (no target/classes or target/classpath.txt): build first" >&2; return 2; }
+  deps="$(tr -d '\r\n' <"$module/target/classpath.txt")"
+  if [[ -f "$module/target/classes/module-info.class" ]]; then path=(--module-path "$deps"); else path=(-cp "$deps"); fi
+  "$JAVA_HOME/bin/jdeps" --multi-release "$SPINDLE_MIN_JAVA" "${path[@]}" -verbose:package \
+    "$module/target/classes" | awk '$2 == "->" && $1 ~ /^dev\.spindle\./ && $3 ~ /^dev\.spindle\./ { print $1, $3 }' | sort -u
+}
+
+# The packages of a module's main classes.
+own_packages() {
+  find "$1/target/classes" -name '*.class' ! -name module-info.class -printf '%h\n' | sort -u |
+    sed "s|^$1/target/classes/||; s|/|.|g"
+}
+
+# Whether $1 matches one of the globs in the rest.
+matches_any() {
+  local package="$1" glob
+  shift
+  for glob in "$@"; do
+    # shellcheck disable=SC2053 # the rules are globs
+    [[ "$package" == $glob ]] && return 0
+  done
+  return 1
+}
+
+broken=()
+edges="$(spindle_edges core)" || exit 2
+echo "core's packages:"
+while read -r from to; do
+  [[ -n "$from" && "$from" != "$to" ]] || continue
+  echo "  $from -> $to"
+  for rule in "${CORE_FORBIDDEN[@]}"; do
+    # shellcheck disable=SC2053 # the rules are globs
+    if [[ "$from" == ${rule%% -> *} && "$to" == ${rule##* -> } ]]; then broken+=("core: $from -> $to (rule: $rule)"); fi
+  done
+done <<<"$edges"
+
+modules=()
+for dir in */target/classes references/*/target/classes; do
+  [[ -d "$dir" ]] || continue
+  module="${dir%/target/classes}"
+  [[ "$module" == core || "$module" == docs ]] || modules+=("$module")
+done
+for module in "${modules[@]}"; do
+  read -r -a allowed <<<"$DEFAULT_RULE"
+  for rule in "${MODULE_RULES[@]}"; do
+    read -r name packages <<<"$rule"
+    if [[ "$name" == "$module" ]]; then read -r -a allowed <<<"$packages"; fi
+  done
+  edges="$(spindle_edges "$module")" || exit 2
+  mapfile -t own < <(own_packages "$module")
+  mapfile -t used < <(awk 'NF { print $2 }' <<<"$edges" | sort -u)
+  outside=()
+  for package in "${used[@]}"; do
+    matches_any "$package" "${own[@]}" || outside+=("$package")
+  done
+  echo "$module uses: ${outside[*]:-(no other Spindle package)}"
+  for package in "${outside[@]}"; do
+    if ! matches_any "$package" "${allowed[@]}"; then
+      users="$(awk -v p="$package" '$2 == p { print $1 }' <<<"$edges" | paste -sd, -)"
+      broken+=("$module: $users -> $package (allowed: ${allowed[*]})")
+    fi
+  done
+done
+
+if (( ${#broken[@]} )); then
+  printf 'broken layer rule: %s\n' "${broken[@]}" >&2
+  exit 1
+fi
+echo "layers: every rule holds"
