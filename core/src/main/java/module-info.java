@@ -9,5 +9,5 @@ module dev.spindle.core {
     requires java.net.http;
 
     exports dev.spindle.core;
-    exports dev.spindle.core.spi to dev.spindle.blocking, dev.spindle.nio, dev.spindle.iouring, dev.spindle.netty;
+    exports dev.spindle.core.spi to dev.spindle.blocking, dev.spindle.nio, dev.spindle.iouring;
 }
