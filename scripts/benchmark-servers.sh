@@ -18,7 +18,7 @@
 #   --full          every row and every scenario (HTTPS, the echo sizes, the download), 3 rounds of
 #                   10s: hours on 2 cores, which its plan line says before it starts
 #   --servers A,B   only these rows (display names from scripts/lib/bench-servers.sh, or a class
-#                   name for all its rows, e.g. NettyServer); a requested server whose class is
+#                   name for all its rows, e.g. MultiLoopServer); a requested server whose class is
 #                   not in the tree is a "not built" failure row
 #   --rounds N      rounds, interleaved (all servers for round 1, then round 2, ...); default 3
 #                   (--quick: 1); odd, so the median is a round's figure
@@ -87,7 +87,7 @@
 # cipher suite recorded (openssl s_client), a warm-up over HTTPS, then the scenarios with
 # https:// URLs. A failure there fails the row's TLS scenarios only; a row that answers plain
 # HTTP when started so has "no TLS" (an error for a Spindle row; noted, not an error, for the
-# Netty reference and --baseline twins, which may predate TLS).
+# reference rows and --baseline twins, which may predate TLS).
 # Remote scenarios (remote100-c1000, ...): before round 1 the script starts one downstream
 # server, MultiLoopServer with the run's workers and JVM flags, on its own free port, for the
 # whole run (one warm JVM serves every row alike; a start per round would give the first row of

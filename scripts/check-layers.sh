@@ -22,8 +22,8 @@ MODULE_RULES=(
   "blocking-server  dev.spindle.core dev.spindle.core.spi dev.spindle.benchmark"
   "nio-servers      dev.spindle.core dev.spindle.core.spi dev.spindle.benchmark"
   "iouring-server   dev.spindle.core dev.spindle.core.spi dev.spindle.benchmark"
-  # until it becomes the Netty reference (issue 26), which uses nothing of core
-  "netty-server     dev.spindle.core dev.spindle.core.spi dev.spindle.benchmark"
+  # the Netty reference: Netty in its own idiom, nothing of Spindle's core
+  "netty-server     dev.spindle.references.*"
 )
 # Every other module with main classes (the references) is an application: the API, the benchmark
 # app, and the references' shared support.

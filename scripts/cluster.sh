@@ -7,7 +7,8 @@
 #   scripts/cluster.sh [--servers A,B] [--instances N] [--duration S] [--connections C]
 #                      [--quick] [--no-conformance] [output_dir]
 #
-#   --servers A,B     default VirtualThreadServer,MultiLoopServer,IoUringServer,NettyServer
+#   --servers A,B     default VirtualThreadServer,MultiLoopServer,IoUringServer (Spindle's servers: the
+#                     Netty reference, NettyServer, runs when named)
 #   --instances N     instances behind the balancers in the N-instance rows; default 2
 #   --duration S      seconds of wrk per measurement, after a 2 s warm-up; default 5
 #   --connections C   wrk's connections (client to balancer, or to the one instance); default 64
@@ -54,7 +55,7 @@ help() { spindle_script_help "${BASH_SOURCE[0]}"; }
 need_value() { [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || { echo "error: $1 needs a value" >&2; usage; }; }
 
 command_line="scripts/cluster.sh $*"
-servers="VirtualThreadServer,MultiLoopServer,IoUringServer,NettyServer"
+servers="VirtualThreadServer,MultiLoopServer,IoUringServer"
 instances=2 duration=5 connections=64 quick=0 conformance=1 out=""
 while (( $# > 0 )); do
   case "$1" in

@@ -4,7 +4,7 @@
 #   scripts/soak.sh [minutes] [server]
 #
 #   minutes   length of the load phase (wrk's duration); default 10
-#   server    a row of scripts/lib/bench-servers.sh (e.g. NettyServer-epoll) or a main class's simple
+#   server    a row of scripts/lib/bench-servers.sh (e.g. MultiLoopServer-busypoll) or a main class's simple
 #             name (e.g. VirtualThreadServer); default MultiLoopServer
 #
 # Phases, all on 127.0.0.1, all bounded:

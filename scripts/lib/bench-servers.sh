@@ -28,12 +28,9 @@ SPINDLE_BENCH_SERVERS=(
   # iouring-server
   "IoUringServer|IoUringServer|"
   "IoUringServer-1ring|IoUringServer||1"
-  # netty-server: the reference, one row per transport
-  "NettyServer-nio|NettyServer|-Dspindle.netty.transport=nio"
-  "NettyServer-epoll|NettyServer|-Dspindle.netty.transport=epoll"
-  "NettyServer-io_uring|NettyServer|-Dspindle.netty.transport=io_uring"
+  # netty-server: the Netty reference, in Netty's own idiom (epoll, NIO where epoll is unavailable)
+  "NettyServer|NettyServer|"
   # references/: the frameworks users would pick instead, each its own module (reference rows)
-  "TunedNettyServer|TunedNettyServer|"
   # Spring Boot MVC on Tomcat: the same app on virtual threads, and on Tomcat's platform pool
   # (200 threads, Boot's default maximum; the -D wins over the run's worker count)
   "SpringMvc-virtual|SpringMvcServer|-Dspring.threads.virtual.enabled=true"
@@ -45,7 +42,7 @@ SPINDLE_BENCH_SERVERS=(
 )
 
 # Reference rows: every row whose class lives under references/, plus the rows of these classes
-# (NettyServer, the idiomatic Netty app, is a Spindle module). Every row's "vs best reference"
+# (NettyServer, the Netty reference, is the top-level module netty-server). Every row's "vs best reference"
 # is its req/s divided by the best reference row's in the same scenario, which the summary names.
 # shellcheck disable=SC2034
 SPINDLE_BENCH_REFERENCE_CLASSES=(NettyServer)
@@ -54,20 +51,20 @@ SPINDLE_BENCH_REFERENCE_CLASSES=(NettyServer)
 # and every reference row, so the main job ends within 20 minutes on 2 cores; --full runs them all.
 # shellcheck disable=SC2034
 SPINDLE_BENCH_DEFAULT_SERVERS=(
-  ThreadPoolServer VirtualThreadServer MultiLoopServer IoUringServer NettyServer-epoll
-  TunedNettyServer SpringMvc-virtual SpringMvc-pool200 SpringWebFlux HelidonSeServer VertxServer
+  ThreadPoolServer VirtualThreadServer MultiLoopServer IoUringServer NettyServer
+  SpringMvc-virtual SpringMvc-pool200 SpringWebFlux HelidonSeServer VertxServer
 )
 
 # --open-model without --servers: one row per family of I/O model (a platform-thread pool, virtual
-# threads, event loops, io_uring) and the two Netty references.
+# threads, event loops, io_uring) and the Netty reference.
 # shellcheck disable=SC2034
 SPINDLE_BENCH_OPEN_SERVERS=(
-  ThreadPoolServer VirtualThreadServer MultiLoopServer IoUringServer NettyServer-epoll TunedNettyServer
+  ThreadPoolServer VirtualThreadServer MultiLoopServer IoUringServer NettyServer
 )
 
 # --quick without --servers: the first of these groups whose classes all exist.
 # shellcheck disable=SC2034
 SPINDLE_BENCH_QUICK_SERVERS=(
-  "VirtualThreadServer NettyServer-nio"
+  "VirtualThreadServer NettyServer"
   "VirtualThreadServer ThreadPerConnectionServer"
 )

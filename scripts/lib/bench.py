@@ -869,7 +869,7 @@ class Report:
         return [f"{e['server']} round {e['round']}: {e['message']}" for e in self.events if e["kind"] == "warning"]
 
     def best_reference_row(self, scenario: str) -> str | None:
-        """The reference row (NettyServer's transports, the references/ modules) with the most req/s here."""
+        """The reference row (NettyServer, the references/ modules) with the most req/s here."""
         rows = [(self.cells[(s, scenario)].rps, s) for s in sorted(self.reference)]
         rows = [r for r in rows if r[0]]
         return max(rows)[1] if rows else None
@@ -1156,7 +1156,7 @@ class Report:
             "threads included; req/CPU-s = requests completed ÷ server CPU-seconds, CPU ms/req = server CPU-seconds × "
             "1000 ÷ requests completed (per round, then the median). \"vs best reference\" = req/s divided by that of "
             "the best reference row in the same scenario (the reference rows, marked ◆: the frameworks users would "
-            "pick instead, NettyServer's transports and the references/ modules; each scenario names its best one; "
+            "pick instead, NettyServer and the references/ modules; each scenario names its best one; "
             "blank when no reference row has a figure there). "
             f"Machine, JDK, flags and commit: [environment.md]({prefix}environment.md); "
             f"raw wrk output: [raw/]({prefix}raw/); all numbers: [summary.csv]({prefix}summary.csv).",

@@ -206,6 +206,8 @@ _spindle_module_inputs() {
   # shellcheck disable=SC2013  # artifactIds have no spaces
   for dep in $(sed -n 's|.*<artifactId>spindle-\([a-z0-9-]*\)</artifactId>.*|\1|p' \
     "$SPINDLE_ROOT/$module/pom.xml" | sort -u); do
+    # spindle-ref-<name> is references/<name> (netty-server and the references use references/support)
+    [[ "$dep" == ref-* ]] && dep="references/${dep#ref-}"
     [[ "$dep" != "parent" && "$dep" != "$module" && -d "$SPINDLE_ROOT/$dep" ]] && echo "$dep"
   done
   return 0
@@ -289,7 +291,7 @@ spindle_find_server() {
     exit 2
   fi
   local rel="${matches[0]#"$SPINDLE_ROOT/"}"   # core/src/main/java/dev/spindle/x/Name.java
-  local module="${rel%%/src/main/java/*}"      # core, or references/netty-tuned
+  local module="${rel%%/src/main/java/*}"      # core, or references/vertx
   local fqcn="${rel#*/src/main/java/}"
   fqcn="${fqcn%.java}"
   echo "$module ${fqcn//\//.}"

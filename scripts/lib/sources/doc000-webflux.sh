@@ -40,8 +40,10 @@ sleep_ab="-s 120 -n $sleep_n -c $sleep_c"
 
 # Build first, in the foreground, so no readiness timeout covers a Maven build.
 webflux_cp="$(spindle_classpath references/spring-webflux)"
-iouring_jar="$(spindle_classpath netty-server | tr ':' '\n' | grep -m 1 'netty-transport-native-io_uring-.*-linux-x86_64\.jar' || true)"
-[[ -n "$iouring_jar" ]] || spindle_die "no netty-transport-native-io_uring linux-x86_64 jar on netty-server's class path"
+# the io_uring native jar, which the module's build copies beside its classes (off its runtime class path)
+iouring_jar="$(compgen -G "$SPINDLE_ROOT/references/spring-webflux/target/io_uring/netty-transport-native-io_uring-*-linux-x86_64.jar" |
+  head -n 1 || true)"
+[[ -n "$iouring_jar" ]] || spindle_die "no netty-transport-native-io_uring linux-x86_64 jar in references/spring-webflux/target/io_uring"
 spindle_classpath blocking-server >/dev/null
 spindle_classpath nio-servers >/dev/null
 

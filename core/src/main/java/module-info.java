@@ -7,5 +7,5 @@ module dev.spindle.core {
     requires transitive org.slf4j;
 
     exports dev.spindle.core;
-    exports dev.spindle.core.spi to dev.spindle.blocking, dev.spindle.nio, dev.spindle.iouring, dev.spindle.netty;
+    exports dev.spindle.core.spi to dev.spindle.blocking, dev.spindle.nio, dev.spindle.iouring;
 }

@@ -160,10 +160,10 @@ public abstract class HttpConformanceSuite {
 
     /**
      * What the suite asks of a server beyond the benchmark app's routes on its own port. Every
-     * event-loop Spindle server has all of them (the blocking ones and the Netty adapter lack
+     * event-loop Spindle server has all of them (the blocking ones lack
      * {@link #QUEUED_CONNECTIONS_AT_CLOSE}); a reference server (a framework app in
-     * {@code references/}, run through {@link ReferenceConformanceSuite}) may lack some, and the
-     * cases that need one are skipped with the reason it declares in {@link #lacks()}.
+     * {@code references/} or {@code netty-server/}, run through {@link ReferenceConformanceSuite})
+     * may lack some, and the cases that need one are skipped with the reason it declares in {@link #lacks()}.
      */
     public enum Feature {
         /** Serves the {@link Router} it is given: filters, static files, the streaming routes, test-only routes. */

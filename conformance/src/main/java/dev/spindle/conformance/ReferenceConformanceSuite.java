@@ -25,8 +25,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * The conformance suite for a reference server: a framework app in {@code references/} that serves
- * the benchmark app's fixed routes and knows nothing of Spindle. {@link #newServer} starts it in
+ * The conformance suite for a reference server: a framework app in {@code references/} (or
+ * {@code netty-server/}, the Netty reference) that serves the benchmark app's fixed routes and
+ * knows nothing of Spindle. {@link #newServer} starts it in
  * this JVM on the configuration's host, port and worker count and ignores the router; the cases
  * that need anything else (a router of their own, configured timeouts, a connection limit) are
  * skipped with the reason {@link #lacks()} gives. A reference's own deviations on bad input are

@@ -7,14 +7,13 @@ import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
 /**
- * The {@code Date} header, shared by all connections and rebuilt at most once a second. Public
- * for adapters to other HTTP stacks, which should not format dates per request either.
+ * The {@code Date} header, shared by all connections and rebuilt at most once a second.
  */
 final class DateHeader {
     private static final DateTimeFormatter HTTP_DATE =
             DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
 
-    private record Line(long second, String value, byte[] bytes) {
+    private record Line(long second, byte[] bytes) {
     }
 
     private static volatile Line current = build(System.currentTimeMillis() / 1000);
@@ -24,11 +23,6 @@ final class DateHeader {
 
     static byte[] line() {
         return currentLine().bytes;
-    }
-
-    /** The current value, e.g. {@code Sun, 22 Nov 2026 10:00:00 GMT}. */
-    static String value() {
-        return currentLine().value;
     }
 
     private static Line currentLine() {
@@ -43,6 +37,6 @@ final class DateHeader {
 
     private static Line build(long second) {
         String value = HTTP_DATE.format(Instant.ofEpochSecond(second));
-        return new Line(second, value, ("Date: " + value + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        return new Line(second, ("Date: " + value + "\r\n").getBytes(StandardCharsets.US_ASCII));
     }
 }

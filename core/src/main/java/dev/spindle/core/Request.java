@@ -54,11 +54,8 @@ public final class Request {
 
     private String pathString;
 
-    /**
-     * An empty request, with nothing parsed into it yet. Only the server's own parser can fill one
-     * in; code outside this package builds its requests with {@link #of} or {@link #ofStreamed}.
-     */
-    public Request() {
+    /** An empty request, with nothing parsed into it yet: only the server's own parser fills one in. */
+    Request() {
     }
 
     void reset() {
@@ -91,93 +88,6 @@ public final class Request {
         headers[i + 2] = valueStart;
         headers[i + 3] = valueEnd;
         headerCount++;
-    }
-
-    /**
-     * Builds a request from parts another HTTP stack has already parsed (adapters such as the
-     * Netty server). The target must be in origin-form; header names and values are Latin-1.
-     * Every part is copied, so the request stays valid for as long as it is kept, and the caller may
-     * reuse {@code body} once this returns. Nothing is validated: the parts are taken as given.
-     *
-     * @param method the method token as sent, e.g. {@code GET}; a token outside {@link Method}
-     *        (compared case-sensitively) becomes {@link Method#OTHER}
-     * @param target the request target as sent, still percent-encoded, e.g. {@code /search?q=a%20b}
-     * @param http10 whether the request was HTTP/1.0 (keep-alive rules differ)
-     * @param headers the header fields in the order received, one entry per field line; a
-     *        {@code Connection} field sets {@link #isKeepAliveRequested()}
-     * @param body the array holding the body; it is copied
-     * @param bodyOffset the index of the body's first byte in {@code body}
-     * @param bodyLength the body's length in bytes, 0 for none; it becomes the content length
-     * @return a new request holding its own copy of every part
-     */
-    public static Request of(String method, String target, boolean http10, Iterable<? extends java.util.Map.Entry<String, String>> headers,
-            byte[] body, int bodyOffset, int bodyLength) {
-        int size = method.length() + target.length();
-        for (var h : headers) {
-            size += h.getKey().length() + h.getValue().length();
-        }
-        byte[] d = new byte[size + bodyLength];
-        Request r = new Request();
-        int at = put(d, 0, method);
-        r.methodEnd = at;
-        r.method = Method.of(MemorySegment.ofArray(d), d, 0, at);
-        r.targetStart = at;
-        at = put(d, at, target);
-        r.targetEnd = at;
-        r.pathStart = r.targetStart;
-        int q = target.indexOf('?');
-        r.pathEnd = q < 0 ? at : r.targetStart + q;
-        r.queryStart = q < 0 ? -1 : r.targetStart + q + 1;
-        for (var h : headers) {
-            int ns = at;
-            at = put(d, at, h.getKey());
-            int vs = at;
-            at = put(d, at, h.getValue());
-            r.addHeader(ns, vs, vs, at);
-            if (h.getKey().equalsIgnoreCase("Connection")) {
-                String v = h.getValue().toLowerCase(java.util.Locale.ROOT);
-                r.connectionClose |= v.contains("close");
-                r.connectionKeepAlive |= v.contains("keep-alive");
-            }
-        }
-        System.arraycopy(body, bodyOffset, d, at, bodyLength);
-        r.bodyStart = at;
-        r.bodyEnd = at + bodyLength;
-        r.contentLength = bodyLength;
-        r.version = http10 ? HTTP_1_0 : HTTP_1_1;
-        r.data = MemorySegment.ofArray(d);
-        r.array = d;
-        return r;
-    }
-
-    /**
-     * Like {@link #of} for a request whose body arrives later through {@code body} (an adapter feeds
-     * it), for handlers that stream their body ({@link Router#streamsBody}).
-     *
-     * @param method the method token, as for {@link #of}
-     * @param target the request target in origin-form, as for {@link #of}
-     * @param http10 whether the request was HTTP/1.0 (keep-alive rules differ)
-     * @param headers the header fields in the order received, as for {@link #of}
-     * @param body the body the adapter feeds as it arrives; its {@link RequestBody#length()} is the
-     *        announced length, or -1 for a chunked body
-     * @param mayBlock whether whole-body accessors may block reading the body (true for blocking handlers)
-     * @return a new request whose body accessors read from {@code body}
-     */
-    public static Request ofStreamed(String method, String target, boolean http10,
-            Iterable<? extends java.util.Map.Entry<String, String>> headers, RequestBody body, boolean mayBlock) {
-        Request r = of(method, target, http10, headers, new byte[0], 0, 0);
-        r.contentLength = body.length();
-        r.chunked = body.length() < 0;
-        r.streamed = body;
-        r.mayBlock = mayBlock;
-        return r;
-    }
-
-    private static int put(byte[] d, int at, String s) {
-        for (int i = 0; i < s.length(); i++) {
-            d[at + i] = (byte) s.charAt(i);
-        }
-        return at + s.length();
     }
 
     /** Copies everything this request refers to, so it stays valid after the buffer is reused. */

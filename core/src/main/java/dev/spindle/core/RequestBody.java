@@ -16,7 +16,7 @@ import java.util.concurrent.Flow;
  * {@value #WINDOW} bytes wait here; beyond that the connection stops reading the socket until the
  * consumer takes some, so a body of any size goes through in bounded memory.
  *
- * <p>The connection's side ({@link #offer}, {@link #end}, {@link #fail}) runs on the connection's
+ * <p>The connection's side ({@code offer}, {@code end}, {@code fail}) runs on the connection's
  * thread; the consumer may be any thread. When the consumer frees room the connection was waiting
  * for, or asks for more, it calls the connection's wakeup.
  */
@@ -58,45 +58,6 @@ public final class RequestBody {
     RequestBody(long length, Runnable wakeup) {
         this.length = length;
         this.wakeup = wakeup;
-    }
-
-    /**
-     * A body an adapter to another HTTP stack feeds ({@link #offer(ByteBuffer)}, {@link #complete()},
-     * {@link #fail(IOException)}) from its own thread; {@code wakeup} runs (on any thread) when the
-     * consumer has made room or asked for more, so the adapter can resume reading.
-     *
-     * @param length the announced length, or -1 for a chunked body
-     * @param wakeup run when reading may resume; must not block, as it may run on the consumer's thread
-     * @return a new, empty body for the adapter to feed
-     */
-    public static RequestBody forAdapter(long length, Runnable wakeup) {
-        return new RequestBody(length, wakeup);
-    }
-
-    /**
-     * For adapters: takes what fits of {@code src} (advancing it); stop reading while {@link #hasRoom()} is false.
-     * Bytes are copied, so {@code src} may be reused once this returns. An {@link #abandoned()} body
-     * takes (and drops) everything.
-     *
-     * @param src the bytes received; its position advances past what was taken
-     * @return how many bytes were taken; fewer than {@code src.remaining()} when the window is full:
-     *         offer the rest after the wakeup
-     */
-    public int offer(ByteBuffer src) {
-        int n = src.remaining();
-        int taken;
-        if (src.hasArray()) {
-            taken = offer(null, src.array(), src.arrayOffset() + src.position(), n);
-        } else {
-            taken = offer(MemorySegment.ofBuffer(src), null, 0, n);
-        }
-        src.position(src.position() + taken);
-        return taken;
-    }
-
-    /** For adapters: the whole body has been offered. */
-    public void complete() {
-        end();
     }
 
     void source(Source source) {
@@ -251,13 +212,10 @@ public final class RequestBody {
     }
 
     /**
-     * Whether nobody will read the rest: the connection (or adapter) then discards it.
-     * Callable from any thread.
-     *
-     * @return true once the consumer closed the stream or cancelled, or the handler answered without
-     *         reading the body; it stays true
+     * Whether nobody will read the rest, so the connection discards it: true, for good, once the
+     * consumer closed the stream or cancelled, or the handler answered without reading the body.
      */
-    public synchronized boolean abandoned() {
+    synchronized boolean abandoned() {
         return abandoned;
     }
 
@@ -265,12 +223,8 @@ public final class RequestBody {
         return ended && size == 0;
     }
 
-    /**
-     * Bytes offered and taken so far. Callable from any thread.
-     *
-     * @return the count of body bytes taken, including those dropped after the body was abandoned
-     */
-    public synchronized long received() {
+    /** Body bytes offered and taken so far, including those dropped after the body was abandoned. */
+    synchronized long received() {
         return received;
     }
 
@@ -339,12 +293,10 @@ public final class RequestBody {
     }
 
     /**
-     * Whether more may be offered now (room in the window, and demand if a subscriber reads).
-     * Callable from any thread.
-     *
-     * @return true if an offer would take bytes; always true once the body is abandoned
+     * Whether more may be offered now (room in the window, and demand if a subscriber reads); always
+     * true once the body is abandoned. Callable from any thread.
      */
-    public synchronized boolean hasRoom() {
+    synchronized boolean hasRoom() {
         return abandoned || size < WINDOW && (subscriber == null || demand > 0 || size == 0);
     }
 
@@ -358,13 +310,11 @@ public final class RequestBody {
     }
 
     /**
-     * The body cannot complete (the peer went away, a limit was crossed, the framing broke). The
-     * consumer gets {@code cause}: thrown from the stream's {@code read} once the buffered bytes are
-     * read, or passed to {@code onError}. Ignored if the body already ended or failed.
-     *
-     * @param cause why the body cannot complete
+     * From the connection: the body cannot complete (the peer went away, a limit was crossed, the
+     * framing broke). The consumer gets {@code cause}: thrown from the stream's {@code read} once the
+     * buffered bytes are read, or passed to {@code onError}. Ignored if the body already ended or failed.
      */
-    public void fail(IOException cause) {
+    void fail(IOException cause) {
         synchronized (this) {
             if (ended || failure != null) {
                 return;
@@ -373,19 +323,6 @@ public final class RequestBody {
             notifyAll();
         }
         deliverPending();
-    }
-
-    /**
-     * For adapters: the body broke on the wire with a status the protocol decides (413 too large,
-     * 408 not received in time, 400 bad framing). As {@link #fail(IOException)}, and if the handler
-     * then fails, {@link Router#handle} and {@link Router#handleAsync} answer this status whatever
-     * the handler threw; exception mappers see an {@link HttpException} with it and cannot change it.
-     *
-     * @param status the status the exchange answers, from 400 to 599
-     * @param message why, for the client (it is the default answer's text)
-     */
-    public void fail(int status, String message) {
-        fail(new BodyException(status, message));
     }
 
     /** Why the body failed, with the status the connection answers, or null. */

@@ -55,12 +55,8 @@ public final class Response {
     long streamLength = -1;
     private CompletableFuture<Long> sent;
 
-    /**
-     * A response in its initial state: status 200, no headers, no content type, an empty body, and
-     * no JSON codec. A connection makes its own; adapters to other HTTP stacks create one to pass to
-     * {@link Router#handle}, which resets it first.
-     */
-    public Response() {
+    /** A response in its initial state; each connection makes its own and reuses it per exchange. */
+    Response() {
     }
 
     /** Writes a streamed body; see {@link #stream(BodyWriter)}. */
@@ -430,8 +426,7 @@ public final class Response {
     }
 
     /**
-     * {@code length} bytes of a file from {@code offset} (a byte range), sent like {@link #file(Path)};
-     * the body's {@link #bodyFile()} is positioned at {@code offset}.
+     * {@code length} bytes of a file from {@code offset} (a byte range), sent like {@link #file(Path)}.
      *
      * @param path the file to send from
      * @param offset where the range starts, in bytes from the start of the file
@@ -503,42 +498,6 @@ public final class Response {
         return n;
     }
 
-    /**
-     * The streamed body's length, or -1 when unknown or not streamed. For adapters to other HTTP stacks.
-     *
-     * @return the length in bytes, or -1
-     */
-    public long streamedLength() {
-        return isStreamed() ? streamLength : -1;
-    }
-
-    /**
-     * The streamed body's input stream, or null. For adapters to other HTTP stacks.
-     *
-     * @return the stream set by {@link #body(InputStream, long)}, or null
-     */
-    public InputStream bodyInputStream() {
-        return bodyStream;
-    }
-
-    /**
-     * The streamed body's writer, or null. For adapters to other HTTP stacks.
-     *
-     * @return the writer set by {@link #stream(long, BodyWriter)}, or null
-     */
-    public BodyWriter bodyWriter() {
-        return bodyWriter;
-    }
-
-    /**
-     * The streamed body's file, open for reading, or null. For adapters to other HTTP stacks.
-     *
-     * @return the channel opened by {@link #file(Path)}, positioned at the body's start, or null
-     */
-    public FileChannel bodyFile() {
-        return bodyFile;
-    }
-
     private void clearBody() {
         if (bodyStream != null || bodyFile != null) {
             closeStreamedBody();
@@ -550,62 +509,24 @@ public final class Response {
         streamLength = -1;
     }
 
-    /**
-     * The content type set by the handler, or null.
-     *
-     * @return the value, or null when none is set (then no {@code Content-Type} is sent)
-     */
-    public String contentType() {
+    /** The content type set by the handler, or null (then no {@code Content-Type} is sent). */
+    String contentType() {
         return contentType;
     }
 
-    /**
-     * The number of headers added with {@link #header(String, String)}, not counting the content
-     * type and the headers the server adds.
-     *
-     * @return the count, 0 or more
-     */
-    public int headerCount() {
+    /** The number of headers added with {@link #header(String, String)}, not counting the content type. */
+    int headerCount() {
         return headerCount;
     }
 
-    /**
-     * The name of an added header, as given.
-     *
-     * @param i the header's index in the order added, from 0 to {@link #headerCount()} - 1
-     * @return the name
-     */
-    public String headerName(int i) {
+    /** The name of the {@code i}th added header, as given. */
+    String headerName(int i) {
         return headerNames[i];
     }
 
-    /**
-     * The value of an added header.
-     *
-     * @param i the header's index in the order added, from 0 to {@link #headerCount()} - 1
-     * @return the value
-     */
-    public String headerValue(int i) {
+    /** The value of the {@code i}th added header. */
+    String headerValue(int i) {
         return headerValues[i];
-    }
-
-    /**
-     * The body as a read-only buffer (no copy of array and buffer bodies), for adapters to other HTTP stacks.
-     *
-     * @return the body held whole (a string body encoded as UTF-8 afresh); empty when there is none
-     *         or the body is streamed
-     */
-    public ByteBuffer body() {
-        if (bodyString != null) {
-            return ByteBuffer.wrap(bodyString.getBytes(StandardCharsets.UTF_8)).asReadOnlyBuffer();
-        }
-        if (bodyArray != null) {
-            return ByteBuffer.wrap(bodyArray, bodyOffset, bodyLength).slice().asReadOnlyBuffer();
-        }
-        if (bodyBuffer != null) {
-            return bodyBuffer.asReadOnlyBuffer();
-        }
-        return ByteBuffer.allocate(0);
     }
 
     byte[] bodyText() {

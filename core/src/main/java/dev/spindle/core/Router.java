@@ -8,8 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
  * Maps method and path to a handler. Static segments, {@code {name}} variables (one segment) and a
@@ -45,123 +43,6 @@ public final class Router {
      */
     public static Builder builder() {
         return new Builder();
-    }
-
-    /**
-     * Whether the request's route is marked {@link Handler#blocking}, for adapters to other HTTP
-     * stacks that must run it off their event loop. False when nothing matches.
-     *
-     * @param req a parsed request; the route found is kept in it for the later calls
-     * @return true if its route's handler blocks
-     */
-    public boolean isBlocking(Request req) {
-        Route r = routeOrNull(req);
-        return r != null && r.blocking;
-    }
-
-    /**
-     * Whether the request's route is {@link Handler#async asynchronous}. False when nothing matches.
-     *
-     * @param req a parsed request; the route found is kept in it for the later calls
-     * @return true if its route's handler returns a stage
-     */
-    public boolean isAsync(Request req) {
-        Route r = routeOrNull(req);
-        return r != null && r.async != null;
-    }
-
-    /**
-     * Whether the request's handler takes its body as a stream (blocking and asynchronous routes),
-     * so an adapter should hand it over before the body has arrived. False when nothing matches.
-     *
-     * @param req a parsed request; the route found is kept in it for the later calls
-     * @return true if the handler reads the body as it arrives
-     */
-    public boolean streamsBody(Request req) {
-        Route r = routeOrNull(req);
-        return r != null && r.streamsBody;
-    }
-
-    /**
-     * The largest body the request's route accepts, for adapters to other HTTP stacks: the route's
-     * own {@link RouteOptions#maxBodySize}, else {@code config}'s {@link ServerConfig#maxStreamedBodySize()}
-     * for a route that streams its body ({@link #streamsBody}) or {@link ServerConfig#maxBodySize()}
-     * for one that gets it whole, as a request no route matches does.
-     *
-     * @param req a parsed request; the route found is kept in it for the later calls
-     * @param config the server's limits
-     * @return the limit in bytes
-     */
-    public long bodyLimit(Request req, ServerConfig config) {
-        Route r = routeOrNull(req);
-        return r == null ? config.maxBodySize() : r.bodyLimit(config, r.streamsBody);
-    }
-
-    private Route routeOrNull(Request req) {
-        try {
-            return req.route != null ? req.route : route(req);
-        } catch (HttpException e) {
-            return null;
-        }
-    }
-
-    /**
-     * Routes and runs a request outside a {@link dev.spindle.core.spi.Connection}, for adapters to other HTTP stacks:
-     * fills {@code res} with the handler's answer, or with the 404/405/500 (or the thrown
-     * {@link HttpException}'s status) a connection would send. Framing headers stay the caller's.
-     * An asynchronous handler is waited for, so call this only where blocking is allowed.
-     * Never throws for a handler's failure.
-     *
-     * @param req a parsed request, its body complete
-     * @param res the response to fill in; it is reset first
-     */
-    public void handle(Request req, Response res) {
-        res.reset();
-        try {
-            Route r = req.route != null ? req.route : route(req);
-            res.jsonCodec = r.json;
-            r.handler.handle(req, res);
-        } catch (Throwable e) {
-            answerFailure(req, res, e);
-        }
-    }
-
-    /**
-     * Starts the request's handler on the caller's thread and completes when its response is final:
-     * at once for inline and blocking handlers, when the stage completes for asynchronous ones.
-     * Failures become error responses as in {@link #handle}; the returned stage never fails.
-     *
-     * @param req a parsed request
-     * @param res the response to fill in; it is reset first
-     * @return a stage that completes once {@code res} is final
-     */
-    public CompletionStage<Void> handleAsync(Request req, Response res) {
-        res.reset();
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        try {
-            Route r = req.route != null ? req.route : route(req);
-            res.jsonCodec = r.json;
-            if (r.async == null) {
-                r.handler.handle(req, res);
-                done.complete(null);
-                return done;
-            }
-            CompletionStage<?> stage = r.async.handle(req, res);
-            if (stage == null) {
-                done.complete(null);
-                return done;
-            }
-            stage.whenComplete((value, failure) -> {
-                if (failure != null) {
-                    answerFailure(req, res, unwrap(failure));
-                }
-                done.complete(null);
-            });
-        } catch (Throwable e) {
-            answerFailure(req, res, e);
-            done.complete(null);
-        }
-        return done;
     }
 
     static Throwable unwrap(Throwable t) {

@@ -37,13 +37,11 @@ import java.util.function.Function;
  *   <tr><td>reusePort</td><td>spindle.reusePort</td><td>false</td><td>bind every listening socket with SO_REUSEPORT, so a second process of the same user can listen on the same port: a new version starts beside the old one, which then drains on SIGTERM (a zero-downtime restart). Servers whose design needs it set it anyway (ReusePortServer, IoUringServer)</td></tr>
  *   <tr><td>tls</td><td>spindle.tls.keystore, spindle.tls.password</td><td>none (plain HTTP)</td><td>speak HTTPS on the port, with the key in this key store ({@link Tls#fromKeyStore})</td></tr>
  * </table>
- * Every server honours every limit above, except where its class Javadoc says otherwise (the
- * Netty reference, which has its own codec, approximates the request read timeout). What only one
- * strategy understands is that strategy module's own settings, with their own properties: the NIO
- * servers' {@code NioSettings} (busy-polling, direct buffers), the blocking servers'
- * {@code BlockingSettings} (ThreadPoolServer's queue), io_uring's {@code Tuning}
- * ({@code spindle.iouring.*}), the Netty reference's {@code spindle.netty.transport}; each server's
- * Javadoc names them.
+ * Every server honours every limit above, except where its class Javadoc says otherwise. What
+ * only one strategy understands is that strategy module's own settings, with their own
+ * properties: the NIO servers' {@code NioSettings} (busy-polling, direct buffers), the blocking
+ * servers' {@code BlockingSettings} (ThreadPoolServer's queue) and io_uring's {@code Tuning}
+ * ({@code spindle.iouring.*}); each server's Javadoc names them.
  *
  * <p>Every setter checks its value and leaves this configuration unchanged: a value outside the
  * range its {@code @param} gives throws {@link IllegalArgumentException}, a null one

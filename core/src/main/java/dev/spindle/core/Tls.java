@@ -80,15 +80,6 @@ public final class Tls {
     }
 
     /**
-     * The context the engines come from (a Netty {@code SslHandler}, say, builds on it too).
-     *
-     * @return the SSL context
-     */
-    public SSLContext context() {
-        return context;
-    }
-
-    /**
      * These settings with {@code change} applied to every connection's {@link SSLParameters}: the
      * protocols, the cipher suites, client certificates ({@code setNeedClientAuth(true)}), SNI
      * matchers. ALPN stays {@value #ALPN_HTTP_1_1} whatever it sets.
@@ -106,12 +97,10 @@ public final class Tls {
     }
 
     /**
-     * A server-side engine for one connection, offering {@value #ALPN_HTTP_1_1} through ALPN.
-     *
-     * @return a new engine in server mode
-     * @throws IllegalArgumentException if the {@link #parameters} set what the engine does not support
+     * A server-side engine for one connection, offering {@value #ALPN_HTTP_1_1} through ALPN; throws
+     * {@link IllegalArgumentException} if the {@link #parameters} set what the engine does not support.
      */
-    public SSLEngine newEngine() {
+    SSLEngine newEngine() {
         SSLEngine engine = context.createSSLEngine();
         engine.setUseClientMode(false);
         SSLParameters params = engine.getSSLParameters();

@@ -12,9 +12,9 @@
  * SIGTERM. Pick the I/O model by picking the class: {@code VirtualThreadServer},
  * {@code ThreadPoolServer}, {@code ThreadPerConnectionServer} or {@code SingleThreadServer}
  * (module {@code spindle-blocking-server}), {@code SingleLoopServer}, {@code MultiLoopServer},
- * {@code BossWorkerServer} or {@code ReusePortServer} (NIO, {@code spindle-nio-servers}),
- * {@code IoUringServer} ({@code spindle-iouring-server}, Linux only) and {@code NettyServer}, the
- * reference ({@code spindle-netty-server}). Depending on one of these modules brings this one.
+ * {@code BossWorkerServer} or {@code ReusePortServer} (NIO, {@code spindle-nio-servers}) and
+ * {@code IoUringServer} ({@code spindle-iouring-server}, Linux only). Depending on one of these
+ * modules brings this one.
  * Starting one, with a {@code router} built as in the example further down:
  * {@snippet :
  * ServerConfig config = ServerConfig.fromSystemProperties().port(8080); // -Dspindle.* settings, then the port
@@ -86,8 +86,6 @@
  * {@link dev.spindle.core.spi.EventLoopServer} is the shell the NIO and io_uring servers share (start,
  * graceful close, connection limit, virtual threads for blocking handlers), its loops seeing it
  * through a {@link dev.spindle.core.spi.LoopContext}; {@link dev.spindle.core.spi.ServerLifecycle} holds
- * the start and close bookkeeping every server shares. A server built on another HTTP stack, as
- * {@code NettyServer} is, uses the router directly through
- * {@link dev.spindle.core.Router#handleAsync(Request, Response)}.
+ * the start and close bookkeeping every server shares.
  */
 package dev.spindle.core;

@@ -324,26 +324,6 @@ class ErrorPathTest {
         assertThat(e.getMessage()).isEqualTo("storage unavailable");
     }
 
-    /**
-     * An adapter's body that failed on the wire ({@link RequestBody#fail(int, String)}) is answered
-     * with its status by {@link Router#handle}, behind a filter too.
-     */
-    @ParameterizedTest(name = "filter {0}")
-    @ValueSource(booleans = {false, true})
-    void anAdaptersBodyFailureKeepsItsStatusThroughRouterHandle(boolean filter) throws Exception {
-        Router.Builder b = Router.builder().post("/blocking", Handler.blocking((req, res) -> res.text(req.bodyText())));
-        if (filter) {
-            b.filter((req, res, chain) -> chain.proceed());
-        }
-        Router router = b.build();
-        RequestBody body = RequestBody.forAdapter(-1, () -> { });
-        body.fail(413, "body larger than " + LIMIT + " bytes");
-        Request req = Request.ofStreamed("POST", "/blocking", false, List.of(java.util.Map.entry("Host", "t")), body, true);
-        Response res = new Response();
-        router.handle(req, res);
-        assertThat(res.status()).isEqualTo(413);
-    }
-
     /** Every status the IANA registry names has its reason phrase, so any status Spindle or an application sends does. */
     @ParameterizedTest(name = "{0}")
     @ValueSource(ints = {100, 101, 102, 103, 200, 201, 202, 203, 204, 205, 206, 207, 208, 226, 300, 301, 302, 303, 304, 305, 307,

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -315,53 +314,5 @@ class RouterTest {
         assertThatThrownBy(() -> Router.builder().get(null, NOOP)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> Router.builder().get("/", null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> Router.builder().route(null, "/", NOOP)).isInstanceOf(NullPointerException.class);
-    }
-
-    // Router.handle (adapters)
-
-    static Stream<Arguments> handleCases() {
-        Router r = Router.builder()
-                .get("/hello/{name}", (req, res) -> res.text("hi " + req.pathParam("name")))
-                .get("/boom", (req, res) -> {
-                    throw new IllegalStateException("test: handler failure (expected in this test's log)");
-                })
-                .get("/teapot", (req, res) -> {
-                    throw new HttpException(418, "short and stout");
-                })
-                .get("/slow", Handler.blocking((req, res) -> res.text("slow")))
-                .build();
-        return Stream.of(
-                Arguments.of(r, "GET", "/hello/a%20b", 200, "hi a b", null, false),
-                Arguments.of(r, "HEAD", "/hello/x", 200, "hi x", null, false),
-                Arguments.of(r, "GET", "/nope", 404, null, null, false),
-                Arguments.of(r, "POST", "/hello/x", 405, null, "GET, HEAD", false),
-                Arguments.of(r, "GET", "/boom", 500, null, null, false),
-                Arguments.of(r, "GET", "/teapot", 418, null, null, false),
-                Arguments.of(r, "GET", "/slow", 200, "slow", null, true));
-    }
-
-    /** The adapter entry point answers like a connection would, on a request built by {@link Request#of}. */
-    @ParameterizedTest(name = "{1} {2} -> {3}")
-    @MethodSource("handleCases")
-    void handleOutsideAConnection(Router router, String method, String target, int status, String body, String allow,
-            boolean blocking) {
-        Request req = Request.of(method, target, false, List.of(Map.entry("Host", "h")), new byte[0], 0, 0);
-        assertThat(router.isBlocking(req)).isEqualTo(blocking);
-        Response res = new Response();
-        router.handle(req, res);
-        assertThat(res.status()).isEqualTo(status);
-        String text = StandardCharsets.UTF_8.decode(res.body()).toString();
-        if (body != null) {
-            assertThat(text).isEqualTo(body);
-        } else {
-            assertThat(text).startsWith(status + " ");
-        }
-        String allowHeader = null;
-        for (int i = 0; i < res.headerCount(); i++) {
-            if (res.headerName(i).equalsIgnoreCase("Allow")) {
-                allowHeader = res.headerValue(i);
-            }
-        }
-        assertThat(allowHeader).isEqualTo(allow);
     }
 }

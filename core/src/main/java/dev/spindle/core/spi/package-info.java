@@ -5,7 +5,7 @@
  * and the lifecycle and connection-limit bookkeeping every server shares. The HTTP engine behind
  * {@code Connection} stays package-private in {@code dev.spindle.core}. The module
  * {@code dev.spindle.core} exports this package only to Spindle's server modules
- * ({@code dev.spindle.blocking}, {@code dev.spindle.nio}, {@code dev.spindle.iouring},
- * {@code dev.spindle.netty}); it may change between releases.
+ * ({@code dev.spindle.blocking}, {@code dev.spindle.nio}, {@code dev.spindle.iouring}); it may
+ * change between releases.
  */
 package dev.spindle.core.spi;

@@ -1,4 +1,4 @@
-package dev.spindle.references.netty;
+package dev.spindle.netty;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

@@ -1,4 +1,4 @@
-package dev.spindle.references.netty;
+package dev.spindle.netty;
 
 import dev.spindle.references.support.BenchmarkLimits;
 import dev.spindle.references.support.Fixtures;

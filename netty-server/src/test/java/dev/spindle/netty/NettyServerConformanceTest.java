@@ -1,17 +1,14 @@
-package dev.spindle.references.netty;
-
-import static org.assertj.core.api.Assertions.assertThat;
+package dev.spindle.netty;
 
 import dev.spindle.conformance.ReferenceConformanceSuite;
 import java.io.IOException;
 import java.util.Map;
-import org.junit.jupiter.api.Test;
 
-/** The shared conformance suite against {@link TunedNettyServer}, with what it lacks and where it deviates, each with the reason. */
-class TunedNettyServerConformanceTest extends ReferenceConformanceSuite {
+/** The shared conformance suite against {@link NettyServer}, with what it lacks and where it deviates, each with the reason. */
+class NettyServerConformanceTest extends ReferenceConformanceSuite {
     @Override
     protected Running startReference(String host, int port, int workers) throws IOException {
-        TunedNettyServer server = new TunedNettyServer(host, port, workers).start();
+        NettyServer server = new NettyServer(host, port, workers).start();
         return Running.of(() -> server.address().getPort(), server::close);
     }
 
@@ -33,13 +30,13 @@ class TunedNettyServerConformanceTest extends ReferenceConformanceSuite {
                     "Netty's HttpObjectDecoder unfolds obsolete line folding into one value instead of rejecting it "
                             + "(RFC 9112 5.2 lets a server replace obs-fold with SP)"),
             "missing Host", new Deviation(200, false,
-                    "Netty's codec does not require Host, and the tuned app adds no per-request header check"),
+                    "Netty's codec does not require Host, and the app adds no per-request header check"),
             "too many header fields", new Deviation(404, false,
                     "Netty limits the header section's bytes (32 KiB here), not the number of fields, so the request "
                             + "reaches the app and GET / is not a route"),
             "lower-case HTTP-name (case-sensitive, RFC 9112 2.3)", new Deviation(505, true,
                     "Netty's HttpVersion upper-cases an HTTP-name it does not recognise as sent, so http/1.1 reaches "
-                            + "the app as an unknown version; the tuned app, as the fastest public entries, only checks "
+                            + "the app as an unknown version; the app, as the fastest public entries, only checks "
                             + "for HTTP/1.1 or HTTP/1.0 and answers anything else 505"),
             "unsupported transfer coding", new Deviation(400, true,
                     "Netty's decoder rejects a Transfer-Encoding other than chunked as a malformed message before the "
@@ -49,5 +46,4 @@ class TunedNettyServerConformanceTest extends ReferenceConformanceSuite {
     protected Map<String, Deviation> knownDeviations() {
         return DEVIATIONS;
     }
-
 }
