@@ -18,7 +18,7 @@ cd "$SPINDLE_ROOT"
 spindle_python
 "$SPINDLE_PYTHON" -m unittest discover -s scripts/lib -p 'test_*.py'
 # Two modules at a time (-T): after core, benchmark-app and conformance, the server modules and the
-# references depend only on those (blocking-server's tests also on nio-servers and iouring-server),
+# references depend only on those (the docs module, last, on every strategy),
 # and their tests mostly wait on sockets and timers, so two lanes halve the wall clock on 2 cores.
 # Every test port is ephemeral.
 # SPINDLE_MVN_THREADS=1 builds one module at a time.
