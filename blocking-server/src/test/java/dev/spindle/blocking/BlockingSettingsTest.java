@@ -1,5 +1,6 @@
 package dev.spindle.blocking;
 
+import static dev.spindle.core.testing.SystemProperties.withProperty;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -61,20 +62,5 @@ class BlockingSettingsTest {
             // given settings, the property is not read
             assertThat(new ThreadPoolServer(config, router, BlockingSettings.defaults())).isNotNull();
         });
-    }
-
-    /** Sets a system property for the duration of {@code body}, restoring the previous value. */
-    static void withProperty(String name, String value, Runnable body) {
-        String previous = System.getProperty(name);
-        System.setProperty(name, value);
-        try {
-            body.run();
-        } finally {
-            if (previous == null) {
-                System.clearProperty(name);
-            } else {
-                System.setProperty(name, previous);
-            }
-        }
     }
 }

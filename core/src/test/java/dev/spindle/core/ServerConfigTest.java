@@ -1,5 +1,6 @@
 package dev.spindle.core;
 
+import static dev.spindle.core.testing.SystemProperties.withProperty;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -189,20 +190,6 @@ class ServerConfigTest {
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spindle.backlog"));
     }
 
-    /** Sets a system property for the duration of {@code body}, restoring the previous value. */
-    static void withProperty(String name, String value, Runnable body) {
-        String previous = System.getProperty(name);
-        System.setProperty(name, value);
-        try {
-            body.run();
-        } finally {
-            if (previous == null) {
-                System.clearProperty(name);
-            } else {
-                System.setProperty(name, previous);
-            }
-        }
-    }
 
     @Test
     void noStaticMethodSharesItsNameWithAnInstanceMethod() {

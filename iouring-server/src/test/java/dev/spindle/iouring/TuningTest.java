@@ -1,5 +1,6 @@
 package dev.spindle.iouring;
 
+import static dev.spindle.core.testing.SystemProperties.withProperty;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -84,20 +85,5 @@ class TuningTest {
                 assertThatThrownBy(() -> new IoUringServer(CONFIG, Router.builder().build()))
                         .as("a server made without Tuning reads the properties")
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spindle.iouring.cqFactor"));
-    }
-
-    /** Sets a system property for the duration of {@code body}, restoring the previous value. */
-    static void withProperty(String name, String value, Runnable body) {
-        String previous = System.getProperty(name);
-        System.setProperty(name, value);
-        try {
-            body.run();
-        } finally {
-            if (previous == null) {
-                System.clearProperty(name);
-            } else {
-                System.setProperty(name, previous);
-            }
-        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.spindle.nio;
 
+import static dev.spindle.core.testing.SystemProperties.withProperty;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -108,20 +109,5 @@ class NioSettingsTest {
             // given settings, the properties are not read
             assertThat(new MultiLoopServer(config, router, NioSettings.defaults())).isNotNull();
         });
-    }
-
-    /** Sets a system property for the duration of {@code body}, restoring the previous value. */
-    static void withProperty(String name, String value, Runnable body) {
-        String previous = System.getProperty(name);
-        System.setProperty(name, value);
-        try {
-            body.run();
-        } finally {
-            if (previous == null) {
-                System.clearProperty(name);
-            } else {
-                System.setProperty(name, previous);
-            }
-        }
     }
 }
