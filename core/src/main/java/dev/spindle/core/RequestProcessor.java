@@ -3,7 +3,6 @@ package dev.spindle.core;
 import dev.spindle.core.spi.Connection.InputPump;
 import dev.spindle.core.spi.Connection.State;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +28,7 @@ final class RequestProcessor {
     private final RequestParser parser;
     private final Request request = new Request();
     private final Response response = new Response();
-    private final RequestParser.BodySink bodySink = this::offerBody;
+    private final BodyFeed feed;
     /** The connection's input; replaced by an empty one once the connection only drops input. */
     private InputBuffer in;
     private InputPump pump;
@@ -42,9 +41,6 @@ final class RequestProcessor {
     private boolean blockedOnOutput;
     /** A blocking or asynchronous handler in flight, or null. */
     private Exchange exchange;
-    /** The request body the parser is streaming (to a handler, or dropped once abandoned), or null. */
-    private RequestBody streamingBody;
-    private long discardFrom;
 
     RequestProcessor(Router router, ServerConfig config, InputBuffer in, ResponseWriter writer, Lifecycle life,
             Deadlines deadlines, HandlerRunner handlers, Runnable wakeup) {
@@ -58,6 +54,7 @@ final class RequestProcessor {
         this.wakeup = wakeup;
         this.highWater = config.writeHighWaterMark();
         this.parser = new RequestParser(config);
+        this.feed = new BodyFeed(parser, config.discardLimit());
     }
 
     void inputPump(InputPump pump) {
@@ -79,8 +76,8 @@ final class RequestProcessor {
 
     /** Whether an open connection would read now (not held back by a handler, a full output or a body window). */
     boolean wantsInput() {
-        if (streamingBody != null) {
-            return streamingBody.hasRoom() && in.available() < highWater;
+        if (feed.streaming()) {
+            return feed.body().hasRoom() && in.available() < highWater;
         }
         return exchange == null && !writer.sending() && !writer.full();
     }
@@ -99,11 +96,11 @@ final class RequestProcessor {
     }
 
     boolean bodyStreaming() {
-        return streamingBody != null;
+        return feed.streaming();
     }
 
     boolean bodyAwaited() {
-        return streamingBody != null && exchange != null && streamingBody.hasRoom();
+        return feed.streaming() && exchange != null && feed.body().hasRoom();
     }
 
     boolean requestInProgress() {
@@ -120,10 +117,8 @@ final class RequestProcessor {
 
     /** A handler waits for a streamed body that stopped arriving: it fails with 408, and the connection ends. */
     void bodyTimedOut() {
-        RequestBody body = streamingBody;
-        streamingBody = null;
         life.stopReading();
-        body.fail(new RequestBody.BodyException(408, "request body not received in time"));
+        feed.fail(408, "request body not received in time");
     }
 
     /**
@@ -131,7 +126,7 @@ final class RequestProcessor {
      * dropped, or the strategy's memory is lent); false if it cannot now.
      */
     boolean shed(InputBuffer empty) {
-        if (streamingBody != null || in.isLent()) {
+        if (feed.streaming() || in.isLent()) {
             return false;
         }
         in.releaseAll();
@@ -165,7 +160,7 @@ final class RequestProcessor {
         if (life.closing()) {
             return;
         }
-        if (exchange != null || writer.sending() || streamingBody != null) {
+        if (exchange != null || writer.sending() || feed.streaming()) {
             abort();
             return;
         }
@@ -205,7 +200,7 @@ final class RequestProcessor {
 
     private void step() {
         while (!life.aborted()) {
-            if (streamingBody != null) {
+            if (feed.streaming()) {
                 feedBody();
                 if (life.aborted()) {
                     return;
@@ -231,7 +226,7 @@ final class RequestProcessor {
                 }
                 continue;
             }
-            if (streamingBody != null || life.closing()) {
+            if (feed.streaming() || life.closing()) {
                 // still dropping the rest of an unread body, or finished
                 return;
             }
@@ -371,7 +366,7 @@ final class RequestProcessor {
         copy.mayBlock = route.blocking;
         continueSent = false;
         Exchange ex = new Exchange(copy, keepAlive(request), body);
-        streamingBody = body;
+        feed.start(body);
         deadlines.bodyStarted();
         if (pump != null && handlers.runsHere(route)) {
             body.source(this::pumpInput);
@@ -385,73 +380,37 @@ final class RequestProcessor {
         boolean keepAlive = ex.keepAlive && life.keepsAlive() && !life.closing();
         RequestBody body = ex.body;
         Throwable failure = ex.failure;
-        if (body != null) {
-            if (streamingBody == body) {
-                long rest = body.length() >= 0 ? body.length() - body.received() : 0;
-                if (rest > config.discardLimit() || ex.request.expectContinue && !continueSent) {
-                    // dropping the rest would cost more than the limit, or the client still waits for 100
-                    streamingBody = null;
-                    life.stopReading();
-                    keepAlive = false;
-                } else {
-                    body.abandon();
-                    discardFrom = body.received();
-                }
-            }
+        if (body != null && feed.body() == body && !feed.dropRest(ex.request.expectContinue && !continueSent)) {
+            // dropping the rest would cost more than the limit, or the client still waits for 100
+            life.stopReading();
+            keepAlive = false;
         }
         finish(ex.request, ex.response, failure, keepAlive);
     }
 
     private void sendContinueIfDemanded() {
-        if (streamingBody != null && !continueSent && exchange.request.expectContinue
-                && exchange.request.version == Request.HTTP_1_1 && streamingBody.demanded()) {
+        RequestBody body = feed.body();
+        if (body != null && !continueSent && exchange.request.expectContinue
+                && exchange.request.version == Request.HTTP_1_1 && body.demanded()) {
             continueSent = true;
             ResponseEncoder.writeContinue(writer.buffer());
         }
     }
 
-    /** Moves what has arrived of a streamed request body to its consumer (or drops it once abandoned). */
+    /** Moves what has arrived of a streamed request body to its consumer, and acts on what that did. */
     private void feedBody() {
-        RequestBody body = streamingBody;
-        if (!body.hasRoom()) {
-            return;
-        }
-        int result;
-        try {
-            result = parser.streamBody(in, bodySink);
-        } catch (HttpException e) {
-            streamingBody = null;
-            body.fail(new RequestBody.BodyException(e.status(), e.getMessage()));
-            // the handler gets the failure (and its status is answered if it gives up); a body
-            // already answered is just dropped: either way the framing is lost, so the connection ends
-            log.debug("bad request body ({}): {}", e.status(), e.getMessage());
-            life.stopReading();
-            return;
-        }
-        if (result == RequestParser.COMPLETE) {
-            streamingBody = null;
-            continueSent = false;
-            body.end();
-            return;
-        }
-        if (body.abandoned() && body.received() - discardFrom > config.discardLimit()) {
-            streamingBody = null;
-            life.stopReading();
-            return;
-        }
-        if (life.inputEnded() && body.hasRoom()) {
+        switch (feed.feed(in, life.inputEnded())) {
+            case COMPLETE -> continueSent = false;
+            case BROKEN -> life.stopReading();
             // the peer half-closed inside the body: it can never complete, and there is nobody to answer
-            abort();
+            case CUT -> abort();
+            case OPEN -> { }
         }
-    }
-
-    private int offerBody(MemorySegment data, byte[] array, long offset, int length) {
-        return streamingBody.offer(data, array, offset, length);
     }
 
     /** The {@link RequestBody.Source} of an inline handler: reads more bytes through the pump and feeds them. */
     private boolean pumpInput() throws IOException {
-        RequestBody body = streamingBody;
+        RequestBody body = feed.body();
         if (body == null || life.inputEnded() || life.aborted()) {
             return false;
         }
@@ -459,8 +418,8 @@ final class RequestProcessor {
         if (in.available() > 0) {
             long before = body.received();
             feedBody();
-            if (streamingBody != body || body.received() > before) {
-                return streamingBody == body;
+            if (feed.body() != body || body.received() > before) {
+                return feed.body() == body;
             }
             // what is buffered is only part of the framing (a chunk-size line, a chunk's CRLF): read more
         }
@@ -475,14 +434,13 @@ final class RequestProcessor {
             try {
                 in.append(pumpBuffer.flip());
             } catch (InputBuffer.OverBudget e) {
-                streamingBody = null;
-                body.fail(new RequestBody.BodyException(e.status(), e.getMessage()));
+                feed.fail(e.status(), e.getMessage());
                 life.stopReading();
                 return false;
             }
         }
         feedBody();
-        return streamingBody == body;
+        return feed.body() == body;
     }
 
     private void finish(Request req, Response res, Throwable failure, boolean keepAlive) {
@@ -504,7 +462,7 @@ final class RequestProcessor {
     void requestTimedOut() {
         log.debug("request not received within {}", config.headerTimeout());
         // a body being dropped after its answer gets no second answer
-        if (!writer.hasOutbound() && streamingBody == null) {
+        if (!writer.hasOutbound() && !feed.streaming()) {
             response.reset();
             ResponseEncoder.error(writer.buffer(), response, 408, "request not received in time", null, ResponseEncoder.CONNECTION_CLOSE, false);
         }
@@ -517,10 +475,7 @@ final class RequestProcessor {
         log.warn("handler for {} did not answer within {}; answering 503", ex.request, config.handlerTimeout());
         ex.abandoned = true;
         exchange = null;
-        if (streamingBody != null) {
-            streamingBody.fail(new RequestBody.BodyException(503, "the handler timed out"));
-            streamingBody = null;
-        }
+        feed.fail(503, "the handler timed out");
         response.reset();
         ResponseEncoder.error(writer.buffer(), response, 503, "the handler did not answer in time", null, ResponseEncoder.CONNECTION_CLOSE,
                 ex.request.method == Method.HEAD);
@@ -537,10 +492,7 @@ final class RequestProcessor {
     /** Lets go of everything that waits on the connection: a streamed body, a request-body consumer, a handler. */
     void release() {
         writer.release();
-        if (streamingBody != null) {
-            streamingBody.fail(new RequestBody.BodyException(0, "the connection was closed"));
-            streamingBody = null;
-        }
+        feed.fail(0, "the connection was closed");
         if (exchange != null) {
             exchange.abandoned = true;
             exchange = null;
