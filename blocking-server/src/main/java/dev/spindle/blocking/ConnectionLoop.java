@@ -1,8 +1,8 @@
 package dev.spindle.blocking;
 
 import dev.spindle.core.spi.Connection;
-import dev.spindle.core.spi.Next;
 import dev.spindle.core.spi.FailureLog;
+import dev.spindle.core.spi.Next;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
