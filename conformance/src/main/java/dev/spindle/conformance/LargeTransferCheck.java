@@ -14,6 +14,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,15 +51,24 @@ public final class LargeTransferCheck implements AutoCloseable {
         command.add(ChildJvm.classPath());
         command.add(StreamingServerMain.class.getName());
         command.add(serverClass.getName());
+        Path portFile = Files.createTempFile("spindle-large-transfer", ".port");
+        Files.delete(portFile);
+        command.add(portFile.toString());
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        Thread.ofVirtual().start(() -> drain(out));
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        for (String line; (line = out.readLine()) != null && System.nanoTime() < deadline; ) {
-            if (line.startsWith("listening on ")) {
-                int port = Integer.parseInt(line.substring("listening on ".length()).trim());
-                Thread.ofVirtual().start(() -> drain(out));
-                return new LargeTransferCheck(process, port);
+        try {
+            while (process.isAlive() && System.nanoTime() < deadline) {
+                if (Files.exists(portFile)) {
+                    return new LargeTransferCheck(process, Integer.parseInt(Files.readString(portFile).trim()));
+                }
+                Thread.sleep(20);
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            Files.deleteIfExists(portFile);
         }
         process.destroyForcibly();
         throw new IOException(serverClass.getSimpleName() + " did not start in its own JVM");
