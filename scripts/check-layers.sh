@@ -36,6 +36,17 @@ CORE_FORBIDDEN=(
   "dev.spindle.core* -> dev.spindle.nio*"
   "dev.spindle.core* -> dev.spindle.iouring*"
   "dev.spindle.core* -> dev.spindle.netty*"
+  # the API knows no wire protocol and no TLS layer: they plug in below the exchanges
+  "dev.spindle.core -> dev.spindle.core.http1"
+  "dev.spindle.core -> dev.spindle.core.tls"
+  # exchanges are protocol-neutral and know no strategy
+  "dev.spindle.core.exchange -> dev.spindle.core.http1"
+  "dev.spindle.core.exchange -> dev.spindle.core.tls"
+  "dev.spindle.core.exchange -> dev.spindle.core.spi"
+  # TLS wraps a connection; the HTTP/1.1 connection does not know it is wrapped
+  "dev.spindle.core.http1 -> dev.spindle.core.tls"
+  # byte helpers depend on nothing of Spindle
+  "dev.spindle.core.bytes -> dev.spindle.*"
 )
 
 spindle_find_jdk

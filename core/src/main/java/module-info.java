@@ -1,7 +1,11 @@
 /**
  * Spindle's core: the HTTP engine every server strategy shares, and the API applications use.
- * Only {@code dev.spindle.core} is exported to everyone; {@code dev.spindle.core.spi} (the
- * sans-I/O connection and the server shells) only to Spindle's own server modules.
+ * Only the API, {@code dev.spindle.core}, is exported to everyone, and the strategy contract,
+ * {@code dev.spindle.core.spi} (the sans-I/O connection and the server shells), only to Spindle's
+ * own server modules. The engine's layers are not exported at all: {@code exchange} (requests,
+ * responses and bodies as handlers see them, dispatch, deadlines; no HTTP/1.1), {@code http1}
+ * (the HTTP/1.1 wire protocol and connection state machine), {@code tls} (TLS as a layer around a
+ * connection) and {@code bytes} (ASCII and percent-decoding over raw memory).
  */
 module dev.spindle.core {
     requires transitive org.slf4j;

@@ -1,5 +1,6 @@
 package dev.spindle.core;
 
+import dev.spindle.core.bytes.Ascii;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package dev.spindle.core;
 
+import dev.spindle.core.exchange.HandlerRunner;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -83,7 +84,7 @@ final class Pipeline {
         }
         return stage.handle((value, failure) -> {
             if (failure != null) {
-                failed(Router.unwrap(failure), req, res, headers);
+                failed(HandlerRunner.unwrap(failure), req, res, headers);
             }
             return null;
         });
@@ -105,8 +106,8 @@ final class Pipeline {
         for (Class<?> c = failure.getClass(); c != null && mapper == null; c = c.getSuperclass()) {
             mapper = (ExceptionMapper<Throwable>) mappers.get(c);
         }
-        res.closeStreamedBody();
-        res.resetKeepingHeaders(headers);
+        res.state.closeStreamedBody();
+        res.state.resetKeepingHeaders(headers);
         if (mapper != null) {
             Router.startFailureAnswer(res, failure);
             try {
@@ -118,8 +119,8 @@ final class Pipeline {
             } catch (Throwable again) {
                 again.addSuppressed(failure);
                 failure = again;
-                res.closeStreamedBody();
-                res.resetKeepingHeaders(headers);
+                res.state.closeStreamedBody();
+                res.state.resetKeepingHeaders(headers);
             }
         }
         Router.fillFailure(req, res, failure);

@@ -1,12 +1,12 @@
 package dev.spindle.core;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import dev.spindle.core.bytes.Ascii;
+import dev.spindle.core.exchange.RequestState;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
@@ -17,110 +17,14 @@ import java.util.concurrent.Flow;
  * handler receives a detached copy, which it may keep.
  */
 public final class Request {
-    static final int HTTP_1_0 = 10;
-    static final int HTTP_1_1 = 11;
-
-    MemorySegment data;
-    /** The array behind {@link #data}, or null when it is native. */
-    byte[] array;
-    int base;
-    Method method;
-    int methodEnd;
-    int targetStart;
-    int targetEnd;
-    int pathStart;
-    int pathEnd;
-    int queryStart = -1;
-    int version;
-    int headerCount;
-    int[] headers = new int[64];
-    int bodyStart;
-    int bodyEnd;
-    long contentLength = -1;
-    boolean chunked;
-    boolean connectionClose;
-    boolean connectionKeepAlive;
-    boolean expectContinue;
-
-    Route route;
-    final int[] params = new int[16];
-    /** The body of a request dispatched before its body arrived, or null when the body is buffered (or absent). */
-    RequestBody streamed;
-    /** Whether whole-body accessors may block reading {@link #streamed} (not on an event loop). */
-    boolean mayBlock;
-    private byte[] streamedBytes;
-    /** The last view {@link #body()} handed out: a response that sends it back may send it from where it lies. */
-    ByteBuffer bodyView;
-
-    private String pathString;
-
-    /** An empty request, with nothing parsed into it yet: only the server's own parser fills one in. */
-    Request() {
+    static {
+        new EngineAccess();
     }
 
-    void reset() {
-        data = null;
-        array = null;
-        method = null;
-        queryStart = -1;
-        headerCount = 0;
-        bodyStart = 0;
-        bodyEnd = 0;
-        contentLength = -1;
-        chunked = false;
-        connectionClose = false;
-        connectionKeepAlive = false;
-        expectContinue = false;
-        route = null;
-        pathString = null;
-        bodyView = null;
-        streamed = null;
-        streamedBytes = null;
-    }
+    final RequestState state;
 
-    void addHeader(int nameStart, int nameEnd, int valueStart, int valueEnd) {
-        int i = headerCount * 4;
-        if (i + 4 > headers.length) {
-            headers = Arrays.copyOf(headers, headers.length * 2);
-        }
-        headers[i] = nameStart;
-        headers[i + 1] = nameEnd;
-        headers[i + 2] = valueStart;
-        headers[i + 3] = valueEnd;
-        headerCount++;
-    }
-
-    /** Copies everything this request refers to, so it stays valid after the buffer is reused. */
-    Request detach() {
-        Request copy = new Request();
-        int end = Math.max(bodyEnd, Math.max(targetEnd, lastHeaderEnd()));
-        copy.array = Ascii.bytes(data, base, end);
-        copy.data = MemorySegment.ofArray(copy.array);
-        copy.base = 0;
-        copy.method = method;
-        copy.methodEnd = methodEnd;
-        copy.targetStart = targetStart;
-        copy.targetEnd = targetEnd;
-        copy.pathStart = pathStart;
-        copy.pathEnd = pathEnd;
-        copy.queryStart = queryStart;
-        copy.version = version;
-        copy.headerCount = headerCount;
-        copy.headers = Arrays.copyOf(headers, headerCount * 4);
-        copy.bodyStart = bodyStart;
-        copy.bodyEnd = bodyEnd;
-        copy.contentLength = contentLength;
-        copy.chunked = chunked;
-        copy.connectionClose = connectionClose;
-        copy.connectionKeepAlive = connectionKeepAlive;
-        copy.expectContinue = expectContinue;
-        copy.route = route;
-        System.arraycopy(params, 0, copy.params, 0, params.length);
-        return copy;
-    }
-
-    private int lastHeaderEnd() {
-        return headerCount == 0 ? 0 : headers[headerCount * 4 - 1];
+    Request(RequestState state) {
+        this.state = state;
     }
 
     /**
@@ -130,7 +34,7 @@ public final class Request {
      * @return the method, or null for a request nothing has been parsed into
      */
     public Method method() {
-        return method;
+        return state.method;
     }
 
     /**
@@ -139,7 +43,7 @@ public final class Request {
      * @return the token, e.g. {@code GET} or {@code PROPFIND} (method tokens are case-sensitive)
      */
     public String methodName() {
-        return method == Method.OTHER ? ascii(0, methodEnd) : method.name();
+        return state.method == Method.OTHER ? ascii(0, state.methodEnd) : state.method.name();
     }
 
     /**
@@ -148,7 +52,7 @@ public final class Request {
      * @return the target, still percent-encoded, query included; a new string on each call
      */
     public String target() {
-        return ascii(targetStart, targetEnd);
+        return ascii(state.targetStart, state.targetEnd);
     }
 
     /**
@@ -158,10 +62,10 @@ public final class Request {
      *         on every call
      */
     public String path() {
-        if (pathString == null) {
-            pathString = pathEnd == pathStart ? "/" : ascii(pathStart, pathEnd);
+        if (state.pathString == null) {
+            state.pathString = state.pathEnd == state.pathStart ? "/" : ascii(state.pathStart, state.pathEnd);
         }
-        return pathString;
+        return state.pathString;
     }
 
     /**
@@ -171,7 +75,7 @@ public final class Request {
      *         there is no {@code ?}
      */
     public String query() {
-        return queryStart < 0 ? null : ascii(queryStart, targetEnd);
+        return state.queryStart < 0 ? null : ascii(state.queryStart, state.targetEnd);
     }
 
     /**
@@ -181,7 +85,7 @@ public final class Request {
      *         HTTP/1.1, and the parser answers other major versions with 505
      */
     public String version() {
-        return version == HTTP_1_0 ? "HTTP/1.0" : "HTTP/1.1";
+        return state.version == RequestState.HTTP_1_0 ? "HTTP/1.0" : "HTTP/1.1";
     }
 
     /**
@@ -192,7 +96,7 @@ public final class Request {
      * @return true when the client asked for keep-alive
      */
     public boolean isKeepAliveRequested() {
-        return version == HTTP_1_1 ? !connectionClose : connectionKeepAlive && !connectionClose;
+        return state.version == RequestState.HTTP_1_1 ? !state.connectionClose : state.connectionKeepAlive && !state.connectionClose;
     }
 
     /**
@@ -212,16 +116,16 @@ public final class Request {
      * adds every value to {@code all} and returns null.
      */
     private String queryValues(String name, java.util.List<String> all) {
-        if (queryStart < 0) {
+        if (state.queryStart < 0) {
             return null;
         }
-        int end = targetEnd;
-        int i = queryStart;
+        int end = state.targetEnd;
+        int i = state.queryStart;
         while (i <= end) {
             int pairEnd = indexOf((byte) '&', i, end);
             int eq = indexOf((byte) '=', i, pairEnd);
-            if (PercentDecoder.equalsDecoded(data, array, base + i, base + eq, name)) {
-                String value = eq == pairEnd ? "" : PercentDecoder.decode(data, array, base + eq + 1, base + pairEnd, true);
+            if (PercentDecoder.equalsDecoded(state.data, state.array, state.base + i, state.base + eq, name)) {
+                String value = eq == pairEnd ? "" : PercentDecoder.decode(state.data, state.array, state.base + eq + 1, state.base + pairEnd, true);
                 if (all == null) {
                     return value;
                 }
@@ -239,7 +143,7 @@ public final class Request {
      * @return the pattern as registered, or null
      */
     public String routePattern() {
-        return route == null || route.fallback ? null : route.pattern;
+        return state.route == null || state.route.fallback ? null : state.route.pattern;
     }
 
     /**
@@ -252,7 +156,7 @@ public final class Request {
      * @throws HttpException 400 when a value's percent-encoding is malformed
      */
     public java.util.List<String> queryParams(String name) {
-        if (queryStart < 0) {
+        if (state.queryStart < 0) {
             return java.util.List.of();
         }
         java.util.List<String> values = new java.util.ArrayList<>(2);
@@ -272,14 +176,14 @@ public final class Request {
      * @throws HttpException 400 when the value's percent-encoding is malformed
      */
     public String pathParam(String name) {
-        if (route == null) {
+        if (state.route == null) {
             return null;
         }
-        int index = route.paramIndex(name);
+        int index = state.route.paramIndex(name);
         if (index < 0) {
             return null;
         }
-        return PercentDecoder.decode(data, array, base + params[index * 2], base + params[index * 2 + 1], false);
+        return PercentDecoder.decode(state.data, state.array, state.base + state.params[index * 2], state.base + state.params[index * 2 + 1], false);
     }
 
     /**
@@ -319,7 +223,7 @@ public final class Request {
      * @return the count, 0 or more
      */
     public int headerCount() {
-        return headerCount;
+        return state.headerCount;
     }
 
     /**
@@ -329,7 +233,7 @@ public final class Request {
      * @return the name, Latin-1
      */
     public String headerName(int i) {
-        return ascii(headers[i * 4], headers[i * 4 + 1]);
+        return ascii(state.headers[i * 4], state.headers[i * 4 + 1]);
     }
 
     /**
@@ -339,15 +243,15 @@ public final class Request {
      * @return the value, Latin-1, without surrounding whitespace; possibly empty
      */
     public String headerValue(int i) {
-        return ascii(headers[i * 4 + 2], headers[i * 4 + 3]);
+        return ascii(state.headers[i * 4 + 2], state.headers[i * 4 + 3]);
     }
 
     /** The index of the first header field named {@code name} (any case) at or after {@code from}, or -1. */
     private int headerIndex(String name, int from) {
         int len = name.length();
-        for (int h = from; h < headerCount; h++) {
-            int s = headers[h * 4];
-            if (headers[h * 4 + 1] - s == len && Ascii.equalsIgnoreCase(data, base + s, name)) {
+        for (int h = from; h < state.headerCount; h++) {
+            int s = state.headers[h * 4];
+            if (state.headers[h * 4 + 1] - s == len && Ascii.equalsIgnoreCase(state.data, state.base + s, name)) {
                 return h;
             }
         }
@@ -362,10 +266,10 @@ public final class Request {
      * @return the length in bytes, 0 for no body, or -1 for a streamed chunked body not yet read
      */
     public long bodyLength() {
-        if (streamed != null) {
-            return streamedBytes != null ? streamedBytes.length : streamed.length();
+        if (state.streamed != null) {
+            return state.streamedBytes != null ? state.streamedBytes.length : state.streamed.length();
         }
-        return bodyEnd - bodyStart;
+        return state.bodyEnd - state.bodyStart;
     }
 
     /**
@@ -382,11 +286,11 @@ public final class Request {
      * @throws java.io.UncheckedIOException when reading a streamed body fails
      */
     public ByteBuffer body() {
-        if (streamed != null) {
+        if (state.streamed != null) {
             return ByteBuffer.wrap(streamedBody()).asReadOnlyBuffer();
         }
-        ByteBuffer view = data.asSlice(base + bodyStart, bodyEnd - bodyStart).asByteBuffer().asReadOnlyBuffer();
-        bodyView = view;
+        ByteBuffer view = state.data.asSlice(state.base + state.bodyStart, state.bodyEnd - state.bodyStart).asByteBuffer().asReadOnlyBuffer();
+        state.bodyView = view;
         return view;
     }
 
@@ -399,10 +303,10 @@ public final class Request {
      * @throws java.io.UncheckedIOException when reading a streamed body fails
      */
     public byte[] bodyBytes() {
-        if (streamed != null) {
+        if (state.streamed != null) {
             return streamedBody().clone();
         }
-        return Ascii.bytes(data, base + bodyStart, bodyEnd - bodyStart);
+        return Ascii.bytes(state.data, state.base + state.bodyStart, state.bodyEnd - state.bodyStart);
     }
 
     /**
@@ -414,30 +318,30 @@ public final class Request {
      * @throws java.io.UncheckedIOException when reading a streamed body fails
      */
     public String bodyText() {
-        return new String(streamed != null ? streamedBody() : bodyBytes(), StandardCharsets.UTF_8);
+        return new String(state.streamed != null ? streamedBody() : bodyBytes(), StandardCharsets.UTF_8);
     }
 
     private byte[] streamedBody() {
-        if (streamedBytes == null) {
-            if (!mayBlock) {
+        if (state.streamedBytes == null) {
+            if (!state.mayBlock) {
                 throw new IllegalStateException("the body of a request to an asynchronous handler arrives later: "
                         + "use readBody() or bodyPublisher()");
             }
-            long limit = streamed.collectLimit;
-            if (streamed.length() > limit) {
-                throw streamed.tooLargeToCollect();
+            long limit = state.streamed.collectLimit;
+            if (state.streamed.length() > limit) {
+                throw state.streamed.tooLargeToCollect();
             }
-            try (InputStream in = streamed.stream()) {
+            try (InputStream in = state.streamed.stream()) {
                 byte[] bytes = in.readNBytes((int) Math.min(limit, Integer.MAX_VALUE - 64) + 1);
                 if (bytes.length > limit) {
-                    throw streamed.tooLargeToCollect();
+                    throw state.streamed.tooLargeToCollect();
                 }
-                streamedBytes = bytes;
+                state.streamedBytes = bytes;
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException("reading the request body failed", e);
             }
         }
-        return streamedBytes;
+        return state.streamedBytes;
     }
 
     /**
@@ -449,8 +353,8 @@ public final class Request {
      *         is taken once, by this or {@link #bodyPublisher()})
      */
     public InputStream bodyStream() {
-        if (streamed != null) {
-            return streamed.stream();
+        if (state.streamed != null) {
+            return state.streamed.stream();
         }
         return new java.io.ByteArrayInputStream(bodyBytes());
     }
@@ -463,8 +367,8 @@ public final class Request {
      *         gets {@code onError}), and an empty buffered body completes without {@code onNext}
      */
     public Flow.Publisher<ByteBuffer> bodyPublisher() {
-        if (streamed != null) {
-            return streamed.publisher();
+        if (state.streamed != null) {
+            return state.streamed.publisher();
         }
         byte[] all = bodyBytes();
         return subscriber -> subscriber.onSubscribe(new Flow.Subscription() {
@@ -503,19 +407,19 @@ public final class Request {
      *         for a streamed body in an asynchronous handler
      */
     public <T> T bodyAs(Class<T> type) {
-        JsonCodec codec = route == null ? null : route.json;
+        JsonCodec codec = state.route == null ? null : state.route.json;
         if (codec == null) {
             throw new IllegalStateException("no JSON codec: register one with Router.Builder.json(...)");
         }
         byte[] bytes;
         int offset;
         int length;
-        if (streamed == null && array != null) {
-            bytes = array;
-            offset = base + bodyStart;
-            length = bodyEnd - bodyStart;
+        if (state.streamed == null && state.array != null) {
+            bytes = state.array;
+            offset = state.base + state.bodyStart;
+            length = state.bodyEnd - state.bodyStart;
         } else {
-            bytes = streamed != null ? streamedBody() : bodyBytes();
+            bytes = state.streamed != null ? streamedBody() : bodyBytes();
             offset = 0;
             length = bytes.length;
         }
@@ -534,15 +438,15 @@ public final class Request {
      *         already complete for a buffered body
      */
     public CompletionStage<byte[]> readBody() {
-        if (streamed != null) {
-            return streamed.readAll();
+        if (state.streamed != null) {
+            return state.streamed.readAll();
         }
         return CompletableFuture.completedFuture(bodyBytes());
     }
 
     private int indexOf(byte b, int from, int to) {
         for (int i = from; i < to; i++) {
-            if (data.get(ValueLayout.JAVA_BYTE, base + i) == b) {
+            if (state.data.get(ValueLayout.JAVA_BYTE, state.base + i) == b) {
                 return i;
             }
         }
@@ -550,11 +454,11 @@ public final class Request {
     }
 
     private String ascii(int from, int to) {
-        return Ascii.latin1(data, array, base + from, to - from);
+        return Ascii.latin1(state.data, state.array, state.base + from, to - from);
     }
 
     @Override
     public String toString() {
-        return data == null ? "Request[empty]" : methodName() + " " + target() + " " + version();
+        return state.data == null ? "Request[empty]" : methodName() + " " + target() + " " + version();
     }
 }

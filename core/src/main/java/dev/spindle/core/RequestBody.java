@@ -1,5 +1,7 @@
 package dev.spindle.core;
 
+import dev.spindle.core.exchange.BodyException;
+import dev.spindle.core.exchange.BodySource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
@@ -23,12 +25,6 @@ import java.util.concurrent.Flow;
 public final class RequestBody {
     static final int WINDOW = 64 * 1024;
 
-    /** Pulls more request bytes on the consumer's own thread, for strategies that run handlers inline. */
-    interface Source {
-        /** Reads more input for this body; false when none will come (the body has ended or failed). */
-        boolean pull() throws IOException;
-    }
-
     private final Runnable wakeup;
     private final long length;
     /**
@@ -36,7 +32,7 @@ public final class RequestBody {
      * limit. Set by the connection before the handler sees the body.
      */
     long collectLimit = Long.MAX_VALUE;
-    private Source source;
+    private BodySource source;
 
     private byte[] ring;
     private int head;
@@ -60,7 +56,7 @@ public final class RequestBody {
         this.wakeup = wakeup;
     }
 
-    void source(Source source) {
+    void source(BodySource source) {
         this.source = source;
     }
 
@@ -407,17 +403,6 @@ public final class RequestBody {
         public void onComplete() {
         }
     };
-
-    /** A body that could not be read, with the status the connection answers if the handler gives up on it. */
-    static final class BodyException extends IOException {
-        private static final long serialVersionUID = 1L;
-        final int status;
-
-        BodyException(int status, String message) {
-            super(message);
-            this.status = status;
-        }
-    }
 
     private final class Stream extends InputStream {
         @Override

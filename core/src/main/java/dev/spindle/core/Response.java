@@ -1,11 +1,12 @@
 package dev.spindle.core;
 
+import dev.spindle.core.bytes.Ascii;
+import dev.spindle.core.exchange.ResponseState;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
@@ -38,25 +39,10 @@ public final class Response {
     /** The content type of {@link #json(String)}: {@value}. */
     public static final String APPLICATION_JSON = "application/json";
 
-    int status = 200;
-    String contentType;
-    String[] headerNames = new String[4];
-    String[] headerValues = new String[4];
-    int headerCount;
-    byte[] bodyArray;
-    int bodyOffset;
-    int bodyLength;
-    ByteBuffer bodyBuffer;
-    String bodyString;
-    InputStream bodyStream;
-    BodyWriter bodyWriter;
-    FileChannel bodyFile;
-    /** Length of a streamed body, or -1 when unknown. */
-    long streamLength = -1;
-    private CompletableFuture<Long> sent;
+    final ResponseState state;
 
-    /** A response in its initial state; each connection makes its own and reuses it per exchange. */
-    Response() {
+    Response(ResponseState state) {
+        this.state = state;
     }
 
     /** Writes a streamed body; see {@link #stream(BodyWriter)}. */
@@ -74,44 +60,6 @@ public final class Response {
         void writeTo(OutputStream out) throws IOException;
     }
 
-    void reset() {
-        if (sent != null) {
-            // replaced before it was sent (a failure answered instead): nothing of it went out
-            sent.complete(-1L);
-            sent = null;
-        }
-        status = 200;
-        contentType = null;
-        if (headerCount > 0) {
-            Arrays.fill(headerNames, 0, headerCount, null);
-            Arrays.fill(headerValues, 0, headerCount, null);
-            headerCount = 0;
-        }
-        bodyArray = null;
-        bodyOffset = 0;
-        bodyLength = 0;
-        bodyBuffer = null;
-        bodyString = null;
-        bodyStream = null;
-        bodyWriter = null;
-        bodyFile = null;
-        streamLength = -1;
-    }
-
-    /**
-     * Like {@link #reset()} but keeps the first {@code headers} header fields: what filters set
-     * before a handler that failed (CORS, request ids) stays on the error answer.
-     */
-    void resetKeepingHeaders(int headers) {
-        int keep = Math.min(headers, headerCount);
-        String[] names = keep == 0 ? null : java.util.Arrays.copyOf(headerNames, keep);
-        String[] values = keep == 0 ? null : java.util.Arrays.copyOf(headerValues, keep);
-        reset();
-        for (int i = 0; i < keep; i++) {
-            header(names[i], values[i]);
-        }
-    }
-
     /**
      * When the response's body has gone out, and how long it was: for a whole body at once, with
      * {@link #bodyLength()}; for a streamed body (file, stream, writer), once its last byte was
@@ -127,34 +75,10 @@ public final class Response {
         if (!isStreamed()) {
             return CompletableFuture.completedFuture(bodyLength());
         }
-        if (sent == null) {
-            sent = new CompletableFuture<>();
+        if (state.sent == null) {
+            state.sent = new CompletableFuture<>();
         }
-        return sent;
-    }
-
-    /** The stage {@link #sent()} handed out for a streamed body, now the connection's to complete; null if none was asked for. */
-    CompletableFuture<Long> takeSent() {
-        CompletableFuture<Long> s = sent;
-        sent = null;
-        return s;
-    }
-
-    /** Closes a streamed body's source that will not be sent (a failed or HEAD response). */
-    void closeStreamedBody() {
-        try {
-            if (bodyStream != null) {
-                bodyStream.close();
-            }
-            if (bodyFile != null) {
-                bodyFile.close();
-            }
-        } catch (IOException e) {
-            org.slf4j.LoggerFactory.getLogger(Response.class).debug("closing a response body: {}", e.toString());
-        }
-        bodyStream = null;
-        bodyFile = null;
-        bodyWriter = null;
+        return state.sent;
     }
 
     /**
@@ -168,7 +92,7 @@ public final class Response {
         if (code < 200 || code > 599) {
             throw new IllegalArgumentException("final status must be 200..599, got " + code);
         }
-        status = code;
+        state.status = code;
         return this;
     }
 
@@ -178,7 +102,7 @@ public final class Response {
      * @return the status; 200 until a handler sets another
      */
     public int status() {
-        return status;
+        return state.status;
     }
 
     /**
@@ -192,7 +116,7 @@ public final class Response {
      */
     public Response contentType(String value) {
         checkValue(value);
-        contentType = value;
+        state.contentType = value;
         return this;
     }
 
@@ -227,13 +151,13 @@ public final class Response {
             return contentType(value);
         }
         checkValue(value);
-        if (headerCount == headerNames.length) {
-            headerNames = Arrays.copyOf(headerNames, headerCount * 2);
-            headerValues = Arrays.copyOf(headerValues, headerCount * 2);
+        if (state.headerCount == state.headerNames.length) {
+            state.headerNames = Arrays.copyOf(state.headerNames, state.headerCount * 2);
+            state.headerValues = Arrays.copyOf(state.headerValues, state.headerCount * 2);
         }
-        headerNames[headerCount] = name;
-        headerValues[headerCount] = value;
-        headerCount++;
+        state.headerNames[state.headerCount] = name;
+        state.headerValues[state.headerCount] = value;
+        state.headerCount++;
         return this;
     }
 
@@ -269,9 +193,9 @@ public final class Response {
      */
     public Response body(byte[] body, int offset, int length) {
         clearBody();
-        bodyArray = body;
-        bodyOffset = offset;
-        bodyLength = length;
+        state.bodyArray = body;
+        state.bodyOffset = offset;
+        state.bodyLength = length;
         return this;
     }
 
@@ -286,7 +210,7 @@ public final class Response {
      */
     public Response body(ByteBuffer body) {
         clearBody();
-        bodyBuffer = body;
+        state.bodyBuffer = body;
         return this;
     }
 
@@ -299,7 +223,7 @@ public final class Response {
      */
     public Response body(String body) {
         clearBody();
-        bodyString = body;
+        state.bodyString = body;
         return this;
     }
 
@@ -311,7 +235,7 @@ public final class Response {
      * @return this response
      */
     public Response text(String body) {
-        contentType = TEXT_PLAIN;
+        state.contentType = TEXT_PLAIN;
         return body(body);
     }
 
@@ -323,7 +247,7 @@ public final class Response {
      * @return this response
      */
     public Response json(String body) {
-        contentType = APPLICATION_JSON;
+        state.contentType = APPLICATION_JSON;
         return body(body);
     }
 
@@ -336,21 +260,18 @@ public final class Response {
      * @throws IllegalStateException when the router has no codec ({@link Router.Builder#json}), or the codec fails
      */
     public Response json(Object value) {
-        if (jsonCodec == null) {
+        if (state.jsonCodec == null) {
             throw new IllegalStateException("no JSON codec: register one with Router.Builder.json(...)");
         }
         byte[] bytes;
         try {
-            bytes = jsonCodec.write(value);
+            bytes = state.jsonCodec.write(value);
         } catch (Exception e) {
             throw new IllegalStateException("the JSON codec could not write a " + (value == null ? "null" : value.getClass().getName()), e);
         }
-        contentType = APPLICATION_JSON;
+        state.contentType = APPLICATION_JSON;
         return body(bytes);
     }
-
-    /** The codec of the route being answered, set by whoever dispatches the request. */
-    JsonCodec jsonCodec;
 
     /**
      * A body read from {@code in} as the socket drains, then closed. {@code length} is its exact
@@ -369,8 +290,8 @@ public final class Response {
             throw new IllegalArgumentException("length must be -1 (unknown) or more, got " + length);
         }
         clearBody();
-        bodyStream = in;
-        streamLength = length;
+        state.bodyStream = in;
+        state.streamLength = length;
         return this;
     }
 
@@ -402,8 +323,8 @@ public final class Response {
             throw new IllegalArgumentException("length must be -1 (unknown) or more, got " + length);
         }
         clearBody();
-        bodyWriter = writer;
-        streamLength = length;
+        state.bodyWriter = writer;
+        state.streamLength = length;
         return this;
     }
 
@@ -420,8 +341,8 @@ public final class Response {
     public Response file(Path path) throws IOException {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
         clearBody();
-        bodyFile = channel;
-        streamLength = channel.size();
+        state.bodyFile = channel;
+        state.streamLength = channel.size();
         return this;
     }
 
@@ -444,8 +365,8 @@ public final class Response {
         }
         channel.position(offset);
         clearBody();
-        bodyFile = channel;
-        streamLength = length;
+        state.bodyFile = channel;
+        state.streamLength = length;
         return this;
     }
 
@@ -455,7 +376,7 @@ public final class Response {
      * @return true for a streamed body
      */
     public boolean isStreamed() {
-        return bodyStream != null || bodyWriter != null || bodyFile != null;
+        return state.bodyStream != null || state.bodyWriter != null || state.bodyFile != null;
     }
 
     /**
@@ -466,15 +387,15 @@ public final class Response {
      */
     public long bodyLength() {
         if (isStreamed()) {
-            return streamLength;
+            return state.streamLength;
         }
-        if (bodyString != null) {
-            return utf8Length(bodyString);
+        if (state.bodyString != null) {
+            return utf8Length(state.bodyString);
         }
-        if (bodyArray != null) {
-            return bodyLength;
+        if (state.bodyArray != null) {
+            return state.bodyLength;
         }
-        return bodyBuffer != null ? bodyBuffer.remaining() : 0;
+        return state.bodyBuffer != null ? state.bodyBuffer.remaining() : 0;
     }
 
     /** The UTF-8 length of {@code s}, counted rather than encoded: filters ask it for every exchange. */
@@ -499,37 +420,34 @@ public final class Response {
     }
 
     private void clearBody() {
-        if (bodyStream != null || bodyFile != null) {
-            closeStreamedBody();
+        if (state.bodyStream != null || state.bodyFile != null) {
+            state.closeStreamedBody();
         }
-        bodyArray = null;
-        bodyBuffer = null;
-        bodyString = null;
-        bodyWriter = null;
-        streamLength = -1;
+        state.bodyArray = null;
+        state.bodyBuffer = null;
+        state.bodyString = null;
+        state.bodyWriter = null;
+        state.streamLength = -1;
     }
 
     /** The content type set by the handler, or null (then no {@code Content-Type} is sent). */
     String contentType() {
-        return contentType;
+        return state.contentType;
     }
 
     /** The number of headers added with {@link #header(String, String)}, not counting the content type. */
     int headerCount() {
-        return headerCount;
+        return state.headerCount;
     }
 
     /** The name of the {@code i}th added header, as given. */
     String headerName(int i) {
-        return headerNames[i];
+        return state.headerNames[i];
     }
 
     /** The value of the {@code i}th added header. */
     String headerValue(int i) {
-        return headerValues[i];
+        return state.headerValues[i];
     }
 
-    byte[] bodyText() {
-        return bodyString == null ? null : bodyString.getBytes(StandardCharsets.UTF_8);
-    }
 }

@@ -1,5 +1,9 @@
 package dev.spindle.core;
 
+import dev.spindle.core.exchange.BodyException;
+import dev.spindle.core.exchange.HttpStatus;
+import dev.spindle.core.exchange.RequestState;
+import dev.spindle.core.exchange.Route;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -45,18 +49,10 @@ public final class Router {
         return new Builder();
     }
 
-    static Throwable unwrap(Throwable t) {
-        while ((t instanceof java.util.concurrent.CompletionException || t instanceof java.util.concurrent.ExecutionException)
-                && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
     /** The default answer to a failure: an {@link HttpException}'s status and message, else 500 (logged). */
     static void answerFailure(Request req, Response res, Throwable e) {
-        res.closeStreamedBody();
-        res.reset();
+        res.state.closeStreamedBody();
+        res.state.reset();
         fillFailure(req, res, e);
     }
 
@@ -81,7 +77,7 @@ public final class Router {
      * or not), the answer is that status, with what was thrown as the cause. Null otherwise.
      */
     static HttpException bodyFailure(Request req, Throwable thrown) {
-        RequestBody.BodyException broken = req.streamed == null ? null : req.streamed.failure();
+        BodyException broken = req.state.streamed == null ? null : req.state.streamed.failure();
         if (broken == null || broken.status <= 0) {
             return null;
         }
@@ -109,7 +105,7 @@ public final class Router {
      *
      * @throws HttpException 404 or 405 (with the allowed methods in the message)
      */
-    Route route(Request req) {
+    Route route(RequestState req) {
         MemorySegment d = req.data;
         Route pathMatch = null;
         for (Route r : routes) {
@@ -137,12 +133,12 @@ public final class Router {
             return req.route;
         }
         if (pathMatch == null) {
-            throw new HttpException(404, "no route for " + req.path());
+            throw new HttpException(404, "no route for " + req.api.path());
         }
         throw new MethodNotAllowed(allowed(routes, req));
     }
 
-    private static String allowed(Route[] routes, Request req) {
+    private static String allowed(Route[] routes, RequestState req) {
         Set<String> methods = new LinkedHashSet<>();
         int[] scratch = new int[16];
         for (Route r : routes) {
@@ -423,7 +419,7 @@ public final class Router {
             Handler custom405 = methodNotAllowed;
             Route[] table = composed.toArray(Route[]::new);
             Handler wrongMethod = (req, res) -> {
-                String allow = allowed(table, req);
+                String allow = allowed(table, req.state);
                 if (custom405 == null) {
                     throw new MethodNotAllowed(allow);
                 }

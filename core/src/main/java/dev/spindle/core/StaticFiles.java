@@ -145,7 +145,7 @@ public final class StaticFiles implements Handler {
                     handle(req, res);
                     return null;
                 } catch (NoSuchFile e) {
-                    res.resetKeepingHeaders(headers);
+                    res.state.resetKeepingHeaders(headers);
                     return fallback.handle(req, res);
                 }
             });
@@ -156,7 +156,7 @@ public final class StaticFiles implements Handler {
             try {
                 handle(req, res);
             } catch (NoSuchFile e) {
-                res.resetKeepingHeaders(headers);
+                res.state.resetKeepingHeaders(headers);
                 fallback.handle(req, res);
             }
         };

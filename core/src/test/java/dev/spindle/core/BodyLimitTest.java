@@ -1,12 +1,6 @@
 package dev.spindle.core;
 
-import static dev.spindle.core.ConnectionBytes.bytes;
-import static dev.spindle.core.ConnectionBytes.drain;
-import static dev.spindle.core.ConnectionBytes.feed;
-import static dev.spindle.core.ConnectionBytes.parseAll;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
+import dev.spindle.core.http1.HttpConnection;
 import dev.spindle.core.spi.BodyBudget;
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.testing.RawResponse;
@@ -27,6 +21,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import static dev.spindle.core.ConnectionBytes.bytes;
+import static dev.spindle.core.ConnectionBytes.drain;
+import static dev.spindle.core.ConnectionBytes.feed;
+import static dev.spindle.core.ConnectionBytes.parseAll;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Body limits per route ({@link RouteOptions}), the buffered and streamed limits of

@@ -1,7 +1,5 @@
 package dev.spindle.core;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.testing.RawResponse;
 import dev.spindle.core.testing.ResponseReader;
@@ -11,35 +9,36 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Bytes in and out of a sans-I/O {@link HttpConnection} for the core's tests: feeding it, draining
  * what it has to write, and reading that back ({@link ResponseReader}) with the headers every
  * Spindle response carries checked.
  */
-final class ConnectionBytes {
+public final class ConnectionBytes {
     private static final Pattern IMF_DATE =
             Pattern.compile("(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \\d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \\d{4} \\d{2}:\\d{2}:\\d{2} GMT");
 
     private ConnectionBytes() {
     }
 
-    static byte[] bytes(String s) {
+    public static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.ISO_8859_1);
     }
 
-    static void feed(Connection c, String s) {
+    public static void feed(Connection c, String s) {
         feed(c, bytes(s));
     }
 
-    static void feed(Connection c, byte[] b) {
+    public static void feed(Connection c, byte[] b) {
         ByteBuffer buf = ByteBuffer.wrap(b);
         c.received(buf);
         assertThat(buf.hasRemaining()).as("received() consumes everything").isFalse();
     }
 
     /** Takes everything the connection has to write and reports it written. */
-    static byte[] drain(Connection c) {
+    public static byte[] drain(Connection c) {
         ByteBuffer view = c.outbound();
         byte[] out = new byte[view.remaining()];
         view.get(out);
@@ -53,7 +52,7 @@ final class ConnectionBytes {
      * {@link #drain} until nothing is pending: also a body the connection sends from where the
      * request left it (a large echo), which it hands out after the head.
      */
-    static byte[] drainAll(Connection c) {
+    public static byte[] drainAll(Connection c) {
         ByteArrayOutputStream all = new ByteArrayOutputStream();
         do {
             all.writeBytes(drain(c));
@@ -62,14 +61,14 @@ final class ConnectionBytes {
     }
 
     /** Reads the pending output without reporting it written. */
-    static byte[] peek(Connection c) {
+    public static byte[] peek(Connection c) {
         ByteBuffer view = c.outbound().duplicate();
         byte[] out = new byte[view.remaining()];
         view.get(out);
         return out;
     }
 
-    static List<RawResponse> parseAll(byte[] data) {
+    public static List<RawResponse> parseAll(byte[] data) {
         return parseAll(data, Set.of());
     }
 
@@ -78,7 +77,7 @@ final class ConnectionBytes {
      * responses whose index (not counting 1xx ones) is in {@code bodiless} answer HEAD. Every final
      * response with a {@code Content-Length} passes {@link #assertCommonHeaders}.
      */
-    static List<RawResponse> parseAll(byte[] data, Set<Integer> bodiless) {
+    public static List<RawResponse> parseAll(byte[] data, Set<Integer> bodiless) {
         List<RawResponse> responses = ResponseReader.readAll(data, bodiless::contains);
         for (RawResponse r : responses) {
             if (!r.interim() && r.header("Transfer-Encoding") == null) {
@@ -89,7 +88,7 @@ final class ConnectionBytes {
     }
 
     /** Every final response carries exactly one Date (IMF-fixdate), Server: spindle and Content-Length. */
-    static void assertCommonHeaders(RawResponse r) {
+    public static void assertCommonHeaders(RawResponse r) {
         assertThat(r.headers("Date")).as("Date of %s", r).hasSize(1);
         assertThat(r.header("Date")).as("Date format").matches(IMF_DATE);
         assertThat(r.headers("Server")).as("Server of %s", r).containsExactly("spindle");

@@ -1,11 +1,7 @@
 package dev.spindle.core;
 
-import static dev.spindle.core.ConnectionBytes.bytes;
-import static dev.spindle.core.ConnectionBytes.drain;
-import static dev.spindle.core.ConnectionBytes.feed;
-import static dev.spindle.core.ConnectionBytes.parseAll;
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.spindle.core.http1.HttpConnection;
+import dev.spindle.core.http1.OutgoingBody;
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.testing.RawResponse;
@@ -33,6 +29,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import static dev.spindle.core.ConnectionBytes.bytes;
+import static dev.spindle.core.ConnectionBytes.drain;
+import static dev.spindle.core.ConnectionBytes.feed;
+import static dev.spindle.core.ConnectionBytes.parseAll;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Contract v2 of the sans-I/O {@link Connection}: streamed bodies both ways, asynchronous

@@ -1,13 +1,6 @@
 package dev.spindle.core;
 
-import static dev.spindle.core.ConnectionBytes.bytes;
-import static dev.spindle.core.ConnectionBytes.drain;
-import static dev.spindle.core.ConnectionBytes.drainAll;
-import static dev.spindle.core.ConnectionBytes.feed;
-import static dev.spindle.core.ConnectionBytes.parseAll;
-import static dev.spindle.core.ConnectionBytes.peek;
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.spindle.core.http1.HttpConnection;
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.testing.RawResponse;
@@ -32,6 +25,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import static dev.spindle.core.ConnectionBytes.bytes;
+import static dev.spindle.core.ConnectionBytes.drain;
+import static dev.spindle.core.ConnectionBytes.drainAll;
+import static dev.spindle.core.ConnectionBytes.feed;
+import static dev.spindle.core.ConnectionBytes.parseAll;
+import static dev.spindle.core.ConnectionBytes.peek;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The sans-I/O {@link Connection}: bytes in, bytes out, keep-alive and close decisions. No sockets,

@@ -1,10 +1,7 @@
 package dev.spindle.core;
 
-import static dev.spindle.core.ConnectionBytes.drainAll;
-import static dev.spindle.core.ConnectionBytes.feed;
-import static dev.spindle.core.ConnectionBytes.parseAll;
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.spindle.core.exchange.HttpStatus;
+import dev.spindle.core.http1.HttpConnection;
 import dev.spindle.core.testing.RawResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -29,6 +26,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import static dev.spindle.core.ConnectionBytes.drainAll;
+import static dev.spindle.core.ConnectionBytes.feed;
+import static dev.spindle.core.ConnectionBytes.parseAll;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * One error path: every error Spindle answers keeps its status, reason phrase and required headers

@@ -1,10 +1,6 @@
 package dev.spindle.core;
 
-import static dev.spindle.core.ConnectionBytes.drainAll;
-import static dev.spindle.core.ConnectionBytes.feed;
-import static dev.spindle.core.ConnectionBytes.parseAll;
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.spindle.core.http1.HttpConnection;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.testing.RawResponse;
 import java.io.ByteArrayOutputStream;
@@ -22,6 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import static dev.spindle.core.ConnectionBytes.drainAll;
+import static dev.spindle.core.ConnectionBytes.feed;
+import static dev.spindle.core.ConnectionBytes.parseAll;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** Filters, exception mappers and custom 404/405 answers, through the sans-I/O connection. */
 @org.junit.jupiter.api.Timeout(20)

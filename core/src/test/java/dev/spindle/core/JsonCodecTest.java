@@ -1,14 +1,14 @@
 package dev.spindle.core;
 
-import static dev.spindle.core.ConnectionBytes.drainAll;
-import static dev.spindle.core.ConnectionBytes.feed;
-import static dev.spindle.core.ConnectionBytes.parseAll;
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.spindle.core.http1.HttpConnection;
 import dev.spindle.core.testing.RawResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import static dev.spindle.core.ConnectionBytes.drainAll;
+import static dev.spindle.core.ConnectionBytes.feed;
+import static dev.spindle.core.ConnectionBytes.parseAll;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** The JSON codec seam: bodies read into types, values written, failures answered. */
 class JsonCodecTest {

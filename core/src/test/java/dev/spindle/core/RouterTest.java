@@ -1,8 +1,9 @@
 package dev.spindle.core;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
+import dev.spindle.core.exchange.RequestState;
+import dev.spindle.core.exchange.Route;
+import dev.spindle.core.http1.InputBuffer;
+import dev.spindle.core.http1.RequestParser;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -11,6 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Routing, path variables and query parameters, on requests parsed by the real parser.
@@ -37,17 +40,17 @@ class RouterTest {
         byte[] raw = (method + " " + target + " HTTP/1.1\r\nHost: h\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
         InputBuffer in = new InputBuffer(256);
         in.append(ByteBuffer.wrap(raw));
-        Request req = new Request();
+        RequestState req = new RequestState();
         RequestParser parser = new RequestParser(ServerConfig.defaults());
         assertThat(parser.parseBuffered(in, req)).as("parsing %s %s", method, target).isEqualTo(RequestParser.COMPLETE);
-        return req;
+        return req.api;
     }
 
     /** "METHOD pattern" of the matched route, "404", or "405 Allow: ...". */
     static String outcome(Router router, Request req) {
         try {
-            Route r = router.route(req);
-            assertThat(req.route).isSameAs(r);
+            Route r = router.route(req.state);
+            assertThat(req.state.route).isSameAs(r);
             return r.method + " " + r.pattern;
         } catch (Router.MethodNotAllowed e) {
             assertThat(e.status()).isEqualTo(405);
@@ -154,7 +157,7 @@ class RouterTest {
     @MethodSource("pathParamCases")
     void pathVariables(String target, String name, String expected) {
         Request req = parse("GET", target);
-        ROUTER.route(req);
+        ROUTER.route(req.state);
         assertThat(req.pathParam(name)).isEqualTo(expected);
     }
 
@@ -226,8 +229,9 @@ class RouterTest {
                 .getBytes(StandardCharsets.ISO_8859_1);
         InputBuffer in = new InputBuffer(256);
         in.append(ByteBuffer.wrap(raw));
-        Request req = new Request();
-        new RequestParser(ServerConfig.defaults()).parseBuffered(in, req);
+        RequestState state = new RequestState();
+        new RequestParser(ServerConfig.defaults()).parseBuffered(in, state);
+        Request req = state.api;
         assertThat(req.headers("ACCEPT")).containsExactly("a/b", "c/d, e/f");
         assertThat(req.header("accept")).isEqualTo("a/b");
         assertThat(req.headers("X-Missing")).isEmpty();

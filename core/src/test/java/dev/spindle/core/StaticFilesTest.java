@@ -1,10 +1,6 @@
 package dev.spindle.core;
 
-import static dev.spindle.core.ConnectionBytes.drainAll;
-import static dev.spindle.core.ConnectionBytes.feed;
-import static dev.spindle.core.ConnectionBytes.parseAll;
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.spindle.core.http1.HttpConnection;
 import dev.spindle.core.testing.RawResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import static dev.spindle.core.ConnectionBytes.drainAll;
+import static dev.spindle.core.ConnectionBytes.feed;
+import static dev.spindle.core.ConnectionBytes.parseAll;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** Static files from a directory and from the classpath: types, validators, 304, ranges, no escape from the root. */
 class StaticFilesTest {

@@ -3,6 +3,8 @@ package dev.spindle.core.spi;
 import dev.spindle.core.Handler;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.http1.HttpConnection;
+import dev.spindle.core.tls.TlsConnection;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -76,7 +78,7 @@ public interface Connection {
      * @return a new connection
      */
     static Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget) {
-        return Engine.installed().open(router, config, blockingExecutor, wakeup, budget);
+        return withTls(new HttpConnection(router, config, blockingExecutor, wakeup, budget), config);
     }
 
     /**
@@ -104,7 +106,12 @@ public interface Connection {
      * @return a new connection that only answers, then closes
      */
     static Connection rejecting(ServerConfig config, int status, String message) {
-        return Engine.installed().rejecting(config, status, message);
+        return withTls(HttpConnection.rejecting(config, status, message), config);
+    }
+
+    /** TLS is a layer around the HTTP connection, when the configuration has it. */
+    private static Connection withTls(HttpConnection http, ServerConfig config) {
+        return config.tls() != null ? new TlsConnection(http, config) : http;
     }
 
     /** A region of a file to send with {@code FileChannel.transferTo}, then report with {@link #written}. */

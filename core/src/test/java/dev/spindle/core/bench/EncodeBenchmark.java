@@ -1,6 +1,6 @@
 package dev.spindle.core.bench;
 
-import dev.spindle.core.BenchAccess;
+import dev.spindle.core.http1.BenchAccess;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

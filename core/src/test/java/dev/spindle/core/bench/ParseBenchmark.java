@@ -1,7 +1,7 @@
 package dev.spindle.core.bench;
 
-import dev.spindle.core.BenchAccess;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.http1.BenchAccess;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,7 +1,7 @@
 package dev.spindle.core.bench;
 
-import dev.spindle.core.BenchAccess;
 import dev.spindle.core.Router;
+import dev.spindle.core.http1.BenchAccess;
 import dev.spindle.core.testing.TestRoutes;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

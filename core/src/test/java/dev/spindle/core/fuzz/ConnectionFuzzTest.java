@@ -1,20 +1,19 @@
 package dev.spindle.core.fuzz;
 
-import static dev.spindle.core.fuzz.Findings.require;
-
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.spindle.core.FuzzAccess.Outcome;
-import dev.spindle.core.FuzzAccess.Parsed;
-import dev.spindle.core.FuzzAccess;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.fuzz.Answers.Output;
 import dev.spindle.core.fuzz.Answers.Answer;
+import dev.spindle.core.fuzz.Answers.Output;
+import dev.spindle.core.http1.FuzzAccess;
+import dev.spindle.core.http1.FuzzAccess.Outcome;
+import dev.spindle.core.http1.FuzzAccess.Parsed;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import static dev.spindle.core.fuzz.Findings.require;
 
 /**
  * Coverage-guided fuzz test of the sans-I/O {@link dev.spindle.core.spi.Connection} (issue #7): any

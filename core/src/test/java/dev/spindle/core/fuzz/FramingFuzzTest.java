@@ -1,23 +1,21 @@
 package dev.spindle.core.fuzz;
 
-import static dev.spindle.core.fuzz.Findings.require;
-
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.spindle.core.FuzzAccess.Outcome;
-import dev.spindle.core.FuzzAccess;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.fuzz.Answers.Output;
 import dev.spindle.core.fuzz.Answers.Answer;
+import dev.spindle.core.fuzz.Answers.Output;
+import dev.spindle.core.http1.FuzzAccess;
+import dev.spindle.core.http1.FuzzAccess.Outcome;
 import java.io.ByteArrayOutputStream;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.regex.Pattern;
+import static dev.spindle.core.fuzz.Findings.require;
 
 /**
  * Coverage-guided fuzz test of message framing (issue #7): a request whose body length is

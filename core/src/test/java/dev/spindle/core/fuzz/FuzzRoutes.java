@@ -1,10 +1,10 @@
 package dev.spindle.core.fuzz;
 
-import dev.spindle.core.FuzzAccess;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpException;
 import dev.spindle.core.Request;
 import dev.spindle.core.Router;
+import dev.spindle.core.http1.FuzzAccess;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,17 +1,16 @@
 package dev.spindle.core.fuzz;
 
-import static dev.spindle.core.fuzz.Findings.require;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.spindle.core.FuzzAccess.Outcome;
-import dev.spindle.core.FuzzAccess.Parsed;
-import dev.spindle.core.FuzzAccess;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.http1.FuzzAccess;
+import dev.spindle.core.http1.FuzzAccess.Outcome;
+import dev.spindle.core.http1.FuzzAccess.Parsed;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
+import static dev.spindle.core.fuzz.Findings.require;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Coverage-guided fuzz tests of the request parser (issue #7). In a normal build they replay the

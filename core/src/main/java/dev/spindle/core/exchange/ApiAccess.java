@@ -1,0 +1,187 @@
+package dev.spindle.core.exchange;
+
+import dev.spindle.core.Request;
+import dev.spindle.core.RequestBody;
+import dev.spindle.core.Response;
+import dev.spindle.core.Router;
+import dev.spindle.core.Tls;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import javax.net.ssl.SSLEngine;
+
+/**
+ * What the engine needs of the API types that they do not make public: the application's views of
+ * a request and a response, the producer side of a streamed body, route lookup and TLS engines.
+ * {@code dev.spindle.core} installs the one instance when {@link Request} loads (the JDK's
+ * {@code SharedSecrets} pattern); this package is not exported, so applications cannot reach it.
+ */
+public abstract class ApiAccess {
+    private static volatile ApiAccess installed;
+
+    /**
+     * Installs this access; only the API package can, once.
+     *
+     * @throws IllegalStateException if one is installed already
+     */
+    protected ApiAccess() {
+        synchronized (ApiAccess.class) {
+            if (installed != null) {
+                throw new IllegalStateException("the API's access is installed already");
+            }
+            installed = this;
+        }
+    }
+
+    /**
+     * The installed access.
+     *
+     * @return the access the API package installed
+     */
+    public static ApiAccess get() {
+        ApiAccess a = installed;
+        if (a != null) {
+            return a;
+        }
+        try {
+            // Request's static initialiser installs it
+            Class.forName(Request.class.getName(), true, Request.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("spindle-core's API is missing", e);
+        }
+        return installed;
+    }
+
+    /**
+     * The application's view of a parsed request.
+     *
+     * @param state what the parser reported
+     * @return a request reading {@code state}
+     */
+    public abstract Request request(RequestState state);
+
+    /**
+     * The application's view of a response.
+     *
+     * @param state where the response's setters store what they are given
+     * @return a response writing {@code state}
+     */
+    public abstract Response response(ResponseState state);
+
+    /**
+     * The route that answers a request.
+     *
+     * @param router the routes
+     * @param request the request
+     * @return the route, the router's fallback if none matches, or a route answering 405
+     */
+    public abstract Route route(Router router, RequestState request);
+
+    /**
+     * Replaces a response with the default answer to a failure: an {@code HttpException}'s status
+     * and message (and the headers it requires), else 500.
+     *
+     * @param request the request that failed
+     * @param response the response to replace
+     * @param failure what the handler threw or completed with
+     */
+    public abstract void answerFailure(RequestState request, ResponseState response, Throwable failure);
+
+    /**
+     * A new TLS engine for a connection.
+     *
+     * @param tls the server's TLS settings
+     * @return a server-mode engine
+     */
+    public abstract SSLEngine newEngine(Tls tls);
+
+    /**
+     * A streamed request body, fed by the connection.
+     *
+     * @param length the announced length, or -1 for a chunked body
+     * @param wakeup called when the consumer frees room or asks for more
+     * @return the body
+     */
+    public abstract RequestBody newBody(long length, Runnable wakeup);
+
+    /**
+     * Lets an inline consumer pull input on its own thread.
+     *
+     * @param body the body
+     * @param source what reads more input
+     */
+    public abstract void source(RequestBody body, BodySource source);
+
+    /**
+     * Bounds what {@code readAll()} and {@code Request.body()} collect.
+     *
+     * @param body the body
+     * @param limit the route's buffered limit
+     */
+    public abstract void collectLimit(RequestBody body, long limit);
+
+    /**
+     * Whether the consumer has asked for bytes (time for {@code 100 Continue}).
+     *
+     * @param body the body
+     * @return true once bytes were asked for
+     */
+    public abstract boolean demanded(RequestBody body);
+
+    /**
+     * Whether the consumer gave the body up.
+     *
+     * @param body the body
+     * @return true once abandoned
+     */
+    public abstract boolean abandoned(RequestBody body);
+
+    /**
+     * The bytes fed so far.
+     *
+     * @param body the body
+     * @return the count
+     */
+    public abstract long received(RequestBody body);
+
+    /**
+     * Whether the body takes more bytes now.
+     *
+     * @param body the body
+     * @return true when there is room
+     */
+    public abstract boolean hasRoom(RequestBody body);
+
+    /**
+     * Feeds decoded body bytes.
+     *
+     * @param body the body
+     * @param src the bytes
+     * @param array the array behind {@code src}, or null
+     * @param offset where they start in {@code src}
+     * @param length how many
+     * @return how many were taken
+     */
+    public abstract int offer(RequestBody body, MemorySegment src, byte[] array, long offset, int length);
+
+    /**
+     * Ends the body: every byte was fed.
+     *
+     * @param body the body
+     */
+    public abstract void end(RequestBody body);
+
+    /**
+     * Fails the body.
+     *
+     * @param body the body
+     * @param cause why
+     */
+    public abstract void fail(RequestBody body, IOException cause);
+
+    /**
+     * Gives the body up: the request was answered without it.
+     *
+     * @param body the body
+     */
+    public abstract void abandon(RequestBody body);
+}

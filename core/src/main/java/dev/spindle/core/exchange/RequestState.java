@@ -1,0 +1,124 @@
+package dev.spindle.core.exchange;
+
+import dev.spindle.core.Method;
+import dev.spindle.core.Request;
+import dev.spindle.core.RequestBody;
+import dev.spindle.core.bytes.Ascii;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * What a protocol's parser reports about one request, and what {@link Request} reads: offsets into
+ * the memory the request was parsed in (the connection's buffer, or the strategy's receive buffer),
+ * decoded only when the application asks. The parser writes these fields; the application sees
+ * them only through {@link #api}, whose methods decode them.
+ */
+public final class RequestState {
+    /** {@link #version} of an HTTP/1.0 request. */
+    public static final int HTTP_1_0 = 10;
+    /** {@link #version} of an HTTP/1.1 request. */
+    public static final int HTTP_1_1 = 11;
+
+    /** The application's view of this state. */
+    public final Request api = ApiAccess.get().request(this);
+
+    public MemorySegment data;
+    /** The array behind {@link #data}, or null when it is native. */
+    public byte[] array;
+    public int base;
+    public Method method;
+    public int methodEnd;
+    public int targetStart;
+    public int targetEnd;
+    public int pathStart;
+    public int pathEnd;
+    public int queryStart = -1;
+    public int version;
+    public int headerCount;
+    public int[] headers = new int[64];
+    public int bodyStart;
+    public int bodyEnd;
+    public long contentLength = -1;
+    public boolean chunked;
+    public boolean connectionClose;
+    public boolean connectionKeepAlive;
+    public boolean expectContinue;
+
+    public Route route;
+    public final int[] params = new int[16];
+    /** The body of a request dispatched before its body arrived, or null when the body is buffered (or absent). */
+    public RequestBody streamed;
+    /** Whether whole-body accessors may block reading {@link #streamed} (not on an event loop). */
+    public boolean mayBlock;
+    public byte[] streamedBytes;
+    /** The last view {@code Request.body()} handed out: a response that sends it back may send it from where it lies. */
+    public ByteBuffer bodyView;
+
+    public String pathString;
+
+    public void reset() {
+        data = null;
+        array = null;
+        method = null;
+        queryStart = -1;
+        headerCount = 0;
+        bodyStart = 0;
+        bodyEnd = 0;
+        contentLength = -1;
+        chunked = false;
+        connectionClose = false;
+        connectionKeepAlive = false;
+        expectContinue = false;
+        route = null;
+        pathString = null;
+        bodyView = null;
+        streamed = null;
+        streamedBytes = null;
+    }
+
+    public void addHeader(int nameStart, int nameEnd, int valueStart, int valueEnd) {
+        int i = headerCount * 4;
+        if (i + 4 > headers.length) {
+            headers = Arrays.copyOf(headers, headers.length * 2);
+        }
+        headers[i] = nameStart;
+        headers[i + 1] = nameEnd;
+        headers[i + 2] = valueStart;
+        headers[i + 3] = valueEnd;
+        headerCount++;
+    }
+
+    /** Copies everything this request refers to, so it stays valid after the buffer is reused. */
+    public RequestState detach() {
+        RequestState copy = new RequestState();
+        int end = Math.max(bodyEnd, Math.max(targetEnd, lastHeaderEnd()));
+        copy.array = Ascii.bytes(data, base, end);
+        copy.data = MemorySegment.ofArray(copy.array);
+        copy.base = 0;
+        copy.method = method;
+        copy.methodEnd = methodEnd;
+        copy.targetStart = targetStart;
+        copy.targetEnd = targetEnd;
+        copy.pathStart = pathStart;
+        copy.pathEnd = pathEnd;
+        copy.queryStart = queryStart;
+        copy.version = version;
+        copy.headerCount = headerCount;
+        copy.headers = Arrays.copyOf(headers, headerCount * 4);
+        copy.bodyStart = bodyStart;
+        copy.bodyEnd = bodyEnd;
+        copy.contentLength = contentLength;
+        copy.chunked = chunked;
+        copy.connectionClose = connectionClose;
+        copy.connectionKeepAlive = connectionKeepAlive;
+        copy.expectContinue = expectContinue;
+        copy.route = route;
+        System.arraycopy(params, 0, copy.params, 0, params.length);
+        return copy;
+    }
+
+    public int lastHeaderEnd() {
+        return headerCount == 0 ? 0 : headers[headerCount * 4 - 1];
+    }
+}

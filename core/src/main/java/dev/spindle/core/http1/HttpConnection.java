@@ -1,0 +1,429 @@
+package dev.spindle.core.http1;
+
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
+import dev.spindle.core.exchange.Deadlines;
+import dev.spindle.core.exchange.HandlerRunner;
+import dev.spindle.core.spi.BodyBudget;
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The core's {@link Connection} for plain HTTP/1.1: parsing, routing, handlers, encoding and
+ * timeouts ({@link Deadlines}). TLS is a layer around it ({@code tls.TlsConnection}).
+ */
+public final class HttpConnection implements Connection, Deadlines.Waits {
+    private static final Logger log = LoggerFactory.getLogger(HttpConnection.class);
+    /** How long a finished connection keeps reading (and dropping) what the peer still sends before closing. */
+    static final long LINGER_NANOS = Deadlines.LINGER_NANOS;
+    private static final Runnable NO_WAKEUP = () -> { };
+    /**
+     * The input buffer a connection starts with. A strategy reading into a heap buffer or lending
+     * memory has its requests parsed where they arrived, and only an unfinished tail is kept here,
+     * so most connections never need more; it grows (doubling) for those that do. With thousands
+     * of connections opened and closed (no keep-alive), memory held per connection is what counts.
+     */
+    static final int INPUT_INITIAL_BYTES = 2048;
+    static final int OUTPUT_INITIAL_BYTES = 4096;
+
+    private final ServerConfig config;
+    /** Replaced by an empty one once the connection only drops input ({@link #shedBuffers()}). */
+    private InputBuffer in;
+    private final ResponseWriter writer;
+    private final Deadlines deadlines;
+    private final Lifecycle life = new Lifecycle();
+    private final RequestProcessor requests;
+
+    private byte[] lentKey;
+    private MemorySegment lentMemory;
+
+    /**
+     * A connection whose blocking handlers run inline, for thread-per-connection strategies and tests.
+     * No handler completes on another thread, so it needs no wakeup; for streamed request bodies set
+     * an {@link #inputPump}.
+     *
+     * @param router the routes requests are dispatched to
+     * @param config the limits and timeouts it applies
+     */
+    public HttpConnection(Router router, ServerConfig config) {
+        this(router, config, null, null);
+    }
+
+    /**
+     * A connection whose blocking handlers run on {@code blockingExecutor}, for event-loop strategies.
+     * It holds no socket: the strategy feeds it and writes for it, on the connection's thread.
+     *
+     * @param router the routes requests are dispatched to
+     * @param config the limits and timeouts it applies
+     * @param blockingExecutor where blocking handlers and blocking body sources run; null runs them
+     *        inline on the connection's thread (then set an {@link #inputPump})
+     * @param wakeup called from any thread when the connection has work for its thread, which then
+     *        calls {@link #resume()}; may be null only if no handler completes on another thread
+     */
+    public HttpConnection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup) {
+        this(router, config, blockingExecutor, wakeup, null);
+    }
+
+    /**
+     * As {@link #HttpConnection(Router, ServerConfig, Executor, Runnable)}, holding buffered request
+     * bodies within the server's {@code budget}.
+     *
+     * @param budget shared by the server's connections; null for none
+     */
+    public HttpConnection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget) {
+        this(router, config, blockingExecutor, wakeup, budget, INPUT_INITIAL_BYTES, OUTPUT_INITIAL_BYTES);
+    }
+
+    private HttpConnection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget,
+            int inputCapacity, int outputCapacity) {
+        Runnable wake = wakeup != null ? wakeup : NO_WAKEUP;
+        this.config = config;
+        this.in = new InputBuffer(inputCapacity, budget);
+        this.deadlines = new Deadlines(config, DRAIN_IDLE_GRACE_MILLIS);
+        this.writer = new ResponseWriter(outputCapacity, config.writeHighWaterMark(), blockingExecutor, wake, deadlines);
+        // a blocking executor means an event loop: a blocking server runs even inline handlers on a thread of their own
+        HandlerRunner handlers = new HandlerRunner(blockingExecutor, wake, config.blockedLoopThreshold().toNanos());
+        this.requests = new RequestProcessor(router, config, in, writer, life, deadlines, handlers, wake);
+    }
+
+    /**
+     * A connection the server will not serve (too many connections, no free worker): it answers
+     * {@code status} with {@code message} and {@code Connection: close}, then lingers and closes.
+     * Its response is ready in {@link #outbound()} at once, before any byte was received; it never
+     * parses or routes a request.
+     *
+     * @param config the limits and timeouts it applies (the write timeout, lingering)
+     * @param status the HTTP status code to answer, such as 503
+     * @param message the reason, in the plain-text body {@code <status> <reason phrase>: <message>}
+     * @return a new connection that only answers, then closes
+     */
+    public static HttpConnection rejecting(ServerConfig config, int status, String message) {
+        // it parses nothing and answers a short error: the smallest buffers (grown if ever needed)
+        HttpConnection c = new HttpConnection(null, config, null, null, null, 0, 0);
+        c.requests.refuse(status, message);
+        return c;
+    }
+
+    @Override
+    public void transferFiles(boolean on) {
+        writer.transferFiles(on);
+    }
+
+    @Override
+    public void inputPump(InputPump pump) {
+        requests.inputPump(pump);
+    }
+
+    /**
+     * Answers {@code status} with {@code message} and a close before reading anything, such as a
+     * plain HTTP request on a TLS port (a connection already being refused keeps its refusal).
+     */
+    public void refuse(int status, String message) {
+        requests.refuse(status, message);
+    }
+
+    @Override
+    public Next received(ByteBuffer src) {
+        int length = src.remaining();
+        if (length == 0) {
+            return next();
+        }
+        deadlines.inputActivity();
+        if (life.over()) {
+            src.position(src.limit());
+            life.dropped(length);
+            return next();
+        }
+        MemorySegment memory = in.available() == 0 && !requests.processing() ? lendable(src) : null;
+        if (memory == null) {
+            if (append(src)) {
+                requests.process();
+            }
+            return next();
+        }
+        long offset = src.arrayOffset() + src.position();
+        src.position(src.limit());
+        receivedInPlace(memory, lentKey, offset, length);
+        return next();
+    }
+
+    @Override
+    public Next received(MemorySegment memory, long offset, int length) {
+        if (length == 0) {
+            return next();
+        }
+        deadlines.inputActivity();
+        if (life.over()) {
+            life.dropped(length);
+            return next();
+        }
+        if (in.available() > 0 || memory.isReadOnly() || requests.processing()) {
+            if (append(memory.asSlice(offset, length).asByteBuffer())) {
+                requests.process();
+            }
+            return next();
+        }
+        receivedInPlace(memory, null, offset, length);
+        return next();
+    }
+
+    /** Input arrived (for a layer around the connection, such as TLS, whose bytes the connection does not see). */
+    public void inputActivity() {
+        deadlines.inputActivity();
+    }
+
+    /** Output was written (by a layer around the connection). */
+    public void outputActivity() {
+        deadlines.outputActivity();
+    }
+
+    /** Buffers input; false if the budget for buffered bodies refused the room (the request is then refused). */
+    private boolean append(ByteBuffer src) {
+        try {
+            in.append(src);
+            return true;
+        } catch (InputBuffer.OverBudget e) {
+            src.position(src.limit());
+            requests.overBudget(e);
+            return false;
+        }
+    }
+
+    /** The layer around the connection failed (TLS): no request can be read or answered; it still sends what it has, then closes. */
+    public void inputFailed() {
+        requests.release();
+        life.stopReading();
+        life.endInput();
+    }
+
+
+    private void receivedInPlace(MemorySegment memory, byte[] array, long offset, int length) {
+        in.lend(memory, array, offset, length);
+        try {
+            requests.process();
+        } finally {
+            try {
+                in.keepTail();
+            } catch (InputBuffer.OverBudget e) {
+                requests.overBudget(e);
+            }
+        }
+    }
+
+    /**
+     * The memory behind a heap {@code src}, cached because strategies read into the same buffer
+     * again and again. Direct buffers are copied: JMH (CoreRoundTripBenchmark) measured parsing
+     * native memory through a segment slower than copying a request and parsing the array.
+     */
+    private MemorySegment lendable(ByteBuffer src) {
+        if (!src.hasArray()) {
+            return null;
+        }
+        byte[] key = src.array();
+        if (key != lentKey) {
+            lentMemory = MemorySegment.ofArray(key);
+            lentKey = key;
+        }
+        return lentMemory;
+    }
+
+    @Override
+    public Next endOfInput() {
+        if (!life.inputEnded()) {
+            life.endInput();
+            requests.process();
+        }
+        return next();
+    }
+
+    @Override
+    public Next resume() {
+        requests.process();
+        return next();
+    }
+
+    @Override
+    public ByteBuffer outbound() {
+        return writer.outbound();
+    }
+
+    @Override
+    public FileRegion outboundFile() {
+        return writer.outboundFile();
+    }
+
+    /** Whether bytes or a file region wait to be written. */
+    public boolean hasOutbound() {
+        return writer.hasOutbound();
+    }
+
+    @Override
+    public Next written(int bytes) {
+        if (bytes == 0) {
+            return next();
+        }
+        writer.written(bytes);
+        requests.outputTaken();
+        return next();
+    }
+
+    @Override
+    public Next next() {
+        return life.next(requests.flushed(), requests.wantsInput(), hasOutbound());
+    }
+
+    @Override
+    public State state() {
+        return life.state(requests.flushed(), requests.busy());
+    }
+
+    /** The connection is closing and has handed out everything: a layer around it (TLS) may end its side. */
+    public boolean outputFinished() {
+        return life.closing() && !life.aborted() && requests.flushed();
+    }
+
+    /** Whether the connection gave up (a timeout, a failure): nothing more is sent. */
+    public boolean aborted() {
+        return life.aborted();
+    }
+
+    @Override
+    public boolean outputPending() {
+        return hasOutbound();
+    }
+
+    @Override
+    public boolean closing() {
+        return life.closing();
+    }
+
+    @Override
+    public boolean lingering() {
+        return life.lingering(requests.flushed());
+    }
+
+    @Override
+    public boolean bodyAwaited() {
+        return requests.bodyAwaited();
+    }
+
+    @Override
+    public boolean bodyStreaming() {
+        return requests.bodyStreaming();
+    }
+
+    @Override
+    public boolean handling() {
+        return requests.handling();
+    }
+
+    @Override
+    public boolean handlerDone() {
+        return requests.handlerDone();
+    }
+
+    @Override
+    public boolean sending() {
+        return writer.sending();
+    }
+
+    @Override
+    public boolean awaitingProducer() {
+        return writer.awaitingProducer();
+    }
+
+    @Override
+    public boolean requestInProgress() {
+        return requests.requestInProgress();
+    }
+
+    @Override
+    public boolean draining() {
+        return life.draining();
+    }
+
+    @Override
+    public void closeAfterResponse() {
+        life.closeAfterResponse();
+    }
+
+    @Override
+    public void drain() {
+        life.drain();
+    }
+
+    @Override
+    public Next tick(long now) {
+        if (life.aborted()) {
+            return Next.CLOSE;
+        }
+        switch (deadlines.expired(now, this)) {
+            case WRITE -> {
+                log.debug("write timeout: the peer took no output for {}", config.writeTimeout());
+                requests.abort();
+            }
+            case LINGER_STARTED -> shedBuffers();
+            case LINGER -> life.lingerOver();
+            case BODY -> requests.bodyTimedOut();
+            case HANDLER -> requests.handlerTimedOut();
+            case PRODUCER -> {
+                log.warn("a streamed response body produced nothing for {}; closing its connection", config.handlerTimeout());
+                requests.abort();
+            }
+            case REQUEST -> requests.requestTimedOut();
+            case DRAIN_IDLE -> life.stopReading();
+            case IDLE -> requests.abort();
+            case NONE -> { }
+        }
+        return next();
+    }
+
+    @Override
+    public long nanosToTick(long now) {
+        return deadlines.nanosToTick(now, this);
+    }
+
+    /**
+     * A lingering connection only drops what still arrives: it lets go of its buffers, and of the
+     * strategy's read buffer it was lent last, so the connections a busy server is closing hold
+     * almost nothing.
+     */
+    private void shedBuffers() {
+        InputBuffer empty = new InputBuffer(0);
+        if (requests.shed(empty)) {
+            in = empty;
+            lentKey = null;
+            lentMemory = null;
+        }
+    }
+
+    @Override
+    public void closed() {
+        if (!life.aborted()) {
+            requests.abort();
+        }
+        in.releaseAll();
+    }
+
+    /** Gives up on the connection: nothing more is sent, and the strategy closes it. */
+    public void abort() {
+        requests.abort();
+    }
+
+
+
+    /** Bytes of buffer memory the connection holds, for tests of its memory bound. */
+    public int bufferCapacity() {
+        return in.capacity() + writer.capacity();
+    }
+
+    /** Bytes of output buffer memory, for tests that a body is not copied into it. */
+    public int outputCapacity() {
+        return writer.capacity();
+    }
+}

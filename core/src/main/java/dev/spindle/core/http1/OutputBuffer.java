@@ -1,0 +1,141 @@
+package dev.spindle.core.http1;
+
+import java.nio.ByteBuffer;
+
+/** Encoded bytes waiting to be written: {@code [start, end)} of {@code data}. */
+public final class OutputBuffer {
+    /** Capacity above which an emptied buffer is let go, so a large response does not stay allocated. */
+    static final int RETAIN_LIMIT = 1 << 20;
+
+    private final int initialCapacity;
+    private byte[] data;
+    private int start;
+    private int end;
+    private ByteBuffer view;
+    private ByteBuffer tail;
+
+    public OutputBuffer(int initialCapacity) {
+        this.initialCapacity = Math.max(256, initialCapacity);
+        data = new byte[this.initialCapacity];
+        view = ByteBuffer.wrap(data);
+    }
+
+    public int pending() {
+        return end - start;
+    }
+
+    public ByteBuffer view() {
+        view.limit(end).position(start);
+        return view;
+    }
+
+    public void written(int n) {
+        if (n < 0 || n > end - start) {
+            throw new IllegalArgumentException("written " + n + " of " + (end - start) + " pending bytes");
+        }
+        start += n;
+        if (start == end) {
+            start = 0;
+            end = 0;
+            if (data.length > RETAIN_LIMIT) {
+                data = new byte[initialCapacity];
+                view = ByteBuffer.wrap(data);
+            }
+        }
+    }
+
+    /** Bytes of memory held, for tests and the memory bound. */
+    int capacity() {
+        return data.length;
+    }
+
+    /** Where the next byte goes; room must have been made with {@link #ensure}. */
+    int end() {
+        return end;
+    }
+
+    /** Takes {@code n} bytes the caller wrote at {@link #end()}. */
+    public void commit(int n) {
+        end += n;
+    }
+
+    public void ensure(int n) {
+        if (data.length - end >= n) {
+            return;
+        }
+        int live = end - start;
+        if (start > 0 && live + n <= data.length) {
+            System.arraycopy(data, start, data, 0, live);
+        } else {
+            long wanted = Math.max((long) data.length * 2, (long) live + n);
+            byte[] bigger = new byte[(int) Math.min(wanted, Integer.MAX_VALUE - 16)];
+            System.arraycopy(data, start, bigger, 0, live);
+            data = bigger;
+            view = ByteBuffer.wrap(data);
+        }
+        start = 0;
+        end = live;
+    }
+
+    /** Callers {@link #ensure} room first; these never check. */
+    void put(byte[] src) {
+        System.arraycopy(src, 0, data, end, src.length);
+        end += src.length;
+    }
+
+    void put(byte[] src, int off, int len) {
+        System.arraycopy(src, off, data, end, len);
+        end += len;
+    }
+
+    void put(ByteBuffer src) {
+        int n = src.remaining();
+        src.get(src.position(), data, end, n);
+        end += n;
+    }
+
+    void putAscii(String s) {
+        int n = s.length();
+        for (int i = 0; i < n; i++) {
+            data[end + i] = (byte) s.charAt(i);
+        }
+        end += n;
+    }
+
+    /** Writes a non-negative decimal number. */
+    void putDecimal(long v) {
+        int digits = 1;
+        for (long t = v; t >= 10; t /= 10) {
+            digits++;
+        }
+        int i = end + digits;
+        do {
+            data[--i] = (byte) ('0' + v % 10);
+            v /= 10;
+        } while (v > 0);
+        end += digits;
+    }
+
+    /** Appends and returns the index at which {@code len} bytes may be written directly. */
+    int reserve(int len) {
+        int at = end;
+        end += len;
+        return at;
+    }
+
+    byte[] array() {
+        return data;
+    }
+
+    /**
+     * The free room after {@link #end()}, as a buffer to write into (an {@code SSLEngine} wraps into
+     * it); {@link #commit} what was written. Valid until the next {@link #ensure}.
+     */
+    public ByteBuffer tail() {
+        if (tail == null || tail.array() != data) {
+            tail = ByteBuffer.wrap(data);
+        }
+        tail.limit(data.length).position(end);
+        return tail;
+    }
+}

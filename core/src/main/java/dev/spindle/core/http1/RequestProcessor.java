@@ -1,0 +1,515 @@
+package dev.spindle.core.http1;
+
+import dev.spindle.core.HttpException;
+import dev.spindle.core.Method;
+import dev.spindle.core.RequestBody;
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
+import dev.spindle.core.exchange.ApiAccess;
+import dev.spindle.core.exchange.Deadlines;
+import dev.spindle.core.exchange.Exchange;
+import dev.spindle.core.exchange.HandlerRunner;
+import dev.spindle.core.exchange.HttpStatus;
+import dev.spindle.core.exchange.RequestState;
+import dev.spindle.core.exchange.ResponseState;
+import dev.spindle.core.exchange.Route;
+import dev.spindle.core.spi.Connection.InputPump;
+import dev.spindle.core.spi.Connection.State;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The requests of one HTTP/1.1 connection, in order: parses them from the input, routes each,
+ * runs its handler ({@link HandlerRunner}), streams its request body to it, and has its response
+ * written ({@link ResponseWriter}); a pipelined request waits until the one before it is answered.
+ * It answers bad input, budgets and timeouts with the right status and a close. The
+ * {@link HttpConnection} around it moves bytes in and out and keeps the connection's life.
+ */
+final class RequestProcessor {
+    private static final ApiAccess API = ApiAccess.get();
+    private static final Logger log = LoggerFactory.getLogger(RequestProcessor.class);
+
+    private final Router router;
+    private final ServerConfig config;
+    private final Runnable wakeup;
+    private final HandlerRunner handlers;
+    private final ResponseWriter writer;
+    private final Lifecycle life;
+    private final Deadlines deadlines;
+    private final int highWater;
+    private final RequestParser parser;
+    private final RequestState request = new RequestState();
+    private final ResponseState response = new ResponseState();
+    private final BodyFeed feed;
+    /** The connection's input; replaced by an empty one once the connection only drops input. */
+    private InputBuffer in;
+    private InputPump pump;
+    private ByteBuffer pumpBuffer;
+
+    private boolean continueSent;
+    private boolean processing;
+    private boolean reprocess;
+    /** Processing stopped at the high-water mark; {@link #outputTaken()} resumes it. */
+    private boolean blockedOnOutput;
+    /** A blocking or asynchronous handler in flight, or null. */
+    private Exchange exchange;
+
+    RequestProcessor(Router router, ServerConfig config, InputBuffer in, ResponseWriter writer, Lifecycle life,
+            Deadlines deadlines, HandlerRunner handlers, Runnable wakeup) {
+        this.router = router;
+        this.config = config;
+        this.in = in;
+        this.writer = writer;
+        this.life = life;
+        this.deadlines = deadlines;
+        this.handlers = handlers;
+        this.wakeup = wakeup;
+        this.highWater = config.writeHighWaterMark();
+        this.parser = new RequestParser(config);
+        this.feed = new BodyFeed(parser, config.discardLimit());
+    }
+
+    void inputPump(InputPump pump) {
+        this.pump = pump;
+    }
+
+    /** Inside {@link #process()}: input must be appended, not lent (it is being parsed). */
+    boolean processing() {
+        return processing;
+    }
+
+    /** What an open connection is busy with. */
+    State busy() {
+        return exchange != null ? State.HANDLING
+                : !writer.idle() ? State.SENDING
+                : parser.inProgress(in) ? State.READING_REQUEST
+                : State.IDLE;
+    }
+
+    /** Whether an open connection would read now (not held back by a handler, a full output or a body window). */
+    boolean wantsInput() {
+        if (feed.streaming()) {
+            return API.hasRoom(feed.body()) && in.available() < highWater;
+        }
+        return exchange == null && !writer.sending() && !writer.full();
+    }
+
+    /** Nothing is pending or in flight. */
+    boolean flushed() {
+        return writer.idle() && exchange == null;
+    }
+
+    boolean handling() {
+        return exchange != null;
+    }
+
+    boolean handlerDone() {
+        return exchange.done;
+    }
+
+    boolean bodyStreaming() {
+        return feed.streaming();
+    }
+
+    boolean bodyAwaited() {
+        return feed.streaming() && exchange != null && API.hasRoom(feed.body());
+    }
+
+    boolean requestInProgress() {
+        return parser.inProgress(in);
+    }
+
+    /** The socket took output: processing held back at the high-water mark (or a streamed body) goes on. */
+    void outputTaken() {
+        if ((blockedOnOutput || writer.sending()) && !writer.full()) {
+            blockedOnOutput = false;
+            process();
+        }
+    }
+
+    /** A handler waits for a streamed body that stopped arriving: it fails with 408, and the connection ends. */
+    void bodyTimedOut() {
+        life.stopReading();
+        feed.fail(408, "request body not received in time");
+    }
+
+    /**
+     * Lets go of the buffers of a connection that only lingers (none while a body is being
+     * dropped, or the strategy's memory is lent); false if it cannot now.
+     */
+    boolean shed(InputBuffer empty) {
+        if (feed.streaming() || in.isLent()) {
+            return false;
+        }
+        in.releaseAll();
+        in = empty;
+        writer.shed();
+        request.reset();
+        response.reset();
+        pumpBuffer = null;
+        return true;
+    }
+
+    /**
+     * Answers {@code status} with {@code message} and a close before reading anything, such as a
+     * plain HTTP request on a TLS port (a connection already being refused keeps its refusal).
+     */
+    void refuse(int status, String message) {
+        if (!life.closing()) {
+            response.reset();
+            ResponseEncoder.error(writer.buffer(), response, status, message, null, ResponseEncoder.CONNECTION_CLOSE, false);
+            life.stopReading();
+        }
+    }
+
+    /**
+     * The server's budget for buffered bodies cannot hold this connection's input: a request not
+     * yet answered gets the status (503 with {@code Retry-After}, or 413) and the connection closes;
+     * one already being answered just ends. A closing connection needs its input no more.
+     */
+    void overBudget(InputBuffer.OverBudget e) {
+        log.debug("request refused ({}): {}", e.status(), e.getMessage());
+        if (life.closing()) {
+            return;
+        }
+        if (exchange != null || writer.sending() || feed.streaming()) {
+            abort();
+            return;
+        }
+        response.reset();
+        response.api.status(e.status());
+        if (e.status() == 503) {
+            response.api.header("Retry-After", "1");
+        }
+        response.api.text(e.status() + " " + HttpStatus.reason(e.status()) + ": " + e.getMessage() + "\n");
+        ResponseEncoder.encode(writer.buffer(), response, parser.requestLineParsed() && request.method == Method.HEAD,
+                ResponseEncoder.CONNECTION_CLOSE);
+        life.stopReading();
+        if (!processing) {
+            in.discard();
+        }
+    }
+
+    void process() {
+        if (processing) {
+            reprocess = true;
+            return;
+        }
+        processing = true;
+        try {
+            do {
+                reprocess = false;
+                step();
+            } while (reprocess && !life.aborted());
+            if (life.closing()) {
+                // no request will be read again: a body buffered for one is given back at once
+                in.discard();
+            }
+        } finally {
+            processing = false;
+        }
+    }
+
+    private void step() {
+        while (!life.aborted()) {
+            if (feed.streaming()) {
+                feedBody();
+                if (life.aborted()) {
+                    return;
+                }
+            }
+            if (exchange != null) {
+                if (!exchange.done) {
+                    sendContinueIfDemanded();
+                    return;
+                }
+                completeExchange();
+                continue;
+            }
+            if (writer.sending()) {
+                ResponseWriter.Outcome pulled = writer.pull();
+                if (pulled == ResponseWriter.Outcome.FAILED) {
+                    abort();
+                    return;
+                }
+                if (pulled == ResponseWriter.Outcome.WAIT) {
+                    blockedOnOutput = writer.full();
+                    return;
+                }
+                continue;
+            }
+            if (feed.streaming() || life.closing()) {
+                // still dropping the rest of an unread body, or finished
+                return;
+            }
+            if (writer.full()) {
+                blockedOnOutput = true;
+                return;
+            }
+            int result;
+            try {
+                result = parser.parse(in, request);
+            } catch (HttpException e) {
+                rejectInput(e);
+                return;
+            }
+            if (result == RequestParser.NEED_MORE) {
+                if (life.inputEnded()) {
+                    life.stopReading();
+                } else if (request.expectContinue && request.version == RequestState.HTTP_1_1 && !continueSent && parser.inBody()) {
+                    continueSent = true;
+                    ResponseEncoder.writeContinue(writer.buffer());
+                }
+                return;
+            }
+            if (result == RequestParser.HEADERS) {
+                Route route = routeAtHeaders();
+                boolean streams = route != null && streams(route);
+                try {
+                    // the route's limit (or the server's, buffered or streamed), and room for a buffered body of known length
+                    parser.limitBody(route != null ? route.bodyLimit(config, streams) : config.maxBodySize(), request);
+                    if (!streams && !request.chunked) {
+                        in.reserveFor(request.bodyStart + request.contentLength);
+                    }
+                } catch (HttpException e) {
+                    rejectInput(e);
+                    return;
+                }
+                if (streams) {
+                    startStreamedExchange(route);
+                }
+                continue;
+            }
+            in.consumeRequest(parser.consumed());
+            continueSent = false;
+            dispatch(request);
+            in.shrinkIfDone();
+            forgetLargeBody();
+        }
+    }
+
+    /**
+     * The request just handled had a large body: the input buffer let its array go (or an echo
+     * being sent holds it), so the request and response must not keep it reachable while the
+     * connection waits or lingers, outside the budget that no longer counts it.
+     */
+    private void forgetLargeBody() {
+        byte[] array = request.array;
+        if (array != null && array.length > OutputBuffer.RETAIN_LIMIT) {
+            request.reset();
+            response.reset();
+        }
+    }
+
+    /** The route of a request whose header section just arrived, or null when none matched (404, 405). */
+    private Route routeAtHeaders() {
+        try {
+            return API.route(router, request);
+        } catch (HttpException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Whether the route's handler gets its body streamed; else it is buffered. A blocking handler
+     * run inline can only stream through an input pump.
+     */
+    private boolean streams(Route route) {
+        return route.streamsBody && handlers.canStream(route, pump != null);
+    }
+
+    private void rejectInput(HttpException e) {
+        if (e instanceof InputBuffer.OverBudget over) {
+            overBudget(over);
+            return;
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("bad request ({}): {}", e.status(), e.getMessage());
+        }
+        response.reset();
+        boolean head = parser.requestLineParsed() && request.method == Method.HEAD;
+        ResponseEncoder.error(writer.buffer(), response, e.status(), e.getMessage(), null, ResponseEncoder.CONNECTION_CLOSE, head);
+        life.stopReading();
+    }
+
+    private boolean keepAlive(RequestState req) {
+        return config.keepAlive() && life.keepsAlive() && req.api.isKeepAliveRequested();
+    }
+
+    private void dispatch(RequestState req) {
+        boolean keepAlive = keepAlive(req);
+        Route route = req.route;
+        if (route == null) {
+            try {
+                route = API.route(router, req);
+            } catch (HttpException e) {
+                response.reset();
+                finish(req, response, e, keepAlive);
+                return;
+            }
+        }
+        if (handlers.deferred(route)) {
+            RequestState copy = req.detach();
+            if (route.async != null) {
+                copy.mayBlock = false;
+            }
+            begin(route, new Exchange(copy, keepAlive, null));
+            return;
+        }
+        response.reset();
+        response.jsonCodec = route.json;
+        finish(req, response, handlers.runInline(route, req, response), keepAlive);
+    }
+
+    /** Hands a request to a handler that answers later (or, inline, reading its streamed body): the connection waits for it. */
+    private void begin(Route route, Exchange ex) {
+        exchange = ex;
+        deadlines.handlerStarted();
+        handlers.start(route, ex);
+    }
+
+    /** A blocking or asynchronous route: its handler gets the request now and reads the body as it arrives. */
+    private void startStreamedExchange(Route route) {
+        RequestState copy = request.detach();
+        parser.beginStreaming(in, request);
+        RequestBody body = API.newBody(request.chunked ? -1 : request.contentLength, wakeup);
+        API.collectLimit(body, route.bodyLimit(config, false));
+        copy.streamed = body;
+        copy.mayBlock = route.blocking;
+        continueSent = false;
+        Exchange ex = new Exchange(copy, keepAlive(request), body);
+        feed.start(body);
+        deadlines.bodyStarted();
+        if (pump != null && handlers.runsHere(route)) {
+            API.source(body, this::pumpInput);
+        }
+        begin(route, ex);
+    }
+
+    private void completeExchange() {
+        Exchange ex = exchange;
+        exchange = null;
+        boolean keepAlive = ex.keepAlive && life.keepsAlive() && !life.closing();
+        RequestBody body = ex.body;
+        Throwable failure = ex.failure;
+        if (body != null && feed.body() == body && !feed.dropRest(ex.request.expectContinue && !continueSent)) {
+            // dropping the rest would cost more than the limit, or the client still waits for 100
+            life.stopReading();
+            keepAlive = false;
+        }
+        finish(ex.request, ex.response, failure, keepAlive);
+    }
+
+    private void sendContinueIfDemanded() {
+        RequestBody body = feed.body();
+        if (body != null && !continueSent && exchange.request.expectContinue
+                && exchange.request.version == RequestState.HTTP_1_1 && API.demanded(body)) {
+            continueSent = true;
+            ResponseEncoder.writeContinue(writer.buffer());
+        }
+    }
+
+    /** Moves what has arrived of a streamed request body to its consumer, and acts on what that did. */
+    private void feedBody() {
+        switch (feed.feed(in, life.inputEnded())) {
+            case COMPLETE -> continueSent = false;
+            case BROKEN -> life.stopReading();
+            // the peer half-closed inside the body: it can never complete, and there is nobody to answer
+            case CUT -> abort();
+            case OPEN -> { }
+        }
+    }
+
+    /** The {@link RequestBody.Source} of an inline handler: reads more bytes through the pump and feeds them. */
+    private boolean pumpInput() throws IOException {
+        RequestBody body = feed.body();
+        if (body == null || life.inputEnded() || life.aborted()) {
+            return false;
+        }
+        sendContinueIfDemanded();
+        if (in.available() > 0) {
+            long before = API.received(body);
+            feedBody();
+            if (feed.body() != body || API.received(body) > before) {
+                return feed.body() == body;
+            }
+            // what is buffered is only part of the framing (a chunk-size line, a chunk's CRLF): read more
+        }
+        if (pumpBuffer == null) {
+            pumpBuffer = ByteBuffer.allocate(config.readBufferSize());
+        }
+        int n = pump.read(pumpBuffer.clear());
+        if (n < 0) {
+            life.endInput();
+        } else {
+            deadlines.inputActivity();
+            try {
+                in.append(pumpBuffer.flip());
+            } catch (InputBuffer.OverBudget e) {
+                feed.fail(e.status(), e.getMessage());
+                life.stopReading();
+                return false;
+            }
+        }
+        feedBody();
+        return feed.body() == body;
+    }
+
+    private void finish(RequestState req, ResponseState res, Throwable failure, boolean keepAlive) {
+        // decided again after the handler ran: the drain may have begun meanwhile, on another thread
+        keepAlive &= !life.draining();
+        int connection = !keepAlive ? ResponseEncoder.CONNECTION_CLOSE
+                : req.version == RequestState.HTTP_1_0 ? ResponseEncoder.CONNECTION_KEEP_ALIVE
+                : ResponseEncoder.CONNECTION_DEFAULT;
+        if (!keepAlive) {
+            life.stopReading();
+        }
+        switch (writer.respond(req, res, failure, in, connection)) {
+            case CLOSE_AFTER -> life.stopReading();
+            case FAILED -> abort();
+            default -> { }
+        }
+    }
+
+    void requestTimedOut() {
+        log.debug("request not received within {}", config.headerTimeout());
+        // a body being dropped after its answer gets no second answer
+        if (!writer.hasOutbound() && !feed.streaming()) {
+            response.reset();
+            ResponseEncoder.error(writer.buffer(), response, 408, "request not received in time", null, ResponseEncoder.CONNECTION_CLOSE, false);
+        }
+        life.stopReading();
+        deadlines.requestEnded();
+    }
+
+    void handlerTimedOut() {
+        Exchange ex = exchange;
+        log.warn("handler for {} did not answer within {}; answering 503", ex.request, config.handlerTimeout());
+        ex.abandoned = true;
+        exchange = null;
+        feed.fail(503, "the handler timed out");
+        response.reset();
+        ResponseEncoder.error(writer.buffer(), response, 503, "the handler did not answer in time", null, ResponseEncoder.CONNECTION_CLOSE,
+                ex.request.method == Method.HEAD);
+        life.stopReading();
+    }
+
+    /** Gives up on the connection: nothing more is sent, and the strategy closes it. */
+    void abort() {
+        life.abort();
+        release();
+        in.releaseAll();
+    }
+
+    /** Lets go of everything that waits on the connection: a streamed body, a request-body consumer, a handler. */
+    void release() {
+        writer.release();
+        feed.fail(0, "the connection was closed");
+        if (exchange != null) {
+            exchange.abandoned = true;
+            exchange = null;
+        }
+    }
+}

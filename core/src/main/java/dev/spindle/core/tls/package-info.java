@@ -1,0 +1,6 @@
+/**
+ * TLS as a layer that wraps a connection: {@link dev.spindle.core.tls.TlsConnection} feeds the
+ * plain connection decrypted bytes and encrypts what it answers, through the SSLEngine record
+ * layer in {@link dev.spindle.core.tls.TlsLayer}. Not exported.
+ */
+package dev.spindle.core.tls;

@@ -1,0 +1,391 @@
+package dev.spindle.core.tls;
+
+import dev.spindle.core.ConnectionBytes;
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
+import dev.spindle.core.Tls;
+import dev.spindle.core.http1.HttpConnection;
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
+import dev.spindle.core.testing.RawResponse;
+import dev.spindle.core.testing.TestRoutes;
+import dev.spindle.core.testing.TestTls;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Queue;
+import java.util.Random;
+import java.util.concurrent.Executor;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import static dev.spindle.core.ConnectionBytes.parseAll;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The core's TLS layer without sockets: a client {@link SSLEngine} and a server {@link Connection}
+ * exchange records through memory, split however a test likes.
+ */
+class TlsConnectionTest {
+    private static final String HOST = "Host: test\r\n";
+    private static final Tls serverTls = TestTls.serverTls();
+    private static final SSLContext clientContext = TestTls.clientContext();
+
+    private static ServerConfig tlsConfig() {
+        return ServerConfig.defaults().tls(serverTls);
+    }
+
+    private static String get(String target) {
+        return "GET " + target + " HTTP/1.1\r\n" + HOST + "\r\n";
+    }
+
+    private static String echo(byte[] body) {
+        return "POST /echo HTTP/1.1\r\n" + HOST + "Content-Type: application/octet-stream\r\nContent-Length: " + body.length + "\r\n\r\n";
+    }
+
+    @Test
+    void aRequestOverTlsIsAnsweredAndAlpnPicksHttp11() throws Exception {
+        Peer p = new Peer(new HttpConnection(TestRoutes.routes(), tlsConfig()));
+        p.send(get("/plaintext"));
+        p.shuttle();
+        RawResponse r = single(p.received());
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.bodyText()).isEqualTo("Hello, World!");
+        assertThat(p.client.getApplicationProtocol()).isEqualTo("http/1.1");
+        assertThat(p.server.state()).isEqualTo(Connection.State.IDLE);
+        assertThat(p.server.next().reads()).isTrue();
+    }
+
+    @Test
+    void pipelinedRequestsInOneRecordAreAnsweredInOrder() throws Exception {
+        Peer p = new Peer(new HttpConnection(TestRoutes.routes(), tlsConfig()));
+        StringBuilder batch = new StringBuilder();
+        for (int i = 0; i < 64; i++) {
+            batch.append(get("/users/" + i));
+        }
+        p.send(batch.toString());
+        p.shuttle();
+        List<RawResponse> all = parseAll(p.received());
+        assertThat(all).hasSize(64);
+        for (int i = 0; i < 64; i++) {
+            assertThat(all.get(i).bodyText()).isEqualTo("{\"id\":\"" + i + "\"}");
+        }
+    }
+
+    /** Records cut at every size from one byte up, both ways, and writes the socket takes only partly. */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 7, 100, 1000, 16_384, 100_000})
+    void aLargeEchoSurvivesRecordsSplitAtAnySize(int chunk) throws Exception {
+        Peer p = new Peer(new HttpConnection(TestRoutes.routes(), tlsConfig()));
+        p.chunk = chunk;
+        byte[] body = new byte[Math.min(300_000, chunk * 5_000)];
+        new Random(chunk).nextBytes(body);
+        p.send(echo(body).getBytes(StandardCharsets.ISO_8859_1));
+        p.send(body);
+        p.send(get("/plaintext"));
+        p.shuttle();
+        List<RawResponse> all = parseAll(p.received());
+        assertThat(all).hasSize(2);
+        assertThat(all.get(0).status()).isEqualTo(200);
+        assertThat(Arrays.equals(all.get(0).body(), body)).as("echoed body intact").isTrue();
+        assertThat(all.get(1).bodyText()).isEqualTo("Hello, World!");
+    }
+
+    @Test
+    void aBlockingHandlerAnswersThroughTlsWhenResumed() throws Exception {
+        Queue<Runnable> tasks = new ArrayDeque<>();
+        Executor manual = tasks::add;
+        Peer p = new Peer(new HttpConnection(TestRoutes.routes(), tlsConfig(), manual, () -> { }));
+        p.send(get("/blocking/0"));
+        p.shuttle();
+        assertThat(p.received()).isEmpty();
+        assertThat(tasks).hasSize(1);
+        tasks.poll().run();
+        p.server.resume();
+        p.shuttle();
+        assertThat(single(p.received()).status()).isEqualTo(200);
+    }
+
+    @Test
+    void connectionCloseEndsWithCloseNotify() throws Exception {
+        Peer p = new Peer(new HttpConnection(TestRoutes.routes(), tlsConfig()));
+        p.send("GET /plaintext HTTP/1.1\r\n" + HOST + "Connection: close\r\n\r\n");
+        p.shuttle();
+        RawResponse r = single(p.received());
+        assertThat(r.header("Connection")).isEqualTo("close");
+        assertThat(p.client.isInboundDone()).as("the client got close_notify").isTrue();
+        assertThat(p.server.next()).isEqualTo(Next.LINGER);
+        p.server.endOfInput();
+        assertThat(p.server.next()).isEqualTo(Next.CLOSE);
+    }
+
+    @Test
+    void thePeersCloseNotifyEndsTheConnectionAfterItsAnswer() throws Exception {
+        Peer p = new Peer(new HttpConnection(TestRoutes.routes(), tlsConfig()));
+        p.shuttle();
+        p.send(get("/plaintext"));
+        p.keepClientRecords(p.clientRecords());
+        p.client.closeOutbound();
+        p.shuttle();
+        assertThat(single(p.received()).status()).isEqualTo(200);
+        assertThat(p.server.next().reads()).isFalse();
+        assertThat(p.server.next()).isEqualTo(Next.CLOSE);
+    }
+
+    @Test
+    void plainHttpOnTheTlsPortIsAnswered400InPlainText() {
+        Connection c = new TlsConnection(new HttpConnection(TestRoutes.routes(), tlsConfig()), tlsConfig());
+        c.received(ByteBuffer.wrap(get("/plaintext").getBytes(StandardCharsets.ISO_8859_1)));
+        RawResponse r = single(ConnectionBytes.drain(c));
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.bodyText()).contains("HTTPS");
+        assertThat(r.header("Connection")).isEqualTo("close");
+        assertThat(c.next()).isEqualTo(Next.LINGER);
+    }
+
+    @Test
+    void bytesThatAreNeitherTlsNorHttpEndTheConnection() {
+        Connection c = new TlsConnection(new HttpConnection(TestRoutes.routes(), tlsConfig()), tlsConfig());
+        byte[] junk = new byte[64];
+        new Random(1).nextBytes(junk);
+        junk[0] = 22;
+        junk[1] = 9;
+        c.received(ByteBuffer.wrap(junk));
+        ConnectionBytes.drain(c);
+        assertThat(c.next().reads()).isFalse();
+        assertThat(c.next()).isEqualTo(Next.CLOSE);
+    }
+
+    @Test
+    void aHandshakeThatStallsIsDroppedAfterTheHeaderTimeout() throws Exception {
+        ServerConfig config = tlsConfig().headerTimeout(Duration.ofSeconds(1));
+        Peer p = new Peer(new HttpConnection(TestRoutes.routes(), config));
+        p.send(get("/plaintext"));
+        ByteBuffer hello = p.clientRecords();
+        p.server.received(hello.limit(hello.position() + 20));
+        long t = System.nanoTime();
+        p.server.tick(t);
+        assertThat(p.server.next()).isNotEqualTo(Next.CLOSE);
+        assertThat(p.server.nanosToTick(t)).isLessThanOrEqualTo(Duration.ofSeconds(1).toNanos());
+        p.server.tick(t + Duration.ofMillis(1100).toNanos());
+        assertThat(p.server.next()).isEqualTo(Next.CLOSE);
+    }
+
+    @Test
+    void aRefusedConnectionSendsItsAnswerOverTls() throws Exception {
+        Peer p = new Peer(HttpConnection.rejecting(tlsConfig(), 503, "too many connections"));
+        assertThat(p.server.next().writes()).as("nothing before the handshake").isFalse();
+        p.shuttle();
+        RawResponse r = single(p.received());
+        assertThat(r.status()).isEqualTo(503);
+        assertThat(p.client.isInboundDone()).isTrue();
+    }
+
+    @Test
+    void aRefusedConnectionAnswersAPlainRequestInPlainText() {
+        Connection c = new TlsConnection(HttpConnection.rejecting(tlsConfig(), 503, "too many connections"), tlsConfig());
+        c.received(ByteBuffer.wrap(get("/plaintext").getBytes(StandardCharsets.ISO_8859_1)));
+        assertThat(single(ConnectionBytes.drain(c)).status()).isEqualTo(503);
+    }
+
+    @Test
+    void anInlineHandlerReadsItsBodyThroughThePumpOverTls() throws Exception {
+        Router router = Router.builder()
+                .post("/count", (req, res) -> {
+                    long n = 0;
+                    try (var body = req.bodyStream()) {
+                        while (body.read() >= 0) {
+                            n++;
+                        }
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                    res.body("read " + n);
+                })
+                .build();
+        Connection c = new TlsConnection(new HttpConnection(router, tlsConfig()), tlsConfig());
+        Peer p = new Peer(c);
+        byte[] body = new byte[200_000];
+        c.inputPump(dst -> {
+            p.flushServer();
+            ByteBuffer records = p.clientRecords();
+            if (!records.hasRemaining()) {
+                return -1;
+            }
+            int n = Math.min(dst.remaining(), records.remaining());
+            dst.put(records.slice(records.position(), n));
+            records.position(records.position() + n);
+            p.keepClientRecords(records);
+            return n;
+        });
+        p.send("POST /count HTTP/1.1\r\n" + HOST + "Content-Length: " + body.length + "\r\n\r\n");
+        p.shuttle();
+        p.send(body);
+        p.shuttle();
+        assertThat(single(p.received()).bodyText()).isEqualTo("read " + body.length);
+    }
+
+    /** What {@link Tls#parameters} sets applies to every connection: a TLS 1.2-only client meets a TLS 1.3-only server and fails. */
+    @Test
+    void parametersRestrictTheProtocolsOfEveryConnection() throws Exception {
+        ServerConfig only13 = ServerConfig.defaults().tls(serverTls.parameters(p -> p.setProtocols(new String[] {"TLSv1.3"})));
+        Peer ok = new Peer(new HttpConnection(TestRoutes.routes(), only13));
+        ok.send(get("/plaintext"));
+        ok.shuttle();
+        assertThat(single(ok.received()).status()).isEqualTo(200);
+        assertThat(ok.client.getSession().getProtocol()).isEqualTo("TLSv1.3");
+
+        Peer old = new Peer(new HttpConnection(TestRoutes.routes(), only13), "TLSv1.2");
+        old.send(get("/plaintext"));
+        assertThatThrownBy(old::shuttle).isInstanceOf(SSLException.class);
+        assertThat(old.received()).isEmpty();
+        assertThat((old.server.next() == Next.CLOSE) || (old.server.next() == Next.LINGER)).as("the server gives up on it").isTrue();
+    }
+
+    private static RawResponse single(byte[] bytes) {
+        List<RawResponse> all = parseAll(bytes);
+        assertThat(all).hasSize(1);
+        return all.get(0);
+    }
+
+    /** A TLS client in memory, talking to a server connection; {@link #chunk} bytes move per step each way. */
+    private static final class Peer {
+        final SSLEngine client;
+        final Connection server;
+        int chunk = Integer.MAX_VALUE;
+        private final ByteArrayOutputStream pendingPlain = new ByteArrayOutputStream();
+        private ByteBuffer toServer = ByteBuffer.allocate(0);
+        private ByteBuffer toClient = ByteBuffer.allocate(0);
+        private final ByteArrayOutputStream plaintext = new ByteArrayOutputStream();
+
+        Peer(Connection server) throws SSLException {
+            this(server, null);
+        }
+
+        /** A client offering only {@code protocol}, or the defaults with null. */
+        Peer(Connection server, String protocol) throws SSLException {
+            this.server = server instanceof HttpConnection http ? new TlsConnection(http, tlsConfig()) : server;
+            client = clientContext.createSSLEngine("localhost", 443);
+            client.setUseClientMode(true);
+            SSLParameters params = client.getSSLParameters();
+            if (protocol != null) {
+                params.setProtocols(new String[] {protocol});
+            }
+            params.setApplicationProtocols(new String[] {"h2", "http/1.1"});
+            client.setSSLParameters(params);
+            client.beginHandshake();
+        }
+
+        void send(String ascii) {
+            send(ascii.getBytes(StandardCharsets.ISO_8859_1));
+        }
+
+        void send(byte[] bytes) {
+            pendingPlain.writeBytes(bytes);
+        }
+
+        /** Everything the client has to send, wrapped into records (handshake first), after what was kept. */
+        ByteBuffer clientRecords() throws SSLException {
+            ByteBuffer src = ByteBuffer.wrap(pendingPlain.toByteArray());
+            pendingPlain.reset();
+            ByteBuffer net = ByteBuffer.allocate(toServer.remaining() + src.remaining() * 2 + 65_536);
+            net.put(toServer);
+            while (true) {
+                runTasks();
+                SSLEngineResult.HandshakeStatus hs = client.getHandshakeStatus();
+                if (hs == SSLEngineResult.HandshakeStatus.NEED_UNWRAP
+                        || hs != SSLEngineResult.HandshakeStatus.NEED_WRAP && !src.hasRemaining()) {
+                    break;
+                }
+                if (net.remaining() < 20_000) {
+                    net = ByteBuffer.allocate(net.capacity() * 2).put(net.flip());
+                }
+                SSLEngineResult r = client.wrap(src, net);
+                if (r.bytesProduced() == 0 && r.bytesConsumed() == 0) {
+                    break;
+                }
+            }
+            pendingPlain.write(src.array(), src.position(), src.remaining());
+            return net.flip();
+        }
+
+        void keepClientRecords(ByteBuffer rest) {
+            toServer = ByteBuffer.allocate(rest.remaining()).put(rest).flip();
+        }
+
+        /** Moves what the server has to send to the client's side. */
+        void flushServer() {
+            while (server.next().writes()) {
+                ByteBuffer out = server.outbound();
+                int n = Math.min(out.remaining(), chunk);
+                byte[] copy = new byte[n];
+                out.get(out.position(), copy);
+                server.written(n);
+                ByteBuffer joined = ByteBuffer.allocate(toClient.remaining() + n);
+                toClient = joined.put(toClient).put(copy).flip();
+            }
+        }
+
+        /** Moves records both ways until neither side has anything to say. */
+        void shuttle() throws SSLException {
+            for (int round = 0; round < 1_000_000; round++) {
+                boolean moved = false;
+                ByteBuffer records = clientRecords();
+                if (records.hasRemaining() && !(server.next() == Next.CLOSE)) {
+                    int n = Math.min(records.remaining(), chunk);
+                    ByteBuffer part = records.slice(records.position(), n);
+                    records.position(records.position() + n);
+                    server.received(part);
+                    moved = true;
+                }
+                keepClientRecords(records);
+                int before = toClient.remaining();
+                flushServer();
+                moved |= toClient.remaining() != before;
+                moved |= clientReads();
+                if (!moved && !toServer.hasRemaining()) {
+                    return;
+                }
+            }
+            throw new AssertionError("no quiescence");
+        }
+
+        private boolean clientReads() throws SSLException {
+            boolean any = false;
+            ByteBuffer app = ByteBuffer.allocate(client.getSession().getApplicationBufferSize());
+            while (toClient.hasRemaining() && !client.isInboundDone()) {
+                SSLEngineResult r = client.unwrap(toClient, app.clear());
+                runTasks();
+                plaintext.write(app.array(), 0, app.position());
+                if (r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW || r.bytesConsumed() == 0) {
+                    break;
+                }
+                any = true;
+            }
+            return any;
+        }
+
+        private void runTasks() {
+            for (Runnable t = client.getDelegatedTask(); t != null; t = client.getDelegatedTask()) {
+                t.run();
+            }
+        }
+
+        byte[] received() {
+            byte[] all = plaintext.toByteArray();
+            plaintext.reset();
+            return all;
+        }
+    }
+}
