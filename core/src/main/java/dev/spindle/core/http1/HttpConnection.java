@@ -79,6 +79,15 @@ public final class HttpConnection implements Connection, Deadlines.Waits {
         this(router, config, blockingExecutor, wakeup, budget, INPUT_INITIAL_BYTES, OUTPUT_INITIAL_BYTES);
     }
 
+    /**
+     * The limits, timeouts and TLS this connection applies.
+     *
+     * @return the configuration
+     */
+    public ServerConfig config() {
+        return config;
+    }
+
     private HttpConnection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget,
             int inputCapacity, int outputCapacity) {
         Runnable wake = wakeup != null ? wakeup : NO_WAKEUP;

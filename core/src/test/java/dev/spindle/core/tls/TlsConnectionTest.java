@@ -275,7 +275,7 @@ class TlsConnectionTest {
 
         /** A client offering only {@code protocol}, or the defaults with null. */
         Peer(Connection server, String protocol) throws SSLException {
-            this.server = server instanceof HttpConnection http ? new TlsConnection(http, tlsConfig()) : server;
+            this.server = server instanceof HttpConnection http ? new TlsConnection(http, http.config()) : server;
             client = clientContext.createSSLEngine("localhost", 443);
             client.setUseClientMode(true);
             SSLParameters params = client.getSSLParameters();
