@@ -38,7 +38,7 @@ final class RingConnection implements Runnable {
     final long sendData;
 
     int state = OPEN;
-    /** Position in the worker's list of live connections, or -1. */
+    /** Position in its {@link ConnectionTable}'s list of live connections, or -1. */
     int index = -1;
     /** Operations submitted and not yet finally completed (a multishot recv counts once). */
     int inflight;

@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Queue;
@@ -35,11 +34,11 @@ import org.slf4j.LoggerFactory;
  * not want input (output above the high-water mark, a handler running, a body consumer behind),
  * its recv is cancelled, and re-armed once the connection wants input again.
  *
- * <p>Operations: a multishot accept on the listening socket; per connection a multishot recv
- * with buffer selection from the worker's {@link BufferRing} (re-armed when a completion lacks
- * {@code IORING_CQE_F_MORE}, including after {@code ENOBUFS}) and at most one send; a read on an
- * eventfd that other threads write to wake the ring (a ring set up with {@code SINGLE_ISSUER}
- * takes submissions from its own thread only). A scan every {@value #SCAN_MILLIS} ms, which bounds
+ * <p>Operations: a multishot accept on the listening socket ({@link RingAcceptor}); per connection
+ * (found by slot in its {@link ConnectionTable}) a multishot recv with buffer selection from the
+ * worker's {@link BufferRing} (re-armed when a completion lacks {@code IORING_CQE_F_MORE},
+ * including after {@code ENOBUFS}) and at most one send; a read on an eventfd that other threads
+ * write to wake the ring ({@link RingWakeup}). A scan every {@value #SCAN_MILLIS} ms, which bounds
  * each wait, lets every core apply its timeouts ({@link Connection#tick}) and checks the accept
  * back-off and the shutdown drain. Every byte sent comes from the core, copied into a native
  * buffer for the send. A kernel error on one connection ({@code ECONNRESET}, {@code EPIPE},
@@ -66,50 +65,31 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     static final long SCAN_MILLIS = 250;
     private static final long SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(SCAN_MILLIS);
     private static final long SHUTDOWN_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-    private static final long ACCEPT_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** How long termination waits for the kernel to finish cancelled operations. */
     private static final long TEARDOWN_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final int BGID = 0;
-    private static final MethodHandle EVENTFD = Errno.capturing(Libc.eventfd$address(), Libc.eventfd$descriptor());
     private static final long START_TIMEOUT_SECONDS = 10;
-
-    private static final long ACCEPT_DATA = UserData.encode(UserData.ACCEPT, 0, 0);
-    private static final long EVENTFD_DATA = UserData.encode(UserData.EVENTFD, 0, 0);
-    private static final long CANCEL_DATA = UserData.encode(UserData.CANCEL, 0, 0);
 
     private final LoopContext context;
     private final String name;
     private final Tuning tuning;
-    private final int listenFd;
+    private final RingAcceptor acceptor;
+    private final ConnectionTable connections;
+    private final RingWakeup wakeups;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final AtomicBoolean ran = new AtomicBoolean();
     /** Connection failures and loop-level failures, each kind logged once per window with a count. */
     private final FailureLog failures = new FailureLog(log);
-
     private final Queue<RingConnection> resumed = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean wakePending = new AtomicBoolean();
-    private volatile int eventFd = -1;
 
     private Arena arena;
     private Ring ring;
     private SubmissionQueue sq;
     private BufferRing buffers;
     private SendBuffers sendBuffers;
-    private MemorySegment eventBuffer;
     private MemorySegment one;
-    private RingConnection[] slots = new RingConnection[256];
-    private int[] freeSlots = new int[256];
-    private int freeCount;
-    private int slotsUsed;
-    private int generation;
-    private RingConnection[] live = new RingConnection[256];
-    private int liveCount;
     private RingConnection[] dirty = new RingConnection[256];
     private int dirtyCount;
-    private boolean listening;
-    private boolean acceptArmed;
-    private long acceptPausedUntil;
-    private boolean eventFdArmed;
     private boolean shuttingDown;
     private boolean terminating;
     private long now;
@@ -126,8 +106,10 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     RingWorker(LoopContext context, String name, int listenFd, Tuning tuning) {
         this.context = context;
         this.name = name;
-        this.listenFd = listenFd;
         this.tuning = tuning;
+        this.acceptor = new RingAcceptor(name, listenFd);
+        this.connections = new ConnectionTable(this, context);
+        this.wakeups = new RingWakeup(name);
     }
 
     @Override
@@ -141,16 +123,10 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         wakeup();
     }
 
-    /**
-     * Makes the ring thread leave its wait: one eventfd write while no wakeup is pending (the ring
-     * clears the flag when the eventfd read completes, then drains the queue).
-     */
+    /** Makes the ring thread leave its wait ({@link RingWakeup}), from any thread. */
     @Override
     public void wakeup() {
-        int fd = eventFd;
-        if (fd >= 0 && !wakePending.getAndSet(true)) {
-            Libc.eventfd_write(fd, 1L);
-        }
+        wakeups.wake();
     }
 
     /** Waits for the ring, set up on its own thread (SINGLE_ISSUER), to accept connections. */
@@ -172,7 +148,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     @Override
     public void discard() {
         if (ran.compareAndSet(false, true)) {
-            Sockets.closeQuietly(listenFd);
+            acceptor.abandon();
         }
     }
 
@@ -186,8 +162,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             setUp();
         } catch (Throwable t) {
             // nothing was submitted yet: close the listening socket and free the ring right away
-            listening = false;
-            Sockets.closeQuietly(listenFd);
+            acceptor.abandon();
             tearDown(true);
             ready.completeExceptionally(t);
             return;
@@ -212,13 +187,10 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         sq = ring.sq;
         buffers = new BufferRing(ring, arena, BGID, tuning.bufferRingEntries(), tuning.bufferSize());
         sendBuffers = new SendBuffers(tuning.sendChunk());
-        eventBuffer = arena.allocate(ValueLayout.JAVA_LONG);
         one = arena.allocate(ValueLayout.JAVA_INT);
         one.set(ValueLayout.JAVA_INT, 0, 1);
-        eventFd = Errno.check("eventfd", () -> (int) EVENTFD.invokeExact(0, Libc.EFD_CLOEXEC()));
-        listening = true;
-        armEventFd();
-        armAccept();
+        wakeups.open(arena, sq);
+        acceptor.start(sq);
         log.debug("{}: ring fd {} flags {} features {}, {} x {} B provided buffers", name, ring.fd(),
                 Integer.toHexString(ring.flags), Integer.toHexString(ring.features), buffers.entries, buffers.bufferSize);
     }
@@ -231,7 +203,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
                 if (!shuttingDown && context.isClosing()) {
                     beginShutdown();
                 }
-                if (shuttingDown && ((liveCount == 0 && !listening && !acceptArmed) || now - context.drainDeadline() >= 0)) {
+                if (shuttingDown && ((connections.liveCount() == 0 && acceptor.finished()) || now - context.drainDeadline() >= 0)) {
                     return;
                 }
                 // with nothing to reap, liburing enters the kernel to wait, which runs the work deferred to this thread
@@ -246,9 +218,9 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
                 buffers.publish();
                 runResumed();
                 flushDirty();
-                if (shuttingDown && listening && runsDeferredWork) {
+                if (shuttingDown && acceptor.listening() && runsDeferredWork) {
                     // the accepts queued before the shutdown began have completed, and were adopted above
-                    stopListening();
+                    acceptor.stop();
                 }
                 if (now - nextScan >= 0) {
                     scan();
@@ -276,7 +248,12 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             case UserData.RECV -> onRecv(userData, res, flags);
             case UserData.SEND -> onSend(userData, res);
             case UserData.ACCEPT -> onAccept(res, flags);
-            case UserData.EVENTFD -> onEventFd(res);
+            case UserData.EVENTFD -> {
+                wakeups.completed(res);
+                if (!terminating) {
+                    wakeups.arm();
+                }
+            }
             case UserData.CANCEL -> {
                 if (res < 0 && res != -Libc.ENOENT() && res != -Libc.EALREADY()) {
                     log.debug("{}: cancel failed: {}", name, Errno.describe(-res));
@@ -286,14 +263,6 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         }
     }
 
-    /** The connection a completion belongs to, or null if it is stale (an earlier occupant of the slot). */
-    private RingConnection lookup(long userData) {
-        int slot = UserData.slot(userData);
-        RingConnection c = slot < slots.length ? slots[slot] : null;
-        return c != null && c.generation == UserData.generation(userData) ? c : null;
-    }
-
-
     private void armRecv(RingConnection c) {
         sq.multishotRecv(c.fd, BGID, c.recvData);
         c.recvArmed = true;
@@ -301,13 +270,13 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     }
 
     private void cancelRecv(RingConnection c) {
-        sq.cancel(c.recvData, CANCEL_DATA);
+        sq.cancel(c.recvData, UserData.CANCEL_DATA);
         c.recvCancelling = true;
     }
 
     private void onRecv(long userData, int res, int flags) {
         int bid = (flags & LibUring.IORING_CQE_F_BUFFER()) != 0 ? flags >>> LibUring.IORING_CQE_BUFFER_SHIFT() : -1;
-        RingConnection c = lookup(userData);
+        RingConnection c = connections.lookup(userData);
         try {
             if (c == null) {
                 return;
@@ -350,7 +319,6 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         }
     }
 
-
     /**
      * Copies as much of the core's pending output as one send buffer holds into it and submits the
      * send; false if nothing was pending. The bytes stay pending in the core until
@@ -378,7 +346,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     }
 
     private void onSend(long userData, int res) {
-        RingConnection c = lookup(userData);
+        RingConnection c = connections.lookup(userData);
         if (c == null) {
             return;
         }
@@ -412,7 +380,6 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             failed(c, t);
         }
     }
-
 
     /**
      * Closes a connection that failed, whatever the failure: an {@link Error} raised by a handler
@@ -498,7 +465,6 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         }
     }
 
-
     /**
      * Closes the fd at once, cancels the connection's operations and tells the core, which releases
      * a streamed body's producer, file or consumer; the slot is freed when the last operation has
@@ -520,10 +486,10 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             cancelRecv(c);
         }
         if (c.sendInFlight) {
-            sq.cancel(c.sendData, CANCEL_DATA);
+            sq.cancel(c.sendData, UserData.CANCEL_DATA);
         }
         Libc.close(c.fd);
-        removeLive(c);
+        connections.retire(c);
         if (c.counted) {
             context.releaseConnection();
         }
@@ -531,41 +497,17 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     }
 
     private void release(RingConnection c) {
-        if (c.state != RingConnection.CLOSED || c.inflight > 0 || slots[c.slot] != c) {
-            return;
+        if (c.state == RingConnection.CLOSED && c.inflight == 0) {
+            connections.free(c);
         }
-        slots[c.slot] = null;
-        slotsUsed--;
-        if (freeCount == freeSlots.length) {
-            freeSlots = Arrays.copyOf(freeSlots, freeCount * 2);
-        }
-        freeSlots[freeCount++] = c.slot;
-    }
-
-
-    private void armAccept() {
-        sq.multishotAccept(listenFd, Libc.SOCK_CLOEXEC(), ACCEPT_DATA);
-        acceptArmed = true;
     }
 
     private void onAccept(int res, int flags) {
-        if ((flags & LibUring.IORING_CQE_F_MORE()) == 0) {
-            acceptArmed = false;
+        int fd = acceptor.completed(res, flags, now);
+        if (fd >= 0) {
+            adopt(fd);
         }
-        if (res >= 0) {
-            adopt(res);
-        } else if (res == -Libc.EMFILE() || res == -Libc.ENFILE() || res == -Libc.ENOBUFS() || res == -Libc.ENOMEM()) {
-            log.warn("{}: accept failed: {}; pausing accepts briefly", name, Errno.describe(-res));
-            acceptPausedUntil = now + ACCEPT_BACKOFF_NANOS;
-            if (acceptArmed) {
-                sq.cancel(ACCEPT_DATA, CANCEL_DATA);
-            }
-        } else if (res != -Libc.ECANCELED()) {
-            log.debug("{}: accept failed: {}", name, Errno.describe(-res));
-        }
-        if (!acceptArmed && listening && now - acceptPausedUntil >= 0) {
-            armAccept();
-        }
+        acceptor.rearmIfDue(now);
     }
 
     /**
@@ -583,7 +525,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         boolean counted = context.tryAcquireConnection();
         RingConnection c;
         try {
-            c = newConnection(fd, counted);
+            c = connections.open(fd, counted);
         } catch (Throwable t) {
             failures.warn(name + ": cannot serve a new connection; closing it", fd, t);
             if (counted) {
@@ -606,59 +548,14 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         markDirty(c);
     }
 
-    private RingConnection newConnection(int fd, boolean counted) {
-        int slot;
-        boolean reused = freeCount > 0;
-        if (reused) {
-            slot = freeSlots[freeCount - 1];
-        } else {
-            slot = slotsUsed + freeCount;
-            if (slot >= UserData.MAX_SLOTS) {
-                throw new IllegalStateException("more than " + UserData.MAX_SLOTS + " connections on one ring");
-            }
-            if (slot == slots.length) {
-                slots = Arrays.copyOf(slots, slots.length * 2);
-            }
-        }
-        RingConnection c = new RingConnection(this, context, fd, slot, ++generation, counted);
-        if (reused) {
-            // taken only now: a core that failed to be created leaves the slot free
-            freeCount--;
-        }
-        slots[slot] = c;
-        slotsUsed++;
-        addLive(c);
-        return c;
-    }
-
-
-    private void armEventFd() {
-        sq.read(eventFd, eventBuffer, Long.BYTES, EVENTFD_DATA);
-        eventFdArmed = true;
-    }
-
-    private void onEventFd(int res) {
-        eventFdArmed = false;
-        wakePending.set(false);
-        if (res < 0 && res != -Libc.ECANCELED() && res != -Libc.EINTR() && res != -Libc.EAGAIN()) {
-            log.warn("{}: eventfd read failed: {}", name, Errno.describe(-res));
-        }
-        if (!terminating) {
-            armEventFd();
-        }
-    }
-
-
     /** Lets every core apply its timeouts at {@link #now}, then acts on what each answers. */
     private void scan() {
-        if (listening && !acceptArmed && now - acceptPausedUntil >= 0) {
-            armAccept();
-        }
-        for (int i = liveCount - 1; i >= 0; i--) {
-            if (i >= liveCount) {
+        acceptor.rearmIfDue(now);
+        for (int i = connections.liveCount() - 1; i >= 0; i--) {
+            if (i >= connections.liveCount()) {
                 continue;
             }
-            RingConnection c = live[i];
+            RingConnection c = connections.live(i);
             try {
                 c.core.tick(now);
                 markDirty(c);
@@ -677,24 +574,13 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
      */
     private void beginShutdown() {
         shuttingDown = true;
-        for (int i = liveCount - 1; i >= 0; i--) {
-            RingConnection c = live[i];
+        for (int i = connections.liveCount() - 1; i >= 0; i--) {
+            RingConnection c = connections.live(i);
             if (c.state == RingConnection.OPEN) {
                 c.core.drain();
             }
         }
         nextScan = now;
-    }
-
-    private void stopListening() {
-        if (!listening) {
-            return;
-        }
-        listening = false;
-        if (acceptArmed) {
-            sq.cancel(ACCEPT_DATA, CANCEL_DATA);
-        }
-        Sockets.closeQuietly(listenFd);
     }
 
     /** Closes everything, waits (bounded) for the kernel to finish what was cancelled, and frees the ring. */
@@ -703,22 +589,20 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         shuttingDown = true;
         int busy = 0;
         try {
-            stopListening();
-            for (int i = liveCount - 1; i >= 0; i--) {
-                if (i >= liveCount) {
+            acceptor.stop();
+            for (int i = connections.liveCount() - 1; i >= 0; i--) {
+                if (i >= connections.liveCount()) {
                     continue;
                 }
-                RingConnection c = live[i];
+                RingConnection c = connections.live(i);
                 if (c.counted && c.state == RingConnection.OPEN && !c.isIdle() && !c.core.state().finished()) {
                     busy++;
                 }
                 close(c);
             }
-            if (eventFdArmed) {
-                sq.cancel(EVENTFD_DATA, CANCEL_DATA);
-            }
+            wakeups.cancel();
             long deadline = System.nanoTime() + TEARDOWN_NANOS;
-            while ((slotsUsed > 0 || acceptArmed || eventFdArmed) && System.nanoTime() - deadline < 0) {
+            while ((connections.anyOccupied() || acceptor.armed() || wakeups.armed()) && System.nanoTime() - deadline < 0) {
                 ring.submitAndWait(TimeUnit.MILLISECONDS.toNanos(20));
                 now = System.nanoTime();
                 ring.cq.drain(this);
@@ -731,16 +615,14 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             log.warn("{}: {} connections still busy after the drain timeout; closed them", name, busy);
         }
         resumed.clear();
-        tearDown(slotsUsed == 0 && !acceptArmed && !eventFdArmed);
+        tearDown(!connections.anyOccupied() && !acceptor.armed() && !wakeups.armed());
     }
 
     private void tearDown(boolean quiescent) {
         if (ring != null) {
             ring.close();
         }
-        int fd = eventFd;
-        eventFd = -1;
-        Sockets.closeQuietly(fd);
+        wakeups.close();
         if (arena != null) {
             if (quiescent) {
                 arena.close();
@@ -759,28 +641,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         }
     }
 
-
-    private void addLive(RingConnection c) {
-        if (liveCount == live.length) {
-            live = Arrays.copyOf(live, liveCount * 2);
-        }
-        c.index = liveCount;
-        live[liveCount++] = c;
-    }
-
-    private void removeLive(RingConnection c) {
-        int i = c.index;
-        if (i < 0) {
-            return;
-        }
-        RingConnection last = live[--liveCount];
-        live[i] = last;
-        last.index = i;
-        live[liveCount] = null;
-        c.index = -1;
-    }
-
     int liveConnections() {
-        return liveCount;
+        return connections.liveCount();
     }
 }

@@ -15,6 +15,8 @@ final class UserData {
     static final int CANCEL = 5;
 
     static final int MAX_SLOTS = 1 << 24;
+    /** The {@code user_data} of every cancel the server submits. */
+    static final long CANCEL_DATA = encode(CANCEL, 0, 0);
     /** {@code LIBURING_UDATA_TIMEOUT}: liburing's timeout SQE on kernels without {@code IORING_FEAT_EXT_ARG}. */
     static final long LIBURING_TIMEOUT = -1L;
 

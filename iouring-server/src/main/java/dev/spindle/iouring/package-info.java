@@ -8,7 +8,10 @@
  * {@code CompletionQueue} (the mapped queues, read and written in Java), {@code UserData} (op,
  * connection slot and generation in each {@code user_data}), {@code BufferRing} (provided receive
  * buffers), {@code SendBuffers} (native send buffers), {@code RingWorker} (the event loop: one
- * ring, one thread, one SO_REUSEPORT listening socket) and {@code RingConnection} (per-socket
- * state). {@link dev.spindle.iouring.IoUring} says whether io_uring can be used here, and why not.
+ * ring, one thread, one SO_REUSEPORT listening socket), {@code RingAcceptor} (that socket and its
+ * multishot accept), {@code RingWakeup} (the eventfd other threads wake the ring with),
+ * {@code ConnectionTable} (the ring's connections by slot, and the live ones) and
+ * {@code RingConnection} (per-socket state). {@link dev.spindle.iouring.IoUring} says whether
+ * io_uring can be used here, and why not.
  */
 package dev.spindle.iouring;

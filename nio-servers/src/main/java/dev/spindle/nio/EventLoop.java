@@ -6,7 +6,6 @@ import dev.spindle.core.spi.FailureLog;
 import dev.spindle.core.spi.LoopContext;
 import dev.spindle.core.spi.Next;
 import java.io.IOException;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedSelectorException;
@@ -28,8 +27,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One thread, one {@link Selector}, one core {@link Connection} per key: reads into the loop's
  * single read buffer, feeds the connection, writes what it hands out and acts on its answers. May
- * also own listening sockets, accepting for itself or handing channels to other loops. It sees its
- * server only through a {@link LoopContext}.
+ * also own listening sockets ({@link LoopListener}), accepting for itself or handing channels to
+ * other loops. It sees its server only through a {@link LoopContext}.
  *
  * <p>Per connection and pass: read (up to {@value #MAX_READS_PER_EVENT} times while the buffer
  * fills and the connection wants input), then write everything the connection produced for those
@@ -65,7 +64,6 @@ final class EventLoop implements EventLoopServer.Loop {
     /** Caps what one connection writes per pass, so a large streamed body cannot hold the loop. */
     private static final long MAX_WRITE_PER_PASS = 4L * MAX_WRITE;
     private static final int MAX_ACCEPTS_PER_EVENT = 64;
-    private static final long ACCEPT_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final LoopContext context;
     private final String name;
@@ -76,7 +74,7 @@ final class EventLoop implements EventLoopServer.Loop {
     private final AtomicInteger openFeeders = new AtomicInteger();
     private final Queue<NioConnection> resumed = new ConcurrentLinkedQueue<>();
     private final Consumer<SelectionKey> onKey = this::onKey;
-    private final List<Listener> listeners = new ArrayList<>(1);
+    private final List<LoopListener> listeners = new ArrayList<>(1);
     private final boolean busyPoll;
     private final int busyPollSpins;
     /** Connection failures and loop-level failures, each kind logged once per window with a count. */
@@ -89,21 +87,6 @@ final class EventLoop implements EventLoopServer.Loop {
     private long nextScan;
     private boolean shuttingDown;
     private volatile boolean terminated;
-
-    /** A listening socket this loop accepts from; {@code targets} null means "keep them". */
-    private static final class Listener {
-        final ServerSocketChannel channel;
-        final EventLoop[] targets;
-        SelectionKey key;
-        int next;
-        long pausedUntil;
-        boolean closed;
-
-        Listener(ServerSocketChannel channel, EventLoop[] targets) {
-            this.channel = channel;
-            this.targets = targets;
-        }
-    }
 
     EventLoop(LoopContext context, String name, NioSettings settings) throws IOException {
         this.context = context;
@@ -125,16 +108,7 @@ final class EventLoop implements EventLoopServer.Loop {
      * channels round-robin to {@code targets}, or keeping them when {@code targets} is null.
      */
     void listen(ServerSocketChannel channel, EventLoop[] targets) throws IOException {
-        Listener listener = new Listener(channel, targets);
-        listener.key = channel.register(selector, SelectionKey.OP_ACCEPT, listener);
-        listeners.add(listener);
-        if (targets != null) {
-            for (EventLoop target : targets) {
-                if (target != this) {
-                    target.openFeeders.incrementAndGet();
-                }
-            }
-        }
+        listeners.add(new LoopListener(this, context, selector, channel, targets));
     }
 
     /** Releases the selector of a loop that never ran (failed start). */
@@ -162,11 +136,16 @@ final class EventLoop implements EventLoopServer.Loop {
         }
     }
 
+    /** Before the loops start: a listening socket will hand this loop channels until {@link #feederClosed}. */
+    void feederOpened() {
+        openFeeders.incrementAndGet();
+    }
+
     /**
      * From another loop's thread, after its last {@link #handOff}: a listening socket that fed this
      * loop is closed. Decremented after the hand-offs, so a loop that reads zero sees them all queued.
      */
-    private void feederClosed() {
+    void feederClosed() {
         openFeeders.decrementAndGet();
         selector.wakeup();
     }
@@ -279,8 +258,8 @@ final class EventLoop implements EventLoopServer.Loop {
             } catch (Throwable t) {
                 failed(c, t);
             }
-        } else if (attachment instanceof Listener listener) {
-            accept(listener, MAX_ACCEPTS_PER_EVENT);
+        } else if (attachment instanceof LoopListener listener) {
+            listener.accept(MAX_ACCEPTS_PER_EVENT, now);
         }
     }
 
@@ -393,56 +372,13 @@ final class EventLoop implements EventLoopServer.Loop {
         }
     }
 
-    /** Accepts up to {@code max} queued connections, serving or handing out each; stops when none is left. */
-    private void accept(Listener listener, int max) {
-        for (int i = 0; i < max; i++) {
-            SocketChannel channel;
-            try {
-                channel = listener.channel.accept();
-            } catch (IOException e) {
-                if (listener.channel.isOpen()) {
-                    // e.g. out of file descriptors: stop selecting OP_ACCEPT for a moment instead of spinning
-                    log.warn("{}: accept failed: {}; pausing accepts briefly", name, e.toString());
-                    listener.key.interestOps(0);
-                    listener.pausedUntil = now + ACCEPT_BACKOFF_NANOS;
-                }
-                return;
-            }
-            if (channel == null) {
-                return;
-            }
-            try {
-                channel.configureBlocking(false);
-                channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            } catch (IOException e) {
-                NioServer.closeQuietly(channel);
-                continue;
-            }
-            if (!context.tryAcquireConnection()) {
-                log.debug("{}: too many connections; rejecting {}", name, channel);
-                serve(channel, false);
-                continue;
-            }
-            EventLoop target = this;
-            if (listener.targets != null) {
-                target = listener.targets[listener.next];
-                listener.next = listener.next + 1 == listener.targets.length ? 0 : listener.next + 1;
-            }
-            if (target == this) {
-                serve(channel, true);
-            } else {
-                target.handOff(channel);
-            }
-        }
-    }
-
     /**
      * Starts serving a non-blocking channel on this loop: a counted one with a new core
      * connection, an uncounted one (beyond the limit) with the core's rejection. Once the loop is
      * draining, the connection drains from the start: its client connected before the listening
      * socket closed and may have sent its request already, which is answered with a close.
      */
-    private void serve(SocketChannel channel, boolean counted) {
+    void serve(SocketChannel channel, boolean counted) {
         NioConnection c = new NioConnection(channel, counted);
         try {
             c.core = counted ? context.newConnection(() -> resumeLater(c)) : context.rejectedConnection();
@@ -486,10 +422,8 @@ final class EventLoop implements EventLoopServer.Loop {
     }
 
     private void scan() {
-        for (Listener listener : listeners) {
-            if (listener.key.isValid() && listener.key.interestOps() == 0 && now - listener.pausedUntil >= 0) {
-                listener.key.interestOps(SelectionKey.OP_ACCEPT);
-            }
+        for (LoopListener listener : listeners) {
+            listener.resumeIfDue(now);
         }
         // backwards, so that closing (swap-removal) never skips one
         for (int i = size - 1; i >= 0; i--) {
@@ -521,30 +455,13 @@ final class EventLoop implements EventLoopServer.Loop {
             connections[i].core.drain();
         }
         int queueBound = context.config().backlog();
-        for (Listener listener : listeners) {
+        for (LoopListener listener : listeners) {
             // bounded by the queue's size: a client connecting now is refused once the socket closes
-            accept(listener, queueBound);
-            closeListener(listener);
+            listener.accept(queueBound, now);
+            listener.close();
         }
         listeners.clear();
         nextScan = now;
-    }
-
-    /** Closes a listening socket (once); the loops it fed stop waiting for it, having got its last channel. */
-    private void closeListener(Listener listener) {
-        if (listener.closed) {
-            return;
-        }
-        listener.closed = true;
-        listener.key.cancel();
-        NioServer.closeQuietly(listener.channel);
-        if (listener.targets != null) {
-            for (EventLoop target : listener.targets) {
-                if (target != this) {
-                    target.feederClosed();
-                }
-            }
-        }
     }
 
     private void terminate() {
@@ -562,8 +479,8 @@ final class EventLoop implements EventLoopServer.Loop {
         if (busy > 0) {
             log.warn("{}: {} connections still busy after the drain timeout; closed them", name, busy);
         }
-        for (Listener listener : listeners) {
-            closeListener(listener);
+        for (LoopListener listener : listeners) {
+            listener.close();
         }
         listeners.clear();
         closeAdopted();
