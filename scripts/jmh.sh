@@ -12,7 +12,7 @@
 #
 # Layout: the core's benchmarks are test sources beside the code they measure
 # (core/src/test/java/dev/spindle/core/bench, reaching package-private parts through the test
-# class dev.spindle.core.BenchAccess); the Netty anchor is in netty-server/src/test/java/
+# class dev.spindle.core.http1.BenchAccess); the Netty anchor is in netty-server/src/test/java/
 # dev/spindle/netty/bench. jmh-generator-annprocess runs in each module's testCompile and writes a
 # META-INF/BenchmarkList per module; this script merges the two lists (and CompilerHints) into a
 # directory placed first on netty-server's test classpath (which holds core's classes too), so one

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(60)
 class BlockedLoopWarningTest {
     @RegisterExtension
-    final LogCapture log = LogCapture.of("dev.spindle.core.LoopWatch");
+    final LogCapture log = LogCapture.of("dev.spindle.core.exchange.LoopWatch");
 
     private static void sleepsOnTheLoop(Request req, Response res) throws InterruptedException {
         Thread.sleep(800);

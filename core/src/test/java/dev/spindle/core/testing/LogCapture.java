@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What one logger logs during each test, for tests that assert on log output:
- * {@code @RegisterExtension final LogCapture log = LogCapture.of("dev.spindle.core.LoopWatch");}.
+ * {@code @RegisterExtension final LogCapture log = LogCapture.of("dev.spindle.core.exchange.LoopWatch");}.
  */
 public final class LogCapture implements BeforeEachCallback, AfterEachCallback {
     private final Logger logger;
