@@ -36,7 +36,11 @@ final class ConnectionLoop implements Runnable {
     private final boolean counted;
     private volatile Thread thread;
     private volatile boolean woken;
-    /** True while blocked reading with no request in progress: shutdown or shedding may close it at once. */
+    /**
+     * True while blocked, with no request in progress, in a read begun before the connection drained:
+     * that read's timeout knows nothing of the drain's grace, so a closing server ends it by closing
+     * the socket. (A read begun while draining times out at the grace, and the core ends the connection.)
+     */
     private volatile boolean idle;
     /** Nanos by which the current write must finish, or 0 when not writing; enforced by the server's watchdog. */
     private volatile long writeDeadline;
@@ -138,7 +142,7 @@ final class ConnectionLoop implements Runnable {
             }
             boolean mayPark = waitsForRequestBytes() && server.dispatch().parksIdle() && !Thread.currentThread().isVirtual();
             int n;
-            idle = conn.state() == Connection.State.IDLE;
+            idle = !draining && conn.state() == Connection.State.IDLE;
             try {
                 int timeout = timeoutMillis(conn.nanosToTick(now));
                 // a keep-alive client's next request (or the rest of one) usually follows at once; a client
@@ -198,7 +202,7 @@ final class ConnectionLoop implements Runnable {
                     break;
                 }
                 int n;
-                idle = conn.state() == Connection.State.IDLE;
+                idle = !draining && conn.state() == Connection.State.IDLE;
                 try {
                     socket.setSoTimeout(timeoutMillis(conn.nanosToTick(now)));
                     n = reads.readFrom(in);
@@ -353,7 +357,7 @@ final class ConnectionLoop implements Runnable {
         return Math.clamp(TimeUnit.NANOSECONDS.toMillis(nanos + 999_999), 1, Integer.MAX_VALUE);
     }
 
-    /** Closes the socket if the connection waits idle for its next request (graceful shutdown, shedding). */
+    /** Closes the socket if the connection waits idle for its next request in a read begun before the drain. */
     void closeIfIdle() {
         if (idle) {
             closeNow();
