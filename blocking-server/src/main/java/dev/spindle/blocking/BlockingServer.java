@@ -350,7 +350,7 @@ public class BlockingServer implements HttpServer {
      * Takes every connection queued on the listening socket (at most a backlog's worth, until
      * {@code deadline}) into {@link #queuedAtClose}, then closes the socket. It first waits for the
      * acceptor to leave accept(), at its next tick at most (one serving inline is not in it); then
-     * each accept waits a millisecond at most, so the last one finds the queue empty without blocking.
+     * it accepts with a timeout of a millisecond, which an empty queue runs out.
      */
     private void takeQueueThenCloseListener(long deadline) {
         boolean locked = false;
