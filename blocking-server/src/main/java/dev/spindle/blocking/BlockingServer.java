@@ -14,9 +14,15 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.StandardSocketOptions;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,10 +33,19 @@ import org.slf4j.LoggerFactory;
  * the connection's thread (no blocking executor); the core keeps the connection's time. A socket
  * beyond {@link ServerConfig#maxConnections()}, or one no worker can take, is answered by
  * {@link Connection#rejecting} through the same loop on a virtual thread.
+ *
+ * <p>Closing drops no connection the kernel has completed: before the listening socket closes
+ * (which would reset its queue), {@link #close()} takes what is queued on it, and the acceptor
+ * admits those under the drain, as the event loops accept their queue before closing it.
  */
 public class BlockingServer implements HttpServer {
     private static final Logger log = LoggerFactory.getLogger(BlockingServer.class);
     private static final long WATCHDOG_MILLIS = 250;
+    /**
+     * How long the acceptor waits in one accept before it looks whether the server is closing: a
+     * blocked accept cannot be woken but by closing the listening socket, which resets its queue.
+     */
+    private static final int ACCEPT_TICK_MILLIS = 250;
 
     private final String name;
     private final ServerConfig config;
@@ -48,6 +63,12 @@ public class BlockingServer implements HttpServer {
     private Thread acceptor;
     /** The acceptor has left its loop: it admits no more sockets. */
     private volatile boolean acceptorDone;
+    /** Held by the acceptor while it waits in accept(), and by {@link #close()} while it empties the accept queue. */
+    private final ReentrantLock accepting = new ReentrantLock();
+    /** What {@link #close()} took off the listening socket's queue, for the acceptor to admit under the drain. */
+    private final Queue<Socket> queuedAtClose = new ConcurrentLinkedQueue<>();
+    /** Counted down once {@link #close()} has emptied the accept queue into {@link #queuedAtClose}. */
+    private final CountDownLatch queueTaken = new CountDownLatch(1);
     private Thread watchdog;
 
     BlockingServer(String name, ServerConfig config, Router router, Dispatch dispatch) {
@@ -66,6 +87,7 @@ public class BlockingServer implements HttpServer {
         ServerSocket socket = new ServerSocket();
         try {
             socket.setReuseAddress(true);
+            socket.setSoTimeout(ACCEPT_TICK_MILLIS);
             if (config.reusePort()) {
                 socket.setOption(StandardSocketOptions.SO_REUSEPORT, true);
             }
@@ -73,7 +95,7 @@ public class BlockingServer implements HttpServer {
         } catch (IOException | RuntimeException e) {
             // a start that failed is over: close() and awaitTermination() return at once
             socket.close();
-            dispatch.shutdown(java.time.Duration.ZERO);
+            dispatch.shutdown(Duration.ZERO);
             lifecycle.beginClose();
             lifecycle.markTerminated();
             throw e;
@@ -117,37 +139,63 @@ public class BlockingServer implements HttpServer {
 
     private void acceptLoop() {
         try {
-            acceptUntilClosing();
+            Socket socket;
+            while ((socket = next()) != null) {
+                admitOrDrop(socket);
+            }
+            // what was queued when the close began, taken off the listening socket by close()
+            awaitQueueTaken();
+            while ((socket = queuedAtClose.poll()) != null) {
+                admitOrDrop(socket);
+            }
         } finally {
             acceptorDone = true;
         }
     }
 
-    private void acceptUntilClosing() {
-        while (!lifecycle.isClosing()) {
-            Socket socket;
+    /** Waits for the next connection; null once the server is closing (then {@link #close()} takes what is queued). */
+    private Socket next() {
+        while (true) {
+            accepting.lock();
             try {
-                socket = serverSocket.accept();
+                if (lifecycle.isClosing()) {
+                    return null;
+                }
+                return serverSocket.accept();
+            } catch (SocketTimeoutException e) {
+                continue;
             } catch (IOException e) {
                 if (lifecycle.isClosing()) {
-                    break;
+                    return null;
                 }
                 log.warn("{} accept failed: {}", name, e.toString());
-                pause();
-                continue;
+            } finally {
+                accepting.unlock();
             }
-            try {
-                admit(socket);
-            } catch (Throwable t) {
-                // building or starting its connection failed (an OutOfMemoryError under a flood, no thread to be had):
-                // that socket is dropped and the acceptor goes on, or the port would stop answering for good
-                closeQuietly(socket);
-                failures.error("accepting a connection failed; closing it", socket.getRemoteSocketAddress(), t);
-                if (FailureLog.isFatal(t)) {
-                    throw t;
-                }
-                pause();
+            pause();
+        }
+    }
+
+    private void awaitQueueTaken() {
+        try {
+            queueTaken.await(config.drainTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void admitOrDrop(Socket socket) {
+        try {
+            admit(socket);
+        } catch (Throwable t) {
+            // building or starting its connection failed (an OutOfMemoryError under a flood, no thread to be had):
+            // that socket is dropped and the acceptor goes on, or the port would stop answering for good
+            closeQuietly(socket);
+            failures.error("accepting a connection failed; closing it", socket.getRemoteSocketAddress(), t);
+            if (FailureLog.isFatal(t)) {
+                throw t;
             }
+            pause();
         }
     }
 
@@ -261,27 +309,29 @@ public class BlockingServer implements HttpServer {
         if (!lifecycle.beginClose()) {
             return;
         }
+        long start = System.nanoTime();
+        long deadline = start + config.drainTimeout().toNanos();
         // at once, from here: a handler running inline now must answer with a close too (a loop
         // accepted from now on drains itself as it starts)
         connections.forEach(ConnectionLoop::beginDrain);
-        try {
-            serverSocket.close();
-        } catch (IOException e) {
-            log.debug("closing listening socket: {}", e.toString());
-        }
+        takeQueueThenCloseListener(deadline);
         // Idle connections get the core's drain grace for one more request (answered with a close)
         // before a blocked read is ended by closing its socket: at once, that races with a client's next request.
-        long graceEnd = System.nanoTime() + Math.min(TimeUnit.MILLISECONDS.toNanos(Connection.DRAIN_IDLE_GRACE_MILLIS),
+        long graceEnd = start + Math.min(TimeUnit.MILLISECONDS.toNanos(Connection.DRAIN_IDLE_GRACE_MILLIS),
                 config.drainTimeout().toNanos() / 2);
-        // a socket accepted just as the close began drains as it starts (ConnectionLoop): wait for it too
+        // a socket accepted just as the close began, or taken off the queue, drains as it starts (ConnectionLoop)
         boolean drained = ServerLifecycle.drain(() -> acceptorStopped() && connections.isEmpty(), () -> {
             if (System.nanoTime() - graceEnd >= 0) {
                 connections.forEach(ConnectionLoop::closeIfIdle);
             }
-        }, config.drainTimeout());
+        }, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         if (!drained) {
-            log.warn("{}: {} connections still busy after the drain timeout; closing them", name, connections.size());
+            log.warn("{}: {} connections still busy, {} not yet served, after the drain timeout; closing them", name,
+                    connections.size(), queuedAtClose.size());
             connections.forEach(ConnectionLoop::closeNow);
+            for (Socket socket; (socket = queuedAtClose.poll()) != null; ) {
+                closeQuietly(socket);
+            }
         }
         dispatch.shutdown(config.drainTimeout());
         if (Thread.currentThread() != acceptor) {
@@ -294,6 +344,41 @@ public class BlockingServer implements HttpServer {
         watchdog.interrupt();
         log.info("{} closed", name);
         lifecycle.markTerminated();
+    }
+
+    /**
+     * Takes every connection queued on the listening socket (at most a backlog's worth, until
+     * {@code deadline}) into {@link #queuedAtClose}, then closes the socket. It first waits for the
+     * acceptor to leave accept(), at its next tick at most (one serving inline is not in it); then
+     * it accepts with a timeout of a millisecond, which an empty queue runs out.
+     */
+    private void takeQueueThenCloseListener(long deadline) {
+        boolean locked = false;
+        try {
+            locked = accepting.tryLock(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (locked) {
+                serverSocket.setSoTimeout(1);
+                for (int i = 0; i < config.backlog() && System.nanoTime() - deadline < 0; i++) {
+                    queuedAtClose.add(serverSocket.accept());
+                }
+            }
+        } catch (SocketTimeoutException e) {
+            // nothing more queued
+        } catch (IOException e) {
+            log.debug("{}: emptying the accept queue: {}", name, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            try {
+                serverSocket.close();
+            } catch (IOException e) {
+                log.debug("closing listening socket: {}", e.toString());
+            }
+            queueTaken.countDown();
+            if (locked) {
+                accepting.unlock();
+            }
+        }
     }
 
     /**

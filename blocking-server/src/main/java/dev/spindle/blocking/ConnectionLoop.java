@@ -28,14 +28,6 @@ final class ConnectionLoop implements Runnable {
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     /** How long a pool thread waits for a silent peer (idle, or stalled inside a request) before parking its connection. */
     private static final int PARK_AFTER_MILLIS = 2;
-    /**
-     * The read buffer a connection starts with: most requests fit, and a read that fills it grows it
-     * (up to {@link dev.spindle.core.ServerConfig#readBufferSize()}), so that thousands of short
-     * connections do not each hold the full size.
-     */
-    private static final int INITIAL_READ_BYTES = 4096;
-    /** The read buffer of a connection that only drops what arrives (lingering, or rejected). */
-    private static final int DROP_READ_BYTES = 512;
 
     private final BlockingServer server;
     private final Socket socket;
@@ -44,7 +36,11 @@ final class ConnectionLoop implements Runnable {
     private final boolean counted;
     private volatile Thread thread;
     private volatile boolean woken;
-    /** True while blocked reading with no request in progress: shutdown or shedding may close it at once. */
+    /**
+     * True while blocked, with no request in progress, in a read begun before the connection drained:
+     * that read's timeout knows nothing of the drain's grace, so a closing server ends it by closing
+     * the socket. (A read begun while draining times out at the grace, and the core ends the connection.)
+     */
     private volatile boolean idle;
     /** Nanos by which the current write must finish, or 0 when not writing; enforced by the server's watchdog. */
     private volatile long writeDeadline;
@@ -53,12 +49,7 @@ final class ConnectionLoop implements Runnable {
     private boolean outputShut;
     /** {@link Connection#drain()} was called: the server is closing. */
     private boolean draining;
-    private byte[] buf;
-    private ByteBuffer received;
-    /** The last read filled {@link #buf}: the next one gets a bigger buffer. */
-    private boolean lastReadFilled;
-    /** The connection only drops its input from now on: its read buffer stays small. */
-    private boolean dropping;
+    private ReadBuffer reads;
     /** Bytes read while parked, to be fed to the connection once a pool thread has it again. */
     private int carried;
 
@@ -103,9 +94,7 @@ final class ConnectionLoop implements Runnable {
             failed("connection failed; closing it", t);
         } finally {
             if (!handedOver) {
-                closeNow();
-                conn.closed();
-                server.finished(this);
+                end();
             }
         }
     }
@@ -116,14 +105,13 @@ final class ConnectionLoop implements Runnable {
             socket.setTcpNoDelay(true);
             in = socket.getInputStream();
             out = socket.getOutputStream();
-            dropping = !counted;
-            readBuffer(dropping ? DROP_READ_BYTES : Math.min(INITIAL_READ_BYTES, server.config().readBufferSize()));
+            reads = new ReadBuffer(server.config().readBufferSize(), !counted);
         }
         drainIfClosing();
         if (carried > 0) {
             int n = carried;
             carried = 0;
-            conn.received(received.clear().limit(n));
+            conn.received(reads.filled(n));
         }
         while (true) {
             flush();
@@ -137,8 +125,7 @@ final class ConnectionLoop implements Runnable {
                 if (!outputShut) {
                     outputShut = true;
                     socket.shutdownOutput();
-                    dropping = true;
-                    readBuffer(DROP_READ_BYTES);
+                    reads.drop();
                     if (!Thread.currentThread().isVirtual()) {
                         // lingering only drops what the peer still sends: a virtual thread waits for
                         // that, and the platform thread (a pool worker, the single thread) serves on
@@ -155,13 +142,13 @@ final class ConnectionLoop implements Runnable {
             }
             boolean mayPark = waitsForRequestBytes() && server.dispatch().parksIdle() && !Thread.currentThread().isVirtual();
             int n;
-            idle = conn.state() == Connection.State.IDLE;
+            idle = !draining && conn.state() == Connection.State.IDLE;
             try {
                 int timeout = timeoutMillis(conn.nanosToTick(now));
                 // a keep-alive client's next request (or the rest of one) usually follows at once; a client
                 // silent for longer, idle or stalled inside a request, gives its thread back
                 socket.setSoTimeout(mayPark ? Math.min(PARK_AFTER_MILLIS, timeout) : timeout);
-                n = read();
+                n = reads.readFrom(in);
             } catch (SocketTimeoutException e) {
                 if (mayPark) {
                     Thread.ofVirtual().name(thread.getName() + "-idle").start(this::awaitRequest);
@@ -178,28 +165,9 @@ final class ConnectionLoop implements Runnable {
                 if (server.isClosing() || server.dispatch().saturated()) {
                     conn.closeAfterResponse();
                 }
-                conn.received(received.clear().limit(n));
+                conn.received(reads.filled(n));
             }
         }
-    }
-
-    /**
-     * Reads into {@link #buf}, first growing it if the last read filled it. The bytes of a read are
-     * always fed to the connection before the next read, so the buffer can change between reads.
-     */
-    private int read() throws IOException {
-        int max = server.config().readBufferSize();
-        if (lastReadFilled && !dropping && buf.length < max) {
-            readBuffer((int) Math.min(max, buf.length * 4L));
-        }
-        int n = in.read(buf);
-        lastReadFilled = n == buf.length;
-        return n;
-    }
-
-    private void readBuffer(int size) {
-        buf = new byte[size];
-        received = ByteBuffer.wrap(buf);
     }
 
     /**
@@ -234,10 +202,10 @@ final class ConnectionLoop implements Runnable {
                     break;
                 }
                 int n;
-                idle = conn.state() == Connection.State.IDLE;
+                idle = !draining && conn.state() == Connection.State.IDLE;
                 try {
                     socket.setSoTimeout(timeoutMillis(conn.nanosToTick(now)));
-                    n = read();
+                    n = reads.readFrom(in);
                 } catch (SocketTimeoutException e) {
                     continue;
                 } finally {
@@ -261,16 +229,19 @@ final class ConnectionLoop implements Runnable {
         } catch (IOException e) {
             log.debug("idle connection {} ended: {}", socket.getRemoteSocketAddress(), e.toString());
         } catch (Throwable t) {
-            closeNow();
-            conn.closed();
-            server.finished(this);
+            end();
             failed("idle connection failed; closing it", t);
             return;
         }
         if (endsHere) {
             run();
-            return;
+        } else {
+            end();
         }
+    }
+
+    /** The connection is over: closes its socket, lets the core free what it holds, and gives back its slot. */
+    private void end() {
         closeNow();
         conn.closed();
         server.finished(this);
@@ -386,13 +357,12 @@ final class ConnectionLoop implements Runnable {
         return Math.clamp(TimeUnit.NANOSECONDS.toMillis(nanos + 999_999), 1, Integer.MAX_VALUE);
     }
 
-    /** Closes the socket if the connection waits idle for its next request (graceful shutdown, shedding). */
+    /** Closes the socket if the connection waits idle for its next request in a read begun before the drain. */
     void closeIfIdle() {
         if (idle) {
             closeNow();
         }
     }
-
 
     /**
      * Closes the socket if a write has been blocked beyond the write timeout. A blocked write cannot

@@ -4,7 +4,6 @@ import dev.spindle.conformance.HttpConformanceSuite;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import java.util.Map;
 
 class SingleThreadServerConformanceTest extends HttpConformanceSuite {
     @Override
@@ -25,10 +24,5 @@ class SingleThreadServerConformanceTest extends HttpConformanceSuite {
     @Override
     protected int concurrentConnections() {
         return 1;
-    }
-
-    @Override
-    protected Map<Feature, String> lacks() {
-        return BlockingLacks.LACKS;
     }
 }

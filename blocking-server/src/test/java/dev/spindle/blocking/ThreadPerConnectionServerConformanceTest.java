@@ -4,7 +4,6 @@ import dev.spindle.conformance.HttpConformanceSuite;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import java.util.Map;
 
 class ThreadPerConnectionServerConformanceTest extends HttpConformanceSuite {
     @Override
@@ -16,10 +15,5 @@ class ThreadPerConnectionServerConformanceTest extends HttpConformanceSuite {
     @Override
     protected boolean holdsNoThreadWhileWaiting() {
         return false;
-    }
-
-    @Override
-    protected Map<Feature, String> lacks() {
-        return BlockingLacks.LACKS;
     }
 }

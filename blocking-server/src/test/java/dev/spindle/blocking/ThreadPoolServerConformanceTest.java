@@ -4,7 +4,6 @@ import dev.spindle.conformance.HttpConformanceSuite;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import java.util.Map;
 
 class ThreadPoolServerConformanceTest extends HttpConformanceSuite {
     @Override
@@ -20,10 +19,5 @@ class ThreadPoolServerConformanceTest extends HttpConformanceSuite {
     @Override
     protected int concurrentConnections() {
         return config().workers();
-    }
-
-    @Override
-    protected Map<Feature, String> lacks() {
-        return BlockingLacks.LACKS;
     }
 }
