@@ -422,7 +422,7 @@ final class RequestProcessor {
         }
     }
 
-    /** The {@link RequestBody.Source} of an inline handler: reads more bytes through the pump and feeds them. */
+    /** The {@link dev.spindle.core.exchange.BodySource} of an inline handler: reads more bytes through the pump and feeds them. */
     private boolean pumpInput() throws IOException {
         RequestBody body = feed.body();
         if (body == null || life.inputEnded() || life.aborted()) {
