@@ -30,7 +30,7 @@ final class BodyFeed {
 
     private final RequestParser parser;
     private final long discardLimit;
-    private final RequestParser.BodySink sink = (data, array, offset, length) -> API.offer(body(), data, array, offset, length);
+    private final BodyDecoder.BodySink sink = (data, array, offset, length) -> API.offer(body(), data, array, offset, length);
     /** The body being streamed, or null. */
     private RequestBody body;
     /** How much of it had arrived when it was abandoned. */

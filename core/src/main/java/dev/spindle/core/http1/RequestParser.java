@@ -6,10 +6,6 @@ import dev.spindle.core.ServerConfig;
 import dev.spindle.core.bytes.Ascii;
 import dev.spindle.core.exchange.RequestState;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -43,17 +39,13 @@ import java.nio.charset.StandardCharsets;
  * connection can route it first: for an inline handler it calls {@link #parse} again, which buffers
  * the whole body; for a handler that streams its body it calls {@link #beginStreaming} and then
  * {@link #streamBody}, which hands the decoded body over as it arrives without buffering it.
+ * Either way the body (its length or chunked coding, and its limit) is its {@link BodyDecoder}'s.
  */
-public final class RequestParser {
+public final class RequestParser extends LineScanner {
     static final int NEED_MORE = 0;
     public static final int COMPLETE = 1;
     /** The header section of a request with a body is complete; the body has not been parsed. */
     static final int HEADERS = 2;
-
-    /** Takes decoded body bytes; returns how many it took (fewer when it is full). */
-    interface BodySink {
-        int accept(MemorySegment data, byte[] array, long offset, int length);
-    }
 
     private static final Method[] KNOWN_METHODS = {Method.GET, Method.HEAD, Method.POST, Method.PUT, Method.DELETE,
         Method.PATCH, Method.OPTIONS, Method.TRACE, Method.CONNECT};
@@ -75,27 +67,17 @@ public final class RequestParser {
     private static final byte[] KEEP_ALIVE = "keep-alive".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CONTINUE = "100-continue".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HTTP_SLASH = "HTTP/".getBytes(StandardCharsets.US_ASCII);
-    private static final int MAX_CHUNK_LINE = 4096;
-    private static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final long LF_WORD = 0x0A0A0A0A0A0A0A0AL;
     private static final int MAX_LEADING_EMPTY_LINES = 8;
 
-    private enum State { REQUEST_LINE, HEADERS, BODY, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS }
+    private enum State { REQUEST_LINE, HEADERS, BODY }
 
     private final int maxRequestLine;
     private final int maxHeaderSize;
     private final int maxHeaderCount;
-    private final long defaultBodyLimit;
-    /** The current request's body limit: {@link #defaultBodyLimit} until {@link #limitBody} sets the route's. */
-    private long maxBody;
+    /** The body of the current request, once its header section is complete ({@link State#BODY}). */
+    private final BodyDecoder body;
 
     private State state = State.REQUEST_LINE;
-    /** Next byte to examine. */
-    private int pos;
-    /** Start of the line being scanned. */
-    private int lineStart;
     private int emptyLines;
     private int headerSectionStart;
     private int hostCount;
@@ -103,27 +85,18 @@ public final class RequestParser {
     private int chunkedCodings;
     private boolean chunkedLast;
     private boolean otherCoding;
-    private long chunkRemaining;
-    /** Streaming mode: the body is handed to a sink and consumed as it is decoded. */
-    private boolean streaming;
-    /** Streaming mode: body bytes decoded so far, and bytes of a Content-Length body still to come. */
-    private long streamed;
-    private long bodyRemaining;
-    private int trailerBytes;
-    /** The array behind the memory being parsed, or null when it is native: array reads are cheaper. */
-    private byte[] heap;
+    private int lastConsumed;
 
     public RequestParser(ServerConfig config) {
         this.maxRequestLine = config.maxRequestLineLength();
         this.maxHeaderSize = config.maxHeaderSize();
         this.maxHeaderCount = config.maxHeaderCount();
-        this.defaultBodyLimit = config.maxBodySize();
-        this.maxBody = defaultBodyLimit;
+        this.body = new BodyDecoder(config);
     }
 
     /** True once the header section is complete and the body has not fully arrived. */
     boolean inBody() {
-        return state.ordinal() >= State.BODY.ordinal();
+        return state == State.BODY;
     }
 
     /** True once the current request's line is parsed, so its method is known (HEAD answers have no body). */
@@ -178,7 +151,6 @@ public final class RequestParser {
                     chunkedCodings = 0;
                     chunkedLast = false;
                     otherCoding = false;
-                    maxBody = defaultBodyLimit;
                     state = State.HEADERS;
                 }
                 case HEADERS -> {
@@ -203,79 +175,17 @@ public final class RequestParser {
                         if (req.headerCount >= maxHeaderCount) {
                             throw new HttpException(431, "too many header fields");
                         }
-                        headerLine(d, b, lineStart, lf - 1, req, true);
+                        headerLine(d, b, lineStart, lf - 1, req);
                         pos = lf + 1;
                         lineStart = pos;
                     }
                 }
                 case BODY -> {
-                    if (req.contentLength > maxBody) {
-                        throw bodyTooLarge();
-                    }
-                    if (avail - req.bodyStart < req.contentLength) {
+                    if (!body.parse(in, req)) {
                         return NEED_MORE;
                     }
-                    req.bodyEnd = req.bodyStart + (int) req.contentLength;
-                    pos = req.bodyEnd;
+                    pos = body.pos;
                     return complete(in, req);
-                }
-                case CHUNK_SIZE -> {
-                    int lf = findLf(d, b, avail, MAX_CHUNK_LINE, 400, "chunk size line too long");
-                    if (lf < 0) {
-                        return NEED_MORE;
-                    }
-                    requireCr(d, b, lf);
-                    chunkRemaining = chunkSize(d, b + lineStart, b + lf - 1, req.bodyEnd - req.bodyStart);
-                    pos = lf + 1;
-                    lineStart = pos;
-                    state = chunkRemaining == 0 ? State.TRAILERS : State.CHUNK_DATA;
-                    headerSectionStart = pos;
-                }
-                case CHUNK_DATA -> {
-                    int n = (int) Math.min(chunkRemaining, avail - pos);
-                    if (n == 0) {
-                        return NEED_MORE;
-                    }
-                    if (in.isLent()) {
-                        // chunks are joined by moving bytes; never write to memory the caller lent
-                        in.keepTail();
-                        d = in.memory;
-                        heap = in.array;
-                        b = in.start;
-                    }
-                    MemorySegment.copy(d, b + pos, d, b + req.bodyEnd, n);
-                    req.bodyEnd += n;
-                    pos += n;
-                    chunkRemaining -= n;
-                    if (chunkRemaining == 0) {
-                        state = State.CHUNK_END;
-                    }
-                }
-                case CHUNK_END -> {
-                    if (avail - pos < 2) {
-                        return NEED_MORE;
-                    }
-                    if (at(d, b + pos) != '\r' || at(d, b + pos + 1) != '\n') {
-                        throw new HttpException(400, "chunk data not followed by CRLF");
-                    }
-                    pos += 2;
-                    lineStart = pos;
-                    state = State.CHUNK_SIZE;
-                }
-                case TRAILERS -> {
-                    int limit = headerSectionStart + maxHeaderSize - lineStart;
-                    int lf = findLf(d, b, avail, limit, 431, "trailer section too large");
-                    if (lf < 0) {
-                        return NEED_MORE;
-                    }
-                    requireCr(d, b, lf);
-                    if (lf - 1 == lineStart) {
-                        pos = lf + 1;
-                        return complete(in, req);
-                    }
-                    headerLine(d, b, lineStart, lf - 1, req, false);
-                    pos = lf + 1;
-                    lineStart = pos;
                 }
             }
         }
@@ -297,19 +207,7 @@ public final class RequestParser {
      * @throws HttpException 413 if the announced length is larger
      */
     void limitBody(long limit, RequestState req) {
-        maxBody = limit;
-        if (req.contentLength > limit) {
-            throw bodyTooLarge();
-        }
-    }
-
-    private HttpException bodyTooLarge() {
-        return new HttpException(413, "body larger than " + maxBody + " bytes");
-    }
-
-    /** Whether the body being parsed is handed to a sink rather than buffered. */
-    boolean isStreaming() {
-        return streaming;
+        body.limit(limit, req);
     }
 
     /**
@@ -318,12 +216,7 @@ public final class RequestParser {
      */
     void beginStreaming(InputBuffer in, RequestState req) {
         in.consume(pos);
-        streaming = true;
-        streamed = 0;
-        trailerBytes = 0;
-        bodyRemaining = req.chunked ? -1 : req.contentLength;
-        pos = 0;
-        lineStart = 0;
+        body.beginStreaming(req);
     }
 
     /**
@@ -331,94 +224,14 @@ public final class RequestParser {
      * from {@code in}. {@link #COMPLETE} at the end of the body (trailers included), else
      * {@link #NEED_MORE} (more input, or room in the sink, is needed).
      */
-    int streamBody(InputBuffer in, BodySink sink) {
-        while (true) {
-            MemorySegment d = in.memory;
-            heap = in.array;
-            int b = in.start;
-            int avail = in.end - in.start;
-            switch (state) {
-                case BODY -> {
-                    int n = (int) Math.min(bodyRemaining, avail);
-                    if (n == 0) {
-                        return NEED_MORE;
-                    }
-                    int taken = sink.accept(d, heap, b, n);
-                    in.consume(taken);
-                    bodyRemaining -= taken;
-                    streamed += taken;
-                    if (bodyRemaining == 0) {
-                        return endStreaming();
-                    }
-                    if (taken < n) {
-                        return NEED_MORE;
-                    }
-                }
-                case CHUNK_SIZE -> {
-                    int lf = findLf(d, b, avail, MAX_CHUNK_LINE, 400, "chunk size line too long");
-                    if (lf < 0) {
-                        return NEED_MORE;
-                    }
-                    requireCr(d, b, lf);
-                    chunkRemaining = chunkSize(d, b, b + lf - 1, streamed);
-                    in.consume(lf + 1);
-                    pos = 0;
-                    lineStart = 0;
-                    state = chunkRemaining == 0 ? State.TRAILERS : State.CHUNK_DATA;
-                }
-                case CHUNK_DATA -> {
-                    int n = (int) Math.min(chunkRemaining, avail);
-                    if (n == 0) {
-                        return NEED_MORE;
-                    }
-                    int taken = sink.accept(d, heap, b, n);
-                    in.consume(taken);
-                    chunkRemaining -= taken;
-                    streamed += taken;
-                    if (chunkRemaining == 0) {
-                        state = State.CHUNK_END;
-                    } else if (taken < n) {
-                        return NEED_MORE;
-                    }
-                }
-                case CHUNK_END -> {
-                    if (avail < 2) {
-                        return NEED_MORE;
-                    }
-                    if (at(d, b) != '\r' || at(d, b + 1) != '\n') {
-                        throw new HttpException(400, "chunk data not followed by CRLF");
-                    }
-                    in.consume(2);
-                    state = State.CHUNK_SIZE;
-                }
-                case TRAILERS -> {
-                    int lf = findLf(d, b, avail, maxHeaderSize - trailerBytes, 431, "trailer section too large");
-                    if (lf < 0) {
-                        return NEED_MORE;
-                    }
-                    requireCr(d, b, lf);
-                    if (lf == 1) {
-                        in.consume(2);
-                        return endStreaming();
-                    }
-                    headerLine(d, b, 0, lf - 1, null, false);
-                    trailerBytes += lf + 1;
-                    in.consume(lf + 1);
-                    pos = 0;
-                    lineStart = 0;
-                }
-                default -> throw new IllegalStateException("not streaming a body: " + state);
-            }
+    int streamBody(InputBuffer in, BodyDecoder.BodySink sink) {
+        if (state != State.BODY) {
+            throw new IllegalStateException("not streaming a body: " + state);
         }
-    }
-
-    private int endStreaming() {
-        streaming = false;
-        state = State.REQUEST_LINE;
-        pos = 0;
-        lineStart = 0;
-        emptyLines = 0;
-        return COMPLETE;
+        if (!body.stream(in, sink)) {
+            return NEED_MORE;
+        }
+        return nextRequest();
     }
 
     /** Length of the request just completed, to consume from the input. */
@@ -426,13 +239,16 @@ public final class RequestParser {
         return lastConsumed;
     }
 
-    private int lastConsumed;
-
     private int complete(InputBuffer in, RequestState req) {
         req.data = in.memory;
         req.array = in.array;
         req.base = in.start;
         lastConsumed = pos;
+        return nextRequest();
+    }
+
+    /** The request is complete: the next one starts at the start of the input once this one is consumed. */
+    private int nextRequest() {
         state = State.REQUEST_LINE;
         pos = 0;
         lineStart = 0;
@@ -440,48 +256,10 @@ public final class RequestParser {
         return COMPLETE;
     }
 
-    /**
-     * Finds the next LF from {@link #pos}, remembering how far it looked. Fails with
-     * {@code status} once the line from {@link #lineStart} exceeds {@code maxLine} bytes.
-     */
-    private int findLf(MemorySegment d, int b, int avail, int maxLine, int status, String message) {
-        int limit = Math.min(avail, lineStart + maxLine);
-        int i = pos;
-        // Eight bytes at a time (SWAR): the lowest byte of the word that equals LF is exact.
-        for (; i + Long.BYTES <= limit; i += Long.BYTES) {
-            long x = (heap != null ? (long) LONGS.get(heap, b + i) : d.get(LONG_LE, b + i)) ^ LF_WORD;
-            long found = (x - 0x0101010101010101L) & ~x & 0x8080808080808080L;
-            if (found != 0) {
-                return i + (Long.numberOfTrailingZeros(found) >>> 3);
-            }
-        }
-        for (; i < limit; i++) {
-            if (at(d, b + i) == '\n') {
-                return i;
-            }
-        }
-        pos = limit;
-        if (avail - lineStart >= maxLine) {
-            throw new HttpException(status, message);
-        }
-        return -1;
-    }
-
-    private byte at(MemorySegment d, int i) {
-        byte[] h = heap;
-        return h != null ? h[i] : d.get(BYTE, i);
-    }
-
     /** Out of the target loop, so the loop stays small for C2: most targets have no escape. */
     private void percentEscape(MemorySegment d, int b, int i, int end) {
         if (i + 2 >= end || Ascii.hexValue(at(d, b + i + 1)) < 0 || Ascii.hexValue(at(d, b + i + 2)) < 0) {
             throw new HttpException(400, "malformed percent-escape in request target");
-        }
-    }
-
-    private void requireCr(MemorySegment d, int b, int lf) {
-        if (lf == lineStart || at(d, b + lf - 1) != '\r') {
-            throw new HttpException(400, "line not terminated by CRLF");
         }
     }
 
@@ -588,38 +366,10 @@ public final class RequestParser {
         req.version = minor == 0 ? RequestState.HTTP_1_0 : RequestState.HTTP_1_1;
     }
 
-    private void headerLine(MemorySegment d, int b, int start, int end, RequestState req, boolean record) {
-        if (Ascii.isWhitespace(at(d, b + start))) {
-            throw new HttpException(400, "obsolete line folding is not allowed");
-        }
-        int i = start;
-        while (i < end && Ascii.isTchar(at(d, b + i))) {
-            i++;
-        }
-        if (i == end || at(d, b + i) != ':') {
-            throw new HttpException(400, i < end && Ascii.isWhitespace(at(d, b + i))
-                    ? "whitespace between header name and colon" : "malformed header field");
-        }
-        if (i == start) {
-            throw new HttpException(400, "empty header name");
-        }
-        int nameEnd = i++;
-        while (i < end && Ascii.isWhitespace(at(d, b + i))) {
-            i++;
-        }
-        int valueStart = i;
-        for (; i < end; i++) {
-            if (!Ascii.isFieldValueChar(at(d, b + i))) {
-                throw new HttpException(400, "invalid character in header value");
-            }
-        }
-        int valueEnd = end;
-        while (valueEnd > valueStart && Ascii.isWhitespace(at(d, b + valueEnd - 1))) {
-            valueEnd--;
-        }
-        if (!record) {
-            return;
-        }
+    private void headerLine(MemorySegment d, int b, int start, int end, RequestState req) {
+        int nameEnd = fieldName(d, b, start, end);
+        int valueStart = valueStart(d, b, nameEnd, end);
+        int valueEnd = valueEnd(d, b, valueStart, end);
         req.addHeader(start, nameEnd, valueStart, valueEnd);
         knownHeader(d, b, start, nameEnd - start, valueStart, valueEnd, req);
     }
@@ -761,44 +511,12 @@ public final class RequestParser {
                 throw new HttpException(501, "unsupported transfer coding");
             }
             req.chunked = true;
-            state = State.CHUNK_SIZE;
-            headerSectionStart = pos;
+            body.begin(true, pos);
+            state = State.BODY;
         } else if (req.contentLength > 0) {
             // checked against the limit once the connection has found the route (limitBody), or when parsing goes on
+            body.begin(false, pos);
             state = State.BODY;
         }
-    }
-
-    private long chunkSize(MemorySegment d, int from, int to, long bodySoFar) {
-        long size = 0;
-        int i = from;
-        while (i < to && Ascii.hexValue(at(d, i)) >= 0) {
-            // Another digit must not shift a bit into the sign: a negative size would pass the body limit.
-            if (size > 0x07FFFFFF_FFFFFFFFL) {
-                throw new HttpException(400, "chunk size overflows");
-            }
-            size = size << 4 | Ascii.hexValue(at(d, i));
-            i++;
-        }
-        if (i == from) {
-            throw new HttpException(400, "invalid chunk size");
-        }
-        while (i < to && Ascii.isWhitespace(at(d, i))) {
-            i++;
-        }
-        if (i < to) {
-            if (at(d, i) != ';') {
-                throw new HttpException(400, "invalid chunk size");
-            }
-            for (i++; i < to; i++) {
-                if (!Ascii.isFieldValueChar(at(d, i))) {
-                    throw new HttpException(400, "invalid character in chunk extension");
-                }
-            }
-        }
-        if (size > maxBody - bodySoFar) {
-            throw bodyTooLarge();
-        }
-        return size;
     }
 }

@@ -4,6 +4,7 @@ import dev.spindle.core.HttpException;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.exchange.RequestState;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -551,5 +553,71 @@ class RequestParserTest {
         in.consume(parser.consumed());
         assertThat(parser.inBody()).isFalse();
         assertThat(parser.inProgress(in)).isFalse();
+    }
+
+    /** What streaming the body of the one request in a byte sequence produced: what the sink got, then an error status (0: none). */
+    record Streamed(String body, int errorStatus, boolean complete) {
+    }
+
+    /** Feeds {@code pieces} in order, streaming the body of the request they hold to a sink that takes everything. */
+    static Streamed stream(ServerConfig config, List<byte[]> pieces) {
+        RequestParser parser = new RequestParser(config);
+        InputBuffer in = new InputBuffer(256);
+        RequestState req = new RequestState();
+        StringBuilder body = new StringBuilder();
+        BodyDecoder.BodySink sink = (data, array, offset, length) -> {
+            body.append(new String(data.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.ISO_8859_1));
+            return length;
+        };
+        boolean streaming = false;
+        try {
+            for (byte[] piece : pieces) {
+                in.append(ByteBuffer.wrap(piece));
+                if (!streaming) {
+                    int result = parser.parse(in, req);
+                    if (result == RequestParser.NEED_MORE) {
+                        continue;
+                    }
+                    assertThat(result).as("a request with a body stops at its header section").isEqualTo(RequestParser.HEADERS);
+                    parser.beginStreaming(in, req);
+                    streaming = true;
+                }
+                if (parser.streamBody(in, sink) == RequestParser.COMPLETE) {
+                    assertThat(parser.inProgress(in)).as("nothing left after the body").isFalse();
+                    return new Streamed(body.toString(), 0, true);
+                }
+            }
+        } catch (HttpException e) {
+            return new Streamed(body.toString(), e.status(), false);
+        }
+        return new Streamed(body.toString(), 0, false);
+    }
+
+    /**
+     * The trailer section (its fields and the empty line ending it) is limited like the header
+     * section: 431 one byte over, whether the body is buffered or streamed, whole or byte by byte.
+     */
+    @ParameterizedTest(name = "{0} bytes of trailers, streamed: {1} -> {2}")
+    @CsvSource({"200, false, 0", "201, false, 431", "200, true, 0", "201, true, 431"})
+    void trailerSectionIsLimitedLikeTheHeaderSection(int trailerBytes, boolean streamed, int status) {
+        ServerConfig config = DEFAULTS.maxHeaderSize(200);
+        String first = "X-A: " + repeat('a', 50) + "\r\n";
+        String second = "X-B: " + repeat('b', trailerBytes - first.length() - "X-B: \r\n".length() - 2) + "\r\n";
+        String head = "POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n";
+        byte[] raw = bytes(head + "3;x=y\r\nabc\r\n0\r\n" + first + second + "\r\n");
+        for (List<byte[]> pieces : List.of(whole(raw), bytewise(raw))) {
+            String how = pieces.size() == 1 ? "whole" : "byte by byte";
+            if (streamed) {
+                Streamed s = stream(config, pieces);
+                assertThat(s.errorStatus()).as(how).isEqualTo(status);
+                assertThat(s.complete()).as(how).isEqualTo(status == 0);
+                assertThat(s.body()).as(how).isEqualTo("abc");
+            } else if (status == 0) {
+                assertValid(feed(config, pieces), List.of(r11("POST", "/echo").h("Host", "h")
+                        .h("Transfer-Encoding", "chunked").body("abc").build()), how);
+            } else {
+                assertError(feed(config, pieces), status, how);
+            }
+        }
     }
 }
