@@ -71,25 +71,26 @@ for s in "${structs[@]}"; do args+=(--include-struct "$s"); done
 for c in "${constants[@]}"; do args+=(--include-constant "$c"); done
 "$JEXTRACT" "${args[@]}" /usr/include/liburing.h
 
-# libc: the listening sockets (Sockets), the wake-up eventfd and closing (RingWorker), strerror
-# (Errno), and the errno values the server tells apart. No _GNU_SOURCE here: with it glibc declares
+# libc: the listening sockets (Sockets), whether connections wait in a listening socket's queue
+# at shutdown (poll, RingAcceptor), the wake-up eventfd and closing (RingWorker), strerror (Errno), and the errno values the server tells apart. No _GNU_SOURCE here: with it glibc declares
 # bind/getsockname with transparent-union parameter types, which jextract passes as structs.
 mkdir -p "$tmp/include"
 cat >"$tmp/include/libc.h" <<'H'
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 H
-functions=(socket setsockopt bind listen getsockname shutdown close eventfd eventfd_write strerror)
+functions=(socket setsockopt bind listen getsockname shutdown close poll eventfd eventfd_write strerror)
 # in_addr and in6_addr are members of the sockaddrs.
-structs=(sockaddr_in sockaddr_in6 in_addr in6_addr)
+structs=(sockaddr_in sockaddr_in6 in_addr in6_addr pollfd)
 constants=(
   AF_INET AF_INET6 SOCK_STREAM SOCK_CLOEXEC SOL_SOCKET SO_REUSEADDR SO_REUSEPORT IPPROTO_TCP
-  TCP_NODELAY SHUT_WR EFD_CLOEXEC MSG_NOSIGNAL
+  TCP_NODELAY SHUT_WR EFD_CLOEXEC MSG_NOSIGNAL POLLIN
   EPERM ENOENT EINTR EAGAIN ENOMEM EBUSY EINVAL ENFILE EMFILE ENOSYS ETIME ENOBUFS EALREADY ECANCELED
 )
 args=(--target-package "$pkg" --header-class-name Libc --output "$out")

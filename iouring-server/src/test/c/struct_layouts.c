@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <liburing.h>
@@ -186,6 +187,10 @@ int main(void)
 	OFF(sockaddr_in6, sin6_flowinfo);
 	OFF(sockaddr_in6, sin6_addr);
 	OFF(sockaddr_in6, sin6_scope_id);
+	SIZE(pollfd);
+	OFF(pollfd, fd);
+	OFF(pollfd, events);
+	OFF(pollfd, revents);
 	CONST(LibUring, IORING_SETUP_SQPOLL);
 	CONST(LibUring, IORING_SETUP_CQSIZE);
 	CONST(LibUring, IORING_SETUP_SUBMIT_ALL);
@@ -218,6 +223,7 @@ int main(void)
 	CONST(Libc, SHUT_WR);
 	CONST(Libc, EFD_CLOEXEC);
 	CONST(Libc, MSG_NOSIGNAL);
+	CONST(Libc, POLLIN);
 	CONST(Libc, EPERM);
 	CONST(Libc, ENOENT);
 	CONST(Libc, EINTR);

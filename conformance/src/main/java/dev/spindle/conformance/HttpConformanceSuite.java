@@ -160,8 +160,7 @@ public abstract class HttpConformanceSuite {
 
     /**
      * What the suite asks of a server beyond the benchmark app's routes on its own port. Every
-     * Spindle server has all of them (but io_uring with SQPOLL, which lacks
-     * {@link #QUEUED_CONNECTIONS_AT_CLOSE}); a reference server (a framework app in
+     * Spindle server has all of them; a reference server (a framework app in
      * {@code references/} or {@code netty-server/}, run through {@link ReferenceConformanceSuite})
      * may lack some, and the cases that need one are skipped with the reason it declares in {@link #lacks()}.
      */

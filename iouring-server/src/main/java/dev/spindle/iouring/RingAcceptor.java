@@ -2,6 +2,9 @@ package dev.spindle.iouring;
 
 import dev.spindle.iouring.ffi.LibUring;
 import dev.spindle.iouring.ffi.Libc;
+import dev.spindle.iouring.ffi.pollfd;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * the ring thread only. The accept is re-armed whenever the kernel ends it (a completion without
  * {@code IORING_CQE_F_MORE}); an accept that fails for want of descriptors or memory is cancelled
  * and re-armed only after a back-off ({@link #rearmIfDue}), rather than failing again at once.
- * What it accepts is the worker's to serve.
+ * What it accepts is the worker's to serve. At shutdown the worker stops it only once nothing waits
+ * in the socket's queue ({@link #queued}), since closing the socket resets what is still queued.
  */
 final class RingAcceptor {
     private static final Logger log = LoggerFactory.getLogger(RingAcceptor.class);
@@ -22,6 +26,7 @@ final class RingAcceptor {
     private final String name;
     private final int listenFd;
     private SubmissionQueue sq;
+    private MemorySegment pollFd;
     private boolean listening;
     private boolean armed;
     private long pausedUntil;
@@ -33,8 +38,11 @@ final class RingAcceptor {
     }
 
     /** Starts listening: arms the accept on the ring that {@code sq} submits to. */
-    void start(SubmissionQueue sq) {
+    void start(Arena arena, SubmissionQueue sq) {
         this.sq = sq;
+        pollFd = pollfd.allocate(arena);
+        pollfd.fd(pollFd, listenFd);
+        pollfd.events(pollFd, (short) Libc.POLLIN());
         listening = true;
         arm();
     }
@@ -90,6 +98,15 @@ final class RingAcceptor {
             sq.cancel(ACCEPT_DATA, UserData.CANCEL_DATA);
         }
         Sockets.closeQuietly(listenFd);
+    }
+
+    /**
+     * Whether connections the kernel completed wait in the socket's queue, not yet taken by the
+     * accept (with SQPOLL the kernel's SQ thread takes them, on its own time).
+     */
+    boolean queued() {
+        pollfd.revents(pollFd, (short) 0);
+        return listening && Libc.poll(pollFd, 1, 0) > 0 && (pollfd.revents(pollFd) & Libc.POLLIN()) != 0;
     }
 
     boolean listening() {

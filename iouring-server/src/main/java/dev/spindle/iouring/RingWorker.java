@@ -53,8 +53,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Shutdown drops nothing the kernel accepted: the ring drains its connections, then runs one
  * wait with an empty completion queue, which performs the accepts the kernel deferred to this
- * thread ({@code DEFER_TASKRUN}) for connections queued on the listening socket, and only then
- * cancels the accept and closes the socket (closing resets what is still queued). A connection
+ * thread ({@code DEFER_TASKRUN}) for connections queued on the listening socket, and only once
+ * the socket's queue is empty (or after a short grace, under steady load) cancels the accept and
+ * closes the socket (closing resets what is still queued); with SQPOLL, where the kernel's thread
+ * runs the accepts, the queue check is what orders them before the close. A connection
  * whose accept completes after shutdown began is served in drain mode from the start. The ring
  * ends once it has no connection left and the accept has completed for the last time, or at the
  * drain deadline.
@@ -65,6 +67,8 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     static final long SCAN_MILLIS = 250;
     private static final long SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(SCAN_MILLIS);
     private static final long SHUTDOWN_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** How long a shutting-down ring keeps accepting while its listening socket's queue is not empty. */
+    private static final long ACCEPT_QUEUE_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
     /** How long termination waits for the kernel to finish cancelled operations. */
     private static final long TEARDOWN_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final int BGID = 0;
@@ -93,6 +97,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     private boolean shuttingDown;
     private boolean terminating;
     private long now;
+    private long shutdownBegan;
     private long nextScan;
 
     // statistics (written by the ring thread only)
@@ -190,7 +195,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         one = arena.allocate(ValueLayout.JAVA_INT);
         one.set(ValueLayout.JAVA_INT, 0, 1);
         wakeups.open(arena, sq);
-        acceptor.start(sq);
+        acceptor.start(arena, sq);
         log.debug("{}: ring fd {} flags {} features {}, {} x {} B provided buffers", name, ring.fd(),
                 Integer.toHexString(ring.flags), Integer.toHexString(ring.features), buffers.entries, buffers.bufferSize);
     }
@@ -218,8 +223,10 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
                 buffers.publish();
                 runResumed();
                 flushDirty();
-                if (shuttingDown && acceptor.listening() && runsDeferredWork) {
-                    // the accepts queued before the shutdown began have completed, and were adopted above
+                if (shuttingDown && acceptor.listening() && runsDeferredWork
+                        && (!acceptor.queued() || now - shutdownBegan - ACCEPT_QUEUE_GRACE_NANOS >= 0)) {
+                    // the accepts queued before the shutdown began have completed and were adopted
+                    // above (under steady load the queue never empties: a short grace bounds the wait)
                     acceptor.stop();
                 }
                 if (now - nextScan >= 0) {
@@ -574,6 +581,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
      */
     private void beginShutdown() {
         shuttingDown = true;
+        shutdownBegan = now;
         for (int i = connections.liveCount() - 1; i >= 0; i--) {
             RingConnection c = connections.live(i);
             if (c.state == RingConnection.OPEN) {

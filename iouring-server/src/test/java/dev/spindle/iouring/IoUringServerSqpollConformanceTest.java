@@ -4,7 +4,6 @@ import dev.spindle.conformance.HttpConformanceSuite;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 
 /** The conformance suite with the SQPOLL option (a kernel thread per ring polls its submission queue). */
@@ -16,17 +15,6 @@ class IoUringServerSqpollConformanceTest extends HttpConformanceSuite {
         }
         Assumptions.assumeTrue(IoUring.isAvailable(), () -> "io_uring is not available: " + IoUring.unavailabilityCause());
         return new IoUringServer(config, router, Tuning.fromSystemProperties(config).sqpoll(true));
-    }
-
-    /**
-     * With SQPOLL the kernel's SQ thread, not the ring thread's wait, runs the ring's accepts, so the
-     * shutdown's "one pass through the kernel before the cancel" does not order them: the fresh-clone
-     * check saw a queued connection reset once (the plain ring passes the case every time).
-     */
-    @Override
-    protected Map<Feature, String> lacks() {
-        return Map.of(Feature.QUEUED_CONNECTIONS_AT_CLOSE, "with SQPOLL the kernel's SQ thread runs the accepts, so the ring "
-                + "cannot let its queued accepts complete before it cancels the accept; a connection queued at close may be reset");
     }
 
     /**

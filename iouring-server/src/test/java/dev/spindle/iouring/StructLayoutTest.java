@@ -21,6 +21,7 @@ import dev.spindle.iouring.ffi.io_uring_probe;
 import dev.spindle.iouring.ffi.io_uring_probe_op;
 import dev.spindle.iouring.ffi.io_uring_sq;
 import dev.spindle.iouring.ffi.io_uring_sqe;
+import dev.spindle.iouring.ffi.pollfd;
 import dev.spindle.iouring.ffi.sockaddr_in6;
 import dev.spindle.iouring.ffi.sockaddr_in;
 import java.io.IOException;
@@ -56,7 +57,7 @@ class StructLayoutTest {
             io_uring_sqe.class, io_uring_cqe.class, io_sqring_offsets.class, io_cqring_offsets.class,
             io_uring_params.class, io_uring_sq.class, io_uring_cq.class, io_uring.class, io_uring_buf.class,
             io_uring_buf_ring.class, io_uring_buf_reg.class, __kernel_timespec.class, io_uring_probe_op.class,
-            io_uring_probe.class, in_addr.class, in6_addr.class, sockaddr_in.class, sockaddr_in6.class);
+            io_uring_probe.class, in_addr.class, in6_addr.class, sockaddr_in.class, sockaddr_in6.class, pollfd.class);
 
     /** "sizeof s", "offsetof s f", "const H C" -> value. */
     private final Map<String, Long> c = new TreeMap<>();

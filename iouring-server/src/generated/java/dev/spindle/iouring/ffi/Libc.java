@@ -185,6 +185,15 @@ public class Libc extends Libc$shared {
     public static int TCP_NODELAY() {
         return TCP_NODELAY;
     }
+    private static final int POLLIN = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define POLLIN 1
+     * }
+     */
+    public static int POLLIN() {
+        return POLLIN;
+    }
     private static final int SOCK_STREAM = (int)1L;
     /**
      * {@snippet lang=c :
@@ -601,6 +610,68 @@ public class Libc extends Libc$shared {
      */
     public static int IPPROTO_TCP() {
         return IPPROTO_TCP;
+    }
+
+    private static class poll {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            Libc.C_INT,
+            Libc.C_POINTER,
+            Libc.C_LONG,
+            Libc.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("poll");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern int poll(struct pollfd *__fds, nfds_t __nfds, int __timeout)
+     * }
+     */
+    public static FunctionDescriptor poll$descriptor() {
+        return poll.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern int poll(struct pollfd *__fds, nfds_t __nfds, int __timeout)
+     * }
+     */
+    public static MethodHandle poll$handle() {
+        return poll.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern int poll(struct pollfd *__fds, nfds_t __nfds, int __timeout)
+     * }
+     */
+    public static MemorySegment poll$address() {
+        return poll.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern int poll(struct pollfd *__fds, nfds_t __nfds, int __timeout)
+     * }
+     */
+    public static int poll(MemorySegment __fds, long __nfds, int __timeout) {
+        var mh$ = poll.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("poll", __fds, __nfds, __timeout);
+            }
+            return (int)mh$.invokeExact(__fds, __nfds, __timeout);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
     }
 
     private static class strerror {
