@@ -41,11 +41,8 @@ import org.slf4j.LoggerFactory;
 public class BlockingServer implements HttpServer {
     private static final Logger log = LoggerFactory.getLogger(BlockingServer.class);
     private static final long WATCHDOG_MILLIS = 250;
-    /**
-     * How long the acceptor waits in one accept before it looks whether the server is closing: a
-     * blocked accept cannot be woken but by closing the listening socket, which resets its queue.
-     */
-    private static final int ACCEPT_TICK_MILLIS = 250;
+    /** How long {@link #close()} tries to connect to its own port to wake an acceptor blocked in accept(). */
+    private static final int WAKE_CONNECT_MILLIS = 200;
 
     private final String name;
     private final ServerConfig config;
@@ -87,7 +84,6 @@ public class BlockingServer implements HttpServer {
         ServerSocket socket = new ServerSocket();
         try {
             socket.setReuseAddress(true);
-            socket.setSoTimeout(ACCEPT_TICK_MILLIS);
             if (config.reusePort()) {
                 socket.setOption(StandardSocketOptions.SO_REUSEPORT, true);
             }
@@ -153,7 +149,11 @@ public class BlockingServer implements HttpServer {
         }
     }
 
-    /** Waits for the next connection; null once the server is closing (then {@link #close()} takes what is queued). */
+    /**
+     * Waits for the next connection; null once the server is closing (then {@link #close()} takes
+     * what is queued). The accept blocks without a timeout, so it costs one system call per
+     * connection: {@link #close()} wakes it by connecting to the port.
+     */
     private Socket next() {
         while (true) {
             accepting.lock();
@@ -161,9 +161,13 @@ public class BlockingServer implements HttpServer {
                 if (lifecycle.isClosing()) {
                     return null;
                 }
-                return serverSocket.accept();
-            } catch (SocketTimeoutException e) {
-                continue;
+                Socket socket = serverSocket.accept();
+                if (lifecycle.isClosing()) {
+                    // woken by close() (this may be its wake-up connection, which just ends): served under the drain
+                    queuedAtClose.add(socket);
+                    return null;
+                }
+                return socket;
             } catch (IOException e) {
                 if (lifecycle.isClosing()) {
                     return null;
@@ -348,12 +352,14 @@ public class BlockingServer implements HttpServer {
 
     /**
      * Takes every connection queued on the listening socket (at most a backlog's worth, until
-     * {@code deadline}) into {@link #queuedAtClose}, then closes the socket. It first waits for the
-     * acceptor to leave accept(), at its next tick at most (one serving inline is not in it); then
-     * it accepts with a timeout of a millisecond, which an empty queue runs out.
+     * {@code deadline}) into {@link #queuedAtClose}, then closes the socket. It first makes the
+     * acceptor leave accept() by connecting to the port (a blocked accept wakes for a connection or
+     * for the close of the socket, which would reset the queue; one serving inline is not in it);
+     * then it accepts with a timeout of a millisecond, which an empty queue runs out.
      */
     private void takeQueueThenCloseListener(long deadline) {
         boolean locked = false;
+        Socket wake = wakeAcceptor();
         try {
             locked = accepting.tryLock(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
             if (locked) {
@@ -369,6 +375,10 @@ public class BlockingServer implements HttpServer {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            if (wake != null) {
+                // the wake-up connection sent nothing: its loop reads the end of input and closes
+                closeQuietly(wake);
+            }
             try {
                 serverSocket.close();
             } catch (IOException e) {
@@ -378,6 +388,22 @@ public class BlockingServer implements HttpServer {
             if (locked) {
                 accepting.unlock();
             }
+        }
+    }
+
+    /** A connection to this server's own port, which an acceptor blocked in accept() returns for; null if it failed. */
+    private Socket wakeAcceptor() {
+        InetSocketAddress bound = (InetSocketAddress) serverSocket.getLocalSocketAddress();
+        InetAddress host = bound.getAddress().isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : bound.getAddress();
+        Socket wake = new Socket();
+        try {
+            wake.connect(new InetSocketAddress(host, bound.getPort()), WAKE_CONNECT_MILLIS);
+            return wake;
+        } catch (IOException e) {
+            // a full backlog: the acceptor has connections to return for anyway
+            log.debug("{}: connecting to wake the acceptor: {}", name, e.toString());
+            closeQuietly(wake);
+            return null;
         }
     }
 
