@@ -332,8 +332,6 @@ class ErrorPathTest {
             425, 426, 428, 429, 431, 451, 500, 501, 502, 503, 504, 505, 506, 507, 508, 510, 511})
     void everyRegisteredStatusHasItsReasonPhrase(int status) {
         assertThat(HttpStatus.reason(status)).isNotEmpty();
-        assertThat(new String(HttpStatus.statusLine(status), StandardCharsets.US_ASCII))
-                .isEqualTo("HTTP/1.1 " + status + " " + HttpStatus.reason(status) + "\r\n");
     }
 
     @Test

@@ -1,27 +1,19 @@
 package dev.spindle.core.exchange;
 
-import java.nio.charset.StandardCharsets;
-
 /**
- * Reason phrases and pre-encoded {@code HTTP/1.1 NNN Reason\r\n} status lines: every code of the IANA
- * registry (RFC 9110 15 and its extensions) has its phrase; an unregistered code gets none.
+ * Reason phrases: every code of the IANA registry (RFC 9110 15 and its extensions) has its phrase;
+ * an unregistered code gets none. (How a protocol writes the status is its encoder's business.)
  */
 public final class HttpStatus {
-    private static final byte[][] LINES = new byte[600][];
-
-    static {
-        for (int code = 100; code < 600; code++) {
-            LINES[code] = ("HTTP/1.1 " + code + " " + reason(code) + "\r\n").getBytes(StandardCharsets.US_ASCII);
-        }
-    }
-
     private HttpStatus() {
     }
 
-    public static byte[] statusLine(int code) {
-        return LINES[code];
-    }
-
+    /**
+     * The reason phrase of a status code.
+     *
+     * @param code the status, 100 to 599
+     * @return its registered phrase, or an empty string for an unregistered code
+     */
     public static String reason(int code) {
         return switch (code) {
             case 100 -> "Continue";

@@ -11,6 +11,15 @@ final class ResponseEncoder {
     static final int CONNECTION_CLOSE = 1;
     static final int CONNECTION_KEEP_ALIVE = 2;
 
+    /** {@code HTTP/1.1 NNN Reason\r\n} of every status, encoded once. */
+    private static final byte[][] STATUS_LINES = new byte[600][];
+
+    static {
+        for (int code = 100; code < 600; code++) {
+            STATUS_LINES[code] = bytes("HTTP/1.1 " + code + " " + HttpStatus.reason(code) + "\r\n");
+        }
+    }
+
     private static final byte[] SERVER = bytes("Server: spindle\r\n");
     private static final byte[] CONTENT_LENGTH = bytes("Content-Length: ");
     private static final byte[] CONTENT_TYPE = bytes("Content-Type: ");
@@ -33,6 +42,11 @@ final class ResponseEncoder {
     }
 
     private ResponseEncoder() {
+    }
+
+    /** The encoded status line of {@code code}, 100 to 599. */
+    static byte[] statusLine(int code) {
+        return STATUS_LINES[code];
     }
 
     private static byte[] bytes(String s) {
@@ -98,7 +112,7 @@ final class ResponseEncoder {
             headerBytes += r.headerNames[i].length() + r.headerValues[i].length() + 4;
         }
         out.ensure(headerBytes + room);
-        out.put(HttpStatus.statusLine(r.status));
+        out.put(STATUS_LINES[r.status]);
         out.put(SERVER);
         out.put(DateHeader.line());
         if (r.contentType != null) {
