@@ -39,9 +39,11 @@ CORE_FORBIDDEN=(
   # the API knows no wire protocol and no TLS layer: they plug in below the exchanges
   "dev.spindle.core -> dev.spindle.core.http1"
   "dev.spindle.core -> dev.spindle.core.tls"
+  "dev.spindle.core -> dev.spindle.core.http2"
   # exchanges are protocol-neutral and know no strategy
   "dev.spindle.core.exchange -> dev.spindle.core.http1"
   "dev.spindle.core.exchange -> dev.spindle.core.tls"
+  "dev.spindle.core.exchange -> dev.spindle.core.http2"
   "dev.spindle.core.exchange -> dev.spindle.core.spi"
   # TLS wraps a connection; the HTTP/1.1 connection does not know it is wrapped
   "dev.spindle.core.http1 -> dev.spindle.core.tls"
