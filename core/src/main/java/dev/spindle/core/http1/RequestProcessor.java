@@ -9,7 +9,6 @@ import dev.spindle.core.exchange.ApiAccess;
 import dev.spindle.core.exchange.Deadlines;
 import dev.spindle.core.exchange.Exchange;
 import dev.spindle.core.exchange.HandlerRunner;
-import dev.spindle.core.exchange.HttpStatus;
 import dev.spindle.core.exchange.RequestState;
 import dev.spindle.core.exchange.ResponseState;
 import dev.spindle.core.exchange.Route;
@@ -178,14 +177,8 @@ final class RequestProcessor {
             abort();
             return;
         }
-        response.reset();
-        response.api.status(e.status());
-        if (e.status() == 503) {
-            response.api.header("Retry-After", "1");
-        }
-        response.api.text(e.status() + " " + HttpStatus.reason(e.status()) + ": " + e.getMessage() + "\n");
-        ResponseEncoder.encode(writer.buffer(), response, parser.requestLineParsed() && request.method == Method.HEAD,
-                ResponseEncoder.CONNECTION_CLOSE);
+        ResponseEncoder.error(writer.buffer(), response, e.status(), e.getMessage(), e.status() == 503 ? "1" : null,
+                ResponseEncoder.CONNECTION_CLOSE, parser.requestLineParsed() && request.method == Method.HEAD);
         life.stopReading();
         if (!processing) {
             in.discard();

@@ -164,13 +164,13 @@ final class ResponseEncoder {
         return true;
     }
 
-    /** A short text response explaining an error; {@code allow} is for 405. */
-    static void error(OutputBuffer out, ResponseState scratch, int status, String message, String allow, int connection,
+    /** A short text response explaining an error; {@code retryAfter} is the value of a {@code Retry-After}, or null for none. */
+    static void error(OutputBuffer out, ResponseState scratch, int status, String message, String retryAfter, int connection,
             boolean omitBody) {
         scratch.reset();
         scratch.api.status(status);
-        if (allow != null) {
-            scratch.api.header("Allow", allow);
+        if (retryAfter != null) {
+            scratch.api.header("Retry-After", retryAfter);
         }
         scratch.api.text(status + " " + HttpStatus.reason(status) + ": " + message + "\n");
         encode(out, scratch, omitBody, connection);
