@@ -1,0 +1,138 @@
+package dev.spindle.core.http2;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * The bytes an HTTP/2 connection has encoded and not yet handed to the socket: frames are
+ * appended at the end (a frame's length may be patched once its payload is known) and the
+ * strategy writes from the start. It grows by doubling and compacts when what was written leaves
+ * room at the front, so a connection whose peer reads promptly keeps one small array.
+ */
+final class WireBuffer {
+    private byte[] array;
+    /** The first byte not yet written. */
+    private int start;
+    /** Where the next byte is appended. */
+    private int end;
+
+    WireBuffer(int capacity) {
+        this.array = new byte[capacity];
+    }
+
+    /** Bytes appended and not yet written. */
+    int pending() {
+        return end - start;
+    }
+
+    /** Where the next appended byte will lie, for {@link #patch} later. */
+    int position() {
+        return end;
+    }
+
+    /** Makes room for {@code n} more bytes. */
+    void ensure(int n) {
+        if (array.length - end >= n) {
+            return;
+        }
+        int pending = end - start;
+        if (start > 0 && array.length - pending >= n && pending <= array.length / 2) {
+            System.arraycopy(array, start, array, 0, pending);
+        } else {
+            int capacity = Math.max(array.length * 2, pending + n);
+            byte[] grown = new byte[Math.max(capacity, 64)];
+            System.arraycopy(array, start, grown, 0, pending);
+            array = grown;
+        }
+        start = 0;
+        end = pending;
+    }
+
+    void put(int b) {
+        ensure(1);
+        array[end++] = (byte) b;
+    }
+
+    void putShort(int v) {
+        ensure(2);
+        array[end++] = (byte) (v >>> 8);
+        array[end++] = (byte) v;
+    }
+
+    void putMedium(int v) {
+        ensure(3);
+        array[end++] = (byte) (v >>> 16);
+        array[end++] = (byte) (v >>> 8);
+        array[end++] = (byte) v;
+    }
+
+    void putInt(int v) {
+        ensure(4);
+        array[end++] = (byte) (v >>> 24);
+        array[end++] = (byte) (v >>> 16);
+        array[end++] = (byte) (v >>> 8);
+        array[end++] = (byte) v;
+    }
+
+    void putLong(long v) {
+        putInt((int) (v >>> 32));
+        putInt((int) v);
+    }
+
+    void put(byte[] src, int offset, int length) {
+        ensure(length);
+        System.arraycopy(src, offset, array, end, length);
+        end += length;
+    }
+
+    /** Appends what remains of {@code src}, consuming it. */
+    void put(ByteBuffer src) {
+        int n = src.remaining();
+        ensure(n);
+        src.get(array, end, n);
+        end += n;
+    }
+
+    /** Overwrites the 24-bit length at {@code at} (a frame header appended earlier and not yet written). */
+    void patchMedium(int at, int v) {
+        if (at < start || at + 3 > end) {
+            throw new IllegalStateException("patching bytes that are not pending: " + at);
+        }
+        array[at] = (byte) (v >>> 16);
+        array[at + 1] = (byte) (v >>> 8);
+        array[at + 2] = (byte) v;
+    }
+
+    /** The pending bytes as a buffer positioned at the first of them; valid until the next append or write. */
+    ByteBuffer view() {
+        return ByteBuffer.wrap(array, start, end - start);
+    }
+
+    /** {@code n} bytes from the start were written. */
+    void written(int n) {
+        if (n < 0 || n > end - start) {
+            throw new IllegalArgumentException("written " + n + " of " + (end - start) + " pending bytes");
+        }
+        start += n;
+        if (start == end) {
+            start = 0;
+            end = 0;
+        }
+    }
+
+    /** A copy of the pending bytes, for tests. */
+    byte[] toArray() {
+        return Arrays.copyOfRange(array, start, end);
+    }
+
+    int capacity() {
+        return array.length;
+    }
+
+    /** Lets go of the array (a connection that only lingers). */
+    void shed() {
+        array = new byte[0];
+        start = 0;
+        end = 0;
+    }
+}
