@@ -79,23 +79,30 @@ public final class Request {
     }
 
     /**
-     * The protocol version of the request: {@code HTTP/1.1} or {@code HTTP/1.0}.
+     * The protocol the request came on: {@code HTTP/1.1}, {@code HTTP/1.0} or {@code HTTP/2}.
      *
-     * @return {@code "HTTP/1.1"} or {@code "HTTP/1.0"}; a later HTTP/1.x minor version reads as
-     *         HTTP/1.1, and the parser answers other major versions with 505
+     * @return {@code "HTTP/1.1"}, {@code "HTTP/1.0"} or {@code "HTTP/2"}; a later HTTP/1.x minor
+     *         version reads as HTTP/1.1, and the parser answers other major versions with 505
      */
     public String version() {
-        return state.version == RequestState.HTTP_1_0 ? "HTTP/1.0" : "HTTP/1.1";
+        return switch (state.version) {
+            case RequestState.HTTP_1_0 -> "HTTP/1.0";
+            case RequestState.HTTP_2 -> "HTTP/2";
+            default -> "HTTP/1.1";
+        };
     }
 
     /**
      * Whether the client asked to keep the connection open after this exchange: an HTTP/1.1 request
      * unless it sent {@code Connection: close}, an HTTP/1.0 one only with
-     * {@code Connection: keep-alive}. The server may still close it (a failure, a shutdown).
+     * {@code Connection: keep-alive}, and always an HTTP/2 one (its connection carries many streams). The server may still close it (a failure, a shutdown).
      *
      * @return true when the client asked for keep-alive
      */
     public boolean isKeepAliveRequested() {
+        if (state.version == RequestState.HTTP_2) {
+            return true;
+        }
         return state.version == RequestState.HTTP_1_1 ? !state.connectionClose : state.connectionKeepAlive && !state.connectionClose;
     }
 

@@ -19,6 +19,8 @@ public final class RequestState {
     public static final int HTTP_1_0 = 10;
     /** {@link #version} of an HTTP/1.1 request. */
     public static final int HTTP_1_1 = 11;
+    /** {@link #version} of an HTTP/2 request. */
+    public static final int HTTP_2 = 20;
 
     /** The application's view of this state. */
     public final Request api = ApiAccess.get().request(this);

@@ -1,5 +1,6 @@
 package dev.spindle.core.http1;
 
+import dev.spindle.core.bytes.HttpDate;
 import dev.spindle.core.Response;
 import dev.spindle.core.exchange.HttpStatus;
 import dev.spindle.core.exchange.ResponseState;
@@ -114,7 +115,7 @@ final class ResponseEncoder {
         out.ensure(headerBytes + room);
         out.put(STATUS_LINES[r.status]);
         out.put(SERVER);
-        out.put(DateHeader.line());
+        out.put(HttpDate.line());
         if (r.contentType != null) {
             contentType(out, r.contentType);
         }

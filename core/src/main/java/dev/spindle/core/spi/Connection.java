@@ -78,7 +78,10 @@ public interface Connection {
      * @return a new connection
      */
     static Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget) {
-        return withTls(new HttpConnection(router, config, blockingExecutor, wakeup, budget), config);
+        if (config.tls() != null) {
+            return new TlsConnection(new HttpConnection(router, config, blockingExecutor, wakeup, budget), config);
+        }
+        return new ProtocolSwitch(router, config, blockingExecutor, wakeup, budget);
     }
 
     /**

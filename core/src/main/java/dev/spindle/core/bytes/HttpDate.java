@@ -1,4 +1,4 @@
-package dev.spindle.core.http1;
+package dev.spindle.core.bytes;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -7,22 +7,37 @@ import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
 /**
- * The {@code Date} header, shared by all connections and rebuilt at most once a second.
+ * The current date as an HTTP-date (RFC 9110 5.6.7), for the {@code Date} field: shared by all
+ * connections and rebuilt at most once a second.
  */
-final class DateHeader {
+public final class HttpDate {
     private static final DateTimeFormatter HTTP_DATE =
             DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
 
-    private record Line(long second, byte[] bytes) {
+    private record Line(long second, byte[] bytes, byte[] value) {
     }
 
     private static volatile Line current = build(System.currentTimeMillis() / 1000);
 
-    private DateHeader() {
+    private HttpDate() {
     }
 
-    static byte[] line() {
+    /**
+     * The HTTP/1.1 field line, {@code Date: <date>} and CRLF.
+     *
+     * @return the shared bytes; never modify them
+     */
+    public static byte[] line() {
         return currentLine().bytes;
+    }
+
+    /**
+     * The field value alone, for HTTP/2.
+     *
+     * @return the shared bytes; never modify them
+     */
+    public static byte[] value() {
+        return currentLine().value;
     }
 
     private static Line currentLine() {
@@ -37,6 +52,7 @@ final class DateHeader {
 
     private static Line build(long second) {
         String value = HTTP_DATE.format(Instant.ofEpochSecond(second));
-        return new Line(second, ("Date: " + value + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        return new Line(second, ("Date: " + value + "\r\n").getBytes(StandardCharsets.US_ASCII),
+                value.getBytes(StandardCharsets.US_ASCII));
     }
 }

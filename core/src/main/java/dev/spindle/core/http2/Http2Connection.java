@@ -1,0 +1,1168 @@
+package dev.spindle.core.http2;
+
+import dev.spindle.core.HttpException;
+import dev.spindle.core.Method;
+import dev.spindle.core.RequestBody;
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
+import dev.spindle.core.bytes.HttpDate;
+import dev.spindle.core.exchange.ApiAccess;
+import dev.spindle.core.exchange.BodyException;
+import dev.spindle.core.exchange.Deadlines;
+import dev.spindle.core.exchange.Exchange;
+import dev.spindle.core.exchange.HandlerRunner;
+import dev.spindle.core.exchange.RequestState;
+import dev.spindle.core.exchange.ResponseState;
+import dev.spindle.core.exchange.Route;
+import dev.spindle.core.spi.BodyBudget;
+import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.Next;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Locale;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The core's {@link Connection} for HTTP/2 (RFC 9113): frames in, streams dispatched to the same
+ * router and handlers as HTTP/1.1 ({@link HandlerRunner}), responses out as HEADERS and DATA
+ * frames interleaved round-robin within both flow-control windows. Request bodies are buffered for
+ * handlers that want them whole, and streamed to the others with WINDOW_UPDATEs given back only as
+ * the handler consumes them, so a slow handler holds at most its stream's window. The strategy
+ * moves bytes exactly as for HTTP/1.1.
+ *
+ * <p>Defences: a client that resets streams (or makes the server reset them) faster than
+ * {@link Http2Limits#resetsPerWindow} per {@link Http2Limits#RESET_WINDOW_NANOS} gets GOAWAY
+ * ENHANCE_YOUR_CALM; handlers of reset streams keep their concurrency slot until they finish; a
+ * header block is bounded in size and in CONTINUATION frames; HPACK counts the header list while
+ * decoding; floods of SETTINGS, PING and empty frames are bounded the same way; input is not read
+ * while the peer leaves output unread.
+ */
+public final class Http2Connection implements Connection, FrameListener {
+    private static final Logger log = LoggerFactory.getLogger(Http2Connection.class);
+    private static final ApiAccess API = ApiAccess.get();
+    private static final Runnable NO_WAKEUP = () -> { };
+    private static final HpackDecoder.Sink DISCARD = (n, no, nl, v, vo, vl) -> { };
+    private static final int MAX_WINDOW = Integer.MAX_VALUE;
+    private static final int DEFAULT_WINDOW = 65_535;
+    private static final int SETTINGS_HEADER_TABLE_SIZE = 0x1;
+    private static final int SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
+    private static final int SETTINGS_INITIAL_WINDOW_SIZE = 0x4;
+    private static final int SETTINGS_MAX_FRAME_SIZE = 0x5;
+    private static final int SETTINGS_MAX_HEADER_LIST_SIZE = 0x6;
+    private static final int SETTINGS_ENABLE_PUSH = 0x2;
+    private static final byte[] SERVER = "spindle".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SERVER_NAME = bytes("server");
+    private static final byte[] DATE = bytes("date");
+    private static final byte[] CONTENT_LENGTH = bytes("content-length");
+    private static final byte[] CONTENT_TYPE = bytes("content-type");
+
+    /** What a header block being received belongs to. */
+    private enum Block { REQUEST, TRAILERS, REFUSED, HALF_CLOSED, CLOSED_STREAM, IGNORED }
+
+    private final ServerConfig config;
+    private final Router router;
+    private final Http2Limits limits;
+    private final HandlerRunner handlers;
+    private final Runnable wakeup;
+    private final BodyBudget budget;
+    private final int highWater;
+    private final FrameReader reader;
+    private final HpackDecoder decoder;
+    private final HpackEncoder encoder;
+    private final RequestHead head = new RequestHead();
+    private WireBuffer out;
+    private final StreamMap streams = new StreamMap();
+    private final ArrayDeque<Stream> free = new ArrayDeque<>();
+    /** Streams whose blocking or asynchronous handler is in flight. */
+    private final ArrayList<Stream> handling = new ArrayList<>();
+    /** Streams closed while their handler still ran: they hold a concurrency slot until it finishes. */
+    private final ArrayList<Stream> abandoned = new ArrayList<>();
+    /** Streams with response DATA waiting to be sent, in round-robin order. */
+    private Stream queueHead;
+    private Stream queueTail;
+    /** Streams this side reset lately: frames the peer sent before it learnt of the reset are ignored. */
+    private final int[] recentlyReset = new int[32];
+    private int recentlyResetNext;
+
+    private int lastStreamId;
+    private long sendWindow = DEFAULT_WINDOW;
+    private int receiveWindow;
+    private int unacknowledged;
+    private long peerInitialWindow = DEFAULT_WINDOW;
+    private int peerMaxFrameSize = 16_384;
+
+    private byte[] block = new byte[1024];
+    private int blockLength;
+    private Block blockKind;
+    private Stream blockStream;
+    private int blockStreamId;
+    private boolean blockEndStream;
+    private int blockFrames;
+
+    private final RateCounter resets;
+    private final RateCounter controlFrames;
+    private int emptyFrames;
+    private String lastContentType;
+    private byte[] lastContentTypeBytes;
+
+    private boolean inputEnded;
+    /** GOAWAY was sent: no new stream is accepted. */
+    private boolean goingAway;
+    /** No more frames are processed: a connection error, or every stream finished after GOAWAY. */
+    private boolean finishing;
+    private boolean lingering;
+    private boolean aborted;
+    private volatile boolean drainRequested;
+    private boolean inputSeen;
+    private boolean outputSeen;
+    private long lastInput;
+    private long lastOutput;
+    private long lingerStarted;
+    private final long createdAt = System.nanoTime();
+
+    /**
+     * A connection that has received nothing yet: the client's preface comes first. Its own
+     * SETTINGS are ready in {@link #outbound()} at once (RFC 9113 3.4).
+     *
+     * @param router the routes streams are dispatched to
+     * @param config limits and timeouts
+     * @param blockingExecutor where blocking handlers run; null runs them inline
+     * @param wakeup called from any thread when a handler finished or a body consumer wants more
+     * @param budget the server's budget for buffered bodies, or null
+     */
+    public Http2Connection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget) {
+        this.config = config;
+        this.router = router;
+        this.limits = Http2Limits.of(config);
+        this.wakeup = wakeup != null ? wakeup : NO_WAKEUP;
+        this.handlers = new HandlerRunner(blockingExecutor, this.wakeup, config.blockedLoopThreshold().toNanos());
+        this.budget = budget;
+        this.highWater = config.writeHighWaterMark();
+        this.reader = new FrameReader(limits.maxFrameSize());
+        this.reader.expectPreface();
+        this.decoder = new HpackDecoder(limits.headerTableSize(), limits.maxHeaderListSize());
+        this.encoder = new HpackEncoder(limits.headerTableSize());
+        this.out = new WireBuffer(1024);
+        this.resets = new RateCounter(limits.resetsPerWindow(), Http2Limits.RESET_WINDOW_NANOS);
+        this.controlFrames = new RateCounter(limits.controlFramesPerWindow(), Http2Limits.RESET_WINDOW_NANOS);
+        this.receiveWindow = limits.connectionWindow();
+        Frames.settings(out, SETTINGS_MAX_CONCURRENT_STREAMS, limits.maxConcurrentStreams(),
+                SETTINGS_INITIAL_WINDOW_SIZE, limits.streamWindow(),
+                SETTINGS_MAX_FRAME_SIZE, limits.maxFrameSize(),
+                SETTINGS_MAX_HEADER_LIST_SIZE, limits.maxHeaderListSize(),
+                SETTINGS_ENABLE_PUSH, 0);
+        if (limits.connectionWindow() > DEFAULT_WINDOW) {
+            Frames.windowUpdate(out, 0, limits.connectionWindow() - DEFAULT_WINDOW);
+        }
+    }
+
+    @Override
+    public void transferFiles(boolean on) {
+        // file bodies go out in DATA frames, through the output buffer
+    }
+
+    @Override
+    public void inputPump(InputPump pump) {
+        // streamed request bodies are fed from the frames as they arrive; inline handlers get them buffered
+    }
+
+    @Override
+    public Next received(ByteBuffer src) {
+        if (!src.hasRemaining()) {
+            return next();
+        }
+        inputSeen = true;
+        if (finishing || aborted) {
+            src.position(src.limit());
+            return next();
+        }
+        while (src.hasRemaining() && !finishing) {
+            try {
+                reader.read(src, this);
+            } catch (Http2Exception e) {
+                if (e.connectionError()) {
+                    connectionError(e.code(), e.getMessage());
+                } else {
+                    log.debug("stream {} reset: {}", e.streamId(), e.getMessage());
+                    reset(e.streamId(), e.code());
+                }
+            }
+        }
+        src.position(src.limit());
+        flush();
+        return next();
+    }
+
+    @Override
+    public Next received(MemorySegment memory, long offset, int length) {
+        return length == 0 ? next() : received(memory.asSlice(offset, length).asByteBuffer());
+    }
+
+    @Override
+    public Next endOfInput() {
+        if (!inputEnded) {
+            inputEnded = true;
+            // streams whose request can no longer complete end here; complete ones are still answered
+            streams.forEach(s -> {
+                if (!s.remoteClosed()) {
+                    close(s);
+                }
+            });
+            goingAway = true;
+        }
+        flush();
+        return next();
+    }
+
+    @Override
+    public Next resume() {
+        completeDone();
+        feedStreamedBodies();
+        releaseAbandoned();
+        flush();
+        return next();
+    }
+
+    /** Answers the streams whose handler finished. */
+    private void completeDone() {
+        for (int i = 0; i < handling.size(); ) {
+            Stream s = handling.get(i);
+            if (s.exchange.done) {
+                handling.remove(i);
+                completeExchange(s);
+            } else {
+                i++;
+            }
+        }
+    }
+
+    @Override
+    public Next next() {
+        if (aborted) {
+            return Next.CLOSE;
+        }
+        boolean write = out.pending() > 0;
+        if (!finishing && goingAway && streams.size() == 0 && !write) {
+            finishing = true;
+        }
+        if (finishing && !write) {
+            if (!lingering) {
+                lingering = true;
+                lingerStarted = 0;
+            }
+            return inputEnded ? Next.CLOSE : Next.LINGER;
+        }
+        return Next.of(!inputEnded && !finishing && out.pending() < highWater, write);
+    }
+
+    @Override
+    public State state() {
+        if (aborted) {
+            return State.CLOSED;
+        }
+        if (lingering) {
+            return State.LINGERING;
+        }
+        if (finishing || goingAway) {
+            return State.CLOSING;
+        }
+        if (!handling.isEmpty()) {
+            return State.HANDLING;
+        }
+        if (out.pending() > 0 || queueHead != null) {
+            return State.SENDING;
+        }
+        return streams.size() > 0 || blockKind != null ? State.READING_REQUEST : State.IDLE;
+    }
+
+    @Override
+    public ByteBuffer outbound() {
+        return out.view();
+    }
+
+    @Override
+    public FileRegion outboundFile() {
+        return null;
+    }
+
+    @Override
+    public Next written(int bytes) {
+        if (bytes == 0) {
+            return next();
+        }
+        out.written(bytes);
+        outputSeen = true;
+        flush();
+        return next();
+    }
+
+    @Override
+    public void closeAfterResponse() {
+        goAway(ErrorCode.NO_ERROR, null);
+    }
+
+    @Override
+    public void drain() {
+        drainRequested = true;
+    }
+
+    @Override
+    public Next tick(long now) {
+        if (aborted) {
+            return Next.CLOSE;
+        }
+        if (drainRequested && !goingAway) {
+            goAway(ErrorCode.NO_ERROR, null);
+        }
+        if (inputSeen || lastInput == 0) {
+            inputSeen = false;
+            lastInput = now;
+        }
+        if (outputSeen || out.pending() == 0 || lastOutput == 0) {
+            outputSeen = false;
+            lastOutput = now;
+        }
+        if (lingering) {
+            if (lingerStarted == 0) {
+                lingerStarted = now;
+                shed();
+            } else if (now - lingerStarted >= Deadlines.LINGER_NANOS) {
+                aborted = true;
+            }
+            return next();
+        }
+        if (out.pending() > 0 && now - lastOutput >= config.writeTimeout().toNanos()) {
+            log.debug("write timeout: the peer took no output for {}", config.writeTimeout());
+            abort();
+            return next();
+        }
+        if (!reader.prefaceDone() && now - createdAt >= config.headerTimeout().toNanos()) {
+            log.debug("no HTTP/2 connection preface within {}", config.headerTimeout());
+            abort();
+            return next();
+        }
+        completeDone();
+        long handlerTimeout = config.handlerTimeout().toNanos();
+        for (int i = 0; i < handling.size(); ) {
+            Stream s = handling.get(i);
+            if (!s.exchange.done && now - s.handlerStarted >= handlerTimeout) {
+                handling.remove(i);
+                handlerTimedOut(s);
+            } else {
+                i++;
+            }
+        }
+        releaseAbandoned();
+        if (streams.size() == 0 && blockKind == null && out.pending() == 0 && !goingAway
+                && now - Math.max(lastInput, lastOutput) >= config.idleTimeout().toNanos()) {
+            log.debug("idle for {}: GOAWAY", config.idleTimeout());
+            goAway(ErrorCode.NO_ERROR, null);
+        }
+        flush();
+        return next();
+    }
+
+    @Override
+    public long nanosToTick(long now) {
+        return TimeUnit.MILLISECONDS.toNanos(200);
+    }
+
+    @Override
+    public void closed() {
+        if (!aborted) {
+            abort();
+        }
+    }
+
+    /** Gives up on the connection: nothing more is sent, and every stream is let go. */
+    public void abort() {
+        aborted = true;
+        streams.forEach(this::close);
+        queueHead = null;
+        queueTail = null;
+    }
+
+    // ---- frames in
+
+    @Override
+    public void data(int streamId, ByteBuffer data, int flowControlledLength, boolean endStream) throws Http2Exception {
+        if (flowControlledLength > receiveWindow) {
+            throw Http2Exception.connection(ErrorCode.FLOW_CONTROL_ERROR, "DATA beyond the connection's window");
+        }
+        receiveWindow -= flowControlledLength;
+        Stream s = streams.get(streamId);
+        if (s == null || s.remoteClosed() || !s.headersDone) {
+            consumed(null, flowControlledLength);
+            if (s == null && streamId > lastStreamId) {
+                throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "DATA on idle stream " + streamId);
+            }
+            if (s == null && wasReset(streamId)) {
+                return;
+            }
+            throw Http2Exception.stream(streamId, ErrorCode.STREAM_CLOSED, "DATA on a closed or half-closed stream");
+        }
+        if (flowControlledLength > s.receiveWindow) {
+            consumed(null, flowControlledLength);
+            throw Http2Exception.stream(streamId, ErrorCode.FLOW_CONTROL_ERROR, "DATA beyond the stream's window");
+        }
+        s.receiveWindow -= flowControlledLength;
+        int n = data.remaining();
+        if (n == 0 && !endStream && ++emptyFrames > limits.maxEmptyFrames()) {
+            throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many empty DATA frames");
+        } else if (n > 0) {
+            emptyFrames = 0;
+        }
+        // padding is consumed at once
+        consumed(s, flowControlledLength - n);
+        s.received += n;
+        if (s.contentLength >= 0 && (s.received > s.contentLength || endStream && s.received != s.contentLength)) {
+            consumed(s, n);
+            throw Http2Exception.stream(streamId, ErrorCode.PROTOCOL_ERROR, "DATA does not match content-length");
+        }
+        if (s.streamed != null) {
+            feed(s, data);
+        } else if (!s.answered && s.exchange == null) {
+            buffer(s, data);
+        } else {
+            // answered already (an early error): the rest is dropped
+            consumed(s, n);
+        }
+        if (endStream) {
+            endOfRequest(s);
+        }
+    }
+
+    @Override
+    public void headers(int streamId, ByteBuffer fragment, boolean endHeaders, boolean endStream) throws Http2Exception {
+        if ((streamId & 1) == 0) {
+            throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "HEADERS on even-numbered stream " + streamId);
+        }
+        emptyFrames = 0;
+        Stream s = streams.get(streamId);
+        Block kind;
+        if (s != null) {
+            kind = s.remoteClosed() ? Block.HALF_CLOSED : Block.TRAILERS;
+        } else if (streamId <= lastStreamId) {
+            kind = wasReset(streamId) ? Block.IGNORED : Block.CLOSED_STREAM;
+        } else {
+            lastStreamId = streamId;
+            if (goingAway) {
+                kind = Block.IGNORED;
+            } else if (streams.size() + abandoned.size() >= limits.maxConcurrentStreams()) {
+                kind = Block.REFUSED;
+            } else {
+                s = free.isEmpty() ? new Stream() : free.pop();
+                s.open(streamId, limits.streamWindow(), peerInitialWindow);
+                streams.put(s);
+                kind = Block.REQUEST;
+            }
+        }
+        blockKind = kind;
+        blockStream = s;
+        blockStreamId = streamId;
+        blockEndStream = endStream;
+        blockLength = 0;
+        blockFrames = 1;
+        appendFragment(fragment);
+        if (endHeaders) {
+            endBlock();
+        }
+    }
+
+    @Override
+    public void continuation(int streamId, ByteBuffer fragment, boolean endHeaders) throws Http2Exception {
+        if (++blockFrames > limits.maxContinuationFrames()) {
+            throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "a header block in too many CONTINUATION frames");
+        }
+        appendFragment(fragment);
+        if (endHeaders) {
+            endBlock();
+        }
+    }
+
+    private void appendFragment(ByteBuffer fragment) throws Http2Exception {
+        int n = fragment.remaining();
+        if (blockLength + n > limits.maxHeaderBlockSize()) {
+            throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "a header block larger than " + limits.maxHeaderBlockSize() + " bytes");
+        }
+        if (block.length - blockLength < n) {
+            block = java.util.Arrays.copyOf(block, Math.max(block.length * 2, blockLength + n));
+        }
+        fragment.get(block, blockLength, n);
+        blockLength += n;
+    }
+
+    private void endBlock() throws Http2Exception {
+        Block kind = blockKind;
+        Stream s = blockStream;
+        int id = blockStreamId;
+        blockKind = null;
+        blockStream = null;
+        boolean complete;
+        try {
+            HpackDecoder.Sink sink = DISCARD;
+            if (kind == Block.REQUEST) {
+                head.beginRequest(s);
+                sink = head;
+            } else if (kind == Block.TRAILERS) {
+                head.beginTrailers(s);
+                sink = head;
+            }
+            complete = decoder.decode(block, 0, blockLength, sink);
+        } catch (HpackException e) {
+            throw Http2Exception.connection(ErrorCode.COMPRESSION_ERROR, e.getMessage());
+        } finally {
+            if (block.length > 64 * 1024) {
+                block = new byte[1024];
+            }
+        }
+        switch (kind) {
+            case REQUEST -> request(s, complete);
+            case TRAILERS -> trailers(s);
+            case REFUSED -> {
+                countReset();
+                Frames.rstStream(out, id, ErrorCode.REFUSED_STREAM);
+                remember(id);
+            }
+            case HALF_CLOSED -> throw Http2Exception.stream(id, ErrorCode.STREAM_CLOSED, "HEADERS on a half-closed stream");
+            case CLOSED_STREAM -> throw Http2Exception.connection(ErrorCode.STREAM_CLOSED, "HEADERS on closed stream " + id);
+            case IGNORED -> { }
+        }
+    }
+
+    private void request(Stream s, boolean complete) throws Http2Exception {
+        String malformed = head.end();
+        s.headersDone = true;
+        if (blockEndStream) {
+            s.state = Stream.State.HALF_CLOSED_REMOTE;
+        }
+        if (!complete) {
+            // the fields past the limit were never kept, so what is missing is not the client's fault
+            answerError(s, 431, "the header fields are larger than " + limits.maxHeaderListSize() + " bytes");
+            return;
+        }
+        if (malformed != null) {
+            throw Http2Exception.stream(s.id, ErrorCode.PROTOCOL_ERROR, "malformed request: " + malformed);
+        }
+        if (blockEndStream) {
+            if (s.contentLength > 0) {
+                throw Http2Exception.stream(s.id, ErrorCode.PROTOCOL_ERROR, "content-length without DATA");
+            }
+            dispatch(s);
+            return;
+        }
+        Route route;
+        try {
+            route = API.route(router, s.request);
+        } catch (HttpException e) {
+            // answered when the request is complete (404, 405); its body is dropped meanwhile
+            return;
+        }
+        s.request.route = route;
+        long limit = route.bodyLimit(config, route.streamsBody && handlers.canStream(route, false));
+        if (s.contentLength > limit) {
+            answerError(s, 413, "the request body is larger than " + limit + " bytes");
+            return;
+        }
+        if (route.streamsBody && handlers.canStream(route, false)) {
+            startStreamed(s, route, limit);
+        }
+    }
+
+    private void trailers(Stream s) throws Http2Exception {
+        String malformed = head.end();
+        if (malformed != null) {
+            throw Http2Exception.stream(s.id, ErrorCode.PROTOCOL_ERROR, "malformed trailers: " + malformed);
+        }
+        if (!blockEndStream) {
+            throw Http2Exception.stream(s.id, ErrorCode.PROTOCOL_ERROR, "trailers without END_STREAM");
+        }
+        if (s.contentLength >= 0 && s.received != s.contentLength) {
+            throw Http2Exception.stream(s.id, ErrorCode.PROTOCOL_ERROR, "DATA does not match content-length");
+        }
+        endOfRequest(s);
+    }
+
+    @Override
+    public void priority(int streamId) {
+        // RFC 9113 5.3.2: priority signals may be ignored
+    }
+
+    @Override
+    public void rstStream(int streamId, long errorCode) throws Http2Exception {
+        Stream s = streams.get(streamId);
+        if (s == null) {
+            if (streamId > lastStreamId) {
+                throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "RST_STREAM on idle stream " + streamId);
+            }
+            return;
+        }
+        log.debug("stream {} reset by the peer: {}", streamId, ErrorCode.name(errorCode));
+        countReset();
+        close(s);
+    }
+
+    @Override
+    public void setting(int id, long value) throws Http2Exception {
+        switch (id) {
+            case SETTINGS_HEADER_TABLE_SIZE -> encoder.peerMaxTableSize(value);
+            case SETTINGS_INITIAL_WINDOW_SIZE -> {
+                long delta = value - peerInitialWindow;
+                peerInitialWindow = value;
+                Http2Exception[] overflow = new Http2Exception[1];
+                streams.forEach(s -> {
+                    s.sendWindow += delta;
+                    if (s.sendWindow > MAX_WINDOW) {
+                        overflow[0] = Http2Exception.connection(ErrorCode.FLOW_CONTROL_ERROR,
+                                "SETTINGS_INITIAL_WINDOW_SIZE takes a stream's window past 2^31-1");
+                    } else if (delta > 0 && s.out != null) {
+                        enqueue(s);
+                    }
+                });
+                if (overflow[0] != null) {
+                    throw overflow[0];
+                }
+            }
+            case SETTINGS_MAX_FRAME_SIZE -> peerMaxFrameSize = (int) value;
+            default -> { }
+        }
+    }
+
+    @Override
+    public void settingsEnd() throws Http2Exception {
+        countControlFrame();
+        Frames.settingsAck(out);
+    }
+
+    @Override
+    public void settingsAck() {
+        // our settings apply from the start; nothing waits for the acknowledgement
+    }
+
+    @Override
+    public void ping(long payload, boolean ack) throws Http2Exception {
+        if (!ack) {
+            countControlFrame();
+            Frames.ping(out, true, payload);
+        }
+    }
+
+    @Override
+    public void goAway(int lastStreamId, long errorCode, ByteBuffer debugData) {
+        log.debug("GOAWAY from the peer: {}, last stream {}", ErrorCode.name(errorCode), lastStreamId);
+        // the peer opens no more streams: the ones in flight are finished, then the connection closes
+        goingAway = true;
+    }
+
+    @Override
+    public void windowUpdate(int streamId, int increment) throws Http2Exception {
+        emptyFrames = 0;
+        if (streamId == 0) {
+            sendWindow += increment;
+            if (sendWindow > MAX_WINDOW) {
+                throw Http2Exception.connection(ErrorCode.FLOW_CONTROL_ERROR, "WINDOW_UPDATE takes the connection's window past 2^31-1");
+            }
+            return;
+        }
+        Stream s = streams.get(streamId);
+        if (s == null) {
+            if (streamId > lastStreamId) {
+                throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "WINDOW_UPDATE on idle stream " + streamId);
+            }
+            return;
+        }
+        s.sendWindow += increment;
+        if (s.sendWindow > MAX_WINDOW) {
+            throw Http2Exception.stream(streamId, ErrorCode.FLOW_CONTROL_ERROR, "WINDOW_UPDATE takes the stream's window past 2^31-1");
+        }
+        if (s.out != null) {
+            enqueue(s);
+        }
+    }
+
+    // ---- requests to handlers
+
+    /** A buffered body grows by what arrived; it is given back to the peer's windows at once, within the route's limit. */
+    private void buffer(Stream s, ByteBuffer data) throws Http2Exception {
+        int n = data.remaining();
+        Route route = s.request.route;
+        long limit = route != null ? route.bodyLimit(config, false) : config.maxBodySize();
+        if (s.received > limit) {
+            consumed(s, n);
+            answerError(s, 413, "the request body is larger than " + limit + " bytes");
+            return;
+        }
+        if (budget != null && n > 0) {
+            if (!budget.tryReserve(n)) {
+                consumed(s, n);
+                answerError(s, 503, "too many request bodies in flight; retry");
+                return;
+            }
+            s.budgeted += n;
+        }
+        s.appendBody(data);
+        consumed(s, n);
+    }
+
+    private void endOfRequest(Stream s) {
+        s.state = s.state == Stream.State.HALF_CLOSED_LOCAL ? Stream.State.CLOSED : Stream.State.HALF_CLOSED_REMOTE;
+        if (s.streamed != null) {
+            if (s.pendingBytes() == 0) {
+                API.end(s.streamed);
+            }
+        } else if (!s.answered && s.exchange == null) {
+            dispatch(s);
+        }
+        if (s.state == Stream.State.CLOSED) {
+            close(s);
+        }
+    }
+
+    private void dispatch(Stream s) {
+        RequestState req = s.request;
+        Route route = req.route;
+        if (route == null) {
+            try {
+                route = API.route(router, req);
+            } catch (HttpException e) {
+                s.response.reset();
+                respond(s, s.response, e);
+                return;
+            }
+        }
+        if (handlers.deferred(route)) {
+            if (route.async != null) {
+                req.mayBlock = false;
+            }
+            begin(s, route, new Exchange(req, true, null));
+            return;
+        }
+        s.response.reset();
+        s.response.jsonCodec = route.json;
+        respond(s, s.response, handlers.runInline(route, req, s.response));
+    }
+
+    private void startStreamed(Stream s, Route route, long limit) {
+        RequestBody body = API.newBody(s.contentLength, wakeup);
+        API.collectLimit(body, route.bodyLimit(config, false));
+        s.request.streamed = body;
+        s.request.mayBlock = route.blocking;
+        s.streamed = body;
+        begin(s, route, new Exchange(s.request, true, body));
+    }
+
+    private void begin(Stream s, Route route, Exchange ex) {
+        s.exchange = ex;
+        s.handlerStarted = System.nanoTime();
+        handlers.start(route, ex);
+        if (ex.done && handlers.runsHere(route)) {
+            s.exchange = null;
+            completeExchange(s, ex);
+        } else {
+            handling.add(s);
+        }
+    }
+
+    private void completeExchange(Stream s) {
+        Exchange ex = s.exchange;
+        s.exchange = null;
+        completeExchange(s, ex);
+    }
+
+    private void completeExchange(Stream s, Exchange ex) {
+        if (s.streamed != null && !s.remoteClosed()) {
+            // answered before its body arrived: the rest is not wanted
+            API.abandon(s.streamed);
+        }
+        respond(s, ex.response, ex.failure);
+    }
+
+    private void handlerTimedOut(Stream s) {
+        Exchange ex = s.exchange;
+        log.warn("handler for {} did not answer within {}; answering 503", ex.request, config.handlerTimeout());
+        ex.abandoned = true;
+        if (s.streamed != null) {
+            API.fail(s.streamed, new BodyException(503, "the handler timed out"));
+        }
+        // the handler may still read the request: the stream is only reused once it finished
+        abandoned.add(s);
+        s.exchange = ex;
+        ResponseState res = new ResponseState();
+        API.answerFailure(s.request, res, new HttpException(503, "the handler did not answer in time"));
+        encodeResponse(s, res);
+    }
+
+    /** Moves DATA the streamed bodies' consumers have room for now, and gives it back to the windows. */
+    private void feedStreamedBodies() {
+        streams.forEach(s -> {
+            if (s.streamed != null && s.pendingBytes() > 0 && API.hasRoom(s.streamed)) {
+                int taken = API.offer(s.streamed, MemorySegment.ofArray(s.pending), s.pending, s.pendingStart, s.pendingBytes());
+                s.pendingStart += taken;
+                consumed(s, taken);
+                if (s.pendingBytes() == 0 && s.remoteClosed()) {
+                    API.end(s.streamed);
+                }
+            }
+        });
+    }
+
+    private void feed(Stream s, ByteBuffer data) {
+        int n = data.remaining();
+        if (s.pendingBytes() == 0 && n > 0) {
+            MemorySegment src = data.hasArray() ? MemorySegment.ofArray(data.array()) : MemorySegment.ofBuffer(data);
+            long offset = data.hasArray() ? data.arrayOffset() + data.position() : 0;
+            int taken = API.offer(s.streamed, src, data.hasArray() ? data.array() : null, offset, n);
+            data.position(data.position() + taken);
+            consumed(s, taken);
+        }
+        if (data.hasRemaining()) {
+            s.keep(data);
+        }
+    }
+
+    // ---- responses out
+
+    private void answerError(Stream s, int status, String message) {
+        s.response.reset();
+        if (s.streamed != null) {
+            API.fail(s.streamed, new BodyException(status, message));
+        }
+        respond(s, s.response, new HttpException(status, message));
+    }
+
+    private void respond(Stream s, ResponseState res, Throwable failure) {
+        if (failure != null) {
+            API.answerFailure(s.request, res, failure);
+        } else if (res.api.isStreamed()) {
+            // streamed response bodies are read whole here until DATA frames can pull from their producer
+            collectStreamed(s, res);
+        }
+        encodeResponse(s, res);
+    }
+
+    private void collectStreamed(Stream s, ResponseState res) {
+        java.util.concurrent.CompletableFuture<Long> sent = res.takeSent();
+        try {
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            if (res.bodyStream != null) {
+                try (java.io.InputStream in = res.bodyStream) {
+                    in.transferTo(bytes);
+                }
+            } else if (res.bodyWriter != null) {
+                res.bodyWriter.writeTo(bytes);
+            } else if (res.bodyFile != null) {
+                try (java.nio.channels.FileChannel f = res.bodyFile) {
+                    java.nio.channels.Channels.newInputStream(f).transferTo(bytes);
+                }
+            }
+            res.bodyStream = null;
+            res.bodyWriter = null;
+            res.bodyFile = null;
+            res.bodyArray = bytes.toByteArray();
+            res.bodyOffset = 0;
+            res.bodyLength = res.bodyArray.length;
+            if (sent != null) {
+                sent.complete((long) res.bodyLength);
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            res.closeStreamedBody();
+            if (sent != null) {
+                sent.completeExceptionally(e);
+            }
+            API.answerFailure(s.request, res, e);
+        }
+    }
+
+    private void encodeResponse(Stream s, ResponseState res) {
+        if (s.answered || aborted) {
+            return;
+        }
+        boolean head = s.request.method == Method.HEAD;
+        byte[] body = null;
+        int offset = 0;
+        int length = 0;
+        if (res.bodyArray != null) {
+            body = res.bodyArray;
+            offset = res.bodyOffset;
+            length = res.bodyLength;
+        } else if (res.bodyBuffer != null) {
+            ByteBuffer b = res.bodyBuffer;
+            length = b.remaining();
+            if (b.hasArray()) {
+                body = b.array();
+                offset = b.arrayOffset() + b.position();
+            } else {
+                body = new byte[length];
+                b.duplicate().get(body);
+            }
+        } else if (res.bodyString != null) {
+            body = res.bodyText();
+            length = body.length;
+        }
+        boolean noContent = res.status == 204 || res.status == 304;
+        boolean endStream = head || noContent || length == 0;
+        int start = Frames.headersStart(out, s.id, endStream);
+        encoder.beginBlock(out);
+        encoder.status(res.status, out);
+        encoder.header(SERVER_NAME, SERVER, out);
+        encoder.header(DATE, HttpDate.value(), out);
+        if (res.contentType != null) {
+            encoder.header(CONTENT_TYPE, contentType(res.contentType), out);
+        }
+        if (!noContent) {
+            encoder.header(CONTENT_LENGTH, decimal(res.api.isStreamed() ? res.streamLength : length), out);
+        }
+        for (int i = 0; i < res.headerCount; i++) {
+            String name = res.headerNames[i].toLowerCase(Locale.ROOT);
+            if (!connectionSpecific(name)) {
+                encoder.header(name, res.headerValues[i], out);
+            }
+        }
+        Frames.headersEnd(out, start, peerMaxFrameSize);
+        s.answered = true;
+        if (endStream) {
+            sentEnd(s);
+        } else {
+            s.out = body;
+            s.outPos = offset;
+            s.outEnd = offset + length;
+            enqueue(s);
+        }
+    }
+
+    /** Sends DATA round-robin, a frame per stream per turn, while the windows and the high-water mark allow. */
+    private void flush() {
+        if (aborted) {
+            return;
+        }
+        while (queueHead != null && sendWindow > 0 && out.pending() < highWater) {
+            Stream s = queueHead;
+            queueHead = s.nextQueued;
+            if (queueHead == null) {
+                queueTail = null;
+            }
+            s.nextQueued = null;
+            s.queued = false;
+            if (s.out == null) {
+                continue;
+            }
+            int remaining = s.outEnd - s.outPos;
+            int n = (int) Math.min(Math.min(remaining, peerMaxFrameSize), Math.min(sendWindow, s.sendWindow));
+            if (n <= 0) {
+                // blocked on the stream's window: its WINDOW_UPDATE queues it again
+                continue;
+            }
+            boolean last = n == remaining;
+            Frames.dataHeader(out, n, s.id, last);
+            out.put(s.out, s.outPos, n);
+            s.outPos += n;
+            sendWindow -= n;
+            s.sendWindow -= n;
+            if (last) {
+                s.out = null;
+                sentEnd(s);
+            } else {
+                enqueue(s);
+            }
+        }
+    }
+
+    private void enqueue(Stream s) {
+        if (s.queued) {
+            return;
+        }
+        s.queued = true;
+        s.nextQueued = null;
+        if (queueTail == null) {
+            queueHead = s;
+        } else {
+            queueTail.nextQueued = s;
+        }
+        queueTail = s;
+    }
+
+    /** END_STREAM went out on {@code s}. */
+    private void sentEnd(Stream s) {
+        if (s.remoteClosed()) {
+            close(s);
+            return;
+        }
+        s.state = Stream.State.HALF_CLOSED_LOCAL;
+        // RFC 9113 8.1: answered before the request ended, the rest of it is not wanted
+        Frames.rstStream(out, s.id, ErrorCode.NO_ERROR);
+        remember(s.id);
+        close(s);
+    }
+
+    // ---- stream and connection ends
+
+    /** Resets a stream because of a stream error. */
+    private void reset(int streamId, ErrorCode code) {
+        Frames.rstStream(out, streamId, code);
+        remember(streamId);
+        Stream s = streams.get(streamId);
+        if (s != null) {
+            close(s);
+        }
+        try {
+            // a client that makes the server reset streams is limited as one that resets them (MadeYouReset)
+            countReset();
+        } catch (Http2Exception e) {
+            connectionError(e.code(), e.getMessage());
+        }
+    }
+
+    /** The stream is over on this side: it lets go of its body and handler, and is reused once nothing refers to it. */
+    private void close(Stream s) {
+        if (streams.get(s.id) == s) {
+            streams.remove(s.id);
+        }
+        s.state = Stream.State.CLOSED;
+        s.out = null;
+        if (s.streamed != null && !s.remoteClosed()) {
+            API.fail(s.streamed, new java.io.IOException("the stream was reset"));
+        }
+        if (s.received > 0 && s.streamed != null) {
+            // bytes held for the consumer that will never take them go back to the connection's window
+            consumed(null, s.pendingBytes());
+        }
+        if (budget != null && s.budgeted > 0) {
+            budget.release(s.budgeted);
+            s.budgeted = 0;
+        }
+        Exchange ex = s.exchange;
+        if (ex != null && !ex.done) {
+            ex.abandoned = true;
+            handling.remove(s);
+            if (!abandoned.contains(s)) {
+                abandoned.add(s);
+            }
+            return;
+        }
+        if (!abandoned.contains(s) && !s.queued) {
+            s.recycle();
+            if (free.size() < 8) {
+                free.push(s);
+            }
+        }
+    }
+
+    private void releaseAbandoned() {
+        for (int i = abandoned.size() - 1; i >= 0; i--) {
+            Stream s = abandoned.get(i);
+            if (s.exchange == null || s.exchange.done) {
+                abandoned.remove(i);
+                if (streams.get(s.id) != s) {
+                    s.recycle();
+                }
+            }
+        }
+    }
+
+    /** Sends GOAWAY: no new streams; the ones in flight finish, then the connection closes. */
+    private void goAway(ErrorCode code, String debug) {
+        if (goingAway && code == ErrorCode.NO_ERROR) {
+            return;
+        }
+        goingAway = true;
+        Frames.goAway(out, lastStreamId, code, debug == null ? new byte[0] : debug.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private void connectionError(ErrorCode code, String message) {
+        log.debug("connection error {}: {}", code, message);
+        goAway(code, message);
+        finishing = true;
+        streams.forEach(this::close);
+        queueHead = null;
+        queueTail = null;
+    }
+
+    private void shed() {
+        out = new WireBuffer(0);
+        block = new byte[0];
+    }
+
+    // ---- windows and limits
+
+    /** {@code n} received octets were consumed: given back to the peer in WINDOW_UPDATEs once half a window is due. */
+    private void consumed(Stream s, int n) {
+        if (n <= 0) {
+            return;
+        }
+        unacknowledged += n;
+        if (unacknowledged >= limits.connectionWindow() / 2) {
+            Frames.windowUpdate(out, 0, unacknowledged);
+            receiveWindow += unacknowledged;
+            unacknowledged = 0;
+        }
+        if (s != null && !s.remoteClosed()) {
+            s.unacknowledged += n;
+            if (s.unacknowledged >= limits.streamWindow() / 2) {
+                Frames.windowUpdate(out, s.id, s.unacknowledged);
+                s.receiveWindow += s.unacknowledged;
+                s.unacknowledged = 0;
+            }
+        }
+    }
+
+    private void countReset() throws Http2Exception {
+        if (!resets.add(System.nanoTime())) {
+            throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many streams reset");
+        }
+    }
+
+    private void countControlFrame() throws Http2Exception {
+        if (!controlFrames.add(System.nanoTime())) {
+            throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many SETTINGS or PING frames");
+        }
+    }
+
+    private void remember(int streamId) {
+        recentlyReset[recentlyResetNext] = streamId;
+        recentlyResetNext = (recentlyResetNext + 1) % recentlyReset.length;
+    }
+
+    private boolean wasReset(int streamId) {
+        for (int id : recentlyReset) {
+            if (id == streamId) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean connectionSpecific(String name) {
+        return switch (name) {
+            case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade" -> true;
+            default -> false;
+        };
+    }
+
+    /** The last content type's bytes: most responses of a connection share one. */
+    private byte[] contentType(String type) {
+        if (!type.equals(lastContentType)) {
+            lastContentType = type;
+            lastContentTypeBytes = type.getBytes(StandardCharsets.ISO_8859_1);
+        }
+        return lastContentTypeBytes;
+    }
+
+    private static byte[] decimal(long n) {
+        return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Override
+    public String toString() {
+        return "Http2Connection[streams=" + streams.size() + ", last=" + lastStreamId + "]";
+    }
+}

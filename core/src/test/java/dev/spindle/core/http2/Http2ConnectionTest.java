@@ -1,0 +1,218 @@
+package dev.spindle.core.http2;
+
+import static dev.spindle.core.http2.H2Peer.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spindle.core.Handler;
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
+import dev.spindle.core.spi.Next;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link Http2Connection} fed frames by hand: requests to handlers, flow control, stream and connection errors, defences. */
+class Http2ConnectionTest {
+    private final ExecutorService executor = Executors.newFixedThreadPool(2);
+    private final Semaphore woken = new Semaphore(0);
+
+    @AfterEach
+    void stop() {
+        executor.shutdownNow();
+    }
+
+    private static Router routes() {
+        return Router.builder()
+                .get("/plaintext", (req, res) -> res.text("Hello, World!"))
+                .get("/version", (req, res) -> res.text(req.version() + " " + req.header("host")))
+                .get("/big", (req, res) -> res.body(new byte[100_000]))
+                .post("/echo", (req, res) -> res.body(req.body()))
+                .post("/blocking", Handler.blocking((req, res) -> {
+                    try (InputStream in = req.bodyStream()) {
+                        res.text(Long.toString(in.transferTo(OutputStream.nullOutputStream())));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }))
+                .get("/blocking", Handler.blocking((req, res) -> res.text("from a worker")))
+                .build();
+    }
+
+    private Http2Connection connection(ServerConfig config) {
+        return new Http2Connection(routes(), config, executor, woken::release, null);
+    }
+
+    private H2Peer peer() {
+        return new H2Peer(connection(ServerConfig.defaults())).start();
+    }
+
+    @Test
+    void answersAGetWithItsHeadersAndBody() throws Exception {
+        H2Peer peer = peer();
+        List<H2Peer.Frame> first = peer.read();
+        assertThat(first.get(0).type()).as("the server's preface is a SETTINGS frame").isEqualTo(SETTINGS);
+        peer.send(get(1, "/plaintext"));
+        H2Peer.Response r = peer.response(1);
+        assertThat(r.status()).isEqualTo("200");
+        assertThat(r.headers()).containsEntry("content-length", "13").containsKey("date");
+        assertThat(r.body()).isEqualTo("Hello, World!");
+        assertThat(r.ended()).isTrue();
+        assertThat(peer.frames()).anyMatch(f -> f.type() == SETTINGS && f.has(ACK));
+    }
+
+    @Test
+    void theRequestSaysHttp2AndAuthorityIsTheHost() throws Exception {
+        H2Peer peer = peer();
+        peer.send(get(1, "/version"));
+        assertThat(peer.response(1).body()).isEqualTo("HTTP/2 localhost");
+    }
+
+    @Test
+    void manyStreamsOnOneConnectionAreAllAnswered() throws Exception {
+        H2Peer peer = peer();
+        for (int id = 1; id < 200; id += 2) {
+            peer.send(get(id, "/plaintext"));
+        }
+        for (int id = 1; id < 200; id += 2) {
+            assertThat(peer.response(id).body()).as("stream %d", id).isEqualTo("Hello, World!");
+        }
+    }
+
+    @Test
+    void echoesABodySentInSeveralDataFrames() throws Exception {
+        H2Peer peer = peer();
+        peer.send(post(1, "/echo"));
+        peer.send(data(1, "hello ", false));
+        peer.send(data(1, "world", true));
+        assertThat(peer.response(1).body()).isEqualTo("hello world");
+    }
+
+    @Test
+    void aBlockingHandlerRunsOnTheExecutorAndIsAnsweredAfterTheWakeup() throws Exception {
+        Http2Connection c = connection(ServerConfig.defaults());
+        H2Peer peer = new H2Peer(c).start();
+        peer.send(get(1, "/blocking"));
+        assertThat(woken.tryAcquire(5, TimeUnit.SECONDS)).isTrue();
+        c.resume();
+        assertThat(peer.response(1).body()).isEqualTo("from a worker");
+    }
+
+    @Test
+    void aStreamedBodyIsFedToItsBlockingHandler() throws Exception {
+        Http2Connection c = connection(ServerConfig.defaults());
+        H2Peer peer = new H2Peer(c).start();
+        peer.send(post(1, "/blocking"));
+        String chunk = "x".repeat(10_000);
+        for (int i = 0; i < 5; i++) {
+            peer.send(data(1, chunk, i == 4));
+        }
+        for (int i = 0; i < 50 && !peer.response(1).ended(); i++) {
+            woken.tryAcquire(100, TimeUnit.MILLISECONDS);
+            c.resume();
+        }
+        assertThat(peer.response(1).body()).isEqualTo("50000");
+    }
+
+    @Test
+    void respectsThePeersStreamWindowUntilAWindowUpdate() throws Exception {
+        H2Peer peer = new H2Peer(connection(ServerConfig.defaults()));
+        peer.send(concat(PREFACE, settings(0x4, 1000)));
+        peer.send(get(1, "/big"));
+        assertThat(dataBytes(peer.read(), 1)).isEqualTo(1000);
+        peer.send(windowUpdate(1, 5000));
+        assertThat(dataBytes(peer.read(), 1)).isEqualTo(5000);
+        peer.send(windowUpdate(1, 1_000_000));
+        // the connection's window (65,535) is the limit now
+        assertThat(dataBytes(peer.read(), 1)).isEqualTo(65_535 - 6000);
+        peer.send(windowUpdate(0, 1_000_000));
+        assertThat(peer.response(1).body()).hasSize(100_000);
+        assertThat(peer.response(1).ended()).isTrue();
+    }
+
+    private static int dataBytes(List<H2Peer.Frame> frames, int stream) {
+        return frames.stream().filter(f -> f.type() == DATA && f.stream() == stream).mapToInt(f -> f.payload().length).sum();
+    }
+
+    @Test
+    void aMalformedRequestResetsItsStreamOnly() throws Exception {
+        H2Peer peer = peer();
+        peer.send(frame(HEADERS, END_HEADERS | END_STREAM, 1,
+                block(":method", "GET", ":scheme", "http", ":path", "/plaintext", "Bad", "upper case")));
+        peer.send(get(3, "/plaintext"));
+        assertThat(peer.read()).anyMatch(f -> f.type() == RST_STREAM && f.stream() == 1 && f.errorCode() == 0x1);
+        assertThat(peer.response(3).body()).isEqualTo("Hello, World!");
+    }
+
+    @Test
+    void rapidResetEndsTheConnectionWithEnhanceYourCalm() {
+        H2Peer peer = peer();
+        for (int id = 1; id < 1000; id += 2) {
+            peer.send(concat(frame(HEADERS, END_HEADERS, id,
+                    block(":method", "POST", ":scheme", "http", ":path", "/echo")), rst(id, 0x8)));
+        }
+        assertThat(peer.read()).anyMatch(f -> f.type() == GOAWAY && f.errorCode() == 0xb);
+    }
+
+    @Test
+    void aWindowUpdatePastTheMaximumIsAFlowControlError() {
+        H2Peer peer = peer();
+        peer.send(windowUpdate(0, Integer.MAX_VALUE));
+        assertThat(peer.read()).anyMatch(f -> f.type() == GOAWAY && f.errorCode() == 0x3);
+    }
+
+    @Test
+    void aPingIsAnsweredWithTheSamePayload() {
+        H2Peer peer = peer();
+        peer.send(ping(0x0102030405060708L));
+        assertThat(peer.read()).anyMatch(f -> f.type() == PING && f.has(ACK)
+                && ByteBuffer.wrap(f.payload()).getLong() == 0x0102030405060708L);
+    }
+
+    @Test
+    void aPingFloodEndsTheConnection() {
+        H2Peer peer = peer();
+        for (int i = 0; i < 2000; i++) {
+            peer.send(ping(i));
+        }
+        assertThat(peer.read()).anyMatch(f -> f.type() == GOAWAY && f.errorCode() == 0xb);
+    }
+
+    @Test
+    void aContinuationFloodEndsTheConnection() {
+        H2Peer peer = peer();
+        peer.send(frame(HEADERS, 0, 1, block(":method", "GET")));
+        for (int i = 0; i < 100; i++) {
+            peer.send(frame(CONTINUATION, 0, 1, new byte[0]));
+        }
+        assertThat(peer.read()).anyMatch(f -> f.type() == GOAWAY && f.errorCode() == 0xb);
+    }
+
+    @Test
+    void headerFieldsPastTheListLimitAreAnswered431() throws Exception {
+        H2Peer peer = new H2Peer(connection(ServerConfig.defaults().maxHeaderSize(4096))).start();
+        peer.send(frame(HEADERS, END_HEADERS | END_STREAM, 1,
+                block(":method", "GET", ":scheme", "http", ":path", "/plaintext", "x-big", "v".repeat(5000))));
+        assertThat(peer.response(1).status()).isEqualTo("431");
+        peer.send(get(3, "/plaintext"));
+        assertThat(peer.response(3).status()).isEqualTo("200");
+    }
+
+    @Test
+    void aBadPrefaceIsAConnectionError() {
+        Http2Connection c = connection(ServerConfig.defaults());
+        H2Peer peer = new H2Peer(c);
+        peer.send("PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(peer.read()).anyMatch(f -> f.type() == GOAWAY && f.errorCode() == 0x1);
+        assertThat(c.next()).isIn(Next.LINGER, Next.CLOSE);
+    }
+}
