@@ -94,6 +94,8 @@ final class FrameReader {
      * after a stream error the caller resets the stream and calls again with the same {@code src}
      * for the rest. After a connection error the reader is not to be used again.
      *
+     * @param src the bytes received; read from its position to its limit, whatever its byte order
+     * @param listener receives each frame
      * @throws Http2Exception a frame broke a rule, or the listener threw
      */
     void read(ByteBuffer src, FrameListener listener) throws Http2Exception {
