@@ -15,6 +15,13 @@ final class WireBuffer {
     private int start;
     /** Where the next byte is appended. */
     private int end;
+    /**
+     * What to add to an index into {@link #array} to get a position as {@link #position} tells it:
+     * the bytes move to the front of the array when it compacts or grows, and a position taken
+     * before that must still name the same byte. Int arithmetic wraps, so it holds on a connection
+     * that writes more than 2 GiB in all.
+     */
+    private int shift;
 
     WireBuffer(int capacity) {
         this.array = new byte[capacity];
@@ -25,9 +32,9 @@ final class WireBuffer {
         return end - start;
     }
 
-    /** Where the next appended byte will lie, for {@link #patch} later. */
+    /** Where the next appended byte will lie, for {@link #patchMedium} and the like later; it stays valid across appends. */
     int position() {
-        return end;
+        return end + shift;
     }
 
     /** Makes room for {@code n} more bytes. */
@@ -44,6 +51,7 @@ final class WireBuffer {
             System.arraycopy(array, start, grown, 0, pending);
             array = grown;
         }
+        shift += start;
         start = 0;
         end = pending;
     }
@@ -95,12 +103,49 @@ final class WireBuffer {
 
     /** Overwrites the 24-bit length at {@code at} (a frame header appended earlier and not yet written). */
     void patchMedium(int at, int v) {
-        if (at < start || at + 3 > end) {
-            throw new IllegalStateException("patching bytes that are not pending: " + at);
+        int i = index(at, 3);
+        array[i] = (byte) (v >>> 16);
+        array[i + 1] = (byte) (v >>> 8);
+        array[i + 2] = (byte) v;
+    }
+
+    /** Overwrites the byte at {@code at}, appended earlier and not yet written. */
+    void patch(int at, int b) {
+        array[index(at, 1)] = (byte) b;
+    }
+
+    /** Overwrites the four bytes at {@code at}, appended earlier and not yet written. */
+    void patchInt(int at, int v) {
+        int i = index(at, 4);
+        array[i] = (byte) (v >>> 24);
+        array[i + 1] = (byte) (v >>> 16);
+        array[i + 2] = (byte) (v >>> 8);
+        array[i + 3] = (byte) v;
+    }
+
+    /** The pending byte at {@code at}, unsigned. */
+    int get(int at) {
+        return array[index(at, 1)] & 0xFF;
+    }
+
+    /** Appends {@code n} bytes to be filled in later by patching or {@link #move}. */
+    void skip(int n) {
+        ensure(n);
+        end += n;
+    }
+
+    /** Copies {@code length} pending bytes from {@code from} to {@code to} (the ranges may overlap), to open a gap in what was appended. */
+    void move(int from, int to, int length) {
+        System.arraycopy(array, index(from, length), array, index(to, length), length);
+    }
+
+    /** The array index of the {@code length} bytes at position {@code at}, which must be pending. */
+    private int index(int at, int length) {
+        int i = at - shift;
+        if (i < start || length < 0 || i > end - length) {
+            throw new IllegalStateException("bytes " + at + ".." + (at + length) + " are not pending");
         }
-        array[at] = (byte) (v >>> 16);
-        array[at + 1] = (byte) (v >>> 8);
-        array[at + 2] = (byte) v;
+        return i;
     }
 
     /** The pending bytes as a buffer positioned at the first of them; valid until the next append or write. */
@@ -115,6 +160,7 @@ final class WireBuffer {
         }
         start += n;
         if (start == end) {
+            shift += end;
             start = 0;
             end = 0;
         }
@@ -132,6 +178,7 @@ final class WireBuffer {
     /** Lets go of the array (a connection that only lingers). */
     void shed() {
         array = new byte[0];
+        shift += end;
         start = 0;
         end = 0;
     }
