@@ -46,6 +46,8 @@ public final class RequestState {
     public boolean connectionClose;
     public boolean connectionKeepAlive;
     public boolean expectContinue;
+    /** The request asked to switch to h2c ({@code Upgrade: h2c}). */
+    public boolean upgradeH2c;
 
     public Route route;
     public final int[] params = new int[16];
@@ -72,6 +74,7 @@ public final class RequestState {
         connectionClose = false;
         connectionKeepAlive = false;
         expectContinue = false;
+        upgradeH2c = false;
         route = null;
         pathString = null;
         bodyView = null;
@@ -115,6 +118,7 @@ public final class RequestState {
         copy.connectionClose = connectionClose;
         copy.connectionKeepAlive = connectionKeepAlive;
         copy.expectContinue = expectContinue;
+        copy.upgradeH2c = upgradeH2c;
         copy.route = route;
         System.arraycopy(params, 0, copy.params, 0, params.length);
         return copy;

@@ -60,6 +60,8 @@ public final class RequestParser extends LineScanner {
     private static final byte[] CONTENT_LENGTH = "content-length".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] TRANSFER_ENCODING = "transfer-encoding".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CONNECTION = "connection".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] UPGRADE = "upgrade".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] H2C = "h2c".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HOST = "host".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] EXPECT = "expect".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CHUNKED = "chunked".getBytes(StandardCharsets.US_ASCII);
@@ -390,6 +392,11 @@ public final class RequestParser extends LineScanner {
                     }
                 }
             }
+            case 7 -> {
+                if (Ascii.equalsIgnoreCase(d, b + name, UPGRADE)) {
+                    upgradeTokens(d, b, vs, ve, req);
+                }
+            }
             case 10 -> {
                 if (Ascii.equalsIgnoreCase(d, b + name, CONNECTION)) {
                     connectionTokens(d, b, vs, ve, req);
@@ -448,6 +455,17 @@ public final class RequestParser extends LineScanner {
             } else {
                 otherCoding = true;
                 chunkedLast = false;
+            }
+        }
+    }
+
+    /** RFC 9110 7.8: the protocols the client offers to switch to; only h2c is known. */
+    private void upgradeTokens(MemorySegment d, int b, int vs, int ve, RequestState req) {
+        for (long t = nextToken(d, b, vs, ve); t >= 0; t = nextToken(d, b, (int) t, ve)) {
+            int s = (int) (t >>> 32);
+            int e = (int) t;
+            if (e - s == H2C.length && Ascii.equalsIgnoreCase(d, b + s, H2C)) {
+                req.upgradeH2c = true;
             }
         }
     }
