@@ -95,7 +95,6 @@ final class HpackHuffman {
 
     /** Appends the Huffman coding of {@code src[offset, offset + length)}, padded with the high bits of EOS. */
     static void encode(byte[] src, int offset, int length, WireBuffer out) {
-        out.ensure(encodedLength(src, offset, length));
         long bits = 0;
         int count = 0;
         for (int i = offset; i < offset + length; i++) {

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -211,6 +212,52 @@ class HpackDecoderTest {
         byte[] bytes = hex(block);
         assertThatThrownBy(() -> decoder.decode(bytes, 0, bytes.length, (n, no, nl, v, vo, vl) -> { }))
                 .isInstanceOf(HpackException.class).hasMessageContaining(message);
+    }
+
+    /** Any bytes decode or fail with an HpackException: never another exception, never a write past the scratch. */
+    @Test
+    void randomBlocksDecodeOrFailWithACompressionError() {
+        Random random = new Random(7541);
+        byte[] block = new byte[64];
+        int failures = 0;
+        for (int round = 0; round < 20_000; round++) {
+            HpackDecoder decoder = new HpackDecoder(256, 4096);
+            int length = random.nextInt(block.length + 1);
+            random.nextBytes(block);
+            // often a Huffman-coded value after an indexed name, so that the Huffman decoder sees random bits too
+            if (length > 2 && random.nextBoolean()) {
+                block[0] = 0x04;
+                block[1] = (byte) (0x80 | (length - 2));
+            }
+            try {
+                decoder.decode(block, 0, length, (n, no, nl, v, vo, vl) -> { });
+            } catch (HpackException e) {
+                failures++;
+            }
+        }
+        assertThat(failures).as("most random blocks are malformed").isGreaterThan(1000);
+    }
+
+    /** Decoding fields that are not indexed, Huffman-coded or not, allocates nothing once the scratch has grown. */
+    @Test
+    void decodingAllocatesNothingButTableEntries() throws Exception {
+        HpackDecoder decoder = new HpackDecoder(4096, 65536);
+        decode(decoder, "4088 25a8 49e9 5ba9 7d7f 8925 a849 e95b b8e8 b4bf");
+        // indexed fields (static and dynamic), a plain literal without indexing, a Huffman one never indexed
+        byte[] block = hex("8286 84be 040c 2f73 616d 706c 652f 7061 7468 1088 25a8 49e9 5ba9 7d7f 8925 a849 e95b b8e8 b4bf");
+        long[] octets = new long[1];
+        HpackDecoder.Sink sink = (n, no, nl, v, vo, vl) -> octets[0] += nl + vl;
+        for (int i = 0; i < 20_000; i++) {
+            decoder.decode(block, 0, block.length, sink);
+        }
+        long allocated = Allocations.of(() -> {
+            for (int i = 0; i < 10_000; i++) {
+                decoder.decode(block, 0, block.length, sink);
+            }
+        });
+        // one String per field would be well over a megabyte
+        assertThat(allocated).isLessThan(10_000);
+        assertThat(octets[0]).isPositive();
     }
 
     /**

@@ -256,6 +256,38 @@ class HpackEncoderTest {
         assertThat(HpackDecoderTest.dynamicTable(encoder.table())).containsExactly("x-one: 1", "x-two: 2");
     }
 
+    /** Encoding a response whose fields are in the table, or never indexed, allocates nothing. */
+    @Test
+    void encodingAllocatesNothingOnceFieldsAreInTheTable() throws Exception {
+        HpackEncoder encoder = new HpackEncoder(4096);
+        byte[] contentType = latin1("content-type");
+        byte[] json = latin1("application/json");
+        byte[] contentLength = latin1("content-length");
+        byte[] length = latin1("1234");
+        byte[] setCookie = latin1("set-cookie");
+        byte[] cookie = latin1("id=12345");
+        WireBuffer out = new WireBuffer(256);
+        Allocations.Body response = () -> {
+            encoder.beginBlock(out);
+            encoder.status(200, out);
+            encoder.status(302, out);
+            encoder.header(contentType, json, out);
+            encoder.header("server", "spindle", out);
+            encoder.header(contentLength, length, out);
+            encoder.headerNeverIndexed(setCookie, cookie, out);
+            out.written(out.pending());
+        };
+        for (int i = 0; i < 20_000; i++) {
+            response.run();
+        }
+        long allocated = Allocations.of(() -> {
+            for (int i = 0; i < 10_000; i++) {
+                response.run();
+            }
+        });
+        assertThat(allocated).isLessThan(10_000);
+    }
+
     static Stream<Arguments> roundTrips() {
         return Stream.of(
                 Arguments.of(4096, false, HpackEncoder.Huffman.WHEN_SHORTER),
