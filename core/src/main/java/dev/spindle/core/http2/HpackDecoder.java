@@ -1,27 +1,33 @@
 package dev.spindle.core.http2;
 
-import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Decodes HPACK header blocks (RFC 7541) into header fields, keeping the connection's dynamic
- * table in step with the peer's encoder. The header list's size (RFC 9113 6.5.2: name and value
- * octets plus 32 per field) is counted while decoding: once a block passes the limit, no further
- * field is created or handed on (a literal that is not indexed is skipped over), but the block is
- * still decoded to its end so that the table stays in step; {@link #decode} then answers false.
- * A table entry is never larger than the table's maximum, so memory stays bounded either way.
- * Huffman-coded strings are not decoded yet: such a block fails with an {@link HpackException}.
+ * table in step with the peer's encoder. Fields are handed on as octets, never as Strings, so a
+ * block costs no allocation beyond the entries it adds to the table (and, rarely, growing the
+ * scratch array Huffman-coded strings decode into). The header list's size (RFC 9113 6.5.2: name
+ * and value octets plus 32 per field) is counted while decoding: once a block passes the limit, no
+ * further field is handed on, but the block is still decoded to its end so that the table stays
+ * in step; {@link #decode} then answers false. A table entry is never larger than the table's
+ * maximum, so memory stays bounded either way.
  */
 public final class HpackDecoder {
     /** Receives the decoded fields of a block, in order. */
     @FunctionalInterface
     public interface Sink {
         /**
-         * One header field.
+         * One header field. The arrays are only valid during the call and must not be changed:
+         * they may be the decoder's scratch, a table entry's own arrays, or the block itself.
          *
-         * @param name the name, as sent (lower case is the sender's duty in HTTP/2)
-         * @param value the value
+         * @param name the array holding the name, as sent (lower case is the sender's duty in HTTP/2)
+         * @param nameOffset where the name starts
+         * @param nameLength its length
+         * @param value the array holding the value
+         * @param valueOffset where the value starts
+         * @param valueLength its length
          */
-        void header(String name, String value);
+        void header(byte[] name, int nameOffset, int nameLength, byte[] value, int valueOffset, int valueLength);
     }
 
     private final HpackTable table;
@@ -31,6 +37,13 @@ public final class HpackDecoder {
     private byte[] block;
     private int pos;
     private int end;
+    /** Where Huffman-coded strings are decoded: a field's name first, then its value. */
+    private byte[] scratch = new byte[64];
+    private int scratchUsed;
+    /** The string {@link #string} read last: its array, offset and length (fields, so reading one allocates nothing). */
+    private byte[] stringArray;
+    private int stringOffset;
+    private int stringLength;
 
     /**
      * A decoder for one connection.
@@ -63,61 +76,77 @@ public final class HpackDecoder {
         long listSize = 0;
         boolean fieldSeen = false;
         boolean overLimit = false;
-        while (pos < end) {
-            int b = block[pos] & 0xFF;
-            if ((b & 0x80) != 0) {
-                int index = index(integer(7));
-                fieldSeen = true;
-                String name = table.name(index);
-                String value = table.value(index);
-                listSize += fieldSize(name.length(), value.length());
-                overLimit |= listSize > maxHeaderListSize;
-                if (!overLimit) {
-                    sink.header(name, value);
-                }
-            } else if ((b & 0xE0) == 0x20) {
-                if (fieldSeen) {
-                    throw new HpackException("a dynamic table size update after a header field");
-                }
-                long max = integer(5);
-                if (max > maxTableSize) {
-                    throw new HpackException("a dynamic table size update to " + max + ", above the " + maxTableSize + " allowed");
-                }
-                table.resize(max);
-            } else {
-                boolean indexing = (b & 0x40) != 0;
-                long nameIndex = integer(indexing ? 6 : 4);
-                fieldSeen = true;
-                String name;
-                int nameLength;
-                if (nameIndex == 0) {
-                    nameLength = stringLength();
-                    name = overLimit && !indexing ? null : text(nameLength);
-                    if (name == null) {
-                        pos += nameLength;
+        try {
+            while (pos < end) {
+                int b = block[pos] & 0xFF;
+                if ((b & 0x80) != 0) {
+                    int index = index(integer(7));
+                    fieldSeen = true;
+                    byte[] name = table.name(index);
+                    byte[] value = table.value(index);
+                    listSize += fieldSize(name.length, value.length);
+                    overLimit |= listSize > maxHeaderListSize;
+                    if (!overLimit) {
+                        sink.header(name, 0, name.length, value, 0, value.length);
                     }
+                } else if ((b & 0xE0) == 0x20) {
+                    if (fieldSeen) {
+                        throw new HpackException("a dynamic table size update after a header field");
+                    }
+                    long max = integer(5);
+                    if (max > maxTableSize) {
+                        throw new HpackException("a dynamic table size update to " + max + ", above the " + maxTableSize + " allowed");
+                    }
+                    table.resize(max);
                 } else {
-                    name = table.name(index(nameIndex));
-                    nameLength = name.length();
-                }
-                int valueLength = stringLength();
-                listSize += fieldSize(nameLength, valueLength);
-                overLimit |= listSize > maxHeaderListSize;
-                if (overLimit && !indexing) {
-                    pos += valueLength;
-                    continue;
-                }
-                String value = text(valueLength);
-                if (indexing) {
-                    table.add(name, value);
-                }
-                if (!overLimit) {
-                    sink.header(name, value);
+                    boolean indexing = (b & 0x40) != 0;
+                    long nameIndex = integer(indexing ? 6 : 4);
+                    fieldSeen = true;
+                    scratchUsed = 0;
+                    byte[] name;
+                    int nameOffset;
+                    int nameLength;
+                    if (nameIndex == 0) {
+                        string();
+                        name = stringArray;
+                        nameOffset = stringOffset;
+                        nameLength = stringLength;
+                    } else {
+                        name = table.name(index(nameIndex));
+                        nameOffset = 0;
+                        nameLength = name.length;
+                    }
+                    string();
+                    byte[] value = stringArray;
+                    int valueOffset = stringOffset;
+                    int valueLength = stringLength;
+                    listSize += fieldSize(nameLength, valueLength);
+                    overLimit |= listSize > maxHeaderListSize;
+                    if (indexing) {
+                        // a name taken from the table is shared: entries never change
+                        if (nameIndex == 0) {
+                            name = Arrays.copyOfRange(name, nameOffset, nameOffset + nameLength);
+                            nameOffset = 0;
+                        }
+                        value = Arrays.copyOfRange(value, valueOffset, valueOffset + valueLength);
+                        valueOffset = 0;
+                        table.add(name, value);
+                    }
+                    if (!overLimit) {
+                        sink.header(name, nameOffset, nameLength, value, valueOffset, valueLength);
+                    }
                 }
             }
+        } finally {
+            block = null;
+            stringArray = null;
         }
-        block = null;
         return !overLimit;
+    }
+
+    /** The dynamic table, for tests. */
+    HpackTable table() {
+        return table;
     }
 
     /** Size of the dynamic table as RFC 7541 4.1 counts it, for tests and diagnostics. */
@@ -166,24 +195,35 @@ public final class HpackDecoder {
         }
     }
 
-    /** RFC 7541 5.2: a string's length, checked against what is left of the block. */
-    private int stringLength() throws HpackException {
+    /**
+     * RFC 7541 5.2: a string literal at {@link #pos}, left in {@link #stringArray} and its fellows:
+     * the block itself if it is plain, else the scratch it was Huffman-decoded into.
+     */
+    private void string() throws HpackException {
         if (pos >= end) {
             throw new HpackException("a string is missing at the end of the block");
         }
-        if ((block[pos] & 0x80) != 0) {
-            throw new HpackException("Huffman-coded strings are not decoded yet");
-        }
+        boolean huffman = (block[pos] & 0x80) != 0;
         long length = integer(7);
         if (length > end - pos) {
             throw new HpackException("a string of " + length + " octets runs past the end of the block");
         }
-        return (int) length;
-    }
-
-    private String text(int length) {
-        String s = new String(block, pos, length, StandardCharsets.ISO_8859_1);
-        pos += length;
-        return s;
+        int n = (int) length;
+        if (!huffman) {
+            stringArray = block;
+            stringOffset = pos;
+            stringLength = n;
+        } else {
+            int room = scratchUsed + HpackHuffman.maxDecodedLength(n);
+            if (room > scratch.length) {
+                // a name decoded earlier stays valid in the old array, which its caller still holds
+                scratch = Arrays.copyOf(scratch, Math.max(room, scratch.length * 2));
+            }
+            stringArray = scratch;
+            stringOffset = scratchUsed;
+            stringLength = HpackHuffman.decode(block, pos, n, scratch, scratchUsed);
+            scratchUsed += stringLength;
+        }
+        pos += n;
     }
 }

@@ -1,10 +1,18 @@
 package dev.spindle.core.http2;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
 /**
  * HPACK's index space (RFC 7541 2.3): the 61 entries of the static table, then the dynamic table,
  * newest first. The dynamic table is a ring of name/value pairs whose size is counted as RFC 7541
  * 4.1 says (the octets of name and value plus 32 per entry); adding beyond the maximum evicts the
  * oldest entries, and an entry larger than the maximum empties the table.
+ *
+ * <p>Names and values are octets, not Strings, so that a connection hands fields on without
+ * decoding text. An entry's arrays are never changed after it is added, so a name can be shared
+ * between entries and handed out as is. Each entry keeps hashes of its name and value so that the
+ * encoder's look-up compares bytes only for likely matches.
  */
 final class HpackTable {
     static final int STATIC_LENGTH = 61;
@@ -26,9 +34,44 @@ final class HpackTable {
         {"retry-after", ""}, {"server", ""}, {"set-cookie", ""}, {"strict-transport-security", ""},
         {"transfer-encoding", ""}, {"user-agent", ""}, {"vary", ""}, {"via", ""}, {"www-authenticate", ""},
     };
+    private static final byte[][] STATIC_NAMES = new byte[STATIC_LENGTH][];
+    private static final byte[][] STATIC_VALUES = new byte[STATIC_LENGTH][];
+    /** Per name length: the static indices whose name has that length, first of each name only. */
+    private static final int[][] STATIC_BY_NAME_LENGTH;
 
-    private String[] names = new String[16];
-    private String[] values = new String[16];
+    static {
+        byte[] empty = new byte[0];
+        int longest = 0;
+        for (int i = 0; i < STATIC_LENGTH; i++) {
+            // entries with the same name share one array, so a name match can compare references first
+            STATIC_NAMES[i] = i > 0 && STATIC[i][0].equals(STATIC[i - 1][0])
+                    ? STATIC_NAMES[i - 1] : STATIC[i][0].getBytes(StandardCharsets.ISO_8859_1);
+            STATIC_VALUES[i] = STATIC[i][1].isEmpty() ? empty : STATIC[i][1].getBytes(StandardCharsets.ISO_8859_1);
+            longest = Math.max(longest, STATIC_NAMES[i].length);
+        }
+        int[] counts = new int[longest + 1];
+        for (int i = 0; i < STATIC_LENGTH; i++) {
+            if (i == 0 || STATIC_NAMES[i] != STATIC_NAMES[i - 1]) {
+                counts[STATIC_NAMES[i].length]++;
+            }
+        }
+        STATIC_BY_NAME_LENGTH = new int[longest + 1][];
+        for (int length = 0; length <= longest; length++) {
+            STATIC_BY_NAME_LENGTH[length] = new int[counts[length]];
+            counts[length] = 0;
+        }
+        for (int i = 0; i < STATIC_LENGTH; i++) {
+            if (i == 0 || STATIC_NAMES[i] != STATIC_NAMES[i - 1]) {
+                int length = STATIC_NAMES[i].length;
+                STATIC_BY_NAME_LENGTH[length][counts[length]++] = i + 1;
+            }
+        }
+    }
+
+    private byte[][] names = new byte[16][];
+    private byte[][] values = new byte[16][];
+    private int[] nameHashes = new int[16];
+    private int[] valueHashes = new int[16];
     /** Slot of the newest entry; entries run backwards from it, wrapping. */
     private int head = -1;
     private int count;
@@ -58,12 +101,14 @@ final class HpackTable {
         return index >= 1 && index <= STATIC_LENGTH + count;
     }
 
-    String name(int index) {
-        return index <= STATIC_LENGTH ? STATIC[index - 1][0] : names[slot(index)];
+    /** The name at {@code index}; the caller must not change the array. */
+    byte[] name(int index) {
+        return index <= STATIC_LENGTH ? STATIC_NAMES[index - 1] : names[slot(index)];
     }
 
-    String value(int index) {
-        return index <= STATIC_LENGTH ? STATIC[index - 1][1] : values[slot(index)];
+    /** The value at {@code index}; the caller must not change the array. */
+    byte[] value(int index) {
+        return index <= STATIC_LENGTH ? STATIC_VALUES[index - 1] : values[slot(index)];
     }
 
     private int slot(int index) {
@@ -71,9 +116,65 @@ final class HpackTable {
         return Math.floorMod(head - age, names.length);
     }
 
-    /** Adds an entry as the newest, evicting the oldest until it fits (RFC 7541 4.4). */
-    void add(String name, String value) {
-        long entry = (long) name.length() + value.length() + ENTRY_OVERHEAD;
+    /** The hash {@link #find} expects: cheap, over octets, with no allocation. */
+    static int hash(byte[] src, int offset, int length) {
+        int h = length;
+        for (int i = offset; i < offset + length; i++) {
+            h = 31 * h + src[i];
+        }
+        return h;
+    }
+
+    /**
+     * The smallest index whose entry is exactly this field; failing that, minus the smallest index
+     * with this name; failing that, 0. Static entries come first, so their shorter indices win.
+     */
+    int find(byte[] name, int nameOffset, int nameLength, int nameHash,
+            byte[] value, int valueOffset, int valueLength, int valueHash) {
+        int nameIndex = 0;
+        if (nameLength < STATIC_BY_NAME_LENGTH.length) {
+            for (int first : STATIC_BY_NAME_LENGTH[nameLength]) {
+                byte[] candidate = STATIC_NAMES[first - 1];
+                if (!Arrays.equals(candidate, 0, nameLength, name, nameOffset, nameOffset + nameLength)) {
+                    continue;
+                }
+                for (int i = first; i <= STATIC_LENGTH && STATIC_NAMES[i - 1] == candidate; i++) {
+                    byte[] v = STATIC_VALUES[i - 1];
+                    if (Arrays.equals(v, 0, v.length, value, valueOffset, valueOffset + valueLength)) {
+                        return i;
+                    }
+                }
+                nameIndex = first;
+                break;
+            }
+        }
+        for (int age = 0; age < count; age++) {
+            int slot = Math.floorMod(head - age, names.length);
+            if (nameHashes[slot] != nameHash) {
+                continue;
+            }
+            byte[] n = names[slot];
+            if (!Arrays.equals(n, 0, n.length, name, nameOffset, nameOffset + nameLength)) {
+                continue;
+            }
+            byte[] v = values[slot];
+            if (valueHashes[slot] == valueHash
+                    && Arrays.equals(v, 0, v.length, value, valueOffset, valueOffset + valueLength)) {
+                return STATIC_LENGTH + 1 + age;
+            }
+            if (nameIndex == 0) {
+                nameIndex = STATIC_LENGTH + 1 + age;
+            }
+        }
+        return -nameIndex;
+    }
+
+    /**
+     * Adds an entry as the newest, evicting the oldest until it fits (RFC 7541 4.4). The table
+     * keeps both arrays, which must not change afterwards.
+     */
+    void add(byte[] name, byte[] value) {
+        long entry = (long) name.length + value.length + ENTRY_OVERHEAD;
         if (entry > maxSize) {
             clear();
             return;
@@ -87,6 +188,8 @@ final class HpackTable {
         head = (head + 1) % names.length;
         names[head] = name;
         values[head] = value;
+        nameHashes[head] = hash(name, 0, name.length);
+        valueHashes[head] = hash(value, 0, value.length);
         count++;
         size += entry;
     }
@@ -101,7 +204,7 @@ final class HpackTable {
 
     private void evictOldest() {
         int oldest = Math.floorMod(head - (count - 1), names.length);
-        size -= (long) names[oldest].length() + values[oldest].length() + ENTRY_OVERHEAD;
+        size -= (long) names[oldest].length + values[oldest].length + ENTRY_OVERHEAD;
         names[oldest] = null;
         values[oldest] = null;
         count--;
@@ -115,15 +218,22 @@ final class HpackTable {
 
     private void grow() {
         int n = names.length;
-        String[] newNames = new String[n * 2];
-        String[] newValues = new String[n * 2];
+        byte[][] newNames = new byte[n * 2][];
+        byte[][] newValues = new byte[n * 2][];
+        int[] newNameHashes = new int[n * 2];
+        int[] newValueHashes = new int[n * 2];
         for (int age = 0; age < count; age++) {
             int from = Math.floorMod(head - age, n);
-            newNames[count - 1 - age] = names[from];
-            newValues[count - 1 - age] = values[from];
+            int to = count - 1 - age;
+            newNames[to] = names[from];
+            newValues[to] = values[from];
+            newNameHashes[to] = nameHashes[from];
+            newValueHashes[to] = valueHashes[from];
         }
         names = newNames;
         values = newValues;
+        nameHashes = newNameHashes;
+        valueHashes = newValueHashes;
         head = count - 1;
     }
 }
