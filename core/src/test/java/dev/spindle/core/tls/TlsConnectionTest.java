@@ -41,6 +41,8 @@ class TlsConnectionTest {
     private static final String HOST = "Host: test\r\n";
     private static final Tls serverTls = TestTls.serverTls();
     private static final SSLContext clientContext = TestTls.clientContext();
+    /** What {@code Connection.open} offers through ALPN today. */
+    private static final List<String> HTTP_1_1 = List.of(Tls.ALPN_HTTP_1_1);
 
     private static ServerConfig tlsConfig() {
         return ServerConfig.defaults().tls(serverTls);
@@ -145,7 +147,7 @@ class TlsConnectionTest {
 
     @Test
     void plainHttpOnTheTlsPortIsAnswered400InPlainText() {
-        Connection c = new TlsConnection(new HttpConnection(TestRoutes.routes(), tlsConfig()), tlsConfig());
+        Connection c = new TlsConnection(new HttpConnection(TestRoutes.routes(), tlsConfig()), tlsConfig(), HTTP_1_1);
         c.received(ByteBuffer.wrap(get("/plaintext").getBytes(StandardCharsets.ISO_8859_1)));
         RawResponse r = single(ConnectionBytes.drain(c));
         assertThat(r.status()).isEqualTo(400);
@@ -156,7 +158,7 @@ class TlsConnectionTest {
 
     @Test
     void bytesThatAreNeitherTlsNorHttpEndTheConnection() {
-        Connection c = new TlsConnection(new HttpConnection(TestRoutes.routes(), tlsConfig()), tlsConfig());
+        Connection c = new TlsConnection(new HttpConnection(TestRoutes.routes(), tlsConfig()), tlsConfig(), HTTP_1_1);
         byte[] junk = new byte[64];
         new Random(1).nextBytes(junk);
         junk[0] = 22;
@@ -194,7 +196,7 @@ class TlsConnectionTest {
 
     @Test
     void aRefusedConnectionAnswersAPlainRequestInPlainText() {
-        Connection c = new TlsConnection(HttpConnection.rejecting(tlsConfig(), 503, "too many connections"), tlsConfig());
+        Connection c = new TlsConnection(HttpConnection.rejecting(tlsConfig(), 503, "too many connections"), tlsConfig(), HTTP_1_1);
         c.received(ByteBuffer.wrap(get("/plaintext").getBytes(StandardCharsets.ISO_8859_1)));
         assertThat(single(ConnectionBytes.drain(c)).status()).isEqualTo(503);
     }
@@ -214,7 +216,7 @@ class TlsConnectionTest {
                     res.body("read " + n);
                 })
                 .build();
-        Connection c = new TlsConnection(new HttpConnection(router, tlsConfig()), tlsConfig());
+        Connection c = new TlsConnection(new HttpConnection(router, tlsConfig()), tlsConfig(), HTTP_1_1);
         Peer p = new Peer(c);
         byte[] body = new byte[200_000];
         c.inputPump(dst -> {
@@ -275,7 +277,7 @@ class TlsConnectionTest {
 
         /** A client offering only {@code protocol}, or the defaults with null. */
         Peer(Connection server, String protocol) throws SSLException {
-            this.server = server instanceof HttpConnection http ? new TlsConnection(http, http.config()) : server;
+            this.server = server instanceof HttpConnection http ? new TlsConnection(http, http.config(), HTTP_1_1) : server;
             client = clientContext.createSSLEngine("localhost", 443);
             client.setUseClientMode(true);
             SSLParameters params = client.getSSLParameters();
