@@ -47,6 +47,9 @@ CORE_FORBIDDEN=(
   "dev.spindle.core.exchange -> dev.spindle.core.spi"
   # TLS wraps a connection; the HTTP/1.1 connection does not know it is wrapped
   "dev.spindle.core.http1 -> dev.spindle.core.tls"
+  # and TLS knows no wire protocol: it wraps whichever one ALPN chose, as a spi.LayeredConnection
+  "dev.spindle.core.tls -> dev.spindle.core.http1"
+  "dev.spindle.core.tls -> dev.spindle.core.http2"
   # byte helpers depend on nothing of Spindle
   "dev.spindle.core.bytes -> dev.spindle.*"
 )

@@ -6,6 +6,7 @@ import dev.spindle.core.exchange.Deadlines;
 import dev.spindle.core.exchange.HandlerRunner;
 import dev.spindle.core.spi.BodyBudget;
 import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.LayeredConnection;
 import dev.spindle.core.spi.Next;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -15,9 +16,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The core's {@link Connection} for plain HTTP/1.1: parsing, routing, handlers, encoding and
- * timeouts ({@link Deadlines}). TLS is a layer around it ({@code tls.TlsConnection}).
+ * timeouts ({@link Deadlines}). TLS is a layer around it ({@code tls.TlsConnection}), which it
+ * knows only as a {@link LayeredConnection}.
  */
-public final class HttpConnection implements Connection, Deadlines.Waits {
+public final class HttpConnection implements LayeredConnection, Deadlines.Waits {
     private static final Logger log = LoggerFactory.getLogger(HttpConnection.class);
     /** How long a finished connection keeps reading (and dropping) what the peer still sends before closing. */
     static final long LINGER_NANOS = Deadlines.LINGER_NANOS;
@@ -128,10 +130,7 @@ public final class HttpConnection implements Connection, Deadlines.Waits {
         requests.inputPump(pump);
     }
 
-    /**
-     * Answers {@code status} with {@code message} and a close before reading anything, such as a
-     * plain HTTP request on a TLS port (a connection already being refused keeps its refusal).
-     */
+    @Override
     public void refuse(int status, String message) {
         requests.refuse(status, message);
     }
@@ -181,12 +180,12 @@ public final class HttpConnection implements Connection, Deadlines.Waits {
         return next();
     }
 
-    /** Input arrived (for a layer around the connection, such as TLS, whose bytes the connection does not see). */
+    @Override
     public void inputActivity() {
         deadlines.inputActivity();
     }
 
-    /** Output was written (by a layer around the connection). */
+    @Override
     public void outputActivity() {
         deadlines.outputActivity();
     }
@@ -203,7 +202,7 @@ public final class HttpConnection implements Connection, Deadlines.Waits {
         }
     }
 
-    /** The layer around the connection failed (TLS): no request can be read or answered; it still sends what it has, then closes. */
+    @Override
     public void inputFailed() {
         requests.release();
         life.stopReading();
@@ -266,7 +265,7 @@ public final class HttpConnection implements Connection, Deadlines.Waits {
         return writer.outboundFile();
     }
 
-    /** Whether bytes or a file region wait to be written. */
+    @Override
     public boolean hasOutbound() {
         return writer.hasOutbound();
     }
@@ -291,12 +290,12 @@ public final class HttpConnection implements Connection, Deadlines.Waits {
         return life.state(requests.flushed(), requests.busy());
     }
 
-    /** The connection is closing and has handed out everything: a layer around it (TLS) may end its side. */
+    @Override
     public boolean outputFinished() {
         return life.closing() && !life.aborted() && requests.flushed();
     }
 
-    /** Whether the connection gave up (a timeout, a failure): nothing more is sent. */
+    @Override
     public boolean aborted() {
         return life.aborted();
     }
@@ -419,9 +418,14 @@ public final class HttpConnection implements Connection, Deadlines.Waits {
         in.releaseAll();
     }
 
-    /** Gives up on the connection: nothing more is sent, and the strategy closes it. */
+    @Override
     public void abort() {
         requests.abort();
+    }
+
+    /** This connection speaks HTTP/1.1 only, which is all the TLS layer offers it: whatever was agreed is HTTP/1.1. */
+    @Override
+    public void applicationProtocol(String protocol) {
     }
 
 

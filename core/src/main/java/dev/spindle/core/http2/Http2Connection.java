@@ -16,6 +16,7 @@ import dev.spindle.core.exchange.ResponseState;
 import dev.spindle.core.exchange.Route;
 import dev.spindle.core.spi.BodyBudget;
 import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.LayeredConnection;
 import dev.spindle.core.spi.Next;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -43,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * decoding; floods of SETTINGS, PING and empty frames are bounded the same way; input is not read
  * while the peer leaves output unread.
  */
-public final class Http2Connection implements Connection, FrameListener {
+public final class Http2Connection implements LayeredConnection, FrameListener {
     private static final Logger log = LoggerFactory.getLogger(Http2Connection.class);
     private static final ApiAccess API = ApiAccess.get();
     private static final Runnable NO_WAKEUP = () -> { };
@@ -380,7 +381,49 @@ public final class Http2Connection implements Connection, FrameListener {
         }
     }
 
+    @Override
+    public void inputActivity() {
+        inputSeen = true;
+    }
+
+    @Override
+    public void outputActivity() {
+        outputSeen = true;
+    }
+
+    @Override
+    public void refuse(int status, String message) {
+        connectionError(ErrorCode.PROTOCOL_ERROR, message);
+    }
+
+    @Override
+    public void inputFailed() {
+        inputEnded = true;
+        connectionError(ErrorCode.PROTOCOL_ERROR, "the layer below failed");
+    }
+
+    @Override
+    public boolean hasOutbound() {
+        return out.pending() > 0;
+    }
+
+    @Override
+    public boolean outputFinished() {
+        return (finishing || goingAway && streams.size() == 0) && out.pending() == 0 && !aborted;
+    }
+
+    @Override
+    public boolean aborted() {
+        return aborted;
+    }
+
+    @Override
+    public void applicationProtocol(String protocol) {
+        // chosen before this connection was made
+    }
+
     /** Gives up on the connection: nothing more is sent, and every stream is let go. */
+    @Override
     public void abort() {
         aborted = true;
         streams.forEach(this::close);

@@ -3,12 +3,14 @@ package dev.spindle.core.spi;
 import dev.spindle.core.Handler;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.Tls;
 import dev.spindle.core.http1.HttpConnection;
 import dev.spindle.core.tls.TlsConnection;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.util.List;
 import java.util.concurrent.Executor;
 
 /**
@@ -78,10 +80,12 @@ public interface Connection {
      * @return a new connection
      */
     static Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget) {
-        if (config.tls() != null) {
-            return new TlsConnection(new HttpConnection(router, config, blockingExecutor, wakeup, budget), config);
+        ProtocolSwitch connection = new ProtocolSwitch(router, config, blockingExecutor, wakeup, budget);
+        if (config.tls() == null) {
+            return connection;
         }
-        return new ProtocolSwitch(router, config, blockingExecutor, wakeup, budget);
+        // what ALPN offers, most preferred first; the switch speaks each of them
+        return new TlsConnection(connection, config, List.of(ProtocolSwitch.ALPN_H2, Tls.ALPN_HTTP_1_1));
     }
 
     /**
@@ -109,12 +113,9 @@ public interface Connection {
      * @return a new connection that only answers, then closes
      */
     static Connection rejecting(ServerConfig config, int status, String message) {
-        return withTls(HttpConnection.rejecting(config, status, message), config);
-    }
-
-    /** TLS is a layer around the HTTP connection, when the configuration has it. */
-    private static Connection withTls(HttpConnection http, ServerConfig config) {
-        return config.tls() != null ? new TlsConnection(http, config) : http;
+        HttpConnection http = HttpConnection.rejecting(config, status, message);
+        // the refusal is HTTP/1.1 whatever open() offers, so ALPN offers that alone
+        return config.tls() == null ? http : new TlsConnection(http, config, List.of(Tls.ALPN_HTTP_1_1));
     }
 
     /** A region of a file to send with {@code FileChannel.transferTo}, then report with {@link #written}. */

@@ -10,11 +10,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executor;
 
 /**
- * A plain connection that speaks HTTP/1.1 unless its first bytes are the HTTP/2 connection
- * preface (h2c with prior knowledge, RFC 9113 3.3): until the first bytes tell, nothing is handed
- * on; then every call goes to the protocol's connection. HTTP/1.1 costs one field read per call.
+ * A connection that speaks HTTP/1.1 unless its first bytes are the HTTP/2 connection preface
+ * (h2c with prior knowledge, RFC 9113 3.3) or TLS chose {@code h2} by ALPN: until the first bytes
+ * tell, nothing is handed on; then every call goes to the protocol's connection. HTTP/1.1 costs
+ * one field read per call.
  */
-final class ProtocolSwitch implements Connection {
+final class ProtocolSwitch implements LayeredConnection {
+    /** The ALPN protocol id of HTTP/2 over TLS (RFC 9113 3.2). */
+    static final String ALPN_H2 = "h2";
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private final Router router;
@@ -23,7 +26,7 @@ final class ProtocolSwitch implements Connection {
     private final Runnable wakeup;
     private final BodyBudget budget;
     private final HttpConnection http1;
-    private Connection current;
+    private LayeredConnection current;
     /** How many bytes of the preface arrived so far, while it is undecided; -1 once decided. */
     private int matched;
     private boolean transferFiles;
@@ -90,6 +93,13 @@ final class ProtocolSwitch implements Connection {
             src.position(src.limit());
             return Next.READ;
         }
+        Http2Connection h2 = switchToHttp2();
+        h2.received(ByteBuffer.wrap(PREFACE));
+        src.position(p);
+        return h2.received(src);
+    }
+
+    private Http2Connection switchToHttp2() {
         matched = -1;
         Http2Connection h2 = new Http2Connection(router, config, blockingExecutor, wakeup, budget);
         h2.transferFiles(transferFiles);
@@ -100,9 +110,55 @@ final class ProtocolSwitch implements Connection {
         if (draining) {
             h2.drain();
         }
-        h2.received(ByteBuffer.wrap(PREFACE));
-        src.position(p);
-        return h2.received(src);
+        return h2;
+    }
+
+    @Override
+    public void applicationProtocol(String protocol) {
+        if (ALPN_H2.equals(protocol) && matched >= 0) {
+            switchToHttp2();
+        }
+    }
+
+    @Override
+    public void inputActivity() {
+        current.inputActivity();
+    }
+
+    @Override
+    public void outputActivity() {
+        current.outputActivity();
+    }
+
+    @Override
+    public void refuse(int status, String message) {
+        matched = -1;
+        current.refuse(status, message);
+    }
+
+    @Override
+    public void inputFailed() {
+        current.inputFailed();
+    }
+
+    @Override
+    public boolean hasOutbound() {
+        return current.hasOutbound();
+    }
+
+    @Override
+    public boolean outputFinished() {
+        return current.outputFinished();
+    }
+
+    @Override
+    public boolean aborted() {
+        return current.aborted();
+    }
+
+    @Override
+    public void abort() {
+        current.abort();
     }
 
     @Override

@@ -3,36 +3,75 @@ package dev.spindle.core.tls;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.exchange.ApiAccess;
 import dev.spindle.core.exchange.Deadlines;
-import dev.spindle.core.http1.HttpConnection;
 import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.LayeredConnection;
 import dev.spindle.core.spi.Next;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.function.BiFunction;
+import javax.net.ssl.SSLEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * TLS as a layer around a plain {@link HttpConnection}: the strategy feeds it records and writes
- * the records it hands out, exactly as it would a plain connection; the {@link TlsLayer} in
- * between unwraps into the HTTP connection and wraps what it answers. The HTTP connection knows
- * nothing of TLS. The handshake has the header timeout: a peer that opens a connection must
- * finish its handshake in time, as it must send a request's header.
+ * TLS as a layer around a plain protocol connection (a {@link LayeredConnection}: HTTP/1.1, HTTP/2,
+ * or one that switches as ALPN says): the strategy feeds it records and writes the records it hands
+ * out, exactly as it would a plain connection; the {@link TlsLayer} in between unwraps into the
+ * inner connection and wraps what it answers. The inner connection knows nothing of TLS. The
+ * handshake has the header timeout: a peer that opens a connection must finish its handshake in
+ * time, as it must send a request's header.
+ *
+ * <p>ALPN (RFC 7301): the server picks the first of its own protocols, in its order of preference,
+ * that the client offers, and tells the inner connection when the handshake completes. A client
+ * that offers no ALPN gets none in return and speaks HTTP/1.1. A client that offers ALPN but none
+ * of the server's protocols gets the fatal {@code no_application_protocol} alert, as RFC 7301 3.2
+ * requires: such a client would speak something the server does not (it is rare for HTTP; it is
+ * what the JDK did before, when the engine offered {@code http/1.1} alone).
  */
 public final class TlsConnection implements Connection {
     private static final Logger log = LoggerFactory.getLogger(TlsConnection.class);
 
-    private final HttpConnection http;
+    private final LayeredConnection http;
     private final TlsLayer tls;
     private final long handshakeTimeout;
     /** A plain HTTP request arrived on the TLS port: the layer stepped aside to refuse it in plain HTTP. */
     private boolean plain;
     private long handshakeStarted;
 
-    public TlsConnection(HttpConnection http, ServerConfig config) {
-        this.http = http;
-        this.tls = new TlsLayer(ApiAccess.get().newEngine(config.tls()), http);
+    /**
+     * TLS around {@code inner}, with the configuration's {@link ServerConfig#tls()}.
+     *
+     * @param inner the protocol connection the plaintext goes to; told the negotiated protocol
+     * @param config the TLS settings and the header timeout, which bounds the handshake
+     * @param protocols the ALPN protocol identifiers the server offers, most preferred first, such
+     *        as {@code ["h2", "http/1.1"]}: each must be one {@code inner} can speak
+     */
+    public TlsConnection(LayeredConnection inner, ServerConfig config, List<String> protocols) {
+        this.http = inner;
+        SSLEngine engine = ApiAccess.get().newEngine(config.tls());
+        engine.setHandshakeApplicationProtocolSelector(preferred(protocols));
+        this.tls = new TlsLayer(engine, inner);
         this.handshakeTimeout = config.headerTimeout().toNanos();
-        http.transferFiles(false);
+        inner.transferFiles(false);
+    }
+
+    /**
+     * The server's ALPN choice: the first of {@code ours} the client offers. Null when it offers
+     * none of them, which makes the engine send {@code no_application_protocol} and fail the
+     * handshake (an empty string would go on without ALPN instead). The engine does not call it
+     * when the client sent no ALPN extension.
+     */
+    private static BiFunction<SSLEngine, List<String>, String> preferred(List<String> ours) {
+        List<String> offered = List.copyOf(ours);
+        return (engine, theirs) -> {
+            for (String protocol : offered) {
+                if (theirs.contains(protocol)) {
+                    return protocol;
+                }
+            }
+            return null;
+        };
     }
 
     @Override

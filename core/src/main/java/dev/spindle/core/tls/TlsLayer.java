@@ -1,8 +1,7 @@
 package dev.spindle.core.tls;
 
-import dev.spindle.core.http1.HttpConnection;
-import dev.spindle.core.http1.OutputBuffer;
 import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.LayeredConnection;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import javax.net.ssl.SSLEngine;
@@ -14,15 +13,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The record layer of a {@link TlsConnection}, without any I/O: what the strategy reads is
- * unwrapped here and the plaintext handed to the {@link HttpConnection} it wraps; what that has to
- * send is wrapped here into records the strategy writes. The strategy sees only the connection's
- * usual calls, so no strategy knows TLS.
+ * unwrapped here and the plaintext handed to the {@link LayeredConnection} it wraps (HTTP/1.1 or
+ * HTTP/2, as ALPN chose); what that has to send is wrapped here into records the strategy writes.
+ * The strategy sees only the connection's usual calls, so no strategy knows TLS.
  *
  * <p>Wrapping takes plaintext from the HTTP side only while fewer than {@link #netHighWater} record
  * bytes wait for the socket, so the HTTP side's own back-pressure still applies. Delegated engine
  * tasks (certificate work) run inline on the connection's thread. When the HTTP side has finished
  * (it is closing and all its output is wrapped) the layer sends {@code close_notify}. A TLS error
  * fails the connection: what the engine has to say (an alert) is still sent, the rest is dropped.
+ *
+ * <p>When the handshake completes the HTTP side is told the application protocol ALPN agreed on,
+ * once, before any of its bytes reach it.
  */
 final class TlsLayer {
     private static final Logger log = LoggerFactory.getLogger(TlsLayer.class);
@@ -37,8 +39,8 @@ final class TlsLayer {
     private static final ThreadLocal<ByteBuffer> PLAINTEXT = ThreadLocal.withInitial(() -> ByteBuffer.allocate(0));
 
     private final SSLEngine engine;
-    private final HttpConnection http;
-    private final OutputBuffer netOut;
+    private final LayeredConnection http;
+    private final RecordBuffer netOut;
     private final int packetSize;
     private final int netHighWater;
     /** Bytes of a record not complete yet, in read mode; null while none are kept. */
@@ -56,12 +58,12 @@ final class TlsLayer {
     private boolean closeSent;
     private boolean failed;
 
-    TlsLayer(SSLEngine engine, HttpConnection http) {
+    TlsLayer(SSLEngine engine, LayeredConnection http) {
         this.engine = engine;
         this.http = http;
         this.packetSize = engine.getSession().getPacketBufferSize();
         this.netHighWater = 4 * packetSize;
-        this.netOut = new OutputBuffer(packetSize);
+        this.netOut = new RecordBuffer(packetSize);
         this.appBufferSize = engine.getSession().getApplicationBufferSize();
     }
 
@@ -193,7 +195,7 @@ final class TlsLayer {
                 }
                 SSLEngineResult r = engine.unwrap(from, app);
                 if (r.getHandshakeStatus() == HandshakeStatus.FINISHED || r.bytesProduced() > 0) {
-                    established = true;
+                    established();
                 }
                 SSLEngineResult.Status s = r.getStatus();
                 if (s == SSLEngineResult.Status.BUFFER_UNDERFLOW || s == SSLEngineResult.Status.CLOSED) {
@@ -229,6 +231,21 @@ final class TlsLayer {
             http.endOfInput();
         }
         return n;
+    }
+
+    /**
+     * The handshake is complete (the engine said FINISHED, on an unwrap or, when the server's
+     * Finished goes last, on a wrap): the HTTP side learns the agreed protocol, once. Both happen
+     * within an unwrap's loop or a fill, before the plaintext is handed over at the end of the unwrap.
+     */
+    private void established() {
+        if (established) {
+            return;
+        }
+        established = true;
+        String protocol = engine.getApplicationProtocol();
+        // the engine says "" when the client sent no ALPN extension
+        http.applicationProtocol(protocol == null || protocol.isEmpty() ? null : protocol);
     }
 
     /** Keeps the bytes of an incomplete record: the caller may reuse {@code src} at once. */
@@ -308,7 +325,7 @@ final class TlsLayer {
         SSLEngineResult r = engine.wrap(src, dst);
         netOut.commit(r.bytesProduced());
         if (r.getHandshakeStatus() == HandshakeStatus.FINISHED) {
-            established = true;
+            established();
         }
         if (src != EMPTY && r.bytesConsumed() > 0) {
             http.written(r.bytesConsumed());

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.Random;
 import java.util.concurrent.Executor;
+import java.util.stream.Stream;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
@@ -28,6 +29,8 @@ import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import static dev.spindle.core.ConnectionBytes.parseAll;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,6 +44,8 @@ class TlsConnectionTest {
     private static final String HOST = "Host: test\r\n";
     private static final Tls serverTls = TestTls.serverTls();
     private static final SSLContext clientContext = TestTls.clientContext();
+    /** What {@code Connection.open} offers through ALPN today. */
+    private static final List<String> HTTP_1_1 = List.of(Tls.ALPN_HTTP_1_1);
 
     private static ServerConfig tlsConfig() {
         return ServerConfig.defaults().tls(serverTls);
@@ -145,7 +150,7 @@ class TlsConnectionTest {
 
     @Test
     void plainHttpOnTheTlsPortIsAnswered400InPlainText() {
-        Connection c = new TlsConnection(new HttpConnection(TestRoutes.routes(), tlsConfig()), tlsConfig());
+        Connection c = new TlsConnection(new HttpConnection(TestRoutes.routes(), tlsConfig()), tlsConfig(), HTTP_1_1);
         c.received(ByteBuffer.wrap(get("/plaintext").getBytes(StandardCharsets.ISO_8859_1)));
         RawResponse r = single(ConnectionBytes.drain(c));
         assertThat(r.status()).isEqualTo(400);
@@ -156,7 +161,7 @@ class TlsConnectionTest {
 
     @Test
     void bytesThatAreNeitherTlsNorHttpEndTheConnection() {
-        Connection c = new TlsConnection(new HttpConnection(TestRoutes.routes(), tlsConfig()), tlsConfig());
+        Connection c = new TlsConnection(new HttpConnection(TestRoutes.routes(), tlsConfig()), tlsConfig(), HTTP_1_1);
         byte[] junk = new byte[64];
         new Random(1).nextBytes(junk);
         junk[0] = 22;
@@ -194,7 +199,7 @@ class TlsConnectionTest {
 
     @Test
     void aRefusedConnectionAnswersAPlainRequestInPlainText() {
-        Connection c = new TlsConnection(HttpConnection.rejecting(tlsConfig(), 503, "too many connections"), tlsConfig());
+        Connection c = new TlsConnection(HttpConnection.rejecting(tlsConfig(), 503, "too many connections"), tlsConfig(), HTTP_1_1);
         c.received(ByteBuffer.wrap(get("/plaintext").getBytes(StandardCharsets.ISO_8859_1)));
         assertThat(single(ConnectionBytes.drain(c)).status()).isEqualTo(503);
     }
@@ -214,7 +219,7 @@ class TlsConnectionTest {
                     res.body("read " + n);
                 })
                 .build();
-        Connection c = new TlsConnection(new HttpConnection(router, tlsConfig()), tlsConfig());
+        Connection c = new TlsConnection(new HttpConnection(router, tlsConfig()), tlsConfig(), HTTP_1_1);
         Peer p = new Peer(c);
         byte[] body = new byte[200_000];
         c.inputPump(dst -> {
@@ -253,6 +258,83 @@ class TlsConnectionTest {
         assertThat((old.server.next() == Next.CLOSE) || (old.server.next() == Next.LINGER)).as("the server gives up on it").isTrue();
     }
 
+    /**
+     * ALPN: the server's protocols (most preferred first), the client's offer (null: no ALPN
+     * extension), its TLS version (null: the defaults), and the protocol the inner connection must
+     * be told (null: none negotiated, which is HTTP/1.1).
+     */
+    static Stream<Arguments> alpnCases() {
+        List<String> h2First = List.of("h2", "http/1.1");
+        return Stream.of(
+                Arguments.of(HTTP_1_1, List.of("h2", "http/1.1"), null, "http/1.1"),
+                Arguments.of(HTTP_1_1, List.of("h2", "http/1.1"), "TLSv1.2", "http/1.1"),
+                Arguments.of(HTTP_1_1, null, null, null),
+                Arguments.of(HTTP_1_1, null, "TLSv1.2", null),
+                Arguments.of(h2First, List.of("http/1.1", "h2"), null, "h2"),
+                Arguments.of(h2First, List.of("http/1.1", "h2"), "TLSv1.2", "h2"),
+                Arguments.of(h2First, List.of("http/1.1"), null, "http/1.1"),
+                Arguments.of(h2First, List.of("spdy/3", "http/1.1"), null, "http/1.1"),
+                Arguments.of(h2First, null, null, null));
+    }
+
+    /**
+     * The server picks the first of its own protocols the client offers and tells the inner
+     * connection once, when the handshake completes (on an unwrap in TLS 1.3; in TLS 1.2 the
+     * server's Finished goes last, on a wrap), before any request byte reaches it; where the
+     * choice is HTTP/1.1 or nothing, a request is answered.
+     */
+    @ParameterizedTest
+    @MethodSource("alpnCases")
+    void alpnPicksTheServersFirstProtocolTheClientOffersAndTellsTheInnerConnectionOnce(
+            List<String> server, List<String> client, String tlsVersion, String expected) throws Exception {
+        RecordingConnection inner = new RecordingConnection(new HttpConnection(TestRoutes.routes(), tlsConfig()));
+        Peer p = new Peer(new TlsConnection(inner, tlsConfig(), server), tlsVersion, client);
+        boolean speaksHttp11 = expected == null || expected.equals("http/1.1");
+        if (speaksHttp11) {
+            // sent with the client's Finished where the TLS version lets it (1.3): the protocol must still come first
+            p.send(get("/plaintext"));
+        }
+        p.shuttle();
+        assertThat(p.client.getApplicationProtocol()).as("the client's view").isEqualTo(expected == null ? "" : expected);
+        assertThat(inner.protocols).as("told once").containsExactly(expected);
+        assertThat(inner.events.getFirst()).as("told before any plaintext").isEqualTo("protocol " + expected);
+        if (speaksHttp11) {
+            assertThat(inner.events).hasSizeGreaterThan(1);
+            assertThat(single(p.received()).bodyText()).isEqualTo("Hello, World!");
+            p.send(get("/plaintext"));
+            p.shuttle();
+            assertThat(single(p.received()).status()).isEqualTo(200);
+            assertThat(inner.protocols).as("still told once").hasSize(1);
+        }
+    }
+
+    /** What {@link Connection#open} offers today: HTTP/1.1 alone, so a client preferring h2 gets HTTP/1.1. */
+    @Test
+    void connectionOpenOffersHttp11ToAClientPreferringH2() throws Exception {
+        Peer p = new Peer(Connection.open(TestRoutes.routes(), tlsConfig()), null, List.of("h2", "http/1.1"));
+        p.send(get("/plaintext"));
+        p.shuttle();
+        assertThat(p.client.getApplicationProtocol()).isEqualTo("http/1.1");
+        assertThat(single(p.received()).status()).isEqualTo(200);
+    }
+
+    /**
+     * A client offering ALPN but none of the server's protocols gets the fatal
+     * {@code no_application_protocol} alert (RFC 7301 3.2), and the inner connection is told nothing
+     * and receives nothing.
+     */
+    @Test
+    void aClientOfferingNoneOfTheServersProtocolsGetsNoApplicationProtocol() throws Exception {
+        RecordingConnection inner = new RecordingConnection(new HttpConnection(TestRoutes.routes(), tlsConfig()));
+        Peer p = new Peer(new TlsConnection(inner, tlsConfig(), HTTP_1_1), null, List.of("h2"));
+        p.send(get("/plaintext"));
+        assertThatThrownBy(p::shuttle).isInstanceOf(SSLException.class).hasMessageContaining("no_application_protocol");
+        assertThat(p.received()).isEmpty();
+        assertThat(inner.events).isEmpty();
+        assertThat(p.server.next().reads()).isFalse();
+        assertThat(p.server.next().writes()).isFalse();
+    }
+
     private static RawResponse single(byte[] bytes) {
         List<RawResponse> all = parseAll(bytes);
         assertThat(all).hasSize(1);
@@ -275,14 +357,21 @@ class TlsConnectionTest {
 
         /** A client offering only {@code protocol}, or the defaults with null. */
         Peer(Connection server, String protocol) throws SSLException {
-            this.server = server instanceof HttpConnection http ? new TlsConnection(http, http.config()) : server;
+            this(server, protocol, List.of("h2", "http/1.1"));
+        }
+
+        /** As {@link #Peer(Connection, String)}, offering {@code alpn} through ALPN, or sending no ALPN extension with null. */
+        Peer(Connection server, String protocol, List<String> alpn) throws SSLException {
+            this.server = server instanceof HttpConnection http ? new TlsConnection(http, http.config(), HTTP_1_1) : server;
             client = clientContext.createSSLEngine("localhost", 443);
             client.setUseClientMode(true);
             SSLParameters params = client.getSSLParameters();
             if (protocol != null) {
                 params.setProtocols(new String[] {protocol});
             }
-            params.setApplicationProtocols(new String[] {"h2", "http/1.1"});
+            if (alpn != null) {
+                params.setApplicationProtocols(alpn.toArray(String[]::new));
+            }
             client.setSSLParameters(params);
             client.beginHandshake();
         }
