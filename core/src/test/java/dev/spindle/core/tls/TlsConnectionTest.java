@@ -308,14 +308,32 @@ class TlsConnectionTest {
         }
     }
 
-    /** What {@link Connection#open} offers today: HTTP/1.1 alone, so a client preferring h2 gets HTTP/1.1. */
+    /**
+     * What {@link Connection#open} offers: h2 first, then HTTP/1.1. A client preferring h2 gets it,
+     * and its preface and request are answered in HTTP/2 frames (the server's SETTINGS first, then
+     * HEADERS on stream 1); a client offering HTTP/1.1 alone still gets HTTP/1.1.
+     */
     @Test
-    void connectionOpenOffersHttp11ToAClientPreferringH2() throws Exception {
-        Peer p = new Peer(Connection.open(TestRoutes.routes(), tlsConfig()), null, List.of("h2", "http/1.1"));
-        p.send(get("/plaintext"));
-        p.shuttle();
-        assertThat(p.client.getApplicationProtocol()).isEqualTo("http/1.1");
-        assertThat(single(p.received()).status()).isEqualTo(200);
+    void connectionOpenOffersH2ThenHttp11() throws Exception {
+        Peer h2 = new Peer(Connection.open(TestRoutes.routes(), tlsConfig()), null, List.of("h2", "http/1.1"));
+        byte[] preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+        h2.send(preface);
+        h2.send(new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0});
+        // HEADERS, END_STREAM | END_HEADERS, stream 1: :method GET, :scheme https, :path /plaintext (static table 2, 7, and a literal)
+        byte[] block = {(byte) 0x82, (byte) 0x87, 0x04, 0x0a, '/', 'p', 'l', 'a', 'i', 'n', 't', 'e', 'x', 't'};
+        h2.send(new byte[] {0, 0, (byte) block.length, 1, 5, 0, 0, 0, 1});
+        h2.send(block);
+        h2.shuttle();
+        assertThat(h2.client.getApplicationProtocol()).isEqualTo("h2");
+        byte[] answer = h2.plaintext.toByteArray();
+        assertThat(answer[3]).as("the server's first frame is SETTINGS").isEqualTo((byte) 4);
+        assertThat(new String(answer, StandardCharsets.ISO_8859_1)).as("the body in a DATA frame").contains("Hello, World!");
+
+        Peer h1 = new Peer(Connection.open(TestRoutes.routes(), tlsConfig()), null, List.of("http/1.1"));
+        h1.send(get("/plaintext"));
+        h1.shuttle();
+        assertThat(h1.client.getApplicationProtocol()).isEqualTo("http/1.1");
+        assertThat(single(h1.received()).status()).isEqualTo(200);
     }
 
     /**
