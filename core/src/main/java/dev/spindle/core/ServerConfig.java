@@ -36,6 +36,9 @@ import java.util.function.Function;
  *   <tr><td>backlog</td><td>spindle.backlog</td><td>1024</td><td>listen backlog of each listening socket (the kernel caps it at net.core.somaxconn)</td></tr>
  *   <tr><td>reusePort</td><td>spindle.reusePort</td><td>false</td><td>bind every listening socket with SO_REUSEPORT, so a second process of the same user can listen on the same port: a new version starts beside the old one, which then drains on SIGTERM (a zero-downtime restart). Servers whose design needs it set it anyway (ReusePortServer, IoUringServer)</td></tr>
  *   <tr><td>tls</td><td>spindle.tls.keystore, spindle.tls.password</td><td>none (plain HTTP)</td><td>speak HTTPS on the port, with the key in this key store ({@link Tls#fromKeyStore})</td></tr>
+ *   <tr><td>h2c</td><td>spindle.h2c</td><td>true</td><td>a plain port also speaks HTTP/2 (h2c): to a client whose first bytes are the HTTP/2 connection preface (prior knowledge, RFC 9113 3.3), and to an HTTP/1.1 request without a body that asks for {@code Upgrade: h2c} with {@code HTTP2-Settings} (answered 101, then on stream 1)</td></tr>
+ *   <tr><td>h2</td><td>spindle.h2</td><td>true</td><td>a TLS port offers {@code h2} before {@code http/1.1} by ALPN; a client offering neither gets TLS's {@code no_application_protocol} alert, one offering no ALPN gets HTTP/1.1</td></tr>
+ *   <tr><td>http2MaxConcurrentStreams</td><td>spindle.http2.maxConcurrentStreams</td><td>128</td><td>SETTINGS_MAX_CONCURRENT_STREAMS: streams one HTTP/2 connection may have open (handlers of reset streams still count until they finish); more are refused with REFUSED_STREAM</td></tr>
  * </table>
  * Every server honours every limit above, except where its class Javadoc says otherwise. What
  * only one strategy understands is that strategy module's own settings, with their own
@@ -72,6 +75,9 @@ public final class ServerConfig {
     private int backlog = 1024;
     private boolean reusePort;
     private Tls tls;
+    private boolean h2c = true;
+    private boolean h2 = true;
+    private int http2MaxConcurrentStreams = 128;
 
     private ServerConfig() {
     }
@@ -117,6 +123,9 @@ public final class ServerConfig {
         c.writeHighWaterMark = prop("spindle.writeHighWaterMark", c.writeHighWaterMark, Integer::parseInt);
         c.backlog = prop("spindle.backlog", c.backlog, Integer::parseInt);
         c.reusePort = prop("spindle.reusePort", c.reusePort, ServerConfig::strictBoolean);
+        c.h2c = prop("spindle.h2c", c.h2c, ServerConfig::strictBoolean);
+        c.h2 = prop("spindle.h2", c.h2, ServerConfig::strictBoolean);
+        c.http2MaxConcurrentStreams = prop("spindle.http2.maxConcurrentStreams", c.http2MaxConcurrentStreams, Integer::parseInt);
         c.tls = prop("spindle.tls.keystore", null, file -> Tls.fromKeyStore(java.nio.file.Path.of(file),
                 System.getProperty("spindle.tls.password", "").toCharArray()));
         return c.validated();
@@ -164,6 +173,9 @@ public final class ServerConfig {
         c.backlog = backlog;
         c.reusePort = reusePort;
         c.tls = tls;
+        c.h2c = h2c;
+        c.h2 = h2;
+        c.http2MaxConcurrentStreams = http2MaxConcurrentStreams;
         return c;
     }
 
@@ -176,6 +188,7 @@ public final class ServerConfig {
         positive("readBufferSize", readBufferSize);
         positive("writeHighWaterMark", writeHighWaterMark);
         positive("backlog", backlog);
+        positive("http2MaxConcurrentStreams", http2MaxConcurrentStreams);
         if (maxBodySize < 0 || maxBodySize > Integer.MAX_VALUE - 64) {
             throw new IllegalArgumentException("maxBodySize must be 0.." + (Integer.MAX_VALUE - 64) + ", got " + maxBodySize);
         }
@@ -407,6 +420,41 @@ public final class ServerConfig {
 
     /** {@return the TLS settings, or null when the server speaks plain HTTP} */
     public Tls tls() { return tls; }
+
+    /**
+     * Whether a plain port also speaks HTTP/2 without TLS (h2c): to a client that starts with the
+     * HTTP/2 connection preface, and to an HTTP/1.1 request that asks to upgrade.
+     *
+     * @param on false to speak HTTP/1.1 only on plain ports
+     * @return a copy with h2c on or off
+     */
+    public ServerConfig h2c(boolean on) { return with(c -> c.h2c = on); }
+
+    /** {@return whether a plain port also speaks HTTP/2 (h2c)} */
+    public boolean h2c() { return h2c; }
+
+    /**
+     * Whether a TLS port offers HTTP/2 by ALPN, before HTTP/1.1.
+     *
+     * @param on false to offer HTTP/1.1 only
+     * @return a copy with h2 on or off
+     */
+    public ServerConfig h2(boolean on) { return with(c -> c.h2 = on); }
+
+    /** {@return whether a TLS port offers HTTP/2 by ALPN} */
+    public boolean h2() { return h2; }
+
+    /**
+     * The most streams an HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS);
+     * a stream reset while its handler runs still counts until the handler finishes.
+     *
+     * @param streams positive; default 128 (Jetty's default)
+     * @return a copy with this limit
+     */
+    public ServerConfig http2MaxConcurrentStreams(int streams) { return with(c -> c.http2MaxConcurrentStreams = streams); }
+
+    /** {@return the most streams an HTTP/2 connection may have open at once} */
+    public int http2MaxConcurrentStreams() { return http2MaxConcurrentStreams; }
 
     @Override
     public String toString() {

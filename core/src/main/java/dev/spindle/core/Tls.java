@@ -16,8 +16,8 @@ import javax.net.ssl.SSLParameters;
  * How a server speaks HTTPS: the {@link SSLContext} its connections' {@link SSLEngine}s come from.
  * Give it to {@link ServerConfig#tls(Tls)}, or set {@code -Dspindle.tls.keystore} (and
  * {@code -Dspindle.tls.password}) for {@link ServerConfig#fromSystemProperties()}. Every Spindle
- * server then speaks TLS on its port through the core's TLS layer; ALPN offers {@code http/1.1}
- * only. The protocols and cipher suites are the {@code SSLContext}'s defaults unless
+ * server then speaks TLS on its port through the core's TLS layer; ALPN offers {@code h2} before
+ * {@code http/1.1} (only {@code http/1.1} when {@link ServerConfig#h2(boolean)} is off). The protocols and cipher suites are the {@code SSLContext}'s defaults unless
  * {@link #parameters(Consumer)} changes them (or asks for client certificates).
  *
  * {@snippet :
@@ -26,7 +26,7 @@ import javax.net.ssl.SSLParameters;
  * }
  */
 public final class Tls {
-    /** The one application protocol offered: Spindle speaks HTTP/1.1 only. */
+    /** The ALPN protocol id of HTTP/1.1 (RFC 7301 6). */
     public static final String ALPN_HTTP_1_1 = "http/1.1";
 
     private static final Consumer<SSLParameters> DEFAULTS = p -> { };
@@ -82,7 +82,7 @@ public final class Tls {
     /**
      * These settings with {@code change} applied to every connection's {@link SSLParameters}: the
      * protocols, the cipher suites, client certificates ({@code setNeedClientAuth(true)}), SNI
-     * matchers. ALPN stays {@value #ALPN_HTTP_1_1} whatever it sets.
+     * matchers. ALPN is the server's choice whatever it sets (see {@link ServerConfig#h2(boolean)}).
      *
      * {@snippet :
      * Tls strict = Tls.fromKeyStore(store, password).parameters(p -> p.setProtocols(new String[] {"TLSv1.3"}));
@@ -97,7 +97,7 @@ public final class Tls {
     }
 
     /**
-     * A server-side engine for one connection, offering {@value #ALPN_HTTP_1_1} through ALPN; throws
+     * A server-side engine for one connection; the TLS layer chooses its ALPN protocol. Throws
      * {@link IllegalArgumentException} if the {@link #parameters} set what the engine does not support.
      */
     SSLEngine newEngine() {
@@ -105,7 +105,6 @@ public final class Tls {
         engine.setUseClientMode(false);
         SSLParameters params = engine.getSSLParameters();
         parameters.accept(params);
-        params.setApplicationProtocols(new String[] {ALPN_HTTP_1_1});
         engine.setSSLParameters(params);
         return engine;
     }

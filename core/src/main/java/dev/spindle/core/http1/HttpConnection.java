@@ -4,6 +4,7 @@ import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.exchange.Deadlines;
 import dev.spindle.core.exchange.HandlerRunner;
+import dev.spindle.core.exchange.RequestState;
 import dev.spindle.core.spi.BodyBudget;
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.LayeredConnection;
@@ -128,6 +129,41 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
     @Override
     public void inputPump(InputPump pump) {
         requests.inputPump(pump);
+    }
+
+    /** A request may switch this connection to h2c ({@code Upgrade: h2c}): on plain ports that speak h2c. */
+    public void allowH2cUpgrade() {
+        requests.allowH2cUpgrade();
+    }
+
+    /**
+     * The request that switched this connection to h2c, answered 101 (which is still in
+     * {@link #outbound()}): nothing more is parsed here, and the connection that speaks HTTP/2 from
+     * now on takes the rest of the input ({@link #takeInput()}) and output ({@link #takeOutput()}).
+     *
+     * @return the request, detached from the input; null when no request asked
+     */
+    public RequestState h2cUpgrade() {
+        return requests.upgrade();
+    }
+
+    /** The SETTINGS payload of the upgrading request's {@code HTTP2-Settings}. */
+    public byte[] h2cSettings() {
+        return requests.upgradeSettings();
+    }
+
+    /** Takes the bytes received and not parsed. */
+    public byte[] takeInput() {
+        return in.take();
+    }
+
+    /** Takes the bytes encoded and not written (the 101, and any answer pipelined before it). */
+    public byte[] takeOutput() {
+        ByteBuffer pending = writer.outbound();
+        byte[] bytes = new byte[pending.remaining()];
+        pending.get(pending.position(), bytes);
+        writer.written(bytes.length);
+        return bytes;
     }
 
     @Override

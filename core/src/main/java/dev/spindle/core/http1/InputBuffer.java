@@ -357,6 +357,14 @@ public final class InputBuffer {
         end = 0;
     }
 
+    /** Takes what is buffered and not parsed (the bytes after a request that switched protocols). */
+    byte[] take() {
+        byte[] rest = new byte[end - start];
+        MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, start, rest, 0, rest.length);
+        start = end;
+        return rest;
+    }
+
     /** Bytes of memory this buffer holds, for tests. */
     int capacity() {
         return own.length;

@@ -54,6 +54,11 @@ final class RequestProcessor {
     private boolean blockedOnOutput;
     /** A blocking or asynchronous handler in flight, or null. */
     private Exchange exchange;
+    /** Whether a request may switch the connection to h2c ({@code Upgrade: h2c}). */
+    private boolean h2cUpgrade;
+    /** The request that switched the connection to h2c, answered 101: nothing more is parsed here. */
+    private RequestState upgrade;
+    private byte[] upgradeSettings;
 
     RequestProcessor(Router router, ServerConfig config, InputBuffer in, ResponseWriter writer, Lifecycle life,
             Deadlines deadlines, HandlerRunner handlers, Runnable wakeup) {
@@ -74,6 +79,20 @@ final class RequestProcessor {
         this.pump = pump;
     }
 
+    void allowH2cUpgrade() {
+        h2cUpgrade = true;
+    }
+
+    /** The request that switched to h2c, or null. */
+    RequestState upgrade() {
+        return upgrade;
+    }
+
+    /** The SETTINGS payload its {@code HTTP2-Settings} carried. */
+    byte[] upgradeSettings() {
+        return upgradeSettings;
+    }
+
     /** Inside {@link #process()}: input must be appended, not lent (it is being parsed). */
     boolean processing() {
         return processing;
@@ -92,7 +111,7 @@ final class RequestProcessor {
         if (feed.streaming()) {
             return API.hasRoom(feed.body()) && in.available() < highWater;
         }
-        return exchange == null && !writer.sending() && !writer.full();
+        return exchange == null && !writer.sending() && !writer.full() && upgrade == null;
     }
 
     /** Nothing is pending or in flight. */
@@ -206,7 +225,7 @@ final class RequestProcessor {
     }
 
     private void step() {
-        while (!life.aborted()) {
+        while (!life.aborted() && upgrade == null) {
             if (feed.streaming()) {
                 feedBody();
                 if (life.aborted()) {
@@ -332,6 +351,9 @@ final class RequestProcessor {
     }
 
     private void dispatch(RequestState req) {
+        if (req.upgradeH2c && h2cUpgrade && upgradeToH2c(req)) {
+            return;
+        }
         boolean keepAlive = keepAlive(req);
         Route route = req.route;
         if (route == null) {
@@ -354,6 +376,35 @@ final class RequestProcessor {
         response.reset();
         response.jsonCodec = route.json;
         finish(req, response, handlers.runInline(route, req, response), keepAlive);
+    }
+
+    /**
+     * RFC 7540 3.2 (kept by RFC 9113 3.1 as deprecated, still sent by curl and the JDK client): a
+     * request without a body with one valid {@code HTTP2-Settings} switches the connection to h2c,
+     * answered 101 here and then on stream 1; any other is answered in HTTP/1.1, as if it had not
+     * asked.
+     */
+    private boolean upgradeToH2c(RequestState req) {
+        if (req.version != RequestState.HTTP_1_1 || req.chunked || req.bodyEnd > req.bodyStart || exchange != null) {
+            return false;
+        }
+        java.util.List<String> values = req.api.headers("http2-settings");
+        if (values.size() != 1) {
+            return false;
+        }
+        byte[] settings;
+        try {
+            settings = java.util.Base64.getUrlDecoder().decode(values.get(0).trim());
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+        if (settings.length % 6 != 0) {
+            return false;
+        }
+        upgrade = req.detach();
+        upgradeSettings = settings;
+        ResponseEncoder.writeSwitchingToH2c(writer.buffer());
+        return true;
     }
 
     /** Hands a request to a handler that answers later (or, inline, reading its streamed body): the connection waits for it. */

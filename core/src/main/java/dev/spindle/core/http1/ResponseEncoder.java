@@ -30,6 +30,7 @@ final class ResponseEncoder {
     private static final byte[] KEEP_ALIVE = bytes("Connection: keep-alive\r\n");
     private static final byte[] CHUNKED = bytes("Transfer-Encoding: chunked\r\n");
     private static final byte[] CONTINUE = bytes("HTTP/1.1 100 Continue\r\n\r\n");
+    private static final byte[] SWITCHING_TO_H2C = bytes("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n");
     private static final byte[] CRLF = bytes("\r\n");
     private static final byte[] COLON = bytes(": ");
     private static final int FIXED_HEADERS = 160;
@@ -57,6 +58,12 @@ final class ResponseEncoder {
     static void writeContinue(OutputBuffer out) {
         out.ensure(CONTINUE.length);
         out.put(CONTINUE);
+    }
+
+    /** RFC 9113 3.2 (as RFC 7540 3.2 defined it): the answer that accepts {@code Upgrade: h2c}. */
+    static void writeSwitchingToH2c(OutputBuffer out) {
+        out.ensure(SWITCHING_TO_H2C.length);
+        out.put(SWITCHING_TO_H2C);
     }
 
     static void encode(OutputBuffer out, ResponseState r, boolean omitBody, int connection) {

@@ -341,7 +341,7 @@ final class FrameReader {
     }
 
     /** RFC 9113 6.5.2: the values a known setting may not take. */
-    private static void checkSetting(int id, long value) throws Http2Exception {
+    static void checkSetting(int id, long value) throws Http2Exception {
         switch (id) {
             case Frames.SETTINGS_ENABLE_PUSH -> {
                 if (value > 1) {

@@ -138,6 +138,33 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
      * @param budget the server's budget for buffered bodies, or null
      */
     public Http2Connection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget) {
+        this(router, config, blockingExecutor, wakeup, budget, null);
+    }
+
+    /**
+     * The connection an HTTP/1.1 request switched to h2c with {@code Upgrade: h2c}: its
+     * {@code HTTP2-Settings} apply as if sent in a SETTINGS frame, and the request is stream 1,
+     * half-closed (remote), dispatched at once; the client's preface comes next.
+     *
+     * @param router the routes streams are dispatched to
+     * @param config limits and timeouts
+     * @param blockingExecutor where blocking handlers run; null runs them inline
+     * @param wakeup called from any thread when a handler finished or a body consumer wants more
+     * @param budget the server's budget for buffered bodies, or null
+     * @param request the upgrading request, detached from the HTTP/1.1 input
+     * @param settings the SETTINGS payload its {@code HTTP2-Settings} carried
+     * @param before bytes to send first: the 101 answer (and any HTTP/1.1 answer still pending before it)
+     * @return the connection
+     */
+    public static Http2Connection upgraded(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup,
+            BodyBudget budget, RequestState request, byte[] settings, byte[] before) {
+        Http2Connection c = new Http2Connection(router, config, blockingExecutor, wakeup, budget, before);
+        c.acceptUpgrade(request, settings);
+        return c;
+    }
+
+    private Http2Connection(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget,
+            byte[] before) {
         this.config = config;
         this.router = router;
         this.limits = Http2Limits.of(config);
@@ -153,6 +180,9 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         this.resets = new RateCounter(limits.resetsPerWindow(), Http2Limits.RESET_WINDOW_NANOS);
         this.controlFrames = new RateCounter(limits.controlFramesPerWindow(), Http2Limits.RESET_WINDOW_NANOS);
         this.receiveWindow = limits.connectionWindow();
+        if (before != null) {
+            out.put(before, 0, before.length);
+        }
         Frames.settings(out, SETTINGS_MAX_CONCURRENT_STREAMS, limits.maxConcurrentStreams(),
                 SETTINGS_INITIAL_WINDOW_SIZE, limits.streamWindow(),
                 SETTINGS_MAX_FRAME_SIZE, limits.maxFrameSize(),
@@ -161,6 +191,28 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         if (limits.connectionWindow() > DEFAULT_WINDOW) {
             Frames.windowUpdate(out, 0, limits.connectionWindow() - DEFAULT_WINDOW);
         }
+    }
+
+    private void acceptUpgrade(RequestState request, byte[] settings) {
+        try {
+            for (int i = 0; i + 6 <= settings.length; i += 6) {
+                int id = ((settings[i] & 0xFF) << 8) | (settings[i + 1] & 0xFF);
+                long value = ((long) (settings[i + 2] & 0xFF) << 24) | ((settings[i + 3] & 0xFF) << 16)
+                        | ((settings[i + 4] & 0xFF) << 8) | (settings[i + 5] & 0xFF);
+                FrameReader.checkSetting(id, value);
+                setting(id, value);
+            }
+        } catch (Http2Exception e) {
+            connectionError(e.code(), "HTTP2-Settings: " + e.getMessage());
+            return;
+        }
+        Stream s = new Stream();
+        s.open(1, limits.streamWindow(), peerInitialWindow);
+        s.adopt(request);
+        lastStreamId = 1;
+        streams.put(s);
+        dispatch(s);
+        flush();
     }
 
     @Override

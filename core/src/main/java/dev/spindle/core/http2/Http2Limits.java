@@ -30,6 +30,6 @@ record Http2Limits(int maxConcurrentStreams, int streamWindow, int connectionWin
 
     static Http2Limits of(ServerConfig config) {
         int headerList = Math.max(config.maxHeaderSize(), 4096);
-        return new Http2Limits(128, 65_535, 1 << 20, 16_384, 4096, headerList, headerList + 1024, 32, 200, 1000, 4);
+        return new Http2Limits(config.http2MaxConcurrentStreams(), 65_535, 1 << 20, 16_384, 4096, headerList, headerList + 1024, 32, 200, 1000, 4);
     }
 }

@@ -21,7 +21,8 @@ final class Stream {
 
     int id;
     State state;
-    final RequestState request = new RequestState();
+    /** The request; replaced only by the one that upgraded an HTTP/1.1 connection ({@link #adopt}). */
+    RequestState request = new RequestState();
     /** The response of an inline handler (a deferred one fills its exchange's). */
     final ResponseState response = new ResponseState();
     /** The header fields, then a buffered body; {@link #length} bytes are used. */
@@ -72,6 +73,14 @@ final class Stream {
         this.state = State.OPEN;
         this.receiveWindow = receiveWindow;
         this.sendWindow = sendWindow;
+    }
+
+    /** Takes over a request parsed by HTTP/1.1 (h2c upgrade: it becomes stream 1, its body already whole). */
+    void adopt(RequestState upgraded) {
+        request = upgraded;
+        headersDone = true;
+        state = State.HALF_CLOSED_REMOTE;
+        bodyStart = upgraded.bodyStart;
     }
 
     /** Clears everything of the last request, keeping the arrays for the next stream. */

@@ -80,12 +80,16 @@ public interface Connection {
      * @return a new connection
      */
     static Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget) {
-        ProtocolSwitch connection = new ProtocolSwitch(router, config, blockingExecutor, wakeup, budget);
         if (config.tls() == null) {
-            return connection;
+            return config.h2c() ? new ProtocolSwitch(router, config, blockingExecutor, wakeup, budget, true)
+                    : new HttpConnection(router, config, blockingExecutor, wakeup, budget);
         }
-        // what ALPN offers, most preferred first; the switch speaks each of them
-        return new TlsConnection(connection, config, List.of(ProtocolSwitch.ALPN_H2, Tls.ALPN_HTTP_1_1));
+        if (!config.h2()) {
+            return new TlsConnection(new HttpConnection(router, config, blockingExecutor, wakeup, budget), config, List.of(Tls.ALPN_HTTP_1_1));
+        }
+        // what ALPN offers, most preferred first; the switch speaks each of them (by ALPN only: no h2c inside TLS)
+        return new TlsConnection(new ProtocolSwitch(router, config, blockingExecutor, wakeup, budget, false), config,
+                List.of(ProtocolSwitch.ALPN_H2, Tls.ALPN_HTTP_1_1));
     }
 
     /**

@@ -34,7 +34,11 @@ final class ProtocolSwitch implements LayeredConnection {
     private volatile boolean draining;
     private InputPump pump;
 
-    ProtocolSwitch(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget) {
+    /**
+     * @param plain true on a plain port: h2c by the preface or by {@code Upgrade}; false inside TLS,
+     *        where only ALPN chooses HTTP/2 (RFC 9113 3.2)
+     */
+    ProtocolSwitch(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget, boolean plain) {
         this.router = router;
         this.config = config;
         this.blockingExecutor = blockingExecutor;
@@ -42,6 +46,10 @@ final class ProtocolSwitch implements LayeredConnection {
         this.budget = budget;
         this.http1 = new HttpConnection(router, config, blockingExecutor, wakeup, budget);
         this.current = http1;
+        this.matched = plain ? 0 : -1;
+        if (plain) {
+            http1.allowH2cUpgrade();
+        }
     }
 
     @Override
@@ -59,29 +67,30 @@ final class ProtocolSwitch implements LayeredConnection {
     @Override
     public Next received(ByteBuffer src) {
         if (matched < 0) {
-            return current.received(src);
+            return current == http1 ? afterHttp1(http1.received(src)) : current.received(src);
         }
-        return decide(src);
+        return afterHttp1(decide(src));
     }
 
     @Override
     public Next received(MemorySegment memory, long offset, int length) {
         if (matched < 0) {
-            return current.received(memory, offset, length);
+            return current == http1 ? afterHttp1(http1.received(memory, offset, length)) : current.received(memory, offset, length);
         }
-        return length == 0 ? next() : decide(memory.asSlice(offset, length).asByteBuffer());
+        return length == 0 ? next() : afterHttp1(decide(memory.asSlice(offset, length).asByteBuffer()));
     }
 
     /** Compares the first bytes with the preface; hands them to HTTP/1.1 at the first that differs. */
     private Next decide(ByteBuffer src) {
         int p = src.position();
-        int m = matched;
+        int held = matched;
+        int m = held;
         while (m < PREFACE.length && p < src.limit()) {
             if (src.get(p) != PREFACE[m]) {
                 matched = -1;
-                if (m > 0) {
-                    // the bytes that matched were held back: HTTP/1.1 gets them first
-                    http1.received(ByteBuffer.wrap(PREFACE, 0, m));
+                if (held > 0) {
+                    // the bytes that matched in earlier calls were held back: HTTP/1.1 gets them first
+                    http1.received(ByteBuffer.wrap(PREFACE, 0, held));
                 }
                 return http1.received(src);
             }
@@ -99,9 +108,25 @@ final class ProtocolSwitch implements LayeredConnection {
         return h2.received(src);
     }
 
+    /** After HTTP/1.1 processed a call: a request that asked for h2c switches the connection now. */
+    private Next afterHttp1(Next next) {
+        if (current != http1 || http1.h2cUpgrade() == null) {
+            return next;
+        }
+        byte[] before = http1.takeOutput();
+        byte[] rest = http1.takeInput();
+        Http2Connection h2 = install(Http2Connection.upgraded(router, config, blockingExecutor, wakeup, budget,
+                http1.h2cUpgrade(), http1.h2cSettings(), before));
+        http1.closed();
+        return rest.length > 0 ? h2.received(ByteBuffer.wrap(rest)) : h2.next();
+    }
+
     private Http2Connection switchToHttp2() {
+        return install(new Http2Connection(router, config, blockingExecutor, wakeup, budget));
+    }
+
+    private Http2Connection install(Http2Connection h2) {
         matched = -1;
-        Http2Connection h2 = new Http2Connection(router, config, blockingExecutor, wakeup, budget);
         h2.transferFiles(transferFiles);
         if (pump != null) {
             h2.inputPump(pump);
@@ -115,7 +140,7 @@ final class ProtocolSwitch implements LayeredConnection {
 
     @Override
     public void applicationProtocol(String protocol) {
-        if (ALPN_H2.equals(protocol) && matched >= 0) {
+        if (ALPN_H2.equals(protocol) && current == http1) {
             switchToHttp2();
         }
     }
@@ -168,12 +193,12 @@ final class ProtocolSwitch implements LayeredConnection {
         if (m > 0) {
             http1.received(ByteBuffer.wrap(PREFACE, 0, m));
         }
-        return current.endOfInput();
+        return afterHttp1(current.endOfInput());
     }
 
     @Override
     public Next resume() {
-        return current.resume();
+        return afterHttp1(current.resume());
     }
 
     @Override
@@ -198,7 +223,7 @@ final class ProtocolSwitch implements LayeredConnection {
 
     @Override
     public Next written(int bytes) {
-        return current.written(bytes);
+        return afterHttp1(current.written(bytes));
     }
 
     @Override
@@ -214,7 +239,7 @@ final class ProtocolSwitch implements LayeredConnection {
 
     @Override
     public Next tick(long now) {
-        return current.tick(now);
+        return afterHttp1(current.tick(now));
     }
 
     @Override
