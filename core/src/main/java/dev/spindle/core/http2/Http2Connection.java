@@ -70,6 +70,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private final Router router;
     private final Http2Limits limits;
     private final HandlerRunner handlers;
+    private final Executor blockingExecutor;
     private final Runnable wakeup;
     private final BodyBudget budget;
     private final int highWater;
@@ -82,6 +83,8 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private final ArrayDeque<Stream> free = new ArrayDeque<>();
     /** Streams whose blocking or asynchronous handler is in flight. */
     private final ArrayList<Stream> handling = new ArrayList<>();
+    /** Streams whose streamed response body waits for its producer: the wakeup queues them again. */
+    private final ArrayList<Stream> producing = new ArrayList<>();
     /** Streams closed while their handler still ran: they hold a concurrency slot until it finishes. */
     private final ArrayList<Stream> abandoned = new ArrayList<>();
     /** Streams with response DATA waiting to be sent, in round-robin order. */
@@ -170,6 +173,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         this.limits = Http2Limits.of(config);
         this.wakeup = wakeup != null ? wakeup : NO_WAKEUP;
         this.handlers = new HandlerRunner(blockingExecutor, this.wakeup, config.blockedLoopThreshold().toNanos());
+        this.blockingExecutor = blockingExecutor;
         this.budget = budget;
         this.highWater = config.writeHighWaterMark();
         this.reader = new FrameReader(limits.maxFrameSize());
@@ -278,6 +282,10 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         completeDone();
         feedStreamedBodies();
         releaseAbandoned();
+        for (Stream s : producing) {
+            enqueue(s);
+        }
+        producing.clear();
         flush();
         return next();
     }
@@ -716,7 +724,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
                     if (s.sendWindow > MAX_WINDOW) {
                         overflow[0] = Http2Exception.connection(ErrorCode.FLOW_CONTROL_ERROR,
                                 "SETTINGS_INITIAL_WINDOW_SIZE takes a stream's window past 2^31-1");
-                    } else if (delta > 0 && s.out != null) {
+                    } else if (delta > 0 && (s.out != null || s.source != null)) {
                         enqueue(s);
                     }
                 });
@@ -776,7 +784,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         if (s.sendWindow > MAX_WINDOW) {
             throw Http2Exception.stream(streamId, ErrorCode.FLOW_CONTROL_ERROR, "WINDOW_UPDATE takes the stream's window past 2^31-1");
         }
-        if (s.out != null) {
+        if (s.out != null || s.source != null) {
             enqueue(s);
         }
     }
@@ -934,44 +942,8 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private void respond(Stream s, ResponseState res, Throwable failure) {
         if (failure != null) {
             API.answerFailure(s.request, res, failure);
-        } else if (res.api.isStreamed()) {
-            // streamed response bodies are read whole here until DATA frames can pull from their producer
-            collectStreamed(s, res);
         }
         encodeResponse(s, res);
-    }
-
-    private void collectStreamed(Stream s, ResponseState res) {
-        java.util.concurrent.CompletableFuture<Long> sent = res.takeSent();
-        try {
-            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-            if (res.bodyStream != null) {
-                try (java.io.InputStream in = res.bodyStream) {
-                    in.transferTo(bytes);
-                }
-            } else if (res.bodyWriter != null) {
-                res.bodyWriter.writeTo(bytes);
-            } else if (res.bodyFile != null) {
-                try (java.nio.channels.FileChannel f = res.bodyFile) {
-                    java.nio.channels.Channels.newInputStream(f).transferTo(bytes);
-                }
-            }
-            res.bodyStream = null;
-            res.bodyWriter = null;
-            res.bodyFile = null;
-            res.bodyArray = bytes.toByteArray();
-            res.bodyOffset = 0;
-            res.bodyLength = res.bodyArray.length;
-            if (sent != null) {
-                sent.complete((long) res.bodyLength);
-            }
-        } catch (java.io.IOException | RuntimeException e) {
-            res.closeStreamedBody();
-            if (sent != null) {
-                sent.completeExceptionally(e);
-            }
-            API.answerFailure(s.request, res, e);
-        }
     }
 
     private void encodeResponse(Stream s, ResponseState res) {
@@ -1001,7 +973,16 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             length = body.length;
         }
         boolean noContent = res.status == 204 || res.status == 304;
-        boolean endStream = head || noContent || length == 0;
+        boolean streamed = res.api.isStreamed();
+        java.util.concurrent.CompletableFuture<Long> sent = streamed ? res.takeSent() : null;
+        if (streamed && (head || noContent)) {
+            res.closeStreamedBody();
+            if (sent != null) {
+                sent.complete(0L);
+            }
+            streamed = false;
+        }
+        boolean endStream = head || noContent || length == 0 && !streamed;
         int start = Frames.headersStart(out, s.id, endStream);
         encoder.beginBlock(out);
         encoder.status(res.status, out);
@@ -1010,8 +991,9 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         if (res.contentType != null) {
             encoder.header(CONTENT_TYPE, contentType(res.contentType), out);
         }
-        if (!noContent) {
-            encoder.header(CONTENT_LENGTH, decimal(res.api.isStreamed() ? res.streamLength : length), out);
+        long contentLength = res.api.isStreamed() ? res.streamLength : length;
+        if (!noContent && contentLength >= 0) {
+            encoder.header(CONTENT_LENGTH, decimal(contentLength), out);
         }
         for (int i = 0; i < res.headerCount; i++) {
             String name = res.headerNames[i].toLowerCase(Locale.ROOT);
@@ -1023,6 +1005,10 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         s.answered = true;
         if (endStream) {
             sentEnd(s);
+        } else if (streamed) {
+            s.source = OutgoingData.of(res, blockingExecutor, wakeup);
+            s.sent = sent;
+            enqueue(s);
         } else {
             s.out = body;
             s.outPos = offset;
@@ -1044,8 +1030,10 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             }
             s.nextQueued = null;
             s.queued = false;
-            if (s.out == null) {
-                continue;
+            if (s.out == null || s.outPos == s.outEnd) {
+                if (s.source == null || !refill(s)) {
+                    continue;
+                }
             }
             int remaining = s.outEnd - s.outPos;
             int n = (int) Math.min(Math.min(remaining, peerMaxFrameSize), Math.min(sendWindow, s.sendWindow));
@@ -1053,7 +1041,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
                 // blocked on the stream's window: its WINDOW_UPDATE queues it again
                 continue;
             }
-            boolean last = n == remaining;
+            boolean last = n == remaining && s.source == null;
             Frames.dataHeader(out, n, s.id, last);
             out.put(s.out, s.outPos, n);
             s.outPos += n;
@@ -1065,6 +1053,56 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             } else {
                 enqueue(s);
             }
+        }
+    }
+
+    /**
+     * Reads the next part of a streamed body into the stream's chunk.
+     *
+     * @return true when there is something to send; false when the producer has nothing yet (the
+     *         wakeup queues the stream again), or the body ended (END_STREAM sent) or failed (reset)
+     */
+    private boolean refill(Stream s) {
+        if (s.chunk == null) {
+            s.chunk = new byte[OutgoingData.CHUNK];
+        }
+        int n;
+        try {
+            n = s.source.read(s.chunk);
+        } catch (java.io.IOException | RuntimeException e) {
+            log.debug("streamed response body of stream {} failed: {}", s.id, e.toString());
+            endSource(s, e);
+            reset(s.id, ErrorCode.INTERNAL_ERROR);
+            return false;
+        }
+        if (n == OutgoingData.WAIT) {
+            producing.add(s);
+            return false;
+        }
+        if (n == OutgoingData.END) {
+            endSource(s, null);
+            Frames.dataHeader(out, 0, s.id, true);
+            sentEnd(s);
+            return false;
+        }
+        s.out = s.chunk;
+        s.outPos = 0;
+        s.outEnd = n;
+        return true;
+    }
+
+    /** The streamed body is over: its source is released and {@code Response.sent()} completes. */
+    private void endSource(Stream s, Throwable failure) {
+        OutgoingData source = s.source;
+        s.source = null;
+        source.close();
+        if (s.sent != null) {
+            if (failure == null) {
+                s.sent.complete(source.sent());
+            } else {
+                s.sent.completeExceptionally(failure);
+            }
+            s.sent = null;
         }
     }
 
@@ -1120,6 +1158,10 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         }
         s.state = Stream.State.CLOSED;
         s.out = null;
+        if (s.source != null) {
+            endSource(s, new java.io.IOException("the stream was reset before its body was sent"));
+        }
+        producing.remove(s);
         if (s.streamed != null && !s.remoteClosed()) {
             API.fail(s.streamed, new java.io.IOException("the stream was reset"));
         }

@@ -62,6 +62,12 @@ final class Stream {
     byte[] out;
     int outPos;
     int outEnd;
+    /** A streamed response body still being read, or null. */
+    OutgoingData source;
+    /** Its chunk: the part read and not yet sent lies in {@link #out}. */
+    byte[] chunk;
+    /** What {@code Response.sent()} handed out for the streamed body, or null. */
+    java.util.concurrent.CompletableFuture<Long> sent;
     /** Whether the response's HEADERS went out (its body may still be sending). */
     boolean answered;
     /** Linked in the connection's round-robin of streams with DATA to send. */
@@ -105,6 +111,8 @@ final class Stream {
         outPos = 0;
         outEnd = 0;
         answered = false;
+        source = null;
+        sent = null;
         queued = false;
         nextQueued = null;
         if (bytes.length > 64 * 1024) {

@@ -45,6 +45,12 @@ class Http2ConnectionTest {
                     }
                 }))
                 .get("/blocking", Handler.blocking((req, res) -> res.text("from a worker")))
+                .get("/stream", (req, res) -> res.body(new java.io.ByteArrayInputStream("s".repeat(40_000).getBytes(StandardCharsets.US_ASCII)), -1))
+                .get("/writer", Handler.blocking((req, res) -> res.stream(out -> {
+                    for (int i = 0; i < 50; i++) {
+                        out.write("w".repeat(1000).getBytes(StandardCharsets.US_ASCII));
+                    }
+                })))
                 .build();
     }
 
@@ -121,6 +127,25 @@ class Http2ConnectionTest {
             c.resume();
         }
         assertThat(peer.response(1).body()).isEqualTo("50000");
+    }
+
+    @Test
+    void aStreamedBodyGoesOutInDataFramesWithoutALength() throws Exception {
+        Http2Connection c = connection(ServerConfig.defaults());
+        H2Peer peer = new H2Peer(c).start();
+        // 90,000 bytes in all: more than the connection's first window
+        peer.send(windowUpdate(0, 1_000_000));
+        peer.send(get(1, "/stream"));
+        peer.send(get(3, "/writer"));
+        for (int i = 0; i < 100 && !(peer.response(1).ended() && peer.response(3).ended()); i++) {
+            woken.tryAcquire(50, TimeUnit.MILLISECONDS);
+            c.resume();
+        }
+        H2Peer.Response stream = peer.response(1);
+        assertThat(stream.headers()).doesNotContainKey("content-length");
+        assertThat(stream.body()).isEqualTo("s".repeat(40_000));
+        assertThat(peer.response(3).body()).isEqualTo("w".repeat(50_000));
+        assertThat(peer.response(3).ended()).isTrue();
     }
 
     @Test
