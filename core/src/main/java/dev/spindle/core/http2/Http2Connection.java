@@ -50,6 +50,12 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private static final Runnable NO_WAKEUP = () -> { };
     private static final HpackDecoder.Sink DISCARD = (n, no, nl, v, vo, vl) -> { };
     private static final int MAX_WINDOW = Integer.MAX_VALUE;
+    private static final Executor STREAM_THREADS = task -> Thread.ofVirtual().name("spindle-h2-stream").start(task);
+    /**
+     * How soon a thread-per-connection strategy must tick while handlers or body producers are in
+     * flight: its thread sits in a blocking read, so the tick is what notices they finished.
+     */
+    private static final long BUSY_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final int DEFAULT_WINDOW = 65_535;
     private static final int SETTINGS_HEADER_TABLE_SIZE = 0x1;
     private static final int SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
@@ -136,7 +142,8 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
      *
      * @param router the routes streams are dispatched to
      * @param config limits and timeouts
-     * @param blockingExecutor where blocking handlers run; null runs them inline
+     * @param blockingExecutor where blocking handlers run; null (a strategy whose connection has a
+     *        thread of its own) runs each on a virtual thread of its own
      * @param wakeup called from any thread when a handler finished or a body consumer wants more
      * @param budget the server's budget for buffered bodies, or null
      */
@@ -172,8 +179,11 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         this.router = router;
         this.limits = Http2Limits.of(config);
         this.wakeup = wakeup != null ? wakeup : NO_WAKEUP;
-        this.handlers = new HandlerRunner(blockingExecutor, this.wakeup, config.blockedLoopThreshold().toNanos());
-        this.blockingExecutor = blockingExecutor;
+        // without an executor the strategy gives each connection a thread of its own (blocking servers): its
+        // streams' blocking handlers then run on a virtual thread each, so one stream never waits for another
+        Executor executor = blockingExecutor != null ? blockingExecutor : STREAM_THREADS;
+        this.handlers = new HandlerRunner(executor, this.wakeup, config.blockedLoopThreshold().toNanos());
+        this.blockingExecutor = executor;
         this.budget = budget;
         this.highWater = config.writeHighWaterMark();
         this.reader = new FrameReader(limits.maxFrameSize());
@@ -409,6 +419,11 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             return next();
         }
         completeDone();
+        feedStreamedBodies();
+        for (Stream s : producing) {
+            enqueue(s);
+        }
+        producing.clear();
         long handlerTimeout = config.handlerTimeout().toNanos();
         for (int i = 0; i < handling.size(); ) {
             Stream s = handling.get(i);
@@ -431,7 +446,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
 
     @Override
     public long nanosToTick(long now) {
-        return TimeUnit.MILLISECONDS.toNanos(200);
+        return handling.isEmpty() && producing.isEmpty() ? TimeUnit.MILLISECONDS.toNanos(200) : BUSY_TICK_NANOS;
     }
 
     @Override
