@@ -70,7 +70,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private static final byte[] CONTENT_TYPE = bytes("content-type");
 
     /** What a header block being received belongs to. */
-    private enum Block { REQUEST, TRAILERS, REFUSED, HALF_CLOSED, CLOSED_STREAM, IGNORED }
+    private enum Block { REQUEST, TRAILERS, REFUSED, HALF_CLOSED, CLOSED_STREAM, LOWER_ID, IGNORED }
 
     private final ServerConfig config;
     private final Router router;
@@ -89,6 +89,8 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private final ArrayDeque<Stream> free = new ArrayDeque<>();
     /** Streams whose blocking or asynchronous handler is in flight. */
     private final ArrayList<Stream> handling = new ArrayList<>();
+    /** Streams holding DATA their body's consumer has not taken yet. */
+    private final ArrayList<Stream> backlogged = new ArrayList<>();
     /** Streams whose streamed response body waits for its producer: the wakeup queues them again. */
     private final ArrayList<Stream> producing = new ArrayList<>();
     /** Streams closed while their handler still ran: they hold a concurrency slot until it finishes. */
@@ -97,8 +99,9 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private Stream queueHead;
     private Stream queueTail;
     /** Streams this side reset lately: frames the peer sent before it learnt of the reset are ignored. */
-    private final int[] recentlyReset = new int[32];
-    private int recentlyResetNext;
+    private final IdRing recentlyReset = new IdRing(32);
+    /** Streams that ended lately (both sides done, or reset by the peer): frames on them are STREAM_CLOSED errors. */
+    private final IdRing recentlyClosed = new IdRing(64);
 
     private int lastStreamId;
     private long sendWindow = DEFAULT_WINDOW;
@@ -135,6 +138,9 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private long lastOutput;
     private long lingerStarted;
     private final long createdAt = System.nanoTime();
+    /** The time of the last tick: what stream activity is stamped with (a read is not worth a clock call). */
+    private long clock = createdAt;
+    private long blockStarted;
 
     /**
      * A connection that has received nothing yet: the client's preface comes first. Its own
@@ -399,6 +405,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             outputSeen = false;
             lastOutput = now;
         }
+        clock = now;
         if (lingering) {
             if (lingerStarted == 0) {
                 lingerStarted = now;
@@ -435,6 +442,11 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             }
         }
         releaseAbandoned();
+        requestTimeouts(now);
+        if (blockKind != null && now - blockStarted >= config.headerTimeout().toNanos()) {
+            connectionError(ErrorCode.PROTOCOL_ERROR, "a header block not finished within " + config.headerTimeout());
+            return next();
+        }
         if (streams.size() == 0 && blockKind == null && out.pending() == 0 && !goingAway
                 && now - Math.max(lastInput, lastOutput) >= config.idleTimeout().toNanos()) {
             log.debug("idle for {}: GOAWAY", config.idleTimeout());
@@ -530,6 +542,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             throw Http2Exception.stream(streamId, ErrorCode.FLOW_CONTROL_ERROR, "DATA beyond the stream's window");
         }
         s.receiveWindow -= flowControlledLength;
+        s.activeAt = clock;
         int n = data.remaining();
         if (n == 0 && !endStream && ++emptyFrames > limits.maxEmptyFrames()) {
             throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many empty DATA frames");
@@ -567,7 +580,8 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         if (s != null) {
             kind = s.remoteClosed() ? Block.HALF_CLOSED : Block.TRAILERS;
         } else if (streamId <= lastStreamId) {
-            kind = wasReset(streamId) ? Block.IGNORED : Block.CLOSED_STREAM;
+            // 5.1.1: a lower id that was never used is unexpected; 5.1: one that was, closed
+            kind = wasReset(streamId) ? Block.IGNORED : recentlyClosed.contains(streamId) ? Block.CLOSED_STREAM : Block.LOWER_ID;
         } else {
             lastStreamId = streamId;
             if (goingAway) {
@@ -577,6 +591,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             } else {
                 s = free.isEmpty() ? new Stream() : free.pop();
                 s.open(streamId, limits.streamWindow(), peerInitialWindow);
+                s.activeAt = clock;
                 streams.put(s);
                 kind = Block.REQUEST;
             }
@@ -587,6 +602,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         blockEndStream = endStream;
         blockLength = 0;
         blockFrames = 1;
+        blockStarted = clock;
         appendFragment(fragment);
         if (endHeaders) {
             endBlock();
@@ -650,6 +666,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             }
             case HALF_CLOSED -> throw Http2Exception.stream(id, ErrorCode.STREAM_CLOSED, "HEADERS on a half-closed stream");
             case CLOSED_STREAM -> throw Http2Exception.connection(ErrorCode.STREAM_CLOSED, "HEADERS on closed stream " + id);
+            case LOWER_ID -> throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "HEADERS on stream " + id + ", lower than " + lastStreamId);
             case IGNORED -> { }
         }
     }
@@ -916,18 +933,42 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         encodeResponse(s, res);
     }
 
-    /** Moves DATA the streamed bodies' consumers have room for now, and gives it back to the windows. */
-    private void feedStreamedBodies() {
+    /**
+     * A request whose body stopped arriving for the header timeout (slowloris on a stream): a
+     * buffered one is answered 408, a streamed one fails its handler's body with 408.
+     */
+    private void requestTimeouts(long now) {
+        long timeout = config.headerTimeout().toNanos();
         streams.forEach(s -> {
-            if (s.streamed != null && s.pendingBytes() > 0 && API.hasRoom(s.streamed)) {
-                int taken = API.offer(s.streamed, MemorySegment.ofArray(s.pending), s.pending, s.pendingStart, s.pendingBytes());
-                s.pendingStart += taken;
-                consumed(s, taken);
-                if (s.pendingBytes() == 0 && s.remoteClosed()) {
-                    API.end(s.streamed);
+            if (!s.remoteClosed() && now - s.activeAt >= timeout) {
+                s.activeAt = now;
+                if (s.streamed != null) {
+                    API.fail(s.streamed, new BodyException(408, "request body not received in time"));
+                } else if (!s.answered && s.exchange == null) {
+                    answerError(s, 408, "request not received in time");
                 }
             }
         });
+    }
+
+    /** Moves DATA the streamed bodies' consumers have room for now, and gives it back to the windows. */
+    private void feedStreamedBodies() {
+        for (int i = backlogged.size() - 1; i >= 0; i--) {
+            Stream s = backlogged.get(i);
+            if (s.streamed == null || s.state == Stream.State.CLOSED) {
+                backlogged.remove(i);
+            } else if (API.hasRoom(s.streamed)) {
+                int taken = API.offer(s.streamed, MemorySegment.ofArray(s.pending), s.pending, s.pendingStart, s.pendingBytes());
+                s.pendingStart += taken;
+                consumed(s, taken);
+                if (s.pendingBytes() == 0) {
+                    backlogged.remove(i);
+                    if (s.remoteClosed()) {
+                        API.end(s.streamed);
+                    }
+                }
+            }
+        }
     }
 
     private void feed(Stream s, ByteBuffer data) {
@@ -940,6 +981,9 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             consumed(s, taken);
         }
         if (data.hasRemaining()) {
+            if (s.pendingBytes() == 0) {
+                backlogged.add(s);
+            }
             s.keep(data);
         }
     }
@@ -1170,6 +1214,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private void close(Stream s) {
         if (streams.get(s.id) == s) {
             streams.remove(s.id);
+            recentlyClosed.add(s.id);
         }
         s.state = Stream.State.CLOSED;
         s.out = null;
@@ -1177,6 +1222,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             endSource(s, new java.io.IOException("the stream was reset before its body was sent"));
         }
         producing.remove(s);
+        backlogged.remove(s);
         if (s.streamed != null && !s.remoteClosed()) {
             API.fail(s.streamed, new java.io.IOException("the stream was reset"));
         }
@@ -1276,17 +1322,11 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     }
 
     private void remember(int streamId) {
-        recentlyReset[recentlyResetNext] = streamId;
-        recentlyResetNext = (recentlyResetNext + 1) % recentlyReset.length;
+        recentlyReset.add(streamId);
     }
 
     private boolean wasReset(int streamId) {
-        for (int id : recentlyReset) {
-            if (id == streamId) {
-                return true;
-            }
-        }
-        return false;
+        return recentlyReset.contains(streamId);
     }
 
     private static boolean connectionSpecific(String name) {

@@ -37,6 +37,8 @@ final class Stream {
     long contentLength = -1;
     /** DATA payload received (without padding). */
     long received;
+    /** When the request last made progress (opened, or DATA arrived), for its timeout. */
+    long activeAt;
     /** The request's header block arrived, and the request was dispatched or is being buffered. */
     boolean headersDone;
 

@@ -233,6 +233,41 @@ class Http2ConnectionTest {
     }
 
     @Test
+    void aRequestWhoseBodyStopsArrivingIsAnswered408() throws Exception {
+        Http2Connection c = connection(ServerConfig.defaults().headerTimeout(java.time.Duration.ofMillis(100)));
+        H2Peer peer = new H2Peer(c).start();
+        peer.send(post(1, "/echo"));
+        peer.send(data(1, "part", false));
+        long start = System.nanoTime();
+        c.tick(start);
+        c.tick(start + 200_000_000L);
+        assertThat(peer.response(1).status()).isEqualTo("408");
+        assertThat(peer.frames()).anyMatch(f -> f.type() == RST_STREAM && f.stream() == 1);
+        peer.send(get(3, "/plaintext"));
+        assertThat(peer.response(3).status()).isEqualTo("200");
+    }
+
+    @Test
+    void aHeaderBlockThatNeverEndsEndsTheConnection() {
+        Http2Connection c = connection(ServerConfig.defaults().headerTimeout(java.time.Duration.ofMillis(100)));
+        H2Peer peer = new H2Peer(c).start();
+        long start = System.nanoTime();
+        c.tick(start);
+        peer.send(frame(HEADERS, 0, 1, block(":method", "GET")));
+        c.tick(start + 200_000_000L);
+        assertThat(peer.read()).anyMatch(f -> f.type() == GOAWAY && f.errorCode() == 0x1);
+    }
+
+    @Test
+    void theHighestStreamIdStillWorksAndALowerOneAfterItIsAProtocolError() throws Exception {
+        H2Peer peer = peer();
+        peer.send(get(Integer.MAX_VALUE, "/plaintext"));
+        assertThat(peer.response(Integer.MAX_VALUE).body()).isEqualTo("Hello, World!");
+        peer.send(get(5, "/plaintext"));
+        assertThat(peer.read()).anyMatch(f -> f.type() == GOAWAY);
+    }
+
+    @Test
     void aBadPrefaceIsAConnectionError() {
         Http2Connection c = connection(ServerConfig.defaults());
         H2Peer peer = new H2Peer(c);
