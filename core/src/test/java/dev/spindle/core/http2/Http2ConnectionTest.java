@@ -268,6 +268,38 @@ class Http2ConnectionTest {
     }
 
     @Test
+    void concurrentResponsesInterleaveFrameByFrame() throws Exception {
+        H2Peer peer = peer();
+        peer.send(windowUpdate(0, 10_000_000));
+        peer.send(concat(get(1, "/big"), get(3, "/big")));
+        List<Integer> order = peer.read().stream().filter(f -> f.type() == DATA).map(H2Peer.Frame::stream).toList();
+        assertThat(order).hasSizeGreaterThan(4);
+        // round robin: neither stream sends two frames in a row while the other still has data
+        for (int i = 0; i + 1 < order.size() - 1; i++) {
+            assertThat(order.get(i)).as("frame %d of %s", i, order).isNotEqualTo(order.get(i + 1));
+        }
+    }
+
+    @Test
+    void aDrainSendsGoAwayWithTheLastStreamAndFinishesTheStreamsInFlight() throws Exception {
+        Http2Connection c = connection(ServerConfig.defaults());
+        H2Peer peer = new H2Peer(c).start();
+        peer.send(get(1, "/blocking"));
+        c.drain();
+        c.tick(System.nanoTime());
+        H2Peer.Frame goAway = peer.read().stream().filter(f -> f.type() == GOAWAY).findFirst().orElseThrow();
+        assertThat(goAway.int32(0)).as("last stream id").isEqualTo(1);
+        assertThat(goAway.errorCode()).isZero();
+        // a stream opened after the GOAWAY is not served
+        peer.send(get(3, "/plaintext"));
+        assertThat(woken.tryAcquire(5, TimeUnit.SECONDS)).isTrue();
+        c.resume();
+        assertThat(peer.response(1).body()).isEqualTo("from a worker");
+        assertThat(peer.response(3).headers()).isEmpty();
+        assertThat(c.next()).isIn(Next.LINGER, Next.CLOSE);
+    }
+
+    @Test
     void aBadPrefaceIsAConnectionError() {
         Http2Connection c = connection(ServerConfig.defaults());
         H2Peer peer = new H2Peer(c);
