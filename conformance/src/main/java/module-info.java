@@ -16,8 +16,13 @@ module dev.spindle.conformance {
     requires org.junit.platform.launcher;
     requires org.opentest4j;
     requires org.assertj.core;
+    // the HTTP/2 client decodes the server's header blocks with Netty's HPACK decoder, not the server's own
+    requires io.netty.codec.http2;
+    requires io.netty.buffer;
 
     exports dev.spindle.conformance;
+    exports dev.spindle.conformance.h2;
     // its classes are JUnit tests: JUnit instantiates them and calls their (package-private) methods
     opens dev.spindle.conformance to org.junit.platform.commons;
+    opens dev.spindle.conformance.h2 to org.junit.platform.commons;
 }

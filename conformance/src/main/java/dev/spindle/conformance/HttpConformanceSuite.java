@@ -9,6 +9,9 @@ import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.testing.RawResponse;
 import dev.spindle.core.testing.TestTls;
+import dev.spindle.conformance.h2.H2Connection;
+import dev.spindle.conformance.h2.Http2Cases;
+import dev.spindle.conformance.h2.Http2Deviation;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -38,6 +41,7 @@ import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -224,6 +228,56 @@ public abstract class HttpConformanceSuite {
      */
     protected Map<String, Deviation> halfCloseDeviations() {
         return Map.of();
+    }
+
+    /**
+     * Whether the server speaks HTTP/2, so that the {@link Http2} section runs: h2c with prior
+     * knowledge on its port, or h2 chosen by ALPN when {@link #overTls()}. The one switch for every
+     * strategy at once: false until core's HTTP/2 connection lands (issue 27), and its cases are
+     * skipped saying so.
+     *
+     * @return false for now
+     */
+    protected boolean speaksHttp2() {
+        return false;
+    }
+
+    /**
+     * The cases of the {@link Http2} section, by test method name, where the server knowingly
+     * deviates: it is held to what it declares instead, or the case is skipped, with the reason.
+     *
+     * @return none by default
+     */
+    protected Map<String, Http2Deviation> http2Deviations() {
+        return Map.of();
+    }
+
+    /**
+     * The HTTP/2 section, run by every subclass against the server it starts (a nested class of an
+     * abstract suite runs once per concrete subclass): RFC 9113 and RFC 7541 case by case, see
+     * {@link Http2Cases}.
+     */
+    @Nested
+    class Http2 extends Http2Cases {
+        @Override
+        protected boolean runs() {
+            return speaksHttp2();
+        }
+
+        @Override
+        protected String whyNotRun() {
+            return HttpConformanceSuite.this.getClass().getSimpleName() + " does not speak HTTP/2 yet: speaksHttp2() is false (issue 27)";
+        }
+
+        @Override
+        protected H2Connection open() throws IOException {
+            return H2Connection.open(host(), port, sockets(), 5_000);
+        }
+
+        @Override
+        protected Map<String, Http2Deviation> deviations() {
+            return http2Deviations();
+        }
     }
 
     @BeforeAll
