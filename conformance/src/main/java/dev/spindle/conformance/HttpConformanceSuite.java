@@ -232,14 +232,13 @@ public abstract class HttpConformanceSuite {
 
     /**
      * Whether the server speaks HTTP/2, so that the {@link Http2} section runs: h2c with prior
-     * knowledge on its port, or h2 chosen by ALPN when {@link #overTls()}. The one switch for every
-     * strategy at once: false until core's HTTP/2 connection lands (issue 27), and its cases are
-     * skipped saying so.
+     * knowledge on its port, or h2 chosen by ALPN when {@link #overTls()}. Every Spindle server does;
+     * a reference that does not overrides this, and the section's cases are skipped saying so.
      *
-     * @return false for now
+     * @return true
      */
     protected boolean speaksHttp2() {
-        return false;
+        return true;
     }
 
     /**
@@ -266,7 +265,7 @@ public abstract class HttpConformanceSuite {
 
         @Override
         protected String whyNotRun() {
-            return HttpConformanceSuite.this.getClass().getSimpleName() + " does not speak HTTP/2 yet: speaksHttp2() is false (issue 27)";
+            return HttpConformanceSuite.this.getClass().getSimpleName() + " does not speak HTTP/2: speaksHttp2() is false";
         }
 
         @Override

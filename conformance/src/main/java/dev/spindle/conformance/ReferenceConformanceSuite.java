@@ -83,6 +83,17 @@ public abstract class ReferenceConformanceSuite extends HttpConformanceSuite {
     protected abstract Running startReference(String host, int port, int workers) throws IOException;
 
     /**
+     * References speak HTTP/1.1 unless their module says otherwise (a framework configured for h2c
+     * in its own idiom overrides this).
+     *
+     * @return false
+     */
+    @Override
+    protected boolean speaksHttp2() {
+        return false;
+    }
+
+    /**
      * The suite's cases this reference answers in a way no {@link Deviation} can state (a status
      * line the suite cannot read, no answer at all, a close where the case expects the answer): test
      * method name → the invocation's display name, or {@code ""} for every invocation → the reason.
