@@ -1886,22 +1886,34 @@ public abstract class HttpConformanceSuite {
     /** The HTTP/1.1 protocol name ALPN must settle on. */
     private static final String HTTP_1_1 = "http/1.1";
 
-    /** ALPN: a client offering {@code h2} and {@code http/1.1} gets {@code http/1.1}, and HTTP/1.1 on it. */
+    /**
+     * ALPN: a client offering {@code http/1.1} gets it, and HTTP/1.1 on it; one offering {@code h2}
+     * first gets {@code h2} from a server that {@link #speaksHttp2() speaks it}.
+     */
     @Test
     @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
     void alpnNegotiatesHttp11() throws Exception {
-        SSLSocket socket = alpnSocket(port, "h2", HTTP_1_1);
+        SSLSocket socket = alpnSocket(port, HTTP_1_1);
         try (RawConnection c = new RawConnection(socket)) {
             assertThat(socket.getApplicationProtocol()).isEqualTo(HTTP_1_1);
             assertThat(c.send(request("GET", "/plaintext")).read().bodyText()).isEqualTo("Hello, World!");
         }
+        // a client that prefers h2 gets it from a server that speaks it, else HTTP/1.1
+        SSLSocket both = alpnSocket(port, "h2", HTTP_1_1);
+        try (both) {
+            both.startHandshake();
+            assertThat(both.getApplicationProtocol()).isEqualTo(speaksHttp2() ? "h2" : HTTP_1_1);
+        }
     }
 
-    /** ALPN without {@code http/1.1} (RFC 7301 3.2): the handshake fails with no_application_protocol; the server goes on. */
+    /**
+     * ALPN offering none of the server's protocols (RFC 7301 3.2): the handshake fails with
+     * no_application_protocol; the server goes on.
+     */
     @Test
     @EnabledIf(value = "overTls", disabledReason = TLS_ONLY)
     void alpnWithoutHttp11FailsTheHandshake() throws Exception {
-        SSLSocket socket = alpnSocket(port, "h2");
+        SSLSocket socket = speaksHttp2() ? alpnSocket(port, "spdy/3.1") : alpnSocket(port, "h2");
         try (socket) {
             org.assertj.core.api.Assertions.assertThatThrownBy(socket::startHandshake)
                     .isInstanceOf(javax.net.ssl.SSLHandshakeException.class)

@@ -216,12 +216,13 @@ public abstract class Http2Cases {
                 assertThat(text.substring(9, 10)).as("an HTTP/1.1 answer must be an error: %s", text).isIn("4", "5");
                 return;
             }
-            // frames: the server's SETTINGS at most, then a GOAWAY with PROTOCOL_ERROR, if anything
+            // frames: the server's preface at most (SETTINGS, and a WINDOW_UPDATE raising the
+            // connection's window), then a GOAWAY with PROTOCOL_ERROR, if anything
             int at = 0;
             while (at + 9 <= answer.length) {
                 int length = ((answer[at] & 0xff) << 16) | ((answer[at + 1] & 0xff) << 8) | (answer[at + 2] & 0xff);
                 int type = answer[at + 3] & 0xff;
-                assertThat(type).as("frame type answering a bad preface: %s", text).isIn(Frame.SETTINGS, Frame.GOAWAY);
+                assertThat(type).as("frame type answering a bad preface: %s", text).isIn(Frame.SETTINGS, Frame.WINDOW_UPDATE, Frame.GOAWAY);
                 if (type == Frame.GOAWAY && at + 9 + 8 <= answer.length) {
                     long code = java.nio.ByteBuffer.wrap(answer, at + 13, 4).getInt() & 0xffffffffL;
                     assertThat(ErrorCode.nameOf(code)).isEqualTo(PROTOCOL_ERROR.name());
