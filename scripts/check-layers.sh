@@ -50,6 +50,10 @@ CORE_FORBIDDEN=(
   # and TLS knows no wire protocol: it wraps whichever one ALPN chose, as a spi.LayeredConnection
   "dev.spindle.core.tls -> dev.spindle.core.http1"
   "dev.spindle.core.tls -> dev.spindle.core.http2"
+  # the two wire protocols know nothing of each other (the switch in spi picks one) nor of TLS
+  "dev.spindle.core.http1 -> dev.spindle.core.http2"
+  "dev.spindle.core.http2 -> dev.spindle.core.http1"
+  "dev.spindle.core.http2 -> dev.spindle.core.tls"
   # byte helpers depend on nothing of Spindle
   "dev.spindle.core.bytes -> dev.spindle.*"
 )
