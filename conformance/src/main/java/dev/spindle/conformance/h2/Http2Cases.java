@@ -97,7 +97,7 @@ public abstract class Http2Cases {
             Assumptions.assumeTrue(runs(), this::whyNotRun);
         }
         Assumptions.assumeTrue(deviation == null || deviation.instead() != null,
-                () -> getClass().getSimpleName() + " declares: " + deviation.reason());
+                () -> "declared deviation: " + deviation.reason());
     }
 
     @AfterEach
