@@ -1,5 +1,6 @@
 package dev.spindle.conformance;
 
+import dev.spindle.core.testing.TestTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -27,7 +28,6 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.util.ReferenceCountUtil;
-import dev.spindle.core.testing.TestTls;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.security.GeneralSecurityException;
