@@ -41,7 +41,7 @@ import java.util.concurrent.TimeUnit;
  * A real HTTP/2 server to hold {@link dev.spindle.conformance.h2.Http2Cases} against while Spindle's own is being written:
  * Netty's frame codec and multiplex handler, h2c with prior knowledge on 127.0.0.1 (or h2 over TLS,
  * ALPN offering only {@code h2}, with the suite's test key), serving the
- * routes the cases use ({@code GET /plaintext}, {@code POST /echo}, {@code GET /delay/{ms}}) and
+ * routes the cases use ({@code GET} and {@code HEAD /plaintext}, {@code POST /echo}, {@code GET /delay/{ms}}) and
  * announcing SETTINGS_MAX_CONCURRENT_STREAMS 100. Test-only.
  */
 final class NettyHttp2TestServer implements AutoCloseable {
@@ -145,6 +145,10 @@ final class NettyHttp2TestServer implements AutoCloseable {
             String method = String.valueOf(request.method());
             if (method.equals("GET") && path.equals("/plaintext")) {
                 send(ctx, 200, "text/plain", HELLO);
+            } else if (method.equals("HEAD") && path.equals("/plaintext")) {
+                Http2Headers headers = new DefaultHttp2Headers().status("200").set("content-type", "text/plain")
+                        .setInt("content-length", HELLO.length);
+                ctx.writeAndFlush(new DefaultHttp2HeadersFrame(headers, true));
             } else if (method.equals("POST") && path.equals("/echo")) {
                 CharSequence type = request.get("content-type");
                 byte[] echoed = new byte[body.readableBytes()];

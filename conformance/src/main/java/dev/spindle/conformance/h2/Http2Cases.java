@@ -1197,6 +1197,20 @@ public abstract class Http2Cases {
         }
     }
 
+    /** 8.1 (generic): HEAD /plaintext; 200 ending the stream with no DATA, a content-length (if any) of the GET's body. */
+    @Test
+    void s8_1_headIsAnsweredWithoutABody() throws IOException {
+        try (H2Connection c = connect()) {
+            c.request(1, "HEAD", "/plaintext", true);
+            H2Response r = c.response(1);
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.body()).isEmpty();
+            if (r.header("content-length") != null) {
+                assertThat(r.header("content-length")).isEqualTo(Integer.toString(HELLO.length()));
+            }
+        }
+    }
+
     /** 8.1 (positive): POST /echo with a text body; 200 with the same body and content type. */
     @Test
     void s8_1_postIsEchoed() throws IOException {
