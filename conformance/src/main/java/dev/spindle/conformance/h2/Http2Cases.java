@@ -776,6 +776,23 @@ public abstract class Http2Cases {
         }
     }
 
+    /**
+     * 6.3 (generic): PRIORITY frames of weight 1 and 256, with a dependency and exclusive, on idle
+     * streams 1 and 3, then GETs on both; both answered.
+     */
+    @Test
+    void s6_3_priorityVariantsAreAccepted() throws IOException {
+        try (H2Connection c = connect()) {
+            c.priority(1, 0, false, 0);
+            c.priority(1, 0, false, 255);
+            c.priority(3, 1, false, 100);
+            c.priority(3, 1, true, 100);
+            c.request(1, "GET", "/plaintext", true);
+            c.request(3, "GET", "/plaintext", true);
+            c.responses(List.of(1, 3)).values().forEach(Http2Cases::assertHello);
+        }
+    }
+
     // ---- 6.4 RST_STREAM
 
     /** 6.4/1: RST_STREAM on stream 0; connection error PROTOCOL_ERROR. */
@@ -994,6 +1011,19 @@ public abstract class Http2Cases {
             c.request(1, "POST", "/echo", false);
             c.windowUpdate(1, 0);
             expect(c, 1, streamError(1, PROTOCOL_ERROR));
+        }
+    }
+
+    /** 6.9 (generic): WINDOW_UPDATE on the connection, then a GET and a WINDOW_UPDATE on its stream; answered as usual. */
+    @Test
+    void s6_9_windowUpdatesAreAccepted() throws IOException {
+        try (H2Connection c = connect()) {
+            c.windowUpdate(0, 1);
+            c.request(1, "GET", SLOW, true);
+            c.windowUpdate(1, 1);
+            H2Response r = c.response(1);
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.bodyText()).isEqualTo("{\"delayed\":500}");
         }
     }
 
