@@ -64,6 +64,7 @@ public final class H2Connection implements AutoCloseable {
     private ByteArrayOutputStream block;
     private int blockStream;
     private int blockFlags;
+    private int blockType;
     private boolean ackSettings = true;
     private boolean replenish = true;
     private boolean eof;
@@ -921,15 +922,16 @@ public final class H2Connection implements AutoCloseable {
                 block = new ByteArrayOutputStream();
                 blockStream = f.streamId();
                 blockFlags = f.flags();
+                blockType = f.type();
                 block.writeBytes(fragment(f));
-                return f.has(Frame.END_HEADERS) ? decoded(f) : null;
+                return f.has(Frame.END_HEADERS) ? decoded() : null;
             }
             case Frame.CONTINUATION -> {
                 if (block == null || f.streamId() != blockStream) {
                     throw new AssertionError("the server sent " + f + " outside a header block (RFC 9113 6.10)");
                 }
                 block.writeBytes(f.payload());
-                return f.has(Frame.END_HEADERS) ? decoded(f) : null;
+                return f.has(Frame.END_HEADERS) ? decoded() : null;
             }
             default -> { }
         }
@@ -958,9 +960,8 @@ public final class H2Connection implements AutoCloseable {
     }
 
     /** The whole block, decoded, as a HEADERS (or PUSH_PROMISE) frame with the first frame's flags. */
-    private Frame decoded(Frame last) {
+    private Frame decoded() {
         byte[] whole = block.toByteArray();
-        int type = last.type() == Frame.CONTINUATION ? Frame.HEADERS : last.type();
         block = null;
         List<Header> fields = new ArrayList<>();
         try {
@@ -971,7 +972,7 @@ public final class H2Connection implements AutoCloseable {
         } catch (Http2Exception e) {
             throw new AssertionError("the server's header block on stream " + blockStream + " does not decode: " + e.getMessage(), e);
         }
-        Frame f = new Frame(type, blockFlags | Frame.END_HEADERS, blockStream, whole, List.copyOf(fields));
+        Frame f = new Frame(blockType, blockFlags | Frame.END_HEADERS, blockStream, whole, List.copyOf(fields));
         log.removeLast();
         remember(f);
         return f;
