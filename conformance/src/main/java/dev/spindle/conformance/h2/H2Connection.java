@@ -846,6 +846,10 @@ public final class H2Connection implements AutoCloseable {
         header[0] = (byte) first;
         readFully(header, 1, 8);
         int length = ((header[0] & 0xff) << 16) | ((header[1] & 0xff) << 8) | (header[2] & 0xff);
+        if (new String(header, 0, 5, StandardCharsets.ISO_8859_1).equals("HTTP/")) {
+            throw new AssertionError("the server answered in HTTP/1.x, not HTTP/2: '"
+                    + new String(header, StandardCharsets.ISO_8859_1) + "...'");
+        }
         if (length > MAX_FRAME_SIZE) {
             throw new AssertionError("the server sent a frame of " + length + " bytes, more than SETTINGS_MAX_FRAME_SIZE "
                     + MAX_FRAME_SIZE + " (RFC 9113 4.2)");

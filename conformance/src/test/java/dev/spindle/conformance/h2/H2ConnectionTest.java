@@ -96,6 +96,26 @@ class H2ConnectionTest {
         }
     }
 
+    /** A server that answers the preface in HTTP/1.1 (Spindle before HTTP/2) fails the handshake saying so. */
+    @Test
+    void anHttp11AnswerFailsTheHandshakeSayingSo() throws Exception {
+        try (ServerSocket listening = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Thread server = Thread.ofVirtual().start(() -> {
+                try (Socket s = listening.accept()) {
+                    s.getInputStream().readNBytes(H2Connection.PREFACE.length);
+                    s.getOutputStream().write("HTTP/1.1 505 HTTP Version Not Supported\r\nContent-Length: 0\r\n\r\n".getBytes());
+                    s.getInputStream().read();
+                } catch (IOException e) {
+                    // the client gave up
+                }
+            });
+            try (H2Connection c = new H2Connection(new Socket(InetAddress.getLoopbackAddress(), listening.getLocalPort()), "x", TIMEOUT)) {
+                assertThatThrownBy(c::handshake).isInstanceOf(AssertionError.class).hasMessageContaining("HTTP/1.x, not HTTP/2");
+            }
+            server.join(5_000);
+        }
+    }
+
     /** RFC 7541 C.1's integers, and a field block Netty's decoder reads back as the fields encoded. */
     @ParameterizedTest(name = "{0} in a {1}-bit prefix")
     @CsvSource({"10, 5, 0a", "1337, 5, 1f9a0a", "42, 8, 2a", "31, 5, 1f00", "4097, 5, 1fe21f"})
