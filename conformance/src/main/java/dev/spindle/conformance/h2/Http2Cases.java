@@ -1487,7 +1487,7 @@ public abstract class Http2Cases {
         return concat(before, HpackLiterals.encode(c.requestFields("GET", "/plaintext")), after);
     }
 
-    /** Sends a GET /plaintext with {@code representation} behind its pseudo-headers and expects a connection error COMPRESSION_ERROR. */
+    /** Sends a GET /plaintext whose block has {@code before} and {@code after} around its pseudo-headers; expects a connection error COMPRESSION_ERROR. */
     private void badBlock(byte[] before, byte[] after) throws IOException {
         try (H2Connection c = connect()) {
             c.headersBlock(1, Frame.END_STREAM | Frame.END_HEADERS, block(c, before, after));
@@ -1495,7 +1495,7 @@ public abstract class Http2Cases {
         }
     }
 
-    /** Sends a GET /plaintext with {@code representation} behind its pseudo-headers and expects it answered. */
+    /** Sends a GET /plaintext whose block has {@code before} and {@code after} around its pseudo-headers; expects it answered. */
     private void goodBlock(byte[] before, byte[] after) throws IOException {
         try (H2Connection c = connect()) {
             c.headersBlock(1, Frame.END_STREAM | Frame.END_HEADERS, block(c, before, after));
