@@ -154,9 +154,13 @@ public class NetworkConformanceSuite extends HttpConformanceSuite {
     static final class Target implements TestInstancePostProcessor, ExecutionCondition {
         @Override
         public void postProcessTestInstance(Object instance, ExtensionContext context) {
+            if (!(instance instanceof NetworkConformanceSuite suite)) {
+                // the nested HTTP/2 section: it reaches the target through its enclosing suite, already set
+                return;
+            }
             String target = context.getConfigurationParameter(TARGET_PARAMETER).orElseThrow();
             boolean overTls = context.getConfigurationParameter(TLS_PARAMETER).map(Boolean::parseBoolean).orElse(false);
-            ((NetworkConformanceSuite) instance).target(target.strip(), overTls);
+            suite.target(target.strip(), overTls);
         }
 
         @Override

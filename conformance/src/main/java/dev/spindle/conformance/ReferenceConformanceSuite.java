@@ -166,13 +166,16 @@ public abstract class ReferenceConformanceSuite extends HttpConformanceSuite {
     /**
      * The keys of everything this reference declares, as docs/references.md lists them: {@code lacks
      * FEATURE}, {@code deviates: case -> status, closes|keeps the connection} (bad input),
-     * {@code half-close: case -> ...}, {@code skips: method} or {@code skips: method [invocation]}.
+     * {@code half-close: case -> ...}, {@code h2: case -> expectation} (or {@code -> skipped}) for the
+     * HTTP/2 section, {@code skips: method} or {@code skips: method [invocation]}.
      */
     private TreeSet<String> declarations() {
         TreeSet<String> keys = new TreeSet<>();
         lacks().keySet().forEach(feature -> keys.add("lacks " + feature.name()));
         knownDeviations().forEach((name, d) -> keys.add("deviates: " + name + " -> " + answer(d)));
         halfCloseDeviations().forEach((name, d) -> keys.add("half-close: " + name + " -> " + answer(d)));
+        http2Deviations().forEach((name, d) -> keys.add("h2: " + name + " -> "
+                + (d.instead() == null ? "skipped" : d.instead().toString())));
         skippedCases().forEach((method, cases) -> cases.keySet().forEach(
                 display -> keys.add("skips: " + method + (display.isEmpty() ? "" : " [" + display + "]"))));
         return keys;

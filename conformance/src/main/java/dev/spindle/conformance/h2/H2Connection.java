@@ -4,12 +4,12 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.BufferedInputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
@@ -64,6 +64,7 @@ public final class H2Connection implements AutoCloseable {
     private ByteArrayOutputStream block;
     private int blockStream;
     private int blockFlags;
+    private int blockType;
     private boolean ackSettings = true;
     private boolean replenish = true;
     private boolean eof;
@@ -572,7 +573,7 @@ public final class H2Connection implements AutoCloseable {
         if (expected.ignoredAccepted()) {
             // a PING after the frame: its ACK says the frame was ignored; an error would come before it
             opaque = randomOpaque();
-            ping(false, opaque);
+            pingIfOpen(opaque);
         }
         awaitErrorOr(expected, opaque);
     }
@@ -653,7 +654,7 @@ public final class H2Connection implements AutoCloseable {
      */
     public void expectPingAnswered() throws IOException {
         byte[] opaque = randomOpaque();
-        ping(false, opaque);
+        pingIfOpen(opaque);
         long deadline = deadline();
         while (true) {
             Frame f = poll(deadline);
@@ -845,6 +846,10 @@ public final class H2Connection implements AutoCloseable {
         header[0] = (byte) first;
         readFully(header, 1, 8);
         int length = ((header[0] & 0xff) << 16) | ((header[1] & 0xff) << 8) | (header[2] & 0xff);
+        if (new String(header, 0, 5, StandardCharsets.ISO_8859_1).equals("HTTP/")) {
+            throw new AssertionError("the server answered in HTTP/1.x, not HTTP/2: '"
+                    + new String(header, StandardCharsets.ISO_8859_1) + "...'");
+        }
         if (length > MAX_FRAME_SIZE) {
             throw new AssertionError("the server sent a frame of " + length + " bytes, more than SETTINGS_MAX_FRAME_SIZE "
                     + MAX_FRAME_SIZE + " (RFC 9113 4.2)");
@@ -921,15 +926,16 @@ public final class H2Connection implements AutoCloseable {
                 block = new ByteArrayOutputStream();
                 blockStream = f.streamId();
                 blockFlags = f.flags();
+                blockType = f.type();
                 block.writeBytes(fragment(f));
-                return f.has(Frame.END_HEADERS) ? decoded(f) : null;
+                return f.has(Frame.END_HEADERS) ? decoded() : null;
             }
             case Frame.CONTINUATION -> {
                 if (block == null || f.streamId() != blockStream) {
                     throw new AssertionError("the server sent " + f + " outside a header block (RFC 9113 6.10)");
                 }
                 block.writeBytes(f.payload());
-                return f.has(Frame.END_HEADERS) ? decoded(f) : null;
+                return f.has(Frame.END_HEADERS) ? decoded() : null;
             }
             default -> { }
         }
@@ -958,9 +964,8 @@ public final class H2Connection implements AutoCloseable {
     }
 
     /** The whole block, decoded, as a HEADERS (or PUSH_PROMISE) frame with the first frame's flags. */
-    private Frame decoded(Frame last) {
+    private Frame decoded() {
         byte[] whole = block.toByteArray();
-        int type = last.type() == Frame.CONTINUATION ? Frame.HEADERS : last.type();
         block = null;
         List<Header> fields = new ArrayList<>();
         try {
@@ -971,7 +976,7 @@ public final class H2Connection implements AutoCloseable {
         } catch (Http2Exception e) {
             throw new AssertionError("the server's header block on stream " + blockStream + " does not decode: " + e.getMessage(), e);
         }
-        Frame f = new Frame(type, blockFlags | Frame.END_HEADERS, blockStream, whole, List.copyOf(fields));
+        Frame f = new Frame(blockType, blockFlags | Frame.END_HEADERS, blockStream, whole, List.copyOf(fields));
         log.removeLast();
         remember(f);
         return f;
@@ -988,6 +993,15 @@ public final class H2Connection implements AutoCloseable {
 
     private long deadline() {
         return System.nanoTime() + timeoutMillis * 1_000_000L;
+    }
+
+    /** Sends a PING; if the server has closed already, what it sent before is read and judged instead. */
+    private void pingIfOpen(byte[] opaque) {
+        try {
+            ping(false, opaque);
+        } catch (IOException e) {
+            // the reads that follow meet the close
+        }
     }
 
     private static byte[] randomOpaque() {

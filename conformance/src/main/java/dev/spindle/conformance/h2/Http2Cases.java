@@ -97,7 +97,7 @@ public abstract class Http2Cases {
             Assumptions.assumeTrue(runs(), this::whyNotRun);
         }
         Assumptions.assumeTrue(deviation == null || deviation.instead() != null,
-                () -> getClass().getSimpleName() + " declares: " + deviation.reason());
+                () -> "declared deviation: " + deviation.reason());
     }
 
     @AfterEach
@@ -777,6 +777,23 @@ public abstract class Http2Cases {
         }
     }
 
+    /**
+     * 6.3 (generic): PRIORITY frames of weight 1 and 256, with a dependency and exclusive, on idle
+     * streams 1 and 3, then GETs on both; both answered.
+     */
+    @Test
+    void s6_3_priorityVariantsAreAccepted() throws IOException {
+        try (H2Connection c = connect()) {
+            c.priority(1, 0, false, 0);
+            c.priority(1, 0, false, 255);
+            c.priority(3, 1, false, 100);
+            c.priority(3, 1, true, 100);
+            c.request(1, "GET", "/plaintext", true);
+            c.request(3, "GET", "/plaintext", true);
+            c.responses(List.of(1, 3)).values().forEach(Http2Cases::assertHello);
+        }
+    }
+
     // ---- 6.4 RST_STREAM
 
     /** 6.4/1: RST_STREAM on stream 0; connection error PROTOCOL_ERROR. */
@@ -998,6 +1015,19 @@ public abstract class Http2Cases {
         }
     }
 
+    /** 6.9 (generic): WINDOW_UPDATE on the connection, then a GET and a WINDOW_UPDATE on its stream; answered as usual. */
+    @Test
+    void s6_9_windowUpdatesAreAccepted() throws IOException {
+        try (H2Connection c = connect()) {
+            c.windowUpdate(0, 1);
+            c.request(1, "GET", SLOW, true);
+            c.windowUpdate(1, 1);
+            H2Response r = c.response(1);
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.bodyText()).isEqualTo("{\"delayed\":500}");
+        }
+    }
+
     /** 6.9/3: WINDOW_UPDATE of 3 bytes; connection error FRAME_SIZE_ERROR. */
     @Test
     void s6_9_windowUpdateOfWrongLengthIsAFrameSizeError() throws IOException {
@@ -1195,6 +1225,20 @@ public abstract class Http2Cases {
             H2Response r = c.response(1);
             assertHello(r);
             assertThat(r.header("content-type")).startsWith("text/plain");
+        }
+    }
+
+    /** 8.1 (generic): HEAD /plaintext; 200 ending the stream with no DATA, a content-length (if any) of the GET's body. */
+    @Test
+    void s8_1_headIsAnsweredWithoutABody() throws IOException {
+        try (H2Connection c = connect()) {
+            c.request(1, "HEAD", "/plaintext", true);
+            H2Response r = c.response(1);
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.body()).isEmpty();
+            if (r.header("content-length") != null) {
+                assertThat(r.header("content-length")).isEqualTo(Integer.toString(HELLO.length()));
+            }
         }
     }
 
@@ -1444,7 +1488,7 @@ public abstract class Http2Cases {
         return concat(before, HpackLiterals.encode(c.requestFields("GET", "/plaintext")), after);
     }
 
-    /** Sends a GET /plaintext with {@code representation} behind its pseudo-headers and expects a connection error COMPRESSION_ERROR. */
+    /** Sends a GET /plaintext whose block has {@code before} and {@code after} around its pseudo-headers; expects a connection error COMPRESSION_ERROR. */
     private void badBlock(byte[] before, byte[] after) throws IOException {
         try (H2Connection c = connect()) {
             c.headersBlock(1, Frame.END_STREAM | Frame.END_HEADERS, block(c, before, after));
@@ -1452,7 +1496,7 @@ public abstract class Http2Cases {
         }
     }
 
-    /** Sends a GET /plaintext with {@code representation} behind its pseudo-headers and expects it answered. */
+    /** Sends a GET /plaintext whose block has {@code before} and {@code after} around its pseudo-headers; expects it answered. */
     private void goodBlock(byte[] before, byte[] after) throws IOException {
         try (H2Connection c = connect()) {
             c.headersBlock(1, Frame.END_STREAM | Frame.END_HEADERS, block(c, before, after));

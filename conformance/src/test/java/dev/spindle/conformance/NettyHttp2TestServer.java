@@ -1,5 +1,6 @@
-package dev.spindle.conformance.h2;
+package dev.spindle.conformance;
 
+import dev.spindle.core.testing.TestTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -22,15 +23,25 @@ import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.util.ReferenceCountUtil;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import javax.net.ssl.KeyManagerFactory;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real HTTP/2 server to hold {@link Http2Cases} against while Spindle's own is being written:
- * Netty's frame codec and multiplex handler, h2c with prior knowledge on 127.0.0.1, serving the
- * routes the cases use ({@code GET /plaintext}, {@code POST /echo}, {@code GET /delay/{ms}}) and
+ * A real HTTP/2 server to hold {@link dev.spindle.conformance.h2.Http2Cases} against while Spindle's own is being written:
+ * Netty's frame codec and multiplex handler, h2c with prior knowledge on 127.0.0.1 (or h2 over TLS,
+ * ALPN offering only {@code h2}, with the suite's test key), serving the
+ * routes the cases use ({@code GET} and {@code HEAD /plaintext}, {@code POST /echo}, {@code GET /delay/{ms}}) and
  * announcing SETTINGS_MAX_CONCURRENT_STREAMS 100. Test-only.
  */
 final class NettyHttp2TestServer implements AutoCloseable {
@@ -45,12 +56,16 @@ final class NettyHttp2TestServer implements AutoCloseable {
         this.channel = channel;
     }
 
-    static NettyHttp2TestServer start() throws InterruptedException {
+    static NettyHttp2TestServer start(boolean overTls) throws InterruptedException {
+        SslContext tls = overTls ? serverTls() : null;
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         ServerBootstrap bootstrap = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (tls != null) {
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+                        }
                         ch.pipeline().addLast(
                                 Http2FrameCodecBuilder.forServer()
                                         .initialSettings(Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS))
@@ -65,6 +80,23 @@ final class NettyHttp2TestServer implements AutoCloseable {
                 });
         Channel channel = bootstrap.bind("127.0.0.1", 0).sync().channel();
         return new NettyHttp2TestServer(group, channel);
+    }
+
+    /** The suite's test key, ALPN offering h2 alone: a client that cannot speak it gets no protocol. */
+    private static SslContext serverTls() {
+        try (InputStream in = Files.newInputStream(TestTls.keyStore())) {
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(in, TestTls.PASSWORD.toCharArray());
+            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keys.init(store, TestTls.PASSWORD.toCharArray());
+            return SslContextBuilder.forServer(keys).sslProvider(SslProvider.JDK)
+                    .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                            ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, "h2"))
+                    .build();
+        } catch (java.io.IOException | GeneralSecurityException e) {
+            throw new IllegalStateException("cannot load the test key for Netty: " + e, e);
+        }
     }
 
     int port() {
@@ -113,6 +145,10 @@ final class NettyHttp2TestServer implements AutoCloseable {
             String method = String.valueOf(request.method());
             if (method.equals("GET") && path.equals("/plaintext")) {
                 send(ctx, 200, "text/plain", HELLO);
+            } else if (method.equals("HEAD") && path.equals("/plaintext")) {
+                Http2Headers headers = new DefaultHttp2Headers().status("200").set("content-type", "text/plain")
+                        .setInt("content-length", HELLO.length);
+                ctx.writeAndFlush(new DefaultHttp2HeadersFrame(headers, true));
             } else if (method.equals("POST") && path.equals("/echo")) {
                 CharSequence type = request.get("content-type");
                 byte[] echoed = new byte[body.readableBytes()];
