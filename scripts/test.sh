@@ -9,7 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 # Debian packages the test suites need; modules add theirs here, in one place
 # (liburing2 for io_uring, liburing-dev and gcc for its struct layout test).
-TEST_PACKAGES=(curl gcc liburing2 liburing-dev)
+TEST_PACKAGES=(curl gcc liburing2 liburing-dev nghttp2-client)
 
 spindle_ensure_packages "${TEST_PACKAGES[@]}"
 spindle_find_jdk

@@ -19,6 +19,10 @@ module dev.spindle.conformance {
     // the HTTP/2 client decodes the server's header blocks with Netty's HPACK decoder, not the server's own
     requires io.netty.codec.http2;
     requires io.netty.buffer;
+    // the interop cases drive Netty's own HTTP/2 client
+    requires io.netty.transport;
+    requires io.netty.handler;
+    requires io.netty.common;
 
     exports dev.spindle.conformance;
     exports dev.spindle.conformance.h2;

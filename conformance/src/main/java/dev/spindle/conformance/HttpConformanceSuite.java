@@ -11,6 +11,7 @@ import dev.spindle.core.testing.RawResponse;
 import dev.spindle.core.testing.TestTls;
 import dev.spindle.conformance.h2.H2Connection;
 import dev.spindle.conformance.h2.Http2Cases;
+import dev.spindle.conformance.h2.Http2Interop;
 import dev.spindle.conformance.h2.Http2Deviation;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -276,6 +277,35 @@ public abstract class HttpConformanceSuite {
         @Override
         protected Map<String, Http2Deviation> deviations() {
             return http2Deviations();
+        }
+    }
+
+    /** Real HTTP/2 clients (the JDK's, Netty's, curl, nghttp) against the same server: see {@link Http2Interop}. */
+    @Nested
+    class Http2Clients extends Http2Interop {
+        @Override
+        protected String host() {
+            return HttpConformanceSuite.this.host();
+        }
+
+        @Override
+        protected int port() {
+            return port;
+        }
+
+        @Override
+        protected boolean overTls() {
+            return HttpConformanceSuite.this.overTls();
+        }
+
+        @Override
+        protected SSLContext clientTls() {
+            return HttpConformanceSuite.this.clientTls();
+        }
+
+        @Override
+        protected boolean runs() {
+            return speaksHttp2();
         }
     }
 

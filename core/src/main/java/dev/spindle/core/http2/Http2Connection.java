@@ -325,7 +325,9 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             return Next.CLOSE;
         }
         boolean write = out.pending() > 0;
-        if (!finishing && goingAway && streams.size() == 0 && !write) {
+        if (!finishing && !write && (goingAway && streams.size() == 0
+                // the peer sends nothing more, so no WINDOW_UPDATE either: what still waits for one never goes
+                || inputEnded && handling.isEmpty() && producing.isEmpty())) {
             finishing = true;
         }
         if (finishing && !write) {
