@@ -6,8 +6,10 @@ import dev.spindle.core.ServerConfig;
 
 /**
  * One thread accepts and serves each connection to completion, the classic iterative server. Every
- * response says {@code Connection: close}, so one client cannot hold the server; {@code workers}
- * is accepted and ignored.
+ * HTTP/1.1 response says {@code Connection: close}, so one client cannot hold the server; an
+ * HTTP/2 client, whose streams share one connection by design, holds it until it ends that
+ * connection or it idles (the iterative model cannot serve two connections at once).
+ * {@code workers} is accepted and ignored.
  */
 public final class SingleThreadServer extends BlockingServer {
     /**
