@@ -11,6 +11,7 @@ import dev.spindle.core.testing.RawResponse;
 import dev.spindle.core.testing.TestTls;
 import dev.spindle.conformance.h2.H2Connection;
 import dev.spindle.conformance.h2.Http2Cases;
+import dev.spindle.conformance.h2.Http2Defences;
 import dev.spindle.conformance.h2.Http2Interop;
 import dev.spindle.conformance.h2.Http2Deviation;
 import java.io.IOException;
@@ -277,6 +278,20 @@ public abstract class HttpConformanceSuite {
         @Override
         protected Map<String, Http2Deviation> deviations() {
             return http2Deviations();
+        }
+    }
+
+    /** The HTTP/2 attacks, each shown and answered while other connections are served: see {@link Http2Defences}. */
+    @Nested
+    class Http2Attacks extends Http2Defences {
+        @Override
+        protected H2Connection open() throws IOException {
+            return H2Connection.open(host(), port, sockets(), 5_000);
+        }
+
+        @Override
+        protected boolean runs() {
+            return speaksHttp2();
         }
     }
 

@@ -1064,6 +1064,11 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         }
         Frames.headersEnd(out, start, peerMaxFrameSize);
         s.answered = true;
+        if (body != s.bytes) {
+            // answered, and not from the request's own array: a response held back by the peer's window
+            // must not keep the request's fields too (128 streams of 32 KiB header lists)
+            s.releaseRequestBytes();
+        }
         if (endStream) {
             sentEnd(s);
         } else if (streamed) {
@@ -1353,6 +1358,17 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Bytes of memory the connection holds in its buffers and streams, for tests of its bounds. */
+    long retainedBytes() {
+        long[] total = {block.length + out.capacity() + reader.bufferCapacity()};
+        streams.forEach(st -> total[0] += st.bytes.length + (st.pending == null ? 0 : st.pending.length)
+                + (st.chunk == null ? 0 : st.chunk.length));
+        for (Stream st : abandoned) {
+            total[0] += st.bytes.length;
+        }
+        return total[0];
     }
 
     @Override

@@ -126,6 +126,17 @@ final class Stream {
         }
     }
 
+    /** The request is answered and nothing refers to its array any more: a grown one goes. */
+    void releaseRequestBytes() {
+        if (bytes.length > INITIAL_BYTES) {
+            request.data = null;
+            request.array = null;
+            bytes = new byte[INITIAL_BYTES];
+            segment = MemorySegment.ofArray(bytes);
+            length = 0;
+        }
+    }
+
     /** Makes room for {@code n} more bytes in {@link #bytes}. */
     void ensure(int n) {
         if (bytes.length - length >= n) {

@@ -1,0 +1,220 @@
+package dev.spindle.conformance.h2;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The HTTP/2 attacks a server must survive, each shown and answered: the attacker's connection is
+ * ended (GOAWAY ENHANCE_YOUR_CALM, or the error the RFC names) long before the attack is over, so
+ * what the server spends on it, memory included, is bounded by the limit and not by the attacker;
+ * a connection opened before the attack is still answered afterwards, and so is a new one.
+ *
+ * <p>Rapid Reset (CVE-2023-44487), MadeYouReset (CVE-2025-8671), CONTINUATION floods, with and
+ * without payload (the CVE-2024-27316 class), an HPACK bomb (a header list far larger than the
+ * block that carries it), SETTINGS, PING and empty-frame floods, a window pushed past 2^31-1 and
+ * the last stream id. The limits are the server's; the cases only require that the attack ends
+ * within {@value #ATTACK} frames.
+ */
+@Timeout(120)
+public abstract class Http2Defences {
+    /** How many attack frames the server may take before it must have ended the attacker's connection. */
+    static final int ATTACK = 20_000;
+    private static final String HELLO = "Hello, World!";
+
+    private H2Connection bystander;
+
+    /**
+     * A new connection to the server under test, nothing sent yet.
+     *
+     * @return the connection
+     * @throws IOException if it cannot connect
+     */
+    protected abstract H2Connection open() throws IOException;
+
+    /** @return whether the server speaks HTTP/2 */
+    protected abstract boolean runs();
+
+    @BeforeEach
+    void bystanderFirst() throws IOException {
+        Assumptions.assumeTrue(runs(), "the server does not speak HTTP/2");
+        bystander = open().handshake();
+    }
+
+    /** The connection opened before the attack, and a new one, are both still answered. */
+    private void othersStillAnswered() throws IOException {
+        try (H2Connection b = bystander) {
+            b.request(1, "GET", "/plaintext", true);
+            assertThat(b.response(1).bodyText()).as("a connection opened before the attack").isEqualTo(HELLO);
+        }
+        try (H2Connection fresh = open().handshake()) {
+            fresh.request(1, "GET", "/plaintext", true);
+            assertThat(fresh.response(1).bodyText()).as("a connection opened after the attack").isEqualTo(HELLO);
+        }
+    }
+
+    /**
+     * Writes {@code frames} of the attack until the server ends the connection (a write then
+     * fails) or all are sent; then the connection must end with one of the codes.
+     */
+    private void flood(H2Connection attacker, int frames, FrameSender send, ErrorCode... codes) throws IOException {
+        int sent = 0;
+        try {
+            for (; sent < frames; sent++) {
+                send.send(attacker, sent);
+            }
+        } catch (IOException e) {
+            // the server ended the connection mid-attack: what is left to see is its GOAWAY
+        }
+        attacker.expectConnectionError(codes);
+    }
+
+    @FunctionalInterface
+    private interface FrameSender {
+        void send(H2Connection c, int i) throws IOException;
+    }
+
+    /** Rapid Reset: streams opened and reset in a loop, each costing the server a dispatch. */
+    @Test
+    void rapidResetEndsTheConnection() throws IOException {
+        try (H2Connection attacker = open().handshake()) {
+            flood(attacker, ATTACK / 2, (c, i) -> {
+                int stream = 1 + 2 * i;
+                c.request(stream, "GET", "/delay/200", true);
+                c.rstStream(stream, ErrorCode.CANCEL);
+            }, ErrorCode.ENHANCE_YOUR_CALM);
+        }
+        othersStillAnswered();
+    }
+
+    /** MadeYouReset: frames that make the server reset the stream (here a zero WINDOW_UPDATE), in a loop. */
+    @Test
+    void madeYouResetEndsTheConnection() throws IOException {
+        try (H2Connection attacker = open().handshake()) {
+            flood(attacker, ATTACK / 2, (c, i) -> {
+                int stream = 1 + 2 * i;
+                c.request(stream, "GET", "/delay/200", true);
+                c.writeFrame(Frame.WINDOW_UPDATE, 0, stream, new byte[4]);
+            }, ErrorCode.ENHANCE_YOUR_CALM);
+        }
+        othersStillAnswered();
+    }
+
+    /** A header block that never ends, in empty CONTINUATION frames. */
+    @Test
+    void emptyContinuationFloodEndsTheConnection() throws IOException {
+        try (H2Connection attacker = open().handshake()) {
+            attacker.headersBlock(1, Frame.END_STREAM, HpackLiterals.encode(attacker.requestFields("GET", "/plaintext")));
+            flood(attacker, ATTACK, (c, i) -> c.continuation(1, false, new byte[0]),
+                    ErrorCode.ENHANCE_YOUR_CALM, ErrorCode.PROTOCOL_ERROR);
+        }
+        othersStillAnswered();
+    }
+
+    /** A header block that never ends, in full CONTINUATION frames: the server must not buffer it all. */
+    @Test
+    void largeContinuationFloodEndsTheConnection() throws IOException {
+        try (H2Connection attacker = open().handshake()) {
+            attacker.headersBlock(1, Frame.END_STREAM, HpackLiterals.encode(attacker.requestFields("GET", "/plaintext")));
+            byte[] junk = HpackLiterals.encode(List.of(new Header("x-flood", "v".repeat(16_000))));
+            flood(attacker, ATTACK, (c, i) -> c.continuation(1, false, junk),
+                    ErrorCode.ENHANCE_YOUR_CALM, ErrorCode.PROTOCOL_ERROR, ErrorCode.COMPRESSION_ERROR);
+        }
+        othersStillAnswered();
+    }
+
+    /**
+     * An HPACK bomb: one 4 KiB field put in the dynamic table, then referenced by index a thousand
+     * times in one block of a few KiB: a header list of 4 MiB. It is refused (431, or the stream or
+     * connection reset) without the server building it, and the connection goes on.
+     */
+    @Test
+    void anHpackBombIsRefusedWhileDecoding() throws IOException {
+        try (H2Connection attacker = open().handshake()) {
+            ByteArrayOutputStream block = new ByteArrayOutputStream();
+            block.writeBytes(HpackLiterals.encode(attacker.requestFields("GET", "/plaintext")));
+            // a literal with incremental indexing (RFC 7541 6.2.1, new name): it becomes dynamic entry 62
+            block.write(0x40);
+            block.writeBytes(HpackLiterals.integer(6, 7, 0));
+            block.writeBytes(ascii("x-bomb"));
+            block.writeBytes(HpackLiterals.integer(4000, 7, 0));
+            block.writeBytes(ascii("b".repeat(4000)));
+            for (int i = 0; i < 1000; i++) {
+                block.write(0x80 | 62);
+            }
+            attacker.headersBlock(1, Frame.END_HEADERS | Frame.END_STREAM, block.toByteArray());
+            assertThat(attacker.response(1).status()).as("the answer to a 4 MiB header list").isEqualTo(431);
+            attacker.expectPingAnswered();
+        }
+        othersStillAnswered();
+    }
+
+    /** SETTINGS frames, each owing an ACK, faster than any client needs. */
+    @Test
+    void settingsFloodEndsTheConnection() throws IOException {
+        try (H2Connection attacker = open().handshake()) {
+            flood(attacker, ATTACK, (c, i) -> c.settings(0x4, 65_535), ErrorCode.ENHANCE_YOUR_CALM);
+        }
+        othersStillAnswered();
+    }
+
+    /** PING frames, each owing an ACK. */
+    @Test
+    void pingFloodEndsTheConnection() throws IOException {
+        try (H2Connection attacker = open().handshake()) {
+            flood(attacker, ATTACK, (c, i) -> c.ping(false, new byte[8]), ErrorCode.ENHANCE_YOUR_CALM);
+        }
+        othersStillAnswered();
+    }
+
+    /** Empty DATA frames on an open stream: work for the server, no progress. */
+    @Test
+    void emptyDataFloodEndsTheConnection() throws IOException {
+        try (H2Connection attacker = open().handshake()) {
+            attacker.request(1, "POST", "/echo", false);
+            flood(attacker, ATTACK, (c, i) -> c.data(1, new byte[0], false), ErrorCode.ENHANCE_YOUR_CALM);
+        }
+        othersStillAnswered();
+    }
+
+    /** A window pushed past 2^31-1 is a FLOW_CONTROL_ERROR, on the connection and on a stream. */
+    @Test
+    void windowOverflowIsAFlowControlError() throws IOException {
+        try (H2Connection attacker = open().handshake()) {
+            attacker.windowUpdate(0, Integer.MAX_VALUE);
+            attacker.expectConnectionError(ErrorCode.FLOW_CONTROL_ERROR);
+        }
+        try (H2Connection attacker = open().handshake()) {
+            attacker.request(1, "GET", "/delay/500", true);
+            attacker.windowUpdate(1, Integer.MAX_VALUE);
+            attacker.expectGoAwayOrRst(1, ErrorCode.FLOW_CONTROL_ERROR);
+        }
+        othersStillAnswered();
+    }
+
+    /**
+     * The last stream id: a request on stream 2^31-1 is answered; after it no stream id is left,
+     * and a lower one is a connection error, so a client cannot go round.
+     */
+    @Test
+    void theLastStreamIdIsServedAndNothingAfterIt() throws IOException {
+        try (H2Connection attacker = open().handshake()) {
+            attacker.request(Integer.MAX_VALUE, "GET", "/plaintext", true);
+            assertThat(attacker.response(Integer.MAX_VALUE).bodyText()).isEqualTo(HELLO);
+            attacker.request(1, "GET", "/plaintext", true);
+            attacker.expectConnectionError(ErrorCode.PROTOCOL_ERROR, ErrorCode.STREAM_CLOSED);
+        }
+        othersStillAnswered();
+    }
+
+    static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+}
