@@ -2,10 +2,12 @@
 # The shared conformance suite, black-box, against a server that is already running: the
 # correctness column of the benchmark matrix, for Spindle's rows and the references alike.
 #
-#   scripts/conformance-check.sh [--tls] HOST:PORT OUT_FILE
+#   scripts/conformance-check.sh [--tls] [--h2] HOST:PORT OUT_FILE
 #   scripts/conformance-check.sh --prepare     (only builds: before checks that run without a network)
 #
 #   --tls      the server speaks HTTPS (any certificate is accepted: the check judges HTTP)
+#   --h2       the server speaks HTTP/2 too (h2c with prior knowledge; with --tls, h2 by ALPN): the
+#              HTTP/2 sections run (without it they are skipped, saying the target does not speak it)
 #   HOST:PORT  where it listens ([v6 address]:PORT for IPv6); it must serve the benchmark app's routes
 #   OUT_FILE   written as TSV: a header "case<TAB>status<TAB>message<TAB>rule", then one line per case of
 #              dev.spindle.conformance.NetworkConformanceSuite; status passed, failed or skipped;
@@ -33,17 +35,18 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 usage() {
-  echo "usage: $(basename "$0") [--tls] HOST:PORT OUT_FILE   (--help for more)" >&2
+  echo "usage: $(basename "$0") [--tls] [--h2] HOST:PORT OUT_FILE   (--help for more)" >&2
   exit 2
 }
 help() { spindle_script_help "${BASH_SOURCE[0]}"; }
 
-tls=() prepare=0
+tls=() h2=() prepare=0
 positional=()
 while (( $# > 0 )); do
   case "$1" in
     -h | --help) help ;;
     --tls) tls=(--tls) ;;
+    --h2) h2=(--h2) ;;
     --prepare) prepare=1 ;;
     -*) echo "error: unknown option $1" >&2; usage ;;
     *) positional+=("$1") ;;
@@ -91,7 +94,7 @@ cp="conformance/target/classes:$(tr -d '\r\n' <"$CLASSPATH_FILE")"
 
 rc=0
 timeout --kill-after=10 "$(( budget + 90 ))" "$JAVA_HOME/bin/java" -Xmx512m -Dspindle.conformance.budgetSeconds="$budget" \
-  -cp "$cp" dev.spindle.conformance.ConformanceCheck "${tls[@]}" "$target" "$out_file" || rc=$?
+  -cp "$cp" dev.spindle.conformance.ConformanceCheck "${tls[@]}" "${h2[@]}" "$target" "$out_file" || rc=$?
 case "$rc" in
   0 | 1 | 2) exit "$rc" ;;
   124 | 137) echo "error: the check of $target did not finish within $(( budget + 90 )) s" >&2; exit 2 ;;

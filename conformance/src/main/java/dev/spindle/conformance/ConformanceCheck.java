@@ -28,7 +28,7 @@ import org.opentest4j.TestAbortedException;
  * The conformance check of a running server over the network: runs {@link NetworkConformanceSuite}
  * against it on the JUnit Platform and reports every case as passed, failed or skipped.
  *
- * <pre>ConformanceCheck [--tls] HOST:PORT OUT_FILE</pre>
+ * <pre>ConformanceCheck [--tls] [--h2] HOST:PORT OUT_FILE</pre>
  *
  * <p>Writes OUT_FILE as TSV ({@code case\tstatus\tmessage\trule}; status {@code passed}, {@code failed}
  * or {@code skipped}; the message is the failure's, or the reason for a skip, on one line; rule
@@ -103,8 +103,9 @@ public final class ConformanceCheck {
     static int run(List<String> args, PrintStream out, PrintStream err) {
         List<String> positional = new ArrayList<>(args);
         boolean tls = positional.remove("--tls");
+        boolean h2 = positional.remove("--h2");
         if (positional.size() != 2 || positional.getFirst().startsWith("-")) {
-            err.println("usage: ConformanceCheck [--tls] HOST:PORT OUT_FILE");
+            err.println("usage: ConformanceCheck [--tls] [--h2] HOST:PORT OUT_FILE");
             return 2;
         }
         String target = positional.get(0);
@@ -112,7 +113,7 @@ public final class ConformanceCheck {
         Duration budget = Duration.ofSeconds(Long.getLong(BUDGET_PROPERTY, 60));
         List<CaseResult> results;
         try {
-            results = check(target, tls, budget);
+            results = check(target, tls, h2, budget);
         } catch (CannotRun e) {
             err.println("error: " + e.getMessage());
             return 2;
@@ -130,7 +131,7 @@ public final class ConformanceCheck {
                 out.println("FAILED " + r.name() + ": " + r.message());
             }
         }
-        out.println("conformance of " + target + (tls ? " (TLS)" : "") + ": " + passed + " passed, " + failed
+        out.println("conformance of " + target + (tls ? " (TLS)" : "") + (h2 ? " (HTTP/2 too)" : "") + ": " + passed + " passed, " + failed
                 + " failed, " + count(results, Status.SKIPPED) + " skipped; every case in " + outFile);
         out.println(passed + "/" + (passed + failed));
         return failed == 0 ? 0 : 1;
@@ -146,12 +147,27 @@ public final class ConformanceCheck {
      * @throws CannotRun if the target is unreachable or the suite could not start on it
      */
     public static List<CaseResult> check(String target, boolean tls, Duration budget) throws CannotRun {
+        return check(target, tls, false, budget);
+    }
+
+    /**
+     * As {@link #check(String, boolean, Duration)}, with the HTTP/2 sections when {@code h2}.
+     *
+     * @param target {@code HOST:PORT}
+     * @param tls whether the target speaks HTTPS
+     * @param h2 whether the target speaks HTTP/2 (h2c with prior knowledge, or h2 by ALPN over TLS)
+     * @param budget how long cases may start for; the later ones are skipped
+     * @return every case in the order it ran: by test method name
+     * @throws CannotRun if the target is unreachable or the suite could not start on it
+     */
+    public static List<CaseResult> check(String target, boolean tls, boolean h2, Duration budget) throws CannotRun {
         probe(target);
         long deadline = System.currentTimeMillis() + budget.toMillis();
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
                 .selectors(selectClass(NetworkConformanceSuite.class))
                 .configurationParameter(NetworkConformanceSuite.TARGET_PARAMETER, target)
                 .configurationParameter(NetworkConformanceSuite.TLS_PARAMETER, Boolean.toString(tls))
+                .configurationParameter(NetworkConformanceSuite.H2_PARAMETER, Boolean.toString(h2))
                 .configurationParameter(NetworkConformanceSuite.DEADLINE_PARAMETER, Long.toString(deadline))
                 // by name, so runs list their cases in the same order and compare line by line
                 .configurationParameter("junit.jupiter.testmethod.order.default", "org.junit.jupiter.api.MethodOrderer$MethodName")

@@ -42,6 +42,8 @@ public class NetworkConformanceSuite extends HttpConformanceSuite {
     public static final String TARGET_PARAMETER = "spindle.conformance.target";
     /** {@code true}: the target speaks HTTPS. */
     public static final String TLS_PARAMETER = "spindle.conformance.tls";
+    /** {@code true}: the target speaks HTTP/2 (h2c with prior knowledge, or h2 by ALPN over TLS), so the HTTP/2 sections run. */
+    public static final String H2_PARAMETER = "spindle.conformance.h2";
     /** Epoch milliseconds after which cases not yet started are skipped: the time budget of a check. */
     public static final String DEADLINE_PARAMETER = "spindle.conformance.deadline";
 
@@ -58,9 +60,11 @@ public class NetworkConformanceSuite extends HttpConformanceSuite {
     private String targetHost;
     private int targetPort;
     private boolean tls;
+    private boolean h2;
 
     /** Where the target is, from the configuration parameters; called before any case runs. */
-    void target(String hostAndPort, boolean overTls) {
+    void target(String hostAndPort, boolean overTls, boolean http2) {
+        h2 = http2;
         int colon = hostAndPort.lastIndexOf(':');
         if (colon <= 0 || colon == hostAndPort.length() - 1) {
             throw new IllegalArgumentException(TARGET_PARAMETER + " must be HOST:PORT, not '" + hostAndPort + "'");
@@ -86,6 +90,12 @@ public class NetworkConformanceSuite extends HttpConformanceSuite {
     @Override
     protected boolean overTls() {
         return tls;
+    }
+
+    /** Whether the target was declared to speak HTTP/2 ({@link #H2_PARAMETER}); a server of unknown make is not assumed to. */
+    @Override
+    protected boolean speaksHttp2() {
+        return h2;
     }
 
     @Override
@@ -160,7 +170,8 @@ public class NetworkConformanceSuite extends HttpConformanceSuite {
             }
             String target = context.getConfigurationParameter(TARGET_PARAMETER).orElseThrow();
             boolean overTls = context.getConfigurationParameter(TLS_PARAMETER).map(Boolean::parseBoolean).orElse(false);
-            suite.target(target.strip(), overTls);
+            boolean h2 = context.getConfigurationParameter(H2_PARAMETER).map(Boolean::parseBoolean).orElse(false);
+            suite.target(target.strip(), overTls, h2);
         }
 
         @Override

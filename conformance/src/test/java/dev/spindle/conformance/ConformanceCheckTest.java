@@ -130,7 +130,7 @@ class ConformanceCheckTest {
             aServerThatCannotBindFailsToStartAndIsOver           | starts a server of its own
             knownDeviationsNameRealCases                         | the suite's own declarations
             alpnNegotiatesHttp11                                 | TLS only
-            s3_5_prefaceIsAnsweredWithSettings                   | does not speak HTTP/2 yet
+            s3_5_prefaceIsAnsweredWithSettings                   | does not speak HTTP/2
             """)
     void casesTheTargetCannotBeJudgedOnAreSkippedWithTheReason(String name, String reason) {
         assertThat(cases).containsKey(name);

@@ -188,7 +188,9 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         // without an executor the strategy gives each connection a thread of its own (blocking servers): its
         // streams' blocking handlers then run on a virtual thread each, so one stream never waits for another
         Executor executor = blockingExecutor != null ? blockingExecutor : STREAM_THREADS;
-        this.handlers = new HandlerRunner(executor, this.wakeup, config.blockedLoopThreshold().toNanos());
+        // a connection's own thread is no event loop: its inline handlers are not watched (a watch per thread)
+        long watched = blockingExecutor != null ? config.blockedLoopThreshold().toNanos() : 0;
+        this.handlers = new HandlerRunner(executor, this.wakeup, watched);
         this.blockingExecutor = executor;
         this.budget = budget;
         this.highWater = config.writeHighWaterMark();
@@ -559,7 +561,16 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             throw Http2Exception.stream(streamId, ErrorCode.PROTOCOL_ERROR, "DATA does not match content-length");
         }
         if (s.streamed != null) {
-            feed(s, data);
+            if (s.received > s.bodyLimit || s.bodyFailed) {
+                // the handler learns it from its body and answers (413); the rest is dropped
+                consumed(s, n);
+                if (!s.bodyFailed) {
+                    s.bodyFailed = true;
+                    API.fail(s.streamed, new BodyException(413, "the request body is larger than " + s.bodyLimit + " bytes"));
+                }
+            } else {
+                feed(s, data);
+            }
         } else if (!s.answered && s.exchange == null) {
             buffer(s, data);
         } else {
@@ -850,7 +861,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private void endOfRequest(Stream s) {
         s.state = s.state == Stream.State.HALF_CLOSED_LOCAL ? Stream.State.CLOSED : Stream.State.HALF_CLOSED_REMOTE;
         if (s.streamed != null) {
-            if (s.pendingBytes() == 0) {
+            if (s.pendingBytes() == 0 && !s.bodyFailed) {
                 API.end(s.streamed);
             }
         } else if (!s.answered && s.exchange == null) {
@@ -886,6 +897,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     }
 
     private void startStreamed(Stream s, Route route, long limit) {
+        s.bodyLimit = limit;
         RequestBody body = API.newBody(s.contentLength, wakeup);
         API.collectLimit(body, route.bodyLimit(config, false));
         s.request.streamed = body;

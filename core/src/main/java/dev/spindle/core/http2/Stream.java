@@ -35,6 +35,10 @@ final class Stream {
     long budgeted;
     /** The declared content-length, or -1. */
     long contentLength = -1;
+    /** The most body a streamed request may bring (the route's streamed limit). */
+    long bodyLimit = Long.MAX_VALUE;
+    /** The streamed body was failed (over its limit): what still arrives is dropped. */
+    boolean bodyFailed;
     /** DATA payload received (without padding). */
     long received;
     /** When the request last made progress (opened, or DATA arrived), for its timeout. */
@@ -102,6 +106,8 @@ final class Stream {
         budgeted = 0;
         contentLength = -1;
         received = 0;
+        bodyLimit = Long.MAX_VALUE;
+        bodyFailed = false;
         headersDone = false;
         unacknowledged = 0;
         streamed = null;

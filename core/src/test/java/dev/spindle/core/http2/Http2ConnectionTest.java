@@ -45,6 +45,13 @@ class Http2ConnectionTest {
                     }
                 }))
                 .get("/blocking", Handler.blocking((req, res) -> res.text("from a worker")))
+                .post("/blocking/small", Handler.blocking((req, res) -> {
+                    try (InputStream in = req.bodyStream()) {
+                        res.text(Long.toString(in.transferTo(OutputStream.nullOutputStream())));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }), dev.spindle.core.RouteOptions.defaults().maxBodySize(1000))
                 .get("/stream", (req, res) -> res.body(new java.io.ByteArrayInputStream("s".repeat(40_000).getBytes(StandardCharsets.US_ASCII)), -1))
                 .get("/writer", Handler.blocking((req, res) -> res.stream(out -> {
                     for (int i = 0; i < 50; i++) {
@@ -146,6 +153,19 @@ class Http2ConnectionTest {
         assertThat(stream.body()).isEqualTo("s".repeat(40_000));
         assertThat(peer.response(3).body()).isEqualTo("w".repeat(50_000));
         assertThat(peer.response(3).ended()).isTrue();
+    }
+
+    @Test
+    void aStreamedBodyOverItsRoutesLimitIsAnswered413() throws Exception {
+        Http2Connection c = connection(ServerConfig.defaults());
+        H2Peer peer = new H2Peer(c).start();
+        peer.send(post(1, "/blocking/small"));
+        peer.send(data(1, "x".repeat(3000), true));
+        for (int i = 0; i < 50 && !peer.response(1).ended(); i++) {
+            woken.tryAcquire(100, TimeUnit.MILLISECONDS);
+            c.resume();
+        }
+        assertThat(peer.response(1).status()).isEqualTo("413");
     }
 
     @Test
