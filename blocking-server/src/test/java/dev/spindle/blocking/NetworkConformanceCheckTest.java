@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The network conformance check ({@link ConformanceCheck}, what scripts/conformance-check.sh runs)
  * passes a real server: {@link VirtualThreadServer} serving the benchmark app, as the matrix starts
- * it, plain and over TLS. (That it fails a wrong server is core's ConformanceCheckTest.)
+ * it, plain and over TLS, HTTP/2 sections included ({@code --h2}). (That it fails a wrong server is core's ConformanceCheckTest.)
  */
 class NetworkConformanceCheckTest {
     @ParameterizedTest(name = "over TLS: {0}")
@@ -25,7 +25,7 @@ class NetworkConformanceCheckTest {
     void aConformingServerFailsNoCase(boolean tls) throws Exception {
         ServerConfig config = ServerConfig.defaults().port(0).workers(2);
         try (HttpServer server = new VirtualThreadServer(tls ? config.tls(TestTls.serverTls()) : config, BenchmarkApp.routes()).start()) {
-            List<CaseResult> results = ConformanceCheck.check("127.0.0.1:" + server.port(), tls, Duration.ofMinutes(2));
+            List<CaseResult> results = ConformanceCheck.check("127.0.0.1:" + server.port(), tls, true, Duration.ofMinutes(2));
             assertThat(results).filteredOn(r -> r.status() == Status.FAILED).isEmpty();
             assertThat(results).filteredOn(r -> r.status() == Status.PASSED).hasSizeGreaterThan(tls ? 95 : 85);
             assertThat(results).filteredOn(r -> r.status() == Status.SKIPPED)

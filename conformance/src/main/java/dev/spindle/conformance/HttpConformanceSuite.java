@@ -293,6 +293,11 @@ public abstract class HttpConformanceSuite {
         protected boolean runs() {
             return speaksHttp2();
         }
+
+        @Override
+        protected boolean servesConnectionsAtOnce() {
+            return concurrentConnections() > 1;
+        }
     }
 
     /** Real HTTP/2 clients (the JDK's, Netty's, curl, nghttp) against the same server: see {@link Http2Interop}. */

@@ -42,17 +42,29 @@ public abstract class Http2Defences {
     /** @return whether the server speaks HTTP/2 */
     protected abstract boolean runs();
 
+    /**
+     * Whether the server serves two connections at once; an iterative one (one connection at a time)
+     * cannot keep a bystander open through the attack, and is only asked to serve the next one.
+     *
+     * @return true by default
+     */
+    protected boolean servesConnectionsAtOnce() {
+        return true;
+    }
+
     @BeforeEach
     void bystanderFirst() throws IOException {
         Assumptions.assumeTrue(runs(), "the server does not speak HTTP/2");
-        bystander = open().handshake();
+        bystander = servesConnectionsAtOnce() ? open().handshake() : null;
     }
 
     /** The connection opened before the attack, and a new one, are both still answered. */
     private void othersStillAnswered() throws IOException {
-        try (H2Connection b = bystander) {
-            b.request(1, "GET", "/plaintext", true);
-            assertThat(b.response(1).bodyText()).as("a connection opened before the attack").isEqualTo(HELLO);
+        if (bystander != null) {
+            try (H2Connection b = bystander) {
+                b.request(1, "GET", "/plaintext", true);
+                assertThat(b.response(1).bodyText()).as("a connection opened before the attack").isEqualTo(HELLO);
+            }
         }
         try (H2Connection fresh = open().handshake()) {
             fresh.request(1, "GET", "/plaintext", true);
