@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# JMH micro-benchmarks of the core (parser, router, encoder, connection round trip) and the Netty
-# anchor (the same round trips through HttpServerCodec), in ONE JMH run with the gc profiler.
+# JMH micro-benchmarks of the core (parser, router, encoder, HTTP/1.1 and HTTP/2 connection round
+# trips) and the Netty anchors (the same round trips through HttpServerCodec and Http2FrameCodec),
+# in ONE JMH run with the gc profiler.
 #
 #   scripts/jmh.sh [options] [filter ...]
 #
@@ -16,7 +17,8 @@
 # dev/spindle/netty/bench. jmh-generator-annprocess runs in each module's testCompile and writes a
 # META-INF/BenchmarkList per module; this script merges the two lists (and CompilerHints) into a
 # directory placed first on netty-server's test classpath (which holds core's classes too), so one
-# JMH invocation runs both and the ratios come from one run.
+# JMH invocation runs both and the ratios come from one run. Pairs: CoreRoundTrip with NettyRoundTrip
+# (its plain codec pipeline) and Http2RoundTrip with NettyHttp2RoundTrip, route by route.
 # CI does not run this: BenchmarkSmokeTest in each module runs every benchmark for one 100 ms
 # iteration in-process (no timing asserted).
 #
@@ -156,14 +158,16 @@ def find(cls, meth, **params):
             return x
     return None
 
-def ratio_of(x):
-    if x["cls"] == "CoreRoundTrip":
-        n = find("NettyRoundTrip", "roundTrip", route=x["params"]["route"], pipeline="codec")
-        return x["ops"] / n["ops"] if n else None
-    if x["cls"] == "NettyRoundTrip":
-        n = find("NettyRoundTrip", "roundTrip", route=x["params"]["route"], pipeline="codec")
-        return x["ops"] / n["ops"] if n else None
+def anchor_of(x):
+    if x["cls"] in ("CoreRoundTrip", "NettyRoundTrip"):
+        return find("NettyRoundTrip", "roundTrip", route=x["params"]["route"], pipeline="codec")
+    if x["cls"] in ("Http2RoundTrip", "NettyHttp2RoundTrip"):
+        return find("NettyHttp2RoundTrip", "roundTrip", route=x["params"]["route"])
     return None
+
+def ratio_of(x):
+    n = anchor_of(x)
+    return x["ops"] / n["ops"] if n else None
 
 def fmt_ops(v):
     return f"{v:,.0f}"
@@ -172,11 +176,12 @@ def fmt_err(v):
     v = float(v)  # JMH writes "NaN" when there are too few iterations for an error
     return "" if v != v else f"± {v:,.0f}"
 
-lines = ["# JMH: core hot path vs. Netty's HttpServerCodec", ""]
+lines = ["# JMH: core hot path vs. Netty's HttpServerCodec and Http2FrameCodec", ""]
 lines += ["Throughput is per request (ops/s; the pipelined parse counts 16 operations per call). "
           "B/op is `gc.alloc.rate.norm` from `-prof gc`: bytes allocated per request in steady state. "
           "Ratio: throughput relative to the Netty round trip for the same route through the plain "
-          "`HttpServerCodec` pipeline (the anchor).", ""]
+          "`HttpServerCodec` pipeline (the anchor); for HTTP/2 (`Http2RoundTrip`), relative to "
+          "`NettyHttp2RoundTrip`, the same frames through Netty's `Http2FrameCodec`.", ""]
 lines += ["| benchmark | params | ops/s | error (99.9%) | B/op | ratio to Netty |", "|---|---|---:|---:|---:|---:|"]
 for x in rows:
     p = ", ".join(f"{k}={v}" for k, v in x["params"].items())
@@ -208,6 +213,22 @@ if one and six:
     lines.append(f"  - per-fork means, single: {forks(one)}; pipelined: {forks(six)}")
 if len(lines) and lines[-1] == "":
     lines.append("(the filter left out the benchmarks the targets need)")
+core_json = find("CoreRoundTrip", "roundTrip", route="json")
+netty_json = find("NettyRoundTrip", "roundTrip", route="json", pipeline="codec")
+if core and netty and core_json and netty_json:
+    lines += ["", "## Targets (issue 27: HTTP/1.1 unchanged beside HTTP/2)", ""]
+    for c, n, path in ((core, netty, "/plaintext"), (core_json, netty_json, "/json")):
+        r = c["ops"] / n["ops"]
+        lines.append(f"- HTTP/1.1 `{path}` round trip >= 3x the Netty codec path with 0 B/op: **{r:.2f}x**, "
+                     f"**{c['alloc']:.1f} B/op** - {mark(r >= 3 and c['alloc'] < 1)}")
+for route in ("plaintext", "json"):
+    h2 = find("Http2RoundTrip", "roundTrip", route=route)
+    n2 = find("NettyHttp2RoundTrip", "roundTrip", route=route)
+    if h2 and n2:
+        if not any(l.startswith("## HTTP/2") for l in lines):
+            lines += ["", "## HTTP/2 round trip vs. Netty's Http2FrameCodec (issue 27; no target set)", ""]
+        lines.append(f"- `/{route}`: **{h2['ops'] / n2['ops']:.2f}x** ({fmt_ops(h2['ops'])} vs {fmt_ops(n2['ops'])} ops/s), "
+                     f"{h2['alloc']:.1f} vs {n2['alloc']:.1f} B/op")
 
 lines += ["", "## Environment", ""]
 for k, v, code in env:
