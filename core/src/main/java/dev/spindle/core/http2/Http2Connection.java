@@ -64,6 +64,18 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private static final int SETTINGS_MAX_HEADER_LIST_SIZE = 0x6;
     private static final int SETTINGS_ENABLE_PUSH = 0x2;
     private static final byte[] SERVER = "spindle".getBytes(StandardCharsets.US_ASCII);
+    /** Finished streams kept for reuse while the connection is busy, and while it idles. */
+    private static final int FREE_STREAMS = 32;
+    private static final int FREE_STREAMS_IDLE = 4;
+    /** The content-length values of small bodies, made once: a response's length costs no allocation. */
+    private static final byte[][] DECIMALS = new byte[4096][];
+
+    static {
+        for (int i = 0; i < DECIMALS.length; i++) {
+            DECIMALS[i] = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
+        }
+    }
+
     private static final byte[] SERVER_NAME = bytes("server");
     private static final byte[] DATE = bytes("date");
     private static final byte[] CONTENT_LENGTH = bytes("content-length");
@@ -447,6 +459,9 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         }
         releaseAbandoned();
         requestTimeouts(now);
+        while (streams.size() == 0 && free.size() > FREE_STREAMS_IDLE) {
+            free.pop();
+        }
         if (blockKind != null && now - blockStarted >= config.headerTimeout().toNanos()) {
             connectionError(ErrorCode.PROTOCOL_ERROR, "a header block not finished within " + config.headerTimeout());
             return next();
@@ -1264,7 +1279,8 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         }
         if (!abandoned.contains(s) && !s.queued) {
             s.recycle();
-            if (free.size() < 8) {
+            // a client with 32 streams in flight reuses them all; an idle tick gives most back
+            if (free.size() < FREE_STREAMS) {
                 free.push(s);
             }
         }
@@ -1365,7 +1381,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     }
 
     private static byte[] decimal(long n) {
-        return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+        return n < DECIMALS.length ? DECIMALS[(int) n] : Long.toString(n).getBytes(StandardCharsets.US_ASCII);
     }
 
     private static byte[] bytes(String s) {

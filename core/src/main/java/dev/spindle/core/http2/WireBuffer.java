@@ -11,6 +11,8 @@ import java.util.Arrays;
  */
 final class WireBuffer {
     private byte[] array;
+    /** A view of {@link #array}, reused while the array is: handing out the pending bytes allocates nothing. */
+    private ByteBuffer view;
     /** The first byte not yet written. */
     private int start;
     /** Where the next byte is appended. */
@@ -150,7 +152,11 @@ final class WireBuffer {
 
     /** The pending bytes as a buffer positioned at the first of them; valid until the next append or write. */
     ByteBuffer view() {
-        return ByteBuffer.wrap(array, start, end - start);
+        if (view == null || !view.hasArray() || view.array() != array) {
+            view = ByteBuffer.wrap(array);
+        }
+        view.limit(end).position(start);
+        return view;
     }
 
     /** {@code n} bytes from the start were written. */
