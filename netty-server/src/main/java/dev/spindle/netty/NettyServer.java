@@ -22,6 +22,16 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpServerUpgradeHandler;
+import io.netty.handler.codec.http2.CleartextHttp2ServerUpgradeHandler;
+import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2ServerUpgradeCodec;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.util.AsciiString;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -45,14 +55,23 @@ import org.slf4j.LoggerFactory;
  * <p>Launcher: {@code NettyServer <port> [workers]}; {@code workers} event loops, default the
  * processor count; {@code -Dspindle.host} the address (127.0.0.1);
  * {@code -Dspindle.netty.transport=nio} forces NIO.
+ *
+ * <p>HTTP/2 over cleartext on the same port, in Netty's idiom ({@code -Dspindle.h2c=false} turns it
+ * off): {@link CleartextHttp2ServerUpgradeHandler} takes a connection that opens with the HTTP/2
+ * preface straight to {@link Http2FrameCodec} and {@link Http2MultiplexHandler}, and one that asks
+ * {@code Upgrade: h2c} there after its first request; every stream is a child channel answered by
+ * {@link Http2BenchmarkHandler} with the same routes. It has no TLS mode, so no h2 by ALPN.
  */
 public final class NettyServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NettyServer.class);
+    /** SETTINGS_MAX_CONCURRENT_STREAMS per connection: Spindle's default, so the h2 scenarios load both alike. */
+    private static final long MAX_CONCURRENT_STREAMS = 128;
 
     private final String host;
     private final int requestedPort;
     private final int workers;
     private final boolean epoll;
+    private final boolean h2c;
     private final CountDownLatch terminated = new CountDownLatch(1);
     private EventLoopGroup boss;
     private EventLoopGroup loops;
@@ -73,6 +92,7 @@ public final class NettyServer implements AutoCloseable {
         this.workers = workers;
         boolean nioAsked = "nio".equalsIgnoreCase(System.getProperty("spindle.netty.transport", ""));
         this.epoll = !nioAsked && Epoll.isAvailable();
+        this.h2c = Boolean.parseBoolean(System.getProperty("spindle.h2c", "true"));
         if (!nioAsked && !epoll) {
             log.warn("epoll is unavailable ({}); falling back to NIO", String.valueOf(Epoll.unavailabilityCause()));
         }
@@ -106,9 +126,28 @@ public final class NettyServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast("codec", new HttpServerCodec(new HttpDecoderConfig()
+                        HttpServerCodec codec = new HttpServerCodec(new HttpDecoderConfig()
                                 .setMaxInitialLineLength(Wire.MAX_REQUEST_LINE)
-                                .setMaxHeaderSize(Wire.MAX_HEADER_SIZE)));
+                                .setMaxHeaderSize(Wire.MAX_HEADER_SIZE));
+                        if (!h2c) {
+                            ch.pipeline().addLast("codec", codec);
+                        } else {
+                            // h2c on the same port, as Netty has it: the preface switches to HTTP/2 at once,
+                            // "Upgrade: h2c" after the upgrading request (answered on stream 1); else HTTP/1.1
+                            HttpServerUpgradeHandler upgrade = new HttpServerUpgradeHandler(codec,
+                                    protocol -> AsciiString.contentEquals(Http2CodecUtil.HTTP_UPGRADE_PROTOCOL_NAME, protocol)
+                                            ? new Http2ServerUpgradeCodec(http2Codec(), http2Streams()) : null,
+                                    Wire.MAX_BODY_SIZE);
+                            ch.pipeline().addLast("codec", new CleartextHttp2ServerUpgradeHandler(codec, upgrade,
+                                    new ChannelInitializer<Channel>() {
+                                        @Override
+                                        protected void initChannel(Channel parent) {
+                                            // the HTTP/1.1 app would sit between: the streams' handlers answer now
+                                            parent.pipeline().remove("app");
+                                            parent.pipeline().addLast(http2Codec(), http2Streams());
+                                        }
+                                    }));
+                        }
                         ch.pipeline().addLast("app", new BenchmarkHandler(blocking, remote));
                     }
                 });
@@ -124,6 +163,23 @@ public final class NettyServer implements AutoCloseable {
         log.info("NettyServer ({} transport, {} event loops) listening on {}", epoll ? "epoll" : "nio", workers,
                 serverChannel.localAddress());
         return this;
+    }
+
+    /** The connection's HTTP/2 framing: Netty's defaults (100 concurrent streams unless set), validated headers. */
+    private Http2FrameCodec http2Codec() {
+        return Http2FrameCodecBuilder.forServer()
+                .initialSettings(Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS))
+                .build();
+    }
+
+    /** A child channel per stream, each with its own {@link Http2BenchmarkHandler}. */
+    private Http2MultiplexHandler http2Streams() {
+        return new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
+            @Override
+            protected void initChannel(Http2StreamChannel stream) {
+                stream.pipeline().addLast(new Http2BenchmarkHandler(blocking, remote));
+            }
+        });
     }
 
     /** {@return the bound address} */
