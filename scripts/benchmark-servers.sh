@@ -1174,12 +1174,15 @@ warm_window() {
 
 # The h2load command of scenario $1 (a line of the table) against base URL $2 for $3 seconds after
 # --warm-up-time $4 seconds ([$5]: --log-file, per-request latencies of the timed window), into the
-# array h2load_cmd. h2c with prior knowledge on http://, only h2 offered by ALPN on https://.
+# array h2load_cmd. h2c with prior knowledge on http://, only h2 offered by ALPN on https://. Bounded by
+# timeout (exit 124): h2load waits for every client to stop after its window, and one 1 s window over
+# TLS against a cold server once waited there for good.
+H2LOAD_GRACE=20
 h2load_cmd=()
 make_h2load_cmd() {
   local f
   IFS='|' read -r -a f <<<"$1"
-  h2load_cmd=("${client_cmd[@]}" h2load -t"$WRK_THREADS" -c"${f[3]}" -m"${f[12]}" -D"$3" --warm-up-time "${4}s")
+  h2load_cmd=("${client_cmd[@]}" timeout -k 5 $(( $3 + $4 + H2LOAD_GRACE )) h2load -t"$WRK_THREADS" -c"${f[3]}" -m"${f[12]}" -D"$3" --warm-up-time "${4}s")
   [[ "$2" != https:* ]] || h2load_cmd+=(--npn-list=h2)
   [[ -z "${5:-}" ]] || h2load_cmd+=(--log-file "$5")
   h2load_cmd+=("$2${f[2]}")

@@ -806,7 +806,11 @@ class Report:
             if m["wrk_rc"] != "0" or result.rps is None:
                 first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "no output")
                 tool = "h2load" if m["scenario"] in self.h2_names else "wrk"
-                cell.problems.append(f"round {m['round']}: {tool} exit {m['wrk_rc']} ({first[:100]})")
+                if tool == "h2load" and m["wrk_rc"] in ("124", "137"):
+                    cell.problems.append(f"round {m['round']}: h2load did not end within its time limit (killed, exit "
+                                         f"{m['wrk_rc']}); its output: {m['raw']}")
+                else:
+                    cell.problems.append(f"round {m['round']}: {tool} exit {m['wrk_rc']} ({first[:100]})")
                 continue
             if m.get("start"):
                 cell.starts[int(m["round"])] = m["start"]

@@ -598,3 +598,13 @@ class H2loadTest(TempDirTest):
         self.assertEqual(bench.upper_bound(sc), 10_000)
         self.assertIn("1,000 streams (8 connections x 125)", bench.bound_text(sc))
         self.assertEqual(bench.upper_bound({"connections": "1000", "wait_ms": "100"}), 10_000)
+
+    def test_an_h2load_killed_by_its_time_limit_is_a_failed_round_that_says_so(self):
+        run = h2_run(self.root)
+        rows = (run / "measurements.tsv").read_text(encoding="utf-8").splitlines()
+        cells = rows[1].split("\t")
+        cells[5] = "124"
+        (run / "measurements.tsv").write_text("\n".join([rows[0], "\t".join(cells)]) + "\n", encoding="utf-8")
+        report = bench.Report(run)
+        self.assertIsNone(report.cells[("A", "plaintext-h2c")].rps)
+        self.assertTrue([v for v in report.violations(False) if "did not end within its time limit" in v])
