@@ -1175,9 +1175,9 @@ warm_window() {
 # The h2load command of scenario $1 (a line of the table) against base URL $2 for $3 seconds after
 # --warm-up-time $4 seconds ([$5]: --log-file, per-request latencies of the timed window), into the
 # array h2load_cmd. h2c with prior knowledge on http://, only h2 offered by ALPN on https://. Bounded by
-# timeout (exit 124): h2load waits for every client to stop after its window, and one 1 s window over
-# TLS against a cold server once waited there for good.
-H2LOAD_GRACE=20
+# timeout (exit 124): h2load waits for every client to stop after its window, and 1 s windows over TLS
+# against a cold server (Spindle's and Netty's alike, on a loaded machine) have waited there for good.
+H2LOAD_GRACE=10
 h2load_cmd=()
 make_h2load_cmd() {
   local f

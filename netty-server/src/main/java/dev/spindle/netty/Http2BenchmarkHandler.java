@@ -22,10 +22,7 @@ import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -45,8 +42,6 @@ final class Http2BenchmarkHandler extends ChannelInboundHandlerAdapter {
     private static final AsciiString GET = AsciiString.cached("GET");
     private static final AsciiString HEAD = AsciiString.cached("HEAD");
     private static final AsciiString POST = AsciiString.cached("POST");
-    /** {@code /download}'s bytes, read once: a stream's DATA frames are cut by the codec to the peer's windows. */
-    private static final ByteBuf DOWNLOAD = download();
 
     private final Executor blocking;
     private final RemoteCalls remote;
@@ -59,15 +54,6 @@ final class Http2BenchmarkHandler extends ChannelInboundHandlerAdapter {
     Http2BenchmarkHandler(Executor blocking, RemoteCalls remote) {
         this.blocking = blocking;
         this.remote = remote;
-    }
-
-    private static ByteBuf download() {
-        try {
-            byte[] bytes = Files.readAllBytes(Fixtures.downloadFile(BenchmarkLimits.DOWNLOAD_BYTES));
-            return Unpooled.unreleasableBuffer(Unpooled.directBuffer(bytes.length).writeBytes(bytes)).asReadOnly();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @Override
@@ -163,7 +149,8 @@ final class Http2BenchmarkHandler extends ChannelInboundHandlerAdapter {
             }
             case "/download" -> {
                 if (get) {
-                    respond(HttpResponseStatus.OK, Wire.OCTET_STREAM, DOWNLOAD.duplicate(), head);
+                    // in memory: the DATA frames are cut by the codec to the peer's windows
+                    respond(HttpResponseStatus.OK, Wire.OCTET_STREAM, Wire.downloadBytes().duplicate(), head);
                 } else {
                     notAllowed(Wire.ALLOW_GET);
                 }

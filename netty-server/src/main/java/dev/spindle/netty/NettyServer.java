@@ -5,6 +5,7 @@ import dev.spindle.references.support.RemoteDownstream;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -31,14 +32,26 @@ import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2ServerUpgradeCodec;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.util.AsciiString;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +73,10 @@ import org.slf4j.LoggerFactory;
  * off): {@link CleartextHttp2ServerUpgradeHandler} takes a connection that opens with the HTTP/2
  * preface straight to {@link Http2FrameCodec} and {@link Http2MultiplexHandler}, and one that asks
  * {@code Upgrade: h2c} there after its first request; every stream is a child channel answered by
- * {@link Http2BenchmarkHandler} with the same routes. It has no TLS mode, so no h2 by ALPN.
+ * {@link Http2BenchmarkHandler} with the same routes. With {@code -Dspindle.tls.keystore} (PKCS12) and
+ * {@code -Dspindle.tls.password} the port speaks TLS instead (the JDK's, as Spindle's servers), and
+ * {@link ApplicationProtocolNegotiationHandler} sets up the protocol ALPN chose: h2 (the same frame
+ * codec and streams) or HTTP/1.1, also for a client that offers none.
  */
 public final class NettyServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NettyServer.class);
@@ -72,6 +88,7 @@ public final class NettyServer implements AutoCloseable {
     private final int workers;
     private final boolean epoll;
     private final boolean h2c;
+    private SslContext tls;
     private final CountDownLatch terminated = new CountDownLatch(1);
     private EventLoopGroup boss;
     private EventLoopGroup loops;
@@ -105,6 +122,7 @@ public final class NettyServer implements AutoCloseable {
      * @throws IOException if the address cannot be bound
      */
     public NettyServer start() throws IOException {
+        tls = tlsFromSystemProperties();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("netty-accept"), io);
@@ -126,9 +144,36 @@ public final class NettyServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        HttpServerCodec codec = new HttpServerCodec(new HttpDecoderConfig()
-                                .setMaxInitialLineLength(Wire.MAX_REQUEST_LINE)
-                                .setMaxHeaderSize(Wire.MAX_HEADER_SIZE));
+                        if (tls != null) {
+                            // TLS, then the protocol ALPN chose: h2, or HTTP/1.1 (also for a client offering none)
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc()),
+                                    new ApplicationProtocolNegotiationHandler(ApplicationProtocolNames.HTTP_1_1) {
+                                        @Override
+                                        protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+                                            if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
+                                                ctx.pipeline().addLast(http2Codec(), http2Streams());
+                                            } else {
+                                                ctx.pipeline().addLast("codec", http1Codec());
+                                                ctx.pipeline().addLast("app", new BenchmarkHandler(blocking, remote, false));
+                                            }
+                                        }
+
+                                        // a client gone mid-handshake (a load generator's window ending) is routine
+                                        @Override
+                                        protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
+                                            log.debug("TLS handshake of {} failed: {}", ctx.channel(), cause.toString());
+                                            ctx.close();
+                                        }
+
+                                        @Override
+                                        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                            log.debug("closing {}: {}", ctx.channel(), cause.toString());
+                                            ctx.close();
+                                        }
+                                    });
+                            return;
+                        }
+                        HttpServerCodec codec = http1Codec();
                         if (!h2c) {
                             ch.pipeline().addLast("codec", codec);
                         } else {
@@ -160,9 +205,42 @@ public final class NettyServer implements AutoCloseable {
             close();
             throw e instanceof IOException io2 ? io2 : new IOException("cannot bind " + host + ":" + requestedPort + ": " + e, e);
         }
-        log.info("NettyServer ({} transport, {} event loops) listening on {}", epoll ? "epoll" : "nio", workers,
-                serverChannel.localAddress());
+        log.info("NettyServer ({} transport, {} event loops{}) listening on {}", epoll ? "epoll" : "nio", workers,
+                tls != null ? ", TLS with h2 and http/1.1 by ALPN" : "", serverChannel.localAddress());
         return this;
+    }
+
+    private static HttpServerCodec http1Codec() {
+        return new HttpServerCodec(new HttpDecoderConfig()
+                .setMaxInitialLineLength(Wire.MAX_REQUEST_LINE)
+                .setMaxHeaderSize(Wire.MAX_HEADER_SIZE));
+    }
+
+    /**
+     * The TLS context of {@code -Dspindle.tls.keystore} (a PKCS12 key store) and {@code -Dspindle.tls.password},
+     * null when no key store is set: the JDK's TLS (as Spindle's), offering h2 then http/1.1 by ALPN.
+     */
+    private static SslContext tlsFromSystemProperties() throws IOException {
+        String file = System.getProperty("spindle.tls.keystore");
+        if (file == null || file.isEmpty()) {
+            return null;
+        }
+        char[] password = System.getProperty("spindle.tls.password", "").toCharArray();
+        try (InputStream in = Files.newInputStream(Path.of(file))) {
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(in, password);
+            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keys.init(store, password);
+            return SslContextBuilder.forServer(keys)
+                    .sslProvider(SslProvider.JDK)
+                    .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                            ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                            ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1))
+                    .build();
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot use the key store " + file + ": " + e.getMessage(), e);
+        }
     }
 
     /** The connection's HTTP/2 framing: Netty's defaults (100 concurrent streams unless set), validated headers. */
