@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark matrix: every server through the same wrk scenarios, on 127.0.0.1.
+# The benchmark matrix: every server through the same wrk scenarios (h2load for the HTTP/2 ones), on 127.0.0.1.
 #
 #   scripts/benchmark-servers.sh [options] [workers] [duration] [output_dir]
 #
@@ -15,8 +15,11 @@
 #                   start per row; it prints its plan and an estimate first, then an ETA per step.
 #                   The trade for steady rows: JSON left out (--scenarios/--full run it), 2s cells
 #                   instead of 4s, no pause between scenarios, one JVM per row for the whole run
-#   --full          every row and every scenario (HTTPS, the echo sizes, the download), 3 rounds of
-#                   10s: hours on 2 cores, which its plan line says before it starts
+#   --full          every row and every scenario (HTTPS, the echo sizes, the download, HTTP/2), 3 rounds
+#                   of 10s: hours on 2 cores, which its plan line says before it starts
+#   --h2            the four HTTP/2 scenarios (see "HTTP/2 scenarios" below): plaintext-h2c, json-h2c,
+#                   delay100-h2c, plaintext-h2-tls; with --scenarios, added to those it names. Not in the
+#                   default run (it would outgrow its 20 minutes); --full has them
 #   --servers A,B   only these rows (display names from scripts/lib/bench-servers.sh, or a class
 #                   name for all its rows, e.g. MultiLoopServer); a requested server whose class is
 #                   not in the tree is a "not built" failure row
@@ -37,7 +40,7 @@
 #                   --servers; also fails on socket errors or non-2xx responses in a non-blocking
 #                   scenario (CI)
 #   --scenarios A,B only these scenarios (names as in the tables, e.g. plaintext-c256,echo-500KB,
-#                   plaintext-tls-c256)
+#                   plaintext-tls-c256, plaintext-h2c)
 #   --baseline REV  A/B against a commit: REV (anything git names) is exported to a private
 #                   directory and built there (its own target/ dirs; ~/.m2 untouched), and every
 #                   row gets a twin "<row>@<rev>" run from it right after it in each round, so
@@ -67,7 +70,8 @@
 # stop the row from being measured. --no-conformance skips it.
 # Per server start: a JVM (flags from spindle_java_opts, recorded in environment.md), its ready
 # line awaited (60s), every route's answer checked (a wrong answer is a failure row and the server
-# is not measured), then the warm-up: 1 s wrk windows of the start's first scenario until the median
+# is not measured), then the warm-up: 1 s wrk windows of the start's first scenario (and, when it
+# has HTTP/2 scenarios too, then 1 s h2load windows of its first HTTP/2 one) until the median
 # of the last three is within SPINDLE_BENCH_STEADY_PCT (5) % of the median of the three before and
 # jstat -compiler counts at most SPINDLE_BENCH_JIT_QUIET (10) methods compiled per window over the
 # last three (the JIT never goes fully quiet: Netty and Spring compile a few methods a second
@@ -88,6 +92,27 @@
 # https:// URLs. A failure there fails the row's TLS scenarios only; a row that answers plain
 # HTTP when started so has "no TLS" (an error for a Spindle row; noted, not an error, for the
 # reference rows and --baseline twins, which may predate TLS).
+# HTTP/2 scenarios (a 13th field in the table: streams per connection), driven by h2load (Debian
+# nghttp2-client, installed when missing) instead of wrk, first-class rows of the same tables:
+#   plaintext-h2c     GET /plaintext, h2c with prior knowledge, 64 connections x 32 streams
+#   json-h2c          GET /json, likewise
+#   delay100-h2c      GET /delay/100, 1,000 concurrent streams on 8 connections (125 each, within the
+#                     128 a Spindle connection allows); its bound is 10,000 req/s, as delay100-c1000's
+#   plaintext-h2-tls  GET /plaintext, h2 chosen by ALPN over TLS (h2load offers only h2), 64 x 32, in
+#                     the TLS start like plaintext-tls-c256
+# A cell is `h2load -D <duration> --warm-up-time 1s` (its connections open and its streams flow before
+# the timed window); req/s is h2load's "finished in ..., N req/s" (the requests of the timed window over
+# its length), the requests its "done", errors its "failed" (errored and timed-out streams included;
+# the "socket errors" column), non-2xx its 3xx+4xx+5xx status codes; the server's CPU is sampled from
+# the end of the warm-up time to h2load's exit, so CPU per request pairs with the requests counted;
+# avg latency is h2load's mean "time for request", the percentiles come from its --log-file (the timed
+# window's requests; the file, large, lives in the private temp directory and is deleted). Per start,
+# before its warm-up, one request by h2load checks that the server speaks h2 (h2c on the plain start, h2
+# by ALPN on the TLS start): a server that does not has its h2 cells n/a with h2load's words and, for a
+# reference, the reason its pom gives (spindle.reference.h2) — never 0; an error for a Spindle row,
+# noted for a reference or a --baseline twin. The steady-state warm-up applies to them too: a start
+# whose scenarios use both generators has two steady phases, 1 s wrk windows of its first HTTP/1.1
+# scenario and 1 s h2load windows of its first HTTP/2 one, each judged as below (steady = both).
 # Remote scenarios (remote100-c1000, ...): before round 1 the script starts one downstream
 # server, MultiLoopServer with the run's workers and JVM flags, on its own free port, for the
 # whole run (one warm JVM serves every row alike; a start per round would give the first row of
@@ -121,6 +146,9 @@ BENCH_PY="$LIB/bench.py"
 READY_TIMEOUT=60   # seconds to wait for "listening on" (the build happens before, not in it)
 STOP_TIMEOUT=10    # seconds between SIGTERM and SIGKILL
 WRK_THREADS="${SPINDLE_BENCH_WRK_THREADS:-1}"
+# h2load's --warm-up-time of a measured h2 cell: its connections open and its streams flow before the
+# timed window (wrk has none; its connections open inside its window, one request each at a time)
+H2_WARMUP=1
 # Steady (judge_windows): a plateau of the windows' req/s and a nearly quiet JIT; the thresholds come
 # from warm-up curves on this 2-core machine, where 1 s windows of a steady server swing 20-30%.
 STEADY_PCT="${SPINDLE_BENCH_STEADY_PCT:-5}"
@@ -128,7 +156,7 @@ JIT_QUIET="${SPINDLE_BENCH_JIT_QUIET:-10}"
 WARMUP_PASS="${SPINDLE_BENCH_WARMUP_PASS:-1}"   # seconds of each other scenario after the steady phase
 REWARM="${SPINDLE_BENCH_REWARM:-1}"             # seconds of a start's first scenario before each round (one start per run)
 
-# Scenarios: "name|method|path|connections|wrk script|script args|wrk timeout|blocking|tls|note|wait ms".
+# Scenarios: "name|method|path|connections|wrk script|script args|wrk timeout|blocking|tls|note|wait ms|open|h2 streams".
 # Non-blocking scenarios keep wrk's default 2s timeout (explicit, so it is recorded); the
 # blocking one needs room for 1000 connections queueing behind 100 ms sleeps. Echo uses 64
 # connections: bodies up to 500 KB x 64 keep ~32 MB in flight, enough to load the server
@@ -138,6 +166,9 @@ REWARM="${SPINDLE_BENCH_REWARM:-1}"             # seconds of a start's first sce
 # wait ms: how long each request waits on purpose; the report prints connections ÷ wait, the
 # most req/s any server can reach, beside the figures. A scenario whose path starts with
 # /remote makes the run start the downstream server (see start_downstream).
+# h2 streams (field 13): an HTTP/2 scenario, driven by h2load instead of wrk, with that many
+# concurrent streams per connection (h2load -m): h2c with prior knowledge on the plain start, h2
+# chosen by ALPN (h2load --npn-list=h2) on the TLS start. Its bound counts streams, not connections.
 SCENARIOS_FULL=(
   "plaintext-c256|GET|/plaintext|256|||2s|0|0|"
   "plaintext-c1000|GET|/plaintext|1000|||2s|0|0|"
@@ -154,9 +185,16 @@ SCENARIOS_FULL=(
   "delay100-c1000|GET|/delay/100|1000|||10s|1|0|the route answers after 100 ms from a timer (asynchronous handler, no thread held)|100"
   "remote100-c1000|GET|/remote/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with HttpClient.sendAsync (asynchronous handler, no thread held; a reference row, with its framework's asynchronous client)|100"
   "remote-blocking100-c1000|GET|/remote-blocking/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with HttpClient.send (blocking handler; a reference row, with its framework's blocking client)|100"
+  # HTTP/2 (h2load, field 13 = streams per connection): many streams on few connections
+  "plaintext-h2c|GET|/plaintext|64|||2s|0|0|h2c with prior knowledge|||32"
+  "json-h2c|GET|/json|64|||2s|0|0|h2c with prior knowledge|||32"
+  "delay100-h2c|GET|/delay/100|8|||10s|1|0|h2c with prior knowledge, 1,000 concurrent streams on few connections (125 each, within the 128 a connection may open), the route answering after 100 ms from a timer (asynchronous handler, no thread held)|100||125"
   # its own server start (with the key store): keep-alive connections, so one handshake each
   "plaintext-tls-c256|GET|/plaintext|256|||2s|0|1|over HTTPS (TLS; keep-alive, one handshake per connection)"
+  "plaintext-h2-tls|GET|/plaintext|64|||2s|0|1|h2 over TLS chosen by ALPN (h2load offers only h2; keep-alive, one handshake per connection)|||32"
 )
+# --h2: the HTTP/2 scenarios (also in --full; never in the default run, which they would lengthen)
+H2_SCENARIO_NAMES=plaintext-h2c,json-h2c,delay100-h2c,plaintext-h2-tls
 SCENARIOS_QUICK=(
   "plaintext-c256|GET|/plaintext|256|||2s|0|0|"
   "plaintext-pipelined16|GET|/plaintext|256|bench-pipeline.lua|16 /plaintext|2s|0|0|16 requests pipelined per write (wrk Lua)"
@@ -195,7 +233,7 @@ for sc in "${SCENARIOS_FULL[@]}"; do
 done
 
 usage() {
-  echo "usage: $(basename "$0") [--quick | --full | --open-model] [--servers A,B | --target HOST:PORT --name NAME] [--scenarios A,B] [--baseline REV] [--rounds N] [--warmup SECONDS | --warmup-cap SECONDS] [--start-per-round | --start-once] [--pin-server CPUS --pin-client CPUS] [--netns] [--no-conformance] [workers] [duration] [output_dir]   (--help for more)" >&2
+  echo "usage: $(basename "$0") [--quick | --full | --open-model] [--h2] [--servers A,B | --target HOST:PORT --name NAME] [--scenarios A,B] [--baseline REV] [--rounds N] [--warmup SECONDS | --warmup-cap SECONDS] [--start-per-round | --start-once] [--pin-server CPUS --pin-client CPUS] [--netns] [--no-conformance] [workers] [duration] [output_dir]   (--help for more)" >&2
   exit 2
 }
 help() { spindle_script_help "${BASH_SOURCE[0]}"; }
@@ -203,7 +241,7 @@ help() { spindle_script_help "${BASH_SOURCE[0]}"; }
 
 command_line="$(printf '%q ' "$0" "$@")"
 command_line="${command_line% }"
-quick=0 full=0 open_model=0 servers_arg="" scenarios_arg="" baseline="" rounds="" pin_server="" pin_client="" netns=0 conformance=1
+quick=0 full=0 open_model=0 h2=0 servers_arg="" scenarios_arg="" baseline="" rounds="" pin_server="" pin_client="" netns=0 conformance=1
 target="" target_name=""
 warmup_arg="${SPINDLE_BENCH_WARMUP:-}" warmup_cap="${SPINDLE_BENCH_WARMUP_CAP:-}" starts_arg=""
 positional=()
@@ -213,6 +251,7 @@ while (( $# > 0 )); do
     --quick) quick=1 ;;
     --full) full=1 ;;
     --open-model) open_model=1 ;;
+    --h2) h2=1 ;;
     --servers) need_value "$@"; servers_arg="$2"; shift ;;
     --servers=*) servers_arg="${1#*=}" ;;
     --scenarios) need_value "$@"; scenarios_arg="$2"; shift ;;
@@ -251,6 +290,9 @@ out="${positional[2]:-}"
 
 [[ "$workers" =~ ^[1-9][0-9]*$ ]] || { echo "error: workers must be a positive integer" >&2; usage; }
 (( quick + full + open_model <= 1 )) || { echo "error: --quick, --full and --open-model exclude each other" >&2; usage; }
+(( ! h2 || ! open_model )) || { echo "error: --h2 and --open-model exclude each other" >&2; usage; }
+# --h2 selects the HTTP/2 scenarios, added to those --scenarios names (alone, only them)
+(( ! h2 )) || scenarios_arg="${scenarios_arg:+$scenarios_arg,}$H2_SCENARIO_NAMES"
 # Per mode: duration, rounds, the adaptive warm-up's cap, the pause between scenarios, and whether
 # each row is started once for the whole run (1) or once per round (per-round).
 if (( quick )); then
@@ -286,7 +328,7 @@ if [[ -n "$scenarios_arg" ]]; then
       for sc in "${SCENARIOS_FULL[@]}" "${SCENARIOS_QUICK[@]}" "${SCENARIOS_OPEN[@]}"; do echo "  ${sc%%|*}"; done | sort -u >&2
       exit 2
     fi
-    picked+=("$found")
+    [[ " ${picked[*]%%|*} " == *" $w "* ]] || picked+=("$found")   # named twice (or by --h2 too): once
   done
   (( ${#picked[@]} > 0 )) || { echo "error: --scenarios names no scenario" >&2; usage; }
   SCENARIOS=("${picked[@]}")
@@ -370,6 +412,10 @@ fi
 
 
 command -v wrk >/dev/null 2>&1 || spindle_ensure_packages wrk
+# h2load (Debian nghttp2-client) drives the HTTP/2 scenarios
+h2_selected=0
+for sc in "${SCENARIOS[@]}"; do [[ -z "$(cut -d'|' -f13 <<<"$sc")" ]] || h2_selected=1; done
+(( ! h2_selected )) || command -v h2load >/dev/null 2>&1 || spindle_ensure_packages nghttp2-client
 spindle_python
 # openssl s_client records what a TLS scenario negotiates (wrk itself uses the same libssl).
 (( ${#TLS_SCENARIOS[@]} == 0 )) || command -v openssl >/dev/null 2>&1 || spindle_ensure_packages openssl
@@ -754,10 +800,10 @@ for name in "${run_rows[@]}"; do
   tsv "$name" "${row_classes[$i]}" "${row_module[$name]:-}" "${row_props[$i]}" "$ref" "${baseline_of[$name]:-}" "$(workers_of "$name")" >>"$out/servers.tsv"
 done
 
-tsv name method path connections script script_args timeout blocking tls description wait_ms open >"$out/scenarios.tsv"
+tsv name method path connections script script_args timeout blocking tls description wait_ms open streams >"$out/scenarios.tsv"
 for sc in "${SCENARIOS[@]}"; do
-  IFS='|' read -r -a f <<<"$sc"   # read drops a trailing empty field: pad to 12
-  tsv "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]:-}" "${f[5]:-}" "${f[6]}" "${f[7]}" "${f[8]}" "${f[9]:-}" "${f[10]:-}" "${f[11]:-}" >>"$out/scenarios.tsv"
+  IFS='|' read -r -a f <<<"$sc"   # read drops a trailing empty field: pad to 13
+  tsv "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]:-}" "${f[5]:-}" "${f[6]}" "${f[7]}" "${f[8]}" "${f[9]:-}" "${f[10]:-}" "${f[11]:-}" "${f[12]:-}" >>"$out/scenarios.tsv"
 done
 tsv round server scenario raw cpu_ticks wrk_rc wall_s start >"$out/measurements.tsv"
 # One line per server start: how its warm-up ended (its windows: raw/<row>/warmup-start<K>.tsv).
@@ -809,7 +855,7 @@ write_environment() {
 | server command | $(if [[ -n "$target" ]]; then echo "none: the server already ran at $target (\`--target\`), started by someone else; its JVM, flags, CPU and machine are not known to this script"; else echo "\`${server_cmd[*]:+${server_cmd[*]} }java <JVM flags> <row's -D props> -cp <module classpath> <main class> 0 <workers>\`"; fi) |${target:+
 | client host | $(hostname) ($(ip -o -4 addr show scope global 2>/dev/null | awk '{print $4}' | paste -sd ' ' -)); route to the target: $(ip route get "${target_host//[\[\]]/}" 2>/dev/null | head -n 1 | sed 's/ *$//') |}
 | wrk | $(wrk -v 2>&1 | head -n 1 | sed 's/ Copyright.*//'): \`${client_cmd[*]:+${client_cmd[*]} }wrk -t$WRK_THREADS -c<connections> -d${duration}s --timeout <timeout> --latency [-s script] <url>\` |
-| CPU pinning | server: ${pin_server:-none}; wrk and the checks: ${pin_client:-none} |
+| CPU pinning | server: ${pin_server:-none}; wrk and the checks: ${pin_client:-none} |$( (( ! h2_selected )) || printf '\n| h2load (HTTP/2 scenarios) | %s: `%sh2load -t%s -c<connections> -m<streams per connection> -D%s --warm-up-time %ss [--npn-list=h2] --log-file <temporary file> <url>`, the server CPU sampled from the end of its warm-up time; an h2 window of the warm-up: `h2load -D<seconds> --warm-up-time 0`; h2 is checked per start first (`h2load -n 1 -c 1`): a row that does not speak it has those cells n/a |' "$(h2load --version 2>&1 | head -n 1)" "${client_cmd[*]:+${client_cmd[*]} }" "$WRK_THREADS" "$duration" "$H2_WARMUP")
 | network path | $network_path |${downstream_port:+
 | downstream (remote scenarios) | $downstream_fqcn, workers $workers, the same JVM flags; one JVM for the whole run on 127.0.0.1:$downstream_port$downstream_where, started before round 1 and warmed up (GET /delay/1, 64 connections, ${DOWNSTREAM_WARMUP}s); every row is started with \`-Dspindle.remote=http://127.0.0.1:$downstream_port\`. It runs on the same machine and shares its CPUs (not pinned) with the server under test and wrk, so its work counts against both. Logs: raw/downstream/ |}
 | rounds | $rounds, interleaved (all servers for round 1, then round 2, ...); $(if [[ "$starts_per_server" == 1 ]]; then echo "one start per row for the whole run, every row's JVM alive at once on its own port, ${REWARM}s of the start's first scenario before each round"; else echo "a fresh start per row and round (\`--start-per-round\`)"; fi) |
@@ -862,6 +908,10 @@ EOF
   local sc f
   for sc in "${SCENARIOS[@]}"; do
     IFS='|' read -r -a f <<<"$sc"
+    if [[ -n "${f[12]:-}" ]]; then
+      echo "| ${f[0]} | ${f[1]} ${f[2]} over $( [[ "${f[8]}" == 1 ]] && echo 'h2 (TLS, ALPN)' || echo 'h2c') | ${f[3]} x ${f[12]} streams | h2load | - |"
+      continue
+    fi
     echo "| ${f[0]} | ${f[1]} ${f[2]}$( [[ "${f[8]}" == 1 ]] && echo ' over HTTPS') | ${f[3]} | ${f[4]:+\`${f[4]} ${f[5]}\`} | ${f[6]} |"
   done
 }
@@ -988,19 +1038,32 @@ fmt_duration() {
   else printf '%ds' "$s"; fi
 }
 # The warm-up's key of a scenario: what the server runs for it (method, path, wrk script and its
-# arguments); scenarios that differ only in connections or the generator share their code paths.
-warm_key() { local f; IFS='|' read -r -a f <<<"$1"; echo "${f[1]} ${f[2]} ${f[4]} ${f[5]:-}"; }
-# How many short passes a start's warm-up makes after its first scenario (one per other key).
+# arguments, HTTP/1.1 or HTTP/2); scenarios that differ only in connections or streams share their code paths.
+warm_key() { local f; IFS='|' read -r -a f <<<"$1"; echo "${f[1]} ${f[2]} ${f[4]} ${f[5]:-} ${f[12]:+h2}"; }
+# The scenarios that lead a steady phase of the warm-up: the first of the list, and the first driven by
+# the other load generator (HTTP/1.1 by wrk, HTTP/2 by h2load: other client, other code paths). Prints
+# their indexes in the list.
+warm_leaders() {
+  local i first_h2="" first_h1=""
+  for (( i = 1; i <= $#; i++ )); do
+    if [[ -n "$(cut -d'|' -f13 <<<"${!i}")" ]]; then [[ -n "$first_h2" ]] || first_h2=$(( i - 1 ))
+    else [[ -n "$first_h1" ]] || first_h1=$(( i - 1 )); fi
+  done
+  echo ${first_h1:-} ${first_h2:-}
+}
+
+# How many short passes a start's warm-up makes after its steady phases (one per other key).
 warm_passes() {
   local -A seen=() ; local sc n=0
   [[ $# -gt 0 ]] || { echo 0; return 0; }
-  seen["$(warm_key "$1")"]=1
-  for sc in "${@:2}"; do
+  for sc in "$@"; do
     local k; k="$(warm_key "$sc")"
     [[ -z "${seen[$k]:-}" ]] || continue
     seen[$k]=1 n=$(( n + 1 ))
   done
-  echo "$n"
+  local -a leaders=()
+  read -r -a leaders <<<"$(warm_leaders "$@")"
+  echo $(( n - ${#leaders[@]} ))
 }
 # Planned seconds, in tenths, at most (every adaptive warm-up reaching its cap; 1 s windows cost
 # about 1.3 s with wrk's start and stop): one server start (ready line and checks ~8 s, the warm-up,
@@ -1008,12 +1071,15 @@ warm_passes() {
 start_tenths() {   # scenarios of the start...
   local warm
   if [[ "$warmup_mode" == fixed ]]; then warm=$(( warmup * 13 )); else warm=$(( warmup_cap * 10 + 15 )); fi
-  echo $(( 80 + warm + $(warm_passes "$@") * (WARMUP_PASS * 10 + 4) ))
+  local -a leaders=()
+  read -r -a leaders <<<"$(warm_leaders "$@")"
+  echo $(( 80 + ${#leaders[@]} * warm + $(warm_passes "$@") * (WARMUP_PASS * 10 + 4) ))
 }
 cell_tenths() {
   local t=$(( (duration + PAUSE) * 10 + 3 ))
-  # an open-model cell also starts the generator's JVM and warms it up (2s)
+  # an open-model cell also starts the generator's JVM and warms it up (2s); an h2 cell has h2load's warm-up time
   [[ -z "$(cut -d'|' -f12 <<<"$1")" ]] || t=$(( t + 50 ))
+  [[ -z "$(cut -d'|' -f13 <<<"$1")" ]] || t=$(( t + H2_WARMUP * 10 ))
   echo "$t"
 }
 plain_start_tenths=0 tls_start_tenths=0 plain_cells_tenths=0 tls_cells_tenths=0
@@ -1063,6 +1129,7 @@ echo "plan ($mode run): ${#run_rows[@]} row(s) x $rounds round(s) x ${#SCENARIOS
 declare -A dead=()       # rows that failed: not retried in later rounds
 declare -A start_count=() row_steps=()   # starts made per row (K of warmup-start<K>.tsv); steps done per row
 declare -A tls_dead=()   # rows whose TLS start failed: their TLS scenarios are not retried
+declare -A h2_off=()     # "<row>/<plain|tls>": that start does not speak h2 (h2c, or h2 by ALPN): its h2 cells are n/a
 for name in "${run_rows[@]}"; do
   [[ -z "${row_failure[$name]:-}" ]] || dead[$name]=1
 done
@@ -1083,6 +1150,14 @@ win_req=0 win_rps=0 win_secs=0
 warm_window() {
   local f tmp="$snapshot/window.txt" connections
   IFS='|' read -r -a f <<<"$1"
+  if [[ -n "${f[12]:-}" ]]; then
+    # an h2 window: h2load for $3 seconds, no warm-up time of its own (the windows are the warm-up)
+    make_h2load_cmd "$1" "$2" "$3" 0
+    run_child "${h2load_cmd[@]}" >"$tmp" 2>&1 || true
+    cat "$tmp" >>"$4"
+    read -r win_req win_rps win_secs < <(h2load_figures "$tmp" "$3")
+    return 0
+  fi
   connections="${f[3]}"
   [[ "$2" != https:* ]] || (( connections <= TLS_WARM_CONNECTIONS )) || connections="$TLS_WARM_CONNECTIONS"
   local cmd=("${wrk_base[@]}" -c"$connections" -d"${3}s" --timeout "${f[6]}")
@@ -1095,6 +1170,30 @@ warm_window() {
   # "  123456 requests in 1.00s, 15.2MB read" and "Requests/sec:  123456.78"
   read -r win_req win_rps win_secs < <(awk '/ requests in / { n = $1; s = $4; sub(/s,?$/, "", s) } /^Requests\/sec:/ { r = $2 }
     END { printf "%s %s %s\n", (n == "" ? 0 : n), (r == "" ? 0 : r), (s == "" ? 0 : s) }' "$tmp")
+}
+
+# The h2load command of scenario $1 (a line of the table) against base URL $2 for $3 seconds after
+# --warm-up-time $4 seconds ([$5]: --log-file, per-request latencies of the timed window), into the
+# array h2load_cmd. h2c with prior knowledge on http://, only h2 offered by ALPN on https://. Bounded by
+# timeout (exit 124): h2load waits for every client to stop after its window, and 1 s windows over TLS
+# against a cold server (Spindle's and Netty's alike, on a loaded machine) have waited there for good.
+H2LOAD_GRACE=10
+h2load_cmd=()
+make_h2load_cmd() {
+  local f
+  IFS='|' read -r -a f <<<"$1"
+  h2load_cmd=("${client_cmd[@]}" timeout -k 5 $(( $3 + $4 + H2LOAD_GRACE )) h2load -t"$WRK_THREADS" -c"${f[3]}" -m"${f[12]}" -D"$3" --warm-up-time "${4}s")
+  [[ "$2" != https:* ]] || h2load_cmd+=(--npn-list=h2)
+  [[ -z "${5:-}" ]] || h2load_cmd+=(--log-file "$5")
+  h2load_cmd+=("$2${f[2]}")
+}
+
+# "requests req/s seconds" of an h2load output $1 that measured $2 seconds: the requests done in the
+# timed window ("requests: N total, N started, D done, ...") and h2load's "finished in ..., R req/s".
+h2load_figures() {
+  awk -v d="$2" '/^requests: / { for (i = 2; i < NF; i++) if ($(i + 1) ~ /^done,?$/) n = $i }
+    /^finished in / { for (i = 1; i < NF; i++) if ($(i + 1) ~ /^req\/s,?$/) r = $i }
+    END { printf "%s %s %s\n", (n == "" ? 0 : n), (r == "" ? 0 : r), d }' "$1"
 }
 
 # The compiled-method count jstat printed last (empty when it printed none).
@@ -1126,15 +1225,30 @@ judge_windows() {
   }'
 }
 
+# The scenarios of start "$1/$2" (phase plain or tls) that it measures, in order, into the array named $3:
+# the phase's list less the h2 scenarios when this start does not speak h2 (h2_off).
+phase_list() {
+  local -n into="$3"
+  local -a all=("${PLAIN_SCENARIOS[@]}")
+  [[ "$2" != tls ]] || all=("${TLS_SCENARIOS[@]}")
+  into=()
+  local sc
+  for sc in "${all[@]}"; do
+    [[ -n "${h2_off[$1/$2]:-}" && -n "$(cut -d'|' -f13 <<<"$sc")" ]] || into+=("$sc")
+  done
+}
 # The warm-up of one server start (row $1, start $2, base URL $3, phase $4): 1 s windows of the
 # start's first scenario until judge_windows finds a plateau and a nearly quiet JIT (or
-# for --warmup seconds), capped at warmup_cap (six windows at least); then WARMUP_PASS seconds of each other scenario of the
-# start whose route or body differs, so their code is compiled too. Every window goes to
-# raw/<row>/warmup-start<K>.tsv (wrk's output to .txt), the outcome to starts.tsv.
+# for --warmup seconds), capped at warmup_cap (six windows at least); when the start also has
+# scenarios of the other load generator (h2load's HTTP/2 beside wrk's HTTP/1.1), the same again with
+# the first of those (h2load windows of 1 s); then WARMUP_PASS seconds of each other scenario of the
+# start whose route, body or protocol differs, so their code is compiled too. Every window goes to
+# raw/<row>/warmup-start<K>.tsv (the generators' output to .txt), the outcome to starts.tsv (steady
+# only when every steady phase was).
 warm_up() {
   local name="$1" k="$2" base="$3" phase="$4" pid="$server_pid"
-  local -a list=("${PLAIN_SCENARIOS[@]}")
-  [[ "$phase" != tls ]] || list=("${TLS_SCENARIOS[@]}")
+  local -a list=()
+  phase_list "$name" "$phase" list
   local table="$out/raw/$name/warmup-start$k.tsv" log="$out/raw/$name/warmup-start$k.txt" jfile=""
   tsv t_s scenario window_s requests req_per_s compiled_total compile_queue >"$table"
   : >"$log"
@@ -1144,53 +1258,64 @@ warm_up() {
     "$JAVA_HOME/bin/jstat" -compiler "$pid" 250 >"$jfile" 2>&1 </dev/null &
     jstat_pid=$!
   fi
-  local t0="${EPOCHREALTIME/./}" n=0 elapsed=0 c_prev c_now jit="" verdict="" steady=0 reason=""
-  local first="${list[0]}" first_name="${list[0]%%|*}"
-  local -a rates=() compiled=()
-  c_prev="$(jstat_compiled "$jfile")"
-  while :; do
-    elapsed=$(( (${EPOCHREALTIME/./} - t0) / 1000000 ))
-    if [[ "$warmup_mode" == fixed ]]; then
-      (( n < warmup )) || break
-    else
-      # six windows at least, past the cap if need be: fewer cannot be judged
-      (( elapsed < warmup_cap || n < 6 )) || break
-    fi
-    warm_window "$first" "$base" 1 "$log"
-    n=$(( n + 1 ))
-    c_now="$(jstat_compiled "$jfile")"
-    c_prev="$c_now"
-    rates+=("$win_rps")
-    compiled+=("$c_now")
-    tsv "$(awk -v us=$(( ${EPOCHREALTIME/./} - t0 )) 'BEGIN { printf "%.1f", us / 1e6 }')" "$first_name" "$win_secs" "$win_req" "$win_rps" "$c_now" "" >>"$table"
-    server_alive || break
-    if (( n >= 6 )); then
-      jit=""
-      [[ -z "${compiled[n-4]}" || -z "${compiled[n-1]}" ]] || jit=$(( compiled[n-1] - compiled[n-4] ))
-      verdict="$(judge_windows "${rates[@]:n-6:6}" "$jit")"
-      [[ "$warmup_mode" == fixed || "${verdict%%|*}" != 1 ]] || break
-    fi
-  done
-  if [[ -n "$pid" && -z "$c_prev" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat printed nothing)}"
-  elif [[ -n "$pid" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat not ready before the last window)}"; fi
-  [[ -n "$pid" ]] || verdict="${verdict/JIT not sampled/JIT not sampled (--target: no server process here)}"
-  if ! server_alive; then
-    steady=0 reason="the server exited during the warm-up"
-  elif (( n < 6 )); then
-    steady=0 reason="$n warm-up window(s); 6 are needed to judge"
-  else
-    steady="${verdict%%|*}" reason="${verdict#*|}"
-    if [[ "$warmup_mode" == adaptive && "$steady" != 1 ]]; then
-      reason="cap of ${warmup_cap} s reached: $reason"
-    elif [[ "$warmup_mode" == fixed ]]; then
-      reason="fixed ${warmup} s: $reason"
-    fi
-  fi
-  # the other scenarios' code paths (one pass per distinct route and body)
+  local t0="${EPOCHREALTIME/./}" steady=1 reason="" leader
+  (( ${#list[@]} > 0 )) || reason="nothing to warm up: every scenario of this start is an h2 one it does not speak"
+  local -a leaders=()
+  read -r -a leaders <<<"$(warm_leaders "${list[@]}")"
   local -A seen=()
+  for leader in "${leaders[@]}"; do
+    local first="${list[$leader]}" first_name="${list[$leader]%%|*}"
+    seen["$(warm_key "$first")"]=1
+    local n=0 elapsed=0 c_prev c_now jit="" verdict="" p0="${EPOCHREALTIME/./}" one_steady=0 one_reason=""
+    local -a rates=() compiled=()
+    c_prev="$(jstat_compiled "$jfile")"
+    while :; do
+      elapsed=$(( (${EPOCHREALTIME/./} - p0) / 1000000 ))
+      if [[ "$warmup_mode" == fixed ]]; then
+        (( n < warmup )) || break
+      else
+        # six windows at least, past the cap if need be: fewer cannot be judged
+        (( elapsed < warmup_cap || n < 6 )) || break
+      fi
+      warm_window "$first" "$base" 1 "$log"
+      n=$(( n + 1 ))
+      c_now="$(jstat_compiled "$jfile")"
+      c_prev="$c_now"
+      rates+=("$win_rps")
+      compiled+=("$c_now")
+      tsv "$(awk -v us=$(( ${EPOCHREALTIME/./} - t0 )) 'BEGIN { printf "%.1f", us / 1e6 }')" "$first_name" "$win_secs" "$win_req" "$win_rps" "$c_now" "" >>"$table"
+      server_alive || break
+      if (( n >= 6 )); then
+        jit=""
+        [[ -z "${compiled[n-4]}" || -z "${compiled[n-1]}" ]] || jit=$(( compiled[n-1] - compiled[n-4] ))
+        verdict="$(judge_windows "${rates[@]:n-6:6}" "$jit")"
+        [[ "$warmup_mode" == fixed || "${verdict%%|*}" != 1 ]] || break
+      fi
+    done
+    if [[ -n "$pid" && -z "$c_prev" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat printed nothing)}"
+    elif [[ -n "$pid" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat not ready before the last window)}"; fi
+    [[ -n "$pid" ]] || verdict="${verdict/JIT not sampled/JIT not sampled (--target: no server process here)}"
+    if ! server_alive; then
+      one_steady=0 one_reason="the server exited during the warm-up"
+    elif (( n < 6 )); then
+      one_steady=0 one_reason="$n warm-up window(s); 6 are needed to judge"
+    else
+      one_steady="${verdict%%|*}" one_reason="${verdict#*|}"
+      if [[ "$warmup_mode" == adaptive && "$one_steady" != 1 ]]; then
+        one_reason="cap of ${warmup_cap} s reached: $one_reason"
+      elif [[ "$warmup_mode" == fixed ]]; then
+        one_reason="fixed ${warmup} s: $one_reason"
+      fi
+    fi
+    (( one_steady == 1 )) || steady=0
+    # with two phases each says which it was
+    (( ${#leaders[@]} == 1 )) || one_reason="$first_name: $one_reason"
+    reason="${reason:+$reason; }$one_reason"
+    server_alive || break
+  done
+  # the other scenarios' code paths (one pass per distinct route, body and protocol)
   local sc
-  seen["$(warm_key "$first")"]=1
-  for sc in "${list[@]:1}"; do
+  for sc in "${list[@]}"; do
     server_alive && (( WARMUP_PASS > 0 )) || break
     local key; key="$(warm_key "$sc")"
     [[ -z "${seen[$key]:-}" ]] || continue
@@ -1231,6 +1356,39 @@ open_rate() {
     return 1
   fi
   awk -v r="${measured[$base]}" -v p="$pct" 'BEGIN { printf "%d", r * p / 100 + 0.5 }'
+}
+
+# Whether start "$1/$2" (round $3, base URL $4) speaks HTTP/2 when its list has h2 scenarios: one
+# request by h2load (h2c with prior knowledge, or h2 alone offered by ALPN over TLS) to the first h2
+# scenario's path. Not answered: h2_off for the start and an h2-unavailable event (scope h2 or tls-h2)
+# with h2load's words, so its h2 cells show n/a and why (an error for a Spindle row, excused for a
+# reference and a --baseline twin). Its output: raw/<row>/h2-check-[tls-]round<N>.txt.
+check_h2() {
+  local name="$1" phase="$2" r="$3" base="$4" sc first="" tag="" scope=h2 what="h2c (prior knowledge)"
+  local -a list=("${PLAIN_SCENARIOS[@]}")
+  if [[ "$phase" == tls ]]; then list=("${TLS_SCENARIOS[@]}") tag="tls-" scope=tls-h2 what="h2 by ALPN over TLS"; fi
+  for sc in "${list[@]}"; do
+    [[ -z "$(cut -d'|' -f13 <<<"$sc")" ]] || { first="$sc"; break; }
+  done
+  [[ -n "$first" ]] || return 0
+  local file="$out/raw/$name/h2-check-${tag}round$r.txt" f
+  IFS='|' read -r -a f <<<"$first"
+  local cmd=("${client_cmd[@]}" timeout 15 h2load -n 1 -c 1)
+  [[ "$phase" != tls ]] || cmd+=(--npn-list=h2)
+  run_child "${cmd[@]}" "$base${f[2]}" >"$file" 2>&1 || true
+  if grep -qE '^status codes: 1 2xx' "$file"; then
+    unset "h2_off[$name/$phase]"
+    return 0
+  fi
+  h2_off["$name/$phase"]=1
+  local why note=""
+  why="$(grep -m 1 -iE 'no protocol negotiated|not support|refused|error|abort' "$file" || true)"
+  [[ -n "$why" ]] || why="$(grep -m 1 '^requests: ' "$file" || echo 'h2load printed nothing')"
+  # a reference module may say why it speaks no h2 (spindle.reference.h2 in its pom)
+  [[ -z "${row_module[$name]:-}" ]] || note="$(sed -n 's|.*<spindle.reference.h2>\(.*\)</spindle.reference.h2>.*|\1|p' \
+    "$SPINDLE_ROOT/${row_module[$name]}/pom.xml" 2>/dev/null | head -n 1)"
+  echo "NO H2 $name${tag:+ (TLS)} round $r: does not speak $what; h2load: $why (its h2 scenarios are n/a)" >&2
+  event "$r" "$name" h2-unavailable "does not speak $what${note:+ ($note)}: one request by h2load got no 2xx answer (h2load: $why)" "$scope"
 }
 
 # A server start: "plain" for PLAIN_SCENARIOS, "tls" with the key store for TLS_SCENARIOS over https.
@@ -1280,6 +1438,7 @@ open_phase() {
     return 1
   fi
   [[ "$phase" != tls ]] || record_tls "$name" "$r"
+  check_h2 "$name" "$phase" "$r" "$scheme://$target_host:$port"
   warm_up "$name" "$k" "$scheme://$target_host:$port" "$phase"
   if ! server_alive; then
     local src=0
@@ -1312,14 +1471,18 @@ close_phase() {
 measure_phase() {
   local name="$1" phase="$2" r="$3" key="$1/$2" dir="$out/raw/$1" t0=$SECONDS step0="$step"
   local done_here=0 tag="" scope="" scheme=http crc=0
-  local -a list=("${PLAIN_SCENARIOS[@]}")
+  local -a list=("${PLAIN_SCENARIOS[@]}") measured=()
   if [[ "$phase" == tls ]]; then list=("${TLS_SCENARIOS[@]}") tag="tls-" scope=tls scheme=https; fi
+  phase_list "$name" "$phase" measured
   local what="$name${tag:+ (TLS)}" k="${live_start[$key]}"
   server_pid="${live_pid[$key]:-}" port="${live_port[$key]}"
-  if [[ "$starts_per_server" == 1 ]] && (( REWARM > 0 )); then
-    # idle while the other rows ran: its pools may have shrunk and its caches gone cold
+  if [[ "$starts_per_server" == 1 ]] && (( REWARM > 0 )) && (( ${#measured[@]} > 0 )); then
+    # idle while the other rows ran: its pools may have shrunk and its caches gone cold (each generator's first scenario)
     : >"$dir/rewarm-${tag}round$r.txt"
-    warm_window "${list[0]}" "$scheme://$target_host:$port" "$REWARM" "$dir/rewarm-${tag}round$r.txt"
+    local leader
+    for leader in $(warm_leaders "${measured[@]}"); do
+      warm_window "${measured[$leader]}" "$scheme://$target_host:$port" "$REWARM" "$dir/rewarm-${tag}round$r.txt"
+    done
   fi
   local sc f url cpu0 cpu1 rc ticks raw rel started summary rate
   local -A start_rps=()   # req/s of the closed-loop scenarios measured in this round of this start, for the open-model rates
@@ -1329,8 +1492,18 @@ measure_phase() {
     printf '[%d/%d] %s %s round %d/%d (start %d) ... ETA %s\n' "$step" "$total_steps" "$name" "${f[0]}" "$r" "$rounds" "$k" "$(eta)" >&2
     rel="raw/$name/${f[0]}-round$r.txt" raw="$out/raw/$name/${f[0]}-round$r.txt"
     url="$scheme://$target_host:$port${f[2]}"
-    local cmd=()
-    if [[ -n "${f[11]:-}" ]]; then
+    if [[ -n "${f[12]:-}" && -n "${h2_off[$key]:-}" ]]; then
+      echo "        n/a: this start does not speak h2 (see events.tsv)" >&2
+      continue
+    fi
+    local cmd=() h2log=""
+    if [[ -n "${f[12]:-}" ]]; then
+      # h2load appends to its log file: a fresh one per cell, in the private directory (it is large)
+      h2log="$snapshot/h2load-latencies.tsv"
+      rm -f "$h2log"
+      make_h2load_cmd "$sc" "$scheme://$target_host:$port" "$duration" "$H2_WARMUP" "$h2log"
+      cmd=("${h2load_cmd[@]}")
+    elif [[ -n "${f[11]:-}" ]]; then
       # An open-model scenario: open-load.sh writes a directory (its summary.tsv is what bench.py reads).
       rel="raw/$name/${f[0]}-round$r" raw="$out/raw/$name/${f[0]}-round$r"
       if ! rate="$(open_rate "${f[11]}" start_rps)"; then
@@ -1349,11 +1522,25 @@ measure_phase() {
       [[ -z "${f[5]}" ]] || cmd+=(-- ${f[5]})
     fi
     started="${EPOCHREALTIME/./}"   # microseconds
-    cpu0="$(cpu_ticks "$server_pid")"
     rc=0
-    # open-load.sh writes its own directory; what it prints goes beside it
-    run_child "${cmd[@]}" >"$raw${f[11]:+.log}" 2>&1 || rc=$?
-    cpu1="$(cpu_ticks "$server_pid")"
+    if [[ -n "$h2log" ]]; then
+      # the server's CPU from the end of h2load's warm-up time, so it pairs with the requests it counts
+      "${cmd[@]}" >"$raw" 2>&1 &
+      child_pid=$!
+      sleep "$H2_WARMUP"
+      cpu0="$(cpu_ticks "$server_pid")"
+      wait "$child_pid" || rc=$?
+      child_pid=""
+      cpu1="$(cpu_ticks "$server_pid")"
+      # h2load prints no percentiles: they come from its per-request log, appended to its output
+      "$SPINDLE_PYTHON" "$BENCH_PY" h2load-latency "$h2log" >>"$raw" 2>&1 || true
+      rm -f "$h2log"
+    else
+      cpu0="$(cpu_ticks "$server_pid")"
+      # open-load.sh writes its own directory; what it prints goes beside it
+      run_child "${cmd[@]}" >"$raw${f[11]:+.log}" 2>&1 || rc=$?
+      cpu1="$(cpu_ticks "$server_pid")"
+    fi
     ticks="-"
     [[ "$cpu0" == - || "$cpu1" == - ]] || ticks=$(( cpu1 - cpu0 ))
     tsv "$r" "$name" "${f[0]}" "$rel" "$ticks" "$rc" \
@@ -1374,10 +1561,10 @@ measure_phase() {
       if [[ "$ticks" != - ]]; then
         cpu_text="$(awk -v t="$ticks" -v h="$CLK_TCK" 'BEGIN { printf "%.2fs", t / h }')"
       fi
-      printf '        %s req/s, avg %s ms, p99 %s ms, socket errors %s, non-2xx %s, server CPU %s\n' \
-        "$rps" "$avg" "$p99" "$errs" "$non2xx" "$cpu_text" >&2
+      printf '        %s req/s, avg %s ms, p99 %s ms, %s %s, non-2xx %s, server CPU %s\n' \
+        "$rps" "$avg" "$p99" "$(if [[ -n "$h2log" ]]; then echo 'failed streams'; else echo 'socket errors'; fi)" "$errs" "$non2xx" "$cpu_text" >&2
     else
-      echo "        wrk failed (exit $rc): $(head -n 3 "$raw" | tr '\n' ' ')" >&2
+      echo "        ${h2log:+h2load}${h2log:-wrk} failed (exit $rc): $(head -n 3 "$raw" | tr '\n' ' ')" >&2
     fi
     if ! server_alive; then
       local src=0

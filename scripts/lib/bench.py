@@ -6,7 +6,8 @@ charts (scripts/lib/charts.py: matplotlib, imported only by `report`).
                                            answers of every benchmark route (exit 1 if wrong); with
                                            --tls over HTTPS (exit 3 if the port speaks plain HTTP);
                                            with --remote also the routes that call a downstream
-  bench.py parse WRK_OUTPUT                one wrk output -> "rps avg_ms p99_ms errors non2xx requests"
+  bench.py parse OUTPUT                    one wrk or h2load output -> "rps avg_ms p99_ms errors non2xx requests"
+  bench.py h2load-latency LOG              h2load's --log-file -> the percentile line appended to its output
   bench.py report RUN_DIR [--strict] [--readme PATH] [--out DIR]
                                            summary.csv, summary.md, charts/*.svg and *.png (exit 1 on failures)
   bench.py readme PATH                     the results/README.md placeholder (no run yet)
@@ -328,10 +329,11 @@ class WrkResult:
     write: int = 0
     timeout: int = 0
     non2xx: int = 0
+    failed: int = 0  # h2load: requests (streams) that failed, errored and timed-out ones included
 
     @property
     def socket_errors(self) -> int:
-        return self.connect + self.read + self.write + self.timeout
+        return self.connect + self.read + self.write + self.timeout + self.failed
 
 
 def _ms(number: str, unit: str) -> float:
@@ -371,10 +373,82 @@ def parse_wrk(text: str) -> WrkResult:
     return r
 
 
+H2LOAD_PERCENTILES = (50.0, 75.0, 90.0, 99.0, 99.9, 100.0)
+H2LOAD_LATENCY_LINE = "latency percentiles from h2load's --log-file"
+
+
+def parse_h2load(text: str) -> WrkResult:
+    """Parses h2load's output (duration mode): req/s from "finished in T, R req/s" (requests of the timed
+    window over its length), the requests done, failed (errored and timed out included) and the status
+    codes (everything but 2xx counts as non-2xx), the mean of "time for request", and the percentiles
+    the benchmark script appends from h2load's --log-file (h2load prints none)."""
+    r = WrkResult()
+    m = re.search(rf"^finished in {_NUM}(us|ms|s|m|h), {_NUM} req/s", text, re.M)
+    if m:
+        r.rps = float(m.group(3))
+    m = re.search(r"^requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, "
+                  r"(\d+) errored, (\d+) timeout", text, re.M)
+    if m:
+        r.requests = int(m.group(3))
+        r.failed = int(m.group(5))
+        if r.rps:
+            r.seconds = r.requests / r.rps
+    m = re.search(r"^status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", text, re.M)
+    if m:
+        r.non2xx = int(m.group(2)) + int(m.group(3)) + int(m.group(4))
+    m = re.search(rf"^time for request:\s+{_NUM}(us|ms|s)\s+{_NUM}(us|ms|s)\s+{_NUM}(us|ms|s)", text, re.M)
+    if m and r.requests:
+        r.latency_avg_ms = _ms(m.group(5), m.group(6))
+    m = re.search(rf"^{H2LOAD_LATENCY_LINE} \((\d+) requests\): (.*)$", text, re.M)
+    if m:
+        for p, v in re.findall(rf"p([\d.]+) {_NUM}ms", m.group(2)):
+            r.percentiles[float(p)] = float(v)
+        r.latency_p99_ms = r.percentiles.get(99.0)
+    return r
+
+
+def is_h2load(text: str) -> bool:
+    return re.search(r"^finished in .* req/s", text, re.M) is not None and "\nrequests: " in text
+
+
+def parse_result(text: str) -> WrkResult:
+    """One cell's output, whichever generator wrote it: h2load (the HTTP/2 scenarios) or wrk."""
+    return parse_h2load(text) if is_h2load(text) else parse_wrk(text)
+
+
+def h2load_latency_line(log: Path) -> str:
+    """The percentiles of h2load's per-request log (start µs, status, µs to the end of the response; one row
+    per request of the timed window), nearest-rank, as the line parse_h2load reads."""
+    times = []
+    with log.open(encoding="utf-8", errors="replace") as f:
+        for line in f:
+            parts = line.split("\t")
+            if len(parts) >= 3 and parts[2].strip().isdigit():
+                times.append(int(parts[2]))
+    if not times:
+        return f"{H2LOAD_LATENCY_LINE} (0 requests): none"
+    times.sort()
+    n = len(times)
+    picks = []
+    for p in H2LOAD_PERCENTILES:
+        rank = max(1, min(n, -(-int(p * n * 10) // 1000)))  # ceil(p/100 * n), in integers
+        picks.append(f"p{p:g} {times[rank - 1] / 1000:.3f}ms")
+    return f"{H2LOAD_LATENCY_LINE} ({n} requests): {' '.join(picks)}"
+
+
+def cmd_h2load_latency(args) -> int:
+    path = Path(args.file)
+    if not path.exists():
+        print(f"{H2LOAD_LATENCY_LINE} (0 requests): no log file")
+        return 0
+    print(h2load_latency_line(path))
+    return 0
+
+
 def cmd_parse(args) -> int:
-    r = parse_wrk(Path(args.file).read_text(encoding="utf-8", errors="replace"))
+    r = parse_result(Path(args.file).read_text(encoding="utf-8", errors="replace"))
     if r.rps is None:
-        print("unparsable wrk output", file=sys.stderr)
+        print("unparsable wrk or h2load output", file=sys.stderr)
         return 1
 
     def f(x):
@@ -594,7 +668,7 @@ def ms_cpu_per_request(cpu_s: float | None, requests: int | None) -> float | Non
 
 def failed_round_text(result: "WrkResult") -> str:
     """Why a round that ran counts as failed: it completed no request (timeouts or socket errors only)."""
-    parts = [f"{k} {getattr(result, k)}" for k in ("connect", "read", "write", "timeout") if getattr(result, k)]
+    parts = [f"{k} {getattr(result, k)}" for k in ("connect", "read", "write", "timeout", "failed") if getattr(result, k)]
     errors = f", {result.socket_errors:,} socket errors ({', '.join(parts)})" if parts else ", no socket errors"
     return f"0 requests completed{errors}"
 
@@ -717,6 +791,8 @@ class Report:
             for sc in self.scenarios:
                 self.cells[(s["name"], sc["name"])] = Cell(s["name"], sc["name"])
         self.open_names = {sc["name"] for sc in self.scenarios if sc.get("open")}
+        # HTTP/2 scenarios (scenarios.tsv "streams": h2load's streams per connection)
+        self.h2_names = {sc["name"] for sc in self.scenarios if sc.get("streams")}
         for m in read_tsv(run / "measurements.tsv"):
             cell = self.cells.get((m["server"], m["scenario"]))
             if cell is None:
@@ -726,10 +802,15 @@ class Report:
                 self.add_open_round(cell, m, raw)
                 continue
             text = raw.read_text(encoding="utf-8", errors="replace") if raw.exists() else ""
-            result = parse_wrk(text)
+            result = parse_result(text)
             if m["wrk_rc"] != "0" or result.rps is None:
                 first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "no output")
-                cell.problems.append(f"round {m['round']}: wrk exit {m['wrk_rc']} ({first[:100]})")
+                tool = "h2load" if m["scenario"] in self.h2_names else "wrk"
+                if tool == "h2load" and m["wrk_rc"] in ("124", "137"):
+                    cell.problems.append(f"round {m['round']}: h2load did not end within its time limit (killed, exit "
+                                         f"{m['wrk_rc']}); its output: {m['raw']}")
+                else:
+                    cell.problems.append(f"round {m['round']}: {tool} exit {m['wrk_rc']} ({first[:100]})")
                 continue
             if m.get("start"):
                 cell.starts[int(m["round"])] = m["start"]
@@ -777,19 +858,23 @@ class Report:
 
     # Events: a failure of the whole row (scope "") or of its TLS start only (scope "tls");
     # older runs have no scope column.
+    # "h2": the h2 scenarios of the plain start (h2c), "tls-h2": those of the TLS start (h2 by ALPN).
     def applies(self, e: dict, scenario: str) -> bool:
         scope = e.get("scope") or ""
-        return scope == "" or (scope == "tls" and scenario in self.tls_names)
+        tls, h2 = scenario in self.tls_names, scenario in self.h2_names
+        return (scope == "" or (scope == "tls" and tls) or (scope == "h2" and h2 and not tls)
+                or (scope == "tls-h2" and h2 and tls))
 
     def excused(self, e: dict) -> bool:
-        """No TLS where TLS may be missing: a reference row (its TLS is its own module's matter)
-        and --baseline twins (their commit may predate TLS). Reported, not a failure of the run."""
-        return e["kind"] == "tls-unavailable" and (e["server"] in self.reference or e["server"] in self.twin_rows)
+        """No TLS, or no HTTP/2, where it may be missing: a reference row (its protocols are its own module's
+        matter) and --baseline twins (their commit may predate them). Reported, not a failure of the run."""
+        return (e["kind"] in ("tls-unavailable", "h2-unavailable")
+                and (e["server"] in self.reference or e["server"] in self.twin_rows))
 
     @staticmethod
     def event_text(e: dict) -> str:
         where = f"round {e['round']}: " if e["round"] not in ("", "-") else ""
-        scope = "TLS start, " if e.get("scope") == "tls" else ""
+        scope = "TLS start, " if e.get("scope") in ("tls", "tls-h2") else ""
         return f"{e['kind']}: {scope}{where}{e['message']}"
 
     # Servers with a failure event (not-built, build, start, check, crash, no TLS); warnings and
@@ -808,7 +893,8 @@ class Report:
                 and self.applies(e, cell.scenario)]
 
     SHORT = {"not-built": "not built", "build-failed": "build failed", "start-failed": "did not start",
-             "check-failed": "wrong answers", "crashed": "crashed", "tls-unavailable": "no TLS"}
+             "check-failed": "wrong answers", "crashed": "crashed", "tls-unavailable": "no TLS",
+             "h2-unavailable": "n/a: no h2"}
 
     def short_failure(self, cell: Cell) -> str | None:
         """A few words for a chart: the first failure behind this cell."""
@@ -822,6 +908,8 @@ class Report:
         kinds = {e["kind"] for e in self.cell_events(cell)}
         if kinds == {"tls-unavailable"}:
             return "no TLS"
+        if kinds == {"h2-unavailable"}:
+            return "n/a: no h2"
         return cell.failure_text() or "failed"
 
     # -- steady state (starts.tsv) --
@@ -892,7 +980,8 @@ class Report:
 
     def status(self, cell: Cell) -> str:
         if not cell.rounds:
-            return "no-tls" if self.failed_label(cell) == "no TLS" else "failed"
+            label = self.failed_label(cell)
+            return {"no TLS": "no-tls", "n/a: no h2": "no-h2"}.get(label, "failed")
         if len(cell.rounds) < self.rounds_planned or self.cell_events(cell):
             return "partial"
         return "ok"
@@ -1182,12 +1271,20 @@ class Report:
                          "and every measured round completed requests.")
         for w in self.warnings():
             lines.append(f"- warning: {md_escape(w)}")
-        no_tls = [e for e in self.events if self.excused(e)]
+        no_tls = [e for e in self.events if self.excused(e) and e["kind"] == "tls-unavailable"]
+        no_h2 = [e for e in self.events if self.excused(e) and e["kind"] == "h2-unavailable"]
         if no_tls:
             lines += ["", "No TLS (not counted as a failure): started with the TLS properties, these rows answered "
                       "plain HTTP, so their TLS scenarios have no figures. A reference row speaks TLS once its "
                       "module honours `-Dspindle.tls.*`; a `--baseline` commit may predate TLS.", ""]
             for e in no_tls:
+                lines.append(f"- **{e['server']}** — {md_escape(self.event_text(e))}")
+        if no_h2:
+            lines += ["", "No h2 (not counted as a failure): one request by h2load (h2c with prior knowledge on the "
+                      "plain start, h2 alone offered by ALPN on the TLS start) got no answer, so these rows' h2 "
+                      "scenarios are n/a, with h2load's words. A reference row speaks h2 once its module enables it; "
+                      "a `--baseline` commit may predate it.", ""]
+            for e in no_h2:
                 lines.append(f"- **{e['server']}** — {md_escape(self.event_text(e))}")
         skipped = meta.get("skipped", "")
         if skipped:
@@ -1227,7 +1324,7 @@ class Report:
                 errors = c.total("socket_errors")
                 err_text = str(errors)
                 if errors:
-                    parts = [f"{k} {c.total(k)}" for k in ("connect", "read", "write", "timeout") if c.total(k)]
+                    parts = [f"{k} {c.total(k)}" for k in ("connect", "read", "write", "timeout", "failed") if c.total(k)]
                     err_text = f"**{errors}** ({', '.join(parts)})"
                 non2xx = c.total("non2xx")
                 ratio = self.ratio(c)
@@ -1373,9 +1470,9 @@ class Report:
 
     def plain_twin(self, sc: dict) -> dict | None:
         """The plain scenario a TLS one mirrors (same request, connections and wrk script), if it ran."""
-        keys = ("method", "path", "connections", "script", "script_args")
+        keys = ("method", "path", "connections", "script", "script_args", "streams")
         return next((o for o in self.scenarios if o["name"] not in self.tls_names
-                     and all(o[k] == sc[k] for k in keys)), None)
+                     and all(o.get(k, "") == sc.get(k, "") for k in keys)), None)
 
     def tls_cost_lines(self, sc: dict) -> list[str]:
         """Per row, the TLS scenario beside its plain twin: what HTTPS costs in req/s and CPU."""
@@ -1544,21 +1641,28 @@ def connection_pool_threads(server: dict) -> int | None:
     return None
 
 
+def in_flight(sc: dict) -> int:
+    """Requests a scenario keeps in flight: one per connection (wrk), or the streams of every connection (h2load)."""
+    streams = sc.get("streams") or ""
+    return int(sc["connections"]) * (int(streams) if streams.isdigit() else 1)
+
+
 def upper_bound(sc: dict) -> float | None:
-    """The most req/s a scenario whose every request waits `wait_ms` can reach: connections ÷ wait
-    (each connection has one request in flight). None for scenarios that do not wait."""
+    """The most req/s a scenario whose every request waits `wait_ms` can reach: requests in flight ÷ wait
+    (each connection has one request in flight, an h2 one its streams). None for scenarios that do not wait."""
     wait = sc.get("wait_ms") or ""
     if not wait.isdigit() or int(wait) == 0:
         return None
-    return int(sc["connections"]) * 1000 / int(wait)
+    return in_flight(sc) * 1000 / int(wait)
 
 
 def bound_text(sc: dict) -> str:
     bound = upper_bound(sc)
     if bound is None:
         return ""
-    return (f"upper bound {fmt_int(bound)} req/s ({int(sc['connections']):,} connections ÷ "
-            f"{int(sc['wait_ms']) / 1000:g} s)")
+    what = (f"{in_flight(sc):,} streams ({int(sc['connections']):,} connections x {int(sc['streams']):,})"
+            if (sc.get("streams") or "").isdigit() else f"{int(sc['connections']):,} connections")
+    return f"upper bound {fmt_int(bound)} req/s ({what} ÷ {int(sc['wait_ms']) / 1000:g} s)"
 
 
 def scenario_line(sc: dict) -> str:
@@ -1568,6 +1672,9 @@ def scenario_line(sc: dict) -> str:
         return (f"{what} at a constant rate ({open_rate_text(sc['open'])}), Hyperfoil with up to {sc['connections']} "
                 f"connections{', ' + extra if extra else ''}, request timeout {sc['timeout']}")
     bound = bound_text(sc)
+    if (sc.get("streams") or "").isdigit():
+        return (f"{what} over HTTP/2, h2load with {sc['connections']} connections x {sc['streams']} streams"
+                f"{', ' + extra if extra else ''}{', ' + bound if bound else ''}")
     return (f"{what}, {sc['connections']} connections{', ' + extra if extra else ''}, wrk timeout {sc['timeout']}"
             f"{', ' + bound if bound else ''}")
 
@@ -1601,6 +1708,8 @@ scripts/benchmark-servers.sh --pin-server 1 --pin-client 0    # server and wrk o
 scripts/benchmark-servers.sh --netns        # wrk in its own network namespace, across a veth pair
 scripts/benchmark-servers.sh --open-model --pin-server 1 --pin-client 0
                                             # latency at constant offered rates (Hyperfoil), percentile charts
+scripts/benchmark-servers.sh --h2           # the HTTP/2 scenarios (h2load): h2c plaintext and JSON, /delay/100 with
+                                            # 1,000 streams on 8 connections, h2 over TLS (also in --full)
 scripts/benchmark-servers.sh --servers MultiLoopServer --scenarios echo-500KB --baseline HEAD~1 --rounds 5 2 5
                                             # A/B: each row beside the same row built from another commit
 scripts/benchmark-servers.sh --quick        # smoke run (CI): 2 s, 1 round, 8 scenarios, output in /tmp
@@ -1928,6 +2037,9 @@ def main(argv: list[str]) -> int:
     p = sub.add_parser("parse", help="parse one wrk output")
     p.add_argument("file")
     p.set_defaults(fn=cmd_parse)
+    p = sub.add_parser("h2load-latency", help="percentiles of h2load's --log-file, as the line parse reads")
+    p.add_argument("file")
+    p.set_defaults(fn=cmd_h2load_latency)
     p = sub.add_parser("report", help="write summary.csv, summary.md and charts for a run directory")
     p.add_argument("run_dir")
     p.add_argument("--strict", action="store_true",

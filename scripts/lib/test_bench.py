@@ -511,3 +511,100 @@ class RatioCheckTest(TempDirTest):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+H2LOAD_OUTPUT = """starting benchmark...
+spawning thread #0: 64 total client(s). Timing-based test with 1s of warm-up time and 2s of main duration for measurements.
+Warm-up started for thread #0.
+Application protocol: h2c
+Warm-up phase is over for thread #0.
+Main benchmark duration is started for thread #0.
+Main benchmark duration is over for thread #0. Stopping all clients.
+Stopped all clients for thread #0
+
+finished in 3.01s, 150000.00 req/s, 5.01MB/s
+requests: 300000 total, 300100 started, 300000 done, 299990 succeeded, 12 failed, 2 errored, 0 timeout
+status codes: 299990 2xx, 0 3xx, 10 4xx, 0 5xx
+traffic: 10.03MB (10517184) total, 2.86MB (3000000) headers (space savings 96.15%), 3.72MB (3900000) data
+                     min         max         mean         sd        +/- sd
+time for request:      201us     41.98ms     13.56ms      4.01ms    71.55%
+time for connect:        0us         0us         0us         0us     0.00%
+time to 1st byte:        0us         0us         0us         0us     0.00%
+req/s           :    2301.10     2401.10     2343.75       21.76    70.31%
+"""
+
+
+def h2_run(root: Path, streams: str = "32", path: str = "/plaintext", wait_ms: str = "") -> Path:
+    """A run with one h2 scenario (scenarios.tsv "streams") and two rows: Spindle's A measured by h2load,
+    the reference Ref without h2 (an h2-unavailable event, no measurement)."""
+    text = H2LOAD_OUTPUT + bench.H2LOAD_LATENCY_LINE + " (300000 requests): p50 12.000ms p75 14.000ms p90 " \
+        "17.000ms p99 25.500ms p99.9 38.000ms p100 41.980ms\n"
+    run = synthetic_run(root, 1, {"A": [(text, 150)], "Ref": []}, scenario="plaintext-h2c")
+    write_tsv(run / "scenarios.tsv", [["name", "method", "path", "connections", "script", "script_args", "timeout",
+                                       "blocking", "tls", "description", "wait_ms", "open", "streams"],
+                                      ["plaintext-h2c", "GET", path, "64" if not wait_ms else "8", "", "", "2s",
+                                       "1" if wait_ms else "0", "0", "", wait_ms, "", streams]])
+    write_tsv(run / "events.tsv", [["round", "server", "kind", "message", "scope"],
+                                   ["1", "Ref", "h2-unavailable", "does not speak h2c (prior knowledge): one request "
+                                    "by h2load got no 2xx answer (h2load: requests: 1 total)", "h2"]])
+    return run
+
+
+class H2loadTest(TempDirTest):
+    def test_h2load_output_gives_the_cell_its_figures(self):
+        r = bench.parse_result(H2LOAD_OUTPUT)
+        self.assertEqual(r.rps, 150_000)
+        self.assertEqual(r.requests, 300_000)  # done in the timed window, not started
+        self.assertEqual(r.failed, 12)
+        self.assertEqual(r.socket_errors, 12)
+        self.assertEqual(r.non2xx, 10)
+        self.assertAlmostEqual(r.latency_avg_ms, 13.56)
+        self.assertIsNone(r.latency_p99_ms)  # h2load prints no percentiles of its own
+        self.assertIsNone(bench.parse_wrk(H2LOAD_OUTPUT).rps)  # wrk's parser would have read nothing
+
+    def test_the_log_file_gives_nearest_rank_percentiles(self):
+        log = self.root / "log.tsv"
+        log.write_text("".join(f"1795743233150137\t200\t{us}\n" for us in range(1000, 101_000, 1000)), encoding="utf-8")
+        line = bench.h2load_latency_line(log)
+        r = bench.parse_result(H2LOAD_OUTPUT + line + "\n")
+        self.assertEqual(r.percentiles[50.0], 50.0)
+        self.assertEqual(r.percentiles[99.0], 99.0)
+        self.assertEqual(r.latency_p99_ms, 99.0)
+        self.assertEqual(r.percentiles[100.0], 100.0)
+
+    def test_an_h2_cell_has_cpu_per_request_and_a_row_without_h2_is_na_with_its_reason(self):
+        report = bench.Report(h2_run(self.root))
+        cell = report.cells[("A", "plaintext-h2c")]
+        self.assertEqual(cell.rps, 150_000)
+        self.assertEqual(cell.latency_p99_ms, 25.5)
+        self.assertAlmostEqual(cell.ms_cpu_per_request, 1000 * 1.5 / 300_000)
+        md = report.markdown(1, "")
+        row = table_rows(md, "–")[0]
+        self.assertIn("n/a: no h2", row[1] + row[2])
+        self.assertIn("does not speak h2c", " ".join(row))
+        self.assertEqual(csv_rows(report)["Ref"]["status"], "no-h2")
+        self.assertEqual(csv_rows(report)["Ref"]["req_per_s"], "")
+        # a reference without h2 is reported, not a failure; the same for a Spindle row would be
+        self.assertFalse([v for v in report.violations(False) if v.startswith("Ref")])
+
+    def test_a_spindle_row_without_h2_is_a_failure(self):
+        run = h2_run(self.root)
+        write_tsv(run / "events.tsv", [["round", "server", "kind", "message", "scope"],
+                                       ["1", "A", "h2-unavailable", "does not speak h2c", "h2"]])
+        self.assertTrue([v for v in bench.Report(run).violations(False) if v.startswith("A")])
+
+    def test_the_bound_of_a_waiting_h2_scenario_counts_streams(self):
+        sc = {"connections": "8", "streams": "125", "wait_ms": "100"}
+        self.assertEqual(bench.upper_bound(sc), 10_000)
+        self.assertIn("1,000 streams (8 connections x 125)", bench.bound_text(sc))
+        self.assertEqual(bench.upper_bound({"connections": "1000", "wait_ms": "100"}), 10_000)
+
+    def test_an_h2load_killed_by_its_time_limit_is_a_failed_round_that_says_so(self):
+        run = h2_run(self.root)
+        rows = (run / "measurements.tsv").read_text(encoding="utf-8").splitlines()
+        cells = rows[1].split("\t")
+        cells[5] = "124"
+        (run / "measurements.tsv").write_text("\n".join([rows[0], "\t".join(cells)]) + "\n", encoding="utf-8")
+        report = bench.Report(run)
+        self.assertIsNone(report.cells[("A", "plaintext-h2c")].rps)
+        self.assertTrue([v for v in report.violations(False) if "did not end within its time limit" in v])

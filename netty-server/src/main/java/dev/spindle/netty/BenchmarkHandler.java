@@ -65,6 +65,8 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
 
     private final Executor blocking;
     private final RemoteCalls remote;
+    /** Whether {@code /download} may go as a file region (sendfile); not through TLS, which must see the bytes. */
+    private final boolean zeroCopy;
     private ChannelHandlerContext ctx;
     /** An answer is pending off the read path; messages meanwhile go to {@link #queued}. */
     private boolean waiting;
@@ -78,8 +80,13 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
     private boolean inputShutdown;
 
     BenchmarkHandler(Executor blocking, RemoteCalls remote) {
+        this(blocking, remote, true);
+    }
+
+    BenchmarkHandler(Executor blocking, RemoteCalls remote, boolean zeroCopy) {
         this.blocking = blocking;
         this.remote = remote;
+        this.zeroCopy = zeroCopy;
     }
 
     @Override
@@ -412,7 +419,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** {@code /download}: the 1 MiB file, zero-copy where the transport can (sendfile on epoll and NIO). */
+    /** {@code /download}: the 1 MiB file, zero-copy where the transport can (sendfile on epoll and NIO), else from memory. */
     private void download(boolean head, boolean keepAlive, boolean http10) {
         HttpHeaders headers = HEADERS.newHeaders()
                 .set(HttpHeaderNames.CONTENT_TYPE, Wire.OCTET_STREAM)
@@ -420,8 +427,10 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         DefaultHttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, headers);
         addCommon(headers, keepAlive, http10);
         ctx.write(response);
-        if (!head) {
+        if (!head && zeroCopy) {
             ctx.write(new DefaultFileRegion(DOWNLOAD.toFile(), 0, BenchmarkLimits.DOWNLOAD_BYTES));
+        } else if (!head) {
+            ctx.write(Wire.downloadBytes().duplicate());
         }
         if (keepAlive) {
             ctx.write(LastHttpContent.EMPTY_LAST_CONTENT);

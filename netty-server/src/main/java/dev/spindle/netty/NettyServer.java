@@ -5,6 +5,7 @@ import dev.spindle.references.support.RemoteDownstream;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -22,13 +23,35 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpServerUpgradeHandler;
+import io.netty.handler.codec.http2.CleartextHttp2ServerUpgradeHandler;
+import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2ServerUpgradeCodec;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.util.AsciiString;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,14 +68,27 @@ import org.slf4j.LoggerFactory;
  * <p>Launcher: {@code NettyServer <port> [workers]}; {@code workers} event loops, default the
  * processor count; {@code -Dspindle.host} the address (127.0.0.1);
  * {@code -Dspindle.netty.transport=nio} forces NIO.
+ *
+ * <p>HTTP/2 over cleartext on the same port, in Netty's idiom ({@code -Dspindle.h2c=false} turns it
+ * off): {@link CleartextHttp2ServerUpgradeHandler} takes a connection that opens with the HTTP/2
+ * preface straight to {@link Http2FrameCodec} and {@link Http2MultiplexHandler}, and one that asks
+ * {@code Upgrade: h2c} there after its first request; every stream is a child channel answered by
+ * {@link Http2BenchmarkHandler} with the same routes. With {@code -Dspindle.tls.keystore} (PKCS12) and
+ * {@code -Dspindle.tls.password} the port speaks TLS instead (the JDK's, as Spindle's servers), and
+ * {@link ApplicationProtocolNegotiationHandler} sets up the protocol ALPN chose: h2 (the same frame
+ * codec and streams) or HTTP/1.1, also for a client that offers none.
  */
 public final class NettyServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NettyServer.class);
+    /** SETTINGS_MAX_CONCURRENT_STREAMS per connection: Spindle's default, so the h2 scenarios load both alike. */
+    private static final long MAX_CONCURRENT_STREAMS = 128;
 
     private final String host;
     private final int requestedPort;
     private final int workers;
     private final boolean epoll;
+    private final boolean h2c;
+    private SslContext tls;
     private final CountDownLatch terminated = new CountDownLatch(1);
     private EventLoopGroup boss;
     private EventLoopGroup loops;
@@ -73,6 +109,7 @@ public final class NettyServer implements AutoCloseable {
         this.workers = workers;
         boolean nioAsked = "nio".equalsIgnoreCase(System.getProperty("spindle.netty.transport", ""));
         this.epoll = !nioAsked && Epoll.isAvailable();
+        this.h2c = Boolean.parseBoolean(System.getProperty("spindle.h2c", "true"));
         if (!nioAsked && !epoll) {
             log.warn("epoll is unavailable ({}); falling back to NIO", String.valueOf(Epoll.unavailabilityCause()));
         }
@@ -85,6 +122,7 @@ public final class NettyServer implements AutoCloseable {
      * @throws IOException if the address cannot be bound
      */
     public NettyServer start() throws IOException {
+        tls = tlsFromSystemProperties();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("netty-accept"), io);
@@ -106,9 +144,55 @@ public final class NettyServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast("codec", new HttpServerCodec(new HttpDecoderConfig()
-                                .setMaxInitialLineLength(Wire.MAX_REQUEST_LINE)
-                                .setMaxHeaderSize(Wire.MAX_HEADER_SIZE)));
+                        if (tls != null) {
+                            // TLS, then the protocol ALPN chose: h2, or HTTP/1.1 (also for a client offering none)
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc()),
+                                    new ApplicationProtocolNegotiationHandler(ApplicationProtocolNames.HTTP_1_1) {
+                                        @Override
+                                        protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+                                            if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
+                                                ctx.pipeline().addLast(http2Codec(), http2Streams());
+                                            } else {
+                                                ctx.pipeline().addLast("codec", http1Codec());
+                                                ctx.pipeline().addLast("app", new BenchmarkHandler(blocking, remote, false));
+                                            }
+                                        }
+
+                                        // a client gone mid-handshake (a load generator's window ending) is routine
+                                        @Override
+                                        protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
+                                            log.debug("TLS handshake of {} failed: {}", ctx.channel(), cause.toString());
+                                            ctx.close();
+                                        }
+
+                                        @Override
+                                        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                            log.debug("closing {}: {}", ctx.channel(), cause.toString());
+                                            ctx.close();
+                                        }
+                                    });
+                            return;
+                        }
+                        HttpServerCodec codec = http1Codec();
+                        if (!h2c) {
+                            ch.pipeline().addLast("codec", codec);
+                        } else {
+                            // h2c on the same port, as Netty has it: the preface switches to HTTP/2 at once,
+                            // "Upgrade: h2c" after the upgrading request (answered on stream 1); else HTTP/1.1
+                            HttpServerUpgradeHandler upgrade = new HttpServerUpgradeHandler(codec,
+                                    protocol -> AsciiString.contentEquals(Http2CodecUtil.HTTP_UPGRADE_PROTOCOL_NAME, protocol)
+                                            ? new Http2ServerUpgradeCodec(http2Codec(), http2Streams()) : null,
+                                    Wire.MAX_BODY_SIZE);
+                            ch.pipeline().addLast("codec", new CleartextHttp2ServerUpgradeHandler(codec, upgrade,
+                                    new ChannelInitializer<Channel>() {
+                                        @Override
+                                        protected void initChannel(Channel parent) {
+                                            // the HTTP/1.1 app would sit between: the streams' handlers answer now
+                                            parent.pipeline().remove("app");
+                                            parent.pipeline().addLast(http2Codec(), http2Streams());
+                                        }
+                                    }));
+                        }
                         ch.pipeline().addLast("app", new BenchmarkHandler(blocking, remote));
                     }
                 });
@@ -121,9 +205,59 @@ public final class NettyServer implements AutoCloseable {
             close();
             throw e instanceof IOException io2 ? io2 : new IOException("cannot bind " + host + ":" + requestedPort + ": " + e, e);
         }
-        log.info("NettyServer ({} transport, {} event loops) listening on {}", epoll ? "epoll" : "nio", workers,
-                serverChannel.localAddress());
+        log.info("NettyServer ({} transport, {} event loops{}) listening on {}", epoll ? "epoll" : "nio", workers,
+                tls != null ? ", TLS with h2 and http/1.1 by ALPN" : "", serverChannel.localAddress());
         return this;
+    }
+
+    private static HttpServerCodec http1Codec() {
+        return new HttpServerCodec(new HttpDecoderConfig()
+                .setMaxInitialLineLength(Wire.MAX_REQUEST_LINE)
+                .setMaxHeaderSize(Wire.MAX_HEADER_SIZE));
+    }
+
+    /**
+     * The TLS context of {@code -Dspindle.tls.keystore} (a PKCS12 key store) and {@code -Dspindle.tls.password},
+     * null when no key store is set: the JDK's TLS (as Spindle's), offering h2 then http/1.1 by ALPN.
+     */
+    private static SslContext tlsFromSystemProperties() throws IOException {
+        String file = System.getProperty("spindle.tls.keystore");
+        if (file == null || file.isEmpty()) {
+            return null;
+        }
+        char[] password = System.getProperty("spindle.tls.password", "").toCharArray();
+        try (InputStream in = Files.newInputStream(Path.of(file))) {
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(in, password);
+            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keys.init(store, password);
+            return SslContextBuilder.forServer(keys)
+                    .sslProvider(SslProvider.JDK)
+                    .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                            ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                            ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1))
+                    .build();
+        } catch (GeneralSecurityException e) {
+            throw new IOException("cannot use the key store " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The connection's HTTP/2 framing: Netty's defaults (100 concurrent streams unless set), validated headers. */
+    private Http2FrameCodec http2Codec() {
+        return Http2FrameCodecBuilder.forServer()
+                .initialSettings(Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS))
+                .build();
+    }
+
+    /** A child channel per stream, each with its own {@link Http2BenchmarkHandler}. */
+    private Http2MultiplexHandler http2Streams() {
+        return new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
+            @Override
+            protected void initChannel(Http2StreamChannel stream) {
+                stream.pipeline().addLast(new Http2BenchmarkHandler(blocking, remote));
+            }
+        });
     }
 
     /** {@return the bound address} */

@@ -1,11 +1,16 @@
 package dev.spindle.netty;
 
+import dev.spindle.references.support.BenchmarkLimits;
+import dev.spindle.references.support.Fixtures;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.DateFormatter;
 import io.netty.util.AsciiString;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.Date;
 
 /**
@@ -41,6 +46,24 @@ final class Wire {
     private static ByteBuf constant(String text) {
         byte[] bytes = text.getBytes(StandardCharsets.US_ASCII);
         return Unpooled.unreleasableBuffer(Unpooled.directBuffer(bytes.length).writeBytes(bytes)).asReadOnly();
+    }
+
+    /** {@code /download}'s bytes in memory, read once when first asked for (where a file region cannot go: TLS, HTTP/2). */
+    static ByteBuf downloadBytes() {
+        return DownloadBytes.BYTES;
+    }
+
+    private static final class DownloadBytes {
+        static final ByteBuf BYTES = read();
+
+        private static ByteBuf read() {
+            try {
+                byte[] bytes = Files.readAllBytes(Fixtures.downloadFile(BenchmarkLimits.DOWNLOAD_BYTES));
+                return Unpooled.unreleasableBuffer(Unpooled.directBuffer(bytes.length).writeBytes(bytes)).asReadOnly();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
 
     static AsciiString date() {

@@ -7,6 +7,7 @@ import io.helidon.common.socket.SocketOptions;
 import io.helidon.webclient.api.WebClient;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http1.Http1Config;
+import io.helidon.webserver.http2.Http2Config;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -17,7 +18,8 @@ import java.util.concurrent.CountDownLatch;
  * ({@link BenchmarkRoutes}). Helidon 4 accepts on a platform thread per listener and serves every
  * connection, and every request, on a virtual thread; the handlers are plain blocking code. The
  * remote routes call the downstream named by {@code -Dspindle.remote} (read at start) with
- * Helidon's {@link WebClient}.
+ * Helidon's {@link WebClient}. HTTP/2 (h2c, by the preface or {@code Upgrade: h2c}) comes from
+ * {@code helidon-webserver-http2} on the same listener and routing; the server has no TLS mode.
  *
  * <p>Launcher: {@code HelidonSeServer <port> [workers]}. {@code workers} is accepted and ignored,
  * as for {@code VirtualThreadServer}: Helidon 4 has no worker pool, and the virtual threads run on
@@ -27,6 +29,8 @@ import java.util.concurrent.CountDownLatch;
 public final class HelidonSeServer implements AutoCloseable {
     /** Idle keep-alive connections the client keeps to the downstream: the matrix's 1,000 concurrent calls fit. */
     private static final int DOWNSTREAM_CONNECTIONS = 4096;
+    /** SETTINGS_MAX_CONCURRENT_STREAMS of an HTTP/2 connection: Spindle's default, so the h2 scenarios load both alike. */
+    private static final long MAX_CONCURRENT_STREAMS = 128;
     private final String host;
     private final int requestedPort;
     private final CountDownLatch terminated = new CountDownLatch(1);
@@ -67,6 +71,12 @@ public final class HelidonSeServer implements AutoCloseable {
                 .addProtocol(Http1Config.builder()
                         .maxPrologueLength(BenchmarkRoutes.MAX_REQUEST_LINE)
                         .maxHeadersSize(BenchmarkRoutes.MAX_HEADER_SIZE)
+                        .build())
+                // HTTP/2 on the same listener, as helidon-webserver-http2 adds it: a connection opening with
+                // the preface, or asking "Upgrade: h2c", is served in HTTP/2 by the same routing, a virtual
+                // thread per stream; 128 streams per connection, as Spindle allows (Helidon's default is 8192)
+                .addProtocol(Http2Config.builder()
+                        .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
                         .build())
                 // stopping lets requests in flight finish, up to the benchmark's longest wait (Helidon's
                 // default grace is half a second); the launcher and the tests stop it themselves

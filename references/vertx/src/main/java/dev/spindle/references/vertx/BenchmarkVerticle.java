@@ -14,6 +14,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.PoolOptions;
@@ -62,6 +63,8 @@ final class BenchmarkVerticle extends VerticleBase {
     static final int MAX_HEADER_SIZE = 32 * 1024;
     /** Connections each instance's client may hold to the downstream: the matrix's 1,000 concurrent calls fit on one loop. */
     static final int DOWNSTREAM_CONNECTIONS = 1000;
+    /** SETTINGS_MAX_CONCURRENT_STREAMS of an HTTP/2 connection: Spindle's default, so the h2 scenarios load both alike. */
+    static final long MAX_CONCURRENT_STREAMS = 128;
 
     private static final CharSequence SERVER = HttpHeaders.createOptimized("spindle");
     private static final CharSequence TEXT_PLAIN = HttpHeaders.createOptimized("text/plain; charset=utf-8");
@@ -121,7 +124,11 @@ final class BenchmarkVerticle extends VerticleBase {
                 // WebSocketServerExtensionHandler, which caps a connection at 128 pipelined requests
                 // (maxPipelineDepth) and drops the connection beyond
                 .setPerFrameWebSocketCompressionSupported(false)
-                .setPerMessageWebSocketCompressionSupported(false));
+                .setPerMessageWebSocketCompressionSupported(false)
+                // h2c on the same port, both ways in (the preface, "Upgrade: h2c"): Vert.x's default, said
+                // here because the h2 scenarios count on it; 128 streams per connection, as Spindle allows
+                .setHttp2ClearTextEnabled(true)
+                .setInitialSettings(new Http2Settings().setMaxConcurrentStreams(MAX_CONCURRENT_STREAMS)));
         // stamped before the router, so that its own answers (a missing Host, a target not starting with '/') carry them too
         Router router = router();
         server.requestHandler(request -> {
