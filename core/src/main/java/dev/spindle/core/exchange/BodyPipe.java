@@ -27,6 +27,31 @@ public final class BodyPipe extends OutputStream {
         this.wakeup = wakeup;
     }
 
+    /**
+     * A pipe whose producer, {@code writer}, starts on {@code executor}, or on a new virtual thread
+     * when there is none; a refused start fails the pipe (the server is shutting down).
+     *
+     * @param writer what produces the body
+     * @param capacity the chunk's size
+     * @param executor where the producer runs, or null
+     * @param wakeup called when a chunk is handed over or the producer ends
+     * @return the pipe the connection takes chunks from
+     */
+    public static BodyPipe start(Response.BodyWriter writer, int capacity, java.util.concurrent.Executor executor, Runnable wakeup) {
+        BodyPipe pipe = new BodyPipe(capacity, wakeup);
+        Runnable task = () -> pipe.run(writer);
+        try {
+            if (executor != null) {
+                executor.execute(task);
+            } else {
+                Thread.ofVirtual().name("spindle-body-writer").start(task);
+            }
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            pipe.fail(new IOException("the server is shutting down"));
+        }
+        return pipe;
+    }
+
     /** The producer thread's task. */
     public void run(Response.BodyWriter writer) {
         try {

@@ -8,7 +8,6 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A streamed response body being sent: the connection pulls its next part into the output buffer
@@ -256,18 +255,7 @@ public abstract class OutgoingBody {
 
         /** Starts {@code writer} on {@code executor}, or on a new virtual thread when there is none. */
         static PipedBody start(Response.BodyWriter writer, long length, boolean chunked, Executor executor, Runnable wakeup) {
-            BodyPipe pipe = new BodyPipe(CHUNK, wakeup);
-            Runnable task = () -> pipe.run(writer);
-            try {
-                if (executor != null) {
-                    executor.execute(task);
-                } else {
-                    Thread.ofVirtual().name("spindle-body-writer").start(task);
-                }
-            } catch (RejectedExecutionException e) {
-                pipe.fail(new IOException("the server is shutting down"));
-            }
-            return new PipedBody(pipe, length, chunked);
+            return new PipedBody(BodyPipe.start(writer, CHUNK, executor, wakeup), length, chunked);
         }
 
         @Override

@@ -8,7 +8,6 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A streamed response body sent in DATA frames: the connection reads its next part into the
@@ -164,18 +163,7 @@ abstract class OutgoingData {
 
         /** Starts {@code writer} on {@code executor}, or on a new virtual thread when there is none. */
         static PipedData start(Response.BodyWriter writer, long length, Executor executor, Runnable wakeup) {
-            BodyPipe pipe = new BodyPipe(CHUNK, wakeup);
-            Runnable task = () -> pipe.run(writer);
-            try {
-                if (executor != null) {
-                    executor.execute(task);
-                } else {
-                    Thread.ofVirtual().name("spindle-body-writer").start(task);
-                }
-            } catch (RejectedExecutionException e) {
-                pipe.fail(new IOException("the server is shutting down"));
-            }
-            return new PipedData(pipe, length);
+            return new PipedData(BodyPipe.start(writer, CHUNK, executor, wakeup), length);
         }
 
         @Override
