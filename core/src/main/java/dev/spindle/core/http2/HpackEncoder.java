@@ -52,6 +52,13 @@ final class HpackEncoder {
      *
      * @param maxTableSize the largest dynamic table this encoder will use
      */
+    /** Fields found again by identity ({@link #headerConstant}): name, value, the entry's insertion number. */
+    private static final int MEMO = 4;
+    private final byte[][] memoNames = new byte[MEMO][];
+    private final byte[][] memoValues = new byte[MEMO][];
+    private final long[] memoInsertions = new long[MEMO];
+    private int memoNext;
+
     HpackEncoder(int maxTableSize) {
         this(maxTableSize, false, Huffman.WHEN_SHORTER);
     }
@@ -154,6 +161,53 @@ final class HpackEncoder {
         header(lowerCaseName, 0, lowerCaseName.length, value, 0, value.length, out);
     }
 
+    /**
+     * A field whose two arrays never change (constants, or a value replaced rather than modified,
+     * like the current date's): once it is in the dynamic table, it is found again by the arrays'
+     * identity, without comparing bytes. The connection's {@code server}, {@code date} and
+     * {@code content-type} take this path: a table full of last minutes' dates is not scanned.
+     */
+    void headerConstant(byte[] lowerCaseName, byte[] value, WireBuffer out) {
+        for (int i = 0; i < MEMO; i++) {
+            if (memoNames[i] == lowerCaseName && memoValues[i] == value) {
+                int index = table.indexOfInsertion(memoInsertions[i]);
+                if (index != 0) {
+                    integer(out, 0x80, 7, index);
+                    return;
+                }
+                break;
+            }
+        }
+        long insertion = field(lowerCaseName, 0, lowerCaseName.length, value, 0, value.length, INCREMENTAL, out);
+        if (insertion >= 0) {
+            int slot = memoSlot(lowerCaseName);
+            memoNames[slot] = lowerCaseName;
+            memoValues[slot] = value;
+            memoInsertions[slot] = insertion;
+        }
+    }
+
+    /** The memo slot of a name: its own if it has one (a new date replaces the last), else the next in turn. */
+    private int memoSlot(byte[] name) {
+        for (int i = 0; i < MEMO; i++) {
+            if (memoNames[i] == name) {
+                return i;
+            }
+        }
+        int slot = memoNext;
+        memoNext = (memoNext + 1) % MEMO;
+        return slot;
+    }
+
+    /**
+     * {@code content-length}: a literal without indexing on the static name (index 28), as every
+     * response's length differs; no table is searched.
+     */
+    void contentLength(byte[] digits, WireBuffer out) {
+        integer(out, 0x00, 4, CONTENT_LENGTH_INDEX);
+        string(digits, 0, digits.length, out);
+    }
+
     /** A header field whose name and value are parts of larger arrays; the arrays may be reused afterwards. */
     void header(byte[] name, int nameOffset, int nameLength, byte[] value, int valueOffset, int valueLength, WireBuffer out) {
         field(name, nameOffset, nameLength, value, valueOffset, valueLength, INCREMENTAL, out);
@@ -195,14 +249,15 @@ final class HpackEncoder {
         return table;
     }
 
-    private void field(byte[] name, int nameOffset, int nameLength, byte[] value, int valueOffset, int valueLength,
+    /** @return the insertion number of the dynamic entry the field was sent as or added to, else -1 */
+    private long field(byte[] name, int nameOffset, int nameLength, byte[] value, int valueOffset, int valueLength,
             int representation, WireBuffer out) {
         int nameHash = lowerCaseNameHash(name, nameOffset, nameLength);
         int valueHash = HpackTable.hash(value, valueOffset, valueLength);
         int found = table.find(name, nameOffset, nameLength, nameHash, value, valueOffset, valueLength, valueHash);
         if (found > 0 && representation != NEVER_INDEXED) {
             integer(out, 0x80, 7, found);
-            return;
+            return found > HpackTable.STATIC_LENGTH ? table.insertionOf(found) : -1;
         }
         int nameIndex = Math.abs(found);
         boolean indexing = representation == INCREMENTAL && (indexEverything || worthIndexing(nameIndex, nameLength, valueLength));
@@ -218,8 +273,11 @@ final class HpackEncoder {
         if (indexing) {
             // an existing entry's name is shared rather than copied: entries never change
             byte[] storedName = nameIndex != 0 ? table.name(nameIndex) : Arrays.copyOfRange(name, nameOffset, nameOffset + nameLength);
+            long before = table.inserted();
             table.add(storedName, Arrays.copyOfRange(value, valueOffset, valueOffset + valueLength));
+            return table.inserted() > before ? before : -1;
         }
+        return -1;
     }
 
     /**

@@ -75,6 +75,8 @@ final class HpackTable {
     /** Slot of the newest entry; entries run backwards from it, wrapping. */
     private int head = -1;
     private int count;
+    /** Entries ever added: the insertion number of the newest is {@code inserted - 1}. */
+    private long inserted;
     private long size;
     private long maxSize;
 
@@ -191,7 +193,27 @@ final class HpackTable {
         nameHashes[head] = hash(name, 0, name.length);
         valueHashes[head] = hash(value, 0, value.length);
         count++;
+        inserted++;
         size += entry;
+    }
+
+    /** How many entries were ever added; the newest has insertion number {@code inserted() - 1}. */
+    long inserted() {
+        return inserted;
+    }
+
+    /**
+     * The index (62 and up) of the entry with insertion number {@code insertion}, or 0 when it has
+     * been evicted: entries leave oldest first, so its age tells.
+     */
+    int indexOfInsertion(long insertion) {
+        long age = inserted - 1 - insertion;
+        return age >= 0 && age < count ? STATIC_LENGTH + 1 + (int) age : 0;
+    }
+
+    /** The insertion number of the dynamic entry at {@code index} (62 and up). */
+    long insertionOf(int index) {
+        return inserted - 1 - (index - STATIC_LENGTH - 1);
     }
 
     /** A dynamic table size update (RFC 7541 6.3): evicts until the table fits the new maximum. */

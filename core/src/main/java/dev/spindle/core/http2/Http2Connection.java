@@ -78,7 +78,6 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
 
     private static final byte[] SERVER_NAME = bytes("server");
     private static final byte[] DATE = bytes("date");
-    private static final byte[] CONTENT_LENGTH = bytes("content-length");
     private static final byte[] CONTENT_TYPE = bytes("content-type");
 
     /** What a header block being received belongs to. */
@@ -1074,14 +1073,14 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         int start = Frames.headersStart(out, s.id, endStream);
         encoder.beginBlock(out);
         encoder.status(res.status, out);
-        encoder.header(SERVER_NAME, SERVER, out);
-        encoder.header(DATE, HttpDate.value(), out);
+        encoder.headerConstant(SERVER_NAME, SERVER, out);
+        encoder.headerConstant(DATE, HttpDate.value(), out);
         if (res.contentType != null) {
-            encoder.header(CONTENT_TYPE, contentType(res.contentType), out);
+            encoder.headerConstant(CONTENT_TYPE, contentType(res.contentType), out);
         }
         long contentLength = res.api.isStreamed() ? res.streamLength : length;
         if (!noContent && contentLength >= 0) {
-            encoder.header(CONTENT_LENGTH, decimal(contentLength), out);
+            encoder.contentLength(decimal(contentLength), out);
         }
         for (int i = 0; i < res.headerCount; i++) {
             String name = res.headerNames[i].toLowerCase(Locale.ROOT);

@@ -356,4 +356,38 @@ class HpackEncoderTest {
         }
         return new String(chars);
     }
+
+    /**
+     * Fields sent by identity ({@code headerConstant}) decode as sent through every table change:
+     * a repeated one is one indexed octet, a new date array replaces the last, and an entry evicted
+     * by later ones (a 256-octet table) is never referred to again.
+     */
+    @Test
+    void constantFieldsAreFoundByIdentityAndNeverReferToAnEvictedEntry() throws HpackException {
+        byte[] server = "server".getBytes(StandardCharsets.US_ASCII);
+        byte[] spindle = "spindle".getBytes(StandardCharsets.US_ASCII);
+        byte[] date = "date".getBytes(StandardCharsets.US_ASCII);
+        HpackEncoder encoder = new HpackEncoder(256);
+        HpackDecoder decoder = new HpackDecoder(256, 65536);
+        byte[] today = null;
+        for (int block = 0; block < 200; block++) {
+            if (block % 7 == 0) {
+                today = ("Fri, 27 Nov 2026 02:" + (10 + block / 7) + ":00 GMT").getBytes(StandardCharsets.US_ASCII);
+            }
+            WireBuffer out = new WireBuffer(64);
+            encoder.beginBlock(out);
+            encoder.headerConstant(server, spindle, out);
+            encoder.headerConstant(date, today, out);
+            // fields of its own in between push older entries out of the small table
+            encoder.header(("x-" + block).getBytes(StandardCharsets.US_ASCII), "v".repeat(40 + block % 50).getBytes(StandardCharsets.US_ASCII), out);
+            encoder.contentLength(Integer.toString(block).getBytes(StandardCharsets.US_ASCII), out);
+            byte[] bytes = out.toArray();
+            assertThat(decode(decoder, bytes)).as("block %d", block).containsExactly("server: spindle",
+                    "date: " + new String(today, StandardCharsets.US_ASCII), "x-" + block + ": " + "v".repeat(40 + block % 50),
+                    "content-length: " + block);
+            if (block == 1) {
+                assertThat(bytes[0] & 0x80).as("a repeated constant is an indexed field").isNotZero();
+            }
+        }
+    }
 }
