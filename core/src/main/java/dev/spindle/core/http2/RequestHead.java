@@ -13,7 +13,8 @@ import java.nio.charset.StandardCharsets;
  * {@code :method} and {@code :authority} for CONNECT). A request that breaks a rule is malformed:
  * the stream is reset with PROTOCOL_ERROR. The fields are copied into the stream's own array, laid
  * out as the HTTP/1.1 parser lays out its input (offsets into one array), so {@code Request} reads
- * both alike; {@code :authority} becomes the {@code host} field when none was sent.
+ * both alike; {@code :authority} becomes the {@code host} field when none was sent, and
+ * {@code cookie} fields a client split for compression become one again (RFC 9113 8.2.3).
  */
 final class RequestHead implements HpackDecoder.Sink {
     private static final Method[] KNOWN_METHODS = {Method.GET, Method.HEAD, Method.POST, Method.PUT, Method.DELETE,
@@ -25,6 +26,10 @@ final class RequestHead implements HpackDecoder.Sink {
         bytes("proxy-connection"), bytes("transfer-encoding"), bytes("upgrade")};
     private static final byte[] TE = bytes("te");
     private static final byte[] CONTENT_LENGTH = bytes("content-length");
+    private static final byte[] COOKIE = bytes("cookie");
+    private static final byte[] SEPARATOR = bytes("; ");
+    private static final byte[] EXPECT = bytes("expect");
+    private static final byte[] CONTINUE = bytes("100-continue");
     private static final byte[] METHOD = bytes(":method");
     private static final byte[] SCHEME = bytes(":scheme");
     private static final byte[] PATH = bytes(":path");
@@ -48,6 +53,7 @@ final class RequestHead implements HpackDecoder.Sink {
     private int authorityStart = -1;
     private int authorityEnd;
     private boolean hostSeen;
+    private int cookies;
 
     /** Begins the request header block of {@code s}. */
     void beginRequest(Stream s) {
@@ -78,6 +84,7 @@ final class RequestHead implements HpackDecoder.Sink {
         schemeEnd = -1;
         authorityStart = -1;
         hostSeen = false;
+        cookies = 0;
     }
 
     @Override
@@ -125,6 +132,15 @@ final class RequestHead implements HpackDecoder.Sink {
             req.contentLength = length;
         }
         hostSeen |= same(name, nameOffset, nameLength, HOST);
+        if (same(name, nameOffset, nameLength, COOKIE)) {
+            cookies++;
+        } else if (same(name, nameOffset, nameLength, EXPECT)) {
+            if (sameIgnoringCase(value, valueOffset, valueLength, CONTINUE)) {
+                req.expectContinue = true;
+            } else {
+                stream.unsupportedExpectation = true;
+            }
+        }
         int ns = append(name, nameOffset, nameLength);
         int vs = append(value, valueOffset, valueLength);
         req.addHeader(ns, ns + nameLength, vs, vs + valueLength);
@@ -200,6 +216,9 @@ final class RequestHead implements HpackDecoder.Sink {
             int ns = append(HOST, 0, HOST.length);
             req.addHeader(ns, ns + HOST.length, authorityStart, authorityEnd);
         }
+        if (cookies > 1) {
+            joinCookies();
+        }
         if (req.method == Method.OTHER && methodStart != 0) {
             stream.moveToFront(methodStart, methodEnd - methodStart);
         }
@@ -240,6 +259,42 @@ final class RequestHead implements HpackDecoder.Sink {
         req.pathStart = ts;
         req.pathEnd = queryStart < 0 ? end : queryStart - 1;
         return null;
+    }
+
+    /**
+     * RFC 9113 8.2.3: the {@code cookie} fields become one, their values joined with "; " in the
+     * order they came, where the first one was; the others are dropped from the request's fields.
+     */
+    private void joinCookies() {
+        int[] h = req.headers;
+        byte[] a = stream.bytes;
+        int first = -1;
+        int joinedStart = stream.length;
+        int kept = 0;
+        for (int i = 0; i < req.headerCount; i++) {
+            int f = i * 4;
+            boolean cookie = same(a, h[f], h[f + 1] - h[f], COOKIE);
+            if (cookie) {
+                int vs = h[f + 2];
+                int length = h[f + 3] - vs;
+                if (first >= 0) {
+                    append(SEPARATOR, 0, SEPARATOR.length);
+                }
+                // the array may grow as the value is appended: the source is read from the current one
+                stream.ensure(length);
+                a = stream.bytes;
+                append(a, vs, length);
+                if (first >= 0) {
+                    continue;
+                }
+                first = kept;
+            }
+            System.arraycopy(h, f, h, kept * 4, 4);
+            kept++;
+        }
+        req.headerCount = kept;
+        h[first * 4 + 2] = joinedStart;
+        h[first * 4 + 3] = stream.length;
     }
 
     private int append(byte[] src, int offset, int length) {
@@ -318,6 +373,22 @@ final class RequestHead implements HpackDecoder.Sink {
         }
         for (int i = 0; i < length; i++) {
             if (a[offset + i] != expected[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean sameIgnoringCase(byte[] a, int offset, int length, byte[] lowerCase) {
+        if (length != lowerCase.length) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            int b = a[offset + i];
+            if (b >= 'A' && b <= 'Z') {
+                b += 'a' - 'A';
+            }
+            if (b != lowerCase[i]) {
                 return false;
             }
         }

@@ -45,6 +45,8 @@ final class Stream {
     long activeAt;
     /** The request's header block arrived, and the request was dispatched or is being buffered. */
     boolean headersDone;
+    /** The request carried an {@code expect} other than {@code 100-continue}: answered 417. */
+    boolean unsupportedExpectation;
 
     /** Our receive window: how many more DATA octets the peer may send on this stream. */
     int receiveWindow;
@@ -109,6 +111,7 @@ final class Stream {
         bodyLimit = Long.MAX_VALUE;
         bodyFailed = false;
         headersDone = false;
+        unsupportedExpectation = false;
         unacknowledged = 0;
         streamed = null;
         pendingStart = 0;

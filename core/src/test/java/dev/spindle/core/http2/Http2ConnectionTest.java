@@ -35,6 +35,7 @@ class Http2ConnectionTest {
         return Router.builder()
                 .get("/plaintext", (req, res) -> res.text("Hello, World!"))
                 .get("/version", (req, res) -> res.text(req.version() + " " + req.header("host")))
+                .get("/cookie", (req, res) -> res.text(req.header("cookie") + " | " + req.header("x-after") + " | " + req.headerCount() + " | " + req.headers("cookie").size()))
                 .get("/big", (req, res) -> res.body(new byte[100_000]))
                 .post("/echo", (req, res) -> res.body(req.body()))
                 .post("/blocking", Handler.blocking((req, res) -> {
@@ -186,6 +187,37 @@ class Http2ConnectionTest {
 
     private static int dataBytes(List<H2Peer.Frame> frames, int stream) {
         return frames.stream().filter(f -> f.type() == DATA && f.stream() == stream).mapToInt(f -> f.payload().length).sum();
+    }
+
+    @Test
+    void cookieFieldsSplitForCompressionReachTheHandlerAsOne() throws Exception {
+        H2Peer peer = peer();
+        String longValue = "v".repeat(600);
+        peer.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, block(":method", "GET", ":scheme", "http", ":path", "/cookie",
+                ":authority", "localhost", "cookie", "a=1", "x-after", "kept", "cookie", "b=" + longValue, "cookie", "c=3")));
+        peer.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, block(":method", "GET", ":scheme", "http", ":path", "/cookie",
+                ":authority", "localhost", "cookie", "only=1")));
+        assertThat(peer.response(1).body()).as("RFC 9113 8.2.3: joined with \"; \" in order, the other fields kept")
+                .isEqualTo("a=1; b=" + longValue + "; c=3 | kept | 3 | 1");
+        assertThat(peer.response(3).body()).isEqualTo("only=1 | null | 2 | 1");
+    }
+
+    @Test
+    void expectContinueGetsAnInterimResponseBeforeTheBodyIsSent() throws Exception {
+        H2Peer peer = peer();
+        peer.send(post(1, "/echo", "expect", "100-Continue"));
+        H2Peer.Response interim = peer.response(1);
+        assertThat(interim.status()).as("a HEADERS frame with :status 100, before any DATA").isEqualTo("100");
+        assertThat(interim.ended()).isFalse();
+        peer.send(frame(DATA, END_STREAM, 1, "body".getBytes(StandardCharsets.US_ASCII)));
+        H2Peer.Response r = peer.response(1);
+        assertThat(r.status()).isEqualTo("200");
+        assertThat(r.body()).isEqualTo("body");
+
+        peer.send(post(3, "/nowhere", "expect", "100-continue"));
+        assertThat(peer.response(3).status()).as("answered at once: the client need not send the body").isEqualTo("404");
+        peer.send(post(5, "/echo", "expect", "something-else"));
+        assertThat(peer.response(5).status()).isEqualTo("417");
     }
 
     @Test
