@@ -4,9 +4,9 @@
  * {@code dev.spindle.core.spi} (the sans-I/O connection and the server shells), only to Spindle's
  * own server modules. The engine's layers are not exported at all: {@code exchange} (requests,
  * responses and bodies as handlers see them, dispatch, deadlines; no HTTP/1.1), {@code http1}
- * (the HTTP/1.1 wire protocol and connection state machine), {@code http2} (HTTP/2, being built:
- * HPACK so far), {@code tls} (TLS as a layer around a connection) and {@code bytes} (ASCII matching
- * over raw memory).
+ * (the HTTP/1.1 wire protocol and connection state machine), {@code http2} (HTTP/2: frames, HPACK,
+ * streams and flow control), {@code tls} (TLS as a layer around a connection) and {@code bytes}
+ * (ASCII matching over raw memory, the output buffer).
  */
 module dev.spindle.core {
     requires transitive org.slf4j;

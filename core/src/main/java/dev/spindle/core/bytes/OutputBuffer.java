@@ -1,11 +1,17 @@
-package dev.spindle.core.http1;
+package dev.spindle.core.bytes;
 
 import java.nio.ByteBuffer;
 
-/** Encoded bytes waiting to be written: {@code [start, end)} of {@code data}. */
+/**
+ * Encoded bytes waiting for the socket: {@code [start, end)} of one array. Encoders append at the
+ * end (directly, or through {@link #tail()} as an {@code SSLEngine} wraps records), the strategy
+ * writes from the start ({@link #view()}, then {@link #written}). Pending bytes move to the front
+ * or the array grows when room runs out; an array grown past {@link #RETAIN_LIMIT} is let go once
+ * emptied, so a large response does not stay allocated. Shared by HTTP/1.1 and the TLS layer.
+ */
 public final class OutputBuffer {
     /** Capacity above which an emptied buffer is let go, so a large response does not stay allocated. */
-    static final int RETAIN_LIMIT = 1 << 20;
+    public static final int RETAIN_LIMIT = 1 << 20;
 
     private final int initialCapacity;
     private byte[] data;
@@ -14,21 +20,25 @@ public final class OutputBuffer {
     private ByteBuffer view;
     private ByteBuffer tail;
 
+    /** A buffer of at least 256 bytes to begin with. */
     public OutputBuffer(int initialCapacity) {
         this.initialCapacity = Math.max(256, initialCapacity);
         data = new byte[this.initialCapacity];
         view = ByteBuffer.wrap(data);
     }
 
+    /** Bytes appended and not yet written. */
     public int pending() {
         return end - start;
     }
 
+    /** The pending bytes, from its position to its limit; valid until the next {@link #ensure}. */
     public ByteBuffer view() {
         view.limit(end).position(start);
         return view;
     }
 
+    /** The socket took the first {@code n} pending bytes. */
     public void written(int n) {
         if (n < 0 || n > end - start) {
             throw new IllegalArgumentException("written " + n + " of " + (end - start) + " pending bytes");
@@ -45,12 +55,12 @@ public final class OutputBuffer {
     }
 
     /** Bytes of memory held, for tests and the memory bound. */
-    int capacity() {
+    public int capacity() {
         return data.length;
     }
 
     /** Where the next byte goes; room must have been made with {@link #ensure}. */
-    int end() {
+    public int end() {
         return end;
     }
 
@@ -59,6 +69,7 @@ public final class OutputBuffer {
         end += n;
     }
 
+    /** Makes room for {@code n} more bytes at the end, moving the pending bytes to the front or growing. */
     public void ensure(int n) {
         if (data.length - end >= n) {
             return;
@@ -78,23 +89,26 @@ public final class OutputBuffer {
     }
 
     /** Callers {@link #ensure} room first; these never check. */
-    void put(byte[] src) {
+    public void put(byte[] src) {
         System.arraycopy(src, 0, data, end, src.length);
         end += src.length;
     }
 
-    void put(byte[] src, int off, int len) {
+    /** Appends {@code len} bytes of {@code src} from {@code off}. */
+    public void put(byte[] src, int off, int len) {
         System.arraycopy(src, off, data, end, len);
         end += len;
     }
 
-    void put(ByteBuffer src) {
+    /** Appends what remains of {@code src}, leaving its position where it was. */
+    public void put(ByteBuffer src) {
         int n = src.remaining();
         src.get(src.position(), data, end, n);
         end += n;
     }
 
-    void putAscii(String s) {
+    /** Appends a string of ASCII characters, one byte each. */
+    public void putAscii(String s) {
         int n = s.length();
         for (int i = 0; i < n; i++) {
             data[end + i] = (byte) s.charAt(i);
@@ -103,7 +117,7 @@ public final class OutputBuffer {
     }
 
     /** Writes a non-negative decimal number. */
-    void putDecimal(long v) {
+    public void putDecimal(long v) {
         int digits = 1;
         for (long t = v; t >= 10; t /= 10) {
             digits++;
@@ -117,13 +131,14 @@ public final class OutputBuffer {
     }
 
     /** Appends and returns the index at which {@code len} bytes may be written directly. */
-    int reserve(int len) {
+    public int reserve(int len) {
         int at = end;
         end += len;
         return at;
     }
 
-    byte[] array() {
+    /** The array the bytes lie in; valid until the next {@link #ensure}. */
+    public byte[] array() {
         return data;
     }
 

@@ -1,6 +1,7 @@
 package dev.spindle.core.http1;
 
 import dev.spindle.core.HttpException;
+import dev.spindle.core.bytes.OutputBuffer;
 import dev.spindle.core.spi.BodyBudget;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

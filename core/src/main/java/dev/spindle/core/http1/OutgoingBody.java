@@ -1,6 +1,7 @@
 package dev.spindle.core.http1;
 
 import dev.spindle.core.Response;
+import dev.spindle.core.bytes.OutputBuffer;
 import dev.spindle.core.exchange.BodyPipe;
 import dev.spindle.core.spi.Connection;
 import java.io.IOException;

@@ -5,6 +5,7 @@ import dev.spindle.core.Method;
 import dev.spindle.core.RequestBody;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.bytes.OutputBuffer;
 import dev.spindle.core.exchange.ApiAccess;
 import dev.spindle.core.exchange.Deadlines;
 import dev.spindle.core.exchange.Exchange;

@@ -2,6 +2,7 @@ package dev.spindle.core.http1;
 
 import dev.spindle.core.bytes.HttpDate;
 import dev.spindle.core.Response;
+import dev.spindle.core.bytes.OutputBuffer;
 import dev.spindle.core.exchange.HttpStatus;
 import dev.spindle.core.exchange.ResponseState;
 import java.nio.charset.StandardCharsets;

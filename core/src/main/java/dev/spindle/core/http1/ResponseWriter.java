@@ -2,6 +2,7 @@ package dev.spindle.core.http1;
 
 import dev.spindle.core.Method;
 import dev.spindle.core.Response;
+import dev.spindle.core.bytes.OutputBuffer;
 import dev.spindle.core.exchange.ApiAccess;
 import dev.spindle.core.exchange.Deadlines;
 import dev.spindle.core.exchange.RequestState;

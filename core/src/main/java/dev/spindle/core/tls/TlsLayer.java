@@ -1,5 +1,6 @@
 package dev.spindle.core.tls;
 
+import dev.spindle.core.bytes.OutputBuffer;
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.LayeredConnection;
 import java.io.IOException;
@@ -40,7 +41,7 @@ final class TlsLayer {
 
     private final SSLEngine engine;
     private final LayeredConnection http;
-    private final RecordBuffer netOut;
+    private final OutputBuffer netOut;
     private final int packetSize;
     private final int netHighWater;
     /** Bytes of a record not complete yet, in read mode; null while none are kept. */
@@ -63,7 +64,7 @@ final class TlsLayer {
         this.http = http;
         this.packetSize = engine.getSession().getPacketBufferSize();
         this.netHighWater = 4 * packetSize;
-        this.netOut = new RecordBuffer(packetSize);
+        this.netOut = new OutputBuffer(packetSize);
         this.appBufferSize = engine.getSession().getApplicationBufferSize();
     }
 

@@ -4,6 +4,7 @@ import dev.spindle.core.Request;
 import dev.spindle.core.Response;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.bytes.OutputBuffer;
 import dev.spindle.core.exchange.ApiAccess;
 import dev.spindle.core.exchange.RequestState;
 import dev.spindle.core.exchange.ResponseState;
