@@ -30,14 +30,12 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -169,107 +167,51 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         }
         int query = uri.indexOf('?');
         String path = query < 0 ? uri : uri.substring(0, query);
-        switch (path) {
-            case "/plaintext" -> staticAnswer(get, Wire.HELLO, Wire.TEXT_PLAIN, Wire.HELLO_LENGTH, keepAlive, http10);
-            case "/json" -> staticAnswer(get, Wire.HELLO_JSON, Wire.APPLICATION_JSON, Wire.HELLO_JSON_LENGTH, keepAlive, http10);
-            case "/health" -> staticAnswer(get, Wire.OK, Wire.TEXT_PLAIN, Wire.OK_LENGTH, keepAlive, http10);
-            case "/echo" -> {
-                if (method == HttpMethod.POST) {
-                    startEcho(req, keepAlive, http10);
-                } else {
-                    notAllowed(Wire.ALLOW_POST, keepAlive, http10);
-                }
-            }
-            case "/search" -> {
-                if (!get) {
-                    notAllowed(Wire.ALLOW_GET, keepAlive, http10);
-                    return;
-                }
-                List<String> q;
-                try {
-                    q = new QueryStringDecoder(uri).parameters().get("q");
-                } catch (IllegalArgumentException e) {
-                    closeWith(HttpResponseStatus.BAD_REQUEST);
-                    return;
-                }
-                if (q == null || q.isEmpty()) {
-                    empty(HttpResponseStatus.BAD_REQUEST, keepAlive, http10);
-                } else {
-                    json("{\"q\":" + Fixtures.quote(q.get(0)) + "}", keepAlive, http10, false);
-                }
-            }
-            case "/download" -> {
-                if (get) {
-                    download(method == HttpMethod.HEAD, keepAlive, http10);
-                } else {
-                    notAllowed(Wire.ALLOW_GET, keepAlive, http10);
-                }
-            }
-            default -> variableRoute(path, get, keepAlive, http10);
+        BenchmarkRoutes.Target target = BenchmarkRoutes.match(path, get, method == HttpMethod.POST, remote.configured());
+        switch (target.kind()) {
+            case PLAINTEXT -> staticAnswer(true, Wire.HELLO, Wire.TEXT_PLAIN, Wire.HELLO_LENGTH, keepAlive, http10);
+            case JSON -> staticAnswer(true, Wire.HELLO_JSON, Wire.APPLICATION_JSON, Wire.HELLO_JSON_LENGTH, keepAlive, http10);
+            case HEALTH -> staticAnswer(true, Wire.OK, Wire.TEXT_PLAIN, Wire.OK_LENGTH, keepAlive, http10);
+            case ECHO -> startEcho(req, keepAlive, http10);
+            case SEARCH -> search(uri, keepAlive, http10);
+            case DOWNLOAD -> download(method == HttpMethod.HEAD, keepAlive, http10);
+            case USER -> json(BenchmarkRoutes.user(target.value()), keepAlive, http10, false);
+            case NOT_FOUND -> empty(HttpResponseStatus.NOT_FOUND, keepAlive, http10);
+            case GET_ONLY -> notAllowed(Wire.ALLOW_GET, keepAlive, http10);
+            case POST_ONLY -> notAllowed(Wire.ALLOW_POST, keepAlive, http10);
+            case MALFORMED -> closeWith(HttpResponseStatus.BAD_REQUEST);
+            case BAD_VALUE -> empty(HttpResponseStatus.BAD_REQUEST, keepAlive, http10);
+            case NO_DOWNSTREAM -> respond(HttpResponseStatus.SERVICE_UNAVAILABLE, Wire.TEXT_PLAIN,
+                    Unpooled.copiedBuffer(RemoteDownstream.unconfiguredMessage(), StandardCharsets.UTF_8), keepAlive, http10);
+            case BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING -> answerAfter(target.kind(), target.millis(), keepAlive, http10);
         }
     }
 
-    /**
-     * The routes with a path variable: {@code /users/{id}}, {@code /blocking/{ms}},
-     * {@code /delay/{ms}}, {@code /remote/{ms}}, {@code /remote-blocking/{ms}}.
-     */
-    private void variableRoute(String path, boolean get, boolean keepAlive, boolean http10) {
-        int kind;
-        String value;
-        if (path.startsWith("/users/")) {
-            kind = 0;
-            value = path.substring(7);
-        } else if (path.startsWith("/blocking/")) {
-            kind = 1;
-            value = path.substring(10);
-        } else if (path.startsWith("/delay/")) {
-            kind = 2;
-            value = path.substring(7);
-        } else if (path.startsWith("/remote/")) {
-            kind = 3;
-            value = path.substring(8);
-        } else if (path.startsWith("/remote-blocking/")) {
-            kind = 4;
-            value = path.substring(17);
-        } else {
-            empty(HttpResponseStatus.NOT_FOUND, keepAlive, http10);
-            return;
-        }
-        if (value.isEmpty() || value.indexOf('/') >= 0) {
-            empty(HttpResponseStatus.NOT_FOUND, keepAlive, http10);
-            return;
-        }
-        if (!get) {
-            notAllowed(Wire.ALLOW_GET, keepAlive, http10);
-            return;
-        }
-        String decoded = Wire.decodeSegment(value);
-        if (decoded == null) {
+    private void search(String uri, boolean keepAlive, boolean http10) {
+        String body;
+        try {
+            body = BenchmarkRoutes.search(uri);
+        } catch (IllegalArgumentException e) {
             closeWith(HttpResponseStatus.BAD_REQUEST);
             return;
         }
-        if (kind == 0) {
-            json("{\"id\":" + Fixtures.quote(decoded) + "}", keepAlive, http10, false);
-            return;
-        }
-        int capped = BenchmarkLimits.cappedMillis(decoded, kind == 1 ? BenchmarkLimits.MAX_BLOCKING_MS : BenchmarkLimits.MAX_DELAY_MS);
-        if (capped < 0) {
+        if (body == null) {
             empty(HttpResponseStatus.BAD_REQUEST, keepAlive, http10);
-            return;
+        } else {
+            json(body, keepAlive, http10, false);
         }
-        if (kind >= 3 && !remote.configured()) {
-            respond(HttpResponseStatus.SERVICE_UNAVAILABLE, Wire.TEXT_PLAIN,
-                    Unpooled.copiedBuffer(RemoteDownstream.unconfiguredMessage(), StandardCharsets.UTF_8), keepAlive, http10);
-            return;
-        }
+    }
+
+    /** The routes that answer later: {@code /blocking/{ms}}, {@code /delay/{ms}}, {@code /remote/{ms}}, {@code /remote-blocking/{ms}}. */
+    private void answerAfter(BenchmarkRoutes.Kind kind, int capped, boolean keepAlive, boolean http10) {
         waitFor();
         switch (kind) {
             // a timer on this connection's event loop: no thread waits
-            case 2 -> ctx.executor().schedule(() -> answerLater("{\"delayed\":" + capped + "}", keepAlive, http10),
+            case DELAY -> ctx.executor().schedule(() -> answerLater("{\"delayed\":" + capped + "}", keepAlive, http10),
                     capped, TimeUnit.MILLISECONDS);
             // a client connection on this event loop: the answer comes back on this thread, no thread waits
-            case 3 -> remote.fetch(ctx.channel().eventLoop(), capped, (status, type, body) -> answerLater(status, type, body, keepAlive, http10));
-            case 4 -> offload(() -> remote.fetchBlocking(capped, (status, type, body) ->
+            case REMOTE -> remote.fetch(ctx.channel().eventLoop(), capped, (status, type, body) -> answerLater(status, type, body, keepAlive, http10));
+            case REMOTE_BLOCKING -> offload(() -> remote.fetchBlocking(capped, (status, type, body) ->
                     ctx.executor().execute(() -> answerLater(status, type, body, keepAlive, http10))));
             default -> offload(() -> {
                 try {

@@ -1,7 +1,5 @@
 package dev.spindle.netty;
 
-import dev.spindle.references.support.BenchmarkLimits;
-import dev.spindle.references.support.Fixtures;
 import dev.spindle.references.support.RemoteDownstream;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
@@ -10,7 +8,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
@@ -23,7 +20,6 @@ import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -113,107 +109,55 @@ final class Http2BenchmarkHandler extends ChannelInboundHandlerAdapter {
         }
         int query = uri.indexOf('?');
         String path = query < 0 ? uri : uri.substring(0, query);
-        switch (path) {
-            case "/plaintext" -> staticAnswer(get, head, Wire.HELLO, Wire.TEXT_PLAIN);
-            case "/json" -> staticAnswer(get, head, Wire.HELLO_JSON, Wire.APPLICATION_JSON);
-            case "/health" -> staticAnswer(get, head, Wire.OK, Wire.TEXT_PLAIN);
-            case "/echo" -> {
-                if (!POST.contentEquals(methodName)) {
-                    notAllowed(Wire.ALLOW_POST);
-                } else {
-                    CharSequence type = headers.get(HttpHeaderNames.CONTENT_TYPE);
-                    echoType = type != null ? type : Wire.OCTET_STREAM;
-                    echoBody = ctx.alloc().compositeDirectBuffer(Integer.MAX_VALUE);
-                    if (endStream) {
-                        finishEcho();
-                    }
+        BenchmarkRoutes.Target target = BenchmarkRoutes.match(path, get, POST.contentEquals(methodName), remote.configured());
+        switch (target.kind()) {
+            case PLAINTEXT -> staticAnswer(true, head, Wire.HELLO, Wire.TEXT_PLAIN);
+            case JSON -> staticAnswer(true, head, Wire.HELLO_JSON, Wire.APPLICATION_JSON);
+            case HEALTH -> staticAnswer(true, head, Wire.OK, Wire.TEXT_PLAIN);
+            case ECHO -> {
+                CharSequence type = headers.get(HttpHeaderNames.CONTENT_TYPE);
+                echoType = type != null ? type : Wire.OCTET_STREAM;
+                echoBody = ctx.alloc().compositeDirectBuffer(Integer.MAX_VALUE);
+                if (endStream) {
+                    finishEcho();
                 }
             }
-            case "/search" -> {
-                if (!get) {
-                    notAllowed(Wire.ALLOW_GET);
-                    return;
-                }
-                List<String> q;
-                try {
-                    q = new QueryStringDecoder(uri).parameters().get("q");
-                } catch (IllegalArgumentException e) {
-                    empty(HttpResponseStatus.BAD_REQUEST);
-                    return;
-                }
-                if (q == null || q.isEmpty()) {
-                    empty(HttpResponseStatus.BAD_REQUEST);
-                } else {
-                    json("{\"q\":" + Fixtures.quote(q.get(0)) + "}");
-                }
-            }
-            case "/download" -> {
-                if (get) {
-                    // in memory: the DATA frames are cut by the codec to the peer's windows
-                    respond(HttpResponseStatus.OK, Wire.OCTET_STREAM, Wire.downloadBytes().duplicate(), head);
-                } else {
-                    notAllowed(Wire.ALLOW_GET);
-                }
-            }
-            default -> variableRoute(path, get);
+            case SEARCH -> search(uri);
+            // in memory: the DATA frames are cut by the codec to the peer's windows
+            case DOWNLOAD -> respond(HttpResponseStatus.OK, Wire.OCTET_STREAM, Wire.downloadBytes().duplicate(), head);
+            case USER -> json(BenchmarkRoutes.user(target.value()));
+            case NOT_FOUND -> empty(HttpResponseStatus.NOT_FOUND);
+            case GET_ONLY -> notAllowed(Wire.ALLOW_GET);
+            case POST_ONLY -> notAllowed(Wire.ALLOW_POST);
+            case MALFORMED, BAD_VALUE -> empty(HttpResponseStatus.BAD_REQUEST);
+            case NO_DOWNSTREAM -> respond(HttpResponseStatus.SERVICE_UNAVAILABLE, Wire.TEXT_PLAIN,
+                    Unpooled.copiedBuffer(RemoteDownstream.unconfiguredMessage(), StandardCharsets.UTF_8), false);
+            case BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING -> answerAfter(target.kind(), target.millis());
         }
     }
 
-    /** {@code /users/{id}}, {@code /blocking/{ms}}, {@code /delay/{ms}}, {@code /remote/{ms}}, {@code /remote-blocking/{ms}}. */
-    private void variableRoute(String path, boolean get) {
-        int kind;
-        String value;
-        if (path.startsWith("/users/")) {
-            kind = 0;
-            value = path.substring(7);
-        } else if (path.startsWith("/blocking/")) {
-            kind = 1;
-            value = path.substring(10);
-        } else if (path.startsWith("/delay/")) {
-            kind = 2;
-            value = path.substring(7);
-        } else if (path.startsWith("/remote/")) {
-            kind = 3;
-            value = path.substring(8);
-        } else if (path.startsWith("/remote-blocking/")) {
-            kind = 4;
-            value = path.substring(17);
+    private void search(String uri) {
+        String body;
+        try {
+            body = BenchmarkRoutes.search(uri);
+        } catch (IllegalArgumentException e) {
+            empty(HttpResponseStatus.BAD_REQUEST);
+            return;
+        }
+        if (body == null) {
+            empty(HttpResponseStatus.BAD_REQUEST);
         } else {
-            empty(HttpResponseStatus.NOT_FOUND);
-            return;
+            json(body);
         }
-        if (value.isEmpty() || value.indexOf('/') >= 0) {
-            empty(HttpResponseStatus.NOT_FOUND);
-            return;
-        }
-        if (!get) {
-            notAllowed(Wire.ALLOW_GET);
-            return;
-        }
-        String decoded = Wire.decodeSegment(value);
-        if (decoded == null) {
-            empty(HttpResponseStatus.BAD_REQUEST);
-            return;
-        }
-        if (kind == 0) {
-            json("{\"id\":" + Fixtures.quote(decoded) + "}");
-            return;
-        }
-        int capped = BenchmarkLimits.cappedMillis(decoded, kind == 1 ? BenchmarkLimits.MAX_BLOCKING_MS : BenchmarkLimits.MAX_DELAY_MS);
-        if (capped < 0) {
-            empty(HttpResponseStatus.BAD_REQUEST);
-            return;
-        }
-        if (kind >= 3 && !remote.configured()) {
-            respond(HttpResponseStatus.SERVICE_UNAVAILABLE, Wire.TEXT_PLAIN,
-                    Unpooled.copiedBuffer(RemoteDownstream.unconfiguredMessage(), StandardCharsets.UTF_8), false);
-            return;
-        }
+    }
+
+    /** The routes that answer later: {@code /blocking/{ms}}, {@code /delay/{ms}}, {@code /remote/{ms}}, {@code /remote-blocking/{ms}}. */
+    private void answerAfter(BenchmarkRoutes.Kind kind, int capped) {
         switch (kind) {
             // a timer on the connection's event loop (the stream channel's): no thread waits
-            case 2 -> ctx.executor().schedule(() -> later("{\"delayed\":" + capped + "}"), capped, TimeUnit.MILLISECONDS);
-            case 3 -> remote.fetch(ctx.channel().eventLoop(), capped, (status, type, body) -> later(status, type, body));
-            case 4 -> offload(() -> remote.fetchBlocking(capped, (status, type, body) ->
+            case DELAY -> ctx.executor().schedule(() -> later("{\"delayed\":" + capped + "}"), capped, TimeUnit.MILLISECONDS);
+            case REMOTE -> remote.fetch(ctx.channel().eventLoop(), capped, (status, type, body) -> later(status, type, body));
+            case REMOTE_BLOCKING -> offload(() -> remote.fetchBlocking(capped, (status, type, body) ->
                     ctx.executor().execute(() -> later(status, type, body))));
             default -> offload(() -> {
                 Thread.sleep(capped);
