@@ -56,7 +56,8 @@ import org.slf4j.LoggerFactory;
 public final class ClientConnection implements OutboundConnection {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
     private static final int OUTPUT_INITIAL_BYTES = 1024;
-    private static final int BODY_INITIAL_BYTES = 4096;
+    /** The first array of a body whose length is not announced (chunked, or up to the close). */
+    private static final int BODY_INITIAL_BYTES = 1024;
     private static final int MAX_ARRAY = Integer.MAX_VALUE - 16;
 
     private enum Phase { CONNECTING, OPEN, CLOSED }
@@ -599,11 +600,8 @@ public final class ClientConnection implements OutboundConnection {
             fields = Arrays.copyOf(p.fieldOffsets(), fieldCount * 4);
             reusable = p.reusable();
             bodyLength = 0;
-            body = switch (p.framing()) {
-                case NONE -> null;
-                case LENGTH -> new byte[(int) announced];
-                case CHUNKED, CLOSE -> new byte[(int) Math.min(BODY_INITIAL_BYTES, settings.maxBodySize())];
-            };
+            // a length known up front is allocated once; others as their first bytes arrive
+            body = p.framing() == ResponseParser.Framing.LENGTH ? new byte[(int) announced] : null;
         }
 
         @Override
@@ -613,7 +611,9 @@ public final class ClientConnection implements OutboundConnection {
                 throw new ResponseException(Reason.BODY_TOO_LARGE, "the response body is larger than the limit of "
                         + settings.maxBodySize() + " bytes");
             }
-            if (bodyLength + n > body.length) {
+            if (body == null) {
+                body = new byte[(int) Math.min(Math.max(n, BODY_INITIAL_BYTES), settings.maxBodySize())];
+            } else if (bodyLength + n > body.length) {
                 long grown = Math.max((long) body.length * 2, (long) bodyLength + n);
                 body = Arrays.copyOf(body, (int) Math.min(grown, Math.min(settings.maxBodySize(), MAX_ARRAY)));
             }

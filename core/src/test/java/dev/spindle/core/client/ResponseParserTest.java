@@ -534,6 +534,55 @@ class ResponseParserTest {
         assertThat(validCases().count() + failureCases().count()).isGreaterThanOrEqualTo(50);
     }
 
+    /**
+     * Every valid row with one byte changed, inserted or removed, fed in random pieces: the parser
+     * either parses it or fails with a {@link ResponseException}, never with anything else (an
+     * index out of bounds, a negative length), and a given input gives the same outcome however
+     * it is split.
+     */
+    @Test
+    void damagedInputFailsCleanlyAndTheSameWayHoweverSplit() {
+        java.util.Random random = new java.util.Random(28);
+        byte[] interesting = bytes("\r\n:; \t,0123456789abcdefABCDEF-\u0000\u007f\u00ffHTTP/1.");
+        List<Input> rows = validCases().map(a -> (Input) a.get()[1]).toList();
+        for (int round = 0; round < 4000; round++) {
+            Input row = rows.get(random.nextInt(rows.size()));
+            byte[] raw = row.raw();
+            int at = random.nextInt(raw.length);
+            byte b = random.nextBoolean() ? interesting[random.nextInt(interesting.length)] : (byte) random.nextInt(256);
+            byte[] damaged = switch (random.nextInt(3)) {
+                case 0 -> {
+                    byte[] d = raw.clone();
+                    d[at] = b;
+                    yield d;
+                }
+                case 1 -> {
+                    byte[] d = new byte[raw.length + 1];
+                    System.arraycopy(raw, 0, d, 0, at);
+                    d[at] = b;
+                    System.arraycopy(raw, at, d, at + 1, raw.length - at);
+                    yield d;
+                }
+                default -> {
+                    byte[] d = new byte[raw.length - 1];
+                    System.arraycopy(raw, 0, d, 0, at);
+                    System.arraycopy(raw, at + 1, d, at, raw.length - at - 1);
+                    yield d;
+                }
+            };
+            Input input = new Input(damaged, row.heads(), row.eof(), row.settings());
+            Outcome whole = feed(input, whole(damaged));
+            List<ByteBuffer> pieces = new ArrayList<>();
+            for (int i = 0; i < damaged.length; ) {
+                int n = 1 + random.nextInt(Math.min(16, damaged.length - i));
+                pieces.add(ByteBuffer.wrap(damaged, i, n).slice());
+                i += n;
+            }
+            Outcome split = feed(input, pieces);
+            assertThat(split).as("round %d: %s", round, new String(damaged, StandardCharsets.ISO_8859_1)).isEqualTo(whole);
+        }
+    }
+
     /** Body bytes are slices of the caller's input, not copies: the listener sees the very array fed in. */
     @Test
     void bodyBytesAreSlicesOfTheInput() {
