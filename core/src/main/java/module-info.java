@@ -1,14 +1,15 @@
 /**
  * Spindle's core: the HTTP engine every server strategy shares, and the API applications use.
+ * Beside the server's engine it holds an HTTP/1.1 client ({@code client}, not exported): a
+ * sans-I/O client connection that strategies drive on sockets they open themselves, whose results
+ * are the API's {@code ClientResponse} and {@code ClientException}.
  * Only the API, {@code dev.spindle.core}, is exported to everyone, and the strategy contract,
  * {@code dev.spindle.core.spi} (the sans-I/O connection and the server shells), only to Spindle's
  * own server modules. The engine's layers are not exported at all: {@code exchange} (requests,
  * responses and bodies as handlers see them, dispatch, deadlines; no HTTP/1.1), {@code http1}
  * (the HTTP/1.1 wire protocol and connection state machine), {@code http2} (HTTP/2, being built:
- * HPACK so far), {@code tls} (TLS as a layer around a connection), {@code client} (the HTTP/1.1
- * client connection, sans-I/O like the server's, which strategies drive on sockets they open; its
- * results are the API's {@code ClientResponse} and {@code ClientException}) and {@code bytes}
- * (ASCII matching over raw memory).
+ * HPACK so far), {@code tls} (TLS as a layer around a connection) and {@code bytes} (ASCII matching
+ * over raw memory).
  */
 module dev.spindle.core {
     requires transitive org.slf4j;
