@@ -1,5 +1,8 @@
 /**
  * Spindle's core: the HTTP engine every server strategy shares, and the API applications use.
+ * Beside the server's engine it holds an HTTP/1.1 client ({@code client}, not exported): a
+ * sans-I/O client connection that strategies drive on sockets they open themselves, whose results
+ * are the API's {@code ClientResponse} and {@code ClientException}.
  * Only the API, {@code dev.spindle.core}, is exported to everyone, and the strategy contract,
  * {@code dev.spindle.core.spi} (the sans-I/O connection and the server shells), only to Spindle's
  * own server modules. The engine's layers are not exported at all: {@code exchange} (requests,

@@ -76,6 +76,14 @@
  * setting, property and default. The servers' main classes share one command line
  * ({@code <port> [workers]}).
  *
+ * <h2>Calling other services</h2>
+ * Spindle's HTTP/1.1 client runs on the servers' own loops, as the server side does: a request
+ * completes with a {@link dev.spindle.core.ClientResponse} (status, fields, the whole body,
+ * trailers) or fails with a {@link dev.spindle.core.ClientException} whose
+ * {@link dev.spindle.core.ClientException#reason() reason} says what went wrong (connect refused
+ * or timed out, no response in time, a malformed or too large response, the connection closed,
+ * or the request never sent and safe to send again).
+ *
  * <h2>Where strategies plug in</h2>
  * Everything a server implementation needs and an application does not lives apart, in
  * {@code dev.spindle.core.spi}; an application needs only this package and a server class.

@@ -1,6 +1,8 @@
 /**
  * For server implementations (strategy modules), not applications: the sans-I/O
- * {@link dev.spindle.core.spi.Connection} every strategy feeds and drains, the event-loop server
+ * {@link dev.spindle.core.spi.Connection} every strategy feeds and drains (and
+ * {@link dev.spindle.core.spi.OutboundConnection}, the same for a socket the strategy opened
+ * itself, to call another server), the event-loop server
  * shell ({@link dev.spindle.core.spi.EventLoopServer}, {@link dev.spindle.core.spi.LoopContext}),
  * and the lifecycle and connection-limit bookkeeping every server shares. The HTTP engine behind
  * {@code Connection} stays package-private in {@code dev.spindle.core}. The module

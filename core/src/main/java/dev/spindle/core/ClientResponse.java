@@ -1,0 +1,289 @@
+package dev.spindle.core;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A complete HTTP/1.1 response received by Spindle's HTTP client: its status, its header fields,
+ * its whole body and any trailer fields of a chunked body. Immutable and safe to read from any
+ * thread. Header names and values are decoded (Latin-1) only when asked for, so a response whose
+ * headers nobody reads costs no strings.
+ *
+ * <p>Interim responses ({@code 100 Continue}, {@code 103 Early Hints}) are not responses of their
+ * own: the client skips them and completes the request with the final one.
+ */
+public final class ClientResponse {
+    static {
+        // the client engine builds responses through this; installed once, when this class loads
+        new ClientEngineAccess();
+    }
+
+    private static final String HTTP_1_0 = "HTTP/1.0";
+    private static final String HTTP_1_1 = "HTTP/1.1";
+    private static final int[] NO_FIELDS = new int[0];
+    private static final byte[] NO_BYTES = new byte[0];
+
+    private final int status;
+    private final boolean http10;
+    /** The status line and header section as received; {@link #fields} index into it. */
+    private final byte[] head;
+    private final int reasonStart;
+    private final int reasonEnd;
+    /** Four offsets per header field into {@link #head}: name start and end, value start and end. */
+    private final int[] fields;
+    private final int fieldCount;
+    private final byte[] body;
+    private final int bodyLength;
+    /** The trailer section as received, and its fields as four offsets each, as for the header section. */
+    private final byte[] trailerBytes;
+    private final int[] trailerFields;
+    private final int trailerCount;
+
+    ClientResponse(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd, int[] fields, int fieldCount,
+            byte[] body, int bodyLength, byte[] trailerBytes, int[] trailerFields, int trailerCount) {
+        this.status = status;
+        this.http10 = http10;
+        this.head = head;
+        this.reasonStart = reasonStart;
+        this.reasonEnd = reasonEnd;
+        this.fields = fields;
+        this.fieldCount = fieldCount;
+        this.body = body != null ? body : NO_BYTES;
+        this.bodyLength = body != null ? bodyLength : 0;
+        this.trailerBytes = trailerBytes != null ? trailerBytes : NO_BYTES;
+        this.trailerFields = trailerFields != null ? trailerFields : NO_FIELDS;
+        this.trailerCount = trailerFields != null ? trailerCount : 0;
+    }
+
+    /**
+     * The status code of the final response.
+     *
+     * @return the code, from 200 to 599 (a {@code 1xx} is never final here)
+     */
+    public int status() {
+        return status;
+    }
+
+    /**
+     * The HTTP version the server answered with.
+     *
+     * @return {@code "HTTP/1.1"} or {@code "HTTP/1.0"}
+     */
+    public String version() {
+        return http10 ? HTTP_1_0 : HTTP_1_1;
+    }
+
+    /**
+     * The reason phrase of the status line, which carries no meaning (RFC 9112 4).
+     *
+     * @return the phrase as received, Latin-1; possibly empty
+     */
+    public String reason() {
+        return latin1(head, reasonStart, reasonEnd);
+    }
+
+    /**
+     * The first value of a header, matched case-insensitively, or null.
+     *
+     * @param name the header's name, in any case
+     * @return the value of the first field line with that name, Latin-1, without surrounding
+     *         whitespace; null when the header is absent
+     */
+    public String header(String name) {
+        int i = indexOf(head, fields, fieldCount, name, 0);
+        return i < 0 ? null : headerValue(i);
+    }
+
+    /**
+     * Every value of a header, matched case-insensitively, one entry per field line in the order
+     * received (a comma-separated list in one line stays one entry; each {@code Set-Cookie} is one).
+     *
+     * @param name the header's name, in any case
+     * @return an unmodifiable list of the values, Latin-1, without surrounding whitespace; empty when absent
+     */
+    public List<String> headers(String name) {
+        return all(head, fields, fieldCount, name);
+    }
+
+    /**
+     * The number of header field lines received; a name sent twice counts twice. With
+     * {@link #headerName(int)} and {@link #headerValue(int)} it walks every header in order.
+     *
+     * @return the count, 0 or more
+     */
+    public int headerCount() {
+        return fieldCount;
+    }
+
+    /**
+     * The name of a header field line, as sent (its case kept).
+     *
+     * @param i the line's index in the order received, from 0 to {@link #headerCount()} - 1
+     * @return the name, Latin-1
+     * @throws IndexOutOfBoundsException if {@code i} is not a line's index
+     */
+    public String headerName(int i) {
+        return latin1(head, fields[check(i, fieldCount) * 4], fields[i * 4 + 1]);
+    }
+
+    /**
+     * The value of a header field line.
+     *
+     * @param i the line's index in the order received, from 0 to {@link #headerCount()} - 1
+     * @return the value, Latin-1, without surrounding whitespace; possibly empty
+     * @throws IndexOutOfBoundsException if {@code i} is not a line's index
+     */
+    public String headerValue(int i) {
+        return latin1(head, fields[check(i, fieldCount) * 4 + 2], fields[i * 4 + 3]);
+    }
+
+    /**
+     * The length of the body.
+     *
+     * @return the body's length in bytes; 0 when there is none (a {@code HEAD} request, 204, 304)
+     */
+    public int bodyLength() {
+        return bodyLength;
+    }
+
+    /**
+     * The body as a read-only view, without a copy.
+     *
+     * @return a read-only buffer from position 0 to the body's length; empty when there is no body
+     */
+    public ByteBuffer body() {
+        return ByteBuffer.wrap(body, 0, bodyLength).slice().asReadOnlyBuffer();
+    }
+
+    /**
+     * The body as a new array, which the caller owns.
+     *
+     * @return a copy of the body; empty when there is none
+     */
+    public byte[] bodyBytes() {
+        byte[] copy = new byte[bodyLength];
+        System.arraycopy(body, 0, copy, 0, bodyLength);
+        return copy;
+    }
+
+    /**
+     * The body decoded as UTF-8, whatever its {@code Content-Type} says; malformed sequences become U+FFFD.
+     *
+     * @return the text; empty when there is no body
+     */
+    public String bodyText() {
+        return new String(body, 0, bodyLength, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The first value of a trailer field (sent after a chunked body), matched case-insensitively, or null.
+     *
+     * @param name the field's name, in any case
+     * @return the value of the first trailer line with that name, Latin-1, without surrounding
+     *         whitespace; null when absent
+     */
+    public String trailer(String name) {
+        int i = indexOf(trailerBytes, trailerFields, trailerCount, name, 0);
+        return i < 0 ? null : trailerValue(i);
+    }
+
+    /**
+     * Every value of a trailer field, matched case-insensitively, one entry per line in the order received.
+     *
+     * @param name the field's name, in any case
+     * @return an unmodifiable list of the values, Latin-1; empty when absent
+     */
+    public List<String> trailers(String name) {
+        return all(trailerBytes, trailerFields, trailerCount, name);
+    }
+
+    /**
+     * The number of trailer field lines received after a chunked body.
+     *
+     * @return the count; 0 for a body that was not chunked or had no trailers
+     */
+    public int trailerCount() {
+        return trailerCount;
+    }
+
+    /**
+     * The name of a trailer field line, as sent.
+     *
+     * @param i the line's index in the order received, from 0 to {@link #trailerCount()} - 1
+     * @return the name, Latin-1
+     * @throws IndexOutOfBoundsException if {@code i} is not a line's index
+     */
+    public String trailerName(int i) {
+        return latin1(trailerBytes, trailerFields[check(i, trailerCount) * 4], trailerFields[i * 4 + 1]);
+    }
+
+    /**
+     * The value of a trailer field line.
+     *
+     * @param i the line's index in the order received, from 0 to {@link #trailerCount()} - 1
+     * @return the value, Latin-1, without surrounding whitespace; possibly empty
+     * @throws IndexOutOfBoundsException if {@code i} is not a line's index
+     */
+    public String trailerValue(int i) {
+        return latin1(trailerBytes, trailerFields[check(i, trailerCount) * 4 + 2], trailerFields[i * 4 + 3]);
+    }
+
+    @Override
+    public String toString() {
+        return version() + " " + status + " (" + fieldCount + " header fields, " + bodyLength + " body bytes"
+                + (trailerCount > 0 ? ", " + trailerCount + " trailer fields)" : ")");
+    }
+
+    private static int check(int i, int count) {
+        if (i < 0 || i >= count) {
+            throw new IndexOutOfBoundsException("field " + i + " of " + count);
+        }
+        return i;
+    }
+
+    private static String latin1(byte[] bytes, int from, int to) {
+        return new String(bytes, from, to - from, StandardCharsets.ISO_8859_1);
+    }
+
+    private static List<String> all(byte[] bytes, int[] offsets, int count, String name) {
+        List<String> values = null;
+        for (int i = indexOf(bytes, offsets, count, name, 0); i >= 0; i = indexOf(bytes, offsets, count, name, i + 1)) {
+            if (values == null) {
+                values = new ArrayList<>(2);
+            }
+            values.add(latin1(bytes, offsets[i * 4 + 2], offsets[i * 4 + 3]));
+        }
+        return values == null ? List.of() : List.copyOf(values);
+    }
+
+    /** The index of the first field named {@code name} (any case) at or after {@code from}, or -1. */
+    private static int indexOf(byte[] bytes, int[] offsets, int count, String name, int from) {
+        int length = name.length();
+        for (int i = from; i < count; i++) {
+            int start = offsets[i * 4];
+            if (offsets[i * 4 + 1] - start == length && equalsIgnoreCase(bytes, start, name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean equalsIgnoreCase(byte[] bytes, int at, String name) {
+        for (int i = 0; i < name.length(); i++) {
+            int a = bytes[at + i] & 0xFF;
+            int b = name.charAt(i);
+            if (a >= 'A' && a <= 'Z') {
+                a += 32;
+            }
+            if (b >= 'A' && b <= 'Z') {
+                b += 32;
+            }
+            if (a != b) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

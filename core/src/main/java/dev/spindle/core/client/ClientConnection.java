@@ -1,0 +1,643 @@
+package dev.spindle.core.client;
+
+import dev.spindle.core.ClientException;
+import dev.spindle.core.ClientException.Reason;
+import dev.spindle.core.ClientResponse;
+import dev.spindle.core.spi.Next;
+import dev.spindle.core.spi.OutboundConnection;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One HTTP/1.1 connection to another server, without any I/O: the client side of the core's
+ * sans-I/O connection. The strategy that opened the socket drives it like an accepted connection
+ * ({@link OutboundConnection}: {@link #connected()}, then {@link #received}, {@link #outbound()},
+ * {@link #written}, {@link #tick}, {@link #endOfInput()}, {@link #closed()}, each answering a
+ * {@link Next}); the code that makes requests ({@link #send}) gets a
+ * {@link CompletableFuture} per request. Both run on the connection's thread (its event loop):
+ * nothing here is thread-safe but {@link #drain()}.
+ *
+ * <p>Requests are written in the order sent, up to {@link ClientSettings#maxPipelined()} awaiting
+ * their responses at once (1 by default: one request in flight, the connection reused once it is
+ * answered); none is pipelined after a non-idempotent one until that one is answered (RFC 9112
+ * 9.3.2). Responses complete their requests in order. A response that does not let the connection
+ * be reused ({@code Connection: close}, a body delimited by the close, HTTP/1.0 without
+ * keep-alive) ends it once complete. Bodies are buffered whole, up to
+ * {@link ClientSettings#maxBodySize()}.
+ *
+ * <p>The connection keeps its own time: the connect timeout (from its creation to
+ * {@link #connected()}), the response timeout (from a request being handed to the socket to the
+ * last byte of its response) and the idle timeout (no request pending for that long: it closes
+ * itself, failing nothing). {@link #tick} applies them, {@link #nanosToTick} says when.
+ *
+ * <p>Any failure ends the connection and fails every request still pending on it: the one whose
+ * response failed with the reason ({@link ClientException.Reason}), requests sent after it with
+ * {@link Reason#NOT_ANSWERED}, and requests not sent at all with {@link Reason#NOT_SENT}, which a
+ * pool may send again elsewhere. A connect failure or timeout fails them all with its reason.
+ *
+ * <p>What it answers: {@link Next#WAIT} until connected; then {@link Next#READ} (reading even when
+ * idle, to learn at once that the server closed it), with writing while request bytes are pending;
+ * {@link Next#CLOSE} once it is over (it never lingers: a client has nothing more to read). Its
+ * {@link #state()}: {@link State#SENDING} while request bytes are pending,
+ * {@link State#READING_REQUEST} while a response is partly received (the server's side of it),
+ * {@link State#HANDLING} while requests wait for their responses or for the connection,
+ * {@link State#IDLE} with nothing pending, {@link State#CLOSED} once over.
+ *
+ * <p>Completing a request's future runs its dependent actions on the connection's thread, after
+ * the call that completed it has updated the connection: they may send the next request on it.
+ */
+public final class ClientConnection implements OutboundConnection {
+    private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
+    private static final int OUTPUT_INITIAL_BYTES = 1024;
+    /** The first array of a body whose length is not announced (chunked, or up to the close). */
+    private static final int BODY_INITIAL_BYTES = 1024;
+    private static final int MAX_ARRAY = Integer.MAX_VALUE - 16;
+
+    private enum Phase { CONNECTING, OPEN, CLOSED }
+
+    /** A request and what became of it. */
+    private static final class Call {
+        final ClientRequest request;
+        final CompletableFuture<ClientResponse> future = new CompletableFuture<>();
+        /** When it was encoded, for the response timeout; and where its bytes end in the connection's output. */
+        long encodedAt;
+        long firstByte;
+        ClientResponse response;
+        ClientException failure;
+
+        Call(ClientRequest request) {
+            this.request = request;
+        }
+    }
+
+    private final String authority;
+    private final ClientSettings settings;
+    private final LongSupplier clock;
+    private final long connectNanos;
+    private final long responseNanos;
+    private final long idleNanos;
+    private final ResponseParser parser;
+    private final Receiver receiver = new Receiver();
+    private final OutputBuffer out = new OutputBuffer(OUTPUT_INITIAL_BYTES);
+    /** Sent by the caller, not yet encoded (before the connection is open, or beyond the pipelining depth). */
+    private final ArrayDeque<Call> waiting = new ArrayDeque<>();
+    /** Encoded, awaiting their responses, in order: the first is the one being received. */
+    private final ArrayDeque<Call> inFlight = new ArrayDeque<>();
+    /** Answered or failed, their futures to complete when the current call into the connection is done. */
+    private final ArrayDeque<Call> settled = new ArrayDeque<>();
+    private final long createdAt;
+
+    private Phase phase = Phase.CONNECTING;
+    /** No more requests are taken: those pending are finished, then the connection closes. */
+    private boolean closing;
+    private long idleSince;
+    private volatile boolean drainRequested;
+    private boolean settling;
+
+    /**
+     * A connection to {@code authority}, connecting from now on (its connect timeout runs).
+     *
+     * @param authority the destination as {@code host:port}: the {@code Host} of its requests and
+     *        the destination named in failures
+     * @param settings its limits and timeouts
+     * @throws IllegalArgumentException if {@code authority} is empty or holds whitespace, a control
+     *         character or one of {@code / ? # @}
+     */
+    public ClientConnection(String authority, ClientSettings settings) {
+        this(authority, settings, System::nanoTime);
+    }
+
+    /**
+     * As {@link #ClientConnection(String, ClientSettings)}, with the clock its timeouts are measured
+     * by, for tests; {@link #tick} must be given times from the same clock.
+     *
+     * @param authority the destination as {@code host:port}
+     * @param settings its limits and timeouts
+     * @param clock the current time in nanoseconds, like {@link System#nanoTime()}
+     */
+    public ClientConnection(String authority, ClientSettings settings, LongSupplier clock) {
+        this.authority = checkAuthority(authority);
+        this.settings = settings;
+        this.clock = clock;
+        this.connectNanos = settings.connectTimeout().toNanos();
+        this.responseNanos = settings.responseTimeout().toNanos();
+        this.idleNanos = settings.idleTimeout().toNanos();
+        this.parser = new ResponseParser(settings);
+        this.createdAt = clock.getAsLong();
+    }
+
+    /**
+     * Queues a request; it is written as soon as the connection is open and its turn comes. After
+     * this, the caller asks {@link #next()} and acts on it (there are bytes to write). A connection
+     * that is closed or closing fails the request at once with {@link Reason#NOT_SENT}.
+     *
+     * @param request the request; it must not change until its response completes
+     * @return completes with the response, or fails with a {@link ClientException}
+     */
+    public CompletableFuture<ClientResponse> send(ClientRequest request) {
+        Call call = new Call(request);
+        if (phase == Phase.CLOSED || closing) {
+            fail(call, Reason.NOT_SENT, phase == Phase.CLOSED ? "not sent: the connection is closed"
+                    : "not sent: the connection takes no more requests (it is closing)", null);
+            settle();
+            return call.future;
+        }
+        if (request.closes()) {
+            closing = true;
+        }
+        waiting.add(call);
+        if (phase == Phase.OPEN) {
+            encodeWaiting();
+        }
+        return call.future;
+    }
+
+    /**
+     * The destination.
+     *
+     * @return its {@code host:port}
+     */
+    public String authority() {
+        return authority;
+    }
+
+    /**
+     * Whether the connection is open, takes requests and has none pending: what a pool hands out first.
+     *
+     * @return true if a request sent now is written at once, alone
+     */
+    public boolean isIdle() {
+        return phase == Phase.OPEN && !closing && inFlight.isEmpty() && waiting.isEmpty();
+    }
+
+    /**
+     * Whether the connection takes more requests ({@link #send} does not fail them at once).
+     *
+     * @return false once it is closed or closing (a request or response asked for a close)
+     */
+    public boolean isReusable() {
+        return phase != Phase.CLOSED && !closing;
+    }
+
+    /**
+     * Whether the connection is over: every request on it has completed or failed.
+     *
+     * @return true once closed
+     */
+    public boolean isClosed() {
+        return phase == Phase.CLOSED;
+    }
+
+    /**
+     * How many requests are written (or being written) and not yet answered.
+     *
+     * @return the count, at most {@link ClientSettings#maxPipelined()}
+     */
+    public int inFlight() {
+        return inFlight.size();
+    }
+
+    /**
+     * How many requests are not yet answered, written or not.
+     *
+     * @return the count of requests in flight and waiting for their turn
+     */
+    public int pending() {
+        return inFlight.size() + waiting.size();
+    }
+
+    @Override
+    public Next connected() {
+        if (phase != Phase.CONNECTING) {
+            return next();
+        }
+        phase = Phase.OPEN;
+        idleSince = clock.getAsLong();
+        encodeWaiting();
+        return next();
+    }
+
+    @Override
+    public Next connectFailed(IOException cause) {
+        if (phase == Phase.CONNECTING) {
+            String why = cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
+            failAll(Reason.CONNECT_FAILED, "could not connect: " + why, cause);
+            settle();
+        }
+        return next();
+    }
+
+    @Override
+    public Next received(ByteBuffer src) {
+        if (!src.hasRemaining()) {
+            return next();
+        }
+        if (phase == Phase.CONNECTING) {
+            throw new IllegalStateException("bytes received before connected()");
+        }
+        try {
+            while (src.hasRemaining() && phase == Phase.OPEN) {
+                if (!parser.expecting()) {
+                    failConnection(Reason.MALFORMED_RESPONSE, "bytes arrived while no request awaited a response", null);
+                    break;
+                }
+                parser.parse(src, receiver);
+            }
+        } catch (ResponseException e) {
+            failConnection(e.reason(), detail(e), null);
+        }
+        src.position(src.limit());
+        settle();
+        return next();
+    }
+
+    @Override
+    public Next received(MemorySegment memory, long offset, int length) {
+        if (length == 0) {
+            return next();
+        }
+        return received(memory.asSlice(offset, length).asByteBuffer());
+    }
+
+    @Override
+    public Next endOfInput() {
+        if (phase == Phase.CONNECTING) {
+            throw new IllegalStateException("end of input before connected()");
+        }
+        if (phase == Phase.OPEN) {
+            try {
+                if (parser.expecting() && !parser.endOfInput(receiver)) {
+                    failConnection(Reason.CONNECTION_CLOSED, "the server closed the connection before responding", null);
+                }
+            } catch (ResponseException e) {
+                failConnection(e.reason(), detail(e), null);
+            }
+            // nothing more can arrive: the connection is over
+            if (phase == Phase.OPEN) {
+                log.debug("the server closed the idle connection to {}", authority);
+                abandonRest("the server closed the connection", null);
+            }
+            settle();
+        }
+        return next();
+    }
+
+    @Override
+    public Next resume() {
+        settle();
+        return next();
+    }
+
+    @Override
+    public Next next() {
+        return switch (phase) {
+            case CONNECTING -> Next.WAIT;
+            case OPEN -> Next.of(true, out.pending() > 0);
+            case CLOSED -> Next.CLOSE;
+        };
+    }
+
+    @Override
+    public State state() {
+        if (phase == Phase.CLOSED) {
+            return State.CLOSED;
+        }
+        if (out.pending() > 0) {
+            return State.SENDING;
+        }
+        if (parser.started()) {
+            return State.READING_REQUEST;
+        }
+        return inFlight.isEmpty() && waiting.isEmpty() ? State.IDLE : State.HANDLING;
+    }
+
+    @Override
+    public ByteBuffer outbound() {
+        return out.view();
+    }
+
+    /**
+     * Always null: requests are written from {@link #outbound()}.
+     *
+     * @return null
+     */
+    @Override
+    public FileRegion outboundFile() {
+        return null;
+    }
+
+    @Override
+    public Next written(int bytes) {
+        if (bytes == 0) {
+            return next();
+        }
+        out.written(bytes);
+        return next();
+    }
+
+    /** Request bodies are arrays, never files: nothing to transfer. */
+    @Override
+    public void transferFiles(boolean on) {
+    }
+
+    /** No handler reads from this connection: nothing to pump. */
+    @Override
+    public void inputPump(InputPump pump) {
+    }
+
+    /** Takes no more requests; those pending are finished, then it closes (at once when none is). */
+    @Override
+    public void closeAfterResponse() {
+        closing = true;
+        if (phase == Phase.OPEN && inFlight.isEmpty() && waiting.isEmpty()) {
+            close();
+        } else if (phase == Phase.CONNECTING && waiting.isEmpty()) {
+            close();
+        }
+    }
+
+    /** As {@link #closeAfterResponse()}, from any thread: applied at the next {@link #tick}. */
+    @Override
+    public void drain() {
+        drainRequested = true;
+    }
+
+    @Override
+    public Next tick(long now) {
+        if (drainRequested && !closing) {
+            closeAfterResponse();
+        }
+        switch (phase) {
+            case CONNECTING -> {
+                if (connectNanos > 0 && now - createdAt >= connectNanos) {
+                    failAll(Reason.CONNECT_TIMEOUT, "not connected within " + millis(connectNanos) + " ms (connect timeout)", null);
+                }
+            }
+            case OPEN -> {
+                Call head = inFlight.peek();
+                if (head != null) {
+                    if (responseNanos > 0 && now - head.encodedAt >= responseNanos) {
+                        failConnection(Reason.RESPONSE_TIMEOUT, "no complete response within " + millis(responseNanos)
+                                + " ms (response timeout)" + (parser.inBody() ? ", after " + parser.bodyReceived() + " body bytes" : ""), null);
+                    }
+                } else if (waiting.isEmpty() && idleNanos > 0 && now - idleSince >= idleNanos) {
+                    log.debug("connection to {} idle for {} ms: closing it", authority, millis(idleNanos));
+                    close();
+                }
+            }
+            case CLOSED -> { }
+        }
+        settle();
+        return next();
+    }
+
+    @Override
+    public long nanosToTick(long now) {
+        long deadline = switch (phase) {
+            case CONNECTING -> connectNanos > 0 ? createdAt + connectNanos : Long.MAX_VALUE;
+            case OPEN -> {
+                Call head = inFlight.peek();
+                if (head != null) {
+                    yield responseNanos > 0 ? head.encodedAt + responseNanos : Long.MAX_VALUE;
+                }
+                yield idleNanos > 0 && waiting.isEmpty() ? idleSince + idleNanos : Long.MAX_VALUE;
+            }
+            case CLOSED -> Long.MAX_VALUE;
+        };
+        if (deadline == Long.MAX_VALUE) {
+            return Long.MAX_VALUE;
+        }
+        return Math.max(1, deadline - now);
+    }
+
+    @Override
+    public void closed() {
+        if (phase == Phase.CONNECTING) {
+            failAll(Reason.NOT_SENT, "not sent: the connection was closed before it connected", null);
+        } else if (phase == Phase.OPEN) {
+            failConnection(Reason.CONNECTION_CLOSED, "the connection was closed before the response was complete", null);
+        }
+        settle();
+    }
+
+    @Override
+    public String toString() {
+        return "ClientConnection[" + authority + ", " + phase + (closing ? ", closing" : "") + ", " + inFlight.size()
+                + " in flight, " + waiting.size() + " waiting]";
+    }
+
+    /** Encodes waiting requests while the pipelining depth allows, none after a non-idempotent one. */
+    private void encodeWaiting() {
+        while (!waiting.isEmpty() && inFlight.size() < settings.maxPipelined()
+                && (inFlight.isEmpty() || inFlight.peekLast().request.isIdempotent())) {
+            Call call = waiting.poll();
+            call.firstByte = out.encoded();
+            RequestEncoder.encode(call.request, authority, out);
+            call.encodedAt = clock.getAsLong();
+            if (inFlight.isEmpty()) {
+                parser.begin(call.request.isHead());
+            }
+            inFlight.add(call);
+        }
+    }
+
+    /** The response to the first request in flight is complete. */
+    private void answered(ClientResponse response, boolean reusable) {
+        Call call = inFlight.poll();
+        call.response = response;
+        settled.add(call);
+        if (!reusable) {
+            // the server ends the connection here: what was pipelined behind it will not be answered
+            abandonRest("the response to " + call.request.describe() + " did not let the connection be reused", null);
+            return;
+        }
+        if (!inFlight.isEmpty()) {
+            parser.begin(inFlight.peek().request.isHead());
+        }
+        encodeWaiting();
+        if (inFlight.isEmpty() && waiting.isEmpty()) {
+            idleSince = clock.getAsLong();
+            if (closing) {
+                close();
+            }
+        }
+    }
+
+    /**
+     * The connection failed while open: the first request in flight fails with {@code reason}
+     * (or {@link Reason#NOT_SENT} if the connection closed before any of its bytes left); the
+     * rest are abandoned ({@link #abandonRest}).
+     */
+    private void failConnection(Reason reason, String detail, Throwable cause) {
+        log.debug("connection to {} failed ({}): {}", authority, reason, detail);
+        Call head = inFlight.poll();
+        if (head != null) {
+            if (reason == Reason.CONNECTION_CLOSED && out.sent() <= head.firstByte) {
+                fail(head, Reason.NOT_SENT, "not sent: " + detail, cause);
+            } else {
+                fail(head, reason, detail, cause);
+            }
+        }
+        abandonRest(detail, cause);
+    }
+
+    /**
+     * The connection ends with requests still pending: those in flight fail with
+     * {@link Reason#NOT_ANSWERED} (or {@link Reason#NOT_SENT} if none of their bytes left), the
+     * waiting ones with {@link Reason#NOT_SENT}; then it is closed.
+     */
+    private void abandonRest(String detail, Throwable cause) {
+        long sent = out.sent();
+        for (Call call; (call = inFlight.poll()) != null; ) {
+            if (sent > call.firstByte) {
+                fail(call, Reason.NOT_ANSWERED, "sent but not answered: an earlier request on its connection failed or ended it ("
+                        + detail + ")", cause);
+            } else {
+                fail(call, Reason.NOT_SENT, "not sent: its connection ended (" + detail + ")", cause);
+            }
+        }
+        for (Call call; (call = waiting.poll()) != null; ) {
+            fail(call, Reason.NOT_SENT, "not sent: its connection ended (" + detail + ")", cause);
+        }
+        close();
+    }
+
+    /** Every request fails with {@code reason}: none was sent (the connection never opened). */
+    private void failAll(Reason reason, String detail, Throwable cause) {
+        log.debug("connection to {} failed ({}): {}", authority, reason, detail);
+        for (Call call; (call = waiting.poll()) != null; ) {
+            fail(call, reason, detail, cause);
+        }
+        close();
+    }
+
+    private void fail(Call call, Reason reason, String detail, Throwable cause) {
+        call.failure = new ClientException(reason, authority, call.request.describe(), detail, cause);
+        settled.add(call);
+    }
+
+    /** Over, with nothing pending left to fail. */
+    private void close() {
+        phase = Phase.CLOSED;
+        closing = true;
+        out.clear();
+        receiver.clear();
+    }
+
+    /** Completes the futures of the requests answered or failed, once the connection is consistent again. */
+    private void settle() {
+        if (settling) {
+            return;
+        }
+        settling = true;
+        try {
+            for (Call call; (call = settled.poll()) != null; ) {
+                if (call.response != null) {
+                    call.future.complete(call.response);
+                } else {
+                    call.future.completeExceptionally(call.failure);
+                }
+            }
+        } finally {
+            settling = false;
+        }
+    }
+
+    private String detail(ResponseException e) {
+        return e.reason() == Reason.MALFORMED_RESPONSE ? "malformed response: " + e.getMessage() : e.getMessage();
+    }
+
+    private static long millis(long nanos) {
+        return nanos / 1_000_000;
+    }
+
+    private static String checkAuthority(String authority) {
+        if (authority.isEmpty()) {
+            throw new IllegalArgumentException("the destination (host:port) is empty");
+        }
+        for (int i = 0; i < authority.length(); i++) {
+            char c = authority.charAt(i);
+            if (c <= 0x20 || c >= 0x7F || c == '/' || c == '?' || c == '#' || c == '@') {
+                throw new IllegalArgumentException("the destination must be host:port, got \"" + authority + "\"");
+            }
+        }
+        return authority;
+    }
+
+    /** Gathers the response being received for the first request in flight, and completes it. */
+    private final class Receiver implements ResponseParser.Listener {
+        private int status;
+        private boolean http10;
+        private byte[] head;
+        private int reasonStart;
+        private int reasonEnd;
+        private int[] fields;
+        private int fieldCount;
+        private boolean reusable;
+        private byte[] body;
+        private int bodyLength;
+
+        @Override
+        public void head(ResponseParser p) {
+            long announced = p.contentLength();
+            if (p.framing() == ResponseParser.Framing.LENGTH && announced > settings.maxBodySize()) {
+                throw new ResponseException(Reason.BODY_TOO_LARGE, "the response announces a body of " + announced
+                        + " bytes, more than the limit of " + settings.maxBodySize());
+            }
+            status = p.status();
+            http10 = p.http10();
+            head = Arrays.copyOf(p.buffer(), p.bufferLength());
+            reasonStart = p.reasonStart();
+            reasonEnd = p.reasonEnd();
+            fieldCount = p.fieldCount();
+            fields = Arrays.copyOf(p.fieldOffsets(), fieldCount * 4);
+            reusable = p.reusable();
+            bodyLength = 0;
+            // a length known up front is allocated once; others as their first bytes arrive
+            body = p.framing() == ResponseParser.Framing.LENGTH ? new byte[(int) announced] : null;
+        }
+
+        @Override
+        public void body(ByteBuffer data) {
+            int n = data.remaining();
+            if ((long) bodyLength + n > settings.maxBodySize()) {
+                throw new ResponseException(Reason.BODY_TOO_LARGE, "the response body is larger than the limit of "
+                        + settings.maxBodySize() + " bytes");
+            }
+            if (body == null) {
+                body = new byte[(int) Math.min(Math.max(n, BODY_INITIAL_BYTES), settings.maxBodySize())];
+            } else if (bodyLength + n > body.length) {
+                long grown = Math.max((long) body.length * 2, (long) bodyLength + n);
+                body = Arrays.copyOf(body, (int) Math.min(grown, Math.min(settings.maxBodySize(), MAX_ARRAY)));
+            }
+            data.get(data.position(), body, bodyLength, n);
+            bodyLength += n;
+        }
+
+        @Override
+        public void end(ResponseParser p) {
+            int trailerCount = p.fieldCount();
+            byte[] trailerBytes = trailerCount > 0 ? Arrays.copyOf(p.buffer(), p.bufferLength()) : null;
+            int[] trailerFields = trailerCount > 0 ? Arrays.copyOf(p.fieldOffsets(), trailerCount * 4) : null;
+            ClientResponse response = ClientApiAccess.get().response(status, http10, head, reasonStart, reasonEnd, fields,
+                    fieldCount, body, bodyLength, trailerBytes, trailerFields, trailerCount);
+            boolean keep = reusable;
+            clear();
+            answered(response, keep);
+        }
+
+        void clear() {
+            head = null;
+            fields = null;
+            body = null;
+            bodyLength = 0;
+        }
+    }
+}

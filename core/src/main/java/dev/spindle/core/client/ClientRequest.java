@@ -1,0 +1,283 @@
+package dev.spindle.core.client;
+
+import dev.spindle.core.bytes.Ascii;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * One request for a {@link ClientConnection}: method, origin-form target, header fields, an
+ * optional body of known length, and whether to ask the server to close the connection after it.
+ * Everything is checked as it is set, so a bad value fails where the caller gives it
+ * ({@link IllegalArgumentException}) and never on the connection's loop; {@link RequestEncoder}
+ * writes what is here without checking again. The framing fields ({@code Content-Length},
+ * {@code Transfer-Encoding}, {@code Connection} and the like) are the client's to write, from the
+ * body and {@link #closeConnection()}; {@code Host} is the destination's unless set here.
+ *
+ * <p>Filled in by one thread, then handed to {@link ClientConnection#send}; it must not change
+ * after that (its body array included) until the response completes.
+ */
+public final class ClientRequest {
+    private static final int MAX_DESCRIBED_TARGET = 200;
+
+    private final String method;
+    private final String target;
+    private final boolean head;
+    private final boolean idempotent;
+    private final boolean bodyExpected;
+    /** Names and values, alternately. */
+    private String[] fields = new String[8];
+    private int fieldCount;
+    private boolean hostSet;
+    private byte[] body;
+    private boolean close;
+
+    /**
+     * A request without header fields or body.
+     *
+     * @param method the method, a token such as {@code GET}, case-sensitive
+     * @param target the origin-form target: an absolute path and optional query, such as
+     *        {@code /users/7?full=1}, already percent-encoded; {@code *} for {@code OPTIONS}
+     * @throws IllegalArgumentException if the method is not a token, or the target not origin-form
+     *         or holds a character a request line cannot carry
+     */
+    public ClientRequest(String method, String target) {
+        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(target, "target");
+        if (method.isEmpty() || !isToken(method)) {
+            throw new IllegalArgumentException("the method must be a token (RFC 9110 9.1), got \"" + printable(method) + "\"");
+        }
+        checkTarget(method, target);
+        this.method = method;
+        this.target = target;
+        this.head = method.equals("HEAD");
+        this.idempotent = switch (method) {
+            case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE" -> true;
+            default -> false;
+        };
+        this.bodyExpected = switch (method) {
+            case "POST", "PUT", "PATCH" -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * A {@code GET} request.
+     *
+     * @param target the origin-form target, such as {@code /delay/100}
+     * @return the request
+     * @throws IllegalArgumentException if the target is not origin-form
+     */
+    public static ClientRequest get(String target) {
+        return new ClientRequest("GET", target);
+    }
+
+    /**
+     * Adds a header field line (a name given twice is sent twice, in order).
+     *
+     * @param name the field name, a token
+     * @param value the field value: Latin-1 characters, no CR, LF, NUL or other control character but HTAB
+     * @return this request
+     * @throws IllegalArgumentException if the name is not a token, is a framing field the client
+     *         writes itself, or {@code Host} a second time; or if the value holds a forbidden character
+     */
+    public ClientRequest header(String name, String value) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(value, "value");
+        if (name.isEmpty() || !isToken(name)) {
+            throw new IllegalArgumentException("header name must be a token (RFC 9110 5.1), got \"" + printable(name) + "\"");
+        }
+        String reserved = reservedField(name);
+        if (reserved != null) {
+            throw new IllegalArgumentException("header " + name + " is the client's to write: " + reserved);
+        }
+        if (name.equalsIgnoreCase("host")) {
+            if (hostSet) {
+                throw new IllegalArgumentException("header Host given twice");
+            }
+            hostSet = true;
+        }
+        checkValue(name, value);
+        if (fieldCount * 2 == fields.length) {
+            fields = Arrays.copyOf(fields, fields.length * 2);
+        }
+        fields[fieldCount * 2] = name;
+        fields[fieldCount * 2 + 1] = value;
+        fieldCount++;
+        return this;
+    }
+
+    /**
+     * The body, sent with its {@code Content-Length}; replaces an earlier one. The array is not
+     * copied: it must not change until the response completes.
+     *
+     * @param body the bytes to send; empty sends {@code Content-Length: 0}
+     * @return this request
+     */
+    public ClientRequest body(byte[] body) {
+        this.body = Objects.requireNonNull(body, "body");
+        return this;
+    }
+
+    /**
+     * Asks the server to close the connection after answering ({@code Connection: close}); the
+     * connection takes no request after this one.
+     *
+     * @return this request
+     */
+    public ClientRequest closeConnection() {
+        this.close = true;
+        return this;
+    }
+
+    /**
+     * The method.
+     *
+     * @return the method token
+     */
+    public String method() {
+        return method;
+    }
+
+    /**
+     * The target.
+     *
+     * @return the origin-form target
+     */
+    public String target() {
+        return target;
+    }
+
+    /**
+     * The method and target, for messages (a very long target is cut short).
+     *
+     * @return such as {@code GET /delay/100}
+     */
+    public String describe() {
+        return method + " " + (target.length() > MAX_DESCRIBED_TARGET ? target.substring(0, MAX_DESCRIBED_TARGET) + "..." : target);
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+
+    boolean isHead() {
+        return head;
+    }
+
+    /** RFC 9110 9.2.2: it may be sent again, and may have requests pipelined after it (RFC 9112 9.3.2). */
+    boolean isIdempotent() {
+        return idempotent;
+    }
+
+    /** A method whose request usually has content: without a body it still says {@code Content-Length: 0} (RFC 9110 8.6). */
+    boolean bodyExpected() {
+        return bodyExpected;
+    }
+
+    boolean hostSet() {
+        return hostSet;
+    }
+
+    boolean closes() {
+        return close;
+    }
+
+    byte[] bodyBytes() {
+        return body;
+    }
+
+    int fieldCount() {
+        return fieldCount;
+    }
+
+    String fieldName(int i) {
+        return fields[i * 2];
+    }
+
+    String fieldValue(int i) {
+        return fields[i * 2 + 1];
+    }
+
+    /** Why a field may not be set by the caller, or null if it may. */
+    private static String reservedField(String name) {
+        return switch (name.toLowerCase(Locale.ROOT)) {
+            case "content-length" -> "it follows from the body";
+            case "transfer-encoding", "te", "trailer" -> "bodies are sent with a Content-Length, and only chunked is understood";
+            case "connection", "keep-alive" -> "use closeConnection() to ask for a close";
+            case "upgrade" -> "the client does not switch protocols";
+            default -> null;
+        };
+    }
+
+    private static void checkTarget(String method, String target) {
+        if (target.equals("*")) {
+            if (!method.equals("OPTIONS")) {
+                throw new IllegalArgumentException("the target * is for OPTIONS only (RFC 9112 3.2.4)");
+            }
+            return;
+        }
+        if (target.isEmpty() || target.charAt(0) != '/') {
+            throw new IllegalArgumentException("the target must be origin-form, an absolute path such as /a?b=c, got \""
+                    + printable(target) + "\"");
+        }
+        for (int i = 0; i < target.length(); i++) {
+            char c = target.charAt(i);
+            if (c < 0x21 || c > 0x7E || c == '#') {
+                throw new IllegalArgumentException("the target holds " + describeChar(c) + " at index " + i
+                        + ": percent-encode it (a fragment, after #, is not sent), in \"" + printable(target) + "\"");
+            }
+        }
+    }
+
+    private static void checkValue(String name, String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c > 0xFF || c < 0x20 && c != '\t' || c == 0x7F) {
+                throw new IllegalArgumentException("the value of header " + name + " holds " + describeChar(c) + " at index " + i
+                        + (c > 0xFF ? ": field values are Latin-1" : ": a control character would break the header section"));
+            }
+        }
+    }
+
+    private static boolean isToken(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c > 0x7F || !Ascii.isTchar((byte) c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String describeChar(char c) {
+        return switch (c) {
+            case '\r' -> "a CR";
+            case '\n' -> "an LF";
+            case 0 -> "a NUL";
+            case ' ' -> "a space";
+            default -> c < 0x20 || c == 0x7F || c > 0xFF ? String.format("U+%04X", (int) c) : "'" + c + "'";
+        };
+    }
+
+    /** {@code s} with control characters escaped, so a message shows what was given. */
+    private static String printable(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length() && i < MAX_DESCRIBED_TARGET; i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '\r' -> b.append("\\r");
+                case '\n' -> b.append("\\n");
+                default -> {
+                    if (c < 0x20 || c == 0x7F) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return s.length() > MAX_DESCRIBED_TARGET ? b.append("...").toString() : b.toString();
+    }
+}

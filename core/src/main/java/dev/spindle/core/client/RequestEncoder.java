@@ -1,0 +1,82 @@
+package dev.spindle.core.client;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Writes a {@link ClientRequest} as HTTP/1.1 (RFC 9112 3): the request line in origin-form,
+ * {@code Host} (the destination's, unless the request sets its own), the request's header fields
+ * in order, {@code Content-Length} for a body (and {@code 0} for a bodiless {@code POST},
+ * {@code PUT} or {@code PATCH}, RFC 9110 8.6; nothing for a bodiless {@code GET} or {@code HEAD}),
+ * {@code Connection: close} when the request asks, then the body. The request was checked as it
+ * was built, so nothing is checked here; a whole request is encoded at once, into one buffer.
+ */
+final class RequestEncoder {
+    private static final byte[] VERSION_CRLF = bytes(" HTTP/1.1\r\n");
+    private static final byte[] HOST = bytes("Host: ");
+    private static final byte[] CONTENT_LENGTH = bytes("Content-Length: ");
+    private static final byte[] CONNECTION_CLOSE = bytes("Connection: close\r\n");
+    private static final byte[] COLON_SP = bytes(": ");
+    private static final byte[] CRLF = bytes("\r\n");
+    /** The longest decimal {@code Content-Length} value. */
+    private static final int MAX_DECIMAL = 19;
+
+    private RequestEncoder() {
+    }
+
+    /**
+     * Encodes {@code request} for {@code authority} at the end of {@code out}.
+     *
+     * @param request the request
+     * @param authority the destination as {@code host:port}, the {@code Host} value unless the request sets one
+     * @param out where the bytes go
+     */
+    static void encode(ClientRequest request, String authority, OutputBuffer out) {
+        byte[] body = request.bodyBytes();
+        int size = request.method().length() + 1 + request.target().length() + VERSION_CRLF.length + 2;
+        if (!request.hostSet()) {
+            size += HOST.length + authority.length() + 2;
+        }
+        for (int i = 0; i < request.fieldCount(); i++) {
+            size += request.fieldName(i).length() + 2 + request.fieldValue(i).length() + 2;
+        }
+        boolean length = body != null || request.bodyExpected();
+        if (length) {
+            size += CONTENT_LENGTH.length + MAX_DECIMAL + 2;
+        }
+        if (request.closes()) {
+            size += CONNECTION_CLOSE.length;
+        }
+        out.ensure(size + (body != null ? body.length : 0));
+        out.putLatin1(request.method());
+        out.put((byte) ' ');
+        out.putLatin1(request.target());
+        out.put(VERSION_CRLF);
+        if (!request.hostSet()) {
+            out.put(HOST);
+            out.putLatin1(authority);
+            out.put(CRLF);
+        }
+        for (int i = 0; i < request.fieldCount(); i++) {
+            out.putLatin1(request.fieldName(i));
+            out.put(COLON_SP);
+            out.putLatin1(request.fieldValue(i));
+            out.put(CRLF);
+        }
+        if (length) {
+            out.put(CONTENT_LENGTH);
+            out.putDecimal(body != null ? body.length : 0);
+            out.put(CRLF);
+        }
+        if (request.closes()) {
+            out.put(CONNECTION_CLOSE);
+        }
+        out.put(CRLF);
+        if (body != null) {
+            out.put(body);
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+}
