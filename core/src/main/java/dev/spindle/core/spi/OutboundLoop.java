@@ -18,8 +18,9 @@ import java.util.concurrent.RejectedExecutionException;
 public interface OutboundLoop extends Executor {
     /**
      * Opens a non-blocking socket with {@code TCP_NODELAY} to {@code remote} and drives
-     * {@code connection} on it: once connected, {@link OutboundConnection#connected()} and then the
-     * same reads, writes, ticks and close as for an accepted connection; if the connect fails,
+     * {@code connection} on it: once connected (within this call if the connect completes at once,
+     * as it may on loopback), {@link OutboundConnection#connected()} and then the same reads,
+     * writes, ticks and close as for an accepted connection; if the connect fails,
      * {@link OutboundConnection#connectFailed} (at once, within this call, or later) and then
      * {@link Connection#closed()}. The connection is ticked when its {@link Connection#nanosToTick}
      * says (a client's timeouts may be shorter than the loop's period for accepted connections);
