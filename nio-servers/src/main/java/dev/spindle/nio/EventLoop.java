@@ -5,7 +5,11 @@ import dev.spindle.core.spi.EventLoopServer;
 import dev.spindle.core.spi.FailureLog;
 import dev.spindle.core.spi.LoopContext;
 import dev.spindle.core.spi.Next;
+import dev.spindle.core.spi.OutboundConnection;
+import dev.spindle.core.spi.OutboundLoop;
+import dev.spindle.core.spi.OutboundLoops;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedSelectorException;
@@ -16,8 +20,10 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -51,12 +57,17 @@ import org.slf4j.LoggerFactory;
  * reaches a draining loop, from its own listener or handed over, is served like the others, in drain
  * mode from the start. A loop ends once it has no connection left and no other loop can still hand
  * it one (every loop accepting for it has closed its listening sockets), or at the drain deadline.
+ *
+ * <p>It is also an {@link OutboundLoop}: it opens sockets of its own ({@link OutboundSockets}) and,
+ * once they are connected, serves them through the same routine as accepted ones, and it runs tasks
+ * other threads give it ({@link #execute}). Outbound sockets are not drained: they stay open while
+ * the accepted connections drain, for the calls those may still make, and close when the loop ends.
  */
-final class EventLoop implements EventLoopServer.Loop {
+final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
     private static final Logger log = LoggerFactory.getLogger(EventLoop.class);
 
     static final long SCAN_MILLIS = 250;
-    private static final long SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(SCAN_MILLIS);
+    static final long SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(SCAN_MILLIS);
     private static final long SHUTDOWN_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     static final int MAX_READS_PER_EVENT = 16;
     /** Caps one write call, so the JDK's per-thread temporary direct buffer stays small. */
@@ -64,6 +75,8 @@ final class EventLoop implements EventLoopServer.Loop {
     /** Caps what one connection writes per pass, so a large streamed body cannot hold the loop. */
     private static final long MAX_WRITE_PER_PASS = 4L * MAX_WRITE;
     private static final int MAX_ACCEPTS_PER_EVENT = 64;
+    /** Caps the tasks run per pass, so tasks that queue more tasks cannot keep the loop from its sockets. */
+    private static final int MAX_TASKS_PER_PASS = 1024;
 
     private final LoopContext context;
     private final String name;
@@ -73,6 +86,9 @@ final class EventLoop implements EventLoopServer.Loop {
     /** Listening sockets of other loops that hand channels to this one and are still open. */
     private final AtomicInteger openFeeders = new AtomicInteger();
     private final Queue<NioConnection> resumed = new ConcurrentLinkedQueue<>();
+    private final Queue<OutboundConnection> resumedOutbound = new ConcurrentLinkedQueue<>();
+    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final OutboundSockets outbound;
     private final Consumer<SelectionKey> onKey = this::onKey;
     private final List<LoopListener> listeners = new ArrayList<>(1);
     private final boolean busyPoll;
@@ -87,6 +103,7 @@ final class EventLoop implements EventLoopServer.Loop {
     private long nextScan;
     private boolean shuttingDown;
     private volatile boolean terminated;
+    private volatile Thread thread;
 
     EventLoop(LoopContext context, String name, NioSettings settings) throws IOException {
         this.context = context;
@@ -96,6 +113,7 @@ final class EventLoop implements EventLoopServer.Loop {
         this.readBuffer = settings.directBuffers() ? ByteBuffer.allocateDirect(config.readBufferSize()) : ByteBuffer.allocate(config.readBufferSize());
         this.busyPoll = settings.busyPoll();
         this.busyPollSpins = settings.busyPollSpins();
+        this.outbound = new OutboundSockets(this, selector);
     }
 
     @Override
@@ -160,7 +178,47 @@ final class EventLoop implements EventLoopServer.Loop {
     }
 
     @Override
+    public boolean inLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        if (terminated) {
+            throw new RejectedExecutionException(name + " has stopped");
+        }
+        tasks.offer(task);
+        // terminate() sets the flag, then runs what is queued: a task is either run there or taken back here
+        if (terminated && tasks.remove(task)) {
+            throw new RejectedExecutionException(name + " has stopped");
+        }
+        selector.wakeup();
+    }
+
+    @Override
+    public void connect(InetSocketAddress remote, OutboundConnection connection) {
+        Objects.requireNonNull(remote, "remote");
+        Objects.requireNonNull(connection, "connection");
+        if (!inLoop()) {
+            throw new IllegalStateException("connect is called on " + Thread.currentThread().getName() + ", not on " + name);
+        }
+        outbound.connect(remote, connection, terminated, now);
+    }
+
+    @Override
+    public void resume(OutboundConnection connection) {
+        if (terminated) {
+            return;
+        }
+        resumedOutbound.offer(connection);
+        selector.wakeup();
+    }
+
+    @Override
     public void run() {
+        thread = Thread.currentThread();
+        OutboundLoops.bind(this);
         now = System.nanoTime();
         nextScan = now + SCAN_NANOS;
         try {
@@ -172,13 +230,14 @@ final class EventLoop implements EventLoopServer.Loop {
                     if (shuttingDown && (drained() || now - context.drainDeadline() >= 0)) {
                         break;
                     }
-                    select(nextScan - now);
+                    select(Math.min(nextScan - now, outbound.nanosToTick(now)));
                     now = System.nanoTime();
                     runQueues();
                     if (now - nextScan >= 0) {
                         scan();
                         nextScan = now + (shuttingDown ? SHUTDOWN_SCAN_NANOS : SCAN_NANOS);
                     }
+                    outbound.tickIfDue(now);
                 } catch (ClosedSelectorException e) {
                     log.error("{}: selector closed under the loop", name);
                     break;
@@ -194,7 +253,11 @@ final class EventLoop implements EventLoopServer.Loop {
                 }
             }
         } finally {
-            terminate();
+            try {
+                terminate();
+            } finally {
+                OutboundLoops.unbind();
+            }
         }
     }
 
@@ -223,7 +286,7 @@ final class EventLoop implements EventLoopServer.Loop {
     }
 
     private boolean hasQueued() {
-        return !adopted.isEmpty() || !resumed.isEmpty();
+        return !adopted.isEmpty() || !resumed.isEmpty() || !resumedOutbound.isEmpty() || !tasks.isEmpty();
     }
 
     private void runQueues() {
@@ -233,13 +296,39 @@ final class EventLoop implements EventLoopServer.Loop {
         }
         NioConnection c;
         while ((c = resumed.poll()) != null) {
-            if (c.closed) {
-                continue;
+            resumeNow(c);
+        }
+        OutboundConnection connection;
+        while ((connection = resumedOutbound.poll()) != null) {
+            c = outbound.find(connection);
+            if (c != null) {
+                resumeNow(c);
             }
-            try {
-                service(c, c.core.resume());
-            } catch (Throwable t) {
-                failed(c, t);
+        }
+        Runnable task;
+        for (int n = 0; n < MAX_TASKS_PER_PASS && (task = tasks.poll()) != null; n++) {
+            runTask(task);
+        }
+    }
+
+    private void resumeNow(NioConnection c) {
+        if (c.closed) {
+            return;
+        }
+        try {
+            service(c, c.core.resume());
+        } catch (Throwable t) {
+            failed(c, t);
+        }
+    }
+
+    private void runTask(Runnable task) {
+        try {
+            task.run();
+        } catch (Throwable t) {
+            failures.warn(name + ": a task failed; the loop goes on", task, t);
+            if (FailureLog.isFatal(t)) {
+                throw (Error) t;
             }
         }
     }
@@ -249,6 +338,10 @@ final class EventLoop implements EventLoopServer.Loop {
         Object attachment = key.attachment();
         if (attachment instanceof NioConnection c) {
             if (c.closed) {
+                return;
+            }
+            if (c.connecting) {
+                outbound.finishConnect(c);
                 return;
             }
             try {
@@ -271,7 +364,7 @@ final class EventLoop implements EventLoopServer.Loop {
      * thread's interrupt: the loop stops through its server's closing flag, and an interrupted
      * thread's {@code select()} would return at once, every time.
      */
-    private void failed(NioConnection c, Throwable t) {
+    void failed(NioConnection c, Throwable t) {
         if (t instanceof IOException || t instanceof CancelledKeyException) {
             log.debug("{}: connection {} ended: {}", name, c, t.toString());
         } else {
@@ -305,9 +398,18 @@ final class EventLoop implements EventLoopServer.Loop {
     /**
      * What follows every call into the core, given its answer: writes what it holds until it has
      * nothing more, the socket is full or the pass's share is used; then closes, shuts the output
-     * down for lingering, or sets the key's interest, as the core answers.
+     * down for lingering, or sets the key's interest, as the core answers. An outbound socket still
+     * connecting is only closed, if its core says so.
      */
-    private void service(NioConnection c, Next next) throws IOException {
+    void service(NioConnection c, Next next) throws IOException {
+        if (c.connecting) {
+            if (next == Next.CLOSE) {
+                close(c);
+            } else {
+                outbound.scheduleTick(c, now);
+            }
+            return;
+        }
         Connection core = c.core;
         long budget = MAX_WRITE_PER_PASS;
         while (budget > 0 && next.writes()) {
@@ -349,9 +451,12 @@ final class EventLoop implements EventLoopServer.Loop {
             c.key.interestOps(ops);
             c.interest = ops;
         }
+        if (c.outbound != null) {
+            outbound.scheduleTick(c, now);
+        }
     }
 
-    private void close(NioConnection c) {
+    void close(NioConnection c) {
         if (c.closed) {
             return;
         }
@@ -360,7 +465,11 @@ final class EventLoop implements EventLoopServer.Loop {
             c.key.cancel();
         }
         NioServer.closeQuietly(c.channel);
-        remove(c);
+        if (c.outbound != null) {
+            outbound.remove(c);
+        } else {
+            remove(c);
+        }
         if (c.counted) {
             context.releaseConnection();
         }
@@ -479,12 +588,22 @@ final class EventLoop implements EventLoopServer.Loop {
         if (busy > 0) {
             log.warn("{}: {} connections still busy after the drain timeout; closed them", name, busy);
         }
+        int opened = outbound.closeAll();
+        if (opened > 0) {
+            log.debug("{}: closed {} outbound connections", name, opened);
+        }
         for (LoopListener listener : listeners) {
             listener.close();
         }
         listeners.clear();
         closeAdopted();
+        // what was accepted before the flag was set still runs; a connect it makes fails at once
+        Runnable task;
+        while ((task = tasks.poll()) != null) {
+            runTask(task);
+        }
         resumed.clear();
+        resumedOutbound.clear();
         try {
             selector.close();
         } catch (IOException e) {

@@ -1,36 +1,53 @@
 package dev.spindle.nio;
 
 import dev.spindle.core.spi.Connection;
+import dev.spindle.core.spi.OutboundConnection;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
 /**
- * One accepted socket on one {@link EventLoop}: the channel, its key and the loop's socket
- * bookkeeping around the core connection, which keeps everything else (HTTP, time, lingering).
- * Touched only by its loop's thread.
+ * One socket on one {@link EventLoop}, accepted or opened by the loop itself ({@link OutboundSockets}):
+ * the channel, its key and the loop's socket bookkeeping around the core connection, which keeps
+ * everything else (HTTP, time, lingering). Touched only by its loop's thread.
  */
 final class NioConnection {
     final SocketChannel channel;
-    /** Whether it counts against maxConnections (a rejected socket does not). */
+    /** Whether it counts against maxConnections (a rejected or an outbound socket does not). */
     final boolean counted;
+    /** The core connection again when the loop opened the socket ({@link #core}, typed); null for an accepted one. */
+    final OutboundConnection outbound;
     /** Set once, right after construction: its wakeup needs this object. */
     Connection core;
     SelectionKey key;
-    /** Position in the loop's connection array, for O(1) removal. */
+    /** Position in the loop's array of its kind (accepted or outbound), for O(1) removal. */
     int index = -1;
     /** The interest ops last given to the key. */
     int interest;
+    /** An outbound socket whose connect has not completed: it is only ticked, never read or written. */
+    boolean connecting;
     /** The output was shut down for lingering. */
     boolean outputShut;
     boolean closed;
 
+    /** An accepted socket. */
     NioConnection(SocketChannel channel, boolean counted) {
         this.channel = channel;
         this.counted = counted;
+        this.outbound = null;
+    }
+
+    /** A socket the loop is connecting for {@code outbound}. */
+    NioConnection(SocketChannel channel, OutboundConnection outbound) {
+        this.channel = channel;
+        this.counted = false;
+        this.outbound = outbound;
+        this.core = outbound;
+        this.connecting = true;
     }
 
     @Override
     public String toString() {
-        return String.valueOf(channel.socket().getRemoteSocketAddress());
+        String remote = String.valueOf(channel.socket().getRemoteSocketAddress());
+        return outbound == null ? remote : "outbound to " + remote;
     }
 }

@@ -40,7 +40,10 @@ import org.slf4j.LoggerFactory;
  * (408), write and handler (503) timeouts and ends lingering. Beyond
  * {@link ServerConfig#maxConnections()} a new socket is served a core rejection (503, then a
  * close). Blocking routes run on virtual threads and are answered from the loop, in request order;
- * file bodies are sent with {@code FileChannel.transferTo}.
+ * file bodies are sent with {@code FileChannel.transferTo}. Each loop can also open sockets of its
+ * own and drive a core client connection on them (the strategy contract's {@code OutboundLoop}), so
+ * code on a loop calls other services without leaving it; those sockets are not counted against
+ * {@link ServerConfig#maxConnections()} and close with the loop.
  */
 public class NioServer extends EventLoopServer {
     private static final Logger log = LoggerFactory.getLogger(NioServer.class);

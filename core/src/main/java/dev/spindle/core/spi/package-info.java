@@ -4,7 +4,10 @@
  * {@link dev.spindle.core.spi.OutboundConnection}, the same for a socket the strategy opened
  * itself, to call another server), the event-loop server
  * shell ({@link dev.spindle.core.spi.EventLoopServer}, {@link dev.spindle.core.spi.LoopContext}),
- * and the lifecycle and connection-limit bookkeeping every server shares. The HTTP engine behind
+ * what an event loop offers for sockets it opens itself ({@link dev.spindle.core.spi.OutboundLoop},
+ * found through {@link dev.spindle.core.spi.OutboundLoops}, driving an
+ * {@link dev.spindle.core.spi.OutboundConnection} like an accepted one), and the lifecycle and
+ * connection-limit bookkeeping every server shares. The HTTP engine behind
  * {@code Connection} stays package-private in {@code dev.spindle.core}. The module
  * {@code dev.spindle.core} exports this package only to Spindle's server modules
  * ({@code dev.spindle.blocking}, {@code dev.spindle.nio}, {@code dev.spindle.iouring}); it may
