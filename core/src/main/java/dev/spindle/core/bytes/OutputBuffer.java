@@ -54,6 +54,16 @@ public final class OutputBuffer {
         }
     }
 
+    /** Drops what is pending (a connection that gives up on it), letting a grown array go. */
+    public void clear() {
+        start = 0;
+        end = 0;
+        if (data.length > RETAIN_LIMIT) {
+            data = new byte[initialCapacity];
+            view = ByteBuffer.wrap(data);
+        }
+    }
+
     /** Bytes of memory held, for tests and the memory bound. */
     public int capacity() {
         return data.length;
@@ -92,6 +102,11 @@ public final class OutputBuffer {
     public void put(byte[] src) {
         System.arraycopy(src, 0, data, end, src.length);
         end += src.length;
+    }
+
+    /** Appends one byte. */
+    public void put(byte b) {
+        data[end++] = b;
     }
 
     /** Appends {@code len} bytes of {@code src} from {@code off}. */

@@ -1,5 +1,7 @@
 package dev.spindle.core.client;
 
+import dev.spindle.core.bytes.OutputBuffer;
+
 import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientException.Reason;
 import dev.spindle.core.ClientResponse;
@@ -86,6 +88,8 @@ public final class ClientConnection implements OutboundConnection {
     private final ResponseParser parser;
     private final Receiver receiver = new Receiver();
     private final OutputBuffer out = new OutputBuffer(OUTPUT_INITIAL_BYTES);
+    /** Bytes handed to the socket so far: what a request's first byte is measured against. */
+    private long sent;
     /** Sent by the caller, not yet encoded (before the connection is open, or beyond the pipelining depth). */
     private final ArrayDeque<Call> waiting = new ArrayDeque<>();
     /** Encoded, awaiting their responses, in order: the first is the one being received. */
@@ -339,6 +343,7 @@ public final class ClientConnection implements OutboundConnection {
             return next();
         }
         out.written(bytes);
+        sent += bytes;
         return next();
     }
 
@@ -438,7 +443,7 @@ public final class ClientConnection implements OutboundConnection {
         while (!waiting.isEmpty() && inFlight.size() < settings.maxPipelined()
                 && (inFlight.isEmpty() || inFlight.peekLast().request.isIdempotent())) {
             Call call = waiting.poll();
-            call.firstByte = out.encoded();
+            call.firstByte = sent + out.pending();
             RequestEncoder.encode(call.request, authority, out);
             call.encodedAt = clock.getAsLong();
             if (inFlight.isEmpty()) {
@@ -479,7 +484,7 @@ public final class ClientConnection implements OutboundConnection {
         log.debug("connection to {} failed ({}): {}", authority, reason, detail);
         Call head = inFlight.poll();
         if (head != null) {
-            if (reason == Reason.CONNECTION_CLOSED && out.sent() <= head.firstByte) {
+            if (reason == Reason.CONNECTION_CLOSED && sent <= head.firstByte) {
                 fail(head, Reason.NOT_SENT, "not sent: " + detail, cause);
             } else {
                 fail(head, reason, detail, cause);
@@ -494,7 +499,6 @@ public final class ClientConnection implements OutboundConnection {
      * waiting ones with {@link Reason#NOT_SENT}; then it is closed.
      */
     private void abandonRest(String detail, Throwable cause) {
-        long sent = out.sent();
         for (Call call; (call = inFlight.poll()) != null; ) {
             if (sent > call.firstByte) {
                 fail(call, Reason.NOT_ANSWERED, "sent but not answered: an earlier request on its connection failed or ended it ("

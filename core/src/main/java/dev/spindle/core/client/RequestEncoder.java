@@ -1,5 +1,7 @@
 package dev.spindle.core.client;
 
+import dev.spindle.core.bytes.OutputBuffer;
+
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -47,19 +49,19 @@ final class RequestEncoder {
             size += CONNECTION_CLOSE.length;
         }
         out.ensure(size + (body != null ? body.length : 0));
-        out.putLatin1(request.method());
+        out.putAscii(request.method());
         out.put((byte) ' ');
-        out.putLatin1(request.target());
+        out.putAscii(request.target());
         out.put(VERSION_CRLF);
         if (!request.hostSet()) {
             out.put(HOST);
-            out.putLatin1(authority);
+            out.putAscii(authority);
             out.put(CRLF);
         }
         for (int i = 0; i < request.fieldCount(); i++) {
-            out.putLatin1(request.fieldName(i));
+            out.putAscii(request.fieldName(i));
             out.put(COLON_SP);
-            out.putLatin1(request.fieldValue(i));
+            out.putAscii(request.fieldValue(i));
             out.put(CRLF);
         }
         if (length) {

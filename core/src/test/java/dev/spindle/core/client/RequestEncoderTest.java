@@ -1,5 +1,6 @@
 package dev.spindle.core.client;
 
+import dev.spindle.core.bytes.OutputBuffer;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
@@ -21,7 +22,7 @@ class RequestEncoderTest {
         ByteBuffer view = out.view();
         byte[] b = new byte[view.remaining()];
         view.get(b);
-        assertThat(out.encoded()).isEqualTo(b.length);
+        assertThat(out.pending()).isEqualTo(b.length);
         return new String(b, StandardCharsets.ISO_8859_1);
     }
 
