@@ -133,4 +133,9 @@ final class ConnectionTable {
     boolean anyOccupied() {
         return occupied > 0;
     }
+
+    /** How many slots are held. */
+    int occupied() {
+        return occupied;
+    }
 }

@@ -777,4 +777,12 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
     int liveConnections() {
         return connections.liveCount();
     }
+
+    /**
+     * Slots held, outbound sockets' included: a slot is held until the kernel has completed every
+     * operation of its socket. For tests, on the ring thread.
+     */
+    int slotsInUse() {
+        return connections.occupied();
+    }
 }

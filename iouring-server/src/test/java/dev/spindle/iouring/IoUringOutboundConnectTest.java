@@ -309,6 +309,8 @@ class IoUringOutboundConnectTest {
         assertThat(connection.events).containsExactly("timeout", "closed");
         assertThat(connection.ticks.get()).isPositive();
         assertThat(connection.threads).containsExactly(loopThread);
+        // the kernel would retry the SYN for minutes: the slot comes back because the connect was cancelled
+        awaitTrue(() -> slotsInUse() == 0, "the ring holds no slot");
 
         // the ring connects on after the cancel
         IoUringServer other = start(new IoUringServer(ServerConfig.defaults().port(0).workers(1), routes()));
@@ -333,6 +335,13 @@ class IoUringOutboundConnectTest {
         server.close();
         assertThat(connection.closed).isDone();
         assertThat(connection.events).containsExactly("closed");
+    }
+
+    /** The slots the ring holds (sockets whose operations the kernel may still complete), read on its thread. */
+    private int slotsInUse() {
+        var slots = new CompletableFuture<Integer>();
+        loop.execute(() -> slots.complete(((RingWorker) loop).slotsInUse()));
+        return slots.join();
     }
 
     /** Connects until a connect times out: the listening socket's queue is then full. */
