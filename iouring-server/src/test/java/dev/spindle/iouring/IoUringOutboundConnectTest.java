@@ -190,6 +190,8 @@ class IoUringOutboundConnectTest {
         assertThat(connection.received()).startsWith("HTTP/1.1 200 ").endsWith("\r\n\r\nHello");
         assertThat(connection.events).containsExactly("connected", "endOfInput", "closed");
         assertThat(connection.threads).containsExactly(loopThread);
+        // sent as soon as connected, not when a tick (the first a scan after the connect) happens to look
+        assertThat(connection.ticksBeforeSending).isZero();
     }
 
     @Test
@@ -449,6 +451,8 @@ class IoUringOutboundConnectTest {
         final CompletableFuture<Void> connected = new CompletableFuture<>();
         final CompletableFuture<Void> closed = new CompletableFuture<>();
         final AtomicInteger ticks = new AtomicInteger();
+        /** How many ticks came before the ring first asked for the bytes to send; -1 until it did. */
+        volatile int ticksBeforeSending = -1;
         volatile IOException failure;
         private final ByteArrayOutputStream in = new ByteArrayOutputStream();
         private final long deadline;
@@ -559,6 +563,9 @@ class IoUringOutboundConnectTest {
         @Override
         public ByteBuffer outbound() {
             on(null);
+            if (ticksBeforeSending < 0) {
+                ticksBeforeSending = ticks.get();
+            }
             handedOut = out.position();
             return out;
         }
