@@ -73,7 +73,7 @@ class IoUringOutboundConnectTest {
     @BeforeEach
     void start() throws Exception {
         IoUringTests.assumeAvailable();
-        server = start(new IoUringServer(ServerConfig.defaults().port(0).workers(1).drainTimeout(Duration.ofSeconds(20)), routes()));
+        server = start(newLoopServer(ServerConfig.defaults().port(0).workers(1).drainTimeout(Duration.ofSeconds(20)), routes()));
         loop = loopOf(server);
         loopThread = handlerThread.get();
     }
@@ -84,6 +84,11 @@ class IoUringOutboundConnectTest {
             socket.close();
         }
         servers.forEach(IoUringServer::close);
+    }
+
+    /** The server whose ring opens the outbound sockets, with the ring settings this class tests. */
+    IoUringServer newLoopServer(ServerConfig config, Router router) {
+        return new IoUringServer(config, router, Tuning.defaults(config));
     }
 
     private Router routes() {
