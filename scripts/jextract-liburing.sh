@@ -61,7 +61,7 @@ structs=(
 constants=(
   IORING_SETUP_SQPOLL IORING_SETUP_CQSIZE IORING_SETUP_SUBMIT_ALL IORING_SETUP_COOP_TASKRUN
   IORING_SETUP_SINGLE_ISSUER IORING_SETUP_DEFER_TASKRUN IORING_FEAT_CQE_SKIP
-  IORING_OP_ACCEPT IORING_OP_RECV IORING_OP_SEND IORING_OP_READ IORING_OP_ASYNC_CANCEL
+  IORING_OP_ACCEPT IORING_OP_CONNECT IORING_OP_RECV IORING_OP_SEND IORING_OP_READ IORING_OP_ASYNC_CANCEL
   IOSQE_BUFFER_SELECT IOSQE_CQE_SKIP_SUCCESS IORING_ACCEPT_MULTISHOT IORING_RECV_MULTISHOT
   IORING_CQE_F_BUFFER IORING_CQE_F_MORE IORING_CQE_BUFFER_SHIFT IO_URING_OP_SUPPORTED
 )
@@ -71,9 +71,11 @@ for s in "${structs[@]}"; do args+=(--include-struct "$s"); done
 for c in "${constants[@]}"; do args+=(--include-constant "$c"); done
 "$JEXTRACT" "${args[@]}" /usr/include/liburing.h
 
-# libc: the listening sockets (Sockets), whether connections wait in a listening socket's queue
-# at shutdown (poll, RingAcceptor), the wake-up eventfd and closing (RingWorker), strerror (Errno), and the errno values the server tells apart. No _GNU_SOURCE here: with it glibc declares
-# bind/getsockname with transparent-union parameter types, which jextract passes as structs.
+# libc: the listening and outbound sockets (Sockets), whether connections wait in a listening
+# socket's queue at shutdown (poll, RingAcceptor), the wake-up eventfd and closing (RingWorker),
+# strerror (Errno), and the errno values the server tells apart (a refused or unreachable connect
+# among them). No _GNU_SOURCE here: with it glibc declares bind/getsockname with transparent-union
+# parameter types, which jextract passes as structs.
 mkdir -p "$tmp/include"
 cat >"$tmp/include/libc.h" <<'H'
 #include <errno.h>
@@ -89,9 +91,10 @@ functions=(socket setsockopt bind listen getsockname shutdown close poll eventfd
 # in_addr and in6_addr are members of the sockaddrs.
 structs=(sockaddr_in sockaddr_in6 in_addr in6_addr pollfd)
 constants=(
-  AF_INET AF_INET6 SOCK_STREAM SOCK_CLOEXEC SOL_SOCKET SO_REUSEADDR SO_REUSEPORT IPPROTO_TCP
+  AF_INET AF_INET6 SOCK_STREAM SOCK_NONBLOCK SOCK_CLOEXEC SOL_SOCKET SO_REUSEADDR SO_REUSEPORT IPPROTO_TCP
   TCP_NODELAY SHUT_WR EFD_CLOEXEC MSG_NOSIGNAL POLLIN
   EPERM ENOENT EINTR EAGAIN ENOMEM EBUSY EINVAL ENFILE EMFILE ENOSYS ETIME ENOBUFS EALREADY ECANCELED
+  ECONNREFUSED ETIMEDOUT EHOSTUNREACH ENETUNREACH
 )
 args=(--target-package "$pkg" --header-class-name Libc --output "$out")
 for f in "${functions[@]}"; do args+=(--include-function "$f"); done

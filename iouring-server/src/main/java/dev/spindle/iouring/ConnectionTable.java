@@ -1,15 +1,18 @@
 package dev.spindle.iouring;
 
 import dev.spindle.core.spi.LoopContext;
+import dev.spindle.core.spi.OutboundConnection;
+import java.net.InetSocketAddress;
 import java.util.Arrays;
 
 /**
  * The connections of one {@link RingWorker}, touched by its ring thread only, in two views. By
- * slot, for completions: a connection holds its slot from {@link #open} until {@link #free}, which
- * the worker calls once the kernel has finished every operation of it, and a completion finds its
- * connection by the slot and generation in its {@code user_data} ({@link #lookup}). Live, for
- * scans and shutdown: from {@link #open} until {@link #retire}, when the worker closes it; the list
- * is compacted by swapping the last one into the gap, so a scan walks it backwards.
+ * slot, for completions: a connection holds its slot from {@link #open} (or {@link #openOutbound})
+ * until {@link #free}, which the worker calls once the kernel has finished every operation of it,
+ * and a completion finds its connection by the slot and generation in its {@code user_data}
+ * ({@link #lookup}). Live, for scans and shutdown, accepted connections only: from {@link #open}
+ * until {@link #retire}, when the worker closes it; the list is compacted by swapping the last one
+ * into the gap, so a scan walks it backwards. Outbound sockets are listed by {@link OutboundSockets}.
  */
 final class ConnectionTable {
     private final RingWorker worker;
@@ -35,32 +38,52 @@ final class ConnectionTable {
      * @throws IllegalStateException if every slot {@link UserData} can encode is taken
      */
     RingConnection open(int fd, boolean counted) {
-        int slot;
-        boolean reused = freeCount > 0;
-        if (reused) {
-            slot = freeSlots[freeCount - 1];
-        } else {
-            slot = occupied + freeCount;
-            if (slot >= UserData.MAX_SLOTS) {
-                throw new IllegalStateException("more than " + UserData.MAX_SLOTS + " connections on one ring");
-            }
-            if (slot == slots.length) {
-                slots = Arrays.copyOf(slots, slots.length * 2);
-            }
-        }
+        int slot = nextSlot();
         RingConnection c = new RingConnection(worker, context, fd, slot, ++generation, counted);
-        if (reused) {
-            // taken only now: a core that failed to be created leaves the slot free
-            freeCount--;
-        }
-        slots[slot] = c;
-        occupied++;
+        // taken only now: a core that failed to be created leaves the slot free
+        take(c);
         if (liveCount == live.length) {
             live = Arrays.copyOf(live, liveCount * 2);
         }
         c.index = liveCount;
         live[liveCount++] = c;
         return c;
+    }
+
+    /**
+     * Gives an outbound socket, which the ring is connecting for {@code outbound}, a free slot under
+     * a new generation; it is not live (not scanned, not drained).
+     *
+     * @throws IllegalStateException if every slot {@link UserData} can encode is taken
+     */
+    RingConnection openOutbound(int fd, OutboundConnection outbound, InetSocketAddress remote) {
+        RingConnection c = new RingConnection(worker, fd, nextSlot(), ++generation, outbound, remote);
+        take(c);
+        return c;
+    }
+
+    /** The slot the next connection gets, most recently freed first; not yet taken. */
+    private int nextSlot() {
+        if (freeCount > 0) {
+            return freeSlots[freeCount - 1];
+        }
+        int slot = occupied;
+        if (slot >= UserData.MAX_SLOTS) {
+            throw new IllegalStateException("more than " + UserData.MAX_SLOTS + " connections on one ring");
+        }
+        if (slot == slots.length) {
+            slots = Arrays.copyOf(slots, slots.length * 2);
+        }
+        return slot;
+    }
+
+    /** {@code c} takes the slot {@link #nextSlot()} gave it. */
+    private void take(RingConnection c) {
+        if (freeCount > 0) {
+            freeCount--;
+        }
+        slots[c.slot] = c;
+        occupied++;
     }
 
     /** The connection a completion belongs to, or null if it is stale (an earlier occupant of the slot). */
@@ -109,5 +132,10 @@ final class ConnectionTable {
     /** Whether some slot is still held: the kernel may still complete an operation of its connection. */
     boolean anyOccupied() {
         return occupied > 0;
+    }
+
+    /** How many slots are held. */
+    int occupied() {
+        return occupied;
     }
 }

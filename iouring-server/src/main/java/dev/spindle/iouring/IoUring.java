@@ -108,8 +108,8 @@ public final class IoUring {
             // liburing allocates room for 256 ops after the header
             MemorySegment p = probe.reinterpret(io_uring_probe.sizeof() + 256 * io_uring_probe_op.sizeof());
             int opsLen = Byte.toUnsignedInt(io_uring_probe.ops_len(p));
-            int[] needed = {LibUring.IORING_OP_ACCEPT(), LibUring.IORING_OP_RECV(), LibUring.IORING_OP_SEND(),
-                    LibUring.IORING_OP_READ(), LibUring.IORING_OP_ASYNC_CANCEL()};
+            int[] needed = {LibUring.IORING_OP_ACCEPT(), LibUring.IORING_OP_CONNECT(), LibUring.IORING_OP_RECV(),
+                    LibUring.IORING_OP_SEND(), LibUring.IORING_OP_READ(), LibUring.IORING_OP_ASYNC_CANCEL()};
             for (int op : needed) {
                 MemorySegment entry = p.asSlice(io_uring_probe.ops$offset() + op * io_uring_probe_op.sizeof(), io_uring_probe_op.sizeof());
                 boolean supported = op < opsLen

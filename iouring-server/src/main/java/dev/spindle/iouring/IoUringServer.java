@@ -19,8 +19,12 @@ import java.util.Objects;
  * buffer ring (requests are parsed in the kernel-filled buffer, which goes back to the ring at once;
  * only an unfinished request's bytes are copied) and one send in flight per connection (see
  * {@link RingWorker}). Blocking routes run on virtual threads and asynchronous ones complete
- * later; either is answered from the ring, in request order. Where io_uring is not
- * available ({@link IoUring#unavailabilityCause()}) {@link #start()} fails with the reason.
+ * later; either is answered from the ring, in request order. Each ring can also open sockets of
+ * its own ({@code IORING_OP_CONNECT}) and drive a core client connection on them (the strategy
+ * contract's {@code OutboundLoop}), so code on a ring calls other services without leaving it;
+ * those sockets are not counted against {@link ServerConfig#maxConnections()} and close with the
+ * ring. Where io_uring is not available ({@link IoUring#unavailabilityCause()}) {@link #start()}
+ * fails with the reason.
  *
  * <table>
  *   <caption>Options beyond {@link ServerConfig}: {@link Tuning}, and the system properties a server made without it reads</caption>

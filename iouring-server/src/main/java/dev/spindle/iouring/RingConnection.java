@@ -2,14 +2,17 @@ package dev.spindle.iouring;
 
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.LoopContext;
+import dev.spindle.core.spi.OutboundConnection;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.net.InetSocketAddress;
 
 /**
- * One accepted socket on one {@link RingWorker}: its fd, slot and generation (the user_data of
- * its operations), the core connection, and the ring's bookkeeping. Touched only by the ring
- * thread, except {@link #run()}, the core's wakeup, which any thread may call.
+ * One socket on one {@link RingWorker}, accepted or opened by the ring itself
+ * ({@link OutboundSockets}): its fd, slot and generation (the user_data of its operations), the
+ * core connection, and the ring's bookkeeping. Touched only by the ring thread, except
+ * {@link #run()}, an accepted connection's wakeup, which any thread may call.
  */
 final class RingConnection implements Runnable {
     static final int OPEN = 0;
@@ -30,21 +33,33 @@ final class RingConnection implements Runnable {
     final int fd;
     final int slot;
     final int generation;
-    /** Serves the socket: a connection of the server's, or one that only answers 503 and closes. */
+    /** Serves the socket: a connection of the server's, one that only answers 503 and closes, or an outbound one. */
     final Connection core;
-    /** Whether it counts against maxConnections. */
+    /** Whether it counts against maxConnections (a rejected or an outbound socket does not). */
     final boolean counted;
+    /** The core connection again when the ring opened the socket ({@link #core}, typed); null for an accepted one. */
+    final OutboundConnection outbound;
+    /** Where an outbound socket connects to; null for an accepted one. */
+    final InetSocketAddress remote;
     final long recvData;
     final long sendData;
+    final long connectData;
 
     int state = OPEN;
-    /** Position in its {@link ConnectionTable}'s list of live connections, or -1. */
+    /**
+     * Position in its list, or -1: its {@link ConnectionTable}'s live connections (accepted) or
+     * the worker's {@link OutboundSockets}.
+     */
     int index = -1;
     /** Operations submitted and not yet finally completed (a multishot recv counts once). */
     int inflight;
     boolean recvArmed;
     boolean recvCancelling;
     boolean sendInFlight;
+    /** An outbound socket whose connect has not completed: it is only ticked, never read or written. */
+    boolean connecting;
+    /** The {@code sockaddr} the connect in flight reads; held until its completion, so the kernel never reads freed memory. */
+    MemorySegment connectAddress;
     /** The output was shut down because the core lingers. */
     boolean outputShut;
     boolean dirty;
@@ -56,18 +71,38 @@ final class RingConnection implements Runnable {
     MemorySegment sendBuffer;
     int sendLength;
 
+    /** An accepted socket: its core is the server's (or a rejecting one), with this as its wakeup. */
     RingConnection(RingWorker worker, LoopContext context, int fd, int slot, int generation, boolean counted) {
         this.worker = worker;
         this.fd = fd;
         this.slot = slot;
         this.generation = generation;
         this.counted = counted;
+        this.outbound = null;
+        this.remote = null;
         this.recvData = UserData.encode(UserData.RECV, slot, generation);
         this.sendData = UserData.encode(UserData.SEND, slot, generation);
+        this.connectData = 0;
         this.core = counted ? context.newConnection(this) : context.rejectedConnection();
     }
 
-    /** The core's wakeup (a handler finished, a streamed body moved): the ring resumes it on its own thread. */
+    /** A socket the ring is connecting to {@code remote} for {@code outbound}, whose wakeup is {@link RingWorker#resume}. */
+    RingConnection(RingWorker worker, int fd, int slot, int generation, OutboundConnection outbound, InetSocketAddress remote) {
+        this.worker = worker;
+        this.fd = fd;
+        this.slot = slot;
+        this.generation = generation;
+        this.counted = false;
+        this.outbound = outbound;
+        this.remote = remote;
+        this.recvData = UserData.encode(UserData.RECV, slot, generation);
+        this.sendData = UserData.encode(UserData.SEND, slot, generation);
+        this.connectData = UserData.encode(UserData.CONNECT, slot, generation);
+        this.core = outbound;
+        this.connecting = true;
+    }
+
+    /** An accepted connection's wakeup (a handler finished, a streamed body moved): the ring resumes it on its own thread. */
     @Override
     public void run() {
         if (RESUME_QUEUED.compareAndSet(this, false, true)) {
@@ -87,6 +122,7 @@ final class RingConnection implements Runnable {
 
     @Override
     public String toString() {
-        return "fd " + fd + " (slot " + slot + ")";
+        String socket = "fd " + fd + " (slot " + slot + ")";
+        return outbound == null ? socket : socket + " outbound to " + remote;
     }
 }

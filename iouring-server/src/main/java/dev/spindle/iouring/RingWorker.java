@@ -5,18 +5,24 @@ import dev.spindle.core.spi.EventLoopServer;
 import dev.spindle.core.spi.FailureLog;
 import dev.spindle.core.spi.LoopContext;
 import dev.spindle.core.spi.Next;
+import dev.spindle.core.spi.OutboundConnection;
+import dev.spindle.core.spi.OutboundLoop;
+import dev.spindle.core.spi.OutboundLoops;
 import dev.spindle.iouring.ffi.LibUring;
 import dev.spindle.iouring.ffi.Libc;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -60,12 +66,19 @@ import org.slf4j.LoggerFactory;
  * whose accept completes after shutdown began is served in drain mode from the start. The ring
  * ends once it has no connection left and the accept has completed for the last time, or at the
  * drain deadline.
+ *
+ * <p>It is also an {@link OutboundLoop}: it opens sockets of its own and connects them with
+ * {@code IORING_OP_CONNECT} ({@link OutboundSockets}), serves them once connected exactly like
+ * accepted ones (the same recv, send, flush and close), and runs tasks other threads give it
+ * ({@link #execute}), woken like for a resume. Outbound sockets are not drained: they stay open
+ * while the accepted connections drain, for the calls those may still make, and close when the
+ * ring ends.
  */
-final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler {
+final class RingWorker implements EventLoopServer.Loop, OutboundLoop, CompletionQueue.Handler {
     private static final Logger log = LoggerFactory.getLogger(RingWorker.class);
 
     static final long SCAN_MILLIS = 250;
-    private static final long SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(SCAN_MILLIS);
+    static final long SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(SCAN_MILLIS);
     private static final long SHUTDOWN_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     /** How long a shutting-down ring keeps accepting while its listening socket's queue is not empty. */
     private static final long ACCEPT_QUEUE_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
@@ -73,6 +86,8 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     private static final long TEARDOWN_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final int BGID = 0;
     private static final long START_TIMEOUT_SECONDS = 10;
+    /** Caps the tasks run per iteration, so tasks that queue more tasks cannot keep the ring from its sockets. */
+    private static final int MAX_TASKS_PER_PASS = 1024;
 
     private final LoopContext context;
     private final String name;
@@ -85,6 +100,9 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     /** Connection failures and loop-level failures, each kind logged once per window with a count. */
     private final FailureLog failures = new FailureLog(log);
     private final Queue<RingConnection> resumed = new ConcurrentLinkedQueue<>();
+    private final Queue<OutboundConnection> resumedOutbound = new ConcurrentLinkedQueue<>();
+    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final OutboundSockets outbound;
 
     private Arena arena;
     private Ring ring;
@@ -95,7 +113,9 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     private RingConnection[] dirty = new RingConnection[256];
     private int dirtyCount;
     private boolean shuttingDown;
-    private boolean terminating;
+    /** Set as the ring ends (or will never run): tasks, connects and resumes are refused from then on. */
+    private volatile boolean terminated;
+    private volatile Thread thread;
     private long now;
     private long shutdownBegan;
     private long nextScan;
@@ -115,6 +135,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         this.acceptor = new RingAcceptor(name, listenFd);
         this.connections = new ConnectionTable(this, context);
         this.wakeups = new RingWakeup(name);
+        this.outbound = new OutboundSockets(this, connections);
     }
 
     @Override
@@ -132,6 +153,44 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     @Override
     public void wakeup() {
         wakeups.wake();
+    }
+
+    @Override
+    public boolean inLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        if (terminated) {
+            throw new RejectedExecutionException(name + " has stopped");
+        }
+        tasks.offer(task);
+        // terminate() sets the flag, then runs what is queued: a task is either run there or taken back here
+        if (terminated && tasks.remove(task)) {
+            throw new RejectedExecutionException(name + " has stopped");
+        }
+        wakeup();
+    }
+
+    @Override
+    public void connect(InetSocketAddress remote, OutboundConnection connection) {
+        Objects.requireNonNull(remote, "remote");
+        Objects.requireNonNull(connection, "connection");
+        if (!inLoop()) {
+            throw new IllegalStateException("connect is called on " + Thread.currentThread().getName() + ", not on " + name);
+        }
+        outbound.connect(remote, connection, terminated, now);
+    }
+
+    @Override
+    public void resume(OutboundConnection connection) {
+        if (terminated) {
+            return;
+        }
+        resumedOutbound.offer(connection);
+        wakeup();
     }
 
     /** Waits for the ring, set up on its own thread (SINGLE_ISSUER), to accept connections. */
@@ -153,6 +212,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     @Override
     public void discard() {
         if (ran.compareAndSet(false, true)) {
+            terminated = true;
             acceptor.abandon();
         }
     }
@@ -163,22 +223,30 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             ready.completeExceptionally(new IOException(name + " was discarded before it ran"));
             return;
         }
+        thread = Thread.currentThread();
+        OutboundLoops.bind(this);
         try {
-            setUp();
-        } catch (Throwable t) {
-            // nothing was submitted yet: close the listening socket and free the ring right away
-            acceptor.abandon();
-            tearDown(true);
-            ready.completeExceptionally(t);
-            return;
-        }
-        ready.complete(null);
-        try {
-            loop();
-        } catch (Throwable t) {
-            log.error("{}: ring loop failed; closing its connections", name, t);
+            try {
+                setUp();
+            } catch (Throwable t) {
+                // nothing was submitted yet: close the listening socket and free the ring right away
+                terminated = true;
+                runTasks(Integer.MAX_VALUE);
+                acceptor.abandon();
+                tearDown(true);
+                ready.completeExceptionally(t);
+                return;
+            }
+            ready.complete(null);
+            try {
+                loop();
+            } catch (Throwable t) {
+                log.error("{}: ring loop failed; closing its connections", name, t);
+            } finally {
+                terminate();
+            }
         } finally {
-            terminate();
+            OutboundLoops.unbind();
         }
     }
 
@@ -196,6 +264,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         one.set(ValueLayout.JAVA_INT, 0, 1);
         wakeups.open(arena, sq);
         acceptor.start(arena, sq);
+        outbound.start(sq, one);
         log.debug("{}: ring fd {} flags {} features {}, {} x {} B provided buffers", name, ring.fd(),
                 Integer.toHexString(ring.flags), Integer.toHexString(ring.features), buffers.entries, buffers.bufferSize);
     }
@@ -213,7 +282,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
                 }
                 // with nothing to reap, liburing enters the kernel to wait, which runs the work deferred to this thread
                 boolean runsDeferredWork = ring.cq.ready() == 0;
-                int ret = ring.submitAndWait(resumed.isEmpty() ? nextScan - now : 0);
+                int ret = ring.submitAndWait(queued() ? 0 : Math.min(nextScan - now, outbound.nanosToTick(now)));
                 if (ret < 0 && ret != -Libc.ETIME() && ret != -Libc.EINTR() && ret != -Libc.EAGAIN() && ret != -Libc.EBUSY()) {
                     failures.warn(name + ": io_uring_submit_and_wait_timeout failed", Errno.describe(-ret), null);
                     pause();
@@ -221,7 +290,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
                 now = System.nanoTime();
                 ring.cq.drain(this);
                 buffers.publish();
-                runResumed();
+                runQueues();
                 flushDirty();
                 if (shuttingDown && acceptor.listening() && runsDeferredWork
                         && (!acceptor.queued() || now - shutdownBegan - ACCEPT_QUEUE_GRACE_NANOS >= 0)) {
@@ -233,6 +302,8 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
                     scan();
                     nextScan = now + (shuttingDown ? SHUTDOWN_SCAN_NANOS : SCAN_NANOS);
                 }
+                outbound.tickIfDue(now);
+                flushDirty();
             } catch (Throwable t) {
                 if (FailureLog.isFatal(t)) {
                     // an InternalError or UnknownError: serving on from a JVM in doubt could send wrong bytes
@@ -255,9 +326,10 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             case UserData.RECV -> onRecv(userData, res, flags);
             case UserData.SEND -> onSend(userData, res);
             case UserData.ACCEPT -> onAccept(res, flags);
+            case UserData.CONNECT -> outbound.completed(userData, res);
             case UserData.EVENTFD -> {
                 wakeups.completed(res);
-                if (!terminating) {
+                if (!terminated) {
                     wakeups.arm();
                 }
             }
@@ -395,7 +467,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
      * {@link InterruptedException} a handler threw sneakily is not turned back into the thread's
      * interrupt: the ring stops through its server's closing flag, not through interrupts.
      */
-    private void failed(RingConnection c, Throwable t) {
+    void failed(RingConnection c, Throwable t) {
         failures.warn(name + ": connection failed; closing it", c, t);
         close(c);
         if (FailureLog.isFatal(t)) {
@@ -403,7 +475,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         }
     }
 
-    private void markDirty(RingConnection c) {
+    void markDirty(RingConnection c) {
         if (!c.dirty) {
             c.dirty = true;
             if (dirtyCount == dirty.length) {
@@ -430,7 +502,8 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
     /**
      * Acts on the core's last answer ({@link Connection#next()}): closes the connection when it
      * says close, submits a send of pending output if none is in flight, shuts the output down
-     * once when it lingers, and arms the multishot recv when it reads and has none armed.
+     * once when it lingers, and arms the multishot recv when it reads and has none armed. An
+     * outbound socket still connecting is only closed, if its core says so.
      */
     private void flush(RingConnection c) {
         if (c.state == RingConnection.CLOSED) {
@@ -440,6 +513,12 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         if (next == Next.CLOSE) {
             close(c);
             return;
+        }
+        if (c.outbound != null) {
+            outbound.scheduleTick(c, now);
+            if (c.connecting) {
+                return;
+            }
         }
         if (!c.sendInFlight && !(next.writes() && submitSend(c)) && next == Next.LINGER && !c.outputShut) {
             c.outputShut = true;
@@ -456,18 +535,49 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         }
     }
 
-    private void runResumed() {
+    private boolean queued() {
+        return !resumed.isEmpty() || !resumedOutbound.isEmpty() || !tasks.isEmpty();
+    }
+
+    /** Resumes the connections whose wakeup ran, then runs the tasks other threads gave the ring. */
+    private void runQueues() {
         RingConnection c;
         while ((c = resumed.poll()) != null) {
             c.dequeued();
-            if (c.state != RingConnection.OPEN) {
-                continue;
+            resumeNow(c);
+        }
+        OutboundConnection connection;
+        while ((connection = resumedOutbound.poll()) != null) {
+            c = outbound.find(connection);
+            if (c != null) {
+                resumeNow(c);
             }
+        }
+        runTasks(MAX_TASKS_PER_PASS);
+    }
+
+    private void resumeNow(RingConnection c) {
+        if (c.state != RingConnection.OPEN) {
+            return;
+        }
+        try {
+            c.core.resume();
+            markDirty(c);
+        } catch (Throwable t) {
+            failed(c, t);
+        }
+    }
+
+    private void runTasks(int max) {
+        Runnable task;
+        for (int n = 0; n < max && (task = tasks.poll()) != null; n++) {
             try {
-                c.core.resume();
-                markDirty(c);
+                task.run();
             } catch (Throwable t) {
-                failed(c, t);
+                failures.warn(name + ": a task failed; the ring goes on", task, t);
+                if (FailureLog.isFatal(t)) {
+                    throw (Error) t;
+                }
             }
         }
     }
@@ -478,7 +588,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
      * completed ({@link #release}), so the kernel never writes into, or reads from, memory of a
      * later occupant.
      */
-    private void close(RingConnection c) {
+    void close(RingConnection c) {
         if (c.state == RingConnection.CLOSED) {
             return;
         }
@@ -495,15 +605,23 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
         if (c.sendInFlight) {
             sq.cancel(c.sendData, UserData.CANCEL_DATA);
         }
+        if (c.connectAddress != null) {
+            // its sockaddr stays referenced until the cancelled connect completes
+            sq.cancel(c.connectData, UserData.CANCEL_DATA);
+        }
         Libc.close(c.fd);
-        connections.retire(c);
+        if (c.outbound != null) {
+            outbound.remove(c);
+        } else {
+            connections.retire(c);
+        }
         if (c.counted) {
             context.releaseConnection();
         }
         release(c);
     }
 
-    private void release(RingConnection c) {
+    void release(RingConnection c) {
         if (c.state == RingConnection.CLOSED && c.inflight == 0) {
             connections.free(c);
         }
@@ -524,7 +642,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
      */
     private void adopt(int fd) {
         accepted++;
-        if (terminating) {
+        if (terminated) {
             Libc.close(fd);
             return;
         }
@@ -593,7 +711,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
 
     /** Closes everything, waits (bounded) for the kernel to finish what was cancelled, and frees the ring. */
     private void terminate() {
-        terminating = true;
+        terminated = true;
         shuttingDown = true;
         int busy = 0;
         try {
@@ -608,6 +726,12 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
                 }
                 close(c);
             }
+            int opened = outbound.closeAll();
+            if (opened > 0) {
+                log.debug("{}: closed {} outbound connections", name, opened);
+            }
+            // what was accepted before the flag was set still runs; a connect it makes fails at once
+            runTasks(Integer.MAX_VALUE);
             wakeups.cancel();
             long deadline = System.nanoTime() + TEARDOWN_NANOS;
             while ((connections.anyOccupied() || acceptor.armed() || wakeups.armed()) && System.nanoTime() - deadline < 0) {
@@ -623,6 +747,7 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
             log.warn("{}: {} connections still busy after the drain timeout; closed them", name, busy);
         }
         resumed.clear();
+        resumedOutbound.clear();
         tearDown(!connections.anyOccupied() && !acceptor.armed() && !wakeups.armed());
     }
 
@@ -651,5 +776,13 @@ final class RingWorker implements EventLoopServer.Loop, CompletionQueue.Handler 
 
     int liveConnections() {
         return connections.liveCount();
+    }
+
+    /**
+     * Slots held, outbound sockets' included: a slot is held until the kernel has completed every
+     * operation of its socket. For tests, on the ring thread.
+     */
+    int slotsInUse() {
+        return connections.occupied();
     }
 }

@@ -13,7 +13,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
 
-/** Listening sockets and socket options through libc (FFM), outside the ring. */
+/** Listening and outbound sockets and socket options through libc (FFM), outside the ring. */
 final class Sockets {
     private static final ValueLayout.OfShort NETWORK_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final MethodHandle SOCKET = Errno.capturing(Libc.socket$address(), Libc.socket$descriptor());
@@ -21,6 +21,9 @@ final class Sockets {
     private static final MethodHandle BIND = Errno.capturing(Libc.bind$address(), Libc.bind$descriptor());
     private static final MethodHandle LISTEN = Errno.capturing(Libc.listen$address(), Libc.listen$descriptor());
     private static final MethodHandle GETSOCKNAME = Errno.capturing(Libc.getsockname$address(), Libc.getsockname$descriptor());
+    /** Room for either address family's {@code sockaddr}. */
+    static final long SOCKADDR_SIZE = Math.max(sockaddr_in.sizeof(), sockaddr_in6.sizeof());
+    static final long SOCKADDR_ALIGNMENT = Math.max(sockaddr_in.layout().byteAlignment(), sockaddr_in6.layout().byteAlignment());
 
     private Sockets() {
     }
@@ -37,27 +40,52 @@ final class Sockets {
             setInt(fd, Libc.SOL_SOCKET(), Libc.SO_REUSEADDR(), 1, "SO_REUSEADDR");
             setInt(fd, Libc.SOL_SOCKET(), Libc.SO_REUSEPORT(), 1, "SO_REUSEPORT");
             setInt(fd, Libc.IPPROTO_TCP(), Libc.TCP_NODELAY(), 1, "TCP_NODELAY");
-            MemorySegment addr;
-            if (v6) {
-                addr = sockaddr_in6.allocate(arena).fill((byte) 0);
-                sockaddr_in6.sin6_family(addr, (short) Libc.AF_INET6());
-                addr.set(NETWORK_SHORT, sockaddr_in6.sin6_port$offset(), (short) port);
-                MemorySegment.copy(host.getAddress(), 0, addr, ValueLayout.JAVA_BYTE, sockaddr_in6.sin6_addr$offset(), 16);
-                sockaddr_in6.sin6_scope_id(addr, ((Inet6Address) host).getScopeId());
-            } else {
-                addr = sockaddr_in.allocate(arena).fill((byte) 0);
-                sockaddr_in.sin_family(addr, (short) Libc.AF_INET());
-                addr.set(NETWORK_SHORT, sockaddr_in.sin_port$offset(), (short) port);
-                MemorySegment.copy(host.getAddress(), 0, addr, ValueLayout.JAVA_BYTE, sockaddr_in.sin_addr$offset(), 4);
-            }
-            MemorySegment bound = addr;
-            Errno.check("cannot bind " + host.getHostAddress() + ":" + port, () -> (int) BIND.invokeExact(fd, bound, (int) bound.byteSize()));
+            MemorySegment bound = arena.allocate(SOCKADDR_SIZE, SOCKADDR_ALIGNMENT);
+            int length = fillAddress(bound, host, port);
+            Errno.check("cannot bind " + host.getHostAddress() + ":" + port, () -> (int) BIND.invokeExact(fd, bound, length));
             Errno.check("listen", () -> (int) LISTEN.invokeExact(fd, backlog));
             return fd;
         } catch (IOException | RuntimeException e) {
             Libc.close(fd);
             throw e;
         }
+    }
+
+    /**
+     * A new non-blocking TCP socket for {@code remote}'s address family (an outbound socket, which
+     * the ring connects), with TCP_NODELAY ({@code one} holds the int 1); returns its fd.
+     */
+    static int openOutbound(InetAddress remote, MemorySegment one) throws IOException {
+        int family = remote instanceof Inet6Address ? Libc.AF_INET6() : Libc.AF_INET();
+        int fd = Errno.check("socket", () -> (int) SOCKET.invokeExact(family,
+                Libc.SOCK_STREAM() | Libc.SOCK_NONBLOCK() | Libc.SOCK_CLOEXEC(), 0));
+        try {
+            Errno.check("setsockopt TCP_NODELAY", () -> (int) SETSOCKOPT.invokeExact(fd, Libc.IPPROTO_TCP(), Libc.TCP_NODELAY(), one, Integer.BYTES));
+        } catch (IOException | RuntimeException e) {
+            Libc.close(fd);
+            throw e;
+        }
+        return fd;
+    }
+
+    /**
+     * Writes {@code host:port} as a {@code sockaddr_in} or {@code sockaddr_in6} into {@code addr}
+     * (at least {@link #SOCKADDR_SIZE} bytes, aligned to {@link #SOCKADDR_ALIGNMENT}); returns its length, the {@code socklen_t} to pass.
+     */
+    static int fillAddress(MemorySegment addr, InetAddress host, int port) {
+        if (host instanceof Inet6Address v6) {
+            MemorySegment a = addr.asSlice(0, sockaddr_in6.sizeof()).fill((byte) 0);
+            sockaddr_in6.sin6_family(a, (short) Libc.AF_INET6());
+            a.set(NETWORK_SHORT, sockaddr_in6.sin6_port$offset(), (short) port);
+            MemorySegment.copy(host.getAddress(), 0, a, ValueLayout.JAVA_BYTE, sockaddr_in6.sin6_addr$offset(), 16);
+            sockaddr_in6.sin6_scope_id(a, v6.getScopeId());
+            return (int) a.byteSize();
+        }
+        MemorySegment a = addr.asSlice(0, sockaddr_in.sizeof()).fill((byte) 0);
+        sockaddr_in.sin_family(a, (short) Libc.AF_INET());
+        a.set(NETWORK_SHORT, sockaddr_in.sin_port$offset(), (short) port);
+        MemorySegment.copy(host.getAddress(), 0, a, ValueLayout.JAVA_BYTE, sockaddr_in.sin_addr$offset(), 4);
+        return (int) a.byteSize();
     }
 
     /** The address a socket is bound to. */
@@ -79,7 +107,7 @@ final class Sockets {
         }
     }
 
-    /** TCP_NODELAY on an accepted socket; false if it failed (the peer may be gone already). */
+    /** TCP_NODELAY on a socket ({@code one} holds the int 1); false if it failed (an accepted socket's peer may be gone already). */
     static boolean noDelay(int fd, MemorySegment one) {
         return Libc.setsockopt(fd, Libc.IPPROTO_TCP(), Libc.TCP_NODELAY(), one, Integer.BYTES) == 0;
     }

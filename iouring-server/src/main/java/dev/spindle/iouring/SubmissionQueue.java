@@ -106,6 +106,14 @@ final class SubmissionQueue {
         io_uring_sqe.buf_group(sqe, (short) bgid);
     }
 
+    /**
+     * {@code io_uring_prep_connect}: connects {@code fd} to the {@code sockaddr} of {@code addrLength}
+     * bytes at {@code addr}, which must stay allocated until the operation completes.
+     */
+    void connect(int fd, MemorySegment addr, int addrLength, long userData) {
+        prepare(LibUring.IORING_OP_CONNECT(), fd, addr.address(), 0, addrLength, userData);
+    }
+
     void send(int fd, MemorySegment buffer, int length, int msgFlags, long userData) {
         MemorySegment sqe = prepare(LibUring.IORING_OP_SEND(), fd, buffer.address(), length, 0L, userData);
         io_uring_sqe.msg_flags(sqe, msgFlags);

@@ -13,6 +13,8 @@ final class UserData {
     static final int SEND = 4;
     /** An {@code IORING_OP_ASYNC_CANCEL}; its completion carries nothing to act on. */
     static final int CANCEL = 5;
+    /** An outbound socket's {@code IORING_OP_CONNECT}. */
+    static final int CONNECT = 6;
 
     static final int MAX_SLOTS = 1 << 24;
     /** The {@code user_data} of every cancel the server submits. */

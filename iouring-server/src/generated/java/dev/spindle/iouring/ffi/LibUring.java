@@ -42,6 +42,15 @@ public class LibUring extends LibUring$shared {
     public static int IORING_OP_ASYNC_CANCEL() {
         return IORING_OP_ASYNC_CANCEL;
     }
+    private static final int IORING_OP_CONNECT = (int)16L;
+    /**
+     * {@snippet lang=c :
+     * enum io_uring_op.IORING_OP_CONNECT = 16
+     * }
+     */
+    public static int IORING_OP_CONNECT() {
+        return IORING_OP_CONNECT;
+    }
     private static final int IORING_OP_READ = (int)22L;
     /**
      * {@snippet lang=c :

@@ -122,6 +122,15 @@ public class Libc extends Libc$shared {
     public static int ETIME() {
         return ETIME;
     }
+    private static final int ENETUNREACH = (int)101L;
+    /**
+     * {@snippet lang=c :
+     * #define ENETUNREACH 101
+     * }
+     */
+    public static int ENETUNREACH() {
+        return ENETUNREACH;
+    }
     private static final int ENOBUFS = (int)105L;
     /**
      * {@snippet lang=c :
@@ -130,6 +139,33 @@ public class Libc extends Libc$shared {
      */
     public static int ENOBUFS() {
         return ENOBUFS;
+    }
+    private static final int ETIMEDOUT = (int)110L;
+    /**
+     * {@snippet lang=c :
+     * #define ETIMEDOUT 110
+     * }
+     */
+    public static int ETIMEDOUT() {
+        return ETIMEDOUT;
+    }
+    private static final int ECONNREFUSED = (int)111L;
+    /**
+     * {@snippet lang=c :
+     * #define ECONNREFUSED 111
+     * }
+     */
+    public static int ECONNREFUSED() {
+        return ECONNREFUSED;
+    }
+    private static final int EHOSTUNREACH = (int)113L;
+    /**
+     * {@snippet lang=c :
+     * #define EHOSTUNREACH 113
+     * }
+     */
+    public static int EHOSTUNREACH() {
+        return EHOSTUNREACH;
     }
     private static final int EALREADY = (int)114L;
     /**
@@ -211,6 +247,15 @@ public class Libc extends Libc$shared {
      */
     public static int SOCK_CLOEXEC() {
         return SOCK_CLOEXEC;
+    }
+    private static final int SOCK_NONBLOCK = (int)2048L;
+    /**
+     * {@snippet lang=c :
+     * enum __socket_type.SOCK_NONBLOCK = 2048
+     * }
+     */
+    public static int SOCK_NONBLOCK() {
+        return SOCK_NONBLOCK;
     }
     private static final int MSG_NOSIGNAL = (int)16384L;
     /**
