@@ -29,6 +29,9 @@ final class BlockingConnection {
     private WritableByteChannel out;
     private byte[] readBuffer;
     private boolean closedReported;
+    /** Where to connect, until the first exchange has. */
+    private InetSocketAddress address;
+    private int connectMillis;
 
     private BlockingConnection(ClientConnection core) {
         this.core = core;
@@ -36,19 +39,21 @@ final class BlockingConnection {
     }
 
     /**
-     * Connects to {@code address}; the connection's connect timeout bounds the wait. A failure is the
-     * connection's: requests sent on it then fail with its reason.
+     * A connection to {@code address}, connected by its first {@link #exchange}: a connect failure
+     * then fails that request with the connection's reason.
      */
     static BlockingConnection open(Destination destination, InetSocketAddress address, ClientSettings settings) {
         BlockingConnection c = new BlockingConnection(new ClientConnection(destination.authority(), settings));
-        c.connect(address, settings);
+        c.address = address;
+        c.connectMillis = (int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis());
         return c;
     }
 
-    private void connect(InetSocketAddress address, ClientSettings settings) {
+    /** Connects; the connection's connect timeout bounds the wait. */
+    private void connect() {
         try {
             socket.setTcpNoDelay(true);
-            socket.connect(address, (int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis()));
+            socket.connect(address, connectMillis);
             in = socket.getInputStream();
             out = Channels.newChannel(socket.getOutputStream());
             readBuffer = new byte[READ_BYTES];
@@ -73,6 +78,11 @@ final class BlockingConnection {
      */
     ClientResponse exchange(ClientRequest request) throws ClientException, InterruptedException {
         CompletableFuture<ClientResponse> answer = core.send(request);
+        if (address != null) {
+            // the request waits in the connection, so a failed connect fails it with its reason
+            connect();
+            address = null;
+        }
         Next next = core.next();
         while (!answer.isDone()) {
             if (Thread.interrupted()) {
