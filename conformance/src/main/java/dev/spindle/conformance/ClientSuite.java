@@ -244,7 +244,8 @@ public abstract class ClientSuite {
         for (int i = 0; i < 3; i++) {
             assertThat(client.get(base + "/delay/" + i).call().bodyText()).isEqualTo("slept " + i);
         }
-        CompletableFuture<Thread> completedOn = client.get(base + "/delay/0").send().thenApply(r -> Thread.currentThread())
+        // the delay lets the dependent action be attached before the response completes the stage
+        CompletableFuture<Thread> completedOn = client.get(base + "/delay/200").send().thenApply(r -> Thread.currentThread())
                 .toCompletableFuture();
         assertThat(completedOn.get(10, TimeUnit.SECONDS).isVirtual()).as("send() off a loop runs on a virtual thread").isTrue();
         assertThat(downstream.accepted()).as("one connection, reused").hasValue(1);

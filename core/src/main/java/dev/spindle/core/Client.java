@@ -8,6 +8,7 @@ import dev.spindle.core.client.LoopPools;
 import dev.spindle.core.spi.OutboundLoop;
 import dev.spindle.core.spi.OutboundLoops;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -300,6 +301,20 @@ public final class Client implements AutoCloseable {
          */
         public RequestBuilder body(String text) {
             request.body(text.getBytes(StandardCharsets.UTF_8));
+            return this;
+        }
+
+        /**
+         * A response timeout for this request, instead of the client's
+         * ({@link ClientConfig#responseTimeout()}): from the request being written to the last
+         * byte of its response.
+         *
+         * @param timeout zero for none
+         * @return this request
+         * @throws IllegalArgumentException if {@code timeout} is negative
+         */
+        public RequestBuilder responseTimeout(Duration timeout) {
+            request.responseTimeout(Objects.requireNonNull(timeout, "timeout"));
             return this;
         }
 
