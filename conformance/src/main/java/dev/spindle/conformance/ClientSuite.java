@@ -204,6 +204,23 @@ public abstract class ClientSuite {
     }
 
     @Test
+    void aConnectionTheDownstreamClosedWhileIdleIsReplaced() throws Exception {
+        HttpServer brief = newServer(ServerConfig.defaults().port(0).idleTimeout(Duration.ofMillis(200)), downstreamRoutes()).start();
+        resources.add(brief::close);
+        CountingProxy counted = new CountingProxy(brief.port());
+        resources.add(counted);
+        for (String route : List.of("/call/", "/call-blocking/")) {
+            // the routes may share a pool (off a loop both call blocking): the one before idles out too
+            Thread.sleep(600);
+            assertThat(get(route + counted.port() + "/0").bodyText()).isEqualTo("slept 0");
+            // the downstream closes the kept-alive connection meanwhile
+            Thread.sleep(600);
+            assertThat(get(route + counted.port() + "/1").bodyText()).as(route).isEqualTo("slept 1");
+        }
+        assertThat(counted.accepted()).as("a new connection after each idle close").hasValue(4);
+    }
+
+    @Test
     void aRefusedConnectIsMappedByTheHandler() throws IOException {
         RawResponse r = get("/call/" + closedPort() + "/0");
         assertThat(r.status()).isEqualTo(502);
