@@ -1,5 +1,9 @@
 package dev.spindle.benchmark;
 
+import dev.spindle.core.Client;
+import dev.spindle.core.ClientConfig;
+import dev.spindle.core.ClientException;
+import dev.spindle.core.ClientResponse;
 import dev.spindle.core.HttpException;
 import dev.spindle.core.Response;
 import java.io.IOException;
@@ -17,21 +21,32 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The downstream HTTP service of the {@code /remote/{ms}} and {@code /remote-blocking/{ms}} routes:
- * another server whose {@code GET /delay/{ms}} they call, its body answered as theirs. One
- * {@link HttpClient} (HTTP/1.1) per downstream, created at the first call.
+ * another server whose {@code GET /delay/{ms}} they call, its body answered as theirs. The calls go
+ * through Spindle's own {@link Client} (on an event loop, through that loop's pool of keep-alive
+ * connections; on a blocking handler's thread, over a blocking socket), or through the JDK's
+ * {@link HttpClient} (HTTP/1.1) when {@value #CLIENT_PROPERTY} is {@code jdk} or the downstream is
+ * {@code https://}, which Spindle's client does not speak yet. One client per downstream, created
+ * at the first call. Spindle's client reads the {@code spindle.client.*} properties
+ * ({@link ClientConfig#fromSystemProperties()}); unless they say otherwise it opens up to
+ * {@value #MAX_CONNECTIONS} connections per event loop (a connection per concurrent call, as the
+ * load's concurrency needs) and connects within 5 s, as the JDK client does here.
  *
  * <table>
  *   <caption>Answers of the remote routes</caption>
  *   <tr><th>case</th><th>answer</th></tr>
  *   <tr><td>downstream answers 200</td><td>200 with its body and content type</td></tr>
  *   <tr><td>no downstream configured</td><td>503, the message naming {@value #PROPERTY}</td></tr>
- *   <tr><td>cannot connect, broken exchange, or a non-200 answer</td><td>502</td></tr>
+ *   <tr><td>cannot connect, broken exchange, a non-200 answer (or too many calls waiting for a connection)</td><td>502</td></tr>
  *   <tr><td>no answer within {@code ms} plus the margin (default {@link #DEFAULT_MARGIN})</td><td>504</td></tr>
  * </table>
  */
 public final class Downstream {
     /** The system property naming the downstream's base address, e.g. {@code http://127.0.0.1:8081}. */
     public static final String PROPERTY = "spindle.remote";
+    /** The system property choosing the client: {@code spindle} (the default) or {@code jdk}. */
+    public static final String CLIENT_PROPERTY = "spindle.remote.client";
+    /** Spindle's client: connections per event loop to the downstream, unless {@code spindle.client.maxConnections} says. */
+    public static final int MAX_CONNECTIONS = 1024;
     /** How long a call may take beyond the {@code ms} it asks the downstream to wait. */
     public static final Duration DEFAULT_MARGIN = Duration.ofSeconds(5);
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
@@ -40,7 +55,9 @@ public final class Downstream {
     /** {@code <base>/delay/}, or null when no downstream is configured. */
     private final String delayPrefix;
     private final Duration margin;
+    private final boolean jdk;
     private volatile HttpClient client;
+    private volatile Client spindleClient;
 
     /**
      * A downstream at {@code base}.
@@ -50,12 +67,26 @@ public final class Downstream {
      * @param margin how long a call may take beyond its {@code ms} before it is answered 504
      */
     public Downstream(URI base, Duration margin) {
+        this(base, margin, "jdk".equals(System.getProperty(CLIENT_PROPERTY, "").trim()));
+    }
+
+    /**
+     * A downstream at {@code base}, called with the client chosen.
+     *
+     * @param base the downstream's base address ({@code http://host:port}), or null for none:
+     *        the routes then answer 503
+     * @param margin how long a call may take beyond its {@code ms} before it is answered 504
+     * @param jdkClient true to call it with the JDK's {@link HttpClient}, false for Spindle's
+     *        {@link Client} (the JDK's all the same for an {@code https://} base)
+     */
+    public Downstream(URI base, Duration margin, boolean jdkClient) {
         if (base != null && !"http".equals(base.getScheme()) && !"https".equals(base.getScheme())) {
             throw new IllegalArgumentException("downstream must be an http or https address: " + base);
         }
         String b = base == null ? null : base.toString();
         this.delayPrefix = b == null ? null : (b.endsWith("/") ? b.substring(0, b.length() - 1) : b) + "/delay/";
         this.margin = margin;
+        this.jdk = jdkClient || (base != null && "https".equals(base.getScheme()));
     }
 
     /**
@@ -77,6 +108,17 @@ public final class Downstream {
      * @return a stage completing once {@code res} is final, or failing with an {@link HttpException}
      */
     CompletableFuture<Void> fetchAsync(int ms, Response res) {
+        if (!jdk) {
+            String uri = uri(ms);
+            return spindleClient().get(uri).responseTimeout(margin.plusMillis(ms)).send()
+                    .<Void>handle((answer, failure) -> {
+                        if (failure != null) {
+                            throw failed(uri, failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure);
+                        }
+                        answer(answer, res);
+                        return null;
+                    }).toCompletableFuture();
+        }
         HttpRequest request = request(ms);
         return client().sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .handle((answer, failure) -> {
@@ -96,6 +138,17 @@ public final class Downstream {
      * @throws InterruptedException if the thread is interrupted while waiting
      */
     void fetch(int ms, Response res) throws InterruptedException {
+        if (!jdk) {
+            String uri = uri(ms);
+            ClientResponse answer;
+            try {
+                answer = spindleClient().get(uri).responseTimeout(margin.plusMillis(ms)).call();
+            } catch (ClientException e) {
+                throw failed(uri, e);
+            }
+            answer(answer, res);
+            return;
+        }
         HttpRequest request = request(ms);
         HttpResponse<byte[]> answer;
         try {
@@ -107,10 +160,33 @@ public final class Downstream {
     }
 
     private HttpRequest request(int ms) {
+        return HttpRequest.newBuilder(URI.create(uri(ms))).timeout(margin.plusMillis(ms)).GET().build();
+    }
+
+    private String uri(int ms) {
         if (delayPrefix == null) {
             throw new HttpException(503, "no downstream configured: start the server with -D" + PROPERTY + "=http://host:port");
         }
-        return HttpRequest.newBuilder(URI.create(delayPrefix + ms)).timeout(margin.plusMillis(ms)).GET().build();
+        return delayPrefix + ms;
+    }
+
+    private static void answer(ClientResponse answer, Response res) {
+        if (answer.status() != 200) {
+            throw new HttpException(502, "downstream answered " + answer.status());
+        }
+        String type = answer.header("content-type");
+        res.contentType(type != null ? type : Response.APPLICATION_JSON).body(answer.bodyBytes());
+    }
+
+    private static HttpException failed(String uri, Throwable failure) {
+        if (failure instanceof HttpException e) {
+            return e;
+        }
+        log.debug("downstream call {} failed", uri, failure);
+        if (failure instanceof ClientException e && e.reason() == ClientException.Reason.RESPONSE_TIMEOUT) {
+            return new HttpException(504, "downstream did not answer in time: " + e.getMessage());
+        }
+        return new HttpException(502, "downstream call failed: " + failure);
     }
 
     private static void answer(HttpResponse<byte[]> answer, Response res) {
@@ -130,6 +206,28 @@ public final class Downstream {
         return timedOut
                 ? new HttpException(504, "downstream did not answer within " + request.timeout().map(Duration::toMillis).orElse(0L) + " ms")
                 : new HttpException(502, "downstream call failed: " + failure);
+    }
+
+    private Client spindleClient() {
+        Client c = spindleClient;
+        if (c == null) {
+            synchronized (this) {
+                c = spindleClient;
+                if (c == null) {
+                    ClientConfig defaults = ClientConfig.defaults();
+                    ClientConfig config = ClientConfig.fromSystemProperties();
+                    if (config.connectTimeout().equals(defaults.connectTimeout())) {
+                        config = config.connectTimeout(CONNECT_TIMEOUT);
+                    }
+                    if (config.maxConnectionsPerDestination() == defaults.maxConnectionsPerDestination()) {
+                        config = config.maxConnectionsPerDestination(MAX_CONNECTIONS);
+                    }
+                    c = Client.create(config);
+                    spindleClient = c;
+                }
+            }
+        }
+        return c;
     }
 
     private HttpClient client() {

@@ -52,7 +52,14 @@ public class ClientException extends IOException {
          * connection ended before this one was answered; whether the server acted on it is
          * unknown, so only an idempotent request may be sent again.
          */
-        NOT_ANSWERED
+        NOT_ANSWERED,
+        /**
+         * Every connection the client may open to the destination (from the calling event loop)
+         * was busy and as many requests as may wait for one were waiting already; the request was
+         * not sent. See {@link ClientConfig#maxConnectionsPerDestination(int)} and
+         * {@link ClientConfig#maxWaitingRequests(int)}.
+         */
+        POOL_FULL
     }
 
     /** What went wrong. */

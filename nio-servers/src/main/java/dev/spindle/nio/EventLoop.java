@@ -212,7 +212,10 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
             return;
         }
         resumedOutbound.offer(connection);
-        selector.wakeup();
+        // on the loop's own thread (a client sending from a handler) the loop finds it before it selects again
+        if (!inLoop()) {
+            selector.wakeup();
+        }
     }
 
     @Override

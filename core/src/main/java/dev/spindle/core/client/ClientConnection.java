@@ -388,8 +388,9 @@ public final class ClientConnection implements OutboundConnection {
             case OPEN -> {
                 Call head = inFlight.peek();
                 if (head != null) {
-                    if (responseNanos > 0 && now - head.encodedAt >= responseNanos) {
-                        failConnection(Reason.RESPONSE_TIMEOUT, "no complete response within " + millis(responseNanos)
+                    long timeout = head.request.responseNanos(responseNanos);
+                    if (timeout > 0 && now - head.encodedAt >= timeout) {
+                        failConnection(Reason.RESPONSE_TIMEOUT, "no complete response within " + millis(timeout)
                                 + " ms (response timeout)" + (parser.inBody() ? ", after " + parser.bodyReceived() + " body bytes" : ""), null);
                     }
                 } else if (waiting.isEmpty() && idleNanos > 0 && now - idleSince >= idleNanos) {
@@ -410,7 +411,8 @@ public final class ClientConnection implements OutboundConnection {
             case OPEN -> {
                 Call head = inFlight.peek();
                 if (head != null) {
-                    yield responseNanos > 0 ? head.encodedAt + responseNanos : Long.MAX_VALUE;
+                    long timeout = head.request.responseNanos(responseNanos);
+                    yield timeout > 0 ? head.encodedAt + timeout : Long.MAX_VALUE;
                 }
                 yield idleNanos > 0 && waiting.isEmpty() ? idleSince + idleNanos : Long.MAX_VALUE;
             }

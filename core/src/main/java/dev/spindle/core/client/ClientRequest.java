@@ -31,6 +31,8 @@ public final class ClientRequest {
     private boolean hostSet;
     private byte[] body;
     private boolean close;
+    /** Its own response timeout in nanoseconds; negative: the connection's. */
+    private long responseNanos = -1;
 
     /**
      * A request without header fields or body.
@@ -128,6 +130,27 @@ public final class ClientRequest {
     public ClientRequest closeConnection() {
         this.close = true;
         return this;
+    }
+
+    /**
+     * A response timeout for this request alone, instead of the connection's
+     * ({@link ClientSettings#responseTimeout()}).
+     *
+     * @param timeout from the request being handed to the socket to the last byte of its response; zero for none
+     * @return this request
+     * @throws IllegalArgumentException if {@code timeout} is negative
+     */
+    public ClientRequest responseTimeout(java.time.Duration timeout) {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("the response timeout must not be negative: " + timeout);
+        }
+        this.responseNanos = timeout.toNanos();
+        return this;
+    }
+
+    /** Its response timeout in nanoseconds: its own, else {@code connectionDefault}; zero for none. */
+    long responseNanos(long connectionDefault) {
+        return responseNanos >= 0 ? responseNanos : connectionDefault;
     }
 
     /**

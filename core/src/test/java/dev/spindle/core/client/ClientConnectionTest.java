@@ -323,6 +323,18 @@ class ClientConnectionTest {
     }
 
     @Test
+    void aRequestsOwnResponseTimeoutReplacesTheConnections() {
+        ClientConnection c = open(SETTINGS);
+        CompletableFuture<ClientResponse> f = c.send(ClientRequest.get("/own").responseTimeout(Duration.ofMillis(300)));
+        drain(c);
+        long deadline = START + Duration.ofMillis(300).toNanos();
+        assertThat(c.nanosToTick(START)).isEqualTo(deadline - START);
+        assertThat(c.tick(deadline - 1)).isEqualTo(Next.READ);
+        assertThat(c.tick(deadline)).isEqualTo(Next.CLOSE);
+        assertThat(failure(f).getMessage()).contains("within 300 ms");
+    }
+
+    @Test
     void theIdleTimeoutClosesAnIdleConnectionAndRestartsAfterEachResponse() {
         ClientConnection c = open(SETTINGS);
         long idle = Duration.ofSeconds(20).toNanos();

@@ -1,0 +1,18 @@
+package dev.spindle.blocking;
+
+import dev.spindle.conformance.ClientSuite;
+import dev.spindle.core.HttpServer;
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
+
+class VirtualThreadServerClientTest extends ClientSuite {
+    @Override
+    protected HttpServer newServer(ServerConfig config, Router router) {
+        return new VirtualThreadServer(config, router);
+    }
+
+    @Override
+    protected boolean handlersOnEventLoop() {
+        return false;
+    }
+}

@@ -1,0 +1,366 @@
+package dev.spindle.core;
+
+import dev.spindle.core.client.BlockingCalls;
+import dev.spindle.core.client.ClientRequest;
+import dev.spindle.core.client.ClientSettings;
+import dev.spindle.core.client.Destination;
+import dev.spindle.core.client.LoopPools;
+import dev.spindle.core.spi.OutboundLoop;
+import dev.spindle.core.spi.OutboundLoops;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Spindle's HTTP/1.1 client, for calling other services from handlers (or from anywhere):
+ * {@code client.get("http://127.0.0.1:8081/users/7").send()}. Create one per application and share
+ * it; it is thread-safe.
+ *
+ * <p>Where the request runs depends on the calling thread. On an event loop of a Spindle server
+ * (an inline or asynchronous handler on the NIO servers), {@link RequestBuilder#send()} sends it on
+ * that loop, through the loop's own pool of keep-alive connections to the destination: the loop
+ * opens, writes and reads the connection beside the ones it serves, no other thread is involved,
+ * and the returned stage completes on the loop's thread. Each loop has its own pools, so loops
+ * share nothing. Off a loop (a blocking handler on a virtual thread, a thread-per-connection
+ * server, any other code), {@link RequestBuilder#call()} makes the exchange on the calling thread
+ * over a blocking socket, reusing idle connections kept per destination, and
+ * {@link RequestBuilder#send()} does the same on a new virtual thread.
+ *
+ * <p>Responses are buffered whole ({@link ClientResponse}); a request that gets none fails with a
+ * {@link ClientException} whose {@link ClientException#reason()} says why. Any status, 404 or 500
+ * included, is a response, not a failure. Only {@code http://} addresses are supported for now.
+ * Host names are resolved once per destination, off the event loops; the addresses are then kept
+ * for the client's life.
+ */
+public final class Client implements AutoCloseable {
+    private final ClientConfig config;
+    private final ClientSettings settings;
+    private final LoopPools.PoolLimits limits;
+    private final ConcurrentHashMap<String, Destination> destinations = new ConcurrentHashMap<>();
+    /** This client's pools on the calling loop thread: found without a lock, never shared across loops. */
+    private final ThreadLocal<LoopPools> loopPools = new ThreadLocal<>();
+    /** Every loop's pools, for {@link #close()}. */
+    private final ConcurrentLinkedQueue<LoopPools> allLoopPools = new ConcurrentLinkedQueue<>();
+    private final BlockingCalls blocking;
+    private volatile boolean closed;
+
+    private Client(ClientConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.settings = config.settings();
+        this.limits = new LoopPools.PoolLimits(config.maxConnectionsPerDestination(), config.maxWaitingRequests());
+        this.blocking = new BlockingCalls(settings, config.maxConnectionsPerDestination());
+    }
+
+    /**
+     * A client with the default configuration ({@link ClientConfig#defaults()}).
+     *
+     * @return a new client
+     */
+    public static Client create() {
+        return new Client(ClientConfig.defaults());
+    }
+
+    /**
+     * A client with the given configuration.
+     *
+     * @param config its timeouts and pool sizes
+     * @return a new client
+     */
+    public static Client create(ClientConfig config) {
+        return new Client(config);
+    }
+
+    /**
+     * This client's configuration.
+     *
+     * @return the configuration it was created with
+     */
+    public ClientConfig config() {
+        return config;
+    }
+
+    /**
+     * A {@code GET} request, to be completed and sent.
+     *
+     * @param uri an absolute {@code http://} address, such as {@code http://127.0.0.1:8081/delay/100}
+     * @return the request
+     * @throws IllegalArgumentException if {@code uri} is not an absolute {@code http://} address
+     *         (an {@code https://} one is not supported yet)
+     */
+    public RequestBuilder get(String uri) {
+        return request("GET", uri);
+    }
+
+    /**
+     * A {@code POST} request, to be completed (usually with a body) and sent.
+     *
+     * @param uri an absolute {@code http://} address
+     * @return the request
+     * @throws IllegalArgumentException if {@code uri} is not an absolute {@code http://} address
+     */
+    public RequestBuilder post(String uri) {
+        return request("POST", uri);
+    }
+
+    /**
+     * A request with any method, to be completed and sent.
+     *
+     * @param method the method, a token such as {@code PUT}, case-sensitive
+     * @param uri an absolute {@code http://} address: host, optional port (80 by default), path
+     *        and query, already percent-encoded; a fragment is dropped
+     * @return the request
+     * @throws IllegalArgumentException if the method is not a token or {@code uri} is not an
+     *         absolute {@code http://} address (an {@code https://} one is not supported yet)
+     */
+    public RequestBuilder request(String method, String uri) {
+        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(uri, "uri");
+        if (uri.regionMatches(true, 0, "https://", 0, 8)) {
+            throw new IllegalArgumentException("https is not supported yet: " + uri);
+        }
+        if (!uri.regionMatches(true, 0, "http://", 0, 7)) {
+            throw new IllegalArgumentException("the address must be absolute and start with http://, got \"" + uri + "\"");
+        }
+        int start = 7;
+        int end = start;
+        while (end < uri.length() && uri.charAt(end) != '/' && uri.charAt(end) != '?' && uri.charAt(end) != '#') {
+            end++;
+        }
+        String authority = uri.substring(start, end);
+        Destination destination = destinations.get(authority);
+        if (destination == null) {
+            destination = destinations.computeIfAbsent(authority, Client::destination);
+        }
+        int fragment = uri.indexOf('#', end);
+        int targetEnd = fragment < 0 ? uri.length() : fragment;
+        String target;
+        if (end == targetEnd) {
+            target = "/";
+        } else if (uri.charAt(end) == '?') {
+            target = "/" + uri.substring(end, targetEnd);
+        } else {
+            target = uri.substring(end, targetEnd);
+        }
+        return new RequestBuilder(this, destination, new ClientRequest(method, target));
+    }
+
+    private static Destination destination(String authority) {
+        if (authority.isEmpty()) {
+            throw new IllegalArgumentException("the address has no host");
+        }
+        if (authority.indexOf('@') >= 0) {
+            throw new IllegalArgumentException("user information in the address is not supported: " + authority);
+        }
+        String host;
+        int colon;
+        if (authority.charAt(0) == '[') {
+            int close = authority.indexOf(']');
+            if (close < 0) {
+                throw new IllegalArgumentException("unclosed IPv6 literal in the address: " + authority);
+            }
+            host = authority.substring(1, close);
+            colon = close + 1 < authority.length() && authority.charAt(close + 1) == ':' ? close + 1 : -1;
+            if (colon < 0 && close + 1 != authority.length()) {
+                throw new IllegalArgumentException("bad host in the address: " + authority);
+            }
+        } else {
+            colon = authority.lastIndexOf(':');
+            host = colon < 0 ? authority : authority.substring(0, colon);
+        }
+        if (host.isEmpty()) {
+            throw new IllegalArgumentException("the address has no host: " + authority);
+        }
+        int port = 80;
+        if (colon >= 0) {
+            try {
+                port = Integer.parseInt(authority, colon + 1, authority.length(), 10);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("bad port in the address: " + authority);
+            }
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("port out of range in the address: " + authority);
+            }
+        }
+        return new Destination(host, port, authority);
+    }
+
+    CompletableFuture<ClientResponse> send(Destination destination, ClientRequest request) {
+        OutboundLoop loop = OutboundLoops.current();
+        if (loop != null) {
+            return pools(loop).send(destination, request);
+        }
+        CompletableFuture<ClientResponse> result = new CompletableFuture<>();
+        Thread.ofVirtual().name("spindle-client").start(() -> {
+            try {
+                result.complete(blocking.call(destination, request));
+            } catch (ClientException e) {
+                result.completeExceptionally(e);
+            } catch (InterruptedException e) {
+                result.completeExceptionally(e);
+            } catch (RuntimeException | Error e) {
+                result.completeExceptionally(e);
+            }
+        });
+        return result;
+    }
+
+    ClientResponse call(Destination destination, ClientRequest request) throws ClientException, InterruptedException {
+        OutboundLoop loop = OutboundLoops.current();
+        if (loop != null) {
+            throw new IllegalStateException("call() would block the event loop " + Thread.currentThread().getName()
+                    + " and every connection on it: use send() there");
+        }
+        return blocking.call(destination, request);
+    }
+
+    private LoopPools pools(OutboundLoop loop) {
+        LoopPools pools = loopPools.get();
+        if (pools != null && pools.loop() == loop) {
+            return pools;
+        }
+        pools = new LoopPools(loop, settings, limits);
+        loopPools.set(pools);
+        allLoopPools.add(pools);
+        if (closed) {
+            pools.close();
+        }
+        return pools;
+    }
+
+    /**
+     * Closes the client: requests waiting for a connection fail ({@link ClientException.Reason#NOT_SENT}),
+     * idle connections close, and busy ones close once their requests are answered, each on its
+     * own event loop. Requests made afterwards fail. Returns without waiting.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        for (LoopPools pools; (pools = allLoopPools.poll()) != null; ) {
+            LoopPools p = pools;
+            try {
+                p.loop().execute(p::close);
+            } catch (RejectedExecutionException stopped) {
+                // the loop has stopped and closed its sockets
+            }
+        }
+        blocking.close();
+    }
+
+    /** A request being completed, then sent once with {@link #send()} or {@link #call()}. Not thread-safe. */
+    public static final class RequestBuilder {
+        private final Client client;
+        private final Destination destination;
+        private final ClientRequest request;
+        private boolean sent;
+
+        private RequestBuilder(Client client, Destination destination, ClientRequest request) {
+            this.client = client;
+            this.destination = destination;
+            this.request = request;
+        }
+
+        /**
+         * Adds a header field (a name given twice is sent twice). {@code Host} defaults to the
+         * address's host and port; the framing fields ({@code Content-Length},
+         * {@code Transfer-Encoding}, {@code Connection}) are the client's to write.
+         *
+         * @param name the field name, a token
+         * @param value the field value: no CR, LF or other control character but tab
+         * @return this request
+         * @throws IllegalArgumentException if the name is not a token or is a framing field, or the
+         *         value holds a forbidden character
+         */
+        public RequestBuilder header(String name, String value) {
+            request.header(name, value);
+            return this;
+        }
+
+        /**
+         * The body, sent with its {@code Content-Length}. The array is not copied: it must not
+         * change until the response arrives.
+         *
+         * @param body the bytes
+         * @return this request
+         */
+        public RequestBuilder body(byte[] body) {
+            request.body(body);
+            return this;
+        }
+
+        /**
+         * The body as UTF-8 text, sent with its {@code Content-Length} (set {@code Content-Type}
+         * with {@link #header}).
+         *
+         * @param text the text
+         * @return this request
+         */
+        public RequestBuilder body(String text) {
+            request.body(text.getBytes(StandardCharsets.UTF_8));
+            return this;
+        }
+
+        /**
+         * A response timeout for this request, instead of the client's
+         * ({@link ClientConfig#responseTimeout()}): from the request being written to the last
+         * byte of its response.
+         *
+         * @param timeout zero for none
+         * @return this request
+         * @throws IllegalArgumentException if {@code timeout} is negative
+         */
+        public RequestBuilder responseTimeout(Duration timeout) {
+            request.responseTimeout(Objects.requireNonNull(timeout, "timeout"));
+            return this;
+        }
+
+        /**
+         * Sends the request without waiting. On an event loop it goes through that loop's pool and
+         * the stage completes on the loop's thread; elsewhere a virtual thread makes the call.
+         *
+         * @return completes with the response (any status), or fails with a
+         *         {@link ClientException} saying why there is none
+         * @throws IllegalStateException if this request was sent already
+         */
+        public CompletionStage<ClientResponse> send() {
+            markSent();
+            return client.send(destination, request);
+        }
+
+        /**
+         * Sends the request and waits for the response on the calling thread. For blocking
+         * handlers and code outside any server; on an event loop use {@link #send()}.
+         *
+         * @return the response (any status)
+         * @throws ClientException if there is no response: {@link ClientException#reason()} says why
+         * @throws InterruptedException if the thread was interrupted while waiting (the connection is closed)
+         * @throws IllegalStateException if called on an event loop's thread, which it would block, or
+         *         if this request was sent already
+         */
+        public ClientResponse call() throws ClientException, InterruptedException {
+            markSent();
+            return client.call(destination, request);
+        }
+
+        /** For tests: where it goes, as {@code host:port}. */
+        String authority() {
+            return destination.authority();
+        }
+
+        /** For tests: the request line's target. */
+        String target() {
+            return request.target();
+        }
+
+        private void markSent() {
+            if (sent) {
+                throw new IllegalStateException("this request was sent already: build a new one");
+            }
+            sent = true;
+        }
+    }
+}

@@ -1,0 +1,212 @@
+package dev.spindle.core;
+
+import dev.spindle.core.client.ClientSettings;
+import dev.spindle.core.spi.SystemProperty;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * What a {@link Client} is told: timeouts, pool sizes and limits. Immutable; each setter-like
+ * method returns a changed copy: {@code ClientConfig.defaults().responseTimeout(Duration.ofSeconds(5))}.
+ *
+ * <table>
+ *   <caption>Settings, their system properties (read by {@link #fromSystemProperties()}) and defaults</caption>
+ *   <tr><th>setting</th><th>property</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>connectTimeout</td><td>spindle.client.connectTimeoutMs</td><td>10 s</td><td>a connection not open within it fails its requests with {@link ClientException.Reason#CONNECT_TIMEOUT}; 0 for none</td></tr>
+ *   <tr><td>responseTimeout</td><td>spindle.client.responseTimeoutMs</td><td>30 s</td><td>a response not complete within it (from the request being written) fails with {@link ClientException.Reason#RESPONSE_TIMEOUT} and closes its connection; 0 for none</td></tr>
+ *   <tr><td>idleTimeout</td><td>spindle.client.idleTimeoutMs</td><td>30 s</td><td>a keep-alive connection with no request for this long is closed (below the 60 s servers usually keep one, so the client closes first); 0 for none</td></tr>
+ *   <tr><td>maxConnectionsPerDestination</td><td>spindle.client.maxConnections</td><td>64</td><td>connections open or opening to one destination ({@code host:port}) from one event loop; off a loop, the idle connections kept per destination</td></tr>
+ *   <tr><td>maxWaitingRequests</td><td>spindle.client.maxWaiting</td><td>1024</td><td>requests of one event loop that wait for a connection to a destination while all are busy; one more fails with {@link ClientException.Reason#POOL_FULL}</td></tr>
+ *   <tr><td>maxPipelined</td><td>spindle.client.maxPipelined</td><td>1</td><td>requests written on a connection before the first is answered (1: no pipelining)</td></tr>
+ *   <tr><td>maxResponseBodySize</td><td>spindle.client.maxResponseBodySize</td><td>8 MiB</td><td>largest response body buffered; a larger one fails with {@link ClientException.Reason#BODY_TOO_LARGE}</td></tr>
+ * </table>
+ *
+ * <p>Every setter checks its value and leaves this configuration unchanged: a value outside the
+ * range its {@code @param} gives throws {@link IllegalArgumentException}, a null one
+ * {@link NullPointerException}.
+ */
+public final class ClientConfig {
+    private static final ClientSettings ENGINE_DEFAULTS = ClientSettings.defaults();
+
+    private Duration connectTimeout = ENGINE_DEFAULTS.connectTimeout();
+    private Duration responseTimeout = ENGINE_DEFAULTS.responseTimeout();
+    private Duration idleTimeout = ENGINE_DEFAULTS.idleTimeout();
+    private int maxConnectionsPerDestination = 64;
+    private int maxWaitingRequests = 1024;
+    private int maxPipelined = ENGINE_DEFAULTS.maxPipelined();
+    private long maxResponseBodySize = ENGINE_DEFAULTS.maxBodySize();
+
+    private ClientConfig() {
+    }
+
+    /**
+     * Every setting at its default (the table above); system properties are not read.
+     *
+     * @return a new configuration with the defaults
+     */
+    public static ClientConfig defaults() {
+        return new ClientConfig();
+    }
+
+    /**
+     * Defaults overridden by any {@code spindle.client.*} system property in the table above. A
+     * blank property counts as unset; durations are whole milliseconds.
+     *
+     * @return the configuration the properties describe
+     * @throws IllegalArgumentException if a property does not parse or is out of range (the message
+     *         names the property)
+     */
+    public static ClientConfig fromSystemProperties() {
+        ClientConfig c = defaults();
+        c.connectTimeout = prop("spindle.client.connectTimeoutMs", c.connectTimeout, ClientConfig::millis);
+        c.responseTimeout = prop("spindle.client.responseTimeoutMs", c.responseTimeout, ClientConfig::millis);
+        c.idleTimeout = prop("spindle.client.idleTimeoutMs", c.idleTimeout, ClientConfig::millis);
+        c.maxConnectionsPerDestination = prop("spindle.client.maxConnections", c.maxConnectionsPerDestination, Integer::parseInt);
+        c.maxWaitingRequests = prop("spindle.client.maxWaiting", c.maxWaitingRequests, Integer::parseInt);
+        c.maxPipelined = prop("spindle.client.maxPipelined", c.maxPipelined, Integer::parseInt);
+        c.maxResponseBodySize = prop("spindle.client.maxResponseBodySize", c.maxResponseBodySize, Long::parseLong);
+        return c.validated();
+    }
+
+    private static Duration millis(String value) {
+        return Duration.ofMillis(Long.parseLong(value));
+    }
+
+    private static <T> T prop(String name, T fallback, Function<String, T> parse) {
+        return SystemProperty.read(name, fallback, parse);
+    }
+
+    /**
+     * How long a new connection may take to open.
+     *
+     * @param d zero or positive; zero for no limit but the operating system's
+     * @return a copy with this timeout
+     */
+    public ClientConfig connectTimeout(Duration d) { return with(c -> c.connectTimeout = Objects.requireNonNull(d, "connectTimeout")); }
+
+    /** {@return how long a new connection may take to open; zero for no limit} */
+    public Duration connectTimeout() { return connectTimeout; }
+
+    /**
+     * How long a response may take, from its request being written to its last byte.
+     *
+     * @param d zero or positive; zero for no limit
+     * @return a copy with this timeout
+     */
+    public ClientConfig responseTimeout(Duration d) { return with(c -> c.responseTimeout = Objects.requireNonNull(d, "responseTimeout")); }
+
+    /** {@return how long a response may take; zero for no limit} */
+    public Duration responseTimeout() { return responseTimeout; }
+
+    /**
+     * How long a keep-alive connection stays open without a request.
+     *
+     * @param d zero or positive; zero to keep it until the server closes it
+     * @return a copy with this timeout
+     */
+    public ClientConfig idleTimeout(Duration d) { return with(c -> c.idleTimeout = Objects.requireNonNull(d, "idleTimeout")); }
+
+    /** {@return how long a keep-alive connection stays open without a request; zero for no limit} */
+    public Duration idleTimeout() { return idleTimeout; }
+
+    /**
+     * The most connections open or opening to one destination from one event loop (each loop has
+     * its own pool); off a loop, the most idle connections kept per destination.
+     *
+     * @param count at least 1; default 64
+     * @return a copy with this limit
+     */
+    public ClientConfig maxConnectionsPerDestination(int count) { return with(c -> c.maxConnectionsPerDestination = count); }
+
+    /** {@return the most connections to one destination from one event loop} */
+    public int maxConnectionsPerDestination() { return maxConnectionsPerDestination; }
+
+    /**
+     * The most requests of one event loop that wait for a busy destination's connection; one more
+     * fails with {@link ClientException.Reason#POOL_FULL}.
+     *
+     * @param count zero or more; default 1024
+     * @return a copy with this limit
+     */
+    public ClientConfig maxWaitingRequests(int count) { return with(c -> c.maxWaitingRequests = count); }
+
+    /** {@return the most requests of one event loop waiting for a destination's connection} */
+    public int maxWaitingRequests() { return maxWaitingRequests; }
+
+    /**
+     * How many requests a connection may carry before the first is answered (HTTP/1.1 pipelining);
+     * none is pipelined behind a non-idempotent request.
+     *
+     * @param count at least 1; default 1 (no pipelining)
+     * @return a copy with this depth
+     */
+    public ClientConfig maxPipelined(int count) { return with(c -> c.maxPipelined = count); }
+
+    /** {@return how many requests a connection may carry before the first is answered} */
+    public int maxPipelined() { return maxPipelined; }
+
+    /**
+     * The largest response body the client buffers.
+     *
+     * @param bytes 0 to {@code Integer.MAX_VALUE - 16}; default 8 MiB
+     * @return a copy with this limit
+     */
+    public ClientConfig maxResponseBodySize(long bytes) { return with(c -> c.maxResponseBodySize = bytes); }
+
+    /** {@return the largest response body the client buffers, in bytes} */
+    public long maxResponseBodySize() { return maxResponseBodySize; }
+
+    /** The settings of each connection. */
+    ClientSettings settings() {
+        return ENGINE_DEFAULTS.connectTimeout(connectTimeout).responseTimeout(responseTimeout).idleTimeout(idleTimeout)
+                .maxPipelined(maxPipelined).maxBodySize(maxResponseBodySize);
+    }
+
+    private ClientConfig copy() {
+        ClientConfig c = new ClientConfig();
+        c.connectTimeout = connectTimeout;
+        c.responseTimeout = responseTimeout;
+        c.idleTimeout = idleTimeout;
+        c.maxConnectionsPerDestination = maxConnectionsPerDestination;
+        c.maxWaitingRequests = maxWaitingRequests;
+        c.maxPipelined = maxPipelined;
+        c.maxResponseBodySize = maxResponseBodySize;
+        return c;
+    }
+
+    private ClientConfig validated() {
+        for (Duration d : new Duration[] {connectTimeout, responseTimeout, idleTimeout}) {
+            if (d.isNegative()) {
+                throw new IllegalArgumentException("timeouts must not be negative, got " + d);
+            }
+        }
+        if (maxConnectionsPerDestination < 1) {
+            throw new IllegalArgumentException("maxConnectionsPerDestination must be positive, got " + maxConnectionsPerDestination);
+        }
+        if (maxWaitingRequests < 0) {
+            throw new IllegalArgumentException("maxWaitingRequests must not be negative, got " + maxWaitingRequests);
+        }
+        if (maxPipelined < 1) {
+            throw new IllegalArgumentException("maxPipelined must be positive, got " + maxPipelined);
+        }
+        if (maxResponseBodySize < 0 || maxResponseBodySize > ClientSettings.MAX_BODY_SIZE) {
+            throw new IllegalArgumentException("maxResponseBodySize must be 0.." + ClientSettings.MAX_BODY_SIZE + ", got " + maxResponseBodySize);
+        }
+        return this;
+    }
+
+    private ClientConfig with(Consumer<ClientConfig> change) {
+        ClientConfig c = copy();
+        change.accept(c);
+        return c.validated();
+    }
+
+    @Override
+    public String toString() {
+        return "ClientConfig[connectTimeout=" + connectTimeout + ", responseTimeout=" + responseTimeout + ", idleTimeout="
+                + idleTimeout + ", maxConnectionsPerDestination=" + maxConnectionsPerDestination + ", maxWaitingRequests="
+                + maxWaitingRequests + ", maxPipelined=" + maxPipelined + ", maxResponseBodySize=" + maxResponseBodySize + "]";
+    }
+}

@@ -1,0 +1,112 @@
+package dev.spindle.core.client;
+
+import dev.spindle.core.ClientException;
+import dev.spindle.core.ClientException.Reason;
+import dev.spindle.core.ClientResponse;
+import java.net.InetSocketAddress;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * One client's requests made off any event loop: each runs on the caller's thread over a blocking
+ * socket ({@link BlockingConnection}), and keep-alive connections wait between requests in a small
+ * idle pool per destination shared by every thread (lock-free deques). A request that fails on a
+ * reused connection because the server had closed it meanwhile (not sent, or an idempotent one
+ * whose connection closed unanswered) is sent once more, on a new connection.
+ */
+public final class BlockingCalls {
+    private final ClientSettings settings;
+    private final int maxIdle;
+    private final Set<Destination> used = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /**
+     * The blocking calls of one client.
+     *
+     * @param settings the settings of every connection
+     * @param maxIdle how many idle connections each destination keeps
+     */
+    public BlockingCalls(ClientSettings settings, int maxIdle) {
+        this.settings = settings;
+        this.maxIdle = maxIdle;
+    }
+
+    /**
+     * Sends {@code request} and waits for its response, on the calling thread.
+     *
+     * @param destination where to
+     * @param request the request
+     * @return the response
+     * @throws ClientException if there is none
+     * @throws InterruptedException if the thread is interrupted while it waits
+     */
+    public ClientResponse call(Destination destination, ClientRequest request) throws ClientException, InterruptedException {
+        if (closed) {
+            throw new ClientException(Reason.NOT_SENT, destination.authority(), request.describe(), "not sent: the client is closed", null);
+        }
+        BlockingConnection c = takeIdle(destination);
+        if (c != null) {
+            try {
+                return finish(destination, c, c.exchange(request));
+            } catch (ClientException e) {
+                boolean stale = e.reason() == Reason.NOT_SENT || (e.reason() == Reason.CONNECTION_CLOSED && request.isIdempotent());
+                if (!stale) {
+                    throw e;
+                }
+            }
+        }
+        c = BlockingConnection.open(destination, address(destination, request), settings);
+        used.add(destination);
+        return finish(destination, c, c.exchange(request));
+    }
+
+    private ClientResponse finish(Destination d, BlockingConnection c, ClientResponse response) {
+        if (!closed && c.reusable()) {
+            if (d.idleBlockingCount.incrementAndGet() <= maxIdle) {
+                d.idleBlocking.push(c);
+                if (closed) {
+                    closeIdle(d);
+                }
+                return response;
+            }
+            d.idleBlockingCount.decrementAndGet();
+        }
+        c.close();
+        return response;
+    }
+
+    private BlockingConnection takeIdle(Destination d) {
+        for (BlockingConnection c; (c = d.idleBlocking.pollFirst()) != null; ) {
+            d.idleBlockingCount.decrementAndGet();
+            if (c.reusable()) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private static InetSocketAddress address(Destination d, ClientRequest request) throws ClientException, InterruptedException {
+        try {
+            return d.resolve().get();
+        } catch (ExecutionException e) {
+            throw new ClientException(Reason.CONNECT_FAILED, d.authority(), request.describe(),
+                    "could not connect: cannot resolve " + d.authority() + " (" + e.getCause().getMessage() + ")", e.getCause());
+        }
+    }
+
+    private static void closeIdle(Destination d) {
+        for (BlockingConnection c; (c = d.idleBlocking.pollFirst()) != null; ) {
+            d.idleBlockingCount.decrementAndGet();
+            c.close();
+        }
+    }
+
+    /** Closes the idle connections; later calls fail, calls under way finish and close theirs. */
+    public void close() {
+        closed = true;
+        for (Destination d : used) {
+            closeIdle(d);
+        }
+    }
+}

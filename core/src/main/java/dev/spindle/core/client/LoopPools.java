@@ -1,0 +1,109 @@
+package dev.spindle.core.client;
+
+import dev.spindle.core.ClientException;
+import dev.spindle.core.ClientException.Reason;
+import dev.spindle.core.ClientResponse;
+import dev.spindle.core.spi.OutboundLoop;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One client's connection pools on one event loop, one pool per destination: used only on that
+ * loop's thread, so nothing here is locked or shared with another loop. A request goes to an idle
+ * keep-alive connection of its destination, else to a new one the loop opens, up to
+ * {@link PoolLimits#maxConnections()}; beyond that it waits, up to {@link PoolLimits#maxWaiting()}.
+ */
+public final class LoopPools {
+    private final OutboundLoop loop;
+    private final ClientSettings settings;
+    private final PoolLimits limits;
+    private final HashMap<Destination, DestinationPool> pools = new HashMap<>();
+    private boolean closed;
+
+    /**
+     * The pools of one client on {@code loop}.
+     *
+     * @param loop the loop whose thread uses them
+     * @param settings the settings of every connection
+     * @param limits the pools' limits
+     */
+    public LoopPools(OutboundLoop loop, ClientSettings settings, PoolLimits limits) {
+        this.loop = loop;
+        this.settings = settings;
+        this.limits = limits;
+    }
+
+    /**
+     * The loop these pools belong to.
+     *
+     * @return the loop
+     */
+    public OutboundLoop loop() {
+        return loop;
+    }
+
+    /**
+     * Sends a request through the destination's pool; call on the loop's thread.
+     *
+     * @param destination where to
+     * @param request the request
+     * @return completes on the loop's thread with the response, or fails with a {@link ClientException}
+     */
+    public CompletableFuture<ClientResponse> send(Destination destination, ClientRequest request) {
+        CompletableFuture<ClientResponse> result = new CompletableFuture<>();
+        if (closed) {
+            result.completeExceptionally(new ClientException(Reason.NOT_SENT, destination.authority(), request.describe(),
+                    "not sent: the client is closed", null));
+            return result;
+        }
+        DestinationPool pool = pools.get(destination);
+        if (pool == null) {
+            pool = new DestinationPool(loop, destination, settings, limits);
+            pools.put(destination, pool);
+        }
+        pool.submit(new PooledExchange(pool, request, result));
+        return result;
+    }
+
+    /**
+     * Closes every pool: waiting requests fail, idle connections close, busy ones close once their
+     * requests are answered; later requests fail. Call on the loop's thread.
+     */
+    public void close() {
+        closed = true;
+        List<DestinationPool> all = new ArrayList<>(pools.values());
+        pools.clear();
+        for (DestinationPool pool : all) {
+            pool.close();
+        }
+    }
+
+    /**
+     * How many connections the pools hold, open or opening; for tests, on the loop's thread.
+     *
+     * @param destination the destination
+     * @return its connection count on this loop
+     */
+    public int connections(Destination destination) {
+        DestinationPool pool = pools.get(destination);
+        return pool == null ? 0 : pool.connectionCount();
+    }
+
+    /** The limits of one destination's pool on one loop. */
+    public record PoolLimits(int maxConnections, int maxWaiting) {
+        /**
+         * Checks the limits.
+         *
+         * @param maxConnections connections open or opening at once, at least 1
+         * @param maxWaiting requests waiting for a connection, at least 0
+         */
+        public PoolLimits {
+            if (maxConnections < 1 || maxWaiting < 0) {
+                throw new IllegalArgumentException("pool limits out of range: " + maxConnections + " connections, "
+                        + maxWaiting + " waiting");
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package dev.spindle.core.client;
+
+import dev.spindle.core.ClientResponse;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+
+/** One request through a loop's pool: what it is, where its answer goes, which connection carries it. */
+final class PooledExchange implements BiConsumer<ClientResponse, Throwable> {
+    final DestinationPool pool;
+    final ClientRequest request;
+    final CompletableFuture<ClientResponse> result;
+    PooledConnection connection;
+    /** Sent again once already, after a connection ended before sending it. */
+    boolean retried;
+
+    PooledExchange(DestinationPool pool, ClientRequest request, CompletableFuture<ClientResponse> result) {
+        this.pool = pool;
+        this.request = request;
+        this.result = result;
+    }
+
+    /** The connection settled this request, on the loop's thread. */
+    @Override
+    public void accept(ClientResponse response, Throwable failure) {
+        pool.settled(this, response, failure);
+    }
+}

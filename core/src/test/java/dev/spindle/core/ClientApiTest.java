@@ -1,0 +1,84 @@
+package dev.spindle.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+/** The client's API without sockets: addresses, configuration, one send per request. */
+class ClientApiTest {
+    private final Client client = Client.create();
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+            "http://127.0.0.1:8081/delay/100, 127.0.0.1:8081, /delay/100",
+            "http://127.0.0.1:8081, 127.0.0.1:8081, /",
+            "http://example.test/a?b=1, example.test, /a?b=1",
+            "http://example.test?b=1, example.test, /?b=1",
+            "http://example.test/a#frag, example.test, /a",
+            "HTTP://[::1]:9000/x, [::1]:9000, /x",
+    })
+    void addressesSplitIntoDestinationAndTarget(String uri, String authority, String target) {
+        Client.RequestBuilder r = client.get(uri);
+        assertThat(r.authority()).isEqualTo(authority);
+        assertThat(r.target()).isEqualTo(target);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "https://127.0.0.1:8443/x | https is not supported yet",
+            "ftp://127.0.0.1/x | must be absolute and start with http://",
+            "/relative | must be absolute and start with http://",
+            "http:///x | no host",
+            "http://127.0.0.1:99999/x | port out of range",
+            "http://127.0.0.1:8o/x | bad port",
+            "http://user@127.0.0.1/x | user information",
+            "http://[::1/x | unclosed IPv6",
+    })
+    void badAddressesAreRefusedWhereTheyAreGiven(String uri, String message) {
+        assertThatThrownBy(() -> client.get(uri)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+    }
+
+    @Test
+    void aRequestIsSentOnce() throws Exception {
+        Client.RequestBuilder r = client.get("http://127.0.0.1:1/x");
+        r.send().toCompletableFuture().handle((ok, failure) -> null).get();
+        assertThatThrownBy(r::send).isInstanceOf(IllegalStateException.class).hasMessageContaining("sent already");
+        assertThatThrownBy(r::call).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void configDefaultsComeFromTheEngineAndSettersCheck() {
+        ClientConfig c = ClientConfig.defaults();
+        assertThat(c.connectTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.responseTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.maxConnectionsPerDestination()).isEqualTo(64);
+        assertThat(c.maxPipelined()).isEqualTo(1);
+        ClientConfig changed = c.responseTimeout(Duration.ofMillis(250)).maxConnectionsPerDestination(2);
+        assertThat(changed.responseTimeout()).isEqualTo(Duration.ofMillis(250));
+        assertThat(c.responseTimeout()).as("unchanged").isEqualTo(Duration.ofSeconds(30));
+        assertThat(changed.settings().responseTimeout()).isEqualTo(Duration.ofMillis(250));
+        assertThatThrownBy(() -> c.maxConnectionsPerDestination(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> c.maxWaitingRequests(-1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> c.connectTimeout(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void configReadsSystemProperties() {
+        System.setProperty("spindle.client.maxConnections", "7");
+        System.setProperty("spindle.client.responseTimeoutMs", "1500");
+        try {
+            ClientConfig c = ClientConfig.fromSystemProperties();
+            assertThat(c.maxConnectionsPerDestination()).isEqualTo(7);
+            assertThat(c.responseTimeout()).isEqualTo(Duration.ofMillis(1500));
+            System.setProperty("spindle.client.maxConnections", "zero");
+            assertThatThrownBy(ClientConfig::fromSystemProperties).hasMessageContaining("spindle.client.maxConnections");
+        } finally {
+            System.clearProperty("spindle.client.maxConnections");
+            System.clearProperty("spindle.client.responseTimeoutMs");
+        }
+    }
+}

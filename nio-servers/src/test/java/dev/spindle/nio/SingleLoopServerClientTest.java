@@ -1,0 +1,18 @@
+package dev.spindle.nio;
+
+import dev.spindle.conformance.ClientSuite;
+import dev.spindle.core.HttpServer;
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
+
+class SingleLoopServerClientTest extends ClientSuite {
+    @Override
+    protected HttpServer newServer(ServerConfig config, Router router) {
+        return new SingleLoopServer(config, router);
+    }
+
+    @Override
+    protected boolean handlersOnEventLoop() {
+        return true;
+    }
+}
