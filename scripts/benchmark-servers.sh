@@ -183,8 +183,8 @@ SCENARIOS_FULL=(
   # the 1,000-connection scenarios come last: they leave an iterative server a backlog of queued connections
   "blocking100-c1000|GET|/blocking/100|1000|||10s|1|0|the route sleeps 100 ms (blocking handler)|100"
   "delay100-c1000|GET|/delay/100|1000|||10s|1|0|the route answers after 100 ms from a timer (asynchronous handler, no thread held)|100"
-  "remote100-c1000|GET|/remote/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with HttpClient.sendAsync (asynchronous handler, no thread held; a reference row, with its framework's asynchronous client)|100"
-  "remote-blocking100-c1000|GET|/remote-blocking/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with HttpClient.send (blocking handler; a reference row, with its framework's blocking client)|100"
+  "remote100-c1000|GET|/remote/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with Spindle's Client (asynchronous handler, no thread held: on an event loop or ring through that loop's own keep-alive pool; a -jdkclient row uses the JDK HttpClient.sendAsync instead; a reference row, with its framework's asynchronous client)|100"
+  "remote-blocking100-c1000|GET|/remote-blocking/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with Spindle's Client.call (blocking handler, on its virtual thread; a -jdkclient row uses the JDK HttpClient.send; a reference row, with its framework's blocking client)|100"
   # HTTP/2 (h2load, field 13 = streams per connection): many streams on few connections
   "plaintext-h2c|GET|/plaintext|64|||2s|0|0|h2c with prior knowledge|||32"
   "json-h2c|GET|/json|64|||2s|0|0|h2c with prior knowledge|||32"
@@ -201,7 +201,7 @@ SCENARIOS_QUICK=(
   "echo-10KB|POST|/echo|64|bench-post.lua|10240|2s|0|0|10 KB body (wrk Lua)"
   "blocking100-c50|GET|/blocking/100|50|||10s|1|0|the route sleeps 100 ms (blocking handler)|100"
   "delay100-c50|GET|/delay/100|50|||10s|1|0|the route answers after 100 ms from a timer (asynchronous handler)|100"
-  "remote100-c50|GET|/remote/100|50|||10s|1|0|the route calls the downstream's /delay/100 with HttpClient.sendAsync (asynchronous handler; a reference row, with its framework's asynchronous client)|100"
+  "remote100-c50|GET|/remote/100|50|||10s|1|0|the route calls the downstream's /delay/100 with Spindle's Client (asynchronous handler; a -jdkclient row uses the JDK HttpClient.sendAsync; a reference row, with its framework's asynchronous client)|100"
   "download-1MB|GET|/download|16|||2s|0|0|a 1 MiB file (Response.file)"
   "plaintext-tls-c256|GET|/plaintext|256|||2s|0|1|over HTTPS (TLS; keep-alive, one handshake per connection)"
 )

@@ -19,15 +19,19 @@ SPINDLE_BENCH_SERVERS=(
   # 200 threads: Tomcat's default maximum, a pool as people run one
   "ThreadPoolServer|ThreadPoolServer||200"
   "VirtualThreadServer|VirtualThreadServer|"
+  "VirtualThreadServer-jdkclient|VirtualThreadServer|-Dspindle.remote.client=jdk"
   # nio-servers: one engine, four topologies, plus busy-polling as a variant
   "SingleLoopServer|SingleLoopServer|"
   "MultiLoopServer|MultiLoopServer|"
   "MultiLoopServer-busypoll|MultiLoopServer|-Dspindle.busyPoll=true"
+  # the remote routes through the JDK HttpClient instead of Spindle's Client (its own selector thread)
+  "MultiLoopServer-jdkclient|MultiLoopServer|-Dspindle.remote.client=jdk"
   "BossWorkerServer|BossWorkerServer|"
   "ReusePortServer|ReusePortServer|"
   # iouring-server
   "IoUringServer|IoUringServer|"
   "IoUringServer-1ring|IoUringServer||1"
+  "IoUringServer-jdkclient|IoUringServer|-Dspindle.remote.client=jdk"
   # netty-server: the Netty reference, in Netty's own idiom (epoll, NIO where epoll is unavailable)
   "NettyServer|NettyServer|"
   # references/: the frameworks users would pick instead, each its own module (reference rows)
