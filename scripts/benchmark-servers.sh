@@ -424,6 +424,9 @@ spindle_java_opts
 CLK_TCK="$(getconf CLK_TCK)"
 # wrk at 1000 connections and the servers serving them need more than the usual 1024 fds.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+open_files="$(ulimit -n)"
+[[ "$open_files" =~ ^[0-9]+$ ]] || open_files=65536
+DOWNSTREAM_MAX_CONNECTIONS=$(( open_files > 2000 ? open_files - 1000 : 1000 ))
 
 
 server_pid="" child_pid="" snapshot="" downstream_pid="" downstream_port="" jstat_pid=""
@@ -857,7 +860,7 @@ write_environment() {
 | wrk | $(wrk -v 2>&1 | head -n 1 | sed 's/ Copyright.*//'): \`${client_cmd[*]:+${client_cmd[*]} }wrk -t$WRK_THREADS -c<connections> -d${duration}s --timeout <timeout> --latency [-s script] <url>\` |
 | CPU pinning | server: ${pin_server:-none}; wrk and the checks: ${pin_client:-none} |$( (( ! h2_selected )) || printf '\n| h2load (HTTP/2 scenarios) | %s: `%sh2load -t%s -c<connections> -m<streams per connection> -D%s --warm-up-time %ss [--npn-list=h2] --log-file <temporary file> <url>`, the server CPU sampled from the end of its warm-up time; an h2 window of the warm-up: `h2load -D<seconds> --warm-up-time 0`; h2 is checked per start first (`h2load -n 1 -c 1`): a row that does not speak it has those cells n/a |' "$(h2load --version 2>&1 | head -n 1)" "${client_cmd[*]:+${client_cmd[*]} }" "$WRK_THREADS" "$duration" "$H2_WARMUP")
 | network path | $network_path |${downstream_port:+
-| downstream (remote scenarios) | $downstream_fqcn, workers $workers, the same JVM flags; one JVM for the whole run on 127.0.0.1:$downstream_port$downstream_where, started before round 1 and warmed up (GET /delay/1, 64 connections, ${DOWNSTREAM_WARMUP}s); every row is started with \`-Dspindle.remote=http://127.0.0.1:$downstream_port\`. It runs on the same machine and shares its CPUs (not pinned) with the server under test and wrk, so its work counts against both. Logs: raw/downstream/ |}
+| downstream (remote scenarios) | $downstream_fqcn, workers $workers, the same JVM flags; one JVM for the whole run on 127.0.0.1:$downstream_port$downstream_where, started before round 1 and warmed up (GET /delay/1, 64 connections, ${DOWNSTREAM_WARMUP}s), with \`-Dspindle.maxConnections=$DOWNSTREAM_MAX_CONNECTIONS\` (the open-files limit less 1,000: every row's JVM and its pool of kept-alive connections live for the whole run, and must not exhaust the fixture); every row is started with \`-Dspindle.remote=http://127.0.0.1:$downstream_port\`. It runs on the same machine and shares its CPUs (not pinned) with the server under test and wrk, so its work counts against both. Logs: raw/downstream/ |}
 | rounds | $rounds, interleaved (all servers for round 1, then round 2, ...); $(if [[ "$starts_per_server" == 1 ]]; then echo "one start per row for the whole run, every row's JVM alive at once on its own port, ${REWARM}s of the start's first scenario before each round"; else echo "a fresh start per row and round (\`--start-per-round\`)"; fi) |
 | per scenario | ${duration}s, ${PAUSE}s pause between scenarios |
 | warm-up | per server start: $(if [[ "$warmup_mode" == fixed ]]; then echo "${warmup} windows of 1 s"; else echo "1 s windows until steady (the median of the last 3 within ${STEADY_PCT}% of the median of the 3 before, and at most $JIT_QUIET methods compiled per window over the last 3, by \`jstat -compiler\`), at most ${warmup_cap}s"; fi) of the start's first scenario (its connections and script${TLS_PROPS[*]:+; over HTTPS for the TLS start}), then ${WARMUP_PASS}s of each other scenario with another route or body; every window in raw/<row>/warmup-start<K>.tsv, the outcome in starts.tsv |${TLS_PROPS[*]:+
@@ -952,8 +955,11 @@ EOF
 start_downstream() {
   local dir="$out/raw/downstream" line="" i
   mkdir -p "$dir"
-  "${downstream_cmd[@]}" "$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" -cp "$downstream_cp" "$downstream_fqcn" 0 "$workers" \
-    >"$dir/server.out" 2>"$dir/server.err" </dev/null &
+  # every row's JVM stays alive for the whole run, each with its own pool of kept-alive connections to
+  # the downstream: the fixture takes as many as its open-files limit allows (less a margin), so no row's
+  # calls are answered 503 because earlier rows hold connections
+  "${downstream_cmd[@]}" "$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" "-Dspindle.maxConnections=$DOWNSTREAM_MAX_CONNECTIONS" \
+    -cp "$downstream_cp" "$downstream_fqcn" 0 "$workers" >"$dir/server.out" 2>"$dir/server.err" </dev/null &
   downstream_pid=$!
   for (( i = 0; i < READY_TIMEOUT * 10; i++ )); do
     line="$(grep -m 1 ' listening on ' "$dir/server.out" 2>/dev/null || true)"
