@@ -5,19 +5,36 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 
 /**
- * One {@code host:port} a client sends to: its address, resolved once (an IP literal at once, a
- * name on a virtual thread the first time it is needed, never on an event loop), and the idle
- * connections the blocking path keeps to it. Shared by every thread of one client.
+ * One {@code host:port} a client sends to: its address, and the idle connections the blocking
+ * path keeps to it. Shared by every thread of one client. An IP literal is its address for good;
+ * a name is looked up on a virtual thread when it is needed (never on an event loop), and the
+ * answer is kept as the JDK keeps its own: a found address for {@link #FOUND_NANOS}, a failed
+ * lookup for {@link #FAILED_NANOS}, so a name that moves or comes back is followed.
  */
 public final class Destination {
+    /** How long a found address is used before the name is looked up again (the JDK's default TTL). */
+    static final long FOUND_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** How long a failed lookup is the answer before the name is looked up again. */
+    static final long FAILED_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    /** One lookup of the name; {@code doneAt} is written before the future completes. */
+    private static final class Lookup {
+        final CompletableFuture<InetSocketAddress> future = new CompletableFuture<>();
+        volatile long doneAt;
+    }
+
     private final String host;
     private final int port;
     private final String authority;
-    private final CompletableFuture<InetSocketAddress> address = new CompletableFuture<>();
-    private final AtomicInteger resolveStarted = new AtomicInteger();
+    private final boolean literal;
+    private final LongSupplier clock;
+    private final AtomicReference<Lookup> lookup = new AtomicReference<>();
     /** Idle connections of the blocking path, most recently used first. */
     final ConcurrentLinkedDeque<BlockingConnection> idleBlocking = new ConcurrentLinkedDeque<>();
     final AtomicInteger idleBlockingCount = new AtomicInteger();
@@ -30,13 +47,20 @@ public final class Destination {
      * @param authority {@code host:port} as the address gave it: the requests' {@code Host}
      */
     public Destination(String host, int port, String authority) {
+        this(host, port, authority, System::nanoTime);
+    }
+
+    Destination(String host, int port, String authority, LongSupplier clock) {
         this.host = host;
         this.port = port;
         this.authority = authority;
-        InetAddress literal = literal(host);
-        if (literal != null) {
-            address.complete(new InetSocketAddress(literal, port));
-            resolveStarted.set(1);
+        this.clock = clock;
+        InetAddress address = literal(host);
+        this.literal = address != null;
+        if (literal) {
+            Lookup done = new Lookup();
+            done.future.complete(new InetSocketAddress(address, port));
+            lookup.set(done);
         }
     }
 
@@ -50,32 +74,63 @@ public final class Destination {
     }
 
     /**
-     * The resolved address if it is known, without waiting or resolving.
+     * The address if it is known and fresh, without waiting or looking it up.
      *
-     * @return the address, or null while it is being resolved or if it could not be
+     * @return the address, or null while it is being looked up, if it could not be, or once it is
+     *         due to be looked up again
      */
     InetSocketAddress addressNow() {
-        return address.isDone() && !address.isCompletedExceptionally() ? address.getNow(null) : null;
+        Lookup l = lookup.get();
+        if (l == null || !l.future.isDone() || l.future.isCompletedExceptionally() || stale(l)) {
+            return null;
+        }
+        return l.future.getNow(null);
     }
 
     /**
-     * The address, resolving it on a virtual thread the first time.
+     * The address: the last answer while it is fresh, else a new lookup on a virtual thread (one
+     * at a time, however many callers ask).
      *
      * @return completes with the address, or fails with an {@link UnknownHostException}
      */
     CompletableFuture<InetSocketAddress> resolve() {
-        if (resolveStarted.compareAndSet(0, 1)) {
-            Thread.ofVirtual().name("spindle-client-resolve").start(() -> {
-                try {
-                    address.complete(new InetSocketAddress(InetAddress.getByName(host), port));
-                } catch (UnknownHostException e) {
-                    address.completeExceptionally(e);
-                } catch (RuntimeException e) {
-                    address.completeExceptionally(new UnknownHostException(host + ": " + e.getMessage()));
-                }
-            });
+        for (;;) {
+            Lookup l = lookup.get();
+            if (l != null && (!l.future.isDone() || !stale(l))) {
+                return l.future;
+            }
+            Lookup next = new Lookup();
+            if (lookup.compareAndSet(l, next)) {
+                Thread.ofVirtual().name("spindle-client-resolve").start(() -> look(next));
+                return next.future;
+            }
         }
-        return address;
+    }
+
+    private void look(Lookup l) {
+        InetSocketAddress found = null;
+        UnknownHostException failure = null;
+        try {
+            found = new InetSocketAddress(InetAddress.getByName(host), port);
+        } catch (UnknownHostException e) {
+            failure = e;
+        } catch (RuntimeException e) {
+            failure = new UnknownHostException(host + ": " + e.getMessage());
+        }
+        l.doneAt = clock.getAsLong();
+        if (failure == null) {
+            l.future.complete(found);
+        } else {
+            l.future.completeExceptionally(failure);
+        }
+    }
+
+    private boolean stale(Lookup l) {
+        if (literal) {
+            return false;
+        }
+        long age = clock.getAsLong() - l.doneAt;
+        return age >= (l.future.isCompletedExceptionally() ? FAILED_NANOS : FOUND_NANOS);
     }
 
     private static InetAddress literal(String host) {
