@@ -53,6 +53,8 @@ public abstract class ClientSuite {
     private final Queue<String> threadMismatches = new ConcurrentLinkedQueue<>();
     private final AtomicInteger asyncCalls = new AtomicInteger();
     private Client client;
+    /** One connection per loop and destination, up to 8 requests pipelined on it. */
+    private Client pipelining;
     private CountingProxy downstream;
     private HttpServer caller;
 
@@ -78,6 +80,9 @@ public abstract class ClientSuite {
         client = Client.create(ClientConfig.defaults().responseTimeout(Duration.ofMillis(1500))
                 .maxConnectionsPerDestination(MAX_CONNECTIONS).maxWaitingRequests(MAX_WAITING));
         resources.add(client);
+        pipelining = Client.create(ClientConfig.defaults().responseTimeout(Duration.ofSeconds(5))
+                .maxConnectionsPerDestination(1).maxPipelined(8));
+        resources.add(pipelining);
         HttpServer target = newServer(ServerConfig.defaults().port(0), downstreamRoutes()).start();
         resources.add(target::close);
         downstream = new CountingProxy(target.port());
@@ -114,6 +119,22 @@ public abstract class ClientSuite {
                             threadMismatches.add(handler.getName() + " -> " + Thread.currentThread().getName());
                         }
                         answer(res, answer, failure);
+                        return null;
+                    });
+                }))
+                .get("/pipelined/{port}", Handler.async((req, res) -> {
+                    // the later requests take less time: a server that answered out of order would be caught
+                    List<CompletableFuture<String>> answers = new ArrayList<>();
+                    for (int ms = 300; ms >= 0; ms -= 60) {
+                        answers.add(pipelining.get(address(req.pathParam("port"), Integer.toString(ms))).send()
+                                .thenApply(ClientResponse::bodyText).toCompletableFuture());
+                    }
+                    return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).handle((done, failure) -> {
+                        if (failure != null) {
+                            answer(res, null, failure.getCause() != null ? failure.getCause() : failure);
+                        } else {
+                            res.text(String.join(",", answers.stream().map(CompletableFuture::join).toList()));
+                        }
                         return null;
                     });
                 }))
@@ -165,6 +186,22 @@ public abstract class ClientSuite {
         assertThat(asyncCalls).hasValue(5);
         assertThat(threadMismatches).as("calls completed on their handler's loop thread").isEmpty();
         assertThat(downstream.accepted()).as("one connection, reused").hasValue(1);
+    }
+
+    @Test
+    void pipelinedAnswersAreReadInTheOrderOfTheirRequests() throws IOException {
+        assumeTrue(handlersOnEventLoop(), "only an event loop's pool pipelines");
+        // a server that answers only once all six requests are in: they must have been pipelined on one connection
+        try (FaultServer server = new FaultServer(FaultServer.Fault.AFTER_SIX)) {
+            RawResponse r = get("/pipelined/" + server.port());
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.bodyText()).as("each request got its own answer, from six in one read")
+                    .isEqualTo("/delay/300,/delay/240,/delay/180,/delay/120,/delay/60,/delay/0");
+        }
+        RawResponse real = get("/pipelined/" + downstream.port());
+        assertThat(real.bodyText()).as("a Spindle server answers pipelined requests in order")
+                .isEqualTo("slept 300,slept 240,slept 180,slept 120,slept 60,slept 0");
+        assertThat(downstream.accepted()).as("one connection, the requests pipelined on it").hasValue(1);
     }
 
     @Test
@@ -358,7 +395,10 @@ public abstract class ClientSuite {
 
     /** A server that reads a request and then misbehaves. */
     private static final class FaultServer implements AutoCloseable {
-        enum Fault { SILENT, CUT_BODY, GARBAGE }
+        /** The ways it answers; {@code AFTER_SIX} reads six request heads, then answers each with its target, in order, in one write. */
+        enum Fault { SILENT, CUT_BODY, GARBAGE, AFTER_SIX }
+
+        private static final int PIPELINED = 6;
 
         private final ServerSocket listener = new ServerSocket(0, 50, LOOPBACK);
         private final Queue<Socket> sockets = new ConcurrentLinkedQueue<>();
@@ -380,12 +420,16 @@ public abstract class ClientSuite {
         private static void misbehave(Socket s, Fault fault) {
             try {
                 InputStream in = s.getInputStream();
+                OutputStream out = s.getOutputStream();
+                if (fault == Fault.AFTER_SIX) {
+                    answerAfterSix(in, out);
+                    return;
+                }
                 byte[] buffer = new byte[4096];
                 int n = in.read(buffer);
                 if (n < 0) {
                     return;
                 }
-                OutputStream out = s.getOutputStream();
                 switch (fault) {
                     case SILENT -> in.transferTo(OutputStream.nullOutputStream());
                     case CUT_BODY -> {
@@ -393,6 +437,7 @@ public abstract class ClientSuite {
                         out.flush();
                         s.close();
                     }
+                    case AFTER_SIX -> throw new IllegalStateException("answered above");
                     case GARBAGE -> {
                         out.write("NOT HTTP AT ALL\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                         out.flush();
@@ -402,6 +447,32 @@ public abstract class ClientSuite {
             } catch (IOException e) {
                 // the client went away
             }
+        }
+
+        /** Answers only once six requests arrived: a client that waits for each answer before the next request never gets one. */
+        private static void answerAfterSix(InputStream in, OutputStream out) throws IOException {
+            StringBuilder received = new StringBuilder();
+            List<String> targets = new ArrayList<>();
+            byte[] buffer = new byte[4096];
+            while (targets.size() < PIPELINED) {
+                int n = in.read(buffer);
+                if (n < 0) {
+                    return;
+                }
+                received.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
+                for (int end; (end = received.indexOf("\r\n\r\n")) >= 0; ) {
+                    String line = received.substring(0, received.indexOf("\r\n"));
+                    targets.add(line.substring(line.indexOf(' ') + 1, line.lastIndexOf(' ')));
+                    received.delete(0, end + 4);
+                }
+            }
+            StringBuilder answers = new StringBuilder();
+            for (String target : targets) {
+                answers.append("HTTP/1.1 200 OK\r\nContent-Length: ").append(target.length()).append("\r\n\r\n").append(target);
+            }
+            out.write(answers.toString().getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            in.transferTo(OutputStream.nullOutputStream());
         }
 
         int port() {
