@@ -86,12 +86,12 @@ final class ResponseParser {
     private static final byte[] CHUNKED = lower("chunked");
     private static final byte[] CLOSE = lower("close");
     private static final byte[] KEEP_ALIVE = lower("keep-alive");
-    static final int MAX_CHUNK_LINE = 4096;
+    static final int MAX_CHUNK_LINE = ChunkSizeLine.MAX_LENGTH;
     static final int MAX_INTERIM_RESPONSES = 32;
 
     private enum State {
         IDLE, STATUS_LINE, HEADERS, BODY_LENGTH, BODY_CLOSE,
-        CHUNK_SIZE, CHUNK_EXTENSION, CHUNK_SIZE_LF, CHUNK_DATA, CHUNK_DATA_CR, CHUNK_DATA_LF, TRAILERS
+        CHUNK_SIZE, CHUNK_DATA, CHUNK_DATA_CR, CHUNK_DATA_LF, TRAILERS
     }
 
     private final int maxStatusLine;
@@ -131,9 +131,7 @@ final class ResponseParser {
     private long bodyRemaining;
     private long bodyReceived;
     private long chunkSize;
-    private int chunkDigits;
-    private boolean chunkExtensionStarted;
-    private int chunkLineBytes;
+    private final ChunkSizeLine chunkLine = new ChunkSizeLine();
 
     ResponseParser(ClientSettings settings) {
         this.maxStatusLine = settings.maxStatusLineLength();
@@ -216,7 +214,12 @@ final class ResponseParser {
                     }
                 }
                 case BODY_CLOSE -> deliver(src, src.remaining(), listener);
-                case CHUNK_SIZE, CHUNK_EXTENSION, CHUNK_SIZE_LF -> chunkLine(src);
+                case CHUNK_SIZE -> {
+                    if (chunkLine.feed(src)) {
+                        chunkSize = chunkLine.size();
+                        state = chunkSize == 0 ? State.TRAILERS : State.CHUNK_DATA;
+                    }
+                }
                 case CHUNK_DATA -> {
                     int n = (int) Math.min(chunkSize, src.remaining());
                     deliver(src, n, listener);
@@ -665,73 +668,7 @@ final class ResponseParser {
 
     private void startChunkLine() {
         state = State.CHUNK_SIZE;
-        chunkSize = 0;
-        chunkDigits = 0;
-        chunkExtensionStarted = false;
-        chunkLineBytes = 0;
-    }
-
-    /**
-     * A chunk-size line, byte by byte: hex digits, then optional extensions ({@code ;} after
-     * optional whitespace, RFC 9112 7.1.1), checked and skipped, then CRLF.
-     */
-    private void chunkLine(ByteBuffer src) {
-        while (src.hasRemaining()) {
-            if (++chunkLineBytes > MAX_CHUNK_LINE) {
-                throw ResponseException.malformed("chunk-size line longer than " + MAX_CHUNK_LINE + " bytes");
-            }
-            byte c = src.get();
-            switch (state) {
-                case CHUNK_SIZE -> {
-                    int digit = Ascii.hexValue(c);
-                    if (digit >= 0) {
-                        // another digit must not shift a bit into the sign
-                        if (chunkSize > 0x07FFFFFF_FFFFFFFFL) {
-                            throw ResponseException.malformed("chunk size overflows");
-                        }
-                        chunkSize = chunkSize << 4 | digit;
-                        chunkDigits++;
-                    } else if (chunkDigits == 0) {
-                        throw ResponseException.malformed("invalid chunk size");
-                    } else if (c == '\r') {
-                        state = State.CHUNK_SIZE_LF;
-                    } else if (c == ';' || Ascii.isWhitespace(c)) {
-                        chunkExtensionStarted = c == ';';
-                        state = State.CHUNK_EXTENSION;
-                    } else {
-                        throw ResponseException.malformed(c == '\n' ? "chunk-size line not terminated by CRLF" : "invalid chunk size");
-                    }
-                }
-                case CHUNK_EXTENSION -> {
-                    if (c == '\r') {
-                        if (!chunkExtensionStarted) {
-                            throw ResponseException.malformed("whitespace after a chunk size without an extension");
-                        }
-                        state = State.CHUNK_SIZE_LF;
-                    } else if (!chunkExtensionStarted) {
-                        if (c == ';') {
-                            chunkExtensionStarted = true;
-                        } else if (!Ascii.isWhitespace(c)) {
-                            throw ResponseException.malformed("invalid chunk size");
-                        }
-                    } else if (!Ascii.isFieldValueChar(c)) {
-                        throw ResponseException.malformed("invalid character in a chunk extension");
-                    }
-                }
-                case CHUNK_SIZE_LF -> {
-                    if (c != '\n') {
-                        throw ResponseException.malformed("chunk-size line not terminated by CRLF");
-                    }
-                    if (chunkSize == 0) {
-                        state = State.TRAILERS;
-                    } else {
-                        state = State.CHUNK_DATA;
-                    }
-                    return;
-                }
-                default -> throw new IllegalStateException("not in a chunk-size line: " + state);
-            }
-        }
+        chunkLine.begin();
     }
 
     private boolean equalsLower(int at, byte[] lower) {
