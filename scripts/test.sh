@@ -22,7 +22,11 @@ spindle_python
 # and their tests mostly wait on sockets and timers, so two lanes halve the wall clock on 2 cores.
 # Every test port is ephemeral.
 # SPINDLE_MVN_THREADS=1 builds one module at a time.
-spindle_mvn -T "${SPINDLE_MVN_THREADS:-2}" install "$@"
+# On a failure, the failing tests are named last, where a CI log's tail shows them.
+if ! spindle_mvn -T "${SPINDLE_MVN_THREADS:-2}" install "$@"; then
+  "$SPINDLE_PYTHON" scripts/lib/failed_tests.py "$SPINDLE_ROOT" || true
+  spindle_die "the build failed (the failing tests, if any, are named above)"
+fi
 
 # The layers, on the built classes (jdeps, seconds): the strategy contract (dev.spindle.core.spi)
 # used only by the strategy modules, the benchmark app on core's API alone; the rules are at the top
