@@ -86,6 +86,8 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private boolean lingering;
     private boolean aborted;
     private volatile boolean drainRequested;
+    /** {@link #closeAfterResponse()}: GOAWAY once the input being received now has opened its streams (or at the next tick). */
+    private boolean goAwayAfterInput;
     private boolean inputSeen;
     private boolean outputSeen;
     private long lastInput;
@@ -219,6 +221,9 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             }
         }
         src.position(src.limit());
+        if (goAwayAfterInput && !goingAway) {
+            goAway(ErrorCode.NO_ERROR, null);
+        }
         writer.flush();
         return next();
     }
@@ -316,7 +321,9 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
 
     @Override
     public void closeAfterResponse() {
-        goAway(ErrorCode.NO_ERROR, null);
+        // a shedding strategy says so just before it hands over the bytes it read: the streams they
+        // open are still served, as HTTP/1.1 answers the request in them (with a close)
+        goAwayAfterInput = true;
     }
 
     @Override
@@ -329,7 +336,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         if (aborted) {
             return Next.CLOSE;
         }
-        if (drainRequested && !goingAway) {
+        if ((drainRequested || goAwayAfterInput) && !goingAway) {
             goAway(ErrorCode.NO_ERROR, null);
         }
         if (inputSeen || lastInput == 0) {

@@ -351,6 +351,35 @@ class Http2ConnectionTest {
         assertThat(c.next()).isIn(Next.LINGER, Next.CLOSE);
     }
 
+    /**
+     * A strategy shedding load says closeAfterResponse just before it hands over the bytes it read
+     * (ThreadPoolServer, its pool full): the stream those bytes open is served, and the GOAWAY names it.
+     */
+    @Test
+    void closeAfterResponseServesTheStreamsOfTheInputBeingReceivedThenGoesAway() throws Exception {
+        Http2Connection c = connection(ServerConfig.defaults());
+        H2Peer peer = new H2Peer(c).start();
+        c.closeAfterResponse();
+        peer.send(get(1, "/plaintext"));
+        assertThat(peer.response(1).body()).isEqualTo("Hello, World!");
+        H2Peer.Frame goAway = peer.frames().stream().filter(f -> f.type() == GOAWAY).findFirst().orElseThrow();
+        assertThat(goAway.int32(0)).as("last stream id").isEqualTo(1);
+        assertThat(goAway.errorCode()).isZero();
+        peer.send(get(3, "/plaintext"));
+        assertThat(peer.response(3).headers()).as("a stream opened after the GOAWAY").isEmpty();
+    }
+
+    @Test
+    void closeAfterResponseWithNoInputGoesAwayAtTheNextTick() {
+        Http2Connection c = connection(ServerConfig.defaults());
+        H2Peer peer = new H2Peer(c).start();
+        c.closeAfterResponse();
+        c.tick(System.nanoTime());
+        H2Peer.Frame goAway = peer.read().stream().filter(f -> f.type() == GOAWAY).findFirst().orElseThrow();
+        assertThat(goAway.int32(0)).as("last stream id").isZero();
+        assertThat(c.next()).isIn(Next.LINGER, Next.CLOSE);
+    }
+
     @Test
     void aBadPrefaceIsAConnectionError() {
         Http2Connection c = connection(ServerConfig.defaults());
