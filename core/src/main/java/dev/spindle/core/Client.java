@@ -31,11 +31,12 @@ import java.util.concurrent.RejectedExecutionException;
  * over a blocking socket, reusing idle connections kept per destination, and
  * {@link RequestBuilder#send()} does the same on a new virtual thread.
  *
- * <p>Responses are buffered whole ({@link ClientResponse}); a request that gets none fails with a
- * {@link ClientException} whose {@link ClientException#reason()} says why. Any status, 404 or 500
- * included, is a response, not a failure. Only {@code http://} addresses are supported for now.
- * Host names are resolved once per destination, off the event loops; the addresses are then kept
- * for the client's life.
+ * <p>Responses are buffered whole ({@link ClientResponse}), or streamed at the reader's pace when
+ * the request asks for it ({@link RequestBuilder#streamResponse()}); a request that gets none fails
+ * with a {@link ClientException} whose {@link ClientException#reason()} says why. Any status, 404
+ * or 500 included, is a response, not a failure. Only {@code http://} addresses are supported for
+ * now. Host names are resolved off the event loops; an address found is kept for 30 seconds, a
+ * failed lookup for 10, then the name is looked up again.
  */
 public final class Client implements AutoCloseable {
     private final ClientConfig config;
@@ -301,6 +302,22 @@ public final class Client implements AutoCloseable {
          */
         public RequestBuilder body(String text) {
             request.body(text.getBytes(StandardCharsets.UTF_8));
+            return this;
+        }
+
+        /**
+         * Asks for the response's body streamed instead of buffered: the response completes once its
+         * head has arrived, and its body is read as it arrives, of any size, with
+         * {@link ClientResponse#bodyStream()}, {@link ClientResponse#bodyPublisher()} or
+         * {@link ClientResponse#readBody()}. The connection carries no other request until the body
+         * has been read to its end (or it ends: a reader that stops early closes it). The response
+         * timeout then bounds the wait for the head, and each wait for more of the body while the
+         * reader has room.
+         *
+         * @return this request
+         */
+        public RequestBuilder streamResponse() {
+            request.streamResponse();
             return this;
         }
 

@@ -10,4 +10,11 @@ final class ClientEngineAccess extends ClientApiAccess {
         return new ClientResponse(status, http10, head, reasonStart, reasonEnd, fields, fieldCount, body, bodyLength,
                 trailerBytes, trailerFields, trailerCount);
     }
+
+    @Override
+    public ClientResponse streamedResponse(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd,
+            int[] fields, int fieldCount, RequestBody body, long collectLimit) {
+        body.collectLimit = collectLimit;
+        return new ClientResponse(status, http10, head, reasonStart, reasonEnd, fields, fieldCount, body);
+    }
 }

@@ -1,9 +1,13 @@
 package dev.spindle.core;
 
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
 
 /**
  * A complete HTTP/1.1 response received by Spindle's HTTP client: its status, its header fields,
@@ -13,6 +17,15 @@ import java.util.List;
  *
  * <p>Interim responses ({@code 100 Continue}, {@code 103 Early Hints}) are not responses of their
  * own: the client skips them and completes the request with the final one.
+ *
+ * <p>A response to a request sent with {@link Client.RequestBuilder#streamResponse()} is
+ * {@linkplain #isStreamed() streamed}: it completes once its head has arrived, and its body is
+ * read as it arrives with {@link #bodyStream()}, {@link #bodyPublisher()} or {@link #readBody()},
+ * once, at the reader's pace (at most 64 KiB wait unread; beyond that the connection stops reading
+ * the socket until the reader takes some). Its connection carries the next request only once the
+ * body has been read to its end; a reader that stops early (closes the stream, cancels) ends the
+ * connection. The buffered accessors ({@link #body()}, {@link #bodyText()}...) are not available
+ * on it, nor are the trailers of a chunked body.
  */
 public final class ClientResponse {
     static {
@@ -40,6 +53,8 @@ public final class ClientResponse {
     private final byte[] trailerBytes;
     private final int[] trailerFields;
     private final int trailerCount;
+    /** The body as it arrives, for a streamed response; null for a buffered one. */
+    private final RequestBody streamed;
 
     ClientResponse(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd, int[] fields, int fieldCount,
             byte[] body, int bodyLength, byte[] trailerBytes, int[] trailerFields, int trailerCount) {
@@ -55,6 +70,25 @@ public final class ClientResponse {
         this.trailerBytes = trailerBytes != null ? trailerBytes : NO_BYTES;
         this.trailerFields = trailerFields != null ? trailerFields : NO_FIELDS;
         this.trailerCount = trailerFields != null ? trailerCount : 0;
+        this.streamed = null;
+    }
+
+    /** A streamed response: its head, and its body as the connection feeds it. */
+    ClientResponse(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd, int[] fields, int fieldCount,
+            RequestBody streamed) {
+        this.status = status;
+        this.http10 = http10;
+        this.head = head;
+        this.reasonStart = reasonStart;
+        this.reasonEnd = reasonEnd;
+        this.fields = fields;
+        this.fieldCount = fieldCount;
+        this.body = NO_BYTES;
+        this.bodyLength = 0;
+        this.trailerBytes = NO_BYTES;
+        this.trailerFields = NO_FIELDS;
+        this.trailerCount = 0;
+        this.streamed = streamed;
     }
 
     /**
@@ -140,11 +174,22 @@ public final class ClientResponse {
     }
 
     /**
+     * Whether the body is streamed ({@link Client.RequestBuilder#streamResponse()}) rather than buffered.
+     *
+     * @return true if the body is read with {@link #bodyStream()}, {@link #bodyPublisher()} or {@link #readBody()}
+     */
+    public boolean isStreamed() {
+        return streamed != null;
+    }
+
+    /**
      * The length of the body.
      *
      * @return the body's length in bytes; 0 when there is none (a {@code HEAD} request, 204, 304)
+     * @throws IllegalStateException if the body is {@linkplain #isStreamed() streamed}
      */
     public int bodyLength() {
+        buffered();
         return bodyLength;
     }
 
@@ -152,8 +197,10 @@ public final class ClientResponse {
      * The body as a read-only view, without a copy.
      *
      * @return a read-only buffer from position 0 to the body's length; empty when there is no body
+     * @throws IllegalStateException if the body is {@linkplain #isStreamed() streamed}
      */
     public ByteBuffer body() {
+        buffered();
         return ByteBuffer.wrap(body, 0, bodyLength).slice().asReadOnlyBuffer();
     }
 
@@ -161,8 +208,10 @@ public final class ClientResponse {
      * The body as a new array, which the caller owns.
      *
      * @return a copy of the body; empty when there is none
+     * @throws IllegalStateException if the body is {@linkplain #isStreamed() streamed}
      */
     public byte[] bodyBytes() {
+        buffered();
         byte[] copy = new byte[bodyLength];
         System.arraycopy(body, 0, copy, 0, bodyLength);
         return copy;
@@ -172,9 +221,64 @@ public final class ClientResponse {
      * The body decoded as UTF-8, whatever its {@code Content-Type} says; malformed sequences become U+FFFD.
      *
      * @return the text; empty when there is no body
+     * @throws IllegalStateException if the body is {@linkplain #isStreamed() streamed}
      */
     public String bodyText() {
+        buffered();
         return new String(body, 0, bodyLength, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The body as a stream. For a streamed response, {@code read} blocks until bytes arrive (so
+     * read it off the event loops: in a blocking handler, or on a thread of your own), returns -1
+     * at the end, and throws an {@link java.io.IOException} whose cause is the
+     * {@link ClientException} if the body cannot complete (the connection closed, the response
+     * timeout passed with nothing arriving, the framing broke); closing it early abandons the rest
+     * and ends the connection. For a buffered response it reads the buffered bytes.
+     *
+     * @return the stream; for a streamed response, its body's only consumer
+     * @throws IllegalStateException if the streamed body is already being consumed
+     */
+    public InputStream bodyStream() {
+        return streamed != null ? streamed.stream() : new ByteArrayInputStream(body, 0, bodyLength);
+    }
+
+    /**
+     * The streamed body as chunks with demand, without blocking a thread: the subscriber gets each
+     * chunk (its own copy) only as far as it has requested, on the thread that receives it (the
+     * event loop, for a request sent on one), then {@code onComplete}, or {@code onError} with an
+     * {@link java.io.IOException} caused by the {@link ClientException} if the body cannot
+     * complete. Cancelling abandons the rest and ends the connection.
+     *
+     * @return a publisher that accepts one subscriber
+     * @throws IllegalStateException if the body is not {@linkplain #isStreamed() streamed}
+     */
+    public Flow.Publisher<ByteBuffer> bodyPublisher() {
+        if (streamed == null) {
+            throw new IllegalStateException("the body is buffered: read it with body(), or send the request with streamResponse()");
+        }
+        return streamed.publisher();
+    }
+
+    /**
+     * The whole streamed body once it has arrived, without blocking a thread (at most the
+     * client's {@link ClientConfig#maxResponseBodySize()}).
+     *
+     * @return completes with the body's bytes, or fails with an {@link java.io.IOException}
+     *         caused by the {@link ClientException}, or a 413 {@link HttpException} if the body is larger than the limit
+     * @throws IllegalStateException if the body is not {@linkplain #isStreamed() streamed}
+     */
+    public CompletionStage<byte[]> readBody() {
+        if (streamed == null) {
+            throw new IllegalStateException("the body is buffered: read it with bodyBytes()");
+        }
+        return streamed.readAll();
+    }
+
+    private void buffered() {
+        if (streamed != null) {
+            throw new IllegalStateException("the body is streamed: read it with bodyStream(), bodyPublisher() or readBody()");
+        }
     }
 
     /**
@@ -232,7 +336,7 @@ public final class ClientResponse {
 
     @Override
     public String toString() {
-        return version() + " " + status + " (" + fieldCount + " header fields, " + bodyLength + " body bytes"
+        return version() + " " + status + " (" + fieldCount + " header fields, " + (streamed != null ? "streamed body" : bodyLength + " body bytes")
                 + (trailerCount > 0 ? ", " + trailerCount + " trailer fields)" : ")");
     }
 

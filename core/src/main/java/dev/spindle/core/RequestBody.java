@@ -80,7 +80,7 @@ public final class RequestBody {
      */
     public synchronized InputStream stream() {
         if (subscriber != null || streamTaken) {
-            throw new IllegalStateException("the request body is already being consumed");
+            throw new IllegalStateException("the body is already being consumed");
         }
         streamTaken = true;
         return new Stream();
@@ -88,7 +88,8 @@ public final class RequestBody {
 
     /**
      * The body as chunks with demand: the subscriber gets {@code ByteBuffer}s (each its own copy) only
-     * as far as it has requested, on the connection's thread, then {@code onComplete}, or
+     * as far as it has requested, on the connection's thread (or, for bytes that had arrived already,
+     * within its {@code request}), then {@code onComplete}, or
      * {@code onError} if the body does not arrive whole. Cancelling abandons the rest of the body.
      *
      * @return a publisher that accepts one subscriber; any other subscriber (or one after
@@ -166,7 +167,7 @@ public final class RequestBody {
                     public void cancel() {
                     }
                 });
-                s.onError(new IllegalStateException("the request body is already being consumed"));
+                s.onError(new IllegalStateException("the body is already being consumed"));
                 return;
             }
             subscriber = s;
@@ -186,6 +187,8 @@ public final class RequestBody {
                     demanded = true;
                     connectionWaiting = false;
                 }
+                // bytes already here (all of them, once the body has ended) need no connection to deliver them
+                deliverPending();
                 if (wake) {
                     wakeup.run();
                 }

@@ -62,18 +62,30 @@ public final class BlockingCalls {
     }
 
     private ClientResponse finish(Destination d, BlockingConnection c, ClientResponse response) {
+        if (response.isStreamed()) {
+            // the connection is the body's until its end, then goes back to the pool
+            c.whenStreamEnds(() -> release(d, c));
+            if (c.core.inFlight() == 0) {
+                release(d, c);
+            }
+            return response;
+        }
+        release(d, c);
+        return response;
+    }
+
+    private void release(Destination d, BlockingConnection c) {
         if (!closed && c.reusable()) {
             if (d.idleBlockingCount.incrementAndGet() <= maxIdle) {
                 d.idleBlocking.push(c);
                 if (closed) {
                     closeIdle(d);
                 }
-                return response;
+                return;
             }
             d.idleBlockingCount.decrementAndGet();
         }
         c.close();
-        return response;
     }
 
     private BlockingConnection takeIdle(Destination d) {

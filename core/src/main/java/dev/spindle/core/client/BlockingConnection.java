@@ -2,9 +2,11 @@ package dev.spindle.core.client;
 
 import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientResponse;
+import dev.spindle.core.exchange.BodySource;
 import dev.spindle.core.spi.Next;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -18,9 +20,11 @@ import java.util.concurrent.CompletionException;
  * A {@link ClientConnection} driven on a blocking socket by the thread that makes the request
  * (a virtual thread of a blocking handler, a thread-per-connection server's thread, any other):
  * the same sans-I/O connection as on an event loop, with the caller's thread as its loop. Used by
- * one thread at a time; between requests it waits, idle, in its destination's pool.
+ * one thread at a time; between requests it waits, idle, in its destination's pool. A streamed
+ * response's body is read on the reader's thread too: each read that finds nothing pulls from the
+ * socket ({@link #pull()}).
  */
-final class BlockingConnection {
+final class BlockingConnection implements ResponseStream.Driver, BodySource {
     private static final int READ_BYTES = 16 * 1024;
 
     final ClientConnection core;
@@ -32,10 +36,57 @@ final class BlockingConnection {
     /** Where to connect, until the first exchange has. */
     private InetSocketAddress address;
     private int connectMillis;
+    /** Run once a streamed body was read to its end: the connection goes back to its pool. */
+    private Runnable whenStreamEnds = () -> { };
 
     private BlockingConnection(ClientConnection core) {
         this.core = core;
         this.socket = new Socket();
+        core.driver(this);
+    }
+
+    void whenStreamEnds(Runnable action) {
+        this.whenStreamEnds = action;
+    }
+
+    /** The reader made room or gave up: kept input is fed, and a connection given up on is closed. */
+    @Override
+    public void wakeup() {
+        core.resume();
+        if (core.isClosed()) {
+            close();
+        }
+    }
+
+    @Override
+    public void ended() {
+        whenStreamEnds.run();
+    }
+
+    @Override
+    public BodySource source() {
+        return this;
+    }
+
+    /** The reader found no body bytes: feeds what was kept, else reads the socket once (or applies a timeout). */
+    @Override
+    public boolean pull() throws IOException {
+        if (core.isClosed()) {
+            return false;
+        }
+        Next next = core.resume();
+        try {
+            if (next.reads() || next.writes()) {
+                step(next);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while reading the response from " + core.authority());
+        }
+        if (core.isClosed()) {
+            close();
+        }
+        return true;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.spindle.core.client;
 
 import dev.spindle.core.ClientResponse;
+import dev.spindle.core.RequestBody;
 
 /**
  * What the client engine needs of the API that the API does not make public: building a
@@ -65,4 +66,21 @@ public abstract class ClientApiAccess {
     public abstract ClientResponse response(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd,
             int[] fields, int fieldCount, byte[] body, int bodyLength, byte[] trailerBytes, int[] trailerFields,
             int trailerCount);
+
+    /**
+     * A streamed response over the head's arrays, which it keeps, and the body the connection feeds.
+     *
+     * @param status the final status code
+     * @param http10 whether the server answered HTTP/1.0
+     * @param head the status line and header section as received
+     * @param reasonStart where the reason phrase starts in {@code head}
+     * @param reasonEnd where it ends
+     * @param fields four offsets per header field into {@code head}
+     * @param fieldCount how many fields {@code fields} holds
+     * @param body the body, fed by the connection as it arrives
+     * @param collectLimit the most {@link ClientResponse#readBody()} collects
+     * @return the response
+     */
+    public abstract ClientResponse streamedResponse(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd,
+            int[] fields, int fieldCount, RequestBody body, long collectLimit);
 }

@@ -32,7 +32,10 @@ import org.slf4j.LoggerFactory;
  * 9.3.2). Responses complete their requests in order. A response that does not let the connection
  * be reused ({@code Connection: close}, a body delimited by the close, HTTP/1.0 without
  * keep-alive) ends it once complete. Bodies are buffered whole, up to
- * {@link ClientSettings#maxBodySize()}.
+ * {@link ClientSettings#maxBodySize()}, unless the request asks for its response streamed
+ * ({@link ClientRequest#streamResponse()}): that request completes at the head, its body goes to a
+ * {@link ResponseStream} as it arrives, and while the reader has no room the connection keeps the
+ * bytes it read and reads no more.
  *
  * <p>The connection keeps its own time: the connect timeout (from its creation to
  * {@link #connected()}), the response timeout (from a request being handed to the socket to the
@@ -58,26 +61,8 @@ import org.slf4j.LoggerFactory;
 public final class ClientConnection implements OutboundConnection {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
     private static final int OUTPUT_INITIAL_BYTES = 1024;
-    /** The first array of a body whose length is not announced (chunked, or up to the close). */
-    private static final int BODY_INITIAL_BYTES = 1024;
-    private static final int MAX_ARRAY = Integer.MAX_VALUE - 16;
 
     private enum Phase { CONNECTING, OPEN, CLOSED }
-
-    /** A request and what became of it. */
-    private static final class Call {
-        final ClientRequest request;
-        final CompletableFuture<ClientResponse> future = new CompletableFuture<>();
-        /** When it was encoded, for the response timeout; and where its bytes end in the connection's output. */
-        long encodedAt;
-        long firstByte;
-        ClientResponse response;
-        ClientException failure;
-
-        Call(ClientRequest request) {
-            this.request = request;
-        }
-    }
 
     private final String authority;
     private final ClientSettings settings;
@@ -86,16 +71,46 @@ public final class ClientConnection implements OutboundConnection {
     private final long responseNanos;
     private final long idleNanos;
     private final ResponseParser parser;
-    private final Receiver receiver = new Receiver();
+    private final ResponseReceiver receiver = new ResponseReceiver() {
+        @Override
+        long maxBodySize() {
+            return settings.maxBodySize();
+        }
+
+        @Override
+        ClientCall current() {
+            return inFlight.peek();
+        }
+
+        @Override
+        void streamStarted(ClientCall call) {
+            settled.add(call);
+        }
+
+        @Override
+        void answered(ClientResponse response, boolean reusable) {
+            ClientConnection.this.answered(response, reusable);
+        }
+
+        @Override
+        ResponseStream newStream(long length) {
+            return new ResponseStream(length, driver, clock.getAsLong());
+        }
+
+        @Override
+        long now() {
+            return clock.getAsLong();
+        }
+    };
     private final OutputBuffer out = new OutputBuffer(OUTPUT_INITIAL_BYTES);
     /** Bytes handed to the socket so far: what a request's first byte is measured against. */
     private long sent;
     /** Sent by the caller, not yet encoded (before the connection is open, or beyond the pipelining depth). */
-    private final ArrayDeque<Call> waiting = new ArrayDeque<>();
+    private final ArrayDeque<ClientCall> waiting = new ArrayDeque<>();
     /** Encoded, awaiting their responses, in order: the first is the one being received. */
-    private final ArrayDeque<Call> inFlight = new ArrayDeque<>();
+    private final ArrayDeque<ClientCall> inFlight = new ArrayDeque<>();
     /** Answered or failed, their futures to complete when the current call into the connection is done. */
-    private final ArrayDeque<Call> settled = new ArrayDeque<>();
+    private final ArrayDeque<ClientCall> settled = new ArrayDeque<>();
     private final long createdAt;
 
     private Phase phase = Phase.CONNECTING;
@@ -104,6 +119,15 @@ public final class ClientConnection implements OutboundConnection {
     private long idleSince;
     private volatile boolean drainRequested;
     private boolean settling;
+    private ResponseStream.Driver driver = ResponseStream.NO_DRIVER;
+    /** Input read while a streamed body's reader had no room, fed on {@link #resume()}: {@code stash[stashStart, stashEnd)}. */
+    private byte[] stash;
+    private int stashStart;
+    private int stashEnd;
+    /** The server closed its side while input was stashed: handled once the stash is fed. */
+    private boolean endStashed;
+    /** A streamed body ended: its driver hears it at the end of the current call. */
+    private boolean streamEnded;
 
     /**
      * A connection to {@code authority}, connecting from now on (its connect timeout runs).
@@ -146,7 +170,7 @@ public final class ClientConnection implements OutboundConnection {
      * @return completes with the response, or fails with a {@link ClientException}
      */
     public CompletableFuture<ClientResponse> send(ClientRequest request) {
-        Call call = new Call(request);
+        ClientCall call = new ClientCall(request);
         if (phase == Phase.CLOSED || closing) {
             fail(call, Reason.NOT_SENT, phase == Phase.CLOSED ? "not sent: the connection is closed"
                     : "not sent: the connection takes no more requests (it is closing)", null);
@@ -170,6 +194,11 @@ public final class ClientConnection implements OutboundConnection {
      */
     public String authority() {
         return authority;
+    }
+
+    /** Who drives this connection, for the streamed bodies of its responses. */
+    void driver(ResponseStream.Driver driver) {
+        this.driver = driver;
     }
 
     /**
@@ -246,20 +275,60 @@ public final class ClientConnection implements OutboundConnection {
         if (phase == Phase.CONNECTING) {
             throw new IllegalStateException("bytes received before connected()");
         }
+        if (stashEnd > stashStart) {
+            // a read under way when the reader ran out of room: after what waits already
+            keep(src);
+        } else {
+            parse(src);
+        }
+        settle();
+        return next();
+    }
+
+    private void parse(ByteBuffer src) {
         try {
             while (src.hasRemaining() && phase == Phase.OPEN) {
                 if (!parser.expecting()) {
                     failConnection(Reason.MALFORMED_RESPONSE, "bytes arrived while no request awaited a response", null);
                     break;
                 }
-                parser.parse(src, receiver);
+                if (parser.parse(src, receiver) == ResponseParser.PAUSED) {
+                    keep(src);
+                    return;
+                }
             }
         } catch (ResponseException e) {
             failConnection(e.reason(), detail(e), null);
         }
         src.position(src.limit());
-        settle();
-        return next();
+    }
+
+    /** Keeps the rest of {@code src} until the streamed body's reader makes room: bounded, as no more is read meanwhile. */
+    private void keep(ByteBuffer src) {
+        int n = src.remaining();
+        if (stash == null || stashEnd + n > stash.length) {
+            int kept = stashEnd - stashStart;
+            byte[] grown = new byte[Math.max(kept + n, stash == null ? 0 : stash.length)];
+            if (kept > 0) {
+                System.arraycopy(stash, stashStart, grown, 0, kept);
+            }
+            stash = grown;
+            stashStart = 0;
+            stashEnd = kept;
+        }
+        src.get(stash, stashEnd, n);
+        stashEnd += n;
+    }
+
+    /** Feeds what was kept, as far as the reader takes it; then an end of input that came meanwhile. */
+    private void feedStash() {
+        ByteBuffer kept = ByteBuffer.wrap(stash, stashStart, stashEnd - stashStart);
+        stashEnd = stashStart = 0;
+        parse(kept);
+        if (stashEnd == stashStart && endStashed && phase == Phase.OPEN) {
+            endStashed = false;
+            endOfInput();
+        }
     }
 
     @Override
@@ -274,6 +343,10 @@ public final class ClientConnection implements OutboundConnection {
     public Next endOfInput() {
         if (phase == Phase.CONNECTING) {
             throw new IllegalStateException("end of input before connected()");
+        }
+        if (stashEnd > stashStart) {
+            endStashed = true;
+            return next();
         }
         if (phase == Phase.OPEN) {
             try {
@@ -295,6 +368,19 @@ public final class ClientConnection implements OutboundConnection {
 
     @Override
     public Next resume() {
+        ClientCall head = inFlight.peek();
+        if (phase == Phase.OPEN && head != null && head.stream != null) {
+            if (head.stream.abandoned()) {
+                // the rest of the body cannot be skipped without reading it: the connection ends
+                inFlight.poll();
+                abandonRest("the reader of the streamed response to " + head.request.describe() + " stopped reading it", null);
+            } else {
+                head.stream.lastProgress = clock.getAsLong();
+                if (stashEnd > stashStart) {
+                    feedStash();
+                }
+            }
+        }
         settle();
         return next();
     }
@@ -303,9 +389,18 @@ public final class ClientConnection implements OutboundConnection {
     public Next next() {
         return switch (phase) {
             case CONNECTING -> Next.WAIT;
-            case OPEN -> Next.of(true, out.pending() > 0);
+            case OPEN -> Next.of(!paused(), out.pending() > 0);
             case CLOSED -> Next.CLOSE;
         };
+    }
+
+    /** Whether a streamed body's reader has no room, so the socket is not read. */
+    private boolean paused() {
+        if (stashEnd > stashStart || endStashed) {
+            return true;
+        }
+        ClientCall head = inFlight.peek();
+        return head != null && head.stream != null && !head.stream.hasRoom();
     }
 
     @Override
@@ -386,8 +481,14 @@ public final class ClientConnection implements OutboundConnection {
                 }
             }
             case OPEN -> {
-                Call head = inFlight.peek();
-                if (head != null) {
+                ClientCall head = inFlight.peek();
+                if (head != null && head.stream != null) {
+                    long timeout = head.request.responseNanos(responseNanos);
+                    if (timeout > 0 && !paused() && now - head.stream.lastProgress >= timeout) {
+                        failConnection(Reason.RESPONSE_TIMEOUT, "no body bytes within " + millis(timeout)
+                                + " ms (response timeout) of the streamed response, after " + parser.bodyReceived() + " body bytes", null);
+                    }
+                } else if (head != null) {
                     long timeout = head.request.responseNanos(responseNanos);
                     if (timeout > 0 && now - head.encodedAt >= timeout) {
                         failConnection(Reason.RESPONSE_TIMEOUT, "no complete response within " + millis(timeout)
@@ -409,9 +510,12 @@ public final class ClientConnection implements OutboundConnection {
         long deadline = switch (phase) {
             case CONNECTING -> connectNanos > 0 ? createdAt + connectNanos : Long.MAX_VALUE;
             case OPEN -> {
-                Call head = inFlight.peek();
+                ClientCall head = inFlight.peek();
                 if (head != null) {
                     long timeout = head.request.responseNanos(responseNanos);
+                    if (head.stream != null) {
+                        yield timeout > 0 && !paused() ? head.stream.lastProgress + timeout : Long.MAX_VALUE;
+                    }
                     yield timeout > 0 ? head.encodedAt + timeout : Long.MAX_VALUE;
                 }
                 yield idleNanos > 0 && waiting.isEmpty() ? idleSince + idleNanos : Long.MAX_VALUE;
@@ -444,7 +548,7 @@ public final class ClientConnection implements OutboundConnection {
     private void encodeWaiting() {
         while (!waiting.isEmpty() && inFlight.size() < settings.maxPipelined()
                 && (inFlight.isEmpty() || inFlight.peekLast().request.isIdempotent())) {
-            Call call = waiting.poll();
+            ClientCall call = waiting.poll();
             call.firstByte = sent + out.pending();
             RequestEncoder.encode(call.request, authority, out);
             call.encodedAt = clock.getAsLong();
@@ -457,9 +561,14 @@ public final class ClientConnection implements OutboundConnection {
 
     /** The response to the first request in flight is complete. */
     private void answered(ClientResponse response, boolean reusable) {
-        Call call = inFlight.poll();
-        call.response = response;
-        settled.add(call);
+        ClientCall call = inFlight.poll();
+        if (call.stream == null) {
+            call.response = response;
+            settled.add(call);
+        } else {
+            call.stream.end();
+            streamEnded = reusable;
+        }
         if (!reusable) {
             // the server ends the connection here: what was pipelined behind it will not be answered
             abandonRest("the response to " + call.request.describe() + " did not let the connection be reused", null);
@@ -484,7 +593,7 @@ public final class ClientConnection implements OutboundConnection {
      */
     private void failConnection(Reason reason, String detail, Throwable cause) {
         log.debug("connection to {} failed ({}): {}", authority, reason, detail);
-        Call head = inFlight.poll();
+        ClientCall head = inFlight.poll();
         if (head != null) {
             if (reason == Reason.CONNECTION_CLOSED && sent <= head.firstByte) {
                 fail(head, Reason.NOT_SENT, "not sent: " + detail, cause);
@@ -501,7 +610,7 @@ public final class ClientConnection implements OutboundConnection {
      * waiting ones with {@link Reason#NOT_SENT}; then it is closed.
      */
     private void abandonRest(String detail, Throwable cause) {
-        for (Call call; (call = inFlight.poll()) != null; ) {
+        for (ClientCall call; (call = inFlight.poll()) != null; ) {
             if (sent > call.firstByte) {
                 fail(call, Reason.NOT_ANSWERED, "sent but not answered: an earlier request on its connection failed or ended it ("
                         + detail + ")", cause);
@@ -509,7 +618,7 @@ public final class ClientConnection implements OutboundConnection {
                 fail(call, Reason.NOT_SENT, "not sent: its connection ended (" + detail + ")", cause);
             }
         }
-        for (Call call; (call = waiting.poll()) != null; ) {
+        for (ClientCall call; (call = waiting.poll()) != null; ) {
             fail(call, Reason.NOT_SENT, "not sent: its connection ended (" + detail + ")", cause);
         }
         close();
@@ -518,14 +627,20 @@ public final class ClientConnection implements OutboundConnection {
     /** Every request fails with {@code reason}: none was sent (the connection never opened). */
     private void failAll(Reason reason, String detail, Throwable cause) {
         log.debug("connection to {} failed ({}): {}", authority, reason, detail);
-        for (Call call; (call = waiting.poll()) != null; ) {
+        for (ClientCall call; (call = waiting.poll()) != null; ) {
             fail(call, reason, detail, cause);
         }
         close();
     }
 
-    private void fail(Call call, Reason reason, String detail, Throwable cause) {
-        call.failure = new ClientException(reason, authority, call.request.describe(), detail, cause);
+    private void fail(ClientCall call, Reason reason, String detail, Throwable cause) {
+        ClientException failure = new ClientException(reason, authority, call.request.describe(), detail, cause);
+        if (call.stream != null) {
+            // its response was delivered at the head: the reader of its body hears it
+            call.stream.fail(failure);
+            return;
+        }
+        call.failure = failure;
         settled.add(call);
     }
 
@@ -535,6 +650,8 @@ public final class ClientConnection implements OutboundConnection {
         closing = true;
         out.clear();
         receiver.clear();
+        stash = null;
+        stashStart = stashEnd = 0;
     }
 
     /** Completes the futures of the requests answered or failed, once the connection is consistent again. */
@@ -544,7 +661,7 @@ public final class ClientConnection implements OutboundConnection {
         }
         settling = true;
         try {
-            for (Call call; (call = settled.poll()) != null; ) {
+            for (ClientCall call; (call = settled.poll()) != null; ) {
                 if (call.response != null) {
                     call.future.complete(call.response);
                 } else {
@@ -553,6 +670,10 @@ public final class ClientConnection implements OutboundConnection {
             }
         } finally {
             settling = false;
+        }
+        if (streamEnded) {
+            streamEnded = false;
+            driver.ended();
         }
     }
 
@@ -575,75 +696,5 @@ public final class ClientConnection implements OutboundConnection {
             }
         }
         return authority;
-    }
-
-    /** Gathers the response being received for the first request in flight, and completes it. */
-    private final class Receiver implements ResponseParser.Listener {
-        private int status;
-        private boolean http10;
-        private byte[] head;
-        private int reasonStart;
-        private int reasonEnd;
-        private int[] fields;
-        private int fieldCount;
-        private boolean reusable;
-        private byte[] body;
-        private int bodyLength;
-
-        @Override
-        public void head(ResponseParser p) {
-            long announced = p.contentLength();
-            if (p.framing() == ResponseParser.Framing.LENGTH && announced > settings.maxBodySize()) {
-                throw new ResponseException(Reason.BODY_TOO_LARGE, "the response announces a body of " + announced
-                        + " bytes, more than the limit of " + settings.maxBodySize());
-            }
-            status = p.status();
-            http10 = p.http10();
-            head = Arrays.copyOf(p.buffer(), p.bufferLength());
-            reasonStart = p.reasonStart();
-            reasonEnd = p.reasonEnd();
-            fieldCount = p.fieldCount();
-            fields = Arrays.copyOf(p.fieldOffsets(), fieldCount * 4);
-            reusable = p.reusable();
-            bodyLength = 0;
-            // a length known up front is allocated once; others as their first bytes arrive
-            body = p.framing() == ResponseParser.Framing.LENGTH ? new byte[(int) announced] : null;
-        }
-
-        @Override
-        public void body(ByteBuffer data) {
-            int n = data.remaining();
-            if ((long) bodyLength + n > settings.maxBodySize()) {
-                throw new ResponseException(Reason.BODY_TOO_LARGE, "the response body is larger than the limit of "
-                        + settings.maxBodySize() + " bytes");
-            }
-            if (body == null) {
-                body = new byte[(int) Math.min(Math.max(n, BODY_INITIAL_BYTES), settings.maxBodySize())];
-            } else if (bodyLength + n > body.length) {
-                long grown = Math.max((long) body.length * 2, (long) bodyLength + n);
-                body = Arrays.copyOf(body, (int) Math.min(grown, Math.min(settings.maxBodySize(), MAX_ARRAY)));
-            }
-            data.get(data.position(), body, bodyLength, n);
-            bodyLength += n;
-        }
-
-        @Override
-        public void end(ResponseParser p) {
-            int trailerCount = p.fieldCount();
-            byte[] trailerBytes = trailerCount > 0 ? Arrays.copyOf(p.buffer(), p.bufferLength()) : null;
-            int[] trailerFields = trailerCount > 0 ? Arrays.copyOf(p.fieldOffsets(), trailerCount * 4) : null;
-            ClientResponse response = ClientApiAccess.get().response(status, http10, head, reasonStart, reasonEnd, fields,
-                    fieldCount, body, bodyLength, trailerBytes, trailerFields, trailerCount);
-            boolean keep = reusable;
-            clear();
-            answered(response, keep);
-        }
-
-        void clear() {
-            head = null;
-            fields = null;
-            body = null;
-            bodyLength = 0;
-        }
     }
 }

@@ -31,6 +31,7 @@ public final class ClientRequest {
     private boolean hostSet;
     private byte[] body;
     private boolean close;
+    private boolean streamResponse;
     /** Its own response timeout in nanoseconds; negative: the connection's. */
     private long responseNanos = -1;
 
@@ -130,6 +131,21 @@ public final class ClientRequest {
     public ClientRequest closeConnection() {
         this.close = true;
         return this;
+    }
+
+    /**
+     * Asks for the response's body streamed: the response completes once its head has arrived,
+     * and its body is read as it arrives, at the reader's pace (see {@link dev.spindle.core.ClientResponse#bodyStream()}).
+     *
+     * @return this request
+     */
+    public ClientRequest streamResponse() {
+        this.streamResponse = true;
+        return this;
+    }
+
+    boolean streamsResponse() {
+        return streamResponse;
     }
 
     /**

@@ -157,6 +157,16 @@ final class DestinationPool {
         }
     }
 
+    /** A streamed body's reader made room or gave up (any thread): the loop resumes the connection. */
+    void wake(PooledConnection c) {
+        loop.resume(c);
+    }
+
+    /** A streamed body was read to its end: the connection takes the next request. */
+    void streamEnded(PooledConnection c) {
+        reuse(c);
+    }
+
     void dropped(PooledConnection c) {
         connections.remove(c);
     }

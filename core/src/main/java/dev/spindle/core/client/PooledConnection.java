@@ -1,5 +1,6 @@
 package dev.spindle.core.client;
 
+import dev.spindle.core.exchange.BodySource;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.spi.OutboundConnection;
 import java.io.IOException;
@@ -8,9 +9,11 @@ import java.nio.ByteBuffer;
 
 /**
  * A {@link ClientConnection} as its pool hands it to the loop: every call goes to the connection,
- * and {@link #closed()} also tells the pool, which drops it. The loop knows it by this object.
+ * and {@link #closed()} also tells the pool, which drops it. The loop knows it by this object. It
+ * drives the connection's streamed bodies too: their readers wake it through the loop, and a body
+ * read to its end frees it for the next request.
  */
-final class PooledConnection implements OutboundConnection {
+final class PooledConnection implements OutboundConnection, ResponseStream.Driver {
     final ClientConnection core;
     private final DestinationPool pool;
     /** On the pool's idle stack (an entry may be stale: the connection is checked when taken). */
@@ -19,6 +22,23 @@ final class PooledConnection implements OutboundConnection {
     PooledConnection(ClientConnection core, DestinationPool pool) {
         this.core = core;
         this.pool = pool;
+        core.driver(this);
+    }
+
+    @Override
+    public void wakeup() {
+        pool.wake(this);
+    }
+
+    @Override
+    public void ended() {
+        pool.streamEnded(this);
+    }
+
+    /** The loop reads the socket: the reader never pulls. */
+    @Override
+    public BodySource source() {
+        return null;
     }
 
     @Override

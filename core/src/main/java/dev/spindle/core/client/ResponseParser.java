@@ -51,6 +51,11 @@ final class ResponseParser {
     static final int NEED_MORE = 0;
     /** {@link #parse} completed a response; the input is positioned after it. */
     static final int COMPLETE = 1;
+    /**
+     * {@link #parse} stopped because the listener took fewer body bytes than offered; the input is
+     * positioned at the first byte not taken, to be parsed again once the listener can take more.
+     */
+    static final int PAUSED = 2;
 
     /** How the body of the response being parsed is delimited. */
     enum Framing {
@@ -72,8 +77,12 @@ final class ResponseParser {
          */
         void head(ResponseParser parser);
 
-        /** Body bytes, from {@code data}'s position to its limit, valid during this call only. */
-        void body(ByteBuffer data);
+        /**
+         * Body bytes, from {@code data}'s position to its limit, valid during this call only.
+         *
+         * @return how many of them were taken, from the first: fewer than offered pauses the parser
+         */
+        int body(ByteBuffer data);
 
         /** The response is complete; the trailer section, if any, is in the field accessors during this call only. */
         void end(ResponseParser parser);
@@ -172,7 +181,8 @@ final class ResponseParser {
     /**
      * Parses as much of {@code src} as belongs to the expected response.
      *
-     * @return {@link #COMPLETE} when the response ended ({@code src} positioned after it), else {@link #NEED_MORE}
+     * @return {@link #COMPLETE} when the response ended ({@code src} positioned after it),
+     *         {@link #PAUSED} when the listener took only part of the body bytes, else {@link #NEED_MORE}
      * @throws ResponseException if the response is malformed, or the listener refused it
      * @throws IllegalStateException if no response is expected ({@link #begin})
      */
@@ -207,13 +217,21 @@ final class ResponseParser {
                 }
                 case BODY_LENGTH -> {
                     int n = (int) Math.min(bodyRemaining, src.remaining());
-                    deliver(src, n, listener);
-                    bodyRemaining -= n;
+                    int taken = deliver(src, n, listener);
+                    bodyRemaining -= taken;
                     if (bodyRemaining == 0) {
                         return complete(listener);
                     }
+                    if (taken < n) {
+                        return PAUSED;
+                    }
                 }
-                case BODY_CLOSE -> deliver(src, src.remaining(), listener);
+                case BODY_CLOSE -> {
+                    int n = src.remaining();
+                    if (deliver(src, n, listener) < n) {
+                        return PAUSED;
+                    }
+                }
                 case CHUNK_SIZE -> {
                     if (chunkLine.feed(src)) {
                         chunkSize = chunkLine.size();
@@ -222,10 +240,12 @@ final class ResponseParser {
                 }
                 case CHUNK_DATA -> {
                     int n = (int) Math.min(chunkSize, src.remaining());
-                    deliver(src, n, listener);
-                    chunkSize -= n;
+                    int taken = deliver(src, n, listener);
+                    chunkSize -= taken;
                     if (chunkSize == 0) {
                         state = State.CHUNK_DATA_CR;
+                    } else if (taken < n) {
+                        return PAUSED;
                     }
                 }
                 case CHUNK_DATA_CR -> {
@@ -654,16 +674,18 @@ final class ResponseParser {
         return COMPLETE;
     }
 
-    private void deliver(ByteBuffer src, int n, Listener listener) {
+    private int deliver(ByteBuffer src, int n, Listener listener) {
         int at = src.position();
         int limit = src.limit();
         src.limit(at + n);
+        int taken = n;
         try {
-            listener.body(src);
+            taken = Math.clamp(listener.body(src), 0, n);
         } finally {
-            src.limit(limit).position(at + n);
+            src.limit(limit).position(at + taken);
         }
-        bodyReceived += n;
+        bodyReceived += taken;
+        return taken;
     }
 
     private void startChunkLine() {

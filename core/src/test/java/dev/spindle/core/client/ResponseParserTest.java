@@ -54,10 +54,13 @@ class ResponseParserTest {
         ResponseParser.Framing framing;
         StringBuilder body;
         boolean inResponse;
+        /** The most body bytes taken per call: fewer than offered pauses the parser, as a full streamed body does. */
+        final int takeAtMost;
 
-        Recorder(ResponseParser parser, boolean[] heads) {
+        Recorder(ResponseParser parser, boolean[] heads, int takeAtMost) {
             this.parser = parser;
             this.heads = heads;
+            this.takeAtMost = takeAtMost;
         }
 
         boolean headFor(int response) {
@@ -78,12 +81,13 @@ class ResponseParserTest {
         }
 
         @Override
-        public void body(ByteBuffer data) {
+        public int body(ByteBuffer data) {
             assertThat(inResponse).as("body() after head()").isTrue();
             assertThat(data.hasRemaining()).as("body() hands on at least one byte").isTrue();
-            byte[] b = new byte[data.remaining()];
+            byte[] b = new byte[Math.min(data.remaining(), takeAtMost)];
             data.get(data.position(), b);
             body.append(new String(b, StandardCharsets.ISO_8859_1));
+            return b.length;
         }
 
         @Override
@@ -113,15 +117,20 @@ class ResponseParserTest {
     }
 
     static Outcome feed(Input input, List<ByteBuffer> pieces) {
+        return feed(input, pieces, Integer.MAX_VALUE);
+    }
+
+    static Outcome feed(Input input, List<ByteBuffer> pieces, int takeAtMost) {
         ResponseParser parser = new ResponseParser(input.settings());
-        Recorder recorder = new Recorder(parser, input.heads());
+        Recorder recorder = new Recorder(parser, input.heads(), takeAtMost);
         parser.begin(recorder.headFor(0));
         try {
             for (ByteBuffer piece : pieces) {
                 while (piece.hasRemaining()) {
                     int result = parser.parse(piece, recorder);
-                    assertThat(result == ResponseParser.COMPLETE || !piece.hasRemaining())
-                            .as("parse() returns early only at the end of a response").isTrue();
+                    assertThat(result == ResponseParser.COMPLETE || !piece.hasRemaining()
+                            || result == ResponseParser.PAUSED && takeAtMost < Integer.MAX_VALUE)
+                            .as("parse() returns early only at the end of a response, or paused by the listener").isTrue();
                 }
             }
             if (input.eof()) {
@@ -508,6 +517,14 @@ class ResponseParserTest {
         assertValid(feed(input, bytewise(input.raw())), expected, "byte by byte");
     }
 
+    /** A consumer with little room (a streamed body's full window): the parser pauses and resumes where it stopped. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("validCases")
+    void validTakenAFewBodyBytesAtATime(String name, Input input, List<Parsed> expected) {
+        assertValid(feed(input, whole(input.raw()), 3), expected, "whole, 3 body bytes taken per call");
+        assertValid(feed(input, split(input.raw(), input.raw().length / 2), 1), expected, "split, 1 body byte taken per call");
+    }
+
     @ParameterizedTest(name = "{0} -> {2}: {3}")
     @MethodSource("failureCases")
     void failureWhole(String name, Input input, Reason reason, String message, int before) {
@@ -527,6 +544,12 @@ class ResponseParserTest {
     @MethodSource("failureCases")
     void failureByteByByte(String name, Input input, Reason reason, String message, int before) {
         assertFailure(feed(input, bytewise(input.raw())), reason, message, before, "byte by byte");
+    }
+
+    @ParameterizedTest(name = "{0} -> {2}: {3}")
+    @MethodSource("failureCases")
+    void failureTakenAFewBodyBytesAtATime(String name, Input input, Reason reason, String message, int before) {
+        assertFailure(feed(input, whole(input.raw()), 3), reason, message, before, "whole, 3 body bytes taken per call");
     }
 
     @Test
@@ -597,11 +620,12 @@ class ResponseParserTest {
             }
 
             @Override
-            public void body(ByteBuffer data) {
+            public int body(ByteBuffer data) {
                 assertThat(data.hasArray() && data.array() == raw).as("the input's own array").isTrue();
                 assertThat(data.position()).isEqualTo(raw.length - 5);
                 assertThat(data.remaining()).isEqualTo(5);
                 seen.add(data);
+                return data.remaining();
             }
 
             @Override
@@ -630,9 +654,10 @@ class ResponseParserTest {
             }
 
             @Override
-            public void body(ByteBuffer data) {
+            public int body(ByteBuffer data) {
                 received[0] += data.remaining();
                 calls[0]++;
+                return data.remaining();
             }
 
             @Override

@@ -1,0 +1,93 @@
+package dev.spindle.core.client;
+
+import dev.spindle.core.ClientException;
+import dev.spindle.core.RequestBody;
+import dev.spindle.core.exchange.ApiAccess;
+import dev.spindle.core.exchange.BodySource;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * The body of a streamed response as its {@link ClientConnection} feeds it to the reader: the same
+ * bounded window as a server's streamed request body ({@link RequestBody}), so once the reader
+ * lags, the connection stops reading the socket until it catches up.
+ */
+final class ResponseStream {
+    private static final ApiAccess API = ApiAccess.get();
+
+    /** How a streamed body reaches whoever drives its connection: a loop's pool, or a blocking caller. */
+    interface Driver {
+        /** The reader took bytes, asked for more or gave up (any thread): the connection's {@code resume()} is due. */
+        void wakeup();
+
+        /** The body was read to its end (the connection's thread): the connection may carry the next request. */
+        void ended();
+
+        /**
+         * How the reader pulls more bytes on its own thread, or null when the driver reads the socket.
+         *
+         * @return the source, or null
+         */
+        BodySource source();
+    }
+
+    /** A connection driven by a loop: its reader is woken through the loop, and nobody else reads. */
+    static final Driver NO_DRIVER = new Driver() {
+        @Override
+        public void wakeup() {
+        }
+
+        @Override
+        public void ended() {
+        }
+
+        @Override
+        public BodySource source() {
+            return null;
+        }
+    };
+
+    final RequestBody body;
+    /** When bytes last went to the reader, or the reader last made room: the response timeout runs from there. */
+    long lastProgress;
+
+    ResponseStream(long length, Driver driver, long now) {
+        this.body = API.newBody(length, driver::wakeup);
+        BodySource source = driver.source();
+        if (source != null) {
+            API.source(body, source);
+        }
+        this.lastProgress = now;
+    }
+
+    /** Hands body bytes to the reader; returns how many it took (fewer once its window is full). */
+    int offer(ByteBuffer data, long now) {
+        int n = data.remaining();
+        int taken = data.hasArray()
+                ? API.offer(body, null, data.array(), data.arrayOffset() + data.position(), n)
+                : API.offer(body, MemorySegment.ofBuffer(data), null, 0, n);
+        if (taken > 0) {
+            lastProgress = now;
+        }
+        return taken;
+    }
+
+    /** Whether the reader has room for more (false while its window is full or it has no demand). */
+    boolean hasRoom() {
+        return API.hasRoom(body);
+    }
+
+    /** Whether the reader gave up on the rest (closed the stream, cancelled). */
+    boolean abandoned() {
+        return API.abandoned(body);
+    }
+
+    void end() {
+        API.end(body);
+    }
+
+    void fail(ClientException cause) {
+        API.fail(body, new IOException(cause.getMessage(), cause));
+    }
+}
