@@ -26,9 +26,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,7 +38,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Spindle's {@link Client} used by handlers of the server under test, calling another Spindle
- * server (behind a proxy that counts the connections it accepts) and raw servers that misbehave.
+ * server (behind a proxy that counts the connections it accepts) and raw servers that misbehave or
+ * send odd but valid and invalid responses (a table of cases, each through both kinds of handler).
  * Asynchronous handlers call with {@code send()}, blocking ones with {@code call()}; on an
  * event-loop strategy the asynchronous call must run on the handler's own loop thread, through its
  * pool. Each strategy module subclasses it and implements {@link #newServer}.
@@ -47,6 +50,12 @@ public abstract class ClientSuite {
     /** Per loop and destination: small, so the limit and its queue are reached by a few requests. */
     private static final int MAX_CONNECTIONS = 2;
     private static final int MAX_WAITING = 2;
+    /** The {@code faults} client's largest response body. */
+    private static final int FAULT_BODY_LIMIT = 64;
+    /** A raw server's answer to a request after the first. */
+    private static final Reply SECOND = Reply.of("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecond");
+    /** A response no request asked for, sent right after one that was. */
+    private static final String SMUGGLED = "HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled";
 
     private final List<AutoCloseable> resources = new ArrayList<>();
     /** Calls whose completion ran on another thread than their handler, though it ran on an event loop. */
@@ -55,6 +64,8 @@ public abstract class ClientSuite {
     private Client client;
     /** One connection per loop and destination, up to 8 requests pipelined on it. */
     private Client pipelining;
+    /** For the raw servers' responses: a small body limit, so a few bytes exceed it. */
+    private Client faults;
     private CountingProxy downstream;
     private HttpServer caller;
 
@@ -83,6 +94,9 @@ public abstract class ClientSuite {
         pipelining = Client.create(ClientConfig.defaults().responseTimeout(Duration.ofSeconds(5))
                 .maxConnectionsPerDestination(1).maxPipelined(8));
         resources.add(pipelining);
+        faults = Client.create(ClientConfig.defaults().responseTimeout(Duration.ofSeconds(3))
+                .maxResponseBodySize(FAULT_BODY_LIMIT));
+        resources.add(faults);
         HttpServer target = newServer(ServerConfig.defaults().port(0), downstreamRoutes()).start();
         resources.add(target::close);
         downstream = new CountingProxy(target.port());
@@ -138,6 +152,23 @@ public abstract class ClientSuite {
                         return null;
                     });
                 }))
+                .get("/raw/{method}/{port}", Handler.async((req, res) -> {
+                    Thread handler = Thread.currentThread();
+                    return faults.request(req.pathParam("method"), rawAddress(req.pathParam("port"))).send().handle((answer, failure) -> {
+                        if (handlersOnEventLoop() && Thread.currentThread() != handler) {
+                            threadMismatches.add(handler.getName() + " -> " + Thread.currentThread().getName());
+                        }
+                        res.text(outcome(answer, failure));
+                        return null;
+                    });
+                }))
+                .get("/raw-blocking/{method}/{port}", Handler.blocking((req, res) -> {
+                    try {
+                        res.text(outcome(faults.request(req.pathParam("method"), rawAddress(req.pathParam("port"))).call(), null));
+                    } catch (ClientException e) {
+                        res.text(outcome(null, e));
+                    }
+                }))
                 .get("/call-blocking/{port}/{ms}", Handler.blocking((req, res) -> {
                     try {
                         answer(res, client.get(address(req.pathParam("port"), req.pathParam("ms"))).call(), null);
@@ -150,6 +181,29 @@ public abstract class ClientSuite {
 
     private static String address(String port, String ms) {
         return "http://127.0.0.1:" + port + "/delay/" + ms;
+    }
+
+    private static String rawAddress(String port) {
+        return "http://127.0.0.1:" + port + "/raw";
+    }
+
+    /**
+     * What the handler saw, as text: {@code status [body] header names} and any trailers as
+     * {@code name:value}; or the client's reason.
+     */
+    private static String outcome(ClientResponse answer, Throwable failure) {
+        if (failure != null) {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            return cause instanceof ClientException e ? e.reason().name() : cause.toString();
+        }
+        StringBuilder text = new StringBuilder().append(answer.status()).append(" [").append(answer.bodyText()).append(']');
+        for (int i = 0; i < answer.headerCount(); i++) {
+            text.append(i == 0 ? " " : ",").append(answer.headerName(i));
+        }
+        for (int i = 0; i < answer.trailerCount(); i++) {
+            text.append(i == 0 ? " trailers " : ",").append(answer.trailerName(i)).append(':').append(answer.trailerValue(i));
+        }
+        return text.toString();
     }
 
     /** The downstream's answer as the caller's, or 502 naming the client's reason. */
@@ -303,6 +357,149 @@ public abstract class ClientSuite {
     }
 
     @Test
+    void oddButValidResponsesReachTheHandler() throws Exception {
+        assertRawCases(List.of(
+                new RawCase("100 Continue before the response", "GET",
+                        replies(Reply.of("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")),
+                        twice("200 [hello] Content-Length"), 1),
+                new RawCase("103 Early Hints with fields, then 100, before the response", "GET",
+                        replies(Reply.of("HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload; as=style\r\nLink: </app.js>; rel=preload\r\n\r\n"
+                                + "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Final: yes\r\n\r\nhello")),
+                        twice("200 [hello] Content-Length,X-Final"), 1),
+                new RawCase("chunked with chunk extensions and trailers", "GET",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=value;flag\r\nhello\r\n"
+                                + "6 ; x=\"a;b\"\r\n world\r\n0;last\r\nChecksum: abc\r\nX-Trailer: t\r\n\r\n")),
+                        twice("200 [hello world] Transfer-Encoding trailers Checksum:abc,X-Trailer:t"), 1),
+                new RawCase("chunked with upper-case hex sizes and leading zeros", "GET",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n000A\r\n0123456789\r\n00\r\n\r\n")),
+                        twice("200 [0123456789] Transfer-Encoding"), 1),
+                new RawCase("a body delimited by the close (no Content-Length, not chunked)", "GET",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the close").thenClose()),
+                        twice("200 [until the close] Content-Type"), 2),
+                new RawCase("a byte at a time, 1 ms apart: interim response, then chunked", "GET",
+                        replies(Reply.of("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                + "4\r\nbyte\r\n5\r\n by b\r\n3\r\nyte\r\n0\r\n\r\n").trickle()),
+                        twice("200 [byte by byte] Transfer-Encoding"), 1),
+                new RawCase("a byte at a time, 1 ms apart: Content-Length", "GET",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nslow").trickle()),
+                        twice("200 [slow] Content-Length"), 1),
+                new RawCase("HEAD answered with a Content-Length and no body", "HEAD",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n")),
+                        twice("200 [] Content-Length"), 1),
+                new RawCase("HEAD answered as chunked, with no body", "HEAD",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")),
+                        twice("200 [] Transfer-Encoding"), 1),
+                new RawCase("204 without a body, then a second request on the connection", "GET",
+                        replies(Reply.of("HTTP/1.1 204 No Content\r\nX-Reason: none\r\n\r\n"), SECOND),
+                        List.of("204 [] X-Reason", "200 [second] Content-Length"), 1),
+                new RawCase("304 announcing a Content-Length, without a body, then a second request", "GET",
+                        replies(Reply.of("HTTP/1.1 304 Not Modified\r\nContent-Length: 100\r\nETag: \"v1\"\r\n\r\n"), SECOND),
+                        List.of("304 [] Content-Length,ETag", "200 [second] Content-Length"), 1),
+                new RawCase("Connection: close (the server keeps the socket open): the next call opens a new connection", "GET",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 5\r\n\r\nfirst")),
+                        twice("200 [first] Connection,Content-Length"), 2),
+                new RawCase("HTTP/1.0 without keep-alive: not reused", "GET",
+                        replies(Reply.of("HTTP/1.0 200 OK\r\nContent-Length: 4\r\n\r\nold!")),
+                        twice("200 [old!] Content-Length"), 2),
+                new RawCase("HTTP/1.0 with Connection: keep-alive and a length: reused", "GET",
+                        replies(Reply.of("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 4\r\n\r\nold!")),
+                        twice("200 [old!] Connection,Content-Length"), 1),
+                new RawCase("the same Content-Length repeated and listed", "GET",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5, 5\r\n\r\nhello")),
+                        twice("200 [hello] Content-Length,Content-Length"), 1),
+                new RawCase("an empty reason phrase, lower-case names, no space after the colon, tabs around a value", "GET",
+                        replies(Reply.of("HTTP/1.1 200 \r\ncontent-length:5\r\nX-Tab:\tv\t\r\n\r\nhello")),
+                        twice("200 [hello] content-length,X-Tab"), 1)));
+    }
+
+    @Test
+    void invalidResponsesFailWithTheirReason() throws Exception {
+        String bigField = "X-Big: " + "a".repeat(33 * 1024) + "\r\n";
+        StringBuilder manyFields = new StringBuilder();
+        for (int i = 0; i <= 128; i++) {
+            manyFields.append("X-").append(i).append(": v\r\n");
+        }
+        String overLimit = "b".repeat(FAULT_BODY_LIMIT + 1);
+        assertRawCases(List.of(
+                invalid("two different Content-Length values", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello",
+                        "MALFORMED_RESPONSE"),
+                invalid("a Content-Length list with different values", "HTTP/1.1 200 OK\r\nContent-Length: 5, 6\r\n\r\nhello",
+                        "MALFORMED_RESPONSE"),
+                invalid("a bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
+                        "MALFORMED_RESPONSE"),
+                invalid("chunk data longer than its size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello!\r\n0\r\n\r\n",
+                        "MALFORMED_RESPONSE"),
+                invalid("a two-digit status code", "HTTP/1.1 20 OK\r\nContent-Length: 5\r\n\r\nhello", "MALFORMED_RESPONSE"),
+                invalid("status code 600", "HTTP/1.1 600 Odd\r\nContent-Length: 5\r\n\r\nhello", "MALFORMED_RESPONSE"),
+                invalid("101 Switching Protocols that no request asked for", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n",
+                        "MALFORMED_RESPONSE"),
+                // RFC 9112 5.2 lets a client unfold it; this client refuses it, as its parser documents
+                invalid("obs-fold", "HTTP/1.1 200 OK\r\nX-Folded: a\r\n b\r\nContent-Length: 5\r\n\r\nhello", "MALFORMED_RESPONSE"),
+                invalid("bare LF line endings", "HTTP/1.1 200 OK\nContent-Length: 5\n\nhello", "MALFORMED_RESPONSE"),
+                invalid("a header section over 32 KiB", "HTTP/1.1 200 OK\r\n" + bigField + "Content-Length: 5\r\n\r\nhello",
+                        "MALFORMED_RESPONSE"),
+                invalid("more than 128 header fields", "HTTP/1.1 200 OK\r\n" + manyFields + "Content-Length: 5\r\n\r\nhello",
+                        "MALFORMED_RESPONSE"),
+                invalid("Transfer-Encoding in an HTTP/1.0 response",
+                        "HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", "MALFORMED_RESPONSE"),
+                invalid("a Content-Length over the client's body limit",
+                        "HTTP/1.1 200 OK\r\nContent-Length: " + overLimit.length() + "\r\n\r\n" + overLimit, "BODY_TOO_LARGE"),
+                invalid("a chunked body over the client's body limit", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + "20\r\n" + overLimit.substring(0, 32) + "\r\n21\r\n" + overLimit.substring(32) + "\r\n0\r\n\r\n", "BODY_TOO_LARGE"),
+                new RawCase("a body delimited by the close, over the client's body limit", "GET",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\n\r\n" + overLimit).thenClose()), List.of("BODY_TOO_LARGE"), 0),
+                new RawCase("the server closes in the middle of the head", "GET",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\nContent-Le").thenClose()), List.of("CONNECTION_CLOSED"), 0),
+                new RawCase("the server closes before any byte of the response", "GET",
+                        replies(Reply.of("").thenClose()), List.of("CONNECTION_CLOSED"), 0),
+                // RFC 9112 6.3: Transfer-Encoding wins; the message may be smuggling, so the connection is not reused
+                new RawCase("Content-Length and chunked: chunked wins, the connection is not reused", "GET",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")),
+                        twice("200 [hello] Content-Length,Transfer-Encoding"), 2),
+                new RawCase("a second response in the same write, unasked for: the first stands, the connection is dropped", "GET",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello" + SMUGGLED)),
+                        twice("200 [hello] Content-Length"), 2)));
+    }
+
+    private static List<Reply> replies(Reply... replies) {
+        return List.of(replies);
+    }
+
+    private static List<String> twice(String outcome) {
+        return List.of(outcome, outcome);
+    }
+
+    private static RawCase invalid(String name, String response, String reason) {
+        return new RawCase(name, "GET", replies(Reply.of(response)), List.of(reason), 1);
+    }
+
+    /**
+     * Runs each case through the asynchronous and the blocking route, each against a raw server of
+     * its own, and compares all outcomes at once; then the caller must still serve.
+     */
+    private void assertRawCases(List<RawCase> cases) throws Exception {
+        List<String> mismatches = new ArrayList<>();
+        for (String route : List.of("/raw/", "/raw-blocking/")) {
+            for (RawCase c : cases) {
+                try (FaultServer server = new FaultServer(c.replies())) {
+                    List<String> outcomes = new ArrayList<>();
+                    for (int i = 0; i < c.outcomes().size(); i++) {
+                        outcomes.add(get(route + c.method() + "/" + server.port()).bodyText());
+                    }
+                    int connections = server.accepted();
+                    if (!outcomes.equals(c.outcomes()) || c.connections() > 0 && connections != c.connections()) {
+                        mismatches.add(route + " " + c.name() + ": expected " + c.outcomes() + " over " + c.connections()
+                                + " connection(s), got " + outcomes + " over " + connections);
+                    }
+                }
+            }
+        }
+        assertThat(mismatches).as("cases whose outcome differs").isEmpty();
+        assertThat(threadMismatches).as("calls completed on their handler's loop thread").isEmpty();
+        assertCallerStillServes();
+    }
+
+    @Test
     void codeOutsideAnyServerCallsOnItsOwnThreadAndReusesTheConnection() throws Exception {
         String base = "http://127.0.0.1:" + downstream.port();
         for (int i = 0; i < 3; i++) {
@@ -393,7 +590,33 @@ public abstract class ClientSuite {
         }
     }
 
-    /** A server that reads a request and then misbehaves. */
+    /**
+     * What a raw server sends for one request: the bytes, written at once or a byte at a time 1 ms
+     * apart, and whether it then closes the connection (else it reads on until the client closes).
+     */
+    private record Reply(String bytes, boolean trickled, boolean thenCloses) {
+        static Reply of(String bytes) {
+            return new Reply(bytes, false, false);
+        }
+
+        Reply trickle() {
+            return new Reply(bytes, true, thenCloses);
+        }
+
+        Reply thenClose() {
+            return new Reply(bytes, trickled, true);
+        }
+    }
+
+    /**
+     * A raw server's replies (the n-th request it reads, over all its connections, gets the n-th,
+     * the last repeated), the outcome the handler sees for each call in turn (one call per
+     * outcome), and how many connections the client opens for them (0: not checked).
+     */
+    private record RawCase(String name, String method, List<Reply> replies, List<String> outcomes, int connections) {
+    }
+
+    /** A server that reads a request and then misbehaves, or answers with scripted {@link Reply replies}. */
     private static final class FaultServer implements AutoCloseable {
         /** The ways it answers; {@code AFTER_SIX} reads six request heads, then answers each with its target, in order, in one write. */
         enum Fault { SILENT, CUT_BODY, GARBAGE, AFTER_SIX }
@@ -402,19 +625,77 @@ public abstract class ClientSuite {
 
         private final ServerSocket listener = new ServerSocket(0, 50, LOOPBACK);
         private final Queue<Socket> sockets = new ConcurrentLinkedQueue<>();
+        private final AtomicInteger accepted = new AtomicInteger();
+        /** Requests read so far over all connections: which reply is next. */
+        private final AtomicInteger requests = new AtomicInteger();
 
         FaultServer(Fault fault) throws IOException {
+            acceptEach(s -> misbehave(s, fault));
+        }
+
+        FaultServer(List<Reply> replies) throws IOException {
+            acceptEach(s -> reply(s, replies));
+        }
+
+        private void acceptEach(Consumer<Socket> serve) {
             Thread.ofPlatform().daemon().name("fault-server").start(() -> {
                 try {
                     while (true) {
                         Socket s = listener.accept();
+                        accepted.incrementAndGet();
                         sockets.add(s);
-                        Thread.ofVirtual().start(() -> misbehave(s, fault));
+                        Thread.ofVirtual().start(() -> serve.accept(s));
                     }
                 } catch (IOException closed) {
                     // the test is over
                 }
             });
+        }
+
+        /** Reads request heads (no request here has a body) and answers each with the next reply. */
+        private void reply(Socket s, List<Reply> replies) {
+            try {
+                s.setTcpNoDelay(true);
+                InputStream in = s.getInputStream();
+                OutputStream out = s.getOutputStream();
+                StringBuilder received = new StringBuilder();
+                byte[] buffer = new byte[4096];
+                while (true) {
+                    int end;
+                    while ((end = received.indexOf("\r\n\r\n")) < 0) {
+                        int n = in.read(buffer);
+                        if (n < 0) {
+                            return;
+                        }
+                        received.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
+                    }
+                    received.delete(0, end + 4);
+                    Reply reply = replies.get(Math.min(requests.getAndIncrement(), replies.size() - 1));
+                    byte[] bytes = reply.bytes().getBytes(StandardCharsets.ISO_8859_1);
+                    if (reply.trickled()) {
+                        for (byte b : bytes) {
+                            out.write(b);
+                            out.flush();
+                            Thread.sleep(1);
+                        }
+                    } else {
+                        out.write(bytes);
+                        out.flush();
+                    }
+                    if (reply.thenCloses()) {
+                        s.close();
+                        return;
+                    }
+                }
+            } catch (IOException e) {
+                // the client went away
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        int accepted() {
+            return accepted.get();
         }
 
         private static void misbehave(Socket s, Fault fault) {

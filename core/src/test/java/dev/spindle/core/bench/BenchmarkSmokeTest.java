@@ -34,8 +34,8 @@ class BenchmarkSmokeTest {
         // run measures nothing, so it need not wait for the lock.
         System.setProperty("jmh.ignoreLock", "true");
         Collection<RunResult> results = new Runner(options).run();
-        // parse 3 + route 2 + encode 1 + HTTP/1.1 round trip 3 routes + HTTP/2 round trip 2 routes
-        assertThat(results).hasSize(11);
+        // parse 3 + route 2 + encode 1 + HTTP/1.1 round trip 3 routes + HTTP/2 round trip 2 routes + client 2
+        assertThat(results).hasSize(13);
         for (RunResult r : results) {
             assertThat(r.getPrimaryResult().getScore())
                     .as(r.getParams().getBenchmark() + " " + r.getParams().getParam("route"))
