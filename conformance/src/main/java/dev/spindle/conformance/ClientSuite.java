@@ -119,7 +119,23 @@ public abstract class ClientSuite {
                     return CompletableFuture.runAsync(() -> res.text("slept " + ms),
                             CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS));
                 }))
+                .get("/large/{bytes}", (req, res) -> {
+                    byte[] body = pattern(Integer.parseInt(req.pathParam("bytes")));
+                    res.stream(out -> {
+                        for (int at = 0; at < body.length; at += 8192) {
+                            out.write(body, at, Math.min(8192, body.length - at));
+                        }
+                    });
+                })
                 .build();
+    }
+
+    private static byte[] pattern(int n) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) ('a' + i % 26);
+        }
+        return b;
     }
 
     private Router callerRoutes() {
@@ -169,6 +185,24 @@ public abstract class ClientSuite {
                         res.text(outcome(null, e));
                     }
                 }))
+                // the downstream's body streams through to the caller's client: read as the client drains
+                .get("/stream/{port}/{bytes}", Handler.async((req, res) -> client.get(large(req.pathParam("port"), req.pathParam("bytes")))
+                        .streamResponse().send().handle((answer, failure) -> {
+                            if (failure != null) {
+                                answer(res, null, failure);
+                            } else {
+                                res.status(answer.status()).body(answer.bodyStream(), -1);
+                            }
+                            return null;
+                        })))
+                .get("/stream-blocking/{port}/{bytes}", Handler.blocking((req, res) -> {
+                    try {
+                        ClientResponse answer = client.get(large(req.pathParam("port"), req.pathParam("bytes"))).streamResponse().call();
+                        res.status(answer.status()).body(answer.bodyStream(), -1);
+                    } catch (ClientException e) {
+                        answer(res, null, e);
+                    }
+                }))
                 .get("/call-blocking/{port}/{ms}", Handler.blocking((req, res) -> {
                     try {
                         answer(res, client.get(address(req.pathParam("port"), req.pathParam("ms"))).call(), null);
@@ -177,6 +211,10 @@ public abstract class ClientSuite {
                     }
                 }))
                 .build();
+    }
+
+    private static String large(String port, String bytes) {
+        return "http://127.0.0.1:" + port + "/large/" + bytes;
     }
 
     private static String address(String port, String ms) {
@@ -256,6 +294,23 @@ public abstract class ClientSuite {
         assertThat(real.bodyText()).as("a Spindle server answers pipelined requests in order")
                 .isEqualTo("slept 300,slept 240,slept 180,slept 120,slept 60,slept 0");
         assertThat(downstream.accepted()).as("one connection, the requests pipelined on it").hasValue(1);
+    }
+
+    /** A body larger than the client's buffered limit passes through whole, and each body's end frees its connection. */
+    @Test
+    void aStreamedResponsePassesThroughTheCallerAndFreesItsConnectionAtItsEnd() throws IOException {
+        int size = 10 << 20;
+        byte[] expected = pattern(size);
+        for (String route : List.of("/stream/", "/stream-blocking/")) {
+            for (int i = 0; i < 2; i++) {
+                RawResponse r = get(route + downstream.port() + "/" + size);
+                assertThat(r.status()).as(route).isEqualTo(200);
+                assertThat(r.body()).as(route + ": the body, whole and in order").isEqualTo(expected);
+            }
+        }
+        // one connection per pool (off a loop both routes call blocking, through one pool)
+        assertThat(downstream.accepted()).as("each call reused the connection the body before freed").hasValue(handlersOnEventLoop() ? 2 : 1);
+        assertCallerStillServes();
     }
 
     @Test
@@ -458,6 +513,9 @@ public abstract class ClientSuite {
                         twice("200 [hello] Content-Length,Transfer-Encoding"), 2),
                 new RawCase("a second response in the same write, unasked for: the first stands, the connection is dropped", "GET",
                         replies(Reply.of("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello" + SMUGGLED)),
+                        twice("200 [hello] Content-Length"), 2),
+                new RawCase("a response unasked for, arriving while the connection is idle: the connection is dropped", "GET",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello").thenLater(SMUGGLED)),
                         twice("200 [hello] Content-Length"), 2)));
     }
 
@@ -483,7 +541,12 @@ public abstract class ClientSuite {
             for (RawCase c : cases) {
                 try (FaultServer server = new FaultServer(c.replies())) {
                     List<String> outcomes = new ArrayList<>();
+                    boolean late = c.replies().stream().anyMatch(r -> !r.late().isEmpty());
                     for (int i = 0; i < c.outcomes().size(); i++) {
+                        if (i > 0 && late) {
+                            // the late bytes arrive while the connection is idle, not as the answer to the next request
+                            Thread.sleep(4 * Reply.LATE_MILLIS);
+                        }
                         outcomes.add(get(route + c.method() + "/" + server.port()).bodyText());
                     }
                     int connections = server.accepted();
@@ -592,19 +655,26 @@ public abstract class ClientSuite {
 
     /**
      * What a raw server sends for one request: the bytes, written at once or a byte at a time 1 ms
-     * apart, and whether it then closes the connection (else it reads on until the client closes).
+     * apart; bytes written {@link #LATE_MILLIS} later, if any; and whether it then closes the
+     * connection (else it reads on until the client closes).
      */
-    private record Reply(String bytes, boolean trickled, boolean thenCloses) {
+    private record Reply(String bytes, boolean trickled, String late, boolean thenCloses) {
+        static final int LATE_MILLIS = 50;
+
         static Reply of(String bytes) {
-            return new Reply(bytes, false, false);
+            return new Reply(bytes, false, "", false);
         }
 
         Reply trickle() {
-            return new Reply(bytes, true, thenCloses);
+            return new Reply(bytes, true, late, thenCloses);
+        }
+
+        Reply thenLater(String lateBytes) {
+            return new Reply(bytes, trickled, lateBytes, thenCloses);
         }
 
         Reply thenClose() {
-            return new Reply(bytes, trickled, true);
+            return new Reply(bytes, trickled, late, true);
         }
     }
 
@@ -680,6 +750,11 @@ public abstract class ClientSuite {
                         }
                     } else {
                         out.write(bytes);
+                        out.flush();
+                    }
+                    if (!reply.late().isEmpty()) {
+                        Thread.sleep(Reply.LATE_MILLIS);
+                        out.write(reply.late().getBytes(StandardCharsets.ISO_8859_1));
                         out.flush();
                     }
                     if (reply.thenCloses()) {

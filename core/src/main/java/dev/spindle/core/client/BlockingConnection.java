@@ -188,14 +188,26 @@ final class BlockingConnection implements ResponseStream.Driver, BodySource {
         }
     }
 
-    /** Whether it may carry another request: idle, and not past its idle timeout. */
+    /**
+     * Whether it may carry another request: idle, not past its idle timeout, and nothing arrived
+     * while it idled (bytes no request asked for would be read as the next request's answer; the
+     * loops fail such a connection as they arrive).
+     */
     boolean reusable() {
         core.tick(System.nanoTime());
-        if (core.isIdle() && !socket.isClosed()) {
+        if (core.isIdle() && !socket.isClosed() && !unaskedBytes()) {
             return true;
         }
         close();
         return false;
+    }
+
+    private boolean unaskedBytes() {
+        try {
+            return in != null && in.available() > 0;
+        } catch (IOException e) {
+            return true;
+        }
     }
 
     /** Closes the socket; the connection fails what it still has pending. */
