@@ -4,6 +4,7 @@ import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.EventLoopServer;
 import dev.spindle.core.spi.FailureLog;
 import dev.spindle.core.spi.LoopContext;
+import dev.spindle.core.spi.LoopTasks;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.spi.OutboundConnection;
 import dev.spindle.core.spi.OutboundLoop;
@@ -17,15 +18,14 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,9 +100,13 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
     /** Connection failures and loop-level failures, each kind logged once per window with a count. */
     private final FailureLog failures = new FailureLog(log);
     private final Queue<RingConnection> resumed = new ConcurrentLinkedQueue<>();
-    private final Queue<OutboundConnection> resumedOutbound = new ConcurrentLinkedQueue<>();
-    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    /**
+     * Other threads' tasks and outbound wakeups; stopped as the ring ends (or will never run): tasks,
+     * connects and resumes are refused from then on.
+     */
+    private final LoopTasks tasks;
     private final OutboundSockets outbound;
+    private final Consumer<OutboundConnection> onResumed = this::resumeOutbound;
 
     private Arena arena;
     private Ring ring;
@@ -113,8 +117,6 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
     private RingConnection[] dirty = new RingConnection[256];
     private int dirtyCount;
     private boolean shuttingDown;
-    /** Set as the ring ends (or will never run): tasks, connects and resumes are refused from then on. */
-    private volatile boolean terminated;
     private volatile Thread thread;
     private long now;
     private long shutdownBegan;
@@ -135,6 +137,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
         this.acceptor = new RingAcceptor(name, listenFd);
         this.connections = new ConnectionTable(this, context);
         this.wakeups = new RingWakeup(name);
+        this.tasks = new LoopTasks(name, failures, MAX_TASKS_PER_PASS);
         this.outbound = new OutboundSockets(this, connections);
     }
 
@@ -162,35 +165,20 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
 
     @Override
     public void execute(Runnable task) {
-        Objects.requireNonNull(task, "task");
-        if (terminated) {
-            throw new RejectedExecutionException(name + " has stopped");
-        }
-        tasks.offer(task);
-        // terminate() sets the flag, then runs what is queued: a task is either run there or taken back here
-        if (terminated && tasks.remove(task)) {
-            throw new RejectedExecutionException(name + " has stopped");
-        }
+        tasks.execute(task);
         wakeup();
     }
 
     @Override
     public void connect(InetSocketAddress remote, OutboundConnection connection) {
-        Objects.requireNonNull(remote, "remote");
-        Objects.requireNonNull(connection, "connection");
-        if (!inLoop()) {
-            throw new IllegalStateException("connect is called on " + Thread.currentThread().getName() + ", not on " + name);
-        }
-        outbound.connect(remote, connection, terminated, now);
+        outbound.connect(remote, connection, inLoop(), tasks.stopped(), now);
     }
 
     @Override
     public void resume(OutboundConnection connection) {
-        if (terminated) {
-            return;
+        if (tasks.resume(connection)) {
+            wakeup();
         }
-        resumedOutbound.offer(connection);
-        wakeup();
     }
 
     /** Waits for the ring, set up on its own thread (SINGLE_ISSUER), to accept connections. */
@@ -212,7 +200,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
     @Override
     public void discard() {
         if (ran.compareAndSet(false, true)) {
-            terminated = true;
+            tasks.stop();
             acceptor.abandon();
         }
     }
@@ -230,8 +218,8 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
                 setUp();
             } catch (Throwable t) {
                 // nothing was submitted yet: close the listening socket and free the ring right away
-                terminated = true;
-                runTasks(Integer.MAX_VALUE);
+                tasks.stop();
+                tasks.runRemaining();
                 acceptor.abandon();
                 tearDown(true);
                 ready.completeExceptionally(t);
@@ -329,7 +317,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             case UserData.CONNECT -> outbound.completed(userData, res);
             case UserData.EVENTFD -> {
                 wakeups.completed(res);
-                if (!terminated) {
+                if (!tasks.stopped()) {
                     wakeups.arm();
                 }
             }
@@ -515,7 +503,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             return;
         }
         if (c.outbound != null) {
-            outbound.scheduleTick(c, now);
+            outbound.scheduleTick(c.outbound, now);
             if (c.connecting) {
                 return;
             }
@@ -536,7 +524,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
     }
 
     private boolean queued() {
-        return !resumed.isEmpty() || !resumedOutbound.isEmpty() || !tasks.isEmpty();
+        return !resumed.isEmpty() || tasks.hasQueued();
     }
 
     /** Resumes the connections whose wakeup ran, then runs the tasks other threads gave the ring. */
@@ -546,14 +534,14 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             c.dequeued();
             resumeNow(c);
         }
-        OutboundConnection connection;
-        while ((connection = resumedOutbound.poll()) != null) {
-            c = outbound.find(connection);
-            if (c != null) {
-                resumeNow(c);
-            }
+        tasks.runQueued(onResumed);
+    }
+
+    private void resumeOutbound(OutboundConnection connection) {
+        RingConnection c = outbound.find(connection);
+        if (c != null) {
+            resumeNow(c);
         }
-        runTasks(MAX_TASKS_PER_PASS);
     }
 
     private void resumeNow(RingConnection c) {
@@ -565,20 +553,6 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             markDirty(c);
         } catch (Throwable t) {
             failed(c, t);
-        }
-    }
-
-    private void runTasks(int max) {
-        Runnable task;
-        for (int n = 0; n < max && (task = tasks.poll()) != null; n++) {
-            try {
-                task.run();
-            } catch (Throwable t) {
-                failures.warn(name + ": a task failed; the ring goes on", task, t);
-                if (FailureLog.isFatal(t)) {
-                    throw (Error) t;
-                }
-            }
         }
     }
 
@@ -611,7 +585,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
         }
         Libc.close(c.fd);
         if (c.outbound != null) {
-            outbound.remove(c);
+            outbound.remove(c.outbound);
         } else {
             connections.retire(c);
         }
@@ -642,7 +616,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
      */
     private void adopt(int fd) {
         accepted++;
-        if (terminated) {
+        if (tasks.stopped()) {
             Libc.close(fd);
             return;
         }
@@ -711,7 +685,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
 
     /** Closes everything, waits (bounded) for the kernel to finish what was cancelled, and frees the ring. */
     private void terminate() {
-        terminated = true;
+        tasks.stop();
         shuttingDown = true;
         int busy = 0;
         try {
@@ -730,8 +704,8 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             if (opened > 0) {
                 log.debug("{}: closed {} outbound connections", name, opened);
             }
-            // what was accepted before the flag was set still runs; a connect it makes fails at once
-            runTasks(Integer.MAX_VALUE);
+            // what was accepted before the stop still runs; a connect it makes fails at once
+            tasks.runRemaining();
             wakeups.cancel();
             long deadline = System.nanoTime() + TEARDOWN_NANOS;
             while ((connections.anyOccupied() || acceptor.armed() || wakeups.armed()) && System.nanoTime() - deadline < 0) {
@@ -747,7 +721,6 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             log.warn("{}: {} connections still busy after the drain timeout; closed them", name, busy);
         }
         resumed.clear();
-        resumedOutbound.clear();
         tearDown(!connections.anyOccupied() && !acceptor.armed() && !wakeups.armed());
     }
 
