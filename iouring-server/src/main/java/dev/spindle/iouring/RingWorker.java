@@ -16,7 +16,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
@@ -43,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * <p>Operations: a multishot accept on the listening socket ({@link RingAcceptor}); per connection
  * (found by slot in its {@link ConnectionTable}) a multishot recv with buffer selection from the
  * worker's {@link BufferRing} (re-armed when a completion lacks {@code IORING_CQE_F_MORE},
- * including after {@code ENOBUFS}) and at most one send; a read on an eventfd that other threads
- * write to wake the ring ({@link RingWakeup}). A scan every {@value #SCAN_MILLIS} ms, which bounds
+ * including after {@code ENOBUFS}) and at most one send ({@link RingTransfers}); a read on an
+ * eventfd that other threads write to wake the ring ({@link RingWakeup}). A scan every
+ * {@value #SCAN_MILLIS} ms, which bounds
  * each wait, lets every core apply its timeouts ({@link Connection#tick}) and checks the accept
  * back-off and the shutdown drain. Every byte sent comes from the core, copied into a native
  * buffer for the send. A kernel error on one connection ({@code ECONNRESET}, {@code EPIPE},
@@ -106,13 +106,14 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
      */
     private final LoopTasks tasks;
     private final OutboundSockets outbound;
+    /** The receives and sends of its sockets; their statistics too. */
+    final RingTransfers transfers;
     private final Consumer<OutboundConnection> onResumed = this::resumeOutbound;
 
     private Arena arena;
     private Ring ring;
     private SubmissionQueue sq;
     private BufferRing buffers;
-    private SendBuffers sendBuffers;
     private MemorySegment one;
     private RingConnection[] dirty = new RingConnection[256];
     private int dirtyCount;
@@ -122,12 +123,8 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
     private long shutdownBegan;
     private long nextScan;
 
-    // statistics (written by the ring thread only)
+    /** Sockets accepted (a statistic, written by the ring thread only). */
     volatile long accepted;
-    volatile long recvRearms;
-    volatile long noBufferRearms;
-    volatile long shortSends;
-    volatile long backPressureCancels;
 
     /** A ring serving {@code listenFd}, which it owns from now on (closes it when it stops or is discarded). */
     RingWorker(LoopContext context, String name, int listenFd, Tuning tuning) {
@@ -139,6 +136,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
         this.wakeups = new RingWakeup(name);
         this.tasks = new LoopTasks(name, failures, MAX_TASKS_PER_PASS);
         this.outbound = new OutboundSockets(this, connections);
+        this.transfers = new RingTransfers(this, connections, BGID, tuning.sendChunk());
     }
 
     @Override
@@ -247,12 +245,12 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
         ring.registerRingFd();
         sq = ring.sq;
         buffers = new BufferRing(ring, arena, BGID, tuning.bufferRingEntries(), tuning.bufferSize());
-        sendBuffers = new SendBuffers(tuning.sendChunk());
         one = arena.allocate(ValueLayout.JAVA_INT);
         one.set(ValueLayout.JAVA_INT, 0, 1);
         wakeups.open(arena, sq);
         acceptor.start(arena, sq);
         outbound.start(sq, one);
+        transfers.start(sq, buffers);
         log.debug("{}: ring fd {} flags {} features {}, {} x {} B provided buffers", name, ring.fd(),
                 Integer.toHexString(ring.flags), Integer.toHexString(ring.features), buffers.entries, buffers.bufferSize);
     }
@@ -311,8 +309,8 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             return;
         }
         switch (UserData.op(userData)) {
-            case UserData.RECV -> onRecv(userData, res, flags);
-            case UserData.SEND -> onSend(userData, res);
+            case UserData.RECV -> transfers.onRecv(userData, res, flags);
+            case UserData.SEND -> transfers.onSend(userData, res);
             case UserData.ACCEPT -> onAccept(res, flags);
             case UserData.CONNECT -> outbound.completed(userData, res);
             case UserData.EVENTFD -> {
@@ -327,124 +325,6 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
                 }
             }
             default -> log.warn("{}: completion with unknown user_data {}", name, Long.toHexString(userData));
-        }
-    }
-
-    private void armRecv(RingConnection c) {
-        sq.multishotRecv(c.fd, BGID, c.recvData);
-        c.recvArmed = true;
-        c.inflight++;
-    }
-
-    private void cancelRecv(RingConnection c) {
-        sq.cancel(c.recvData, UserData.CANCEL_DATA);
-        c.recvCancelling = true;
-    }
-
-    private void onRecv(long userData, int res, int flags) {
-        int bid = (flags & LibUring.IORING_CQE_F_BUFFER()) != 0 ? flags >>> LibUring.IORING_CQE_BUFFER_SHIFT() : -1;
-        RingConnection c = connections.lookup(userData);
-        try {
-            if (c == null) {
-                return;
-            }
-            boolean more = (flags & LibUring.IORING_CQE_F_MORE()) != 0;
-            if (!more) {
-                c.recvArmed = false;
-                c.recvCancelling = false;
-                c.inflight--;
-            }
-            if (c.state == RingConnection.CLOSED) {
-                release(c);
-                return;
-            }
-            if (res > 0) {
-                boolean paused = !c.core.next().reads();
-                // the core keeps (or, once finished, drops) what it did not want
-                c.core.received(buffers.memory(), buffers.offset(bid), res);
-                if (paused && c.recvArmed && !c.recvCancelling) {
-                    // bytes keep coming while output is backed up, a handler runs or a body consumer lags: stop receiving
-                    cancelRecv(c);
-                    backPressureCancels++;
-                }
-            } else if (res == 0) {
-                c.core.endOfInput();
-            } else if (res == -Libc.ENOBUFS()) {
-                noBufferRearms++;
-            } else if (res != -Libc.ECANCELED() && res != -Libc.EINTR() && res != -Libc.EAGAIN()) {
-                log.debug("{}: recv on {} failed: {}", name, c, Errno.describe(-res));
-                close(c);
-                return;
-            }
-            markDirty(c);
-        } catch (Throwable t) {
-            failed(c, t);
-        } finally {
-            if (bid >= 0) {
-                buffers.recycle(bid);
-            }
-        }
-    }
-
-    /**
-     * Copies as much of the core's pending output as one send buffer holds into it and submits the
-     * send; false if nothing was pending. The bytes stay pending in the core until
-     * {@link Connection#written} reports them, so the copy is always of its first pending bytes.
-     */
-    private boolean submitSend(RingConnection c) {
-        ByteBuffer out = c.core.outbound();
-        int pending = out.remaining();
-        if (pending == 0) {
-            return false;
-        }
-        MemorySegment buffer = sendBuffers.acquire(pending);
-        int length = (int) Math.min(pending, buffer.byteSize());
-        if (out.hasArray()) {
-            MemorySegment.copy(out.array(), out.arrayOffset() + out.position(), buffer, ValueLayout.JAVA_BYTE, 0, length);
-        } else {
-            MemorySegment.copy(MemorySegment.ofBuffer(out), 0, buffer, 0, length);
-        }
-        sq.send(c.fd, buffer, length, Libc.MSG_NOSIGNAL(), c.sendData);
-        c.sendBuffer = buffer;
-        c.sendLength = length;
-        c.sendInFlight = true;
-        c.inflight++;
-        return true;
-    }
-
-    private void onSend(long userData, int res) {
-        RingConnection c = connections.lookup(userData);
-        if (c == null) {
-            return;
-        }
-        c.sendInFlight = false;
-        c.inflight--;
-        if (c.sendBuffer != null) {
-            sendBuffers.release(c.sendBuffer);
-            c.sendBuffer = null;
-        }
-        if (c.state == RingConnection.CLOSED) {
-            release(c);
-            return;
-        }
-        try {
-            if (res < 0) {
-                if (res == -Libc.EAGAIN() || res == -Libc.EINTR()) {
-                    markDirty(c);
-                    return;
-                }
-                log.debug("{}: send on {} failed: {}", name, c, Errno.describe(-res));
-                close(c);
-                return;
-            }
-            if (res < c.sendLength) {
-                shortSends++;
-            }
-            // resumes the core by itself once the output is below the high-water mark
-            c.core.written(res);
-            markDirty(c);
-        } catch (Throwable t) {
-            failed(c, t);
         }
     }
 
@@ -508,7 +388,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
                 return;
             }
         }
-        if (!c.sendInFlight && !(next.writes() && submitSend(c)) && next == Next.LINGER && !c.outputShut) {
+        if (!c.sendInFlight && !(next.writes() && transfers.submitSend(c)) && next == Next.LINGER && !c.outputShut) {
             c.outputShut = true;
             if (Libc.shutdown(c.fd, Libc.SHUT_WR()) < 0) {
                 close(c);
@@ -518,8 +398,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
         // A connection that does not want input keeps its recv armed until bytes actually arrive
         // (then onRecv cancels it): a client that waits for its response costs no cancel and re-arm.
         if (!c.recvArmed && next.reads()) {
-            armRecv(c);
-            recvRearms++;
+            transfers.armRecv(c);
         }
     }
 
@@ -573,12 +452,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             // a core that failed may fail again here; the fd and the slot are given back all the same
             failures.warn(name + ": releasing a closed connection failed", c, t);
         }
-        if (c.recvArmed && !c.recvCancelling) {
-            cancelRecv(c);
-        }
-        if (c.sendInFlight) {
-            sq.cancel(c.sendData, UserData.CANCEL_DATA);
-        }
+        transfers.cancel(c);
         if (c.connectAddress != null) {
             // its sockaddr stays referenced until the cancelled connect completes
             sq.cancel(c.connectData, UserData.CANCEL_DATA);
