@@ -44,11 +44,10 @@ import org.slf4j.LoggerFactory;
  * worker's {@link BufferRing} (re-armed when a completion lacks {@code IORING_CQE_F_MORE},
  * including after {@code ENOBUFS}) and at most one send ({@link RingTransfers}); a read on an
  * eventfd that other threads write to wake the ring ({@link RingWakeup}). A scan every
- * {@value #SCAN_MILLIS} ms, which bounds
- * each wait, lets every core apply its timeouts ({@link Connection#tick}) and checks the accept
- * back-off and the shutdown drain. Every byte sent comes from the core, copied into a native
- * buffer for the send. A kernel error on one connection ({@code ECONNRESET}, {@code EPIPE},
- * {@code ECANCELED}, ...) closes that connection only.
+ * {@value #SCAN_MILLIS} ms, which bounds each wait, lets every core apply its timeouts
+ * ({@link Connection#tick}) and checks the accept back-off and the shutdown drain. Every byte sent
+ * comes from the core, copied into a native buffer for the send. A kernel error on one connection
+ * ({@code ECONNRESET}, {@code EPIPE}, {@code ECANCELED}, ...) closes that connection only.
  *
  * <p>So does any failure raised while serving one connection, {@link Error}s such as an
  * {@link OutOfMemoryError} included: the connection is closed (its core released, its slot freed
