@@ -46,10 +46,7 @@ final class RingConnection implements Runnable {
     final long connectData;
 
     int state = OPEN;
-    /**
-     * Position in its list, or -1: its {@link ConnectionTable}'s live connections (accepted) or
-     * the worker's {@link OutboundSockets}.
-     */
+    /** Position among its {@link ConnectionTable}'s live connections, or -1 (always for an outbound socket). */
     int index = -1;
     /** Operations submitted and not yet finally completed (a multishot recv counts once). */
     int inflight;

@@ -4,6 +4,7 @@ import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.EventLoopServer;
 import dev.spindle.core.spi.FailureLog;
 import dev.spindle.core.spi.LoopContext;
+import dev.spindle.core.spi.LoopTasks;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.spi.OutboundConnection;
 import dev.spindle.core.spi.OutboundLoop;
@@ -15,17 +16,15 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,12 +42,12 @@ import org.slf4j.LoggerFactory;
  * <p>Operations: a multishot accept on the listening socket ({@link RingAcceptor}); per connection
  * (found by slot in its {@link ConnectionTable}) a multishot recv with buffer selection from the
  * worker's {@link BufferRing} (re-armed when a completion lacks {@code IORING_CQE_F_MORE},
- * including after {@code ENOBUFS}) and at most one send; a read on an eventfd that other threads
- * write to wake the ring ({@link RingWakeup}). A scan every {@value #SCAN_MILLIS} ms, which bounds
- * each wait, lets every core apply its timeouts ({@link Connection#tick}) and checks the accept
- * back-off and the shutdown drain. Every byte sent comes from the core, copied into a native
- * buffer for the send. A kernel error on one connection ({@code ECONNRESET}, {@code EPIPE},
- * {@code ECANCELED}, ...) closes that connection only.
+ * including after {@code ENOBUFS}) and at most one send ({@link RingTransfers}); a read on an
+ * eventfd that other threads write to wake the ring ({@link RingWakeup}). A scan every
+ * {@value #SCAN_MILLIS} ms, which bounds each wait, lets every core apply its timeouts
+ * ({@link Connection#tick}) and checks the accept back-off and the shutdown drain. Every byte sent
+ * comes from the core, copied into a native buffer for the send. A kernel error on one connection
+ * ({@code ECONNRESET}, {@code EPIPE}, {@code ECANCELED}, ...) closes that connection only.
  *
  * <p>So does any failure raised while serving one connection, {@link Error}s such as an
  * {@link OutOfMemoryError} included: the connection is closed (its core released, its slot freed
@@ -100,32 +99,31 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
     /** Connection failures and loop-level failures, each kind logged once per window with a count. */
     private final FailureLog failures = new FailureLog(log);
     private final Queue<RingConnection> resumed = new ConcurrentLinkedQueue<>();
-    private final Queue<OutboundConnection> resumedOutbound = new ConcurrentLinkedQueue<>();
-    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    /**
+     * Other threads' tasks and outbound wakeups; stopped as the ring ends (or will never run): tasks,
+     * connects and resumes are refused from then on.
+     */
+    private final LoopTasks tasks;
     private final OutboundSockets outbound;
+    /** The receives and sends of its sockets; their statistics too. */
+    final RingTransfers transfers;
+    private final Consumer<OutboundConnection> onResumed = this::resumeOutbound;
 
     private Arena arena;
     private Ring ring;
     private SubmissionQueue sq;
     private BufferRing buffers;
-    private SendBuffers sendBuffers;
     private MemorySegment one;
     private RingConnection[] dirty = new RingConnection[256];
     private int dirtyCount;
     private boolean shuttingDown;
-    /** Set as the ring ends (or will never run): tasks, connects and resumes are refused from then on. */
-    private volatile boolean terminated;
     private volatile Thread thread;
     private long now;
     private long shutdownBegan;
     private long nextScan;
 
-    // statistics (written by the ring thread only)
+    /** Sockets accepted (a statistic, written by the ring thread only). */
     volatile long accepted;
-    volatile long recvRearms;
-    volatile long noBufferRearms;
-    volatile long shortSends;
-    volatile long backPressureCancels;
 
     /** A ring serving {@code listenFd}, which it owns from now on (closes it when it stops or is discarded). */
     RingWorker(LoopContext context, String name, int listenFd, Tuning tuning) {
@@ -135,7 +133,9 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
         this.acceptor = new RingAcceptor(name, listenFd);
         this.connections = new ConnectionTable(this, context);
         this.wakeups = new RingWakeup(name);
+        this.tasks = new LoopTasks(name, failures, MAX_TASKS_PER_PASS);
         this.outbound = new OutboundSockets(this, connections);
+        this.transfers = new RingTransfers(this, connections, BGID, tuning.sendChunk());
     }
 
     @Override
@@ -162,35 +162,20 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
 
     @Override
     public void execute(Runnable task) {
-        Objects.requireNonNull(task, "task");
-        if (terminated) {
-            throw new RejectedExecutionException(name + " has stopped");
-        }
-        tasks.offer(task);
-        // terminate() sets the flag, then runs what is queued: a task is either run there or taken back here
-        if (terminated && tasks.remove(task)) {
-            throw new RejectedExecutionException(name + " has stopped");
-        }
+        tasks.execute(task);
         wakeup();
     }
 
     @Override
     public void connect(InetSocketAddress remote, OutboundConnection connection) {
-        Objects.requireNonNull(remote, "remote");
-        Objects.requireNonNull(connection, "connection");
-        if (!inLoop()) {
-            throw new IllegalStateException("connect is called on " + Thread.currentThread().getName() + ", not on " + name);
-        }
-        outbound.connect(remote, connection, terminated, now);
+        outbound.connect(remote, connection, inLoop(), tasks.stopped(), now);
     }
 
     @Override
     public void resume(OutboundConnection connection) {
-        if (terminated) {
-            return;
+        if (tasks.resume(connection)) {
+            wakeup();
         }
-        resumedOutbound.offer(connection);
-        wakeup();
     }
 
     /** Waits for the ring, set up on its own thread (SINGLE_ISSUER), to accept connections. */
@@ -212,7 +197,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
     @Override
     public void discard() {
         if (ran.compareAndSet(false, true)) {
-            terminated = true;
+            tasks.stop();
             acceptor.abandon();
         }
     }
@@ -230,8 +215,8 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
                 setUp();
             } catch (Throwable t) {
                 // nothing was submitted yet: close the listening socket and free the ring right away
-                terminated = true;
-                runTasks(Integer.MAX_VALUE);
+                tasks.stop();
+                tasks.runRemaining();
                 acceptor.abandon();
                 tearDown(true);
                 ready.completeExceptionally(t);
@@ -259,12 +244,12 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
         ring.registerRingFd();
         sq = ring.sq;
         buffers = new BufferRing(ring, arena, BGID, tuning.bufferRingEntries(), tuning.bufferSize());
-        sendBuffers = new SendBuffers(tuning.sendChunk());
         one = arena.allocate(ValueLayout.JAVA_INT);
         one.set(ValueLayout.JAVA_INT, 0, 1);
         wakeups.open(arena, sq);
         acceptor.start(arena, sq);
         outbound.start(sq, one);
+        transfers.start(sq, buffers);
         log.debug("{}: ring fd {} flags {} features {}, {} x {} B provided buffers", name, ring.fd(),
                 Integer.toHexString(ring.flags), Integer.toHexString(ring.features), buffers.entries, buffers.bufferSize);
     }
@@ -323,13 +308,13 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             return;
         }
         switch (UserData.op(userData)) {
-            case UserData.RECV -> onRecv(userData, res, flags);
-            case UserData.SEND -> onSend(userData, res);
+            case UserData.RECV -> transfers.onRecv(userData, res, flags);
+            case UserData.SEND -> transfers.onSend(userData, res);
             case UserData.ACCEPT -> onAccept(res, flags);
             case UserData.CONNECT -> outbound.completed(userData, res);
             case UserData.EVENTFD -> {
                 wakeups.completed(res);
-                if (!terminated) {
+                if (!tasks.stopped()) {
                     wakeups.arm();
                 }
             }
@@ -339,124 +324,6 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
                 }
             }
             default -> log.warn("{}: completion with unknown user_data {}", name, Long.toHexString(userData));
-        }
-    }
-
-    private void armRecv(RingConnection c) {
-        sq.multishotRecv(c.fd, BGID, c.recvData);
-        c.recvArmed = true;
-        c.inflight++;
-    }
-
-    private void cancelRecv(RingConnection c) {
-        sq.cancel(c.recvData, UserData.CANCEL_DATA);
-        c.recvCancelling = true;
-    }
-
-    private void onRecv(long userData, int res, int flags) {
-        int bid = (flags & LibUring.IORING_CQE_F_BUFFER()) != 0 ? flags >>> LibUring.IORING_CQE_BUFFER_SHIFT() : -1;
-        RingConnection c = connections.lookup(userData);
-        try {
-            if (c == null) {
-                return;
-            }
-            boolean more = (flags & LibUring.IORING_CQE_F_MORE()) != 0;
-            if (!more) {
-                c.recvArmed = false;
-                c.recvCancelling = false;
-                c.inflight--;
-            }
-            if (c.state == RingConnection.CLOSED) {
-                release(c);
-                return;
-            }
-            if (res > 0) {
-                boolean paused = !c.core.next().reads();
-                // the core keeps (or, once finished, drops) what it did not want
-                c.core.received(buffers.memory(), buffers.offset(bid), res);
-                if (paused && c.recvArmed && !c.recvCancelling) {
-                    // bytes keep coming while output is backed up, a handler runs or a body consumer lags: stop receiving
-                    cancelRecv(c);
-                    backPressureCancels++;
-                }
-            } else if (res == 0) {
-                c.core.endOfInput();
-            } else if (res == -Libc.ENOBUFS()) {
-                noBufferRearms++;
-            } else if (res != -Libc.ECANCELED() && res != -Libc.EINTR() && res != -Libc.EAGAIN()) {
-                log.debug("{}: recv on {} failed: {}", name, c, Errno.describe(-res));
-                close(c);
-                return;
-            }
-            markDirty(c);
-        } catch (Throwable t) {
-            failed(c, t);
-        } finally {
-            if (bid >= 0) {
-                buffers.recycle(bid);
-            }
-        }
-    }
-
-    /**
-     * Copies as much of the core's pending output as one send buffer holds into it and submits the
-     * send; false if nothing was pending. The bytes stay pending in the core until
-     * {@link Connection#written} reports them, so the copy is always of its first pending bytes.
-     */
-    private boolean submitSend(RingConnection c) {
-        ByteBuffer out = c.core.outbound();
-        int pending = out.remaining();
-        if (pending == 0) {
-            return false;
-        }
-        MemorySegment buffer = sendBuffers.acquire(pending);
-        int length = (int) Math.min(pending, buffer.byteSize());
-        if (out.hasArray()) {
-            MemorySegment.copy(out.array(), out.arrayOffset() + out.position(), buffer, ValueLayout.JAVA_BYTE, 0, length);
-        } else {
-            MemorySegment.copy(MemorySegment.ofBuffer(out), 0, buffer, 0, length);
-        }
-        sq.send(c.fd, buffer, length, Libc.MSG_NOSIGNAL(), c.sendData);
-        c.sendBuffer = buffer;
-        c.sendLength = length;
-        c.sendInFlight = true;
-        c.inflight++;
-        return true;
-    }
-
-    private void onSend(long userData, int res) {
-        RingConnection c = connections.lookup(userData);
-        if (c == null) {
-            return;
-        }
-        c.sendInFlight = false;
-        c.inflight--;
-        if (c.sendBuffer != null) {
-            sendBuffers.release(c.sendBuffer);
-            c.sendBuffer = null;
-        }
-        if (c.state == RingConnection.CLOSED) {
-            release(c);
-            return;
-        }
-        try {
-            if (res < 0) {
-                if (res == -Libc.EAGAIN() || res == -Libc.EINTR()) {
-                    markDirty(c);
-                    return;
-                }
-                log.debug("{}: send on {} failed: {}", name, c, Errno.describe(-res));
-                close(c);
-                return;
-            }
-            if (res < c.sendLength) {
-                shortSends++;
-            }
-            // resumes the core by itself once the output is below the high-water mark
-            c.core.written(res);
-            markDirty(c);
-        } catch (Throwable t) {
-            failed(c, t);
         }
     }
 
@@ -515,12 +382,12 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             return;
         }
         if (c.outbound != null) {
-            outbound.scheduleTick(c, now);
+            outbound.scheduleTick(c.outbound, now);
             if (c.connecting) {
                 return;
             }
         }
-        if (!c.sendInFlight && !(next.writes() && submitSend(c)) && next == Next.LINGER && !c.outputShut) {
+        if (!c.sendInFlight && !(next.writes() && transfers.submitSend(c)) && next == Next.LINGER && !c.outputShut) {
             c.outputShut = true;
             if (Libc.shutdown(c.fd, Libc.SHUT_WR()) < 0) {
                 close(c);
@@ -530,13 +397,12 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
         // A connection that does not want input keeps its recv armed until bytes actually arrive
         // (then onRecv cancels it): a client that waits for its response costs no cancel and re-arm.
         if (!c.recvArmed && next.reads()) {
-            armRecv(c);
-            recvRearms++;
+            transfers.armRecv(c);
         }
     }
 
     private boolean queued() {
-        return !resumed.isEmpty() || !resumedOutbound.isEmpty() || !tasks.isEmpty();
+        return !resumed.isEmpty() || tasks.hasQueued();
     }
 
     /** Resumes the connections whose wakeup ran, then runs the tasks other threads gave the ring. */
@@ -546,14 +412,14 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             c.dequeued();
             resumeNow(c);
         }
-        OutboundConnection connection;
-        while ((connection = resumedOutbound.poll()) != null) {
-            c = outbound.find(connection);
-            if (c != null) {
-                resumeNow(c);
-            }
+        tasks.runQueued(onResumed);
+    }
+
+    private void resumeOutbound(OutboundConnection connection) {
+        RingConnection c = outbound.find(connection);
+        if (c != null) {
+            resumeNow(c);
         }
-        runTasks(MAX_TASKS_PER_PASS);
     }
 
     private void resumeNow(RingConnection c) {
@@ -565,20 +431,6 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             markDirty(c);
         } catch (Throwable t) {
             failed(c, t);
-        }
-    }
-
-    private void runTasks(int max) {
-        Runnable task;
-        for (int n = 0; n < max && (task = tasks.poll()) != null; n++) {
-            try {
-                task.run();
-            } catch (Throwable t) {
-                failures.warn(name + ": a task failed; the ring goes on", task, t);
-                if (FailureLog.isFatal(t)) {
-                    throw (Error) t;
-                }
-            }
         }
     }
 
@@ -599,19 +451,14 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             // a core that failed may fail again here; the fd and the slot are given back all the same
             failures.warn(name + ": releasing a closed connection failed", c, t);
         }
-        if (c.recvArmed && !c.recvCancelling) {
-            cancelRecv(c);
-        }
-        if (c.sendInFlight) {
-            sq.cancel(c.sendData, UserData.CANCEL_DATA);
-        }
+        transfers.cancel(c);
         if (c.connectAddress != null) {
             // its sockaddr stays referenced until the cancelled connect completes
             sq.cancel(c.connectData, UserData.CANCEL_DATA);
         }
         Libc.close(c.fd);
         if (c.outbound != null) {
-            outbound.remove(c);
+            outbound.remove(c.outbound);
         } else {
             connections.retire(c);
         }
@@ -642,7 +489,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
      */
     private void adopt(int fd) {
         accepted++;
-        if (terminated) {
+        if (tasks.stopped()) {
             Libc.close(fd);
             return;
         }
@@ -711,7 +558,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
 
     /** Closes everything, waits (bounded) for the kernel to finish what was cancelled, and frees the ring. */
     private void terminate() {
-        terminated = true;
+        tasks.stop();
         shuttingDown = true;
         int busy = 0;
         try {
@@ -730,8 +577,8 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             if (opened > 0) {
                 log.debug("{}: closed {} outbound connections", name, opened);
             }
-            // what was accepted before the flag was set still runs; a connect it makes fails at once
-            runTasks(Integer.MAX_VALUE);
+            // what was accepted before the stop still runs; a connect it makes fails at once
+            tasks.runRemaining();
             wakeups.cancel();
             long deadline = System.nanoTime() + TEARDOWN_NANOS;
             while ((connections.anyOccupied() || acceptor.armed() || wakeups.armed()) && System.nanoTime() - deadline < 0) {
@@ -747,7 +594,6 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
             log.warn("{}: {} connections still busy after the drain timeout; closed them", name, busy);
         }
         resumed.clear();
-        resumedOutbound.clear();
         tearDown(!connections.anyOccupied() && !acceptor.armed() && !wakeups.armed());
     }
 

@@ -9,7 +9,8 @@
  * connection slot and generation in each {@code user_data}), {@code BufferRing} (provided receive
  * buffers), {@code SendBuffers} (native send buffers), {@code RingWorker} (the event loop: one
  * ring, one thread, one SO_REUSEPORT listening socket), {@code RingAcceptor} (that socket and its
- * multishot accept), {@code RingWakeup} (the eventfd other threads wake the ring with),
+ * multishot accept), {@code RingTransfers} (the receives and sends of its sockets),
+ * {@code RingWakeup} (the eventfd other threads wake the ring with),
  * {@code OutboundSockets} (the sockets the ring connects itself, for a client on the ring),
  * {@code ConnectionTable} (the ring's connections by slot, and the live ones) and
  * {@code RingConnection} (per-socket state). {@link dev.spindle.iouring.IoUring} says whether

@@ -50,7 +50,7 @@ class BufferExhaustionTest {
             for (Future<?> client : clients) {
                 client.get();
             }
-            long rearms = server.workers().stream().mapToLong(w -> w.noBufferRearms).sum();
+            long rearms = server.workers().stream().mapToLong(w -> w.transfers.noBufferRearms).sum();
             assertThat(rearms).as("multishot receives ended by ENOBUFS and re-armed").isPositive();
             try (RawConnection c = new RawConnection(port)) {
                 assertThat(c.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n").read().bodyText()).isEqualTo("Hello, World!");

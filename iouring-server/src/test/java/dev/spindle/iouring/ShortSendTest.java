@@ -55,7 +55,7 @@ class ShortSendTest {
             assertThat(sent.get()).as("bytes the slow client could push while not reading").isLessThan(total);
             assertThat(writer.isAlive()).isTrue();
             RingWorker ring = server.workers().getFirst();
-            assertThat(ring.backPressureCancels).as("receives cancelled while output is backed up").isPositive();
+            assertThat(ring.transfers.backPressureCancels).as("receives cancelled while output is backed up").isPositive();
 
             InputStream in = new BufferedInputStream(slow.getInputStream(), 64 * 1024);
             Thread other = Thread.ofVirtual().start(() -> {
@@ -73,7 +73,7 @@ class ShortSendTest {
             writer.join(30_000);
             assertThat(failure.get()).isNull();
             assertThat(sent.get()).isEqualTo((long) PIPELINED * BODY);
-            assertThat(ring.shortSends).as("sends the socket took only part of").isPositive();
+            assertThat(ring.transfers.shortSends).as("sends the socket took only part of").isPositive();
         }
     }
 }

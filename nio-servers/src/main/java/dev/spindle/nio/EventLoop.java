@@ -4,6 +4,7 @@ import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.EventLoopServer;
 import dev.spindle.core.spi.FailureLog;
 import dev.spindle.core.spi.LoopContext;
+import dev.spindle.core.spi.LoopTasks;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.spi.OutboundConnection;
 import dev.spindle.core.spi.OutboundLoop;
@@ -20,10 +21,8 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -86,10 +85,11 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
     /** Listening sockets of other loops that hand channels to this one and are still open. */
     private final AtomicInteger openFeeders = new AtomicInteger();
     private final Queue<NioConnection> resumed = new ConcurrentLinkedQueue<>();
-    private final Queue<OutboundConnection> resumedOutbound = new ConcurrentLinkedQueue<>();
-    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    /** Other threads' tasks and outbound wakeups; stopped as the loop terminates (or is discarded). */
+    private final LoopTasks tasks;
     private final OutboundSockets outbound;
     private final Consumer<SelectionKey> onKey = this::onKey;
+    private final Consumer<OutboundConnection> onResumed = this::resumeOutbound;
     private final List<LoopListener> listeners = new ArrayList<>(1);
     private final boolean busyPoll;
     private final int busyPollSpins;
@@ -102,7 +102,6 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
     private long now;
     private long nextScan;
     private boolean shuttingDown;
-    private volatile boolean terminated;
     private volatile Thread thread;
 
     EventLoop(LoopContext context, String name, NioSettings settings) throws IOException {
@@ -113,6 +112,7 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
         this.readBuffer = settings.directBuffers() ? ByteBuffer.allocateDirect(config.readBufferSize()) : ByteBuffer.allocate(config.readBufferSize());
         this.busyPoll = settings.busyPoll();
         this.busyPollSpins = settings.busyPollSpins();
+        this.tasks = new LoopTasks(name, failures, MAX_TASKS_PER_PASS);
         this.outbound = new OutboundSockets(this, selector);
     }
 
@@ -132,7 +132,7 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
     /** Releases the selector of a loop that never ran (failed start). */
     @Override
     public void discard() {
-        terminated = true;
+        tasks.stop();
         try {
             selector.close();
         } catch (IOException e) {
@@ -149,7 +149,7 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
     void handOff(SocketChannel channel) {
         adopted.offer(channel);
         selector.wakeup();
-        if (terminated) {
+        if (tasks.stopped()) {
             closeAdopted();
         }
     }
@@ -170,7 +170,7 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
 
     /** The core's wakeup, from any thread: the connection has work; the loop resumes it. */
     private void resumeLater(NioConnection connection) {
-        if (terminated) {
+        if (tasks.stopped()) {
             return;
         }
         resumed.offer(connection);
@@ -184,36 +184,19 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
 
     @Override
     public void execute(Runnable task) {
-        Objects.requireNonNull(task, "task");
-        if (terminated) {
-            throw new RejectedExecutionException(name + " has stopped");
-        }
-        tasks.offer(task);
-        // terminate() sets the flag, then runs what is queued: a task is either run there or taken back here
-        if (terminated && tasks.remove(task)) {
-            throw new RejectedExecutionException(name + " has stopped");
-        }
+        tasks.execute(task);
         selector.wakeup();
     }
 
     @Override
     public void connect(InetSocketAddress remote, OutboundConnection connection) {
-        Objects.requireNonNull(remote, "remote");
-        Objects.requireNonNull(connection, "connection");
-        if (!inLoop()) {
-            throw new IllegalStateException("connect is called on " + Thread.currentThread().getName() + ", not on " + name);
-        }
-        outbound.connect(remote, connection, terminated, now);
+        outbound.connect(remote, connection, inLoop(), tasks.stopped(), now);
     }
 
     @Override
     public void resume(OutboundConnection connection) {
-        if (terminated) {
-            return;
-        }
-        resumedOutbound.offer(connection);
         // on the loop's own thread (a client sending from a handler) the loop finds it before it selects again
-        if (!inLoop()) {
+        if (tasks.resume(connection) && !inLoop()) {
             selector.wakeup();
         }
     }
@@ -289,7 +272,7 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
     }
 
     private boolean hasQueued() {
-        return !adopted.isEmpty() || !resumed.isEmpty() || !resumedOutbound.isEmpty() || !tasks.isEmpty();
+        return !adopted.isEmpty() || !resumed.isEmpty() || tasks.hasQueued();
     }
 
     private void runQueues() {
@@ -301,16 +284,13 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
         while ((c = resumed.poll()) != null) {
             resumeNow(c);
         }
-        OutboundConnection connection;
-        while ((connection = resumedOutbound.poll()) != null) {
-            c = outbound.find(connection);
-            if (c != null) {
-                resumeNow(c);
-            }
-        }
-        Runnable task;
-        for (int n = 0; n < MAX_TASKS_PER_PASS && (task = tasks.poll()) != null; n++) {
-            runTask(task);
+        tasks.runQueued(onResumed);
+    }
+
+    private void resumeOutbound(OutboundConnection connection) {
+        NioConnection c = outbound.find(connection);
+        if (c != null) {
+            resumeNow(c);
         }
     }
 
@@ -322,17 +302,6 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
             service(c, c.core.resume());
         } catch (Throwable t) {
             failed(c, t);
-        }
-    }
-
-    private void runTask(Runnable task) {
-        try {
-            task.run();
-        } catch (Throwable t) {
-            failures.warn(name + ": a task failed; the loop goes on", task, t);
-            if (FailureLog.isFatal(t)) {
-                throw (Error) t;
-            }
         }
     }
 
@@ -409,7 +378,7 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
             if (next == Next.CLOSE) {
                 close(c);
             } else {
-                outbound.scheduleTick(c, now);
+                outbound.scheduleTick(c.outbound, now);
             }
             return;
         }
@@ -455,7 +424,7 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
             c.interest = ops;
         }
         if (c.outbound != null) {
-            outbound.scheduleTick(c, now);
+            outbound.scheduleTick(c.outbound, now);
         }
     }
 
@@ -469,7 +438,7 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
         }
         NioServer.closeQuietly(c.channel);
         if (c.outbound != null) {
-            outbound.remove(c);
+            outbound.remove(c.outbound);
         } else {
             remove(c);
         }
@@ -577,7 +546,7 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
     }
 
     private void terminate() {
-        terminated = true;
+        tasks.stop();
         int busy = 0;
         for (int i = size - 1; i >= 0; i--) {
             if (i >= size) {
@@ -600,13 +569,9 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
         }
         listeners.clear();
         closeAdopted();
-        // what was accepted before the flag was set still runs; a connect it makes fails at once
-        Runnable task;
-        while ((task = tasks.poll()) != null) {
-            runTask(task);
-        }
+        // what was accepted before the stop still runs; a connect it makes fails at once
+        tasks.runRemaining();
         resumed.clear();
-        resumedOutbound.clear();
         try {
             selector.close();
         } catch (IOException e) {

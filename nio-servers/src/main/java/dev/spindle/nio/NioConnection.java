@@ -19,7 +19,7 @@ final class NioConnection {
     /** Set once, right after construction: its wakeup needs this object. */
     Connection core;
     SelectionKey key;
-    /** Position in the loop's array of its kind (accepted or outbound), for O(1) removal. */
+    /** Position in the loop's array of accepted connections, for O(1) removal; -1 for an outbound socket. */
     int index = -1;
     /** The interest ops last given to the key. */
     int interest;

@@ -1,6 +1,7 @@
 package dev.spindle.nio;
 
 import dev.spindle.core.spi.OutboundConnection;
+import dev.spindle.core.spi.OutboundRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -8,9 +9,6 @@ import java.net.UnknownHostException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.util.Arrays;
-import java.util.IdentityHashMap;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,36 +16,30 @@ import org.slf4j.LoggerFactory;
  * The sockets one {@link EventLoop} opened itself ({@link EventLoop#connect}), on that loop's
  * thread: connects them, finishes each connect when the selector says it is done, ticks them when
  * their connections' {@code nanosToTick} says (a client's connect or response timeout may be shorter
- * than the loop's {@value EventLoop#SCAN_MILLIS} ms scan) and closes them when the loop ends. Once
- * connected, the loop serves a socket exactly like an accepted one. They are not counted against
- * maxConnections, and a drain does not wait for them.
+ * than the loop's {@value EventLoop#SCAN_MILLIS} ms scan) and closes them when the loop ends (the
+ * bookkeeping is {@link OutboundRegistry}'s). Once connected, the loop serves a socket exactly like
+ * an accepted one. They are not counted against maxConnections, and a drain does not wait for them.
  */
-final class OutboundSockets {
+final class OutboundSockets extends OutboundRegistry<NioConnection> {
     private static final Logger log = LoggerFactory.getLogger(OutboundSockets.class);
 
     private final EventLoop loop;
     private final Selector selector;
-    private NioConnection[] sockets = new NioConnection[8];
-    private int size;
-    /** The same sockets by their core connection, for its wakeup ({@link EventLoop#resume}). */
-    private final Map<OutboundConnection, NioConnection> byConnection = new IdentityHashMap<>();
-    /** When the earliest of their next ticks is due ({@code System.nanoTime()}); meaningless while there are none. */
-    private long nextTick;
 
     OutboundSockets(EventLoop loop, Selector selector) {
+        super(loop.name(), EventLoop.SCAN_NANOS);
         this.loop = loop;
         this.selector = selector;
     }
 
     /**
-     * Opens a non-blocking socket to {@code remote} for {@code connection}. A connect that fails at
-     * once (or a loop that has {@code stopped}) is reported to the connection within this call; one
-     * that completes at once is served at once; otherwise the selector reports it.
+     * Opens a non-blocking socket to {@code remote} for {@code connection}, after the checks of
+     * {@link EventLoop#connect}. A connect that fails at once (or a loop that has {@code stopped})
+     * is reported to the connection within this call; one that completes at once is served at
+     * once; otherwise the selector reports it.
      */
-    void connect(InetSocketAddress remote, OutboundConnection connection, boolean stopped, long now) {
-        if (byConnection.containsKey(connection)) {
-            throw new IllegalArgumentException(loop.name() + " drives this connection already");
-        }
+    void connect(InetSocketAddress remote, OutboundConnection connection, boolean inLoop, boolean stopped, long now) {
+        checkConnect(inLoop, remote, connection);
         SocketChannel channel;
         try {
             channel = SocketChannel.open();
@@ -56,7 +48,7 @@ final class OutboundSockets {
             return;
         }
         NioConnection c = new NioConnection(channel, connection);
-        add(c, now);
+        add(connection, c, now);
         boolean done;
         try {
             if (stopped) {
@@ -83,7 +75,7 @@ final class OutboundSockets {
         } else {
             c.key.interestOps(SelectionKey.OP_CONNECT);
             c.interest = SelectionKey.OP_CONNECT;
-            scheduleTick(c, now);
+            scheduleTick(connection, now);
         }
     }
 
@@ -122,88 +114,17 @@ final class OutboundSockets {
         loop.close(c);
     }
 
-    /** No socket could be opened (out of file descriptors, say): the connection hears it all the same. */
-    private void refuse(OutboundConnection connection, IOException cause) {
-        log.debug("{}: cannot connect: {}", loop.name(), cause.toString());
-        // what the connection throws here reaches the caller of connect, as nothing else is left to close
+    @Override
+    protected void tick(NioConnection c, long now) {
         try {
-            connection.connectFailed(cause);
-        } finally {
-            connection.closed();
+            loop.service(c, c.core.tick(now));
+        } catch (Throwable t) {
+            loop.failed(c, t);
         }
     }
 
-    /** How long until the next tick is due, from {@code now}; {@code Long.MAX_VALUE} without sockets. */
-    long nanosToTick(long now) {
-        return size == 0 ? Long.MAX_VALUE : nextTick - now;
-    }
-
-    /** Ticks every socket if the earliest tick is due, and plans the next (at most a scan away). */
-    void tickIfDue(long now) {
-        if (size == 0 || now - nextTick < 0) {
-            return;
-        }
-        nextTick = now + EventLoop.SCAN_NANOS;
-        // backwards, so that closing (swap-removal) never skips one
-        for (int i = size - 1; i >= 0; i--) {
-            if (i >= size) {
-                continue;
-            }
-            NioConnection c = sockets[i];
-            try {
-                loop.service(c, c.core.tick(now));
-            } catch (Throwable t) {
-                loop.failed(c, t);
-            }
-        }
-    }
-
-    /** After a call into {@code c}'s core: its next deadline may now come before the planned tick. */
-    void scheduleTick(NioConnection c, long now) {
-        long due = now + Math.max(1, c.core.nanosToTick(now));
-        if (due - nextTick < 0) {
-            nextTick = due;
-        }
-    }
-
-    /** Closes every socket (the loop is ending); returns how many there were. */
-    int closeAll() {
-        int count = size;
-        for (int i = size - 1; i >= 0; i--) {
-            if (i < size) {
-                loop.close(sockets[i]);
-            }
-        }
-        return count;
-    }
-
-    /** The socket {@code connection} is driven on, or null if it is not (any more). */
-    NioConnection find(OutboundConnection connection) {
-        return byConnection.get(connection);
-    }
-
-    private void add(NioConnection c, long now) {
-        if (size == 0) {
-            nextTick = now + EventLoop.SCAN_NANOS;
-        }
-        if (size == sockets.length) {
-            sockets = Arrays.copyOf(sockets, size * 2);
-        }
-        c.index = size;
-        sockets[size++] = c;
-        byConnection.put(c.outbound, c);
-    }
-
-    void remove(NioConnection c) {
-        int i = c.index;
-        if (i < 0) {
-            return;
-        }
-        NioConnection last = sockets[--size];
-        sockets[i] = last;
-        last.index = i;
-        sockets[size] = null;
-        c.index = -1;
-        byConnection.remove(c.outbound);
+    @Override
+    protected void close(NioConnection c) {
+        loop.close(c);
     }
 }

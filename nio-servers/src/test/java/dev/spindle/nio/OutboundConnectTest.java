@@ -7,37 +7,29 @@ import dev.spindle.conformance.RawConnection;
 import dev.spindle.core.Handler;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
-import dev.spindle.core.spi.Connection;
-import dev.spindle.core.spi.Next;
-import dev.spindle.core.spi.OutboundConnection;
 import dev.spindle.core.spi.OutboundLoop;
 import dev.spindle.core.spi.OutboundLoops;
-import java.io.ByteArrayOutputStream;
+import dev.spindle.core.testing.Await;
+import dev.spindle.core.testing.FixedBytesConnection;
+import dev.spindle.core.testing.FullAcceptQueue;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -198,7 +190,7 @@ class OutboundConnectTest {
             // to the loop's own listening socket: it serves the inbound halves too
             connect(at(server.port()), connection);
         }
-        awaitTrue(() -> gatedArrived.get() == count, "all gated requests arrived");
+        Await.until(() -> gatedArrived.get() == count, "all gated requests arrived");
 
         // the loop serves other clients while its outbound sockets wait for their answers
         try (RawConnection c = new RawConnection(server.port())) {
@@ -208,7 +200,7 @@ class OutboundConnectTest {
                 assertThat(r.bodyText()).isEqualTo("Hello");
             }
             // the accepted halves and this client; the outbound sockets are not counted
-            awaitTrue(() -> server.connectionCount() == count + 1, "the server counts " + (count + 1) + " connections");
+            Await.until(() -> server.connectionCount() == count + 1, "the server counts " + (count + 1) + " connections");
         }
         assertThat(connections).allSatisfy(c -> assertThat(c.closed).isNotDone());
 
@@ -258,7 +250,7 @@ class OutboundConnectTest {
     void connectThatNeverCompletesIsClosedWhenTheConnectionsTickSaysSo() throws Exception {
         ServerSocket full = new ServerSocket(0, 1, LOOPBACK);
         sockets.add(full);
-        fillAcceptQueue(full);
+        sockets.addAll(FullAcceptQueue.fill(full));
 
         var connection = new FixedBytesConnection(get("/hello", true), Duration.ofMillis(400));
         long started = System.nanoTime();
@@ -269,21 +261,6 @@ class OutboundConnectTest {
         assertThat(connection.events).containsExactly("timeout", "closed");
         assertThat(connection.ticks.get()).isPositive();
         assertThat(connection.threads).containsExactly(loopThread);
-    }
-
-    /** Connects until a connect times out: the listening socket's queue is then full. */
-    private void fillAcceptQueue(ServerSocket listening) throws IOException {
-        for (int i = 0; i < 16; i++) {
-            Socket s = new Socket();
-            try {
-                s.connect(listening.getLocalSocketAddress(), 300);
-            } catch (SocketTimeoutException e) {
-                s.close();
-                return;
-            }
-            sockets.add(s);
-        }
-        throw new AssertionError("the accept queue of a listening socket with backlog 1 never filled");
     }
 
     @Test
@@ -339,7 +316,7 @@ class OutboundConnectTest {
 
         try (RawConnection busy = new RawConnection(server.port())) {
             busy.send(get("/gated/1", false));
-            awaitTrue(() -> gatedArrived.get() == 1, "the gated request arrived");
+            Await.until(() -> gatedArrived.get() == 1, "the gated request arrived");
             var closing = CompletableFuture.runAsync(server::close);
             // the loop drains its busy accepted connection; its handler may still need the outbound socket
             Thread.sleep(500);
@@ -353,187 +330,5 @@ class OutboundConnectTest {
             closing.get(15, TimeUnit.SECONDS);
         }
         assertThat(connection.events).containsExactly("connected", "closed");
-    }
-
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - end > 0) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            Thread.sleep(10);
-        }
-    }
-
-    /**
-     * Sends fixed bytes once connected (and more handed over by {@link #sendLater}, picked up at
-     * {@code resume}), collects what comes back, closes at the end of input or at its deadline.
-     * Records its callbacks and the threads they came on. Not an HTTP client.
-     */
-    static final class FixedBytesConnection implements OutboundConnection {
-        final List<String> events = new CopyOnWriteArrayList<>();
-        final Set<Thread> threads = ConcurrentHashMap.newKeySet();
-        final CompletableFuture<Void> connected = new CompletableFuture<>();
-        final CompletableFuture<Void> closed = new CompletableFuture<>();
-        final AtomicInteger ticks = new AtomicInteger();
-        volatile IOException failure;
-        private final ByteArrayOutputStream in = new ByteArrayOutputStream();
-        private final long deadline;
-        private final AtomicReference<byte[]> later = new AtomicReference<>();
-        private ByteBuffer out;
-        private Next next = Next.WAIT;
-
-        FixedBytesConnection(String request) {
-            this(request, Duration.ofSeconds(30));
-        }
-
-        FixedBytesConnection(String request, Duration deadline) {
-            this.out = ByteBuffer.wrap(request.getBytes(StandardCharsets.US_ASCII));
-            this.deadline = System.nanoTime() + deadline.toNanos();
-        }
-
-        private void on(String event) {
-            threads.add(Thread.currentThread());
-            if (event != null) {
-                events.add(event);
-            }
-        }
-
-        void sendLater(String bytes) {
-            later.set(bytes.getBytes(StandardCharsets.US_ASCII));
-        }
-
-        synchronized String received() {
-            return in.toString(StandardCharsets.US_ASCII);
-        }
-
-        void awaitReceived(String suffix) throws InterruptedException {
-            awaitTrue(() -> received().endsWith(suffix), "received ends with " + suffix);
-        }
-
-        @Override
-        public Next connected() {
-            on("connected");
-            next = Next.READ_WRITE;
-            connected.complete(null);
-            return next;
-        }
-
-        @Override
-        public Next connectFailed(IOException cause) {
-            on("connectFailed");
-            failure = cause;
-            return Next.CLOSE;
-        }
-
-        @Override
-        public void transferFiles(boolean on) {
-            on(null);
-        }
-
-        @Override
-        public void inputPump(Connection.InputPump pump) {
-            on(null);
-        }
-
-        @Override
-        public Next received(ByteBuffer src) {
-            on(null);
-            synchronized (this) {
-                byte[] bytes = new byte[src.remaining()];
-                src.get(bytes);
-                in.writeBytes(bytes);
-            }
-            return next;
-        }
-
-        @Override
-        public Next received(MemorySegment memory, long offset, int length) {
-            return received(ByteBuffer.wrap(memory.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE)));
-        }
-
-        @Override
-        public Next endOfInput() {
-            on("endOfInput");
-            next = Next.CLOSE;
-            return next;
-        }
-
-        @Override
-        public Next resume() {
-            on("resume");
-            byte[] more = later.getAndSet(null);
-            if (more != null && next != Next.CLOSE) {
-                out = ByteBuffer.wrap(more);
-                next = Next.READ_WRITE;
-            }
-            return next;
-        }
-
-        @Override
-        public Next next() {
-            on(null);
-            return next;
-        }
-
-        @Override
-        public State state() {
-            return next == Next.CLOSE ? State.CLOSED : out.hasRemaining() ? State.SENDING : State.IDLE;
-        }
-
-        @Override
-        public ByteBuffer outbound() {
-            on(null);
-            return out;
-        }
-
-        @Override
-        public FileRegion outboundFile() {
-            on(null);
-            return null;
-        }
-
-        @Override
-        public Next written(int bytes) {
-            on(null);
-            // the channel's write has moved the buffer's position past what it took already
-            if (next != Next.CLOSE) {
-                next = out.hasRemaining() ? Next.READ_WRITE : Next.READ;
-            }
-            return next;
-        }
-
-        @Override
-        public void closeAfterResponse() {
-            on("closeAfterResponse");
-        }
-
-        @Override
-        public void drain() {
-            on("drain");
-        }
-
-        @Override
-        public Next tick(long now) {
-            on(null);
-            ticks.incrementAndGet();
-            if (next != Next.CLOSE && now - deadline >= 0) {
-                on("timeout");
-                next = Next.CLOSE;
-            }
-            return next;
-        }
-
-        @Override
-        public long nanosToTick(long now) {
-            on(null);
-            return Math.max(1, deadline - now);
-        }
-
-        @Override
-        public void closed() {
-            on("closed");
-            closed.complete(null);
-        }
     }
 }
