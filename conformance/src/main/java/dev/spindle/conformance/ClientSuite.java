@@ -31,6 +31,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.zip.CRC32;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -64,6 +65,8 @@ public abstract class ClientSuite {
     private Client client;
     /** One connection per loop and destination, up to 8 requests pipelined on it. */
     private Client pipelining;
+    /** For bodies of many MiB streamed both ways: a long response timeout. */
+    private Client streaming;
     /** For the raw servers' responses: a small body limit, so a few bytes exceed it. */
     private Client faults;
     private CountingProxy downstream;
@@ -94,6 +97,9 @@ public abstract class ClientSuite {
         pipelining = Client.create(ClientConfig.defaults().responseTimeout(Duration.ofSeconds(5))
                 .maxConnectionsPerDestination(1).maxPipelined(8));
         resources.add(pipelining);
+        // bodies of many MiB through a busy machine: a wait for more may be long, never 10 s
+        streaming = Client.create(ClientConfig.defaults().responseTimeout(Duration.ofSeconds(10)));
+        resources.add(streaming);
         faults = Client.create(ClientConfig.defaults().responseTimeout(Duration.ofSeconds(3))
                 .maxResponseBodySize(FAULT_BODY_LIMIT));
         resources.add(faults);
@@ -119,6 +125,7 @@ public abstract class ClientSuite {
                     return CompletableFuture.runAsync(() -> res.text("slept " + ms),
                             CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS));
                 }))
+                .post("/count", Handler.blocking((req, res) -> res.text(summary(req.bodyStream()))))
                 .get("/large/{bytes}", (req, res) -> {
                     byte[] body = pattern(Integer.parseInt(req.pathParam("bytes")));
                     res.stream(out -> {
@@ -128,6 +135,18 @@ public abstract class ClientSuite {
                     });
                 })
                 .build();
+    }
+
+    /** The length and CRC-32 of a stream's bytes, as {@code "<length> <crc>"}. */
+    private static String summary(InputStream in) throws IOException {
+        CRC32 crc = new CRC32();
+        long length = 0;
+        byte[] buffer = new byte[16 * 1024];
+        for (int n; (n = in.read(buffer)) >= 0; ) {
+            crc.update(buffer, 0, n);
+            length += n;
+        }
+        return length + " " + Long.toHexString(crc.getValue());
     }
 
     private static byte[] pattern(int n) {
@@ -186,7 +205,7 @@ public abstract class ClientSuite {
                     }
                 }))
                 // the downstream's body streams through to the caller's client: read as the client drains
-                .get("/stream/{port}/{bytes}", Handler.async((req, res) -> client.get(large(req.pathParam("port"), req.pathParam("bytes")))
+                .get("/stream/{port}/{bytes}", Handler.async((req, res) -> streaming.get(large(req.pathParam("port"), req.pathParam("bytes")))
                         .streamResponse().send().handle((answer, failure) -> {
                             if (failure != null) {
                                 answer(res, null, failure);
@@ -195,9 +214,23 @@ public abstract class ClientSuite {
                             }
                             return null;
                         })))
+                // the caller's own request body streams on to the downstream as it arrives
+                .post("/upload/{port}", Handler.async((req, res) -> streaming.post("http://127.0.0.1:" + req.pathParam("port") + "/count")
+                        .body(req.bodyPublisher(), req.bodyLength()).send().handle((answer, failure) -> {
+                            answer(res, answer, failure);
+                            return null;
+                        })))
+                .post("/upload-blocking/{port}", Handler.blocking((req, res) -> {
+                    try {
+                        answer(res, streaming.post("http://127.0.0.1:" + req.pathParam("port") + "/count")
+                                .body(req.bodyStream(), req.bodyLength()).call(), null);
+                    } catch (ClientException e) {
+                        answer(res, null, e);
+                    }
+                }))
                 .get("/stream-blocking/{port}/{bytes}", Handler.blocking((req, res) -> {
                     try {
-                        ClientResponse answer = client.get(large(req.pathParam("port"), req.pathParam("bytes"))).streamResponse().call();
+                        ClientResponse answer = streaming.get(large(req.pathParam("port"), req.pathParam("bytes"))).streamResponse().call();
                         res.status(answer.status()).body(answer.bodyStream(), -1);
                     } catch (ClientException e) {
                         answer(res, null, e);
@@ -310,6 +343,40 @@ public abstract class ClientSuite {
         }
         // one connection per pool (off a loop both routes call blocking, through one pool)
         assertThat(downstream.accepted()).as("each call reused the connection the body before freed").hasValue(handlersOnEventLoop() ? 2 : 1);
+        assertCallerStillServes();
+    }
+
+    /**
+     * A request body larger than any buffer passes through the caller to the downstream as it
+     * arrives, with its length or chunked as it came, and the connection is reused after each.
+     */
+    @Test
+    void aStreamedRequestBodyPassesThroughTheCallerToTheDownstream() throws IOException {
+        int size = 10 << 20;
+        byte[] body = pattern(size);
+        String expected = summary(new java.io.ByteArrayInputStream(body));
+        for (String route : List.of("/upload/", "/upload-blocking/")) {
+            for (boolean chunked : List.of(false, true)) {
+                String head = "POST " + route + downstream.port() + " HTTP/1.1\r\nHost: x\r\n"
+                        + (chunked ? "Transfer-Encoding: chunked\r\n\r\n" : "Content-Length: " + size + "\r\n\r\n");
+                try (RawConnection c = new RawConnection(caller.port())) {
+                    c.send(head);
+                    if (chunked) {
+                        for (int at = 0; at < size; at += 1 << 20) {
+                            c.send(Integer.toHexString(1 << 20) + "\r\n");
+                            c.send(java.util.Arrays.copyOfRange(body, at, at + (1 << 20)));
+                            c.send("\r\n");
+                        }
+                        c.send("0\r\n\r\n");
+                    } else {
+                        c.send(body);
+                    }
+                    RawResponse r = c.read();
+                    assertThat(r.bodyText()).as(route + (chunked ? ", chunked" : ", with its length")).isEqualTo(expected);
+                }
+            }
+        }
+        assertThat(downstream.accepted()).as("each upload reused the connection the one before freed").hasValue(handlersOnEventLoop() ? 2 : 1);
         assertCallerStillServes();
     }
 

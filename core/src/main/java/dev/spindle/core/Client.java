@@ -4,9 +4,12 @@ import dev.spindle.core.client.BlockingCalls;
 import dev.spindle.core.client.ClientRequest;
 import dev.spindle.core.client.ClientSettings;
 import dev.spindle.core.client.Destination;
+import dev.spindle.core.client.InputStreamSource;
 import dev.spindle.core.client.LoopPools;
 import dev.spindle.core.spi.OutboundLoop;
 import dev.spindle.core.spi.OutboundLoops;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
@@ -14,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Flow;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -302,6 +306,40 @@ public final class Client implements AutoCloseable {
          */
         public RequestBuilder body(String text) {
             request.body(text.getBytes(StandardCharsets.UTF_8));
+            return this;
+        }
+
+        /**
+         * A body streamed from {@code source} as the connection drains, with demand (one buffer
+         * asked for at a time, while less than 64 KiB waits to be written): with
+         * {@code Content-Length} when {@code length} is known, else chunked. The source is
+         * subscribed to once, when the request's turn comes; nothing is pipelined behind it until
+         * it is sent whole, and once it was taken the request is never sent again. A source that
+         * fails, or gives another length than announced, fails the request with
+         * {@link ClientException.Reason#REQUEST_BODY_FAILED} and closes its connection. A server's
+         * streamed request body passes straight through: {@code body(req.bodyPublisher(), req.bodyLength())}.
+         *
+         * @param source the body's buffers, each read from its position to its limit
+         * @param length the exact length in bytes, or -1 when unknown (chunked)
+         * @return this request
+         * @throws IllegalArgumentException if {@code length} is less than -1
+         */
+        public RequestBuilder body(Flow.Publisher<ByteBuffer> source, long length) {
+            request.body(source, length);
+            return this;
+        }
+
+        /**
+         * A body read from {@code in} as the connection drains, on a virtual thread (never on an
+         * event loop), then closed; as {@link #body(Flow.Publisher, long)}.
+         *
+         * @param in the body's bytes
+         * @param length the exact length in bytes, or -1 when unknown (chunked)
+         * @return this request
+         * @throws IllegalArgumentException if {@code length} is less than -1
+         */
+        public RequestBuilder body(InputStream in, long length) {
+            request.body(new InputStreamSource(in), length);
             return this;
         }
 

@@ -59,7 +59,13 @@ public class ClientException extends IOException {
          * not sent. See {@link ClientConfig#maxConnectionsPerDestination(int)} and
          * {@link ClientConfig#maxWaitingRequests(int)}.
          */
-        POOL_FULL
+        POOL_FULL,
+        /**
+         * The request's streamed body could not be sent whole: its source failed, or gave more or
+         * fewer bytes than the length announced. The connection is closed (its framing is lost);
+         * the server may have acted on the part it got.
+         */
+        REQUEST_BODY_FAILED
     }
 
     /** What went wrong. */

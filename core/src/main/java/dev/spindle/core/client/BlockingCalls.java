@@ -50,7 +50,8 @@ public final class BlockingCalls {
             try {
                 return finish(destination, c, c.exchange(request));
             } catch (ClientException e) {
-                boolean stale = e.reason() == Reason.NOT_SENT || (e.reason() == Reason.CONNECTION_CLOSED && request.isIdempotent());
+                boolean stale = request.resendable()
+                        && (e.reason() == Reason.NOT_SENT || e.reason() == Reason.CONNECTION_CLOSED && request.isIdempotent());
                 if (!stale) {
                     throw e;
                 }
@@ -64,10 +65,7 @@ public final class BlockingCalls {
     private ClientResponse finish(Destination d, BlockingConnection c, ClientResponse response) {
         if (response.isStreamed()) {
             // the connection is the body's until its end, then goes back to the pool
-            c.whenStreamEnds(() -> release(d, c));
-            if (c.core.inFlight() == 0) {
-                release(d, c);
-            }
+            c.streamBody(() -> release(d, c));
             return response;
         }
         release(d, c);

@@ -6,7 +6,6 @@ import dev.spindle.core.exchange.BodySource;
 import dev.spindle.core.spi.Next;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -15,16 +14,18 @@ import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A {@link ClientConnection} driven on a blocking socket by the thread that makes the request
  * (a virtual thread of a blocking handler, a thread-per-connection server's thread, any other):
  * the same sans-I/O connection as on an event loop, with the caller's thread as its loop. Used by
  * one thread at a time; between requests it waits, idle, in its destination's pool. A streamed
- * response's body is read on the reader's thread too: each read that finds nothing pulls from the
- * socket ({@link #pull()}).
+ * request body's source, and a streamed response body's reader, wake the thread driving it when
+ * it waits for them; a streamed response body is driven by a virtual thread of its own until it
+ * ends, then the connection goes back to its pool.
  */
-final class BlockingConnection implements ResponseStream.Driver, BodySource {
+final class BlockingConnection implements ResponseStream.Driver {
     private static final int READ_BYTES = 16 * 1024;
 
     final ClientConnection core;
@@ -36,8 +37,11 @@ final class BlockingConnection implements ResponseStream.Driver, BodySource {
     /** Where to connect, until the first exchange has. */
     private InetSocketAddress address;
     private int connectMillis;
-    /** Run once a streamed body was read to its end: the connection goes back to its pool. */
-    private Runnable whenStreamEnds = () -> { };
+    /** The thread driving the connection now, and whether something woke it since it last looked. */
+    private volatile Thread driving;
+    private volatile boolean woken;
+    /** The streamed response body of the current exchange, once it arrived whole (ended for its reader once the connection is free). */
+    private ResponseStream bodyEnded;
 
     private BlockingConnection(ClientConnection core) {
         this.core = core;
@@ -45,48 +49,56 @@ final class BlockingConnection implements ResponseStream.Driver, BodySource {
         core.driver(this);
     }
 
-    void whenStreamEnds(Runnable action) {
-        this.whenStreamEnds = action;
-    }
-
-    /** The reader made room or gave up: kept input is fed, and a connection given up on is closed. */
+    /** A body's source gave more, or its reader made room or gave up (any thread): the driving thread resumes the connection. */
     @Override
     public void wakeup() {
-        core.resume();
-        if (core.isClosed()) {
-            close();
-        }
+        woken = true;
+        LockSupport.unpark(driving);
     }
 
     @Override
-    public void ended() {
-        whenStreamEnds.run();
+    public void ended(ResponseStream body) {
+        bodyEnded = body;
     }
 
+    /** The driving thread reads the socket: the reader never pulls. */
     @Override
     public BodySource source() {
-        return this;
+        return null;
     }
 
-    /** The reader found no body bytes: feeds what was kept, else reads the socket once (or applies a timeout). */
-    @Override
-    public boolean pull() throws IOException {
-        if (core.isClosed()) {
-            return false;
+    /**
+     * After {@link #exchange} answered with a streamed response: drives the connection on a
+     * virtual thread until the body ends, then runs {@code release} (the connection is reusable),
+     * or closes it if the body failed or its reader gave up.
+     */
+    void streamBody(Runnable release) {
+        if (bodyEnded != null) {
+            release.run();
+            bodyEnded.end();
+            return;
         }
-        Next next = core.resume();
-        try {
-            if (next.reads() || next.writes()) {
-                step(next);
+        Thread.ofVirtual().name("spindle-client-body-" + core.authority()).start(() -> {
+            driving = Thread.currentThread();
+            Next next = core.next();
+            try {
+                while (bodyEnded == null && !core.isClosed()) {
+                    next = step(next);
+                }
+            } catch (InterruptedException e) {
+                close();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while reading the response from " + core.authority());
-        }
-        if (core.isClosed()) {
-            close();
-        }
-        return true;
+            ResponseStream body = bodyEnded;
+            if (body != null && !core.isClosed()) {
+                release.run();
+                body.end();
+            } else {
+                close();
+                if (body != null) {
+                    body.end();
+                }
+            }
+        });
     }
 
     /**
@@ -128,6 +140,8 @@ final class BlockingConnection implements ResponseStream.Driver, BodySource {
      * @throws InterruptedException if the thread was interrupted meanwhile (the connection is closed)
      */
     ClientResponse exchange(ClientRequest request) throws ClientException, InterruptedException {
+        driving = Thread.currentThread();
+        bodyEnded = null;
         CompletableFuture<ClientResponse> answer = core.send(request);
         if (address != null) {
             // the request waits in the connection, so a failed connect fails it with its reason
@@ -156,6 +170,10 @@ final class BlockingConnection implements ResponseStream.Driver, BodySource {
     }
 
     private Next step(Next next) throws InterruptedException {
+        if (woken) {
+            woken = false;
+            next = core.resume();
+        }
         try {
             if (next == Next.CLOSE) {
                 close();
@@ -165,18 +183,23 @@ final class BlockingConnection implements ResponseStream.Driver, BodySource {
                 ByteBuffer bytes = core.outbound();
                 return core.written(out.write(bytes));
             }
-            if (next.reads()) {
+            if (!next.reads() || core.sendingBody()) {
+                // waiting for a body's source or reader (a read now would block past their wakeup), or for a deadline
                 long wait = core.nanosToTick(System.nanoTime());
-                socket.setSoTimeout(wait == Long.MAX_VALUE ? 0 : (int) Math.min(Integer.MAX_VALUE, Math.max(1, (wait + 999_999) / 1_000_000)));
-                int n;
-                try {
-                    n = in.read(readBuffer);
-                } catch (SocketTimeoutException e) {
-                    return core.tick(System.nanoTime());
+                if (!woken) {
+                    LockSupport.parkNanos(this, Math.max(1, Math.min(wait, 1_000_000_000L)));
                 }
-                return n < 0 ? core.endOfInput() : core.received(ByteBuffer.wrap(readBuffer, 0, n));
+                return woken ? core.next() : core.tick(System.nanoTime());
             }
-            return core.tick(System.nanoTime());
+            long wait = core.nanosToTick(System.nanoTime());
+            socket.setSoTimeout(wait == Long.MAX_VALUE ? 0 : (int) Math.min(Integer.MAX_VALUE, Math.max(1, (wait + 999_999) / 1_000_000)));
+            int n;
+            try {
+                n = in.read(readBuffer);
+            } catch (SocketTimeoutException e) {
+                return core.tick(System.nanoTime());
+            }
+            return n < 0 ? core.endOfInput() : core.received(ByteBuffer.wrap(readBuffer, 0, n));
         } catch (IOException e) {
             if (Thread.currentThread().isInterrupted()) {
                 close();

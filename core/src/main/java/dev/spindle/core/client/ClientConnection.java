@@ -8,7 +8,6 @@ import dev.spindle.core.ClientResponse;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.spi.OutboundConnection;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -61,6 +60,8 @@ import org.slf4j.LoggerFactory;
 public final class ClientConnection implements OutboundConnection {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
     private static final int OUTPUT_INITIAL_BYTES = 1024;
+    /** A streamed request body is asked for more only while less than this waits to be written. */
+    private static final int UPLOAD_HIGH_WATER = 64 * 1024;
 
     private enum Phase { CONNECTING, OPEN, CLOSED }
 
@@ -120,14 +121,16 @@ public final class ClientConnection implements OutboundConnection {
     private volatile boolean drainRequested;
     private boolean settling;
     private ResponseStream.Driver driver = ResponseStream.NO_DRIVER;
-    /** Input read while a streamed body's reader had no room, fed on {@link #resume()}: {@code stash[stashStart, stashEnd)}. */
-    private byte[] stash;
-    private int stashStart;
-    private int stashEnd;
+    /** A request's streamed body being sent, and that request. */
+    private RequestUpload upload;
+    private ClientCall uploading;
+    /** Input read while a streamed body's reader had no room, fed on {@link #resume()}. */
+    private final InputStash stash = new InputStash();
     /** The server closed its side while input was stashed: handled once the stash is fed. */
     private boolean endStashed;
-    /** A streamed body ended: its driver hears it at the end of the current call. */
-    private boolean streamEnded;
+    /** A streamed body that arrived whole: its driver hears it at the end of the current call (whether the connection is free). */
+    private ResponseStream endedStream;
+    private boolean endedReusable;
 
     /**
      * A connection to {@code authority}, connecting from now on (its connect timeout runs).
@@ -151,7 +154,7 @@ public final class ClientConnection implements OutboundConnection {
      * @param clock the current time in nanoseconds, like {@link System#nanoTime()}
      */
     public ClientConnection(String authority, ClientSettings settings, LongSupplier clock) {
-        this.authority = checkAuthority(authority);
+        this.authority = RequestEncoder.checkAuthority(authority);
         this.settings = settings;
         this.clock = clock;
         this.connectNanos = settings.connectTimeout().toNanos();
@@ -275,9 +278,9 @@ public final class ClientConnection implements OutboundConnection {
         if (phase == Phase.CONNECTING) {
             throw new IllegalStateException("bytes received before connected()");
         }
-        if (stashEnd > stashStart) {
+        if (!stash.isEmpty()) {
             // a read under way when the reader ran out of room: after what waits already
-            keep(src);
+            stash.keep(src);
         } else {
             parse(src);
         }
@@ -293,7 +296,7 @@ public final class ClientConnection implements OutboundConnection {
                     break;
                 }
                 if (parser.parse(src, receiver) == ResponseParser.PAUSED) {
-                    keep(src);
+                    stash.keep(src);
                     return;
                 }
             }
@@ -303,40 +306,13 @@ public final class ClientConnection implements OutboundConnection {
         src.position(src.limit());
     }
 
-    /** Keeps the rest of {@code src} until the streamed body's reader makes room: bounded, as no more is read meanwhile. */
-    private void keep(ByteBuffer src) {
-        int n = src.remaining();
-        if (stash == null || stashEnd + n > stash.length) {
-            int kept = stashEnd - stashStart;
-            byte[] grown = new byte[Math.max(kept + n, stash == null ? 0 : stash.length)];
-            if (kept > 0) {
-                System.arraycopy(stash, stashStart, grown, 0, kept);
-            }
-            stash = grown;
-            stashStart = 0;
-            stashEnd = kept;
-        }
-        src.get(stash, stashEnd, n);
-        stashEnd += n;
-    }
-
     /** Feeds what was kept, as far as the reader takes it; then an end of input that came meanwhile. */
     private void feedStash() {
-        ByteBuffer kept = ByteBuffer.wrap(stash, stashStart, stashEnd - stashStart);
-        stashEnd = stashStart = 0;
-        parse(kept);
-        if (stashEnd == stashStart && endStashed && phase == Phase.OPEN) {
+        parse(stash.take());
+        if (stash.isEmpty() && endStashed && phase == Phase.OPEN) {
             endStashed = false;
             endOfInput();
         }
-    }
-
-    @Override
-    public Next received(MemorySegment memory, long offset, int length) {
-        if (length == 0) {
-            return next();
-        }
-        return received(memory.asSlice(offset, length).asByteBuffer());
     }
 
     @Override
@@ -344,7 +320,7 @@ public final class ClientConnection implements OutboundConnection {
         if (phase == Phase.CONNECTING) {
             throw new IllegalStateException("end of input before connected()");
         }
-        if (stashEnd > stashStart) {
+        if (!stash.isEmpty()) {
             endStashed = true;
             return next();
         }
@@ -368,6 +344,7 @@ public final class ClientConnection implements OutboundConnection {
 
     @Override
     public Next resume() {
+        pumpUpload();
         ClientCall head = inFlight.peek();
         if (phase == Phase.OPEN && head != null && head.stream != null) {
             if (head.stream.abandoned()) {
@@ -376,7 +353,7 @@ public final class ClientConnection implements OutboundConnection {
                 abandonRest("the reader of the streamed response to " + head.request.describe() + " stopped reading it", null);
             } else {
                 head.stream.lastProgress = clock.getAsLong();
-                if (stashEnd > stashStart) {
+                if (!stash.isEmpty()) {
                     feedStash();
                 }
             }
@@ -396,7 +373,7 @@ public final class ClientConnection implements OutboundConnection {
 
     /** Whether a streamed body's reader has no room, so the socket is not read. */
     private boolean paused() {
-        if (stashEnd > stashStart || endStashed) {
+        if (!stash.isEmpty() || endStashed) {
             return true;
         }
         ClientCall head = inFlight.peek();
@@ -422,16 +399,6 @@ public final class ClientConnection implements OutboundConnection {
         return out.view();
     }
 
-    /**
-     * Always null: requests are written from {@link #outbound()}.
-     *
-     * @return null
-     */
-    @Override
-    public FileRegion outboundFile() {
-        return null;
-    }
-
     @Override
     public Next written(int bytes) {
         if (bytes == 0) {
@@ -439,17 +406,9 @@ public final class ClientConnection implements OutboundConnection {
         }
         out.written(bytes);
         sent += bytes;
+        pumpUpload();
+        settle();
         return next();
-    }
-
-    /** Request bodies are arrays, never files: nothing to transfer. */
-    @Override
-    public void transferFiles(boolean on) {
-    }
-
-    /** No handler reads from this connection: nothing to pump. */
-    @Override
-    public void inputPump(InputPump pump) {
     }
 
     /** Takes no more requests; those pending are finished, then it closes (at once when none is). */
@@ -546,7 +505,7 @@ public final class ClientConnection implements OutboundConnection {
 
     /** Encodes waiting requests while the pipelining depth allows, none after a non-idempotent one. */
     private void encodeWaiting() {
-        while (!waiting.isEmpty() && inFlight.size() < settings.maxPipelined()
+        while (upload == null && !waiting.isEmpty() && inFlight.size() < settings.maxPipelined()
                 && (inFlight.isEmpty() || inFlight.peekLast().request.isIdempotent())) {
             ClientCall call = waiting.poll();
             call.firstByte = sent + out.pending();
@@ -556,7 +515,47 @@ public final class ClientConnection implements OutboundConnection {
                 parser.begin(call.request.isHead());
             }
             inFlight.add(call);
+            if (call.request.streamsBody()) {
+                // nothing goes behind a streamed body until it is sent whole
+                upload = new RequestUpload(call.request.streamedBodyLength(), driver::wakeup);
+                uploading = call;
+                try {
+                    call.request.takeBodySource().subscribe(upload);
+                } catch (RuntimeException e) {
+                    upload.onError(e);
+                }
+            }
         }
+        pumpUpload();
+    }
+
+    /** Encodes what the streamed body's source gave, while the output has room; the response timeout waits for its end. */
+    private void pumpUpload() {
+        RequestUpload u = upload;
+        if (u == null || phase != Phase.OPEN) {
+            return;
+        }
+        long before = u.sent();
+        RequestUpload.Progress progress;
+        try {
+            progress = u.pump(out, UPLOAD_HIGH_WATER);
+        } catch (ResponseException e) {
+            failConnection(e.reason(), e.getMessage(), null);
+            return;
+        }
+        if (progress == RequestUpload.Progress.DONE || u.sent() != before) {
+            uploading.encodedAt = clock.getAsLong();
+        }
+        if (progress == RequestUpload.Progress.DONE) {
+            upload = null;
+            uploading = null;
+            encodeWaiting();
+        }
+    }
+
+    /** Whether a request's streamed body is being sent: more of it may come from its source at any time. */
+    boolean sendingBody() {
+        return upload != null;
     }
 
     /** The response to the first request in flight is complete. */
@@ -566,8 +565,8 @@ public final class ClientConnection implements OutboundConnection {
             call.response = response;
             settled.add(call);
         } else {
-            call.stream.end();
-            streamEnded = reusable;
+            endedStream = call.stream;
+            endedReusable = reusable;
         }
         if (!reusable) {
             // the server ends the connection here: what was pipelined behind it will not be answered
@@ -650,8 +649,12 @@ public final class ClientConnection implements OutboundConnection {
         closing = true;
         out.clear();
         receiver.clear();
-        stash = null;
-        stashStart = stashEnd = 0;
+        stash.clear();
+        if (upload != null) {
+            upload.cancel();
+            upload = null;
+            uploading = null;
+        }
     }
 
     /** Completes the futures of the requests answered or failed, once the connection is consistent again. */
@@ -671,9 +674,14 @@ public final class ClientConnection implements OutboundConnection {
         } finally {
             settling = false;
         }
-        if (streamEnded) {
-            streamEnded = false;
-            driver.ended();
+        ResponseStream ended = endedStream;
+        if (ended != null) {
+            endedStream = null;
+            if (endedReusable && phase == Phase.OPEN) {
+                driver.ended(ended);
+            } else {
+                ended.end();
+            }
         }
     }
 
@@ -683,18 +691,5 @@ public final class ClientConnection implements OutboundConnection {
 
     private static long millis(long nanos) {
         return nanos / 1_000_000;
-    }
-
-    private static String checkAuthority(String authority) {
-        if (authority.isEmpty()) {
-            throw new IllegalArgumentException("the destination (host:port) is empty");
-        }
-        for (int i = 0; i < authority.length(); i++) {
-            char c = authority.charAt(i);
-            if (c <= 0x20 || c >= 0x7F || c == '/' || c == '?' || c == '#' || c == '@') {
-                throw new IllegalArgumentException("the destination must be host:port, got \"" + authority + "\"");
-            }
-        }
-        return authority;
     }
 }

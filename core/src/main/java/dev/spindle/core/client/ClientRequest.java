@@ -3,7 +3,9 @@ package dev.spindle.core.client;
 import dev.spindle.core.bytes.Ascii;
 import java.util.Arrays;
 import java.util.Locale;
+import java.nio.ByteBuffer;
 import java.util.Objects;
+import java.util.concurrent.Flow;
 
 /**
  * One request for a {@link ClientConnection}: method, origin-form target, header fields, an
@@ -30,6 +32,10 @@ public final class ClientRequest {
     private int fieldCount;
     private boolean hostSet;
     private byte[] body;
+    /** A streamed body, and its announced length (-1: chunked); taken (subscribed to) at most once. */
+    private Flow.Publisher<ByteBuffer> bodySource;
+    private long bodySourceLength;
+    private boolean bodyTaken;
     private boolean close;
     private boolean streamResponse;
     /** Its own response timeout in nanoseconds; negative: the connection's. */
@@ -119,6 +125,29 @@ public final class ClientRequest {
      */
     public ClientRequest body(byte[] body) {
         this.body = Objects.requireNonNull(body, "body");
+        this.bodySource = null;
+        return this;
+    }
+
+    /**
+     * A body streamed from {@code source} as the connection drains, with demand: with
+     * {@code Content-Length} when {@code length} is known, else chunked. Replaces an earlier body.
+     * The source is subscribed to once, when the request's turn comes on its connection; the
+     * request carries no other request behind it until the body is sent, and it is not sent again
+     * after a failure once the body was taken.
+     *
+     * @param source the body's bytes; each buffer is read from its position to its limit
+     * @param length the exact length in bytes, or -1 when unknown (chunked)
+     * @return this request
+     * @throws IllegalArgumentException if {@code length} is less than -1
+     */
+    public ClientRequest body(Flow.Publisher<ByteBuffer> source, long length) {
+        if (length < -1) {
+            throw new IllegalArgumentException("length must be -1 (unknown) or more, got " + length);
+        }
+        this.bodySource = Objects.requireNonNull(source, "source");
+        this.bodySourceLength = length;
+        this.body = null;
         return this;
     }
 
@@ -225,6 +254,26 @@ public final class ClientRequest {
 
     byte[] bodyBytes() {
         return body;
+    }
+
+    /** Whether the body is streamed from a source. */
+    boolean streamsBody() {
+        return bodySource != null;
+    }
+
+    long streamedBodyLength() {
+        return bodySourceLength;
+    }
+
+    /** The streamed body's source, taken once: the request cannot be sent again afterwards. */
+    Flow.Publisher<ByteBuffer> takeBodySource() {
+        bodyTaken = true;
+        return bodySource;
+    }
+
+    /** Whether the request may be sent again (on another connection): not once its streamed body was taken. */
+    boolean resendable() {
+        return !bodyTaken;
     }
 
     int fieldCount() {

@@ -133,7 +133,8 @@ final class DestinationPool {
         }
         if (response != null) {
             x.result.complete(response);
-        } else if (!x.retried && !closed && failure instanceof ClientException e && e.reason() == Reason.NOT_SENT) {
+        } else if (!x.retried && !closed && x.request.resendable() && failure instanceof ClientException e
+                && e.reason() == Reason.NOT_SENT) {
             x.retried = true;
             if (!dispatch(x)) {
                 // it was first in line once

@@ -4,7 +4,6 @@ import dev.spindle.core.exchange.BodySource;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.spi.OutboundConnection;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
 /**
@@ -31,8 +30,9 @@ final class PooledConnection implements OutboundConnection, ResponseStream.Drive
     }
 
     @Override
-    public void ended() {
+    public void ended(ResponseStream body) {
         pool.streamEnded(this);
+        body.end();
     }
 
     /** The loop reads the socket: the reader never pulls. */
@@ -52,23 +52,8 @@ final class PooledConnection implements OutboundConnection, ResponseStream.Drive
     }
 
     @Override
-    public void transferFiles(boolean on) {
-        core.transferFiles(on);
-    }
-
-    @Override
-    public void inputPump(InputPump pump) {
-        core.inputPump(pump);
-    }
-
-    @Override
     public Next received(ByteBuffer src) {
         return core.received(src);
-    }
-
-    @Override
-    public Next received(MemorySegment memory, long offset, int length) {
-        return core.received(memory, offset, length);
     }
 
     @Override
@@ -94,11 +79,6 @@ final class PooledConnection implements OutboundConnection, ResponseStream.Drive
     @Override
     public ByteBuffer outbound() {
         return core.outbound();
-    }
-
-    @Override
-    public FileRegion outboundFile() {
-        return core.outboundFile();
     }
 
     @Override

@@ -9,13 +9,16 @@ import java.nio.charset.StandardCharsets;
  * {@code Host} (the destination's, unless the request sets its own), the request's header fields
  * in order, {@code Content-Length} for a body (and {@code 0} for a bodiless {@code POST},
  * {@code PUT} or {@code PATCH}, RFC 9110 8.6; nothing for a bodiless {@code GET} or {@code HEAD}),
- * {@code Connection: close} when the request asks, then the body. The request was checked as it
- * was built, so nothing is checked here; a whole request is encoded at once, into one buffer.
+ * {@code Connection: close} when the request asks, then the body. A streamed body's head says its
+ * {@code Content-Length}, or {@code Transfer-Encoding: chunked} when its length is unknown; its
+ * bytes follow as they come ({@link RequestUpload}). The request was checked as it was built, so
+ * nothing is checked here; a whole request is encoded at once, into one buffer.
  */
 final class RequestEncoder {
     private static final byte[] VERSION_CRLF = bytes(" HTTP/1.1\r\n");
     private static final byte[] HOST = bytes("Host: ");
     private static final byte[] CONTENT_LENGTH = bytes("Content-Length: ");
+    private static final byte[] TRANSFER_ENCODING_CHUNKED = bytes("Transfer-Encoding: chunked\r\n");
     private static final byte[] CONNECTION_CLOSE = bytes("Connection: close\r\n");
     private static final byte[] COLON_SP = bytes(": ");
     private static final byte[] CRLF = bytes("\r\n");
@@ -41,9 +44,14 @@ final class RequestEncoder {
         for (int i = 0; i < request.fieldCount(); i++) {
             size += request.fieldName(i).length() + 2 + request.fieldValue(i).length() + 2;
         }
-        boolean length = body != null || request.bodyExpected();
+        long streamed = request.streamsBody() ? request.streamedBodyLength() : -2;
+        boolean chunked = streamed == -1;
+        boolean length = !chunked && (streamed >= 0 || body != null || request.bodyExpected());
         if (length) {
             size += CONTENT_LENGTH.length + MAX_DECIMAL + 2;
+        }
+        if (chunked) {
+            size += TRANSFER_ENCODING_CHUNKED.length;
         }
         if (request.closes()) {
             size += CONNECTION_CLOSE.length;
@@ -66,8 +74,11 @@ final class RequestEncoder {
         }
         if (length) {
             out.put(CONTENT_LENGTH);
-            out.putDecimal(body != null ? body.length : 0);
+            out.putDecimal(streamed >= 0 ? streamed : body != null ? body.length : 0);
             out.put(CRLF);
+        }
+        if (chunked) {
+            out.put(TRANSFER_ENCODING_CHUNKED);
         }
         if (request.closes()) {
             out.put(CONNECTION_CLOSE);
@@ -76,6 +87,20 @@ final class RequestEncoder {
         if (body != null) {
             out.put(body);
         }
+    }
+
+    /** A destination fit to be the {@code Host} of requests: {@code host:port}, visible ASCII, no delimiter of a URI. */
+    static String checkAuthority(String authority) {
+        if (authority.isEmpty()) {
+            throw new IllegalArgumentException("the destination (host:port) is empty");
+        }
+        for (int i = 0; i < authority.length(); i++) {
+            char c = authority.charAt(i);
+            if (c <= 0x20 || c >= 0x7F || c == '/' || c == '?' || c == '#' || c == '@') {
+                throw new IllegalArgumentException("the destination must be host:port, got \"" + authority + "\"");
+            }
+        }
+        return authority;
     }
 
     private static byte[] bytes(String s) {

@@ -21,8 +21,14 @@ final class ResponseStream {
         /** The reader took bytes, asked for more or gave up (any thread): the connection's {@code resume()} is due. */
         void wakeup();
 
-        /** The body was read to its end (the connection's thread): the connection may carry the next request. */
-        void ended();
+        /**
+         * The body arrived whole and the connection may carry the next request (the connection's
+         * thread): free it for one, then {@link ResponseStream#end()} the body, so that a reader who
+         * sees the end and calls again finds the connection free.
+         *
+         * @param body the body that arrived
+         */
+        void ended(ResponseStream body);
 
         /**
          * How the reader pulls more bytes on its own thread, or null when the driver reads the socket.
@@ -39,7 +45,8 @@ final class ResponseStream {
         }
 
         @Override
-        public void ended() {
+        public void ended(ResponseStream body) {
+            body.end();
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.spindle.core.spi;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 
 /**
  * A {@link Connection} on a socket the strategy opened itself, to another server (the client
@@ -14,6 +15,9 @@ import java.io.IOException;
  * {@link Next#WAIT} and it hands out nothing to write; its connect timeout is its own, so
  * {@link #tick} may answer {@link Next#CLOSE} before either call below. Exactly one of them follows
  * a connect attempt, on the connection's thread.
+ *
+ * <p>What only a served connection does has defaults here: an outbound connection sends no files
+ * and has no handler reading its input, and reads native memory as a buffer over it.
  */
 public interface OutboundConnection extends Connection {
     /**
@@ -32,4 +36,37 @@ public interface OutboundConnection extends Connection {
      * @return {@link Next#CLOSE}: close the socket, then call {@link #closed()}
      */
     Next connectFailed(IOException cause);
+
+    /**
+     * Bytes read into native memory, as a buffer over them (a copy-free view).
+     *
+     * @param memory the memory the bytes are in
+     * @param offset where they start
+     * @param length how many; 0 does nothing
+     * @return what to do next
+     */
+    @Override
+    default Next received(MemorySegment memory, long offset, int length) {
+        return length == 0 ? next() : received(memory.asSlice(offset, length).asByteBuffer());
+    }
+
+    /**
+     * Always null: an outbound connection writes only from {@link #outbound()}.
+     *
+     * @return null
+     */
+    @Override
+    default FileRegion outboundFile() {
+        return null;
+    }
+
+    /** Nothing to transfer: an outbound connection sends no files. */
+    @Override
+    default void transferFiles(boolean on) {
+    }
+
+    /** Nothing to pump: no handler reads an outbound connection's input. */
+    @Override
+    default void inputPump(InputPump pump) {
+    }
 }
