@@ -89,12 +89,6 @@ final class ResponseParser {
     }
 
     private static final byte[] HTTP_1 = "HTTP/1.".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] CONTENT_LENGTH = lower("content-length");
-    private static final byte[] TRANSFER_ENCODING = lower("transfer-encoding");
-    private static final byte[] CONNECTION = lower("connection");
-    private static final byte[] CHUNKED = lower("chunked");
-    private static final byte[] CLOSE = lower("close");
-    private static final byte[] KEEP_ALIVE = lower("keep-alive");
     static final int MAX_CHUNK_LINE = ChunkSizeLine.MAX_LENGTH;
     static final int MAX_INTERIM_RESPONSES = 32;
 
@@ -128,12 +122,8 @@ final class ResponseParser {
     private boolean http10;
     private int reasonStart;
     private int reasonEnd;
-    private long contentLength;
-    private boolean transferEncoding;
-    private int chunkedCodings;
-    private boolean chunkedLast;
-    private boolean connectionClose;
-    private boolean connectionKeepAlive;
+    /** What the head's Content-Length, Transfer-Encoding and Connection fields say. */
+    private final FramingFields known = new FramingFields();
     private Framing framing;
     private boolean reusable;
 
@@ -297,7 +287,7 @@ final class ResponseParser {
         }
         String detail = switch (state) {
             case STATUS_LINE, HEADERS -> "the server closed the connection in the middle of the response's head";
-            case BODY_LENGTH -> "the server closed the connection after " + bodyReceived + " of " + contentLength + " body bytes";
+            case BODY_LENGTH -> "the server closed the connection after " + bodyReceived + " of " + known.contentLength + " body bytes";
             default -> "the server closed the connection in the middle of the chunked body, after " + bodyReceived + " body bytes";
         };
         state = State.IDLE;
@@ -323,7 +313,7 @@ final class ResponseParser {
 
     /** The announced length, or -1; meaningful once the head is complete. */
     long contentLength() {
-        return contentLength;
+        return known.contentLength;
     }
 
     Framing framing() {
@@ -363,12 +353,7 @@ final class ResponseParser {
         sectionStart = 0;
         fieldCount = 0;
         status = 0;
-        contentLength = -1;
-        transferEncoding = false;
-        chunkedCodings = 0;
-        chunkedLast = false;
-        connectionClose = false;
-        connectionKeepAlive = false;
+        known.reset();
         framing = null;
         reusable = false;
     }
@@ -513,101 +498,7 @@ final class ResponseParser {
         fields[f + 3] = ve;
         fieldCount++;
         if (head) {
-            knownField(s, nameEnd - s, vs, ve);
-        }
-    }
-
-    private void knownField(int name, int len, int vs, int ve) {
-        if (len == CONTENT_LENGTH.length && equalsLower(name, CONTENT_LENGTH)) {
-            contentLengthValues(vs, ve);
-        } else if (len == TRANSFER_ENCODING.length && equalsLower(name, TRANSFER_ENCODING)) {
-            transferCodings(vs, ve);
-        } else if (len == CONNECTION.length && equalsLower(name, CONNECTION)) {
-            connectionOptions(vs, ve);
-        }
-    }
-
-    /** RFC 9110 8.6: a list or repetition of one value is that value; differing or invalid values are malformed. */
-    private void contentLengthValues(int vs, int ve) {
-        int i = vs;
-        while (true) {
-            while (i < ve && Ascii.isWhitespace(buf[i])) {
-                i++;
-            }
-            long value = 0;
-            int digits = i;
-            while (i < ve && digit(buf[i])) {
-                if (value > (Long.MAX_VALUE - 9) / 10) {
-                    throw ResponseException.malformed("Content-Length overflows");
-                }
-                value = value * 10 + (buf[i] - '0');
-                i++;
-            }
-            while (i < ve && Ascii.isWhitespace(buf[i])) {
-                i++;
-            }
-            if (i == digits || i < ve && buf[i] != ',') {
-                throw ResponseException.malformed("invalid Content-Length: " + ascii(vs, ve));
-            }
-            if (contentLength >= 0 && contentLength != value) {
-                throw ResponseException.malformed("Content-Length values differ: " + contentLength + " and " + value);
-            }
-            contentLength = value;
-            if (i == ve) {
-                return;
-            }
-            i++;
-        }
-    }
-
-    /** The codings in order; only whether chunked is there, how often, and last, matters for framing. */
-    private void transferCodings(int vs, int ve) {
-        transferEncoding = true;
-        int elements = 0;
-        for (int i = vs; i < ve; ) {
-            while (i < ve && (Ascii.isWhitespace(buf[i]) || buf[i] == ',')) {
-                i++;
-            }
-            if (i == ve) {
-                break;
-            }
-            int s = i;
-            while (i < ve && Ascii.isTchar(buf[i])) {
-                i++;
-            }
-            if (i == s) {
-                throw ResponseException.malformed("malformed Transfer-Encoding: " + ascii(vs, ve));
-            }
-            boolean chunked = i - s == CHUNKED.length && equalsLower(s, CHUNKED);
-            // transfer parameters (";" name "=" value), skipped: only the coding's name matters here
-            while (i < ve && buf[i] != ',') {
-                i++;
-            }
-            elements++;
-            if (chunked) {
-                chunkedCodings++;
-            }
-            chunkedLast = chunked;
-        }
-        if (elements == 0) {
-            throw ResponseException.malformed("empty Transfer-Encoding");
-        }
-    }
-
-    private void connectionOptions(int vs, int ve) {
-        for (int i = vs; i < ve; ) {
-            while (i < ve && (Ascii.isWhitespace(buf[i]) || buf[i] == ',')) {
-                i++;
-            }
-            int s = i;
-            while (i < ve && buf[i] != ',' && !Ascii.isWhitespace(buf[i])) {
-                i++;
-            }
-            if (i - s == CLOSE.length && equalsLower(s, CLOSE)) {
-                connectionClose = true;
-            } else if (i - s == KEEP_ALIVE.length && equalsLower(s, KEEP_ALIVE)) {
-                connectionKeepAlive = true;
-            }
+            known.field(buf, s, nameEnd - s, vs, ve);
         }
     }
 
@@ -624,23 +515,23 @@ final class ResponseParser {
             state = State.STATUS_LINE;
             return false;
         }
-        if (transferEncoding && http10) {
+        if (known.transferEncoding && http10) {
             throw ResponseException.malformed("Transfer-Encoding in an HTTP/1.0 response");
         }
-        if (chunkedCodings > 1) {
+        if (known.chunkedCodings > 1) {
             throw ResponseException.malformed("chunked applied more than once in Transfer-Encoding");
         }
-        reusable = !connectionClose && (!http10 || connectionKeepAlive);
+        reusable = !known.connectionClose && (!http10 || known.connectionKeepAlive);
         if (headRequest || status == 204 || status == 304) {
             framing = Framing.NONE;
-        } else if (transferEncoding) {
-            framing = chunkedLast ? Framing.CHUNKED : Framing.CLOSE;
-            if (contentLength >= 0) {
+        } else if (known.transferEncoding) {
+            framing = known.chunkedLast ? Framing.CHUNKED : Framing.CLOSE;
+            if (known.contentLength >= 0) {
                 // RFC 9112 6.3: Transfer-Encoding wins, but a message with both may be a smuggling attempt
                 reusable = false;
             }
-        } else if (contentLength >= 0) {
-            framing = contentLength == 0 ? Framing.NONE : Framing.LENGTH;
+        } else if (known.contentLength >= 0) {
+            framing = known.contentLength == 0 ? Framing.NONE : Framing.LENGTH;
         } else {
             framing = Framing.CLOSE;
         }
@@ -659,7 +550,7 @@ final class ResponseParser {
                 return true;
             }
             case LENGTH -> {
-                bodyRemaining = contentLength;
+                bodyRemaining = known.contentLength;
                 state = State.BODY_LENGTH;
             }
             case CHUNKED -> startChunkLine();
@@ -693,28 +584,11 @@ final class ResponseParser {
         chunkLine.begin();
     }
 
-    private boolean equalsLower(int at, byte[] lower) {
-        for (int i = 0; i < lower.length; i++) {
-            int c = buf[at + i];
-            if (c >= 'A' && c <= 'Z') {
-                c += 32;
-            }
-            if (c != lower[i]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private String ascii(int from, int to) {
         return new String(buf, from, to - from, StandardCharsets.ISO_8859_1);
     }
 
     private static boolean digit(byte b) {
         return b >= '0' && b <= '9';
-    }
-
-    private static byte[] lower(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
     }
 }
