@@ -1,6 +1,8 @@
 package dev.spindle.core;
 
 import dev.spindle.core.client.ClientApiAccess;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 
 /** The client engine's way to what this package keeps package-private; see {@link ClientApiAccess}. */
 final class ClientEngineAccess extends ClientApiAccess {
@@ -16,5 +18,35 @@ final class ClientEngineAccess extends ClientApiAccess {
             int[] fields, int fieldCount, RequestBody body, long collectLimit) {
         body.collectLimit = collectLimit;
         return new ClientResponse(status, http10, head, reasonStart, reasonEnd, fields, fieldCount, body);
+    }
+
+    @Override
+    public RequestBody newBody(long length, Runnable wakeup) {
+        return new RequestBody(length, wakeup);
+    }
+
+    @Override
+    public int offer(RequestBody body, MemorySegment src, byte[] array, long offset, int length) {
+        return body.offer(src, array, offset, length);
+    }
+
+    @Override
+    public boolean hasRoom(RequestBody body) {
+        return body.hasRoom();
+    }
+
+    @Override
+    public boolean abandoned(RequestBody body) {
+        return body.abandoned();
+    }
+
+    @Override
+    public void end(RequestBody body) {
+        body.end();
+    }
+
+    @Override
+    public void fail(RequestBody body, IOException cause) {
+        body.fail(cause);
     }
 }

@@ -2,7 +2,6 @@ package dev.spindle.core.client;
 
 import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientResponse;
-import dev.spindle.core.exchange.BodySource;
 import dev.spindle.core.spi.Next;
 import java.io.IOException;
 import java.io.InputStream;
@@ -61,11 +60,6 @@ final class BlockingConnection implements ResponseStream.Driver {
         bodyEnded = body;
     }
 
-    /** The driving thread reads the socket: the reader never pulls. */
-    @Override
-    public BodySource source() {
-        return null;
-    }
 
     /**
      * After {@link #exchange} answered with a streamed response: drives the connection on a

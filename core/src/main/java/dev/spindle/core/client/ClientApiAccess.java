@@ -2,10 +2,13 @@ package dev.spindle.core.client;
 
 import dev.spindle.core.ClientResponse;
 import dev.spindle.core.RequestBody;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 
 /**
  * What the client engine needs of the API that the API does not make public: building a
- * {@link ClientResponse} from what the parser found, without decoding it. {@code dev.spindle.core}
+ * {@link ClientResponse} from what the parser found, without decoding it, and feeding a streamed
+ * body through the same bounded window ({@link RequestBody}) as a server's streamed request body. {@code dev.spindle.core}
  * installs the one instance when {@link ClientResponse} loads (the JDK's {@code SharedSecrets}
  * pattern, as {@code exchange.ApiAccess} for the server side); this package is not exported, so
  * applications cannot reach it.
@@ -83,4 +86,56 @@ public abstract class ClientApiAccess {
      */
     public abstract ClientResponse streamedResponse(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd,
             int[] fields, int fieldCount, RequestBody body, long collectLimit);
+
+    /**
+     * A body fed by a connection and read by one consumer, at most 64 KiB waiting.
+     *
+     * @param length its announced length, or -1 if unknown
+     * @param wakeup runs (on the consumer's thread) when the consumer made room or gave up
+     * @return the body
+     */
+    public abstract RequestBody newBody(long length, Runnable wakeup);
+
+    /**
+     * Offers bytes to the body's consumer.
+     *
+     * @param body the body
+     * @param src the bytes, when they are in native memory (else null)
+     * @param array the bytes, when they are in an array (else null)
+     * @param offset where they start in {@code src} or {@code array}
+     * @param length how many
+     * @return how many the body took: fewer once its window is full
+     */
+    public abstract int offer(RequestBody body, MemorySegment src, byte[] array, long offset, int length);
+
+    /**
+     * Whether the body takes more now.
+     *
+     * @param body the body
+     * @return false while its window is full or its subscriber has no demand
+     */
+    public abstract boolean hasRoom(RequestBody body);
+
+    /**
+     * Whether the consumer gave up on the rest.
+     *
+     * @param body the body
+     * @return true once it closed the stream or cancelled
+     */
+    public abstract boolean abandoned(RequestBody body);
+
+    /**
+     * The body arrived whole.
+     *
+     * @param body the body
+     */
+    public abstract void end(RequestBody body);
+
+    /**
+     * The body cannot complete: its consumer gets {@code cause}.
+     *
+     * @param body the body
+     * @param cause why
+     */
+    public abstract void fail(RequestBody body, IOException cause);
 }

@@ -1,6 +1,5 @@
 package dev.spindle.core.client;
 
-import dev.spindle.core.exchange.BodySource;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.spi.OutboundConnection;
 import java.io.IOException;
@@ -35,11 +34,6 @@ final class PooledConnection implements OutboundConnection, ResponseStream.Drive
         body.end();
     }
 
-    /** The loop reads the socket: the reader never pulls. */
-    @Override
-    public BodySource source() {
-        return null;
-    }
 
     @Override
     public Next connected() {

@@ -2,8 +2,6 @@ package dev.spindle.core.client;
 
 import dev.spindle.core.ClientException;
 import dev.spindle.core.RequestBody;
-import dev.spindle.core.exchange.ApiAccess;
-import dev.spindle.core.exchange.BodySource;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -14,7 +12,7 @@ import java.nio.ByteBuffer;
  * lags, the connection stops reading the socket until it catches up.
  */
 final class ResponseStream {
-    private static final ApiAccess API = ApiAccess.get();
+    private static final ClientApiAccess API = ClientApiAccess.get();
 
     /** How a streamed body reaches whoever drives its connection: a loop's pool, or a blocking caller. */
     interface Driver {
@@ -29,13 +27,6 @@ final class ResponseStream {
          * @param body the body that arrived
          */
         void ended(ResponseStream body);
-
-        /**
-         * How the reader pulls more bytes on its own thread, or null when the driver reads the socket.
-         *
-         * @return the source, or null
-         */
-        BodySource source();
     }
 
     /** A connection driven by a loop: its reader is woken through the loop, and nobody else reads. */
@@ -48,11 +39,6 @@ final class ResponseStream {
         public void ended(ResponseStream body) {
             body.end();
         }
-
-        @Override
-        public BodySource source() {
-            return null;
-        }
     };
 
     final RequestBody body;
@@ -61,10 +47,6 @@ final class ResponseStream {
 
     ResponseStream(long length, Driver driver, long now) {
         this.body = API.newBody(length, driver::wakeup);
-        BodySource source = driver.source();
-        if (source != null) {
-            API.source(body, source);
-        }
         this.lastProgress = now;
     }
 

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientException.Reason;
 import dev.spindle.core.ClientResponse;
-import dev.spindle.core.exchange.BodySource;
 import dev.spindle.core.spi.Next;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -18,6 +17,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,15 +36,16 @@ class ClientStreamingTest {
 
     private long now = START;
 
-    /** Drives a connection as the blocking caller does: the reader pulls by resuming it. */
-    private class Driver implements ResponseStream.Driver, BodySource {
-        ClientConnection c;
-        int wakeups;
+    /** Drives a connection as a loop does: a reader's wakeup is noted, and the test thread resumes the connection. */
+    private static class Driver implements ResponseStream.Driver {
+        final AtomicBoolean woken = new AtomicBoolean();
+        final AtomicInteger wakeups = new AtomicInteger();
         int ended;
 
         @Override
         public void wakeup() {
-            wakeups++;
+            wakeups.incrementAndGet();
+            woken.set(true);
         }
 
         @Override
@@ -50,22 +53,42 @@ class ClientStreamingTest {
             ended++;
             body.end();
         }
+    }
 
-        @Override
-        public BodySource source() {
-            return this;
+    /**
+     * Reads {@code n} bytes of {@code in} (all, when negative) on a virtual thread, while this
+     * thread, as the connection's loop, resumes the connection whenever the reader wakes it.
+     */
+    private static byte[] read(InputStream in, int n, Driver driver, ClientConnection c) throws IOException {
+        CompletableFuture<byte[]> got = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                got.complete(n < 0 ? in.readAllBytes() : in.readNBytes(n));
+            } catch (IOException | RuntimeException e) {
+                got.completeExceptionally(e);
+            }
+        });
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!got.isDone()) {
+            if (driver.woken.getAndSet(false)) {
+                c.resume();
+            } else {
+                LockSupport.parkNanos(100_000);
+            }
+            assertThat(System.nanoTime() - deadline).as("the reader finished").isNegative();
         }
-
-        @Override
-        public boolean pull() {
-            c.resume();
-            return !c.isClosed();
+        try {
+            return got.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw e;
         }
     }
 
     private ClientConnection open(Driver driver) {
         ClientConnection c = new ClientConnection("example.test:80", SETTINGS, () -> now);
-        driver.c = c;
         c.driver(driver);
         assertThat(c.connected()).isEqualTo(Next.READ);
         return c;
@@ -128,7 +151,7 @@ class ClientStreamingTest {
         assertThat(next.reads()).as("the reader's window is full: the socket is not read").isFalse();
         assertThat(c.isIdle()).isFalse();
         try (InputStream in = r.bodyStream()) {
-            assertThat(in.readAllBytes()).isEqualTo(body);
+            assertThat(read(in, -1, driver, c)).isEqualTo(body);
         }
         assertThat(driver.ended).as("the connection was freed once, at the body's end").isEqualTo(1);
         assertThat(c.isIdle()).isTrue();
@@ -151,7 +174,7 @@ class ClientStreamingTest {
             }
             c.endOfInput();
             try (InputStream in = f.join().bodyStream()) {
-                assertThat(in.readAllBytes()).isEqualTo(body);
+                assertThat(read(in, -1, driver, c)).isEqualTo(body);
             }
         }
     }
@@ -159,12 +182,7 @@ class ClientStreamingTest {
     /** A publisher reader asks for chunks; nothing more is read from the socket than it has room for. */
     @Test
     void aPublisherGetsTheBodyAsFarAsItsDemandGoes() {
-        Driver driver = new Driver() {
-            @Override
-            public BodySource source() {
-                return null;
-            }
-        };
+        Driver driver = new Driver();
         ClientConnection c = open(driver);
         byte[] body = pattern(LARGE);
         CompletableFuture<ClientResponse> f = stream(c, "/large");
@@ -194,9 +212,8 @@ class ClientStreamingTest {
         });
         int rounds = 0;
         while (!complete[0] && rounds++ < 100) {
-            int wakeups = driver.wakeups;
             subscription[0].request(1);
-            if (driver.wakeups > wakeups) {
+            if (driver.woken.getAndSet(false)) {
                 c.resume();
             }
         }
@@ -249,7 +266,7 @@ class ClientStreamingTest {
         c.tick(now);
         assertThat(c.isClosed()).isFalse();
         InputStream in = f.join().bodyStream();
-        assertThat(in.readNBytes(LARGE - 10)).hasSize(LARGE - 10);
+        assertThat(read(in, LARGE - 10, driver, c)).hasSize(LARGE - 10);
         // now it waits for the last 10 bytes, which never come
         assertThat(c.nanosToTick(now)).isEqualTo(SETTINGS.responseTimeout().toNanos());
         now += SETTINGS.responseTimeout().toNanos();
@@ -264,7 +281,6 @@ class ClientStreamingTest {
     void aResponsePipelinedBehindAStreamedOneCompletesAfterIt() throws IOException {
         Driver driver = new Driver();
         ClientConnection c = new ClientConnection("example.test:80", SETTINGS.maxPipelined(2), () -> now);
-        driver.c = c;
         c.driver(driver);
         c.connected();
         CompletableFuture<ClientResponse> first = c.send(ClientRequest.get("/large").streamResponse());
@@ -279,7 +295,7 @@ class ClientStreamingTest {
         }
         assertThat(second).as("behind the body not yet read").isNotDone();
         try (InputStream in = first.join().bodyStream()) {
-            assertThat(in.readAllBytes()).isEqualTo(body);
+            assertThat(read(in, -1, driver, c)).isEqualTo(body);
         }
         assertThat(second.join().bodyText()).isEqualTo("small");
     }
@@ -357,7 +373,7 @@ class ClientStreamingTest {
         c.received(ByteBuffer.wrap("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx".getBytes(StandardCharsets.ISO_8859_1)));
         assertThat(after.join().bodyText()).isEqualTo("x");
         assertThat(source.subscriptions).isEqualTo(1);
-        assertThat(driver.wakeups).as("each buffer and the end woke the connection").isGreaterThanOrEqualTo(3);
+        assertThat(driver.wakeups.get()).as("each buffer and the end woke the connection").isGreaterThanOrEqualTo(3);
     }
 
     @Test
