@@ -47,6 +47,8 @@ public final class Client implements AutoCloseable {
     private final ClientSettings settings;
     private final LoopPools.PoolLimits limits;
     private final ConcurrentHashMap<String, Destination> destinations = new ConcurrentHashMap<>();
+    /** The destination of the last request made, checked first. */
+    private volatile Destination lastDestination;
     /** This client's pools on the calling loop thread: found without a lock, never shared across loops. */
     private final ThreadLocal<LoopPools> loopPools = new ThreadLocal<>();
     /** Every loop's pools, for {@link #close()}. */
@@ -136,22 +138,25 @@ public final class Client implements AutoCloseable {
         while (end < uri.length() && uri.charAt(end) != '/' && uri.charAt(end) != '?' && uri.charAt(end) != '#') {
             end++;
         }
-        String authority = uri.substring(start, end);
-        Destination destination = destinations.get(authority);
-        if (destination == null) {
-            destination = destinations.computeIfAbsent(authority, Client::destination);
+        Destination destination = lastDestination;
+        if (destination == null || !uri.regionMatches(start, destination.authority(), 0, end - start)
+                || destination.authority().length() != end - start) {
+            // most clients call one or a few services: the last one is found without a substring
+            destination = destinations.computeIfAbsent(uri.substring(start, end), Client::destination);
+            lastDestination = destination;
         }
         int fragment = uri.indexOf('#', end);
         int targetEnd = fragment < 0 ? uri.length() : fragment;
-        String target;
+        ClientRequest request;
         if (end == targetEnd) {
-            target = "/";
+            request = new ClientRequest(method, "/");
         } else if (uri.charAt(end) == '?') {
-            target = "/" + uri.substring(end, targetEnd);
+            request = new ClientRequest(method, "/" + uri.substring(end, targetEnd));
         } else {
-            target = uri.substring(end, targetEnd);
+            // the target stays a region of the address: no substring per request
+            request = new ClientRequest(method, uri, end, targetEnd);
         }
-        return new RequestBuilder(this, destination, new ClientRequest(method, target));
+        return new RequestBuilder(this, destination, request);
     }
 
     private static Destination destination(String authority) {

@@ -131,6 +131,13 @@ public final class OutputBuffer {
         end += n;
     }
 
+    /** Appends the ASCII characters {@code s[from, to)}, one byte each. */
+    public void putAscii(String s, int from, int to) {
+        for (int i = from; i < to; i++) {
+            data[end++] = (byte) s.charAt(i);
+        }
+    }
+
     /** Writes a non-negative decimal number. */
     public void putDecimal(long v) {
         int digits = 1;

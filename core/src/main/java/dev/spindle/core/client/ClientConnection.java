@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -173,12 +174,29 @@ public final class ClientConnection implements OutboundConnection {
      * @return completes with the response, or fails with a {@link ClientException}
      */
     public CompletableFuture<ClientResponse> send(ClientRequest request) {
-        ClientCall call = new ClientCall(request);
+        CompletableFuture<ClientResponse> future = new CompletableFuture<>();
+        send(new ClientCall(request, future));
+        return future;
+    }
+
+    /**
+     * As {@link #send(ClientRequest)}, with the outcome handed to {@code outcome} (a response, or
+     * a {@link ClientException}) instead of a future: a pool's way, without a future per request.
+     *
+     * @param request the request; it must not change until its response completes
+     * @param outcome called once, on the connection's thread
+     */
+    void send(ClientRequest request, BiConsumer<ClientResponse, Throwable> outcome) {
+        send(new ClientCall(request, outcome));
+    }
+
+    private void send(ClientCall call) {
+        ClientRequest request = call.request;
         if (phase == Phase.CLOSED || closing) {
             fail(call, Reason.NOT_SENT, phase == Phase.CLOSED ? "not sent: the connection is closed"
                     : "not sent: the connection takes no more requests (it is closing)", null);
             settle();
-            return call.future;
+            return;
         }
         if (request.closes()) {
             closing = true;
@@ -187,7 +205,6 @@ public final class ClientConnection implements OutboundConnection {
         if (phase == Phase.OPEN) {
             encodeWaiting();
         }
-        return call.future;
     }
 
     /**
@@ -665,11 +682,7 @@ public final class ClientConnection implements OutboundConnection {
         settling = true;
         try {
             for (ClientCall call; (call = settled.poll()) != null; ) {
-                if (call.response != null) {
-                    call.future.complete(call.response);
-                } else {
-                    call.future.completeExceptionally(call.failure);
-                }
+                call.settle();
             }
         } finally {
             settling = false;

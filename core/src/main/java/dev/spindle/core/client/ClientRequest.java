@@ -23,12 +23,19 @@ public final class ClientRequest {
     private static final int MAX_DESCRIBED_TARGET = 200;
 
     private final String method;
-    private final String target;
+    /** The target is {@code targetSource[targetFrom, targetTo)}: often a region of the address given, not cut out unless asked for. */
+    private final String targetSource;
+    private final int targetFrom;
+    private final int targetTo;
+    private String target;
     private final boolean head;
     private final boolean idempotent;
     private final boolean bodyExpected;
     /** Names and values, alternately. */
-    private String[] fields = new String[8];
+    private static final String[] NO_FIELDS = new String[0];
+
+    /** Name and value of each field the caller added; most requests add none, so none is allocated until then. */
+    private String[] fields = NO_FIELDS;
     private int fieldCount;
     private boolean hostSet;
     private byte[] body;
@@ -51,14 +58,29 @@ public final class ClientRequest {
      *         or holds a character a request line cannot carry
      */
     public ClientRequest(String method, String target) {
+        this(method, Objects.requireNonNull(target, "target"), 0, target.length());
+    }
+
+    /**
+     * A request whose target is {@code source[from, to)}, checked as {@link #ClientRequest(String, String)} checks it.
+     *
+     * @param method the method
+     * @param source the string the target is part of (an absolute address, say)
+     * @param from where the target starts in it
+     * @param to where it ends
+     */
+    public ClientRequest(String method, String source, int from, int to) {
         Objects.requireNonNull(method, "method");
-        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(source, "source");
+        Objects.checkFromToIndex(from, to, source.length());
         if (method.isEmpty() || !isToken(method)) {
             throw new IllegalArgumentException("the method must be a token (RFC 9110 9.1), got \"" + printable(method) + "\"");
         }
-        checkTarget(method, target);
+        checkTarget(method, source, from, to);
         this.method = method;
-        this.target = target;
+        this.targetSource = source;
+        this.targetFrom = from;
+        this.targetTo = to;
         this.head = method.equals("HEAD");
         this.idempotent = switch (method) {
             case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE" -> true;
@@ -108,7 +130,7 @@ public final class ClientRequest {
         }
         checkValue(name, value);
         if (fieldCount * 2 == fields.length) {
-            fields = Arrays.copyOf(fields, fields.length * 2);
+            fields = Arrays.copyOf(fields, Math.max(8, fields.length * 2));
         }
         fields[fieldCount * 2] = name;
         fields[fieldCount * 2 + 1] = value;
@@ -213,7 +235,25 @@ public final class ClientRequest {
      * @return the origin-form target
      */
     public String target() {
-        return target;
+        String t = target;
+        if (t == null) {
+            t = targetFrom == 0 && targetTo == targetSource.length() ? targetSource : targetSource.substring(targetFrom, targetTo);
+            target = t;
+        }
+        return t;
+    }
+
+    /** The string the target is a region of, and the region: what the encoder copies, without a substring. */
+    String targetSource() {
+        return targetSource;
+    }
+
+    int targetFrom() {
+        return targetFrom;
+    }
+
+    int targetTo() {
+        return targetTo;
     }
 
     /**
@@ -222,7 +262,8 @@ public final class ClientRequest {
      * @return such as {@code GET /delay/100}
      */
     public String describe() {
-        return method + " " + (target.length() > MAX_DESCRIBED_TARGET ? target.substring(0, MAX_DESCRIBED_TARGET) + "..." : target);
+        String t = target();
+        return method + " " + (t.length() > MAX_DESCRIBED_TARGET ? t.substring(0, MAX_DESCRIBED_TARGET) + "..." : t);
     }
 
     @Override
@@ -299,22 +340,22 @@ public final class ClientRequest {
         };
     }
 
-    private static void checkTarget(String method, String target) {
-        if (target.equals("*")) {
+    private static void checkTarget(String method, String source, int from, int to) {
+        if (to - from == 1 && source.charAt(from) == '*') {
             if (!method.equals("OPTIONS")) {
                 throw new IllegalArgumentException("the target * is for OPTIONS only (RFC 9112 3.2.4)");
             }
             return;
         }
-        if (target.isEmpty() || target.charAt(0) != '/') {
+        if (to == from || source.charAt(from) != '/') {
             throw new IllegalArgumentException("the target must be origin-form, an absolute path such as /a?b=c, got \""
-                    + printable(target) + "\"");
+                    + printable(source.substring(from, to)) + "\"");
         }
-        for (int i = 0; i < target.length(); i++) {
-            char c = target.charAt(i);
+        for (int i = from; i < to; i++) {
+            char c = source.charAt(i);
             if (c < 0x21 || c > 0x7E || c == '#') {
-                throw new IllegalArgumentException("the target holds " + describeChar(c) + " at index " + i
-                        + ": percent-encode it (a fragment, after #, is not sent), in \"" + printable(target) + "\"");
+                throw new IllegalArgumentException("the target holds " + describeChar(c) + " at index " + (i - from)
+                        + ": percent-encode it (a fragment, after #, is not sent), in \"" + printable(source.substring(from, to)) + "\"");
             }
         }
     }

@@ -118,7 +118,7 @@ final class DestinationPool {
     /** The loop acts on what the connection answers next (bytes to write) once resumed. */
     private void sendOn(PooledConnection c, PooledExchange x, boolean resume) {
         x.connection = c;
-        c.core.send(x.request).whenComplete(x);
+        c.core.send(x.request, x);
         if (resume) {
             loop.resume(c);
         }

@@ -37,7 +37,7 @@ final class RequestEncoder {
      */
     static void encode(ClientRequest request, String authority, OutputBuffer out) {
         byte[] body = request.bodyBytes();
-        int size = request.method().length() + 1 + request.target().length() + VERSION_CRLF.length + 2;
+        int size = request.method().length() + 1 + request.targetTo() - request.targetFrom() + VERSION_CRLF.length + 2;
         if (!request.hostSet()) {
             size += HOST.length + authority.length() + 2;
         }
@@ -59,7 +59,7 @@ final class RequestEncoder {
         out.ensure(size + (body != null ? body.length : 0));
         out.putAscii(request.method());
         out.put((byte) ' ');
-        out.putAscii(request.target());
+        out.putAscii(request.targetSource(), request.targetFrom(), request.targetTo());
         out.put(VERSION_CRLF);
         if (!request.hostSet()) {
             out.put(HOST);
