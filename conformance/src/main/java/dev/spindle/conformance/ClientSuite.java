@@ -329,13 +329,17 @@ public abstract class ClientSuite {
         assertThat(downstream.accepted()).as("one connection, the requests pipelined on it").hasValue(1);
     }
 
-    /** A body larger than the client's buffered limit passes through whole, and each body's end frees its connection. */
+    /**
+     * A body larger than the client's buffered limit passes through whole, and each body's end
+     * frees its connection: several in a row on one connection (a driver that went on reading
+     * after a body ended once hung the next call here).
+     */
     @Test
     void aStreamedResponsePassesThroughTheCallerAndFreesItsConnectionAtItsEnd() throws IOException {
-        int size = 10 << 20;
+        int size = 9 << 20;
         byte[] expected = pattern(size);
         for (String route : List.of("/stream/", "/stream-blocking/")) {
-            for (int i = 0; i < 2; i++) {
+            for (int i = 0; i < 5; i++) {
                 RawResponse r = get(route + downstream.port() + "/" + size);
                 assertThat(r.status()).as(route).isEqualTo(200);
                 assertThat(r.body()).as(route + ": the body, whole and in order").isEqualTo(expected);

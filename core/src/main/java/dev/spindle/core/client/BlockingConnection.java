@@ -163,10 +163,11 @@ final class BlockingConnection implements ResponseStream.Driver {
         }
     }
 
+    /** One thing: a resume when woken (which may end the body: the caller checks before doing more), a write, a wait, or a read. */
     private Next step(Next next) throws InterruptedException {
         if (woken) {
             woken = false;
-            next = core.resume();
+            return core.resume();
         }
         try {
             if (next == Next.CLOSE) {
