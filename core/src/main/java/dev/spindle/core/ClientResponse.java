@@ -58,6 +58,18 @@ public final class ClientResponse {
 
     ClientResponse(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd, int[] fields, int fieldCount,
             byte[] body, int bodyLength, byte[] trailerBytes, int[] trailerFields, int trailerCount) {
+        this(status, http10, head, reasonStart, reasonEnd, fields, fieldCount, body, bodyLength, trailerBytes, trailerFields,
+                trailerCount, null);
+    }
+
+    /** A streamed response: its head, and its body as the connection feeds it. */
+    ClientResponse(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd, int[] fields, int fieldCount,
+            RequestBody streamed) {
+        this(status, http10, head, reasonStart, reasonEnd, fields, fieldCount, null, 0, null, null, 0, streamed);
+    }
+
+    private ClientResponse(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd, int[] fields, int fieldCount,
+            byte[] body, int bodyLength, byte[] trailerBytes, int[] trailerFields, int trailerCount, RequestBody streamed) {
         this.status = status;
         this.http10 = http10;
         this.head = head;
@@ -70,24 +82,6 @@ public final class ClientResponse {
         this.trailerBytes = trailerBytes != null ? trailerBytes : NO_BYTES;
         this.trailerFields = trailerFields != null ? trailerFields : NO_FIELDS;
         this.trailerCount = trailerFields != null ? trailerCount : 0;
-        this.streamed = null;
-    }
-
-    /** A streamed response: its head, and its body as the connection feeds it. */
-    ClientResponse(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd, int[] fields, int fieldCount,
-            RequestBody streamed) {
-        this.status = status;
-        this.http10 = http10;
-        this.head = head;
-        this.reasonStart = reasonStart;
-        this.reasonEnd = reasonEnd;
-        this.fields = fields;
-        this.fieldCount = fieldCount;
-        this.body = NO_BYTES;
-        this.bodyLength = 0;
-        this.trailerBytes = NO_BYTES;
-        this.trailerFields = NO_FIELDS;
-        this.trailerCount = 0;
         this.streamed = streamed;
     }
 

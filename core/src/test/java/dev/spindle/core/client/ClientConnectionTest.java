@@ -47,7 +47,7 @@ class ClientConnectionTest {
     }
 
     /** Takes everything the connection has to write, reporting it written as the strategy does. */
-    private static String drain(Connection c) {
+    static String drain(Connection c) {
         StringBuilder s = new StringBuilder();
         for (ByteBuffer out = c.outbound(); out.hasRemaining(); out = c.outbound()) {
             byte[] b = new byte[out.remaining()];

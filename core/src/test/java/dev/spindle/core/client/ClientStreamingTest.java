@@ -331,17 +331,6 @@ class ClientStreamingTest {
         }
     }
 
-    private static String written(ClientConnection c) {
-        StringBuilder s = new StringBuilder();
-        for (ByteBuffer out = c.outbound(); out.hasRemaining(); out = c.outbound()) {
-            byte[] b = new byte[out.remaining()];
-            out.get(b);
-            s.append(new String(b, StandardCharsets.ISO_8859_1));
-            c.written(b.length);
-        }
-        return s.toString();
-    }
-
     private static ClientException failureOf(CompletableFuture<ClientResponse> f) {
         assertThat(f).isCompletedExceptionally();
         return (ClientException) f.handle((r, t) -> t).join();
@@ -356,20 +345,20 @@ class ClientStreamingTest {
         HandSource source = new HandSource();
         CompletableFuture<ClientResponse> upload = c.send(new ClientRequest("POST", "/up").body(source, -1));
         CompletableFuture<ClientResponse> after = c.send(ClientRequest.get("/after"));
-        assertThat(written(c)).isEqualTo("POST /up HTTP/1.1\r\nHost: example.test:80\r\nTransfer-Encoding: chunked\r\n\r\n");
+        assertThat(ClientConnectionTest.drain(c)).isEqualTo("POST /up HTTP/1.1\r\nHost: example.test:80\r\nTransfer-Encoding: chunked\r\n\r\n");
         assertThat(source.demand).as("one buffer asked for").isEqualTo(1);
         source.give("hello");
         c.resume();
-        assertThat(written(c)).isEqualTo("5\r\nhello\r\n");
+        assertThat(ClientConnectionTest.drain(c)).isEqualTo("5\r\nhello\r\n");
         source.give(" world, and more");
         c.resume();
-        assertThat(written(c)).isEqualTo("10\r\n world, and more\r\n");
+        assertThat(ClientConnectionTest.drain(c)).isEqualTo("10\r\n world, and more\r\n");
         source.subscriber.onComplete();
         c.resume();
-        assertThat(written(c)).as("the last chunk; a POST has nothing pipelined behind it").isEqualTo("0\r\n\r\n");
+        assertThat(ClientConnectionTest.drain(c)).as("the last chunk; a POST has nothing pipelined behind it").isEqualTo("0\r\n\r\n");
         c.received(ByteBuffer.wrap("HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.ISO_8859_1)));
         assertThat(upload.join().status()).isEqualTo(201);
-        assertThat(written(c)).isEqualTo("GET /after HTTP/1.1\r\nHost: example.test:80\r\n\r\n");
+        assertThat(ClientConnectionTest.drain(c)).isEqualTo("GET /after HTTP/1.1\r\nHost: example.test:80\r\n\r\n");
         c.received(ByteBuffer.wrap("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx".getBytes(StandardCharsets.ISO_8859_1)));
         assertThat(after.join().bodyText()).isEqualTo("x");
         assertThat(source.subscriptions).isEqualTo(1);
@@ -384,11 +373,11 @@ class ClientStreamingTest {
         HandSource source = new HandSource();
         c.send(new ClientRequest("PUT", "/up").body(source, 2));
         c.send(ClientRequest.get("/after"));
-        assertThat(written(c)).endsWith("Content-Length: 2\r\n\r\n").doesNotContain("/after");
+        assertThat(ClientConnectionTest.drain(c)).endsWith("Content-Length: 2\r\n\r\n").doesNotContain("/after");
         source.give("ab");
         source.subscriber.onComplete();
         c.resume();
-        assertThat(written(c)).isEqualTo("abGET /after HTTP/1.1\r\nHost: example.test:80\r\n\r\n");
+        assertThat(ClientConnectionTest.drain(c)).isEqualTo("abGET /after HTTP/1.1\r\nHost: example.test:80\r\n\r\n");
     }
 
     @Test
@@ -396,17 +385,17 @@ class ClientStreamingTest {
         ClientConnection c = open(new Driver());
         HandSource source = new HandSource();
         c.send(new ClientRequest("PUT", "/up").body(source, 200_000));
-        assertThat(written(c)).endsWith("Content-Length: 200000\r\n\r\n");
+        assertThat(ClientConnectionTest.drain(c)).endsWith("Content-Length: 200000\r\n\r\n");
         String big = "x".repeat(100_000);
         source.give(big);
         c.resume();
         assertThat(source.demand).as("100,000 bytes wait to be written: no more is asked for").isZero();
-        assertThat(written(c)).isEqualTo(big);
+        assertThat(ClientConnectionTest.drain(c)).isEqualTo(big);
         assertThat(source.demand).as("written: the next buffer is asked for").isEqualTo(1);
         source.give(big);
         source.subscriber.onComplete();
         c.resume();
-        assertThat(written(c)).isEqualTo(big);
+        assertThat(ClientConnectionTest.drain(c)).isEqualTo(big);
         assertThat(c.isClosed()).isFalse();
     }
 
@@ -416,7 +405,7 @@ class ClientStreamingTest {
             ClientConnection c = open(new Driver());
             HandSource source = new HandSource();
             CompletableFuture<ClientResponse> f = c.send(new ClientRequest("POST", "/up").body(source, 5));
-            written(c);
+            ClientConnectionTest.drain(c);
             switch (how) {
                 case "fails" -> source.subscriber.onError(new IOException("disk gone"));
                 case "gives more" -> source.give("123456");
@@ -440,19 +429,19 @@ class ClientStreamingTest {
         ClientConnection c = open(new Driver());
         HandSource source = new HandSource();
         CompletableFuture<ClientResponse> f = c.send(new ClientRequest("POST", "/up").body(source, -1));
-        written(c);
+        ClientConnectionTest.drain(c);
         long step = SETTINGS.responseTimeout().toNanos() / 2;
         for (int i = 0; i < 5; i++) {
             now += step;
             c.tick(now);
             source.give("part");
             c.resume();
-            written(c);
+            ClientConnectionTest.drain(c);
         }
         assertThat(f).as("a slow but steady body does not time out").isNotDone();
         source.subscriber.onComplete();
         c.resume();
-        written(c);
+        ClientConnectionTest.drain(c);
         now += SETTINGS.responseTimeout().toNanos();
         c.tick(now);
         assertThat(failureOf(f).reason()).isEqualTo(Reason.RESPONSE_TIMEOUT);
