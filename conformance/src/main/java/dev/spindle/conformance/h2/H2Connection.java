@@ -763,7 +763,10 @@ public final class H2Connection implements AutoCloseable {
                         + "; received " + log);
             }
             int s = f.streamId();
-            if (f.type() == Frame.GOAWAY || (f.type() == Frame.RST_STREAM && streams.contains(s))) {
+            // a graceful GOAWAY (RFC 9113 6.8) still finishes the streams up to its last stream id
+            boolean gracefulForAll = f.type() == Frame.GOAWAY && f.errorCode() == 0
+                    && streams.stream().allMatch(id -> done.containsKey(id) || id <= f.lastStreamId());
+            if (f.type() == Frame.GOAWAY && !gracefulForAll || (f.type() == Frame.RST_STREAM && streams.contains(s))) {
                 throw new AssertionError(waiting + ": got " + f + "; received " + log);
             }
             if (!streams.contains(s) || done.containsKey(s)) {

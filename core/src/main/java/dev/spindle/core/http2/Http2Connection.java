@@ -221,10 +221,11 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             }
         }
         src.position(src.limit());
+        writer.flush();
         if (goAwayAfterInput && !goingAway) {
+            // after what the input's streams answered at once: a client reads their answers first
             goAway(ErrorCode.NO_ERROR, null);
         }
-        writer.flush();
         return next();
     }
 
