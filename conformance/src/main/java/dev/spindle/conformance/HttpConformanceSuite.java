@@ -298,6 +298,11 @@ public abstract class HttpConformanceSuite {
         protected boolean servesConnectionsAtOnce() {
             return concurrentConnections() > 1;
         }
+
+        @Override
+        protected boolean shedsConnectionsWhenFull() {
+            return concurrentConnections() != Integer.MAX_VALUE;
+        }
     }
 
     /** Real HTTP/2 clients (the JDK's, Netty's, curl, nghttp) against the same server: see {@link Http2Interop}. */

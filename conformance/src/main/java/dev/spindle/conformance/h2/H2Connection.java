@@ -744,12 +744,30 @@ public final class H2Connection implements AutoCloseable {
     }
 
     /**
+     * As {@link #response}, where a graceful GOAWAY that leaves {@code stream} unprocessed (its id
+     * above the GOAWAY's last stream id) is an answer too: RFC 9113 8.7 lets the client send the
+     * request again on another connection.
+     *
+     * @param stream the stream
+     * @return the response, or null if the server refused the stream that way
+     */
+    public H2Response responseUnlessRefused(int stream) {
+        Map<Integer, H2Response> got = responses(List.of(stream), true);
+        return got == null ? null : got.get(stream);
+    }
+
+    /**
      * Reads the responses on {@code streams}, in whatever order and interleaving they come.
      *
      * @param streams the streams
      * @return stream to response
      */
     public Map<Integer, H2Response> responses(Collection<Integer> streams) {
+        return responses(streams, false);
+    }
+
+    /** The responses, or null when {@code refusalAnswers} and a graceful GOAWAY refused one of the streams. */
+    private Map<Integer, H2Response> responses(Collection<Integer> streams, boolean refusalAnswers) {
         Map<Integer, List<Header>> heads = new HashMap<>();
         Map<Integer, List<Header>> trailers = new HashMap<>();
         Map<Integer, ByteArrayOutputStream> bodies = new HashMap<>();
@@ -766,6 +784,9 @@ public final class H2Connection implements AutoCloseable {
             // a graceful GOAWAY (RFC 9113 6.8) still finishes the streams up to its last stream id
             boolean gracefulForAll = f.type() == Frame.GOAWAY && f.errorCode() == 0
                     && streams.stream().allMatch(id -> done.containsKey(id) || id <= f.lastStreamId());
+            if (refusalAnswers && f.type() == Frame.GOAWAY && f.errorCode() == 0 && !gracefulForAll) {
+                return null;
+            }
             if (f.type() == Frame.GOAWAY && !gracefulForAll || (f.type() == Frame.RST_STREAM && streams.contains(s))) {
                 throw new AssertionError(waiting + ": got " + f + "; received " + log);
             }
