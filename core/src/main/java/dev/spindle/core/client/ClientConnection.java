@@ -61,8 +61,6 @@ import org.slf4j.LoggerFactory;
 public final class ClientConnection implements OutboundConnection {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
     private static final int OUTPUT_INITIAL_BYTES = 1024;
-    /** A streamed request body is asked for more only while less than this waits to be written. */
-    private static final int UPLOAD_HIGH_WATER = 64 * 1024;
 
     private enum Phase { CONNECTING, OPEN, CLOSED }
 
@@ -122,9 +120,8 @@ public final class ClientConnection implements OutboundConnection {
     private volatile boolean drainRequested;
     private boolean settling;
     private ResponseStream.Driver driver = ResponseStream.NO_DRIVER;
-    /** A request's streamed body being sent, and that request. */
+    /** A request's streamed body being sent. */
     private RequestUpload upload;
-    private ClientCall uploading;
     /** Input read while a streamed body's reader had no room, fed on {@link #resume()}. */
     private final InputStash stash = new InputStash();
     /** The server closed its side while input was stashed: handled once the stash is fed. */
@@ -534,13 +531,7 @@ public final class ClientConnection implements OutboundConnection {
             inFlight.add(call);
             if (call.request.streamsBody()) {
                 // nothing goes behind a streamed body until it is sent whole
-                upload = new RequestUpload(call.request.streamedBodyLength(), driver::wakeup);
-                uploading = call;
-                try {
-                    call.request.takeBodySource().subscribe(upload);
-                } catch (RuntimeException e) {
-                    upload.onError(e);
-                }
+                upload = RequestUpload.start(call, driver::wakeup);
             }
         }
         pumpUpload();
@@ -548,25 +539,16 @@ public final class ClientConnection implements OutboundConnection {
 
     /** Encodes what the streamed body's source gave, while the output has room; the response timeout waits for its end. */
     private void pumpUpload() {
-        RequestUpload u = upload;
-        if (u == null || phase != Phase.OPEN) {
+        if (upload == null || phase != Phase.OPEN) {
             return;
         }
-        long before = u.sent();
-        RequestUpload.Progress progress;
         try {
-            progress = u.pump(out, UPLOAD_HIGH_WATER);
+            if (upload.pump(out, clock) == RequestUpload.Progress.DONE) {
+                upload = null;
+                encodeWaiting();
+            }
         } catch (ResponseException e) {
             failConnection(e.reason(), e.getMessage(), null);
-            return;
-        }
-        if (progress == RequestUpload.Progress.DONE || u.sent() != before) {
-            uploading.encodedAt = clock.getAsLong();
-        }
-        if (progress == RequestUpload.Progress.DONE) {
-            upload = null;
-            uploading = null;
-            encodeWaiting();
         }
     }
 
@@ -670,7 +652,6 @@ public final class ClientConnection implements OutboundConnection {
         if (upload != null) {
             upload.cancel();
             upload = null;
-            uploading = null;
         }
     }
 

@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 
 /**
  * A request's streamed body on its way out: subscribed to once its head is encoded, asked for one
@@ -23,10 +24,14 @@ final class RequestUpload implements Flow.Subscriber<ByteBuffer> {
         DONE
     }
 
+    /** More is asked of the source only while less than this waits to be written. */
+    private static final int HIGH_WATER = 64 * 1024;
     private static final byte[] CRLF = "\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
+    /** The request whose body this is: its response timeout runs from the body's end. */
+    private final ClientCall call;
     private final long length;
     private final Runnable wakeup;
     private final ConcurrentLinkedQueue<ByteBuffer> items = new ConcurrentLinkedQueue<>();
@@ -37,13 +42,25 @@ final class RequestUpload implements Flow.Subscriber<ByteBuffer> {
     private volatile Throwable error;
     private long sent;
 
+    private RequestUpload(ClientCall call, Runnable wakeup) {
+        this.call = call;
+        this.length = call.request.streamedBodyLength();
+        this.wakeup = wakeup;
+    }
+
     /**
-     * @param length the announced length, or -1 for chunked
+     * Takes {@code call}'s body source and subscribes to it; a source that throws fails the body.
+     *
      * @param wakeup runs (on the subscriber's thread) when the connection has something to pump
      */
-    RequestUpload(long length, Runnable wakeup) {
-        this.length = length;
-        this.wakeup = wakeup;
+    static RequestUpload start(ClientCall call, Runnable wakeup) {
+        RequestUpload upload = new RequestUpload(call, wakeup);
+        try {
+            call.request.takeBodySource().subscribe(upload);
+        } catch (RuntimeException e) {
+            upload.onError(e);
+        }
+        return upload;
     }
 
     @Override
@@ -76,14 +93,24 @@ final class RequestUpload implements Flow.Subscriber<ByteBuffer> {
     }
 
     /**
-     * Encodes what has arrived while {@code out} holds less than {@code highWater} bytes, and asks
-     * the source for more once all that arrived is encoded.
+     * Encodes what has arrived while {@code out} holds less than 64 KiB, asks the source for more
+     * once all that arrived is encoded, and restarts the request's response timeout on progress
+     * (a slow but steady body does not time out; its end starts the wait for the response).
      *
      * @return whether the body is complete
      * @throws ResponseException {@link dev.spindle.core.ClientException.Reason#REQUEST_BODY_FAILED}
      *         if the source failed or gave a length other than the one announced
      */
-    Progress pump(OutputBuffer out, int highWater) {
+    Progress pump(OutputBuffer out, LongSupplier clock) {
+        long before = sent;
+        Progress progress = encodeArrived(out, HIGH_WATER);
+        if (progress == Progress.DONE || sent != before) {
+            call.encodedAt = clock.getAsLong();
+        }
+        return progress;
+    }
+
+    private Progress encodeArrived(OutputBuffer out, int highWater) {
         while (true) {
             for (ByteBuffer b; out.pending() < highWater && (b = items.poll()) != null; ) {
                 encode(b, out);
@@ -148,10 +175,6 @@ final class RequestUpload implements Flow.Subscriber<ByteBuffer> {
         if (s != null) {
             s.cancel();
         }
-    }
-
-    long sent() {
-        return sent;
     }
 
     private ResponseException failure(String detail) {
