@@ -19,9 +19,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 MODULE_RULES=(
   "benchmark-app    dev.spindle.core"
   "conformance      dev.spindle.core dev.spindle.benchmark dev.spindle.core.testing"
-  "blocking-server  dev.spindle.core dev.spindle.core.spi dev.spindle.benchmark"
-  "nio-servers      dev.spindle.core dev.spindle.core.spi dev.spindle.benchmark"
-  "iouring-server   dev.spindle.core dev.spindle.core.spi dev.spindle.benchmark"
+  # the published strategies: the API and the strategy contract, no application
+  "blocking-server  dev.spindle.core dev.spindle.core.spi"
+  "nio-servers      dev.spindle.core dev.spindle.core.spi"
+  "iouring-server   dev.spindle.core dev.spindle.core.spi"
+  # the launchers: the benchmark app on each strategy's public server classes
+  "launchers        dev.spindle.core dev.spindle.benchmark dev.spindle.blocking dev.spindle.nio dev.spindle.iouring"
   # the Netty reference: Netty in its own idiom, nothing of Spindle's core
   "netty-server     dev.spindle.references.*"
 )

@@ -239,7 +239,7 @@ _spindle_module_stale() {
 # fresh machine: IoUringServer loads liburing.so.2 through FFM.
 spindle_runtime_packages() {
   case "$1" in
-    iouring-server) spindle_ensure_packages liburing2 ;;
+    iouring-server | launchers) spindle_ensure_packages liburing2 ;;
   esac
 }
 
@@ -270,7 +270,12 @@ spindle_find_server() {
   local matches=()
   if [[ "$name" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
     # Spindle's modules one level down, the reference servers under references/
-    mapfile -t matches < <(find "$SPINDLE_ROOT"/*/src/main/java/dev/spindle "$SPINDLE_ROOT"/references/*/src/main/java/dev/spindle \
+    # Only a class with a main method: the launchers module's dev.spindle.launch.<Server> beside the
+    # library's server class of the same name (older trees, which an A/B builds, had main in the latter).
+    local f
+    while IFS= read -r f; do
+      grep -q 'static void main' "$f" && matches+=("$f")
+    done < <(find "$SPINDLE_ROOT"/*/src/main/java/dev/spindle "$SPINDLE_ROOT"/references/*/src/main/java/dev/spindle \
       -type f -name "$name.java" 2>/dev/null | sort)
   fi
   if (( ${#matches[@]} > 1 )); then

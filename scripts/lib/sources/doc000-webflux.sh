@@ -44,8 +44,7 @@ webflux_cp="$(spindle_classpath references/spring-webflux)"
 iouring_jar="$(compgen -G "$SPINDLE_ROOT/references/spring-webflux/target/io_uring/netty-transport-native-io_uring-*-linux-x86_64.jar" |
   head -n 1 || true)"
 [[ -n "$iouring_jar" ]] || spindle_die "no netty-transport-native-io_uring linux-x86_64 jar in references/spring-webflux/target/io_uring"
-spindle_classpath blocking-server >/dev/null
-spindle_classpath nio-servers >/dev/null
+spindle_classpath launchers >/dev/null
 
 status=0
 spring() {

@@ -8,8 +8,6 @@
 module dev.spindle.iouring {
     // its server is core's HttpServer, built from ServerConfig and Router
     requires transitive dev.spindle.core;
-    // only the launchers' main methods serve the benchmark app: an application embedding the server goes without it
-    requires static dev.spindle.benchmark;
     requires org.slf4j;
 
     exports dev.spindle.iouring;

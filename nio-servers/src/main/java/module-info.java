@@ -5,8 +5,6 @@
 module dev.spindle.nio {
     // its servers are core's HttpServer, built from ServerConfig and Router
     requires transitive dev.spindle.core;
-    // only the launchers' main methods serve the benchmark app: an application embedding the servers goes without it
-    requires static dev.spindle.benchmark;
     requires org.slf4j;
 
     exports dev.spindle.nio;

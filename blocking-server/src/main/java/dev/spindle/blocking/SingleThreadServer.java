@@ -1,6 +1,5 @@
 package dev.spindle.blocking;
 
-import dev.spindle.benchmark.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 
@@ -20,14 +19,5 @@ public final class SingleThreadServer extends BlockingServer {
      */
     public SingleThreadServer(ServerConfig config, Router router) {
         super("SingleThreadServer", config.keepAlive(false), router, Dispatch.inline());
-    }
-
-    /**
-     * The launcher: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM.
-     *
-     * @param args the port (0 picks a free one) and, optionally, the worker count
-     */
-    public static void main(String[] args) {
-        Launcher.run(SingleThreadServer.class, args, SingleThreadServer::new);
     }
 }

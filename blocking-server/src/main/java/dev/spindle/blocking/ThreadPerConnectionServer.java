@@ -1,6 +1,5 @@
 package dev.spindle.blocking;
 
-import dev.spindle.benchmark.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 
@@ -17,14 +16,5 @@ public final class ThreadPerConnectionServer extends BlockingServer {
      */
     public ThreadPerConnectionServer(ServerConfig config, Router router) {
         super("ThreadPerConnectionServer", config, router, Dispatch.newThread(Thread.ofPlatform().name("ThreadPerConnectionServer-conn-", 0)));
-    }
-
-    /**
-     * The launcher: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM.
-     *
-     * @param args the port (0 picks a free one) and, optionally, the worker count
-     */
-    public static void main(String[] args) {
-        Launcher.run(ThreadPerConnectionServer.class, args, ThreadPerConnectionServer::new);
     }
 }

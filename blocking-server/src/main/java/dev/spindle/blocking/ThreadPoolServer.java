@@ -1,6 +1,5 @@
 package dev.spindle.blocking;
 
-import dev.spindle.benchmark.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 
@@ -41,14 +40,5 @@ public final class ThreadPoolServer extends BlockingServer {
      */
     public ThreadPoolServer(ServerConfig config, Router router, BlockingSettings settings) {
         super("ThreadPoolServer", config, router, Dispatch.pool("ThreadPoolServer", config.workers(), settings.queueCapacity()));
-    }
-
-    /**
-     * The launcher: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM.
-     *
-     * @param args the port (0 picks a free one) and, optionally, the worker count
-     */
-    public static void main(String[] args) {
-        Launcher.run(ThreadPoolServer.class, args, ThreadPoolServer::new);
     }
 }

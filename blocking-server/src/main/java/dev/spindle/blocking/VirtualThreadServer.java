@@ -1,6 +1,5 @@
 package dev.spindle.blocking;
 
-import dev.spindle.benchmark.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 
@@ -17,14 +16,5 @@ public final class VirtualThreadServer extends BlockingServer {
      */
     public VirtualThreadServer(ServerConfig config, Router router) {
         super("VirtualThreadServer", config, router, Dispatch.newThread(Thread.ofVirtual().name("VirtualThreadServer-conn-", 0)));
-    }
-
-    /**
-     * The launcher: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM.
-     *
-     * @param args the port (0 picks a free one) and, optionally, the worker count
-     */
-    public static void main(String[] args) {
-        Launcher.run(VirtualThreadServer.class, args, VirtualThreadServer::new);
     }
 }

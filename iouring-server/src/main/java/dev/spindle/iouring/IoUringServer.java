@@ -1,6 +1,5 @@
 package dev.spindle.iouring;
 
-import dev.spindle.benchmark.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.spi.EventLoopServer;
@@ -77,15 +76,6 @@ public class IoUringServer extends EventLoopServer {
     public IoUringServer(ServerConfig config, Router router, Tuning tuning) {
         super("IoUringServer", config, router);
         this.tuning = Objects.requireNonNull(tuning, "tuning");
-    }
-
-    /**
-     * The launcher: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM.
-     *
-     * @param args the port (0 picks a free one) and, optionally, the worker count
-     */
-    public static void main(String[] args) {
-        Launcher.run(IoUringServer.class, args, IoUringServer::new);
     }
 
     /** One SO_REUSEPORT listening socket per ring, all on the port the first one got. */

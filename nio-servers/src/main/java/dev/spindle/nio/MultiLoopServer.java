@@ -1,6 +1,5 @@
 package dev.spindle.nio;
 
-import dev.spindle.benchmark.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 
@@ -34,14 +33,5 @@ public final class MultiLoopServer extends NioServer {
      */
     public MultiLoopServer(ServerConfig config, Router router, NioSettings settings) {
         super("MultiLoopServer", Topology.MULTI_LOOP, config, router, settings);
-    }
-
-    /**
-     * The launcher: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM.
-     *
-     * @param args the port (0 picks a free one) and, optionally, the worker count
-     */
-    public static void main(String[] args) {
-        Launcher.run(MultiLoopServer.class, args, MultiLoopServer::new);
     }
 }

@@ -1,6 +1,5 @@
 package dev.spindle.nio;
 
-import dev.spindle.benchmark.Launcher;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 
@@ -32,14 +31,5 @@ public final class ReusePortServer extends NioServer {
      */
     public ReusePortServer(ServerConfig config, Router router, NioSettings settings) {
         super("ReusePortServer", Topology.REUSE_PORT, config, router, settings);
-    }
-
-    /**
-     * The launcher: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM.
-     *
-     * @param args the port (0 picks a free one) and, optionally, the worker count
-     */
-    public static void main(String[] args) {
-        Launcher.run(ReusePortServer.class, args, ReusePortServer::new);
     }
 }

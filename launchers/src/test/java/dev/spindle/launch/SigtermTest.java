@@ -1,4 +1,4 @@
-package dev.spindle.nio;
+package dev.spindle.launch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The real command line under SIGTERM: a server process started through {@code Launcher}'s main
- * ({@code java -cp <classpath> dev.spindle.nio.MultiLoopServer 0 1}) with a 2 s blocking request
+ * The real command line under SIGTERM: a server process started through the launcher
+ * ({@code java -cp <classpath> dev.spindle.launch.MultiLoopServer 0 1}) with a 2 s blocking request
  * in flight sends that response whole, then exits within the drain timeout.
  */
 @Timeout(60)

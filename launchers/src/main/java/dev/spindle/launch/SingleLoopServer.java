@@ -1,0 +1,18 @@
+package dev.spindle.launch;
+
+import dev.spindle.benchmark.Launcher;
+
+/** The launcher of {@link dev.spindle.nio.SingleLoopServer}: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM. */
+public final class SingleLoopServer {
+    private SingleLoopServer() {
+    }
+
+    /**
+     * Runs the server until the process is told to stop.
+     *
+     * @param args the port (0 picks a free one) and, optionally, the worker count
+     */
+    public static void main(String[] args) {
+        Launcher.run(SingleLoopServer.class, args, dev.spindle.nio.SingleLoopServer::new);
+    }
+}
