@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The benchmark matrix: every server through the same wrk scenarios (h2load for the HTTP/2 ones), on 127.0.0.1.
 #
 #   scripts/benchmark-servers.sh [options] [workers] [duration] [output_dir]

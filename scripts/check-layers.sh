@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks the layers with jdeps, on the built classes: which of Spindle's packages each module's main
 # code uses, and which of core's packages use which. Fails when a rule below is broken.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Spindle servers behind real load balancers: N instances of a server, each in a network namespace
 # of its own (a stand-in for a host), nginx and HAProxy in another, the load generator in a client
 # namespace, all joined by a bridge; measured direct, behind each balancer with one instance, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The shared conformance suite, black-box, against a server that is already running: the
 # correctness column of the benchmark matrix, for Spindle's rows and the references alike.
 #

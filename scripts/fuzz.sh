@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Coverage-guided fuzzing of the core's parser and connection with Jazzer (issue #7).
 #
 #   scripts/fuzz.sh [minutes] [test]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Hostile-memory run: every Spindle server under a small heap (-Xmx96m) receives oversized, slow,
 # many medium bodies and connection churn, while a health prober checks that it still answers.
 #

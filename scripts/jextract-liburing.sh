@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Generates the FFM bindings of iouring-server (package dev.spindle.iouring.ffi) with jextract from
 # the installed liburing 2.3 and glibc headers, into iouring-server/src/generated/java, which is
 # committed and compiled as a source root of its own. Nobody edits those files: change the lists

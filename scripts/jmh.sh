@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # JMH micro-benchmarks of the core (parser, router, encoder, HTTP/1.1 and HTTP/2 connection round
 # trips) and the Netty anchors (the same round trips through HttpServerCodec and Http2FrameCodec),
 # in ONE JMH run with the gc profiler.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # CI's check of `benchmark-servers.sh --target`: a server in one network namespace stands for a
 # second machine, the matrix runs in another against its address, and the run must have measured
 # that row, judged its correctness and recorded where client and target were. A few seconds.

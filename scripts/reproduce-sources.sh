@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The experiments of the five documents Spindle grew from (../shared/sources/, its README says
 # which is which), reproduced as they ran them, with their published figures beside ours:
 #   000 Spring WebFlux on Reactor Netty (io_uring): three `ab -n 60000 -c 1000` benchmarks

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A zero-downtime restart on one host, measured: two processes of the same server share a port with
 # SO_REUSEPORT (-Dspindle.reusePort=true); under load, a new process starts beside the old one, then
 # the old one gets SIGTERM and drains. wrk counts what the clients lost.

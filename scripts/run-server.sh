@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs one Spindle server in the foreground, with the standard JVM flags:
 #   scripts/run-server.sh <ServerName> <port> [workers]
 # port 0 picks a free port; the server prints "<Name> listening on 127.0.0.1:<port>".

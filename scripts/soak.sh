@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Soak test: one server under mixed legitimate and hostile load for a while, its resources sampled.
 #
 #   scripts/soak.sh [minutes] [server]

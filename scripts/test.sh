@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds and tests the whole reactor (the reference servers under references/ included), then installs the artifacts into the local Maven
 # repository (~/.m2), so an application can depend on dev.spindle:spindle-*:0.1.0-SNAPSHOT:
 #   scripts/test.sh [extra mvn args]

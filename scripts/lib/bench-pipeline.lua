@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- wrk script: sends DEPTH requests for PATH in one write and waits for all DEPTH responses
 -- before the next batch (the technique of wrk's own scripts/pipeline.lua).
 --   wrk ... -s scripts/lib/bench-pipeline.lua http://127.0.0.1:PORT -- [DEPTH] [PATH]

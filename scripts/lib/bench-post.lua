@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- wrk script: POSTs a fixed body of SIZE bytes (printable ASCII) to the URL's path.
 --   wrk ... -s scripts/lib/bench-post.lua http://127.0.0.1:PORT/echo -- SIZE
 -- Only init() is defined, so wrk formats the request once and reuses it (its fast path:

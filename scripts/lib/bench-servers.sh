@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # The server rows of the benchmark matrix (scripts/benchmark-servers.sh), in display order.
 # Source it; do not run it.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Helpers of scripts/benchmark-servers.sh; standard library only (python3 >= 3.9), but for the report's
 charts (scripts/lib/charts.py: matplotlib, imported only by `report`).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Charts of the benchmark matrix (bench.py) and the soak (soak.py), drawn by matplotlib.
 
 Needs Debian's python3-matplotlib, which the scripts install when missing and run with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """summary.md (on stdout) and a chart for a scripts/cluster.sh run directory.
 
     /usr/bin/python3 scripts/lib/cluster_report.py RUN_DIR > RUN_DIR/summary.md

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Shared helpers for the Spindle scripts. Source it; do not run it.
 #   source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -17,7 +18,7 @@ spindle_die() {
 
 # A script's --help: its header comment (line 2 up to `set -euo`) without the comment marks; exits 0.
 spindle_script_help() {
-  sed -n '2,/^set -euo/p' "$1" | sed '$d; s/^# \{0,1\}//'
+  sed -n '2,/^set -euo/p' "$1" | sed '$d; /^# SPDX-License-Identifier:/d; s/^# \{0,1\}//'
   exit 0
 }
 

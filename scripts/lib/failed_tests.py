@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Names the tests that failed in a Maven build, from the surefire XML reports under a tree, so that
 the end of a long build log (often all a CI system keeps) says which test failed and why:
   python3 scripts/lib/failed_tests.py <root>

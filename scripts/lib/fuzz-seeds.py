@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the fuzz tests' seed corpus under core/src/test/resources/dev/spindle/core/fuzz.
 
     python3 scripts/lib/fuzz-seeds.py

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Clients and report of scripts/hostile-memory.sh; standard library only (python3 >= 3.9).
 
   hostile_memory.py run --port P --pid PID --out DIR --phases A,B [--quick]

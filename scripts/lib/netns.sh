@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Network namespaces for the scripts that put a server and its client on two sides of a real link.
 # Source it after common.sh; callers run as root (CAP_NET_ADMIN) under `set -euo pipefail`.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One open-model (constant-rate) GET load with Hyperfoil (tools/open-model), latency counted from when
 # Hyperfoil started each request on its schedule, including any wait for a free connection:
 #   scripts/lib/open-load.sh --url URL --rate REQ_PER_S --duration SECONDS [--connections N]

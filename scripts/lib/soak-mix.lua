@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- wrk script of scripts/soak.sh: a rotating mix of GET /plaintext, GET /json, POST /echo 512 B
 -- and POST /echo 16 KiB on every connection, and every answer's body checked against the bodies
 -- the mix can produce (wrk does not say which request an answer belongs to, so the check is

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Helpers of scripts/soak.sh; standard library only (python3 >= 3.9).
 
   soak.py check --port P --duration S --status FILE [--interval 0.5] [--timeout 10]

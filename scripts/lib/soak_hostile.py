@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Hostile clients for scripts/soak.sh; standard library only (python3 >= 3.9), asyncio.
 
   soak_hostile.py --port P [--host 127.0.0.1] --duration SECONDS --status FILE [--scale X]

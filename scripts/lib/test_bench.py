@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tests of bench.py's report on a small synthetic run directory (standard library only; no charts):
   /usr/bin/python3 -m unittest discover -s scripts/lib -p 'test_*.py'
 """

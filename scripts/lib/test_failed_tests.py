@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tests of failed_tests.py on synthetic surefire reports (standard library only):
   /usr/bin/python3 -m unittest discover -s scripts/lib -p 'test_*.py'
 """

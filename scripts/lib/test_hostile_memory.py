@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tests of hostile_memory.py's clients and report (standard library only):
   /usr/bin/python3 -m unittest discover -s scripts/lib -p 'test_*.py'
 The exchanges run against tiny servers on 127.0.0.1 that misbehave on purpose.

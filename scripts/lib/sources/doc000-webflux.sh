@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Source document 000 (../shared/sources/000_7c82c9e5fa24be44.txt): Spring WebFlux on Reactor Netty
 # with an io_uring event-loop group, three `ab -c 1000` benchmarks: a 1 s sleep on an @Async pool
 # (/stress-benchmark-01), a 1 s sleep on Schedulers.boundedElastic() (/stress-benchmark-02), and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """section.md of doc000-webflux.sh: document 000's benchmarks, quoted, beside what the part measured.
 
 Usage: doc000_section.py <part_out_dir> <quick 0|1> <status> <cpus> <jvm flags>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Part 001 of scripts/reproduce-sources.sh: the hand-rolled routing server's stress test
 # (../shared/sources/001_f8fd638530d0b93b.txt), its pattern as it ran it: 100 warm-up requests,
 # then steps of a growing number of requests per client thread (10, 20, ... 100), as many client

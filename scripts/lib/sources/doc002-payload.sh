@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Part 002 of scripts/reproduce-sources.sh: the event-system payload benchmark
 # (../shared/sources/002_5c8d3c27af7b2099.txt) over HTTP: its payload sizes to the byte (one-way
 # 72, 10,069, 100,071, 500,071 B; two-way 69, 10,066, 100,068, 500,068 B) and 6,000 B, the low

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Source document 003 (../shared/sources/003_74564e6d61ac1344.txt): Spring Boot MVC on Tomcat with
 # 10 request threads against virtual threads, each request calling a remote service that waits
 # 2 s; its three ab runs (-n 10 -c 10, -n 20 -c 10, -n 60 -c 20) as published, against the Spring

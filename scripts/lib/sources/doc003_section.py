@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """section.md of doc003-spring-virtual-threads.sh: document 003's ab runs, quoted, beside what the part measured.
 
 Usage: doc003_section.py <part_out_dir> <quick 0|1> <status> <wait_ms> <jvm flags>

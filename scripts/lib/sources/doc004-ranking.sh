@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Part 004 of scripts/reproduce-sources.sh: the ranking of ten hand-rolled Java servers
 # (../shared/sources/004_6a0fac2468eafd79.txt: wrk 12 threads, 1,000 connections, 6 s, POST,
 # 16 workers on 4 CPUs, OpenJDK 22 with ZGC, 256 MB heap) scaled to this machine: workers = 4 x

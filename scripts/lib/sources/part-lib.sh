@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Shared by the source-reproduction parts (scripts/lib/sources/doc<NNN>-*.sh): starting a server
 # (a Spindle class from a frozen classpath, or any command), stopping it, and running a load tool

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes section.md of the source-reproduction parts 001, 002 and 004 from their raw/ files.
 
     sections.py doc001|doc002|doc004 <part_out_dir>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The benchmark app every Spindle launcher serves: its routes
  * ({@link dev.spindle.benchmark.BenchmarkApp}), the downstream its remote routes call

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Spindle's blocking servers (single thread, thread per connection, pool, virtual threads): they
  * accept, read and write on blocking sockets and leave HTTP to core's connection through the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Spindle's conformance suite: the HTTP/1.1 contract every server strategy and reference is held
  * to, as JUnit tests ({@link dev.spindle.conformance.HttpConformanceSuite}) and their helpers. Test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Spindle's core: the HTTP engine every server strategy shares, and the API applications use.
  * Beside the server's engine it holds an HTTP/1.1 client ({@code client}, not exported): a

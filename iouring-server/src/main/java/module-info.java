@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Spindle's io_uring server: rings driven through the FFM API that accept, read, write and
  * schedule, and leave HTTP to core's connection through the strategy contract

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Prints the layout of every C struct Spindle's io_uring bindings model, and the value of every
  * constant they define, one per line, for StructLayoutTest to compare with the Java side:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Spindle's NIO event-loop servers: selector loops that accept, read, write and schedule, and
  * leave HTTP to core's connection through the strategy contract ({@code dev.spindle.core.spi}).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.spindle.blocking;
 
 /** The conformance suite over TLS (the core's TLS layer) on {@link VirtualThreadServer}. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core;
 
 /** Minimal JSON string quoting for the benchmark app's answers. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core;
 
 /** Request methods the router knows by name; anything else parses as {@link #OTHER}. */

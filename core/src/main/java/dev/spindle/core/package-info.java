@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The core of Spindle, an HTTP/1.1 server library: the parser, the connection, the router and
  * everything a handler sees. Servers, one per I/O model, live in other modules and share this core,

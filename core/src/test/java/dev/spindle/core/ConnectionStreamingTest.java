@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core;
 
 import dev.spindle.core.http1.HttpConnection;

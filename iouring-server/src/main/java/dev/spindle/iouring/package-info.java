@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * HTTP/1.1 over io_uring: {@link dev.spindle.iouring.IoUringServer} drives the core's sans-I/O
  * {@link dev.spindle.core.spi.Connection} from completions of rings reached through FFM bindings to

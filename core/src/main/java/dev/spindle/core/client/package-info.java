@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The HTTP/1.1 client without I/O, the mirror of the server's {@code http1}: a
  * {@link dev.spindle.core.client.ClientConnection} is the sans-I/O connection a strategy drives on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Exchanges, independent of the wire protocol: what a protocol's parser reports about a request
  * ({@link dev.spindle.core.exchange.RequestState}) and what its encoder reads of the response

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.http2;
 
 /** HTTP/2 error codes (RFC 9113 section 7), as sent in RST_STREAM and GOAWAY. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.http2;
 
 /** The last few stream ids something happened to, oldest forgotten first. */

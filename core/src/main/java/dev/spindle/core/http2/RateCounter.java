@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.http2;
 
 /** Counts events in fixed windows of time and says when more than allowed came in one. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * HTTP/2 (RFC 9113) without I/O: the frame layer ({@link dev.spindle.core.http2.FrameReader} checks
  * and hands on frames read from the input, {@link dev.spindle.core.http2.Frames} appends frames to a

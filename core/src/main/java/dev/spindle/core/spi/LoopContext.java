@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.spi;
 
 import dev.spindle.core.Router;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * For server implementations (strategy modules), not applications: the sans-I/O
  * {@link dev.spindle.core.spi.Connection} every strategy feeds and drains (and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * TLS as a layer that wraps a connection: {@link dev.spindle.core.tls.TlsConnection} feeds the
  * plain connection decrypted bytes and encrypts what it answers, through the SSLEngine record

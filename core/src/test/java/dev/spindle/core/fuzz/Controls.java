@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.fuzz;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;

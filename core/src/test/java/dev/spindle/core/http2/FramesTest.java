@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.http2;
 
 import static org.assertj.core.api.Assertions.assertThat;

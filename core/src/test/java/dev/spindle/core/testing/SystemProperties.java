@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.testing;
 
 /** System properties set for the duration of a test block, for the tests of settings read from {@code -Dspindle.*}. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package dev.spindle.references.vertx;
 
 import static dev.spindle.references.support.BenchmarkLimits.MAX_BLOCKING_MS;
