@@ -120,7 +120,13 @@ public final class ApiListing {
         if (committed == null) {
             System.err.println(file + " does not exist; the whole listing is new:");
         }
-        printDiff(committed == null ? List.of() : lines(committed), lines(listing.text()));
+        List<String> before = committed == null ? List.of() : lines(committed);
+        List<String> after = lines(listing.text());
+        if (before.equals(after)) {
+            System.err.println("(the lines are equal; " + file + " differs in line endings or its final newline)");
+        } else {
+            printDiff(before, after);
+        }
         System.err.println("the public API of " + listing.module() + " differs from " + file
                 + " (committed listing -> code, above). If the change is intended, run scripts/api.sh update,"
                 + " review the diff, commit the listing with the change and say in CHANGELOG.md what users will notice.");
@@ -149,7 +155,7 @@ public final class ApiListing {
             throw new Failure("no module-info.class in " + root
                     + "; the API listing needs a named module, because its unqualified exports define the public API");
         }
-        ModuleAttribute module = ClassFile.of().parse(moduleInfo).findAttribute(Attributes.module())
+        ModuleAttribute module = parse(moduleInfo).findAttribute(Attributes.module())
                 .orElseThrow(() -> new Failure(moduleInfo + " has no Module attribute"));
         String moduleName = module.moduleName().name().stringValue();
         // A qualified export names its friends; only what everyone may use is public API.
@@ -192,14 +198,17 @@ public final class ApiListing {
                         || fileName.equals("package-info.class")) {
                     continue;
                 }
-                ClassModel c;
-                try {
-                    c = ClassFile.of().parse(p);
-                } catch (IllegalArgumentException e) {
-                    throw new Failure("cannot parse " + p + ": " + e.getMessage());
-                }
+                ClassModel c = parse(p);
                 classes.put(internalName(c), c);
             }
+        }
+    }
+
+    private static ClassModel parse(Path classFile) throws IOException {
+        try {
+            return ClassFile.of().parse(classFile);
+        } catch (IllegalArgumentException e) {
+            throw new Failure("cannot parse " + classFile + ": " + e.getMessage());
         }
     }
 
@@ -286,7 +295,8 @@ public final class ApiListing {
             kind = "class";
         }
         boolean plainClass = kind.equals("class");
-        boolean sealed = c.findAttribute(Attributes.permittedSubclasses()).isPresent();
+        // javac seals an enum whose constants have bodies; users can never extend an enum anyway.
+        boolean sealed = !kind.equals("enum") && c.findAttribute(Attributes.permittedSubclasses()).isPresent();
 
         StringBuilder sb = new StringBuilder(deprecation(c));
         sb.append(access(flags));
@@ -311,9 +321,16 @@ public final class ApiListing {
                 .map(s -> ClassSignature.parseFrom(s.signature().stringValue()));
         signature.ifPresent(s -> sb.append(typeParameters(s.typeParameters())));
         if (kind.equals("record")) {
-            sb.append(c.findAttribute(Attributes.record()).get().components().stream()
-                    .map(this::recordComponent)
-                    .collect(Collectors.joining(", ", "(", ")")));
+            List<RecordComponentInfo> components = c.findAttribute(Attributes.record()).get().components();
+            String canonical = components.stream().map(rc -> rc.descriptor().stringValue())
+                    .collect(Collectors.joining("", "(", ")V"));
+            boolean varargs = c.methods().stream().anyMatch(m -> m.methodName().equalsString("<init>")
+                    && m.methodType().equalsString(canonical) && (m.flags().flagsMask() & ACC_VARARGS) != 0);
+            List<String> rendered = new ArrayList<>();
+            for (int i = 0; i < components.size(); i++) {
+                rendered.add(recordComponent(components.get(i), varargs && i == components.size() - 1));
+            }
+            sb.append('(').append(String.join(", ", rendered)).append(')');
         }
 
         List<String> supertypes = new ArrayList<>();
@@ -393,11 +410,13 @@ public final class ApiListing {
         return sb.toString();
     }
 
-    private String recordComponent(RecordComponentInfo rc) {
+    private static String recordComponent(RecordComponentInfo rc, boolean varargs) {
         Signature type = rc.findAttribute(Attributes.signature())
                 .map(s -> Signature.parseFrom(s.signature().stringValue()))
                 .orElseGet(() -> Signature.parseFrom(rc.descriptor().stringValue()));
-        return type(type) + " " + rc.name().stringValue();
+        String rendered = varargs && type instanceof Signature.ArrayTypeSig a
+                ? type(a.componentSignature()) + "..." : type(type);
+        return rendered + " " + rc.name().stringValue();
     }
 
     private List<Member> members(ClassModel c) {
@@ -636,22 +655,23 @@ public final class ApiListing {
     }
 
     private static void printHunk(List<Edit> hunk, List<String> before, List<String> after) {
-        int oldStart = hunk.getFirst().oldIndex();
-        int newStart = hunk.getFirst().newIndex();
         long oldCount = hunk.stream().filter(e -> e.op() != Op.ADD).count();
         long newCount = hunk.stream().filter(e -> e.op() != Op.REMOVE).count();
-        String owner = enclosingType(after, Math.min(newStart, after.size() - 1));
-        if (owner.isEmpty()) {
-            owner = enclosingType(before, Math.min(oldStart, before.size() - 1));
-        }
-        System.err.println("@@ -" + (oldStart + 1) + "," + oldCount + " +" + (newStart + 1) + "," + newCount + " @@"
+        // As in unified diffs, an empty side is numbered by the line before it.
+        int oldStart = hunk.getFirst().oldIndex() + (oldCount == 0 ? 0 : 1);
+        int newStart = hunk.getFirst().newIndex() + (newCount == 0 ? 0 : 1);
+        Edit change = hunk.stream().filter(e -> e.op() != Op.KEEP).findFirst().orElseThrow();
+        String owner = change.op() == Op.ADD ? enclosingType(after, change.newIndex())
+                : enclosingType(before, change.oldIndex());
+        System.err.println("@@ -" + oldStart + "," + oldCount + " +" + newStart + "," + newCount + " @@"
                 + (owner.isEmpty() ? "" : " " + owner));
         for (Edit e : hunk) {
-            switch (e.op()) {
-                case KEEP -> System.err.println("  " + before.get(e.oldIndex()));
-                case REMOVE -> System.err.println("- " + before.get(e.oldIndex()));
-                case ADD -> System.err.println("+ " + after.get(e.newIndex()));
-            }
+            String line = switch (e.op()) {
+                case KEEP -> "  " + before.get(e.oldIndex());
+                case REMOVE -> "- " + before.get(e.oldIndex());
+                case ADD -> "+ " + after.get(e.newIndex());
+            };
+            System.err.println(line.stripTrailing());
         }
     }
 
