@@ -35,7 +35,7 @@ for arg in "$@"; do [[ "$arg" == -Dgpg.keyname=* ]] && signing=1; done
 # -am builds what the published modules' tests need (the benchmark app, the conformance suite, core's
 # test classes) without deploying it; the staged files are the published modules' alone.
 (cd "$work" && spindle_mvn -q -T 2 -Prelease -pl "$modules" -am deploy -DskipTests -Dspindle.installSkip=true \
-  -Dspindle.api.skip=false "$@")
+  "$@")
 rm -rf "$out"
 mkdir -p "$(dirname "$out")"
 mv "$work/target/staging-repository" "$out"
