@@ -39,6 +39,8 @@ for arg in "$@"; do [[ "$arg" == -Dgpg.keyname=* ]] && signing=1; done
 rm -rf "$out"
 mkdir -p "$(dirname "$out")"
 mv "$work/target/staging-repository" "$out"
+# maven-metadata.xml (with the time of the deploy in it) is the repository's to write, not part of a bundle
+find "$out" -name 'maven-metadata.xml*' -delete
 if (( signing )); then
   echo "signed with GPG key ${*}" | sed 's/.*-Dgpg.keyname=\([^ ]*\).*/signed with GPG key \1/' >&2
 else
