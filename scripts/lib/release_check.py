@@ -64,14 +64,13 @@ def check(staged: Path, root: Path, modules: list[str], compare: Path | None,
     for artifact in staged_ids:
         _check_artifact(staged, artifact, versions[artifact], set(staged_ids), signed, problems)
 
+    compared = _compare(staged, compare, problems) if compare is not None else None
     info = []
     release = sorted(set(versions.values()))
     if not problems and len(release) == 1:
         info.append(f"{len(staged_ids)} artifacts of {GROUP} at {release[0]} pass ({', '.join(staged_ids)})")
-    if compare is not None:
-        compared = _compare(staged, compare, problems)
-        if compared is not None:
-            info.append(f"the two builds are byte-identical ({compared} files)")
+    if compared is not None:
+        info.append(f"the two builds are byte-identical ({compared} files)")
     return problems, info
 
 
