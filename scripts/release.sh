@@ -7,8 +7,9 @@
 #
 # For spindle-core, the strategy modules and spindle-bom: the jar, -sources.jar and -javadoc.jar
 # (javadoc with every doclint check, warnings fatal), the flattened POM and .md5/.sha1 checksums,
+# at the version of .mvn/maven.config without -SNAPSHOT (-Dchangelist=; -Drevision=X overrides it),
 # and .asc signatures when a GPG key is named (-Dgpg.keyname=...; skipped, and said so, without one),
-# at the version without -SNAPSHOT, into DIR (default target/staging-repository). Nothing is
+# into DIR (default target/staging-repository). Nothing is
 # installed into ~/.m2. The build runs in target/release/build (its own target directories, so the
 # work tree's build is untouched); its tests are not run (scripts/test.sh runs them).
 # Uncommitted changes are not part of a release: the script says so when there are any.
@@ -34,7 +35,7 @@ signing=0
 for arg in "$@"; do [[ "$arg" == -Dgpg.keyname=* ]] && signing=1; done
 # -am builds what the published modules' tests need (the benchmark app, the conformance suite, core's
 # test classes) without deploying it; the staged files are the published modules' alone.
-(cd "$work" && spindle_mvn -q -T 2 -Prelease -pl "$modules" -am deploy -DskipTests -Dspindle.installSkip=true \
+(cd "$work" && spindle_mvn -q -T 2 -Prelease -Dchangelist= -pl "$modules" -am deploy -DskipTests -Dspindle.installSkip=true \
   "$@")
 rm -rf "$out"
 mkdir -p "$(dirname "$out")"
