@@ -7,7 +7,9 @@
 # 1. No stray files are tracked (*.orig, *.rej, editor backups).
 # 2. The published modules of scripts/lib/common.sh are the modules whose POM deploys (maven.deploy.skip false).
 # 3. scripts/release.sh runs twice, in two directories, and the two stagings are byte-identical
-#    (reproducible builds; --once builds one and skips the comparison).
+#    (reproducible builds; --once builds one and skips the comparison). The second build is signed
+#    with a throwaway GPG key made for the check, so the signing path runs too (the comparison
+#    leaves the signatures out: each carries the time it was made).
 # 4. scripts/lib/release_check.py: every published module staged with jar, sources and javadoc jars
 #    and POM, checksums right, Central's POM metadata present, no -SNAPSHOT or unpublished dependency,
 #    every class's source in the sources jar, the license in every jar.
@@ -22,7 +24,7 @@ once=0
 [[ "${1:-}" == --once ]] && once=1
 cd "$SPINDLE_ROOT"
 spindle_find_jdk
-spindle_ensure_packages curl python3
+spindle_ensure_packages curl python3 gnupg
 
 stray="$(git ls-files | grep -E '(\.orig|\.rej|\.bak|\.swp|~)$|(^|/)(\.#[^/]*|#[^/]*#|\.DS_Store)$' || true)"
 [[ -z "$stray" ]] || spindle_die "stray files are tracked (remove them): $stray"
@@ -37,14 +39,25 @@ done
 staged="$SPINDLE_ROOT/target/staging-repository"
 echo "release build 1 of $(( 2 - once )) ..." >&2
 scripts/release.sh --out "$staged"
-compare=()
-if (( ! once )); then
-  echo "release build 2 of 2, in another directory ..." >&2
-  SPINDLE_RELEASE_WORK="$SPINDLE_ROOT/target/release/build-again" scripts/release.sh --out "$SPINDLE_ROOT/target/release/staging-again"
-  compare=(--compare "$SPINDLE_ROOT/target/release/staging-again")
-fi
 modules="$(IFS=,; echo "${SPINDLE_PUBLISHED_MODULES[*]}")"
-python3 scripts/lib/release_check.py "$staged" --root "$SPINDLE_ROOT" --modules "$modules" "${compare[@]}"
+if (( once )); then
+  python3 scripts/lib/release_check.py "$staged" --root "$SPINDLE_ROOT" --modules "$modules"
+else
+  again="$SPINDLE_ROOT/target/release/staging-again"
+  GNUPGHOME="$(mktemp -d)"
+  export GNUPGHOME
+  gpg --batch --quiet --passphrase '' --quick-gen-key 'Spindle release check <release-check@localhost>' ed25519 sign 1d
+  key="$(gpg --batch --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }')"
+  [[ -n "$key" ]] || spindle_die "no throwaway GPG key could be made for the signed build"
+  echo "release build 2 of 2, in another directory, signed with a throwaway key ..." >&2
+  SPINDLE_RELEASE_WORK="$SPINDLE_ROOT/target/release/build-again" scripts/release.sh --out "$again" -Dgpg.keyname="$key"
+  python3 scripts/lib/release_check.py "$staged" --root "$SPINDLE_ROOT" --modules "$modules" --compare "$again"
+  python3 scripts/lib/release_check.py "$again" --root "$SPINDLE_ROOT" --modules "$modules" --signed
+  gpg --batch --quiet --verify "$again/dev/spindle/spindle-core/"*/spindle-core-*[0-9].jar.asc 2>/dev/null ||
+    spindle_die "the signature of the signed build's spindle-core jar does not verify"
+  rm -rf "$GNUPGHOME"
+  unset GNUPGHOME
+fi
 
 version="$(sed -n 's:^  <version>\(.*\)</version>$:\1:p' "$staged"/dev/spindle/spindle-core/*/spindle-core-*.pom | head -n 1)"
 [[ -n "$version" ]] || spindle_die "no version in the staged spindle-core POM"

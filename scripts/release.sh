@@ -31,8 +31,10 @@ rm -rf "$work"
 mkdir -p "$work"
 git archive --format=tar HEAD | tar -x -C "$work"
 modules="$(IFS=,; echo "${SPINDLE_PUBLISHED_MODULES[*]}")"
-signing=0
-for arg in "$@"; do [[ "$arg" == -Dgpg.keyname=* ]] && signing=1; done
+key=""
+for arg in "$@"; do
+  if [[ "$arg" == -Dgpg.keyname=* ]]; then key="${arg#-Dgpg.keyname=}"; fi
+done
 # -am builds what the published modules' tests need (the benchmark app, the conformance suite, core's
 # test classes) without deploying it; the staged files are the published modules' alone.
 (cd "$work" && spindle_mvn -q -T 2 -Prelease -Dchangelist= -pl "$modules" -am deploy -DskipTests -Dspindle.installSkip=true \
@@ -44,8 +46,8 @@ mv "$work/target/staging-repository" "$out"
 # bundle; core's test-jar is the conformance suite's test support, which the reactor resolves as an
 # attached artifact of core, and no release artifact (scripts/lib/release_check.py refuses one).
 find "$out" \( -name 'maven-metadata.xml*' -o -name '*-tests.jar*' \) -delete
-if (( signing )); then
-  echo "signed with GPG key ${*}" | sed 's/.*-Dgpg.keyname=\([^ ]*\).*/signed with GPG key \1/' >&2
+if [[ -n "$key" ]]; then
+  echo "signed every staged file with GPG key $key ($(find "$out" -type f -name '*.asc' | wc -l) signatures)" >&2
 else
   echo "not signed: no GPG key named (-Dgpg.keyname=KEY signs every staged file, as Central requires)" >&2
 fi

@@ -384,10 +384,17 @@ def _check_jars(staged: Path, folder: Path, base: str, problems: list[str]) -> N
             problems.append(f"{_rel(staged, javadoc)}: no index.html at the root of the javadoc jar")
 
 
+def _is_signature(name: str) -> bool:
+    return name.endswith(".asc") or ".asc." in name
+
+
 def _compare(staged: Path, other: Path, problems: list[str]) -> int | None:
-    """The number of files when the two trees are byte-identical, else None (and the differences named)."""
-    ours = {_rel(staged, p) for p in staged.rglob("*") if p.is_file()}
-    theirs = {_rel(other, p) for p in other.rglob("*") if p.is_file()}
+    """The number of files when the two trees are byte-identical, else None (and the differences named).
+
+    Signatures are left out: one carries the time it was made, and only one of the builds may be signed.
+    """
+    ours = {_rel(staged, p) for p in staged.rglob("*") if p.is_file() and not _is_signature(p.name)}
+    theirs = {_rel(other, p) for p in other.rglob("*") if p.is_file() and not _is_signature(p.name)}
     differences = []
     for path in sorted(ours | theirs):
         if path not in theirs:
