@@ -422,6 +422,12 @@ public final class ApiListing {
     private List<Member> members(ClassModel c) {
         int typeFlags = typeFlags(c);
         boolean isInterface = (typeFlags & ACC_INTERFACE) != 0;
+        // A protected member is API only where a user can subclass: not in a final class (records and
+        // enums included), nor in one whose constructors are all package-private or private.
+        boolean extensible = isInterface || ((typeFlags & ACC_FINAL) == 0 && (typeFlags & ACC_ENUM) == 0
+                && c.methods().stream().anyMatch(m -> m.methodName().equalsString("<init>")
+                        && (m.flags().flagsMask() & (ACC_PUBLIC | ACC_PROTECTED)) != 0));
+        int visible = extensible ? ACC_PUBLIC | ACC_PROTECTED : ACC_PUBLIC;
         List<Member> members = new ArrayList<>();
         int ordinal = 0;
         for (FieldModel f : c.fields()) {
@@ -429,7 +435,7 @@ public final class ApiListing {
             if ((flags & ACC_ENUM) != 0) {
                 ordinal++;
             }
-            if ((flags & (ACC_PUBLIC | ACC_PROTECTED)) == 0 || (flags & ACC_SYNTHETIC) != 0) {
+            if ((flags & visible) == 0 || (flags & ACC_SYNTHETIC) != 0) {
                 continue;
             }
             String name = f.fieldName().stringValue();
@@ -456,7 +462,7 @@ public final class ApiListing {
         for (MethodModel m : c.methods()) {
             int flags = m.flags().flagsMask();
             String name = m.methodName().stringValue();
-            if ((flags & (ACC_PUBLIC | ACC_PROTECTED)) == 0 || (flags & (ACC_SYNTHETIC | ACC_BRIDGE)) != 0
+            if ((flags & visible) == 0 || (flags & (ACC_SYNTHETIC | ACC_BRIDGE)) != 0
                     || name.equals("<clinit>")) {
                 continue;
             }

@@ -46,10 +46,10 @@ import java.util.Objects;
  * {@link ServerConfig#handlerTimeout()} gets 503. Beyond {@link ServerConfig#maxConnections()}
  * new connections are answered 503.
  *
- * <p>{@code java -cp <classpath> dev.spindle.iouring.IoUringServer <port> [workers]}:
- * {@code workers} is the number of rings.
+ * <p>Its launcher, {@code java -cp <classpath> dev.spindle.launch.IoUringServer <port> [workers]}
+ * (the launchers module): {@code workers} is the number of rings.
  */
-public class IoUringServer extends EventLoopServer {
+public final class IoUringServer extends EventLoopServer {
     private final Tuning tuning;
     private volatile List<RingWorker> workers = List.of();
 
