@@ -53,8 +53,9 @@ else
   SPINDLE_RELEASE_WORK="$SPINDLE_ROOT/target/release/build-again" scripts/release.sh --out "$again" -Dgpg.keyname="$key"
   python3 scripts/lib/release_check.py "$staged" --root "$SPINDLE_ROOT" --modules "$modules" --compare "$again"
   python3 scripts/lib/release_check.py "$again" --root "$SPINDLE_ROOT" --modules "$modules" --signed
-  gpg --batch --quiet --verify "$again/dev/spindle/spindle-core/"*/spindle-core-*[0-9].jar.asc 2>/dev/null ||
-    spindle_die "the signature of the signed build's spindle-core jar does not verify"
+  jar="$(compgen -G "$again/dev/spindle/spindle-core/*/spindle-core-*[0-9].jar" | head -n 1)"
+  gpg --batch --quiet --verify "$jar.asc" "$jar" 2>/dev/null ||
+    spindle_die "the signature of the signed build's $jar does not verify"
   rm -rf "$GNUPGHOME"
   unset GNUPGHOME
 fi
