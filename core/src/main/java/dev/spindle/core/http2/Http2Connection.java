@@ -477,7 +477,8 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     }
 
     @Override
-    public void headers(int streamId, ByteBuffer fragment, boolean endHeaders, boolean endStream) throws Http2Exception {
+    public void headers(int streamId, ByteBuffer fragment, boolean endHeaders, boolean endStream, boolean dependsOnItself)
+            throws Http2Exception {
         if ((streamId & 1) == 0) {
             throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "HEADERS on even-numbered stream " + streamId);
         }
@@ -485,7 +486,8 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         Stream s = streams.get(streamId);
         HeaderBlock.Kind kind;
         if (s != null) {
-            kind = s.remoteClosed() ? HeaderBlock.Kind.HALF_CLOSED : HeaderBlock.Kind.TRAILERS;
+            kind = s.remoteClosed() ? HeaderBlock.Kind.HALF_CLOSED
+                    : dependsOnItself ? HeaderBlock.Kind.DEPENDS_ON_ITSELF : HeaderBlock.Kind.TRAILERS;
         } else if (streamId <= lastStreamId) {
             // 5.1.1: a lower id that was never used is unexpected; 5.1: one that was, closed
             kind = guards.wasReset(streamId) ? HeaderBlock.Kind.IGNORED
@@ -494,6 +496,9 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             lastStreamId = streamId;
             if (goingAway) {
                 kind = HeaderBlock.Kind.IGNORED;
+            } else if (dependsOnItself) {
+                // a stream error: the stream is never opened, so no handler sees the request
+                kind = HeaderBlock.Kind.DEPENDS_ON_ITSELF;
             } else if (streams.size() + dispatcher.abandonedCount() >= limits.maxConcurrentStreams()) {
                 kind = HeaderBlock.Kind.REFUSED;
             } else {
@@ -543,6 +548,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             case HALF_CLOSED -> throw Http2Exception.stream(id, ErrorCode.STREAM_CLOSED, "HEADERS on a half-closed stream");
             case CLOSED_STREAM -> throw Http2Exception.connection(ErrorCode.STREAM_CLOSED, "HEADERS on closed stream " + id);
             case LOWER_ID -> throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "HEADERS on stream " + id + ", lower than " + lastStreamId);
+            case DEPENDS_ON_ITSELF -> throw Http2Exception.stream(id, ErrorCode.PROTOCOL_ERROR, "stream " + id + " depends on itself"); // 5.3.1
             case IGNORED -> { }
         }
     }
