@@ -1462,6 +1462,24 @@ public abstract class Http2Cases {
     }
 
     /** A GET /plaintext with the pseudo-header {@code name} replaced by {@code instead} (null: left out). */
+    /** 8.1.2.3 (RFC 9113 8.3.1): a {@code host} naming another server than {@code :authority}; stream error PROTOCOL_ERROR. */
+    @Test
+    void s8_1_2_3_hostUnlikeAuthorityIsAStreamError() throws IOException {
+        malformedWith(new Header("host", "unlike.example"));
+    }
+
+    /** 8.1.2.3 (RFC 9113 8.3.1, positive): a {@code host} equal to {@code :authority}; answered as usual. */
+    @Test
+    void s8_1_2_3_hostLikeAuthorityIsAccepted() throws IOException {
+        try (H2Connection c = connect()) {
+            List<Header> fields = c.requestFields("GET", "/plaintext");
+            String authority = fields.stream().filter(h -> h.name().equals(":authority")).findFirst().orElseThrow().value();
+            fields.add(new Header("host", authority));
+            c.headers(1, true, fields);
+            assertHello(c.response(1));
+        }
+    }
+
     private void requestWithout(String name, Header instead) throws IOException {
         try (H2Connection c = connect()) {
             List<Header> fields = new ArrayList<>();

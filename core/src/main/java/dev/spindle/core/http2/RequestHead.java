@@ -11,7 +11,8 @@ import java.nio.charset.StandardCharsets;
  * as RFC 9113 8.2 and 8.3 require: lower-case names of valid characters, no connection-specific
  * fields, {@code te} only as {@code trailers}, each request pseudo-header at most once and before
  * the regular fields, {@code :method}, {@code :scheme} and {@code :path} present (only
- * {@code :method} and {@code :authority} for CONNECT). A request that breaks a rule is malformed:
+ * {@code :method} and {@code :authority} for CONNECT), at most one {@code host}, naming the same
+ * server as {@code :authority} if both are sent (8.3.1). A request that breaks a rule is malformed:
  * the stream is reset with PROTOCOL_ERROR. The fields are copied into the stream's own array, laid
  * out as the HTTP/1.1 parser lays out its input (offsets into one array), so {@code Request} reads
  * both alike; {@code :authority} becomes the {@code host} field when none was sent, and
@@ -123,6 +124,20 @@ final class RequestHead implements HpackDecoder.Sink {
         if (trailers) {
             return;
         }
+        if (same(name, nameOffset, nameLength, HOST)) {
+            if (hostSeen) {
+                malformed = "a second host";
+                return;
+            }
+            hostSeen = true;
+            // RFC 9113 8.3.1: a host naming another server than :authority makes the request malformed, and a
+            // malformed request is a stream error PROTOCOL_ERROR (8.1.1) here as everywhere, not HTTP/1.1's 400
+            if (authorityStart >= 0 && !sameIgnoringCase(value, valueOffset, valueLength, stream.bytes, authorityStart,
+                    authorityEnd - authorityStart)) {
+                malformed = "a host unlike :authority";
+                return;
+            }
+        }
         if (same(name, nameOffset, nameLength, CONTENT_LENGTH)) {
             long length = contentLength(value, valueOffset, valueLength);
             if (length < 0 || stream.contentLength >= 0 && stream.contentLength != length) {
@@ -132,7 +147,6 @@ final class RequestHead implements HpackDecoder.Sink {
             stream.contentLength = length;
             req.contentLength = length;
         }
-        hostSeen |= same(name, nameOffset, nameLength, HOST);
         if (same(name, nameOffset, nameLength, COOKIE)) {
             cookies++;
         } else if (same(name, nameOffset, nameLength, EXPECT)) {
@@ -378,6 +392,22 @@ final class RequestHead implements HpackDecoder.Sink {
             }
         }
         return true;
+    }
+
+    private static boolean sameIgnoringCase(byte[] a, int offset, int length, byte[] b, int bOffset, int bLength) {
+        if (length != bLength) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            if (lower(a[offset + i]) != lower(b[bOffset + i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int lower(byte b) {
+        return b >= 'A' && b <= 'Z' ? b + ('a' - 'A') : b;
     }
 
     private static boolean sameIgnoringCase(byte[] a, int offset, int length, byte[] lowerCase) {

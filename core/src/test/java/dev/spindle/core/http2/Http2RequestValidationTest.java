@@ -117,6 +117,16 @@ class Http2RequestValidationTest {
                 row("PRIORITY depending on itself on a stream whose body is arriving", defaults,
                         s -> concat(frame(HEADERS, END_HEADERS, s, block(":method", "POST", ":scheme", "http", ":path", "/count",
                                 ":authority", "localhost")), frame(PRIORITY, 0, s, selfPriority(s)), data(s, "late", true)),
+                        Outcome.reset(PROTOCOL_ERROR)),
+                // RFC 9113 8.3.1: a host that names another entity than :authority is malformed
+                row("host equal to :authority", defaults, s -> countWith(s, true, "host", "localhost"), Outcome.answered("200")),
+                row("host equal to :authority but for case", defaults, s -> countWith(s, true, "host", "LocalHost"),
+                        Outcome.answered("200")),
+                row("host without :authority", defaults, s -> countWith(s, false, "host", "example.com"), Outcome.answered("200")),
+                row("host unlike :authority", defaults, s -> countWith(s, true, "host", "evil.example"), Outcome.reset(PROTOCOL_ERROR)),
+                row("host with another port than :authority", defaults, s -> countWith(s, true, "host", "localhost:8080"),
+                        Outcome.reset(PROTOCOL_ERROR)),
+                row("two host fields", defaults, s -> countWith(s, false, "host", "example.com", "host", "example.com"),
                         Outcome.reset(PROTOCOL_ERROR)));
     }
 
