@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -187,6 +188,29 @@ public abstract class Http2Defences {
             }
             attacker.headersBlock(1, Frame.END_HEADERS | Frame.END_STREAM, block.toByteArray());
             assertThat(attacker.response(1).status()).as("the answer to a 4 MiB header list").isEqualTo(431);
+            attacker.expectPingAnswered();
+        }
+        othersStillAnswered();
+    }
+
+    /**
+     * 129 header fields in a header list of a few KiB: more fields than the HTTP/1.1 cases' request
+     * with too many (the servers' limit of 128), so answered 431 as on HTTP/1.1, and the connection
+     * goes on; 100 fields are served.
+     */
+    @Test
+    void moreHeaderFieldsThanHttp11TakesAreAnswered431() throws IOException {
+        try (H2Connection attacker = open().handshake()) {
+            for (int stream = 1, count = 129; stream <= 3; stream += 2, count = 100) {
+                List<Header> fields = attacker.requestFields("GET", "/plaintext");
+                for (int i = 0; i < count; i++) {
+                    fields.add(new Header("x-h" + i, "v"));
+                }
+                attacker.headers(stream, true, fields);
+            }
+            Map<Integer, H2Response> answers = attacker.responses(List.of(1, 3));
+            assertThat(answers.get(1).status()).as("the answer to 129 fields").isEqualTo(431);
+            assertThat(answers.get(3).bodyText()).as("the answer to 100 fields").isEqualTo(HELLO);
             attacker.expectPingAnswered();
         }
         othersStillAnswered();

@@ -67,7 +67,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private final int highWater;
     private final FrameReader reader;
     private final HpackDecoder decoder;
-    private final RequestHead head = new RequestHead();
+    private final RequestHead head;
     private final HeaderBlock block;
     private final WireBuffer out = new WireBuffer(1024);
     private final Http2Guards guards;
@@ -149,6 +149,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         this.reader = new FrameReader(limits.maxFrameSize());
         this.reader.expectPreface();
         this.decoder = new HpackDecoder(limits.headerTableSize(), limits.maxHeaderListSize());
+        this.head = new RequestHead(config.maxHeaderCount());
         this.block = new HeaderBlock(limits);
         this.guards = new Http2Guards(limits, out);
         this.writer = new StreamWriter(this, guards, out, limits.headerTableSize(), executor, wake, highWater);
@@ -538,7 +539,10 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         }
         boolean complete = block.decode(decoder, sink);
         switch (kind) {
-            case REQUEST -> dispatcher.request(s, complete, head.end(), endStream);
+            case REQUEST -> {
+                String malformed = head.end();
+                dispatcher.request(s, complete, head.tooManyFields(), malformed, endStream);
+            }
             case TRAILERS -> dispatcher.trailers(s, head.end(), endStream);
             case REFUSED -> {
                 guards.countReset();

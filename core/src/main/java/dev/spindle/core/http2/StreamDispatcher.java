@@ -63,15 +63,23 @@ final class StreamDispatcher {
         this.guards = guards;
     }
 
-    /** A request's header block ended; {@code malformed} says what is wrong with it, or is null. */
-    void request(Stream s, boolean complete, String malformed, boolean endStream) throws Http2Exception {
+    /**
+     * A request's header block ended: {@code complete} is false when the header list was over its
+     * size, {@code tooManyFields} when it had more fields than allowed, and {@code malformed} says
+     * what is wrong with it, or is null.
+     */
+    void request(Stream s, boolean complete, boolean tooManyFields, String malformed, boolean endStream) throws Http2Exception {
         s.headersDone = true;
         if (endStream) {
             s.state = Stream.State.HALF_CLOSED_REMOTE;
         }
+        // the fields past a limit were never kept, so what is missing is not the client's fault
         if (!complete) {
-            // the fields past the limit were never kept, so what is missing is not the client's fault
             answerError(s, 431, "the header fields are larger than " + limits.maxHeaderListSize() + " bytes");
+            return;
+        }
+        if (tooManyFields) {
+            answerError(s, 431, "more than " + config.maxHeaderCount() + " header fields");
             return;
         }
         if (malformed != null) {

@@ -118,6 +118,18 @@ class Http2RequestValidationTest {
                         s -> concat(frame(HEADERS, END_HEADERS, s, block(":method", "POST", ":scheme", "http", ":path", "/count",
                                 ":authority", "localhost")), frame(PRIORITY, 0, s, selfPriority(s)), data(s, "late", true)),
                         Outcome.reset(PROTOCOL_ERROR)),
+                // the same field count as HTTP/1.1 (ServerConfig.maxHeaderCount): :authority counts as the host field
+                row("127 fields and the host from :authority", defaults, s -> countWith(s, true, fields(127)), Outcome.answered("200")),
+                row("128 fields and the host from :authority", defaults, s -> countWith(s, true, fields(128)), Outcome.answered("431")),
+                row("128 fields without :authority", defaults, s -> countWith(s, false, fields(128)), Outcome.answered("200")),
+                row("129 fields without :authority", defaults, s -> countWith(s, false, fields(129)), Outcome.answered("431")),
+                row("1000 fields", defaults, s -> countWith(s, true, fields(1000)), Outcome.answered("431")),
+                row("cookie crumbs are one field", defaults,
+                        s -> countWith(s, true, concatFields(fields(120), cookies(50))), Outcome.answered("200")),
+                row("a configured count of 4: 4 fields", defaults.maxHeaderCount(4), s -> countWith(s, false, fields(4)),
+                        Outcome.answered("200")),
+                row("a configured count of 4: 5 fields", defaults.maxHeaderCount(4), s -> countWith(s, false, fields(5)),
+                        Outcome.answered("431")),
                 // RFC 9113 8.3.1: a host that names another entity than :authority is malformed
                 row("host equal to :authority", defaults, s -> countWith(s, true, "host", "localhost"), Outcome.answered("200")),
                 row("host equal to :authority but for case", defaults, s -> countWith(s, true, "host", "LocalHost"),
