@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -140,6 +141,43 @@ public abstract class Http2Defences {
                 c.request(stream, "GET", "/delay/200", true);
                 c.writeFrame(Frame.WINDOW_UPDATE, 0, stream, new byte[4]);
             }, ErrorCode.ENHANCE_YOUR_CALM);
+        }
+        othersStillAnswered();
+    }
+
+    /**
+     * Not an attack: a browser leaving a page cancels the page's requests (RST_STREAM CANCEL, their
+     * handlers still running) and asks for the next page's, as many as the server allows at once;
+     * twice, within one reset window. Every new request is answered, with no REFUSED_STREAM and no
+     * GOAWAY: a cancelled stream gives its slot back at once, and a limit on resets that ends Rapid
+     * Reset must not end this.
+     */
+    @Test
+    void cancellingAPageOfRequestsAndAskingAgainIsServed() throws IOException {
+        try (H2Connection c = open().handshake()) {
+            Long announced = c.serverSetting(Frame.SETTINGS_MAX_CONCURRENT_STREAMS);
+            int page = (int) Math.min(announced == null ? 100 : announced, 500);
+            int stream = 1;
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < page; i++) {
+                    c.request(stream + 2 * i, "GET", "/delay/2000", true);
+                }
+                for (int i = 0; i < page; i++) {
+                    c.rstStream(stream + 2 * i, ErrorCode.CANCEL);
+                }
+                stream += 2 * page;
+                List<Integer> next = new ArrayList<>();
+                for (int i = 0; i < page; i++, stream += 2) {
+                    next.add(stream);
+                    c.request(stream, "GET", "/plaintext", true);
+                }
+                Map<Integer, H2Response> answers = c.responses(next);
+                assertThat(answers).as("round %d", round).hasSize(page);
+                for (H2Response r : answers.values()) {
+                    assertThat(r.bodyText()).as("round %d", round).isEqualTo(HELLO);
+                }
+            }
+            c.expectPingAnswered();
         }
         othersStillAnswered();
     }

@@ -27,9 +27,11 @@ import org.slf4j.LoggerFactory;
  * the handler consumes them, so a slow handler holds at most its stream's window. The strategy
  * moves bytes exactly as for HTTP/1.1.
  *
- * <p>Defences: a client that resets streams (or makes the server reset them) faster than
- * {@link Http2Limits#resetsPerWindow} per {@link Http2Limits#RESET_WINDOW_NANOS} gets GOAWAY
- * ENHANCE_YOUR_CALM; handlers of reset streams keep their concurrency slot until they finish; a
+ * <p>Defences: a client that resets streams (or makes the server reset them) more than
+ * {@link Http2Limits#resetsPerWindow} per {@link Http2Limits#RESET_WINDOW_NANOS} beyond the
+ * streams answered meanwhile gets GOAWAY ENHANCE_YOUR_CALM; a reset stream gives the client its
+ * concurrency slot back at once, and handlers of reset streams still running are bounded apart
+ * ({@link Http2Limits#maxAbandonedHandlers}, new streams refused past it); a
  * header block is bounded in size and in CONTINUATION frames; HPACK counts the header list while
  * decoding; floods of SETTINGS, PING and empty frames are bounded the same way; input is not read
  * while the peer leaves output unread.
@@ -218,7 +220,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
                     connectionError(e.code(), e.getMessage());
                 } else {
                     log.debug("stream {} reset: {}", e.streamId(), e.getMessage());
-                    reset(e.streamId(), e.code());
+                    reset(e.streamId(), e.code(), true);
                 }
             }
         }
@@ -500,7 +502,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             } else if (dependsOnItself) {
                 // a stream error: the stream is never opened, so no handler sees the request
                 kind = HeaderBlock.Kind.DEPENDS_ON_ITSELF;
-            } else if (streams.size() + dispatcher.abandonedCount() >= limits.maxConcurrentStreams()) {
+            } else if (streams.size() >= limits.maxConcurrentStreams() || dispatcher.abandonedCount() >= limits.maxAbandonedHandlers()) {
                 kind = HeaderBlock.Kind.REFUSED;
             } else {
                 s = free.isEmpty() ? new Stream() : free.pop();
@@ -545,7 +547,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             }
             case TRAILERS -> dispatcher.trailers(s, head.end(), endStream);
             case REFUSED -> {
-                guards.countReset();
+                guards.countRefusal();
                 Frames.rstStream(out, id, ErrorCode.REFUSED_STREAM);
                 guards.resetSent(id);
             }
@@ -633,13 +635,20 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         writer.streamWindowUpdate(s, increment);
     }
 
-    /** Resets a stream because of a stream error. */
-    void reset(int streamId, ErrorCode code) {
+    /**
+     * Resets a stream because of a stream error.
+     *
+     * @param byPeer whether the peer's frames caused it (they count as its resets, MadeYouReset), not the server's own failure
+     */
+    void reset(int streamId, ErrorCode code, boolean byPeer) {
         Frames.rstStream(out, streamId, code);
         guards.resetSent(streamId);
         Stream s = streams.get(streamId);
         if (s != null) {
             close(s);
+        }
+        if (!byPeer) {
+            return;
         }
         try {
             // a client that makes the server reset streams is limited as one that resets them (MadeYouReset)

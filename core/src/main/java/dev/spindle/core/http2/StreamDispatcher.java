@@ -46,7 +46,7 @@ final class StreamDispatcher {
     private final ArrayList<Stream> handling = new ArrayList<>();
     /** Streams holding DATA their body's consumer has not taken yet. */
     private final ArrayList<Stream> backlogged = new ArrayList<>();
-    /** Streams closed while their handler still ran: they hold a concurrency slot until it finishes. */
+    /** Streams closed while their handler still ran, kept until it finishes; bounded by {@link Http2Limits#maxAbandonedHandlers}. */
     private final ArrayList<Stream> abandoned = new ArrayList<>();
 
     StreamDispatcher(Http2Connection connection, ServerConfig config, Router router, Http2Limits limits, HandlerRunner handlers,
@@ -398,7 +398,7 @@ final class StreamDispatcher {
 
     /**
      * The stream closed: its body and budget are let go, and a handler still running keeps it
-     * (and its concurrency slot) until it ends.
+     * (among the abandoned, not in the peer's concurrency slots) until it ends.
      *
      * @return whether the stream may be reused now
      */
@@ -432,7 +432,7 @@ final class StreamDispatcher {
         return !handling.isEmpty();
     }
 
-    /** Streams that closed while their handler still runs: they count against the concurrency limit. */
+    /** Streams that closed while their handler still runs: bounded apart from the peer's concurrency limit. */
     int abandonedCount() {
         return abandoned.size();
     }
