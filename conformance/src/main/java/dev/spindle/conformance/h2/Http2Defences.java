@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -65,6 +66,31 @@ public abstract class Http2Defences {
      */
     protected boolean shedsConnectionsWhenFull() {
         return false;
+    }
+
+    /** A server of the strategy under test with a configuration of the case's own, serving the same routes. */
+    protected interface OwnServer extends AutoCloseable {
+        /**
+         * A new connection to it, nothing sent yet.
+         *
+         * @return the connection
+         * @throws IOException if it cannot connect
+         */
+        H2Connection open() throws IOException;
+
+        @Override
+        void close();
+    }
+
+    /**
+     * Starts a server like the one under test whose header timeout is {@code headerTimeout}.
+     *
+     * @param headerTimeout the header timeout
+     * @return the server, started; null if the server's timeouts cannot be set (the case is skipped)
+     * @throws IOException if it cannot start
+     */
+    protected OwnServer withHeaderTimeout(Duration headerTimeout) throws IOException {
+        return null;
     }
 
     @BeforeEach
@@ -250,6 +276,33 @@ public abstract class Http2Defences {
             assertThat(answers.get(1).status()).as("the answer to 129 fields").isEqualTo(431);
             assertThat(answers.get(3).bodyText()).as("the answer to 100 fields").isEqualTo(HELLO);
             attacker.expectPingAnswered();
+        }
+        othersStillAnswered();
+    }
+
+    /**
+     * A request body dribbled a byte every 100 ms, each well within a header timeout of 600 ms of
+     * the last: the request must still be whole within the header timeout of its start, as on
+     * HTTP/1.1, so it is answered 408 (or reset, had its answer begun) within a few timeouts, and the
+     * connection goes on.
+     */
+    @Test
+    void aRequestBodyDribbledPastTheHeaderTimeoutIsCutOff() throws IOException {
+        try (OwnServer own = withHeaderTimeout(Duration.ofMillis(600))) {
+            Assumptions.assumeTrue(own != null, "the server's header timeout cannot be set");
+            try (H2Connection slow = own.open().handshake()) {
+                slow.request(1, "POST", "/echo", false, new Header("content-length", "1000"));
+                long deadline = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+                int sent = 0;
+                while (!slow.frameOnStreamWithin(1, 100)) {
+                    assertThat(System.nanoTime()).as("still taking the body after %d bytes in 4 s", sent).isLessThan(deadline);
+                    slow.data(1, new byte[] {'x'}, false);
+                    sent++;
+                }
+                assertThat(slow.response(1).status()).as("after %d bytes", sent).isEqualTo(408);
+                slow.request(3, "GET", "/plaintext", true);
+                assertThat(slow.response(3).bodyText()).isEqualTo(HELLO);
+            }
         }
         othersStillAnswered();
     }

@@ -508,6 +508,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
                 s = free.isEmpty() ? new Stream() : free.pop();
                 s.open(streamId, limits.streamWindow(), peerInitialWindow);
                 s.activeAt = clock;
+                s.openedAt = clock;
                 streams.put(s);
                 kind = HeaderBlock.Kind.REQUEST;
             }

@@ -352,18 +352,28 @@ final class StreamDispatcher {
     }
 
     /**
-     * A request whose body stopped arriving for the header timeout (slowloris on a stream): a
-     * buffered one is answered 408, a streamed one fails its handler's body with 408.
+     * Slowloris on a stream, timed as HTTP/1.1 times a request: a request must be whole within the
+     * header timeout of its stream's opening, however it trickles in, else it is answered 408, or
+     * reset if its answer has begun. A body streamed to a running handler must only not stall for
+     * the header timeout (its handler's body fails with 408); the handler timeout bounds the rest.
      */
     private void requestTimeouts(long now) {
         long timeout = config.headerTimeout().toNanos();
         streams.forEach(s -> {
-            if (!s.remoteClosed() && now - s.activeAt >= timeout) {
-                s.activeAt = now;
-                if (s.streamed != null) {
+            if (s.remoteClosed()) {
+                return;
+            }
+            if (s.streamed != null && s.exchange != null) {
+                if (now - s.activeAt >= timeout) {
+                    s.activeAt = now;
                     API.fail(s.streamed, new BodyException(408, "request body not received in time"));
-                } else if (!s.answered && s.exchange == null) {
+                }
+            } else if (now - s.openedAt >= timeout) {
+                if (!s.answered && s.exchange == null) {
                     answerError(s, 408, "request not received in time");
+                } else if (s.exchange == null) {
+                    log.debug("stream {}: the request still arriving past the header timeout, its answer begun", s.id);
+                    connection.reset(s.id, ErrorCode.CANCEL, false);
                 }
             }
         });

@@ -45,6 +45,7 @@ class Http2ConnectionTest {
                     return answer.thenRun(() -> res.text("slow"));
                 }))
                 .get("/hang", Handler.async((req, res) -> new CompletableFuture<Void>()))
+                .post("/early", Handler.blocking((req, res) -> res.body(new byte[10_000])))
                 .get("/plaintext", (req, res) -> res.text("Hello, World!"))
                 .get("/version", (req, res) -> res.text(req.version() + " " + req.header("host")))
                 .get("/cookie", (req, res) -> res.text(req.header("cookie") + " | " + req.header("x-after") + " | " + req.headerCount() + " | " + req.headers("cookie").size()))
@@ -382,6 +383,53 @@ class Http2ConnectionTest {
         assertThat(peer.frames()).anyMatch(f -> f.type() == RST_STREAM && f.stream() == 1);
         peer.send(get(3, "/plaintext"));
         assertThat(peer.response(3).status()).isEqualTo("200");
+    }
+
+    /**
+     * A body dribbled a byte at a time, each well within the header timeout of the last: the
+     * request must still be whole within the header timeout of its start, as on HTTP/1.1.
+     */
+    @Test
+    void aRequestBodyDribbledPastTheHeaderTimeoutIsAnswered408() throws Exception {
+        Http2Connection c = connection(ServerConfig.defaults().headerTimeout(java.time.Duration.ofMillis(100)));
+        H2Peer peer = new H2Peer(c).start();
+        long start = System.nanoTime();
+        c.tick(start);
+        peer.send(post(1, "/echo", "content-length", "1000"));
+        for (int i = 1; i <= 10 && peer.response(1).status() == null; i++) {
+            peer.send(data(1, "x", false));
+            c.tick(start + i * 20_000_000L);
+        }
+        assertThat(peer.response(1).status()).isEqualTo("408");
+        assertThat(peer.frames()).anyMatch(f -> f.type() == RST_STREAM && f.stream() == 1);
+        peer.send(data(1, "x", false));
+        peer.send(get(3, "/plaintext"));
+        assertThat(peer.response(3).status()).isEqualTo("200");
+        assertThat(peer.frames()).noneMatch(f -> f.type() == GOAWAY);
+    }
+
+    /** A request still arriving when its answer has begun (held back by the peer's window) is reset at the header timeout. */
+    @Test
+    void aRequestStillArrivingAfterItsAnswerBeganIsResetAtTheHeaderTimeout() throws Exception {
+        Http2Connection c = connection(ServerConfig.defaults().headerTimeout(java.time.Duration.ofMillis(100)));
+        H2Peer peer = new H2Peer(c);
+        peer.send(concat(PREFACE, settings(0x4, 0)));
+        long start = System.nanoTime();
+        c.tick(start);
+        peer.send(post(1, "/early", "content-length", "1000"));
+        for (int i = 0; i < 50 && peer.response(1).status() == null; i++) {
+            woken.tryAcquire(100, TimeUnit.MILLISECONDS);
+            c.resume();
+        }
+        assertThat(peer.response(1).status()).as("answered before the body came").isEqualTo("200");
+        for (int i = 1; i <= 10 && peer.read().stream().noneMatch(f -> f.type() == RST_STREAM); i++) {
+            peer.send(data(1, "x", false));
+            c.tick(start + i * 20_000_000L);
+        }
+        assertThat(peer.frames()).anyMatch(f -> f.type() == RST_STREAM && f.stream() == 1 && f.errorCode() == 0x8);
+        peer.send(windowUpdate(0, 100_000));
+        peer.send(get(3, "/plaintext"));
+        assertThat(peer.response(3).headers()).containsEntry(":status", "200");
     }
 
     @Test
