@@ -304,6 +304,25 @@ public abstract class HttpConformanceSuite {
         protected boolean shedsConnectionsWhenFull() {
             return concurrentConnections() != Integer.MAX_VALUE;
         }
+
+        @Override
+        protected OwnServer withHeaderTimeout(Duration headerTimeout) throws IOException {
+            if (lacks().containsKey(Feature.TIMEOUTS) || !answersStalledRequestsWith408()) {
+                return null;
+            }
+            HttpServer own = newServer(config().headerTimeout(headerTimeout), routes()).start();
+            return new OwnServer() {
+                @Override
+                public H2Connection open() throws IOException {
+                    return H2Connection.open(host(), own.port(), sockets(), 5_000);
+                }
+
+                @Override
+                public void close() {
+                    own.close();
+                }
+            };
+        }
     }
 
     /** Real HTTP/2 clients (the JDK's, Netty's, curl, nghttp) against the same server: see {@link Http2Interop}. */

@@ -18,12 +18,12 @@ import java.util.function.Function;
  *   <tr><td>workers</td><td>(CLI argument)</td><td>available processors</td><td>event loops, rings or pool threads, per server</td></tr>
  *   <tr><td>maxRequestLineLength</td><td>spindle.maxRequestLine</td><td>8192</td><td>longer request line: 414 and a close</td></tr>
  *   <tr><td>maxHeaderSize</td><td>spindle.maxHeaderSize</td><td>32768</td><td>larger header section: 431 and a close</td></tr>
- *   <tr><td>maxHeaderCount</td><td>spindle.maxHeaderCount</td><td>128</td><td>more header fields: 431 and a close</td></tr>
+ *   <tr><td>maxHeaderCount</td><td>spindle.maxHeaderCount</td><td>128</td><td>more header fields: 431 and a close (on HTTP/2, 431 on that stream)</td></tr>
  *   <tr><td>maxBodySize</td><td>spindle.maxBodySize</td><td>16 MiB</td><td>larger buffered request body (announced or chunked; an inline handler's, and a streamed body read whole by {@link Request#body()} and the like): 413 and a close. A route may set its own ({@link RouteOptions#maxBodySize})</td></tr>
  *   <tr><td>maxStreamedBodySize</td><td>spindle.maxStreamedBodySize</td><td>no limit</td><td>larger request body streamed to a blocking or asynchronous handler: 413 and a close. A route may set its own ({@link RouteOptions#maxBodySize})</td></tr>
  *   <tr><td>bufferedBodyBudget</td><td>spindle.bufferedBodyBudget</td><td>a quarter of the maximum heap</td><td>bytes all connections of a server together may hold in buffered request bodies; a body that does not fit beside those in flight is answered 503 with {@code Retry-After: 1} (413 if it could never fit) and its connection closed: at the header section for an announced length, as it grows for a chunked one</td></tr>
  *   <tr><td>keepAlive</td><td>spindle.keepAlive</td><td>true</td><td>false: every HTTP/1.1 response closes its connection (an HTTP/2 connection carries its streams until the client ends it, it idles, or the server drains)</td></tr>
- *   <tr><td>headerTimeout</td><td>spindle.headerTimeoutMs</td><td>10 s</td><td>the read timeout of a request in progress: once its first byte has arrived, the whole request (header section and body) must arrive within it, else 408 and a close</td></tr>
+ *   <tr><td>headerTimeout</td><td>spindle.headerTimeoutMs</td><td>10 s</td><td>the read timeout of a request in progress: once its first byte has arrived, the whole request (header section and body) must arrive within it, else 408 and a close (on HTTP/2, a stream's request from the stream's opening: 408 on that stream, or a reset if its answer has begun)</td></tr>
  *   <tr><td>idleTimeout</td><td>spindle.idleTimeoutMs</td><td>60 s</td><td>a connection with no request in progress (new, or kept alive after a response) is closed, without a response, after this long</td></tr>
  *   <tr><td>writeTimeout</td><td>spindle.writeTimeoutMs</td><td>30 s</td><td>output the peer does not read within it (a write that cannot finish) drops the connection</td></tr>
  *   <tr><td>handlerTimeout</td><td>spindle.handlerTimeoutMs</td><td>30 s</td><td>a blocking or asynchronous handler that has not answered within it is answered 503 and its connection closed; a streamed response body that produces nothing for this long ends its connection</td></tr>
@@ -39,7 +39,7 @@ import java.util.function.Function;
  *   <tr><td>tls</td><td>spindle.tls.keystore, spindle.tls.password</td><td>none (plain HTTP)</td><td>speak HTTPS on the port, with the key in this key store ({@link Tls#fromKeyStore})</td></tr>
  *   <tr><td>h2c</td><td>spindle.h2c</td><td>true</td><td>a plain port also speaks HTTP/2 (h2c): to a client whose first bytes are the HTTP/2 connection preface (prior knowledge, RFC 9113 3.3), and to an HTTP/1.1 request without a body that asks for {@code Upgrade: h2c} with {@code HTTP2-Settings} (answered 101, then on stream 1)</td></tr>
  *   <tr><td>h2</td><td>spindle.h2</td><td>true</td><td>a TLS port offers {@code h2} before {@code http/1.1} by ALPN; a client offering neither gets TLS's {@code no_application_protocol} alert, one offering no ALPN gets HTTP/1.1</td></tr>
- *   <tr><td>http2MaxConcurrentStreams</td><td>spindle.http2.maxConcurrentStreams</td><td>128</td><td>SETTINGS_MAX_CONCURRENT_STREAMS: streams one HTTP/2 connection may have open (handlers of reset streams still count until they finish); more are refused with REFUSED_STREAM</td></tr>
+ *   <tr><td>http2MaxConcurrentStreams</td><td>spindle.http2.maxConcurrentStreams</td><td>128</td><td>SETTINGS_MAX_CONCURRENT_STREAMS: streams one HTTP/2 connection may have open (a reset stream frees its slot at once; handlers of reset streams still running are bounded apart, at 4 times this per connection); more are refused with REFUSED_STREAM</td></tr>
  * </table>
  * Every server honours every limit above, except where its class Javadoc says otherwise. What
  * only one strategy understands is that strategy module's own settings, with their own
@@ -249,7 +249,8 @@ public final class ServerConfig {
      *  @param bytes positive; default 32768
      *  @return a copy with this limit */
     public ServerConfig maxHeaderSize(int bytes) { return with(c -> c.maxHeaderSize = bytes); }
-    /** The most header fields a request may have; more are answered 431 and the connection closed.
+    /** The most header fields a request may have; more are answered 431 and the connection closed
+     *  (on HTTP/2 the stream is answered 431; cookie crumbs count as one field, :authority as a host field).
      *  @param count positive; default 128
      *  @return a copy with this limit */
     public ServerConfig maxHeaderCount(int count) { return with(c -> c.maxHeaderCount = count); }
@@ -293,7 +294,8 @@ public final class ServerConfig {
      *  @return a copy with this setting */
     public ServerConfig shutdownHook(boolean on) { return with(c -> c.shutdownHook = on); }
     /** How long a request in progress may take to arrive once its first byte has (for a streamed body:
-     *  how long it may send nothing); then 408 and a close.
+     *  how long it may send nothing); then 408 and a close. On HTTP/2 a stream's request is timed from
+     *  the stream's opening, and answered 408 on that stream (reset if its answer has begun).
      *  @param d positive, not null; default 10 s
      *  @return a copy with this timeout */
     public ServerConfig headerTimeout(Duration d) { return with(c -> c.headerTimeout = Objects.requireNonNull(d)); }
@@ -446,8 +448,9 @@ public final class ServerConfig {
     public boolean h2() { return h2; }
 
     /**
-     * The most streams an HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS);
-     * a stream reset while its handler runs still counts until the handler finishes.
+     * The most streams an HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS).
+     * A reset stream gives its slot back at once; handlers of reset streams still running are bounded
+     * apart, at four times this per connection (new streams are refused past it).
      *
      * @param streams positive; default 128 (Jetty's default)
      * @return a copy with this limit

@@ -715,6 +715,31 @@ public final class H2Connection implements AutoCloseable {
     }
 
     /**
+     * Waits at most {@code millis} for a frame on {@code stream}, a GOAWAY or the close, which then
+     * waits for the case; frames on other streams pass by.
+     *
+     * @param stream the stream
+     * @param millis how long
+     * @return whether one came
+     */
+    public boolean frameOnStreamWithin(int stream, int millis) {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        while (true) {
+            Frame f = poll(deadline);
+            if (f == TIMED_OUT) {
+                return false;
+            }
+            if (f == null) {
+                return true;
+            }
+            if (f.streamId() == stream || f.type() == Frame.GOAWAY) {
+                backlog.addFirst(f);
+                return true;
+            }
+        }
+    }
+
+    /**
      * Reads the next DATA frame of {@code stream}, frames of other kinds passing by.
      *
      * @param stream the stream

@@ -602,6 +602,56 @@ public abstract class Http2Cases {
         }
     }
 
+    /**
+     * 5.3.1 (generic): a GET whose one HEADERS frame depends on its own stream; a stream error
+     * PROTOCOL_ERROR instead of an answer (no handler sees a request in error), and the connection
+     * serves the next stream.
+     */
+    @Test
+    void s5_3_1_headersDependingOnItselfIsNeverAnswered() throws IOException {
+        try (H2Connection c = connect()) {
+            byte[] block = HpackLiterals.encode(c.requestFields("GET", "/plaintext"));
+            c.headersBlock(1, Frame.END_STREAM | Frame.END_HEADERS | Frame.PRIORITY_FLAG,
+                    concat(H2Connection.prioritySpec(1, false, 255), block));
+            expectNeverAnswered(c, 1);
+        }
+    }
+
+    /** 5.3.1 (generic): as above, the header block ending in a CONTINUATION; the same stream error, then the next stream served. */
+    @Test
+    void s5_3_1_headersDependingOnItselfAcrossAContinuationIsAStreamError() throws IOException {
+        try (H2Connection c = connect()) {
+            List<Header> fields = c.requestFields("GET", "/plaintext");
+            c.headersBlock(1, Frame.END_STREAM | Frame.PRIORITY_FLAG,
+                    concat(H2Connection.prioritySpec(1, false, 255), HpackLiterals.encode(fields.subList(0, 2))));
+            c.continuation(1, true, HpackLiterals.encode(fields.subList(2, fields.size())));
+            expectNeverAnswered(c, 1);
+        }
+    }
+
+    /** 5.3.1 (generic): PRIORITY making idle stream 1 depend on itself; the stream error, then the next stream served. */
+    @Test
+    void s5_3_1_priorityDependingOnItselfLeavesTheConnectionUsable() throws IOException {
+        try (H2Connection c = connect()) {
+            c.priority(1, 1, false, 255);
+            expectNeverAnswered(c, 1);
+        }
+    }
+
+    /**
+     * The stream error PROTOCOL_ERROR on {@code stream} (or what the server declares instead), with
+     * no answer on it before; unless the connection ended, the next stream is answered.
+     */
+    private void expectNeverAnswered(H2Connection c, int stream) throws IOException {
+        expect(c, stream, streamError(stream, PROTOCOL_ERROR));
+        assertThat(c.recent()).as("what stream %d got, its request in error", stream)
+                .noneMatch(f -> f.streamId() == stream && (f.type() == Frame.HEADERS || f.type() == Frame.DATA));
+        if (c.lastGoAway() == null) {
+            c.request(stream + 2, "GET", "/plaintext", true);
+            assertHello(c.response(stream + 2));
+        }
+    }
+
     // ---- 5.4.1 Connection Error Handling
 
     /** 5.4.1/1-2: a PING on stream 3 (a connection error); GOAWAY with PROTOCOL_ERROR, then the close. */
@@ -1412,6 +1462,24 @@ public abstract class Http2Cases {
     }
 
     /** A GET /plaintext with the pseudo-header {@code name} replaced by {@code instead} (null: left out). */
+    /** 8.1.2.3 (RFC 9113 8.3.1): a {@code host} naming another server than {@code :authority}; stream error PROTOCOL_ERROR. */
+    @Test
+    void s8_1_2_3_hostUnlikeAuthorityIsAStreamError() throws IOException {
+        malformedWith(new Header("host", "unlike.example"));
+    }
+
+    /** 8.1.2.3 (RFC 9113 8.3.1, positive): a {@code host} equal to {@code :authority}; answered as usual. */
+    @Test
+    void s8_1_2_3_hostLikeAuthorityIsAccepted() throws IOException {
+        try (H2Connection c = connect()) {
+            List<Header> fields = c.requestFields("GET", "/plaintext");
+            String authority = fields.stream().filter(h -> h.name().equals(":authority")).findFirst().orElseThrow().value();
+            fields.add(new Header("host", authority));
+            c.headers(1, true, fields);
+            assertHello(c.response(1));
+        }
+    }
+
     private void requestWithout(String name, Header instead) throws IOException {
         try (H2Connection c = connect()) {
             List<Header> fields = new ArrayList<>();

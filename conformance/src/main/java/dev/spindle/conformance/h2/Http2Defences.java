@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -63,6 +66,31 @@ public abstract class Http2Defences {
      */
     protected boolean shedsConnectionsWhenFull() {
         return false;
+    }
+
+    /** A server of the strategy under test with a configuration of the case's own, serving the same routes. */
+    protected interface OwnServer extends AutoCloseable {
+        /**
+         * A new connection to it, nothing sent yet.
+         *
+         * @return the connection
+         * @throws IOException if it cannot connect
+         */
+        H2Connection open() throws IOException;
+
+        @Override
+        void close();
+    }
+
+    /**
+     * Starts a server like the one under test whose header timeout is {@code headerTimeout}.
+     *
+     * @param headerTimeout the header timeout
+     * @return the server, started; null if the server's timeouts cannot be set (the case is skipped)
+     * @throws IOException if it cannot start
+     */
+    protected OwnServer withHeaderTimeout(Duration headerTimeout) throws IOException {
+        return null;
     }
 
     @BeforeEach
@@ -143,6 +171,43 @@ public abstract class Http2Defences {
         othersStillAnswered();
     }
 
+    /**
+     * Not an attack: a browser leaving a page cancels the page's requests (RST_STREAM CANCEL, their
+     * handlers still running) and asks for the next page's, as many as the server allows at once;
+     * twice, within one reset window. Every new request is answered, with no REFUSED_STREAM and no
+     * GOAWAY: a cancelled stream gives its slot back at once, and a limit on resets that ends Rapid
+     * Reset must not end this.
+     */
+    @Test
+    void cancellingAPageOfRequestsAndAskingAgainIsServed() throws IOException {
+        try (H2Connection c = open().handshake()) {
+            Long announced = c.serverSetting(Frame.SETTINGS_MAX_CONCURRENT_STREAMS);
+            int page = (int) Math.min(announced == null ? 100 : announced, 500);
+            int stream = 1;
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < page; i++) {
+                    c.request(stream + 2 * i, "GET", "/delay/2000", true);
+                }
+                for (int i = 0; i < page; i++) {
+                    c.rstStream(stream + 2 * i, ErrorCode.CANCEL);
+                }
+                stream += 2 * page;
+                List<Integer> next = new ArrayList<>();
+                for (int i = 0; i < page; i++, stream += 2) {
+                    next.add(stream);
+                    c.request(stream, "GET", "/plaintext", true);
+                }
+                Map<Integer, H2Response> answers = c.responses(next);
+                assertThat(answers).as("round %d", round).hasSize(page);
+                for (H2Response r : answers.values()) {
+                    assertThat(r.bodyText()).as("round %d", round).isEqualTo(HELLO);
+                }
+            }
+            c.expectPingAnswered();
+        }
+        othersStillAnswered();
+    }
+
     /** A header block that never ends, in empty CONTINUATION frames. */
     @Test
     void emptyContinuationFloodEndsTheConnection() throws IOException {
@@ -188,6 +253,56 @@ public abstract class Http2Defences {
             attacker.headersBlock(1, Frame.END_HEADERS | Frame.END_STREAM, block.toByteArray());
             assertThat(attacker.response(1).status()).as("the answer to a 4 MiB header list").isEqualTo(431);
             attacker.expectPingAnswered();
+        }
+        othersStillAnswered();
+    }
+
+    /**
+     * 129 header fields in a header list of a few KiB: more fields than the HTTP/1.1 cases' request
+     * with too many (the servers' limit of 128), so answered 431 as on HTTP/1.1, and the connection
+     * goes on; 100 fields are served.
+     */
+    @Test
+    void moreHeaderFieldsThanHttp11TakesAreAnswered431() throws IOException {
+        try (H2Connection attacker = open().handshake()) {
+            for (int stream = 1, count = 129; stream <= 3; stream += 2, count = 100) {
+                List<Header> fields = attacker.requestFields("GET", "/plaintext");
+                for (int i = 0; i < count; i++) {
+                    fields.add(new Header("x-h" + i, "v"));
+                }
+                attacker.headers(stream, true, fields);
+            }
+            Map<Integer, H2Response> answers = attacker.responses(List.of(1, 3));
+            assertThat(answers.get(1).status()).as("the answer to 129 fields").isEqualTo(431);
+            assertThat(answers.get(3).bodyText()).as("the answer to 100 fields").isEqualTo(HELLO);
+            attacker.expectPingAnswered();
+        }
+        othersStillAnswered();
+    }
+
+    /**
+     * A request body dribbled a byte every 100 ms, each well within a header timeout of 600 ms of
+     * the last: the request must still be whole within the header timeout of its start, as on
+     * HTTP/1.1, so it is answered 408 (or reset, had its answer begun) within a few timeouts, and the
+     * connection goes on.
+     */
+    @Test
+    void aRequestBodyDribbledPastTheHeaderTimeoutIsCutOff() throws IOException {
+        try (OwnServer own = withHeaderTimeout(Duration.ofMillis(600))) {
+            Assumptions.assumeTrue(own != null, "the server's header timeout cannot be set");
+            try (H2Connection slow = own.open().handshake()) {
+                slow.request(1, "POST", "/echo", false, new Header("content-length", "1000"));
+                long deadline = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+                int sent = 0;
+                while (!slow.frameOnStreamWithin(1, 100)) {
+                    assertThat(System.nanoTime()).as("still taking the body after %d bytes in 4 s", sent).isLessThan(deadline);
+                    slow.data(1, new byte[] {'x'}, false);
+                    sent++;
+                }
+                assertThat(slow.response(1).status()).as("after %d bytes", sent).isEqualTo(408);
+                slow.request(3, "GET", "/plaintext", true);
+                assertThat(slow.response(3).bodyText()).isEqualTo(HELLO);
+            }
         }
         othersStillAnswered();
     }

@@ -19,12 +19,13 @@ interface FrameListener {
     void data(int streamId, ByteBuffer data, int flowControlledLength, boolean endStream) throws Http2Exception;
 
     /**
-     * A HEADERS frame (RFC 9113 6.2), padding and priority fields stripped. If it declares a
-     * dependency on its own stream, this call is made all the same (the block must still be decoded
-     * to keep the HPACK table in step, RFC 9113 4.3) and the reader then throws a stream
-     * PROTOCOL_ERROR for it.
+     * A HEADERS frame (RFC 9113 6.2), padding and priority fields stripped.
+     *
+     * @param dependsOnItself its priority makes the stream depend on itself: a stream error
+     *        PROTOCOL_ERROR (RFC 9113 5.3.1) for the listener to raise once the block has ended and
+     *        been decoded (to keep the HPACK table in step, RFC 9113 4.3); the block is no request
      */
-    void headers(int streamId, ByteBuffer fragment, boolean endHeaders, boolean endStream) throws Http2Exception;
+    void headers(int streamId, ByteBuffer fragment, boolean endHeaders, boolean endStream, boolean dependsOnItself) throws Http2Exception;
 
     /** A CONTINUATION frame (RFC 9113 6.10); the reader has checked it follows its HEADERS. */
     void continuation(int streamId, ByteBuffer fragment, boolean endHeaders) throws Http2Exception;

@@ -308,11 +308,9 @@ final class FrameReader {
         if (!endHeaders) {
             openHeaderBlock = streamId;
         }
-        // The block is handed on even so: skipping it would leave the HPACK table out of step (4.3).
-        listener.headers(streamId, around(b, from, end - padding), endHeaders, (flags & FLAG_END_STREAM) != 0);
-        if (dependsOnItself) {
-            throw Http2Exception.stream(streamId, PROTOCOL_ERROR, "stream " + streamId + " depends on itself"); // 5.3.1
-        }
+        // 5.3.1: depending on itself is the listener's stream error, raised once the whole block is
+        // here, so it is decoded all the same (the HPACK table stays in step, 4.3) and never a request
+        listener.headers(streamId, around(b, from, end - padding), endHeaders, (flags & FLAG_END_STREAM) != 0, dependsOnItself);
     }
 
     private void priority(ByteBuffer b, int payload, FrameListener listener) throws Http2Exception {

@@ -12,7 +12,7 @@ import java.util.Arrays;
  */
 final class HeaderBlock {
     /** What a header block belongs to, which decides what its fields are for. */
-    enum Kind { REQUEST, TRAILERS, REFUSED, HALF_CLOSED, CLOSED_STREAM, LOWER_ID, IGNORED }
+    enum Kind { REQUEST, TRAILERS, REFUSED, HALF_CLOSED, CLOSED_STREAM, LOWER_ID, IGNORED, DEPENDS_ON_ITSELF }
 
     private static final int INITIAL_BYTES = 1024;
     /** A block that grew past this gives its array back once decoded. */

@@ -27,9 +27,11 @@ import org.slf4j.LoggerFactory;
  * the handler consumes them, so a slow handler holds at most its stream's window. The strategy
  * moves bytes exactly as for HTTP/1.1.
  *
- * <p>Defences: a client that resets streams (or makes the server reset them) faster than
- * {@link Http2Limits#resetsPerWindow} per {@link Http2Limits#RESET_WINDOW_NANOS} gets GOAWAY
- * ENHANCE_YOUR_CALM; handlers of reset streams keep their concurrency slot until they finish; a
+ * <p>Defences: a client that resets streams (or makes the server reset them) more than
+ * {@link Http2Limits#resetsPerWindow} per {@link Http2Limits#RESET_WINDOW_NANOS} beyond the
+ * streams answered meanwhile gets GOAWAY ENHANCE_YOUR_CALM; a reset stream gives the client its
+ * concurrency slot back at once, and handlers of reset streams still running are bounded apart
+ * ({@link Http2Limits#maxAbandonedHandlers}, new streams refused past it); a
  * header block is bounded in size and in CONTINUATION frames; HPACK counts the header list while
  * decoding; floods of SETTINGS, PING and empty frames are bounded the same way; input is not read
  * while the peer leaves output unread.
@@ -67,7 +69,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private final int highWater;
     private final FrameReader reader;
     private final HpackDecoder decoder;
-    private final RequestHead head = new RequestHead();
+    private final RequestHead head;
     private final HeaderBlock block;
     private final WireBuffer out = new WireBuffer(1024);
     private final Http2Guards guards;
@@ -149,6 +151,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         this.reader = new FrameReader(limits.maxFrameSize());
         this.reader.expectPreface();
         this.decoder = new HpackDecoder(limits.headerTableSize(), limits.maxHeaderListSize());
+        this.head = new RequestHead(config.maxHeaderCount());
         this.block = new HeaderBlock(limits);
         this.guards = new Http2Guards(limits, out);
         this.writer = new StreamWriter(this, guards, out, limits.headerTableSize(), executor, wake, highWater);
@@ -217,7 +220,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
                     connectionError(e.code(), e.getMessage());
                 } else {
                     log.debug("stream {} reset: {}", e.streamId(), e.getMessage());
-                    reset(e.streamId(), e.code());
+                    reset(e.streamId(), e.code(), true);
                 }
             }
         }
@@ -477,7 +480,8 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     }
 
     @Override
-    public void headers(int streamId, ByteBuffer fragment, boolean endHeaders, boolean endStream) throws Http2Exception {
+    public void headers(int streamId, ByteBuffer fragment, boolean endHeaders, boolean endStream, boolean dependsOnItself)
+            throws Http2Exception {
         if ((streamId & 1) == 0) {
             throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "HEADERS on even-numbered stream " + streamId);
         }
@@ -485,7 +489,8 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         Stream s = streams.get(streamId);
         HeaderBlock.Kind kind;
         if (s != null) {
-            kind = s.remoteClosed() ? HeaderBlock.Kind.HALF_CLOSED : HeaderBlock.Kind.TRAILERS;
+            kind = s.remoteClosed() ? HeaderBlock.Kind.HALF_CLOSED
+                    : dependsOnItself ? HeaderBlock.Kind.DEPENDS_ON_ITSELF : HeaderBlock.Kind.TRAILERS;
         } else if (streamId <= lastStreamId) {
             // 5.1.1: a lower id that was never used is unexpected; 5.1: one that was, closed
             kind = guards.wasReset(streamId) ? HeaderBlock.Kind.IGNORED
@@ -494,12 +499,16 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             lastStreamId = streamId;
             if (goingAway) {
                 kind = HeaderBlock.Kind.IGNORED;
-            } else if (streams.size() + dispatcher.abandonedCount() >= limits.maxConcurrentStreams()) {
+            } else if (dependsOnItself) {
+                // a stream error: the stream is never opened, so no handler sees the request
+                kind = HeaderBlock.Kind.DEPENDS_ON_ITSELF;
+            } else if (streams.size() >= limits.maxConcurrentStreams() || dispatcher.abandonedCount() >= limits.maxAbandonedHandlers()) {
                 kind = HeaderBlock.Kind.REFUSED;
             } else {
                 s = free.isEmpty() ? new Stream() : free.pop();
                 s.open(streamId, limits.streamWindow(), peerInitialWindow);
                 s.activeAt = clock;
+                s.openedAt = clock;
                 streams.put(s);
                 kind = HeaderBlock.Kind.REQUEST;
             }
@@ -533,16 +542,20 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         }
         boolean complete = block.decode(decoder, sink);
         switch (kind) {
-            case REQUEST -> dispatcher.request(s, complete, head.end(), endStream);
+            case REQUEST -> {
+                String malformed = head.end();
+                dispatcher.request(s, complete, head.tooManyFields(), malformed, endStream);
+            }
             case TRAILERS -> dispatcher.trailers(s, head.end(), endStream);
             case REFUSED -> {
-                guards.countReset();
+                guards.countRefusal();
                 Frames.rstStream(out, id, ErrorCode.REFUSED_STREAM);
                 guards.resetSent(id);
             }
             case HALF_CLOSED -> throw Http2Exception.stream(id, ErrorCode.STREAM_CLOSED, "HEADERS on a half-closed stream");
             case CLOSED_STREAM -> throw Http2Exception.connection(ErrorCode.STREAM_CLOSED, "HEADERS on closed stream " + id);
             case LOWER_ID -> throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "HEADERS on stream " + id + ", lower than " + lastStreamId);
+            case DEPENDS_ON_ITSELF -> throw Http2Exception.stream(id, ErrorCode.PROTOCOL_ERROR, "stream " + id + " depends on itself"); // 5.3.1
             case IGNORED -> { }
         }
     }
@@ -623,13 +636,20 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         writer.streamWindowUpdate(s, increment);
     }
 
-    /** Resets a stream because of a stream error. */
-    void reset(int streamId, ErrorCode code) {
+    /**
+     * Resets a stream because of a stream error.
+     *
+     * @param byPeer whether the peer's frames caused it (they count as its resets, MadeYouReset), not the server's own failure
+     */
+    void reset(int streamId, ErrorCode code, boolean byPeer) {
         Frames.rstStream(out, streamId, code);
         guards.resetSent(streamId);
         Stream s = streams.get(streamId);
         if (s != null) {
             close(s);
+        }
+        if (!byPeer) {
+            return;
         }
         try {
             // a client that makes the server reset streams is limited as one that resets them (MadeYouReset)

@@ -3,8 +3,8 @@ package dev.spindle.core.http2;
 
 /**
  * What bounds a connection's input: the receive windows (given back in WINDOW_UPDATEs only for
- * what was consumed), the rates of resets and of SETTINGS and PING frames, the run of empty
- * frames, and the streams that ended lately (so late frames on them get the answer RFC 9113 5.1
+ * what was consumed), the rates of resets (net of the streams answered), of refused streams and of
+ * SETTINGS and PING frames, the run of empty frames, and the streams that ended lately (so late frames on them get the answer RFC 9113 5.1
  * gives, not a new stream).
  */
 final class Http2Guards {
@@ -15,6 +15,7 @@ final class Http2Guards {
     /** Octets consumed that the peer has not been given back on the connection yet. */
     private int unacknowledged;
     private final RateCounter resets;
+    private final RateCounter refusals;
     private final RateCounter controlFrames;
     private int emptyFrames;
     /** Streams this side reset lately: frames the peer sent before it learnt of the reset are ignored. */
@@ -27,6 +28,7 @@ final class Http2Guards {
         this.out = out;
         this.receiveWindow = limits.connectionWindow();
         this.resets = new RateCounter(limits.resetsPerWindow(), Http2Limits.RESET_WINDOW_NANOS);
+        this.refusals = new RateCounter(limits.refusalsPerWindow(), Http2Limits.RESET_WINDOW_NANOS);
         this.controlFrames = new RateCounter(limits.controlFramesPerWindow(), Http2Limits.RESET_WINDOW_NANOS);
     }
 
@@ -81,6 +83,22 @@ final class Http2Guards {
     void countReset() throws Http2Exception {
         if (!resets.add(System.nanoTime())) {
             throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many streams reset");
+        }
+    }
+
+    /**
+     * A stream's response was sent whole: it makes up for one reset of the window. Rapid Reset
+     * costs the server a dispatch per reset with nothing answered; a client answered as often as
+     * it resets costs no more than its requests.
+     */
+    void answered() {
+        resets.giveBack();
+    }
+
+    /** The server refused a stream (REFUSED_STREAM): its own doing, counted apart from the peer's resets. */
+    void countRefusal() throws Http2Exception {
+        if (!refusals.add(System.nanoTime())) {
+            throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many streams opened past the limit");
         }
     }
 

@@ -25,4 +25,11 @@ final class RateCounter {
         }
         return ++count <= max;
     }
+
+    /** Takes back one event of the current window, if it has any: something made up for it. */
+    void giveBack() {
+        if (count > 0) {
+            count--;
+        }
+    }
 }

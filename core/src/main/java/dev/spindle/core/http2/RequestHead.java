@@ -11,8 +11,10 @@ import java.nio.charset.StandardCharsets;
  * as RFC 9113 8.2 and 8.3 require: lower-case names of valid characters, no connection-specific
  * fields, {@code te} only as {@code trailers}, each request pseudo-header at most once and before
  * the regular fields, {@code :method}, {@code :scheme} and {@code :path} present (only
- * {@code :method} and {@code :authority} for CONNECT). A request that breaks a rule is malformed:
- * the stream is reset with PROTOCOL_ERROR. The fields are copied into the stream's own array, laid
+ * {@code :method} and {@code :authority} for CONNECT), at most one {@code host}, naming the same
+ * server as {@code :authority} if both are sent (8.3.1). A request that breaks a rule is malformed:
+ * the stream is reset with PROTOCOL_ERROR. A request with more fields than HTTP/1.1 takes
+ * ({@code ServerConfig.maxHeaderCount}, cookie crumbs counted as one) is answered 431. The fields are copied into the stream's own array, laid
  * out as the HTTP/1.1 parser lays out its input (offsets into one array), so {@code Request} reads
  * both alike; {@code :authority} becomes the {@code host} field when none was sent, and
  * {@code cookie} fields a client split for compression become one again (RFC 9113 8.2.3).
@@ -55,6 +57,16 @@ final class RequestHead implements HpackDecoder.Sink {
     private int authorityEnd;
     private boolean hostSeen;
     private int cookies;
+    /** The most fields a request may have, as on HTTP/1.1 ({@code ServerConfig.maxHeaderCount}). */
+    private final int maxFields;
+    /** The request's fields so far, counted as the handler sees them: cookie crumbs as one. */
+    private int fields;
+    private boolean tooManyFields;
+
+    /** @param maxFields the most header fields a request may have */
+    RequestHead(int maxFields) {
+        this.maxFields = maxFields;
+    }
 
     /** Begins the request header block of {@code s}. */
     void beginRequest(Stream s) {
@@ -86,11 +98,13 @@ final class RequestHead implements HpackDecoder.Sink {
         authorityStart = -1;
         hostSeen = false;
         cookies = 0;
+        fields = 0;
+        tooManyFields = false;
     }
 
     @Override
     public void header(byte[] name, int nameOffset, int nameLength, byte[] value, int valueOffset, int valueLength) {
-        if (malformed != null) {
+        if (malformed != null || tooManyFields) {
             return;
         }
         if (nameLength == 0) {
@@ -123,6 +137,26 @@ final class RequestHead implements HpackDecoder.Sink {
         if (trailers) {
             return;
         }
+        boolean cookie = same(name, nameOffset, nameLength, COOKIE);
+        if ((!cookie || cookies == 0) && ++fields > maxFields) {
+            // answered 431 as HTTP/1.1 answers it; the fields past the limit are not kept
+            tooManyFields = true;
+            return;
+        }
+        if (same(name, nameOffset, nameLength, HOST)) {
+            if (hostSeen) {
+                malformed = "a second host";
+                return;
+            }
+            hostSeen = true;
+            // RFC 9113 8.3.1: a host naming another server than :authority makes the request malformed, and a
+            // malformed request is a stream error PROTOCOL_ERROR (8.1.1) here as everywhere, not HTTP/1.1's 400
+            if (authorityStart >= 0 && !sameIgnoringCase(value, valueOffset, valueLength, stream.bytes, authorityStart,
+                    authorityEnd - authorityStart)) {
+                malformed = "a host unlike :authority";
+                return;
+            }
+        }
         if (same(name, nameOffset, nameLength, CONTENT_LENGTH)) {
             long length = contentLength(value, valueOffset, valueLength);
             if (length < 0 || stream.contentLength >= 0 && stream.contentLength != length) {
@@ -132,8 +166,7 @@ final class RequestHead implements HpackDecoder.Sink {
             stream.contentLength = length;
             req.contentLength = length;
         }
-        hostSeen |= same(name, nameOffset, nameLength, HOST);
-        if (same(name, nameOffset, nameLength, COOKIE)) {
+        if (cookie) {
             cookies++;
         } else if (same(name, nameOffset, nameLength, EXPECT)) {
             if (sameIgnoringCase(value, valueOffset, valueLength, CONTINUE)) {
@@ -189,6 +222,11 @@ final class RequestHead implements HpackDecoder.Sink {
         }
     }
 
+    /** Whether the request has more header fields than allowed (it is answered 431, as on HTTP/1.1). */
+    boolean tooManyFields() {
+        return tooManyFields;
+    }
+
     /**
      * Ends the block: checks what needs the whole of it.
      *
@@ -214,8 +252,13 @@ final class RequestHead implements HpackDecoder.Sink {
             }
         }
         if (authorityStart >= 0 && !hostSeen) {
-            int ns = append(HOST, 0, HOST.length);
-            req.addHeader(ns, ns + HOST.length, authorityStart, authorityEnd);
+            // the host field made from :authority counts as HTTP/1.1 counts its Host line
+            if (++fields > maxFields) {
+                tooManyFields = true;
+            } else {
+                int ns = append(HOST, 0, HOST.length);
+                req.addHeader(ns, ns + HOST.length, authorityStart, authorityEnd);
+            }
         }
         if (cookies > 1) {
             joinCookies();
@@ -378,6 +421,22 @@ final class RequestHead implements HpackDecoder.Sink {
             }
         }
         return true;
+    }
+
+    private static boolean sameIgnoringCase(byte[] a, int offset, int length, byte[] b, int bOffset, int bLength) {
+        if (length != bLength) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            if (lower(a[offset + i]) != lower(b[bOffset + i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int lower(byte b) {
+        return b >= 'A' && b <= 'Z' ? b + ('a' - 'A') : b;
     }
 
     private static boolean sameIgnoringCase(byte[] a, int offset, int length, byte[] lowerCase) {

@@ -42,8 +42,10 @@ final class Stream {
     boolean bodyFailed;
     /** DATA payload received (without padding). */
     long received;
-    /** When the request last made progress (opened, or DATA arrived), for its timeout. */
+    /** When the request last made progress (opened, or DATA arrived), for a streamed body's stall. */
     long activeAt;
+    /** When the stream opened: its request must be whole within the header timeout of it. */
+    long openedAt;
     /** The request's header block arrived, and the request was dispatched or is being buffered. */
     boolean headersDone;
     /** The request carried an {@code expect} other than {@code 100-continue}: answered 417. */

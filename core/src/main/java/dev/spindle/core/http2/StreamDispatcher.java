@@ -46,7 +46,7 @@ final class StreamDispatcher {
     private final ArrayList<Stream> handling = new ArrayList<>();
     /** Streams holding DATA their body's consumer has not taken yet. */
     private final ArrayList<Stream> backlogged = new ArrayList<>();
-    /** Streams closed while their handler still ran: they hold a concurrency slot until it finishes. */
+    /** Streams closed while their handler still ran, kept until it finishes; bounded by {@link Http2Limits#maxAbandonedHandlers}. */
     private final ArrayList<Stream> abandoned = new ArrayList<>();
 
     StreamDispatcher(Http2Connection connection, ServerConfig config, Router router, Http2Limits limits, HandlerRunner handlers,
@@ -63,15 +63,23 @@ final class StreamDispatcher {
         this.guards = guards;
     }
 
-    /** A request's header block ended; {@code malformed} says what is wrong with it, or is null. */
-    void request(Stream s, boolean complete, String malformed, boolean endStream) throws Http2Exception {
+    /**
+     * A request's header block ended: {@code complete} is false when the header list was over its
+     * size, {@code tooManyFields} when it had more fields than allowed, and {@code malformed} says
+     * what is wrong with it, or is null.
+     */
+    void request(Stream s, boolean complete, boolean tooManyFields, String malformed, boolean endStream) throws Http2Exception {
         s.headersDone = true;
         if (endStream) {
             s.state = Stream.State.HALF_CLOSED_REMOTE;
         }
+        // the fields past a limit were never kept, so what is missing is not the client's fault
         if (!complete) {
-            // the fields past the limit were never kept, so what is missing is not the client's fault
             answerError(s, 431, "the header fields are larger than " + limits.maxHeaderListSize() + " bytes");
+            return;
+        }
+        if (tooManyFields) {
+            answerError(s, 431, "more than " + config.maxHeaderCount() + " header fields");
             return;
         }
         if (malformed != null) {
@@ -344,18 +352,28 @@ final class StreamDispatcher {
     }
 
     /**
-     * A request whose body stopped arriving for the header timeout (slowloris on a stream): a
-     * buffered one is answered 408, a streamed one fails its handler's body with 408.
+     * Slowloris on a stream, timed as HTTP/1.1 times a request: a request must be whole within the
+     * header timeout of its stream's opening, however it trickles in, else it is answered 408, or
+     * reset if its answer has begun. A body streamed to a running handler must only not stall for
+     * the header timeout (its handler's body fails with 408); the handler timeout bounds the rest.
      */
     private void requestTimeouts(long now) {
         long timeout = config.headerTimeout().toNanos();
         streams.forEach(s -> {
-            if (!s.remoteClosed() && now - s.activeAt >= timeout) {
-                s.activeAt = now;
-                if (s.streamed != null) {
+            if (s.remoteClosed()) {
+                return;
+            }
+            if (s.streamed != null && s.exchange != null) {
+                if (now - s.activeAt >= timeout) {
+                    s.activeAt = now;
                     API.fail(s.streamed, new BodyException(408, "request body not received in time"));
-                } else if (!s.answered && s.exchange == null) {
+                }
+            } else if (now - s.openedAt >= timeout) {
+                if (!s.answered && s.exchange == null) {
                     answerError(s, 408, "request not received in time");
+                } else if (s.exchange == null) {
+                    log.debug("stream {}: the request still arriving past the header timeout, its answer begun", s.id);
+                    connection.reset(s.id, ErrorCode.CANCEL, false);
                 }
             }
         });
@@ -390,7 +408,7 @@ final class StreamDispatcher {
 
     /**
      * The stream closed: its body and budget are let go, and a handler still running keeps it
-     * (and its concurrency slot) until it ends.
+     * (among the abandoned, not in the peer's concurrency slots) until it ends.
      *
      * @return whether the stream may be reused now
      */
@@ -424,7 +442,7 @@ final class StreamDispatcher {
         return !handling.isEmpty();
     }
 
-    /** Streams that closed while their handler still runs: they count against the concurrency limit. */
+    /** Streams that closed while their handler still runs: bounded apart from the peer's concurrency limit. */
     int abandonedCount() {
         return abandoned.size();
     }

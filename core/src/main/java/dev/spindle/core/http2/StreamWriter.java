@@ -210,7 +210,7 @@ final class StreamWriter {
         } catch (IOException | RuntimeException e) {
             log.debug("streamed response body of stream {} failed: {}", s.id, e.toString());
             endSource(s, e);
-            connection.reset(s.id, ErrorCode.INTERNAL_ERROR);
+            connection.reset(s.id, ErrorCode.INTERNAL_ERROR, false);
             return false;
         }
         if (n == OutgoingData.WAIT) {
@@ -246,6 +246,7 @@ final class StreamWriter {
 
     /** END_STREAM went out on {@code s}. */
     private void sentEnd(Stream s) {
+        guards.answered();
         if (s.remoteClosed()) {
             connection.close(s);
             return;

@@ -29,8 +29,9 @@ class FrameEvents implements FrameListener {
     }
 
     @Override
-    public void headers(int streamId, ByteBuffer fragment, boolean endHeaders, boolean endStream) {
-        events.add("HEADERS " + streamId + " [" + bytes(fragment) + "]" + (endHeaders ? " END_HEADERS" : "") + (endStream ? " END_STREAM" : ""));
+    public void headers(int streamId, ByteBuffer fragment, boolean endHeaders, boolean endStream, boolean dependsOnItself) {
+        events.add("HEADERS " + streamId + " [" + bytes(fragment) + "]" + (endHeaders ? " END_HEADERS" : "") + (endStream ? " END_STREAM" : "")
+                + (dependsOnItself ? " DEPENDS_ON_ITSELF" : ""));
     }
 
     @Override

@@ -183,9 +183,9 @@ class FrameReaderTest {
                 // 5.3.1: a stream depending on itself
                 row("PRIORITY depending on itself, then the connection goes on", f(TYPE_PRIORITY, 0, 3, "80000003 10") + PING,
                         "stream error 3 PROTOCOL_ERROR", PING_EVENT),
-                row("HEADERS depending on itself: the fragment is handed on, then the stream error",
+                row("HEADERS depending on itself: the fragment is handed on saying so, the stream error is the listener's",
                         f(TYPE_HEADERS, FLAG_PRIORITY, 3, "00000003 10 82") + f(TYPE_CONTINUATION, FLAG_END_HEADERS, 3, "84") + PING,
-                        "HEADERS 3 [82]", "stream error 3 PROTOCOL_ERROR", "CONTINUATION 3 [84] END_HEADERS", PING_EVENT),
+                        "HEADERS 3 [82] DEPENDS_ON_ITSELF", "CONTINUATION 3 [84] END_HEADERS", PING_EVENT),
                 // 6.4
                 row("RST_STREAM of 3 bytes", f(TYPE_RST_STREAM, 0, 1, "000008"), "connection error FRAME_SIZE_ERROR"),
                 row("RST_STREAM of 5 bytes", f(TYPE_RST_STREAM, 0, 1, "0000000800"), "connection error FRAME_SIZE_ERROR"),
@@ -319,7 +319,7 @@ class FrameReaderTest {
             }
 
             @Override
-            public void headers(int streamId, ByteBuffer fragment, boolean endHeaders, boolean endStream) {
+            public void headers(int streamId, ByteBuffer fragment, boolean endHeaders, boolean endStream, boolean dependsOnItself) {
                 seen.add(fragment);
             }
 

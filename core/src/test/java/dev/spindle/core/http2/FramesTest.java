@@ -112,7 +112,7 @@ class FramesTest {
         FrameReader reader = new FrameReader(max);
         FrameEvents listener = new FrameEvents() {
             @Override
-            public void headers(int streamId, ByteBuffer fragment, boolean endHeaders, boolean endStream) {
+            public void headers(int streamId, ByteBuffer fragment, boolean endHeaders, boolean endStream, boolean dependsOnItself) {
                 events.add("HEADERS " + streamId + " " + fragment.remaining() + (endHeaders ? " END_HEADERS" : "") + (endStream ? " END_STREAM" : ""));
                 append(fragment);
             }

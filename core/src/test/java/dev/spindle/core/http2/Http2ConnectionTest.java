@@ -15,6 +15,9 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -26,14 +29,23 @@ import org.junit.jupiter.api.Test;
 class Http2ConnectionTest {
     private final ExecutorService executor = Executors.newFixedThreadPool(2);
     private final Semaphore woken = new Semaphore(0);
+    /** The answers of {@code GET /slow}'s handlers, completed when a test says (its cancelled requests' handlers ending). */
+    private final Queue<CompletableFuture<Void>> slow = new ConcurrentLinkedQueue<>();
 
     @AfterEach
     void stop() {
         executor.shutdownNow();
     }
 
-    private static Router routes() {
+    private Router routes() {
         return Router.builder()
+                .get("/slow", Handler.async((req, res) -> {
+                    CompletableFuture<Void> answer = new CompletableFuture<>();
+                    slow.add(answer);
+                    return answer.thenRun(() -> res.text("slow"));
+                }))
+                .get("/hang", Handler.async((req, res) -> new CompletableFuture<Void>()))
+                .post("/early", Handler.blocking((req, res) -> res.body(new byte[10_000])))
                 .get("/plaintext", (req, res) -> res.text("Hello, World!"))
                 .get("/version", (req, res) -> res.text(req.version() + " " + req.header("host")))
                 .get("/cookie", (req, res) -> res.text(req.header("cookie") + " | " + req.header("x-after") + " | " + req.headerCount() + " | " + req.headers("cookie").size()))
@@ -241,6 +253,79 @@ class Http2ConnectionTest {
         assertThat(peer.read()).anyMatch(f -> f.type() == GOAWAY && f.errorCode() == 0xb);
     }
 
+    /**
+     * A browser leaving a page: it cancels the page's 128 requests (their handlers still running)
+     * and asks for the next page's; three times in a row, so within one reset window. Every new
+     * request is answered: a cancelled stream frees the client's concurrency slot at once, and
+     * streams answered make up for streams cancelled.
+     */
+    @Test
+    void aClientThatCancelsAPageOfRequestsAndAsksAgainIsServed() throws Exception {
+        Http2Connection c = connection(ServerConfig.defaults());
+        H2Peer peer = new H2Peer(c).start();
+        int id = 1;
+        for (int page = 0; page < 3; page++) {
+            for (int i = 0; i < 128; i++) {
+                peer.send(get(id + 2 * i, "/slow"));
+            }
+            for (int i = 0; i < 128; i++) {
+                peer.send(rst(id + 2 * i, 0x8));
+            }
+            id += 256;
+            for (int i = 0; i < 128; i++) {
+                peer.send(get(id + 2 * i, "/plaintext"));
+            }
+            for (int i = 0; i < 128; i++) {
+                assertThat(peer.response(id + 2 * i).status()).as("page %d, request %d: %s", page, i, peer.frames().getLast())
+                        .isEqualTo("200");
+            }
+            id += 256;
+            // the cancelled requests' handlers end later
+            for (CompletableFuture<Void> answer; (answer = slow.poll()) != null; ) {
+                answer.complete(null);
+            }
+            c.resume();
+        }
+        assertThat(peer.frames()).noneMatch(f -> f.type() == GOAWAY)
+                .noneMatch(f -> f.type() == RST_STREAM && f.errorCode() == 0x7);
+    }
+
+    /** Streams past the concurrency limit are refused, and those refusals are the server's, not resets the client made. */
+    @Test
+    void refusedStreamsDoNotCountAsTheClientsResets() throws Exception {
+        H2Peer peer = peer();
+        for (int i = 0; i < 128; i++) {
+            peer.send(get(1 + 2 * i, "/hang"));
+        }
+        for (int i = 128; i < 228; i++) {
+            peer.send(get(1 + 2 * i, "/plaintext"));
+        }
+        assertThat(peer.read()).filteredOn(f -> f.type() == RST_STREAM && f.errorCode() == 0x7).hasSize(100);
+        for (int i = 0; i < 128; i++) {
+            peer.send(rst(1 + 2 * i, 0x8));
+        }
+        peer.send(get(1001, "/plaintext"));
+        assertThat(peer.response(1001).body()).isEqualTo("Hello, World!");
+        assertThat(peer.frames()).noneMatch(f -> f.type() == GOAWAY);
+    }
+
+    /**
+     * Handlers of cancelled streams that never end are bounded apart from the client's concurrency
+     * limit (128): past 512 of them new streams are refused, even with streams answered in between.
+     */
+    @Test
+    void abandonedHandlersAreBoundedApartFromTheConcurrencyLimit() throws Exception {
+        H2Peer peer = peer();
+        int id = 1;
+        for (int i = 0; i < 512; i++, id += 4) {
+            peer.send(concat(get(id, "/plaintext"), get(id + 2, "/hang"), rst(id + 2, 0x8)));
+            assertThat(peer.response(id).status()).as("request %d", i).isEqualTo("200");
+        }
+        peer.send(get(id, "/plaintext"));
+        int refused = id;
+        assertThat(peer.read()).anyMatch(f -> f.type() == RST_STREAM && f.stream() == refused && f.errorCode() == 0x7);
+    }
+
     @Test
     void aWindowUpdatePastTheMaximumIsAFlowControlError() {
         H2Peer peer = peer();
@@ -298,6 +383,53 @@ class Http2ConnectionTest {
         assertThat(peer.frames()).anyMatch(f -> f.type() == RST_STREAM && f.stream() == 1);
         peer.send(get(3, "/plaintext"));
         assertThat(peer.response(3).status()).isEqualTo("200");
+    }
+
+    /**
+     * A body dribbled a byte at a time, each well within the header timeout of the last: the
+     * request must still be whole within the header timeout of its start, as on HTTP/1.1.
+     */
+    @Test
+    void aRequestBodyDribbledPastTheHeaderTimeoutIsAnswered408() throws Exception {
+        Http2Connection c = connection(ServerConfig.defaults().headerTimeout(java.time.Duration.ofMillis(100)));
+        H2Peer peer = new H2Peer(c).start();
+        long start = System.nanoTime();
+        c.tick(start);
+        peer.send(post(1, "/echo", "content-length", "1000"));
+        for (int i = 1; i <= 10 && peer.response(1).status() == null; i++) {
+            peer.send(data(1, "x", false));
+            c.tick(start + i * 20_000_000L);
+        }
+        assertThat(peer.response(1).status()).isEqualTo("408");
+        assertThat(peer.frames()).anyMatch(f -> f.type() == RST_STREAM && f.stream() == 1);
+        peer.send(data(1, "x", false));
+        peer.send(get(3, "/plaintext"));
+        assertThat(peer.response(3).status()).isEqualTo("200");
+        assertThat(peer.frames()).noneMatch(f -> f.type() == GOAWAY);
+    }
+
+    /** A request still arriving when its answer has begun (held back by the peer's window) is reset at the header timeout. */
+    @Test
+    void aRequestStillArrivingAfterItsAnswerBeganIsResetAtTheHeaderTimeout() throws Exception {
+        Http2Connection c = connection(ServerConfig.defaults().headerTimeout(java.time.Duration.ofMillis(100)));
+        H2Peer peer = new H2Peer(c);
+        peer.send(concat(PREFACE, settings(0x4, 0)));
+        long start = System.nanoTime();
+        c.tick(start);
+        peer.send(post(1, "/early", "content-length", "1000"));
+        for (int i = 0; i < 50 && peer.response(1).status() == null; i++) {
+            woken.tryAcquire(100, TimeUnit.MILLISECONDS);
+            c.resume();
+        }
+        assertThat(peer.response(1).status()).as("answered before the body came").isEqualTo("200");
+        for (int i = 1; i <= 10 && peer.read().stream().noneMatch(f -> f.type() == RST_STREAM); i++) {
+            peer.send(data(1, "x", false));
+            c.tick(start + i * 20_000_000L);
+        }
+        assertThat(peer.frames()).anyMatch(f -> f.type() == RST_STREAM && f.stream() == 1 && f.errorCode() == 0x8);
+        peer.send(windowUpdate(0, 100_000));
+        peer.send(get(3, "/plaintext"));
+        assertThat(peer.response(3).headers()).containsEntry(":status", "200");
     }
 
     @Test
