@@ -13,7 +13,6 @@ import dev.spindle.core.spi.Next;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -61,8 +60,6 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private static final int SETTINGS_MAX_HEADER_LIST_SIZE = 0x6;
     private static final int SETTINGS_ENABLE_PUSH = 0x2;
     /** Finished streams kept for reuse while the connection is busy, and while it idles. */
-    private static final int FREE_STREAMS = 32;
-    private static final int FREE_STREAMS_IDLE = 4;
 
     private final ServerConfig config;
     private final Http2Limits limits;
@@ -76,7 +73,6 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private final StreamWriter writer;
     private final StreamDispatcher dispatcher;
     private final StreamMap streams = new StreamMap();
-    private final ArrayDeque<Stream> free = new ArrayDeque<>();
 
     private int lastStreamId;
     private long peerInitialWindow = DEFAULT_WINDOW;
@@ -183,11 +179,9 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             connectionError(e.code(), "HTTP2-Settings: " + e.getMessage());
             return;
         }
-        Stream s = new Stream();
-        s.open(1, limits.streamWindow(), peerInitialWindow);
+        Stream s = streams.open(1, limits.streamWindow(), peerInitialWindow, clock);
         s.adopt(request);
         lastStreamId = 1;
-        streams.put(s);
         dispatcher.dispatch(s);
         writer.flush();
     }
@@ -375,9 +369,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             return next();
         }
         dispatcher.tick(now);
-        while (streams.size() == 0 && free.size() > FREE_STREAMS_IDLE) {
-            free.pop();
-        }
+        streams.trimPool();
         if (block.open() && now - block.started() >= config.headerTimeout().toNanos()) {
             connectionError(ErrorCode.PROTOCOL_ERROR, "a header block not finished within " + config.headerTimeout());
             return next();
@@ -505,11 +497,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             } else if (streams.size() >= limits.maxConcurrentStreams() || dispatcher.abandonedCount() >= limits.maxAbandonedHandlers()) {
                 kind = HeaderBlock.Kind.REFUSED;
             } else {
-                s = free.isEmpty() ? new Stream() : free.pop();
-                s.open(streamId, limits.streamWindow(), peerInitialWindow);
-                s.activeAt = clock;
-                s.openedAt = clock;
-                streams.put(s);
+                s = streams.open(streamId, limits.streamWindow(), peerInitialWindow, clock);
                 kind = HeaderBlock.Kind.REQUEST;
             }
         }
@@ -668,11 +656,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         s.state = Stream.State.CLOSED;
         writer.drop(s);
         if (dispatcher.drop(s)) {
-            s.recycle();
-            // a client with 32 streams in flight reuses them all; an idle tick gives most back
-            if (free.size() < FREE_STREAMS) {
-                free.push(s);
-            }
+            streams.recycle(s);
         }
     }
 

@@ -85,11 +85,13 @@ final class Stream {
     boolean queued;
     Stream nextQueued;
 
-    void open(int id, int receiveWindow, long sendWindow) {
+    void open(int id, int receiveWindow, long sendWindow, long now) {
         this.id = id;
         this.state = State.OPEN;
         this.receiveWindow = receiveWindow;
         this.sendWindow = sendWindow;
+        this.activeAt = now;
+        this.openedAt = now;
     }
 
     /** Takes over a request parsed by HTTP/1.1 (h2c upgrade: it becomes stream 1, its body already whole). */

@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.http2;
 
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.function.Consumer;
 
 /**
  * A connection's open streams by id: open addressing over an int array, so looking a stream up
- * for every frame boxes nothing. Its size is bounded by SETTINGS_MAX_CONCURRENT_STREAMS.
+ * for every frame boxes nothing. Its size is bounded by SETTINGS_MAX_CONCURRENT_STREAMS. Closed
+ * streams nothing refers to any more are kept for reuse, a few.
  */
 final class StreamMap {
+    /** A client with 32 streams in flight reuses them all; an idle tick gives most back. */
+    private static final int POOLED = 32;
+    private static final int POOLED_IDLE = 4;
+
     private int[] ids = new int[16];
     private Stream[] streams = new Stream[16];
     private int size;
+    private final ArrayDeque<Stream> pool = new ArrayDeque<>();
 
     int size() {
         return size;
@@ -27,6 +34,29 @@ final class StreamMap {
             if (k == 0) {
                 return null;
             }
+        }
+    }
+
+    /** Opens stream {@code id} (a pooled one if there is one) and adds it. */
+    Stream open(int id, int receiveWindow, long sendWindow, long now) {
+        Stream s = pool.isEmpty() ? new Stream() : pool.pop();
+        s.open(id, receiveWindow, sendWindow, now);
+        put(s);
+        return s;
+    }
+
+    /** A closed stream nothing refers to any more: cleared, and kept for reuse while the pool has room. */
+    void recycle(Stream s) {
+        s.recycle();
+        if (pool.size() < POOLED) {
+            pool.push(s);
+        }
+    }
+
+    /** With no stream open, the pool shrinks to a few. */
+    void trimPool() {
+        while (size == 0 && pool.size() > POOLED_IDLE) {
+            pool.pop();
         }
     }
 
