@@ -79,7 +79,7 @@ pid=$!
 trap 'kill "$pid" 2>/dev/null || true' EXIT
 port=""
 for _ in $(seq 1 100); do
-  port="$(sed -n 's/^hello listening on \([0-9]*\)$/\1/p' "$log")"
+  port="$(sed -n 's/.* hello listening on \([0-9]*\)$/\1/p' "$log")"
   [[ -n "$port" ]] && break
   kill -0 "$pid" 2>/dev/null || spindle_die "examples/hello exited: $(cat "$log")"
   sleep 0.1

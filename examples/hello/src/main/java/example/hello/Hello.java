@@ -5,9 +5,13 @@ import dev.spindle.blocking.VirtualThreadServer;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Says hello on the port given (0 picks a free one), a virtual thread per connection. */
 public final class Hello {
+    private static final Logger log = LoggerFactory.getLogger(Hello.class);
+
     private Hello() {
     }
 
@@ -17,7 +21,7 @@ public final class Hello {
                 .get("/", (req, res) -> res.text("Hello from Spindle"))
                 .build();
         try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().host("127.0.0.1").port(port), routes).start()) {
-            System.out.println("hello listening on " + server.port());
+            log.info("hello listening on {}", server.port());
             server.awaitTermination();
         }
     }
