@@ -440,19 +440,7 @@ final class RequestHead implements HpackDecoder.Sink {
     }
 
     private static boolean sameIgnoringCase(byte[] a, int offset, int length, byte[] lowerCase) {
-        if (length != lowerCase.length) {
-            return false;
-        }
-        for (int i = 0; i < length; i++) {
-            int b = a[offset + i];
-            if (b >= 'A' && b <= 'Z') {
-                b += 'a' - 'A';
-            }
-            if (b != lowerCase[i]) {
-                return false;
-            }
-        }
-        return true;
+        return sameIgnoringCase(a, offset, length, lowerCase, 0, lowerCase.length);
     }
 
     private static byte[] bytes(String s) {
