@@ -22,13 +22,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A server in a JVM of its own with {@code -Xmx256m}: a 1 GiB streamed response and a 1 GiB
- * streamed upload go through byte-exact, and a client that reads a 1 GiB response slowly does not
+ * A server in a JVM of its own with {@code -Xmx128m}: a 512 MiB streamed response and a 512 MiB
+ * streamed upload (each four times the heap) go through byte-exact, and a client that reads a 1 GiB response slowly does not
  * grow the server's heap (sampled through {@code /heap}, which collects garbage first). A server
  * that buffered a body whole could not do any of it.
  */
 public final class LargeTransferCheck implements AutoCloseable {
-    public static final long GIB = 1L << 30;
+    /** The size of a transfer: four times the server's heap, so a body held whole cannot fit. */
+    public static final long SIZE = 512L << 20;
+    private static final long GIB = 1L << 30;
     private final Process process;
     private final int port;
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -38,11 +40,11 @@ public final class LargeTransferCheck implements AutoCloseable {
         this.port = port;
     }
 
-    /** Starts {@code serverClass} in a new JVM with {@code -Xmx256m} and the given extra JVM options. */
+    /** Starts {@code serverClass} in a new JVM with {@code -Xmx128m} and the given extra JVM options. */
     public static LargeTransferCheck start(Class<?> serverClass, String... jvmOptions) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx256m");
+        command.add("-Xmx128m");
         // an OutOfMemoryError ends the process, so the check cannot miss one that only killed a thread
         command.add("-XX:+ExitOnOutOfMemoryError");
         command.add("--enable-native-access=ALL-UNNAMED");
@@ -85,25 +87,25 @@ public final class LargeTransferCheck implements AutoCloseable {
         }
     }
 
-    /** GET {@code route}1GiB arrives whole and byte-exact. */
+    /** GET {@code route}{@value #SIZE} arrives whole and byte-exact. */
     public void downloads(String route) throws Exception {
-        HttpResponse<InputStream> r = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + route + GIB))
+        HttpResponse<InputStream> r = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + route + SIZE))
                 .timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofInputStream());
         assertThat(r.statusCode()).isEqualTo(200);
         try (InputStream body = r.body()) {
-            assertThat(StreamingRoutes.verify(body)).as("bytes of %s", route).isEqualTo(GIB);
+            assertThat(StreamingRoutes.verify(body)).as("bytes of %s", route).isEqualTo(SIZE);
         }
         assertAlive();
     }
 
-    /** A 1 GiB chunked upload, read as a stream by a blocking handler, arrives byte-exact. */
+    /** A 512 MiB chunked upload, read as a stream by a blocking handler, arrives byte-exact. */
     public void uploads() throws Exception {
         HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/upload"))
                 .timeout(Duration.ofSeconds(120))
-                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new StreamingRoutes.PatternStream(GIB))).build(),
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new StreamingRoutes.PatternStream(SIZE))).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(200);
-        assertThat(r.body()).isEqualTo("count:" + GIB + " mismatches:0");
+        assertThat(r.body()).isEqualTo("count:" + SIZE + " mismatches:0");
         assertAlive();
     }
 

@@ -10,8 +10,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * One server of a family in its own {@code -Xmx256m} JVM ({@link LargeTransferCheck}): 1 GiB
- * streamed down from an input stream, a writer and a file, 1 GiB streamed up, byte-exact, and a
+ * One server of a family in its own {@code -Xmx128m} JVM ({@link LargeTransferCheck}): 512 MiB
+ * streamed down from an input stream, a writer and a file, 512 MiB streamed up, byte-exact, and a
  * slow reader of 1 GiB that does not grow its heap. A module subclasses it and names its server.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -46,12 +46,12 @@ public abstract class LargeTransferSuite {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"/stream/", "/writer/", "/file/"})
-    void gibibyteDownloadArrivesByteExact(String route) throws Exception {
+    void downloadOfFourHeapsArrivesByteExact(String route) throws Exception {
         check.downloads(route);
     }
 
     @Test
-    void gibibyteUploadArrivesByteExact() throws Exception {
+    void uploadOfFourHeapsArrivesByteExact() throws Exception {
         check.uploads();
     }
 

@@ -35,6 +35,7 @@ import java.util.Objects;
  *   <tr><td>spindle.iouring.bufferSize</td><td>spindle.readBufferSize (16384)</td><td>bytes per provided buffer</td></tr>
  *   <tr><td>spindle.iouring.sendChunk</td><td>{@value Tuning#DEFAULT_SEND_CHUNK}</td><td>largest native send buffer; more output goes in the next send</td></tr>
  *   <tr><td>spindle.iouring.sqpoll</td><td>false</td><td>IORING_SETUP_SQPOLL (a kernel thread per ring polls the SQ; burns a core)</td></tr>
+ *   <tr><td>spindle.iouring.sqpollIdleMillis</td><td>{@value Tuning#DEFAULT_SQPOLL_IDLE_MILLIS}</td><td>with SQPOLL: how long the kernel thread polls an idle SQ before it sleeps</td></tr>
  *   <tr><td>spindle.backlog</td><td>1024</td><td>listen backlog per listening socket ({@link ServerConfig#backlog()})</td></tr>
  * </table>
  *

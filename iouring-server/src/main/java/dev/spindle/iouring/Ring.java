@@ -52,7 +52,7 @@ final class Ring implements AutoCloseable {
      * DEFER_TASKRUN/COOP_TASKRUN, then no SINGLE_ISSUER/SUBMIT_ALL). Never uses
      * {@code IORING_SETUP_NO_SQARRAY}, which liburing 2.3 does not understand.
      */
-    static Ring open(Arena arena, int entries, int cqEntries, int flags) throws IOException {
+    static Ring open(Arena arena, int entries, int cqEntries, int flags, int sqpollIdleMillis) throws IOException {
         int[] attempts = flags == PREFERRED_FLAGS
                 ? new int[] {flags, flags & ~(LibUring.IORING_SETUP_DEFER_TASKRUN() | LibUring.IORING_SETUP_COOP_TASKRUN()),
                         flags & ~(LibUring.IORING_SETUP_DEFER_TASKRUN() | LibUring.IORING_SETUP_COOP_TASKRUN()
@@ -65,7 +65,7 @@ final class Ring implements AutoCloseable {
             io_uring_params.flags(params, attempt | LibUring.IORING_SETUP_CQSIZE());
             io_uring_params.cq_entries(params, cqEntries);
             if ((attempt & LibUring.IORING_SETUP_SQPOLL()) != 0) {
-                io_uring_params.sq_thread_idle(params, 1000);
+                io_uring_params.sq_thread_idle(params, sqpollIdleMillis);
             }
             ret = LibUring.io_uring_queue_init_params(entries, ring, params);
             if (ret == 0) {

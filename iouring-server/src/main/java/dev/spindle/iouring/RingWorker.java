@@ -241,7 +241,7 @@ final class RingWorker implements EventLoopServer.Loop, OutboundLoop, Completion
         int flags = tuning.sqpoll()
                 ? LibUring.IORING_SETUP_SQPOLL() | LibUring.IORING_SETUP_SINGLE_ISSUER() | LibUring.IORING_SETUP_SUBMIT_ALL()
                 : Ring.PREFERRED_FLAGS;
-        ring = Ring.open(arena, tuning.sqEntries(), tuning.sqEntries() * tuning.cqFactor(), flags);
+        ring = Ring.open(arena, tuning.sqEntries(), tuning.sqEntries() * tuning.cqFactor(), flags, tuning.sqpollIdleMillis());
         ring.registerRingFd();
         sq = ring.sq;
         buffers = new BufferRing(ring, arena, BGID, tuning.bufferRingEntries(), tuning.bufferSize());

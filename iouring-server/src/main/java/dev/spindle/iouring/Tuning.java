@@ -20,12 +20,16 @@ import dev.spindle.core.spi.SystemProperty;
  * @param sendChunk the largest native buffer one send carries; output beyond it goes in further
  *        sends: at least 1024
  * @param sqpoll whether a kernel thread polls each ring's SQ (burns a core per ring)
+ * @param sqpollIdleMillis with {@code sqpoll}: how long the kernel thread keeps polling an idle SQ
+ *        before it sleeps (and the ring thread must wake it): 1 to 60000
  */
-public record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int bufferSize, int sendChunk, boolean sqpoll) {
+public record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int bufferSize, int sendChunk, boolean sqpoll,
+        int sqpollIdleMillis) {
     static final int DEFAULT_SQ_ENTRIES = 2048;
     static final int DEFAULT_CQ_FACTOR = 8;
     static final int DEFAULT_BUFFER_RING_ENTRIES = 1024;
     static final int DEFAULT_SEND_CHUNK = 256 * 1024;
+    static final int DEFAULT_SQPOLL_IDLE_MILLIS = 1000;
 
     /**
      * Checks the values.
@@ -41,6 +45,9 @@ public record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int buf
         if (bufferSize < 64 || sendChunk < 1024) {
             throw new IllegalArgumentException("bufferSize >= 64 and sendChunk >= 1024 required, got bufferSize "
                     + bufferSize + ", sendChunk " + sendChunk);
+        }
+        if (sqpollIdleMillis < 1 || sqpollIdleMillis > 60_000) {
+            throw new IllegalArgumentException("sqpollIdleMillis must be 1..60000, got " + sqpollIdleMillis);
         }
     }
 
@@ -58,7 +65,7 @@ public record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int buf
      */
     public static Tuning defaults(ServerConfig config) {
         return new Tuning(DEFAULT_SQ_ENTRIES, DEFAULT_CQ_FACTOR, DEFAULT_BUFFER_RING_ENTRIES, config.readBufferSize(),
-                DEFAULT_SEND_CHUNK, false);
+                DEFAULT_SEND_CHUNK, false, DEFAULT_SQPOLL_IDLE_MILLIS);
     }
 
     /**
@@ -77,7 +84,8 @@ public record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int buf
                 SystemProperty.read("spindle.iouring.bufferRingEntries", d.bufferRingEntries, Integer::parseInt),
                 SystemProperty.read("spindle.iouring.bufferSize", d.bufferSize, Integer::parseInt),
                 SystemProperty.read("spindle.iouring.sendChunk", d.sendChunk, Integer::parseInt),
-                SystemProperty.read("spindle.iouring.sqpoll", d.sqpoll, Boolean::parseBoolean));
+                SystemProperty.read("spindle.iouring.sqpoll", d.sqpoll, Boolean::parseBoolean),
+                SystemProperty.read("spindle.iouring.sqpollIdleMillis", d.sqpollIdleMillis, Integer::parseInt));
     }
 
     /**
@@ -87,7 +95,7 @@ public record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int buf
      * @return a copy with this size
      */
     public Tuning sqEntries(int entries) {
-        return new Tuning(entries, cqFactor, bufferRingEntries, bufferSize, sendChunk, sqpoll);
+        return new Tuning(entries, cqFactor, bufferRingEntries, bufferSize, sendChunk, sqpoll, sqpollIdleMillis);
     }
 
     /**
@@ -97,7 +105,7 @@ public record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int buf
      * @return a copy with this factor
      */
     public Tuning cqFactor(int factor) {
-        return new Tuning(sqEntries, factor, bufferRingEntries, bufferSize, sendChunk, sqpoll);
+        return new Tuning(sqEntries, factor, bufferRingEntries, bufferSize, sendChunk, sqpoll, sqpollIdleMillis);
     }
 
     /**
@@ -107,7 +115,7 @@ public record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int buf
      * @return a copy with this count
      */
     public Tuning bufferRingEntries(int entries) {
-        return new Tuning(sqEntries, cqFactor, entries, bufferSize, sendChunk, sqpoll);
+        return new Tuning(sqEntries, cqFactor, entries, bufferSize, sendChunk, sqpoll, sqpollIdleMillis);
     }
 
     /**
@@ -117,7 +125,7 @@ public record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int buf
      * @return a copy with this size
      */
     public Tuning bufferSize(int bytes) {
-        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bytes, sendChunk, sqpoll);
+        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bytes, sendChunk, sqpoll, sqpollIdleMillis);
     }
 
     /**
@@ -127,7 +135,7 @@ public record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int buf
      * @return a copy with this size
      */
     public Tuning sendChunk(int bytes) {
-        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bufferSize, bytes, sqpoll);
+        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bufferSize, bytes, sqpoll, sqpollIdleMillis);
     }
 
     /**
@@ -137,6 +145,18 @@ public record Tuning(int sqEntries, int cqFactor, int bufferRingEntries, int buf
      * @return a copy with this setting
      */
     public Tuning sqpoll(boolean on) {
-        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bufferSize, sendChunk, on);
+        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bufferSize, sendChunk, on, sqpollIdleMillis);
+    }
+
+    /**
+     * How long each ring's SQPOLL kernel thread keeps polling an idle submission queue before it
+     * sleeps; the ring thread wakes it on its next submission. Shorter burns less CPU while idle,
+     * longer saves the wake-up on bursty load.
+     *
+     * @param millis 1 to 60000; default 1000 (used only with {@link #sqpoll(boolean) sqpoll})
+     * @return a copy with this idle time
+     */
+    public Tuning sqpollIdleMillis(int millis) {
+        return new Tuning(sqEntries, cqFactor, bufferRingEntries, bufferSize, sendChunk, sqpoll, millis);
     }
 }

@@ -21,7 +21,7 @@ class TuningTest {
 
     @Test
     void defaultsMatchTheDocumentedTable() {
-        assertThat(Tuning.defaults(CONFIG)).isEqualTo(new Tuning(2048, 8, 1024, 4096, 256 * 1024, false));
+        assertThat(Tuning.defaults(CONFIG)).isEqualTo(new Tuning(2048, 8, 1024, 4096, 256 * 1024, false, 1000));
         assertThat(Tuning.fromSystemProperties(CONFIG)).as("no property set").isEqualTo(Tuning.defaults(CONFIG));
     }
 
@@ -33,7 +33,8 @@ class TuningTest {
                 w("bufferRingEntries", t -> t.bufferRingEntries(4), Tuning::bufferRingEntries, 4),
                 w("bufferSize", t -> t.bufferSize(256), Tuning::bufferSize, 256),
                 w("sendChunk", t -> t.sendChunk(4096), Tuning::sendChunk, 4096),
-                w("sqpoll", t -> t.sqpoll(true), Tuning::sqpoll, true));
+                w("sqpoll", t -> t.sqpoll(true), Tuning::sqpoll, true),
+                w("sqpollIdleMillis", t -> t.sqpollIdleMillis(10), Tuning::sqpollIdleMillis, 10));
     }
 
     private static Arguments w(String name, UnaryOperator<Tuning> change, Function<Tuning, Object> get, Object value) {
@@ -64,7 +65,9 @@ class TuningTest {
                 Arguments.of("cqFactor 65", (UnaryOperator<Tuning>) t -> t.cqFactor(65)),
                 Arguments.of("bufferRingEntries 0", (UnaryOperator<Tuning>) t -> t.bufferRingEntries(0)),
                 Arguments.of("bufferSize 63", (UnaryOperator<Tuning>) t -> t.bufferSize(63)),
-                Arguments.of("sendChunk 1023", (UnaryOperator<Tuning>) t -> t.sendChunk(1023)));
+                Arguments.of("sendChunk 1023", (UnaryOperator<Tuning>) t -> t.sendChunk(1023)),
+                Arguments.of("sqpollIdleMillis 0", (UnaryOperator<Tuning>) t -> t.sqpollIdleMillis(0)),
+                Arguments.of("sqpollIdleMillis beyond a minute", (UnaryOperator<Tuning>) t -> t.sqpollIdleMillis(60_001)));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -79,6 +82,8 @@ class TuningTest {
                 assertThat(Tuning.fromSystemProperties(CONFIG).sqEntries()).isEqualTo(256));
         withProperty("spindle.iouring.sqpoll", "true", () ->
                 assertThat(Tuning.fromSystemProperties(CONFIG).sqpoll()).isTrue());
+        withProperty("spindle.iouring.sqpollIdleMillis", "50", () ->
+                assertThat(Tuning.fromSystemProperties(CONFIG).sqpollIdleMillis()).isEqualTo(50));
         withProperty("spindle.iouring.sendChunk", "big", () ->
                 assertThatThrownBy(() -> Tuning.fromSystemProperties(CONFIG))
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spindle.iouring.sendChunk"));
