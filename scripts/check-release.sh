@@ -7,9 +7,9 @@
 # 1. No stray files are tracked (*.orig, *.rej, editor backups).
 # 2. The published modules of scripts/lib/common.sh are the modules whose POM deploys (maven.deploy.skip false).
 # 3. scripts/release.sh runs twice, in two directories, and the two stagings are byte-identical
-#    (reproducible builds; --once builds one and skips the comparison). The second build is signed
-#    with a throwaway GPG key made for the check, so the signing path runs too (the comparison
-#    leaves the signatures out: each carries the time it was made).
+#    (reproducible builds; --once, what CI runs, builds one, signed, and skips the comparison). The
+#    second build is signed with a throwaway GPG key made for the check, so the signing path runs too
+#    (the comparison leaves the signatures out: each carries the time it was made).
 # 4. scripts/lib/release_check.py: every published module staged with jar, sources and javadoc jars
 #    and POM, checksums right, Central's POM metadata present, no -SNAPSHOT or unpublished dependency,
 #    every class's source in the sources jar, the license in every jar.
@@ -37,28 +37,31 @@ done
   spindle_die "the modules whose POM deploys (${deploying[*]}) are not SPINDLE_PUBLISHED_MODULES (${SPINDLE_PUBLISHED_MODULES[*]}) of scripts/lib/common.sh"
 
 staged="$SPINDLE_ROOT/target/staging-repository"
-echo "release build 1 of $(( 2 - once )) ..." >&2
-scripts/release.sh --out "$staged"
 modules="$(IFS=,; echo "${SPINDLE_PUBLISHED_MODULES[*]}")"
+GNUPGHOME="$(mktemp -d)"
+export GNUPGHOME
+gpg --batch --quiet --passphrase '' --quick-gen-key 'Spindle release check <release-check@localhost>' ed25519 sign 1d
+key="$(gpg --batch --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }')"
+[[ -n "$key" ]] || spindle_die "no throwaway GPG key could be made for the signed build"
 if (( once )); then
-  python3 scripts/lib/release_check.py "$staged" --root "$SPINDLE_ROOT" --modules "$modules"
+  echo "release build 1 of 1, signed with a throwaway key ..." >&2
+  scripts/release.sh --out "$staged" -Dgpg.keyname="$key"
+  signed="$staged"
+  python3 scripts/lib/release_check.py "$staged" --root "$SPINDLE_ROOT" --modules "$modules" --signed
 else
-  again="$SPINDLE_ROOT/target/release/staging-again"
-  GNUPGHOME="$(mktemp -d)"
-  export GNUPGHOME
-  gpg --batch --quiet --passphrase '' --quick-gen-key 'Spindle release check <release-check@localhost>' ed25519 sign 1d
-  key="$(gpg --batch --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }')"
-  [[ -n "$key" ]] || spindle_die "no throwaway GPG key could be made for the signed build"
+  echo "release build 1 of 2 ..." >&2
+  scripts/release.sh --out "$staged"
+  signed="$SPINDLE_ROOT/target/release/staging-again"
   echo "release build 2 of 2, in another directory, signed with a throwaway key ..." >&2
-  SPINDLE_RELEASE_WORK="$SPINDLE_ROOT/target/release/build-again" scripts/release.sh --out "$again" -Dgpg.keyname="$key"
-  python3 scripts/lib/release_check.py "$staged" --root "$SPINDLE_ROOT" --modules "$modules" --compare "$again"
-  python3 scripts/lib/release_check.py "$again" --root "$SPINDLE_ROOT" --modules "$modules" --signed
-  jar="$(compgen -G "$again/dev/spindle/spindle-core/*/spindle-core-*[0-9].jar" | head -n 1)"
-  gpg --batch --quiet --verify "$jar.asc" "$jar" 2>/dev/null ||
-    spindle_die "the signature of the signed build's $jar does not verify"
-  rm -rf "$GNUPGHOME"
-  unset GNUPGHOME
+  SPINDLE_RELEASE_WORK="$SPINDLE_ROOT/target/release/build-again" scripts/release.sh --out "$signed" -Dgpg.keyname="$key"
+  python3 scripts/lib/release_check.py "$staged" --root "$SPINDLE_ROOT" --modules "$modules" --compare "$signed"
+  python3 scripts/lib/release_check.py "$signed" --root "$SPINDLE_ROOT" --modules "$modules" --signed
 fi
+jar="$(compgen -G "$signed/dev/spindle/spindle-core/*/spindle-core-*[0-9].jar" | head -n 1)"
+gpg --batch --quiet --verify "$jar.asc" "$jar" 2>/dev/null ||
+  spindle_die "the signature of the signed build's $jar does not verify"
+rm -rf "$GNUPGHOME"
+unset GNUPGHOME
 
 version="$(sed -n 's:^  <version>\(.*\)</version>$:\1:p' "$staged"/dev/spindle/spindle-core/*/spindle-core-*.pom | head -n 1)"
 [[ -n "$version" ]] || spindle_die "no version in the staged spindle-core POM"

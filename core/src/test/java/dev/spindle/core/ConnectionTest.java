@@ -666,6 +666,54 @@ class ConnectionTest {
     }
 
     /**
+     * name, client's pause between sends (ms), bytes per send, sends before it stops (0: never),
+     * when the connection closes (ms after it began to linger)
+     */
+    static Stream<Arguments> lingerCases() {
+        return Stream.of(
+                Arguments.of("the client stops sending after 2 s: closed 500 ms later", 100, 64 << 10, 20, 2_500),
+                Arguments.of("the client never stops: closed after 30 s", 100, 64 << 10, 0, 30_000),
+                Arguments.of("the client sends 1 GiB quickly: closed once it has", 10, 16 << 20, 0, 650));
+    }
+
+    /**
+     * An upload refused 413 at its headers while the client still sends it (nginx's lingering
+     * close): the connection shuts its output and drops what arrives for as long as the client
+     * keeps sending, so that the kernel does not reset the connection under the unread 413, and
+     * closes after 500 ms of quiet, 30 s of lingering, or 1 GiB dropped, whichever comes first.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("lingerCases")
+    void aRefusedUploadLingersWhileItsClientStillSends(String name, int pauseMillis, int chunk, int sends, int closesAtMillis) {
+        HttpConnection c = new HttpConnection(TestRoutes.routes(), DEFAULTS.maxBodySize(1024));
+        feed(c, "POST /echo HTTP/1.1\r\n" + HOST + "Content-Length: 100000000000\r\n\r\n");
+        RawResponse refused = single(drain(c));
+        assertThat(refused.status()).isEqualTo(413);
+        assertThat(refused.header("Connection")).isEqualTo("close");
+        long start = System.nanoTime();
+        c.tick(start);
+        assertThat(c.next()).as("lingering once the 413 is out").isEqualTo(Next.LINGER);
+        byte[] body = new byte[chunk];
+        long pause = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(pauseMillis);
+        long closesAt = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(closesAtMillis);
+        long t = start;
+        for (int sent = 0; c.next() == Next.LINGER; ) {
+            t += pause;
+            if (sends == 0 || sent < sends) {
+                c.received(ByteBuffer.wrap(body));
+                sent++;
+            }
+            c.tick(t);
+            if (t - start < closesAt - pause) {
+                assertThat(c.next()).as("%d ms after the linger began", (t - start) / 1_000_000).isEqualTo(Next.LINGER);
+            }
+            assertThat(t - start).as("still lingering").isLessThanOrEqualTo(closesAt + pause);
+        }
+        assertThat(c.next()).isEqualTo(Next.CLOSE);
+        assertThat(c.next().writes()).as("nothing more was sent").isFalse();
+    }
+
+    /**
      * drain() on an idle connection: a request within the grace is answered with
      * {@code Connection: close}; with none, the connection shuts its output and lingers once the
      * grace has passed, and not before.

@@ -11,8 +11,16 @@ import java.util.concurrent.TimeUnit;
  * turned into times at the next tick, so the hot path only sets a flag.
  */
 public final class Deadlines {
-    /** How long a finished connection keeps reading (and dropping) what the peer still sends before closing. */
+    /**
+     * A finished connection keeps reading (and dropping) what the peer still sends, so that the
+     * kernel does not reset it under its last answer (an upload refused 413 while its client still
+     * sends), as nginx's lingering close does: it closes once nothing has arrived for this long...
+     */
     public static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** ... or at the latest this long after it began to linger (nginx's {@code lingering_time}). */
+    public static final long LINGER_MAX_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** ... or once it has dropped this much. */
+    public static final long LINGER_BYTES = 1L << 30;
 
     /** What a tick found; at most one per tick, in the order the connection must act on them. */
     public enum Expired {
@@ -89,6 +97,7 @@ public final class Deadlines {
     private long handlerStarted;
     private long producerWaitingSince;
     private long lingerStarted;
+    private long lingerInput;
     private long drainIdleSince;
 
     public Deadlines(ServerConfig config, long drainGraceMillis) {
@@ -164,9 +173,13 @@ public final class Deadlines {
             }
             if (lingerStarted == 0) {
                 lingerStarted = now;
+                lingerInput = now;
                 return Expired.LINGER_STARTED;
             }
-            return now - lingerStarted >= LINGER_NANOS ? Expired.LINGER : Expired.NONE;
+            if (read) {
+                lingerInput = now;
+            }
+            return lingerOver(now, lingerStarted, lingerInput) ? Expired.LINGER : Expired.NONE;
         }
         if (waits.bodyAwaited()) {
             if (bodyWaitingSince == 0 || read) {
@@ -221,7 +234,7 @@ public final class Deadlines {
      */
     public long nanosToTick(long now, Waits waits) {
         if (waits.lingering()) {
-            return lingerStarted == 0 ? LINGER_NANOS : Math.max(1, lingerStarted + LINGER_NANOS - now);
+            return lingerStarted == 0 ? LINGER_NANOS : lingerNanosToTick(now, lingerStarted, lingerInput);
         }
         if (waits.bodyStreaming()) {
             return until(bodyWaitingSince, headerTimeout, now);
@@ -237,6 +250,19 @@ public final class Deadlines {
             idle = Math.min(idle, (drainIdleSince != 0 ? drainIdleSince : now) + drainGrace - now);
         }
         return Math.max(1, idle);
+    }
+
+    /**
+     * Whether a linger that began at {@code started} and last saw input at {@code lastInput} is over:
+     * quiet for {@link #LINGER_NANOS}, or {@link #LINGER_MAX_NANOS} old.
+     */
+    public static boolean lingerOver(long now, long started, long lastInput) {
+        return now - Math.max(started, lastInput) >= LINGER_NANOS || now - started >= LINGER_MAX_NANOS;
+    }
+
+    /** How long until {@link #lingerOver} can first be true, at least 1 ns. */
+    public static long lingerNanosToTick(long now, long started, long lastInput) {
+        return Math.max(1, Math.min(Math.max(started, lastInput) + LINGER_NANOS, started + LINGER_MAX_NANOS) - now);
     }
 
     /** The time left of a wait that began {@code since} (0: at {@code now}) and may last {@code limit}. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.http1;
 
+import dev.spindle.core.exchange.Deadlines;
 import dev.spindle.core.spi.Connection.State;
 import dev.spindle.core.spi.Next;
 
@@ -10,9 +11,9 @@ import dev.spindle.core.spi.Next;
  * reads no more requests, when it lingers and when it is over:
  *
  * <pre>
- *   open ──{@link #stopReading()}──► closing ──(output flushed)──► lingering ──(input ended, 500 ms, 1 MiB)──► closed
- *     │                              │                                                                      ▲
- *     └───────────────── {@link #abort()}: a timeout or failure gives up, nothing more is sent ───────────────┘
+ *   open ──{@link #stopReading()}──► closing ──(output flushed)──► lingering ──(input ended, 500 ms quiet, 30 s, 1 GiB)──► closed
+ *     │                              │                                                                                  ▲
+ *     └───────────────── {@link #abort()}: a timeout or failure gives up, nothing more is sent ───────────────────────────┘
  * </pre>
  *
  * A connection stops reading requests after a response that closes, a bad request, a timeout's
@@ -20,9 +21,6 @@ import dev.spindle.core.spi.Next;
  * so that unread bytes do not make the kernel reset the connection under its last response.
  */
 final class Lifecycle {
-    /** How much a lingering connection drops at most before it closes. */
-    static final int LINGER_BYTES = 1 << 20;
-
     /** No more requests will be processed: finish the output, then linger and close. */
     private boolean closing;
     /** Given up: close the socket now; nothing more will be sent. */
@@ -61,7 +59,7 @@ final class Lifecycle {
     /** Input arrived after the connection stopped reading: dropped, and counted against the linger's bound. */
     void dropped(int length) {
         lingerBytes += length;
-        if (lingerBytes > LINGER_BYTES) {
+        if (lingerBytes > Deadlines.LINGER_BYTES) {
             lingerDone = true;
         }
     }

@@ -352,7 +352,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
                 lingerStarted = now;
                 out.shed();
                 block.shed();
-            } else if (now - lingerStarted >= Deadlines.LINGER_NANOS) {
+            } else if (Deadlines.lingerOver(now, lingerStarted, lastInput)) {
                 aborted = true;
                 writer.stop();
             }

@@ -326,7 +326,8 @@ public interface Connection {
      *       503 and a close; a streamed response body producing nothing for that long: close;</li>
      *   <li>no request for {@link ServerConfig#idleTimeout()}: close, without a response;</li>
      *   <li>draining ({@link #drain()}) with no request for the grace: shut the output and linger;</li>
-     *   <li>lingering for 500 ms: close.</li>
+     *   <li>lingering (dropping what the peer still sends): close after 500 ms with nothing
+     *       arriving, 30 s in all, or 1 GiB dropped.</li>
      * </ul>
      *
      * @param now the current {@link System#nanoTime()}; call on the connection's thread
