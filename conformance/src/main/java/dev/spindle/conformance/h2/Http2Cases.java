@@ -1461,7 +1461,6 @@ public abstract class Http2Cases {
         duplicate(":path");
     }
 
-    /** A GET /plaintext with the pseudo-header {@code name} replaced by {@code instead} (null: left out). */
     /** 8.1.2.3 (RFC 9113 8.3.1): a {@code host} naming another server than {@code :authority}; stream error PROTOCOL_ERROR. */
     @Test
     void s8_1_2_3_hostUnlikeAuthorityIsAStreamError() throws IOException {
@@ -1473,13 +1472,14 @@ public abstract class Http2Cases {
     void s8_1_2_3_hostLikeAuthorityIsAccepted() throws IOException {
         try (H2Connection c = connect()) {
             List<Header> fields = c.requestFields("GET", "/plaintext");
-            String authority = fields.stream().filter(h -> h.name().equals(":authority")).findFirst().orElseThrow().value();
+            String authority = field(fields, ":authority").value();
             fields.add(new Header("host", authority));
             c.headers(1, true, fields);
             assertHello(c.response(1));
         }
     }
 
+    /** A GET /plaintext with the pseudo-header {@code name} replaced by {@code instead} (null: left out). */
     private void requestWithout(String name, Header instead) throws IOException {
         try (H2Connection c = connect()) {
             List<Header> fields = new ArrayList<>();
@@ -1495,10 +1495,15 @@ public abstract class Http2Cases {
         }
     }
 
+    /** The first of {@code fields} named {@code name}. */
+    private static Header field(List<Header> fields, String name) {
+        return fields.stream().filter(h -> h.name().equals(name)).findFirst().orElseThrow();
+    }
+
     private void duplicate(String name) throws IOException {
         try (H2Connection c = connect()) {
             List<Header> fields = c.requestFields("GET", "/plaintext");
-            Header again = fields.stream().filter(h -> h.name().equals(name)).findFirst().orElseThrow();
+            Header again = field(fields, name);
             fields.add(fields.indexOf(again) + 1, again);
             c.headers(1, true, fields);
             expect(c, 1, streamError(1, PROTOCOL_ERROR));
