@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core;
 
-import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A filter that logs one line per exchange at INFO, once its response is final:
- * {@code GET /users/42 200 14 B 210 us} (method, target, status, body bytes, time from the start
- * of the filter chain). A streamed body (file, stream, writer) is logged once it has been sent
- * ({@link Response#sent()}), with the bytes sent and the time until then, or {@code aborted} if
- * the connection ended first. It logs through
- * the slf4j logger {@code dev.spindle.access}, so the application's logging configuration decides
- * where the lines go; with INFO off for that logger it costs one check per exchange.
- * Register it first to have it see what every later filter did.
+ * An {@link ExchangeListener} that logs one line per exchange at INFO once it has ended:
+ * {@code GET /users/42 HTTP/1.1 200 14 B 210 us} (method, target, protocol, status sent, body
+ * bytes sent, time from the request's head to the answer's last byte written). Every exchange is
+ * logged, routed or not: the connection's refusals ({@code - - HTTP/1.1 400 ...} when no request
+ * line was read), handler timeouts with the 503 sent, and exchanges the client cut short
+ * ({@code aborted}, with the status that was being sent, 0 if none) or the server refused
+ * unprocessed ({@code refused}). It logs through the slf4j logger {@code dev.spindle.access}, so the
+ * application's logging configuration decides where the lines go; with INFO off for that logger
+ * it costs one check per exchange. Register it with {@link Router.Builder#listener}.
  */
-public final class AccessLog implements Filter {
+public final class AccessLog implements ExchangeListener {
     private final Logger log;
 
     /** Logs to the logger {@code dev.spindle.access}. */
@@ -33,30 +33,18 @@ public final class AccessLog implements Filter {
     }
 
     @Override
-    public CompletionStage<?> filter(Request request, Response response, Chain chain) {
+    public void exchangeEnded(ExchangeEnd end) {
         if (!log.isInfoEnabled()) {
-            return chain.proceed();
+            return;
         }
-        long start = System.nanoTime();
-        return chain.proceed().thenRun(() -> {
-            if (!response.isStreamed()) {
-                line(request.methodName(), request.target(), response.status(), response.bodyLength(), start);
-                return;
-            }
-            String method = request.methodName();
-            String target = request.target();
-            int status = response.status();
-            response.sent().whenComplete((bytes, failure) -> {
-                if (failure != null) {
-                    log.info("{} {} {} aborted {} us", method, target, status, (System.nanoTime() - start) / 1_000);
-                } else {
-                    line(method, target, status, bytes, start);
-                }
-            });
-        });
-    }
-
-    private void line(String method, String target, int status, long bytes, long start) {
-        log.info("{} {} {} {} B {} us", method, target, status, bytes < 0 ? "?" : bytes, (System.nanoTime() - start) / 1_000);
+        String method = end.method().isEmpty() ? "-" : end.method();
+        String target = end.target().isEmpty() ? "-" : end.target();
+        long micros = end.durationNanos() / 1_000;
+        switch (end.outcome()) {
+            case COMPLETE -> log.info("{} {} {} {} {} B {} us", method, target, end.protocol(), end.status(),
+                    end.responseBodyBytes() < 0 ? "?" : end.responseBodyBytes(), micros);
+            case ABORTED -> log.info("{} {} {} {} aborted {} us", method, target, end.protocol(), end.status(), micros);
+            case REFUSED -> log.info("{} {} {} refused", method, target, end.protocol());
+        }
     }
 }

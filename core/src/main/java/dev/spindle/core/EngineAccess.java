@@ -28,8 +28,23 @@ final class EngineAccess extends ApiAccess {
     }
 
     @Override
-    public void answerFailure(RequestState request, ResponseState response, Throwable failure) {
-        Router.answerFailure(request.api, response.api, failure);
+    public void answerFailure(Router router, RequestState request, ResponseState response, Throwable failure) {
+        Router.answerFailure(router, request.api, response.api, failure);
+    }
+
+    @Override
+    public ExchangeListener[] listeners(Router router) {
+        return router == null ? null : router.listeners;
+    }
+
+    @Override
+    public ResponseState refusal(Router router, RequestState request, ResponseState response, ResponseState fallback,
+            HttpException refusal) {
+        if (router == null) {
+            Router.fillFailure(null, fallback.api, refusal, false);
+            return fallback;
+        }
+        return router.refusal(request == null ? null : request.api, response.api, fallback.api, refusal).state;
     }
 
     @Override

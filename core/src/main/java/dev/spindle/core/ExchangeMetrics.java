@@ -1,33 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core;
 
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A filter that counts exchanges once their responses are final: how many, by status class,
- * body bytes, and a latency histogram; and hands each one to a {@link Listener}, which is how a
- * metrics library (Micrometer, Prometheus' client, ...) is attached without Spindle depending on
- * it. Latency is measured from the start of the filter chain to the final response, or for a
- * streamed body (file, stream, writer) to its last byte sent ({@link Response#sent()}), whose
- * bytes are then counted whatever its length; an exchange whose connection ended before its
- * streamed body was sent is counted with the bytes it announced (-1 if none). Thread-safe;
- * one instance serves every connection.
+ * An {@link ExchangeListener} that counts exchanges once they have ended: how many, by status
+ * class, how many ended without their whole answer, body bytes sent, and a latency histogram; and
+ * hands each one to a {@link Listener}, a plain callback for a metrics library without its own
+ * Spindle module. Every exchange is counted, routed or not: the connection's refusals (400, 408,
+ * 413, 414, 431, the body budget's 503), handler timeouts with the 503 sent, and exchanges that
+ * ended without their whole answer. Latency runs from the request's head received to the answer's
+ * last byte handed to the socket. Thread-safe; one instance serves every connection. Register it
+ * with {@link Router.Builder#listener}.
  */
-public final class ExchangeMetrics implements Filter {
-    /** Receives every exchange; called on the thread that finished it, so it must be quick and thread-safe. */
+public final class ExchangeMetrics implements ExchangeListener {
+    /** Receives every exchange; called on the connection's thread, so it must be quick and thread-safe. */
     @FunctionalInterface
     public interface Listener {
         /**
          * Takes one finished exchange.
          *
-         * @param method the request method, such as {@code GET}
-         * @param route the matched route's pattern ({@code /users/{id}}), or null for a 404 or 405
-         * @param status the status code sent
-         * @param bodyBytes the response body's length (for a streamed body, the bytes sent), or -1
-         *        when a streamed body of unknown length was not sent whole
-         * @param nanos the time from the start of the filter chain to the final response (for a
-         *        streamed body, to its last byte sent), in nanoseconds
+         * @param method the request method, such as {@code GET} ({@code ""} when no request line was read)
+         * @param route the matched route's pattern ({@code /users/{id}}), or null: no route matched, or refused before routing
+         * @param status the status code sent, 0 if none was
+         * @param bodyBytes the response body bytes sent, or -1 when a streamed body was cut short
+         * @param nanos the time from the request's head to the answer's last byte written (or to its end without one)
          */
         void exchange(String method, String route, int status, long bodyBytes, long nanos);
     }
@@ -39,6 +36,7 @@ public final class ExchangeMetrics implements Filter {
     private final Listener listener;
     private final LongAdder count = new LongAdder();
     private final LongAdder bytes = new LongAdder();
+    private final LongAdder unanswered = new LongAdder();
     private final LongAdder[] byClass = adders(6);
     private final LongAdder[] latency = adders(BOUNDS_MICROS.length + 1);
 
@@ -65,21 +63,11 @@ public final class ExchangeMetrics implements Filter {
     }
 
     @Override
-    public CompletionStage<?> filter(Request request, Response response, Chain chain) {
-        long start = System.nanoTime();
-        return chain.proceed().thenRun(() -> {
-            if (!response.isStreamed()) {
-                record(request.methodName(), request.routePattern(), response.status(), response.bodyLength(),
-                        System.nanoTime() - start);
-                return;
-            }
-            String method = request.methodName();
-            String route = request.routePattern();
-            int status = response.status();
-            long announced = response.bodyLength();
-            response.sent().whenComplete((bytes, failure) ->
-                    record(method, route, status, failure != null ? announced : bytes, System.nanoTime() - start));
-        });
+    public void exchangeEnded(ExchangeEnd end) {
+        if (end.outcome() != ExchangeEnd.Outcome.COMPLETE) {
+            unanswered.increment();
+        }
+        record(end.method(), end.route(), end.status(), end.responseBodyBytes(), end.durationNanos());
     }
 
     private void record(String method, String route, int status, long length, long nanos) {
@@ -116,6 +104,11 @@ public final class ExchangeMetrics implements Filter {
             throw new IllegalArgumentException("status class must be 1..5, got " + statusClass);
         }
         return byClass[statusClass].sum();
+    }
+
+    /** {@return the exchanges counted so far that ended without their whole answer (aborted or refused)} */
+    public long unanswered() {
+        return unanswered.sum();
     }
 
     /** {@return the response body bytes counted so far} A streamed body of unknown length that was not sent whole counts 0. */

@@ -6,10 +6,13 @@ import java.util.concurrent.CompletionStage;
 /**
  * Runs around every exchange that reaches routing: a route's handler, the 404 and 405 answers,
  * and the answers to exceptions (mapped by {@link Router.Builder#exception} or by default), in the
- * order the filters were added, the first outermost. Malformed requests (400, 413, 431, ...) are
- * answered by the connection before routing and pass no filter; a streamed request body that breaks
- * after routing (413, 408, 400) is answered inside the filters, with its status kept (see
- * {@link ExceptionMapper}).
+ * order the filters were added, the first outermost; and around the connection's refusals of
+ * requests whose head was read (413, a body's 400 or 408, the body budget's 503), answered as if
+ * a handler had thrown their {@link HttpException}, their status kept. Requests with a malformed
+ * head (400, 414, 431) pass no filter. A streamed request body that breaks after routing (413,
+ * 408, 400) is answered inside the filters, with its status kept (see {@link ExceptionMapper}).
+ * {@code chain.proceed()} completes when the handler is done; for what was actually sent (after
+ * a handler timeout, the 503), register {@link Request#onEnd} before proceeding.
  *
  * <p>A filter keeps its route's nature: around an inline handler it runs on the connection's
  * thread, around a blocking one on that handler's thread, around an asynchronous one it starts on

@@ -17,10 +17,35 @@ final class Pipeline {
 
     private final Filter[] filters;
     private final Map<Class<?>, ExceptionMapper<?>> mappers;
+    private final boolean problemDetails;
 
-    Pipeline(Filter[] filters, Map<Class<?>, ExceptionMapper<?>> mappers) {
+    Pipeline(Filter[] filters, Map<Class<?>, ExceptionMapper<?>> mappers, boolean problemDetails) {
         this.filters = filters;
         this.mappers = mappers;
+        this.problemDetails = problemDetails;
+    }
+
+    /** Whether there is anything to run around a refusal: a filter or a mapper. */
+    boolean decorates() {
+        return filters.length > 0 || !mappers.isEmpty();
+    }
+
+    /**
+     * Runs the filters around the connection's refusal of {@code req}, answered as {@code refused}
+     * raised by a handler (so the mappers shape it).
+     *
+     * @return whether the chain finished at once; if not, {@code res} must not be sent
+     */
+    boolean refusal(Request req, Response res, HttpException refused) {
+        boolean[] live = {true};
+        CompletionStage<Void> done = step(0, req, res, () -> {
+            if (live[0]) {
+                failed(refused, req, res, res.headerCount());
+            }
+            return DONE;
+        });
+        live[0] = false;
+        return done.toCompletableFuture().isDone();
     }
 
     Handler compose(Handler handler) {
@@ -124,6 +149,6 @@ final class Pipeline {
                 res.state.resetKeepingHeaders(headers);
             }
         }
-        Router.fillFailure(req, res, failure);
+        Router.fillFailure(req, res, failure, problemDetails);
     }
 }

@@ -155,6 +155,37 @@ public final class Request {
     }
 
     /**
+     * Calls {@code callback} once this exchange has ended: after the last byte of its answer was
+     * handed to the socket, or when it ended without one (the client went away, the stream was
+     * reset). It sees the status actually sent, also when the connection answered instead of the
+     * handler (a handler timeout's 503); so a filter that registers it before proceeding observes
+     * every exchange exactly once, however the handler ends, or if it never does. Called on the
+     * connection's thread: it must be quick and must not block. Callbacks run in the order they
+     * were registered, after the router's {@link ExchangeListener}s.
+     *
+     * @param callback receives the exchange's end, valid only during the call
+     * @throws NullPointerException if {@code callback} is null
+     */
+    @SuppressWarnings("unchecked")
+    public void onEnd(java.util.function.Consumer<? super ExchangeEnd> callback) {
+        java.util.Objects.requireNonNull(callback, "callback");
+        if (state.startNanos == 0) {
+            state.startNanos = System.nanoTime();
+        }
+        Object current = state.onEnd;
+        if (current == null) {
+            state.onEnd = callback;
+        } else if (current instanceof java.util.List<?> list) {
+            ((java.util.List<Object>) list).add(callback);
+        } else {
+            java.util.List<Object> list = new java.util.ArrayList<>(2);
+            list.add(current);
+            list.add(callback);
+            state.onEnd = list;
+        }
+    }
+
+    /**
      * Every value of a query parameter, percent-decoded, in the order they appear ({@code ?tag=a&tag=b}
      * gives {@code [a, b]}); empty when it is absent. {@link #queryParam} gives the first.
      *

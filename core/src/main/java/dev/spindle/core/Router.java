@@ -26,11 +26,21 @@ public final class Router {
     /** Answer requests no route matches, when filters, mappers or a custom 404/405 apply to them; else null. */
     private final Route notFound;
     private final Route methodNotAllowed;
+    /** The filters and mappers that also decorate refusals, or null when there are none. */
+    private final Pipeline pipeline;
+    /** Who hears of every exchange's end, or null. */
+    final ExchangeListener[] listeners;
+    /** Error answers are RFC 9457 problem details ({@code application/problem+json}), not plain text. */
+    final boolean problemDetails;
 
-    private Router(List<Route> routes, Route notFound, Route methodNotAllowed, JsonCodec json) {
+    private Router(List<Route> routes, Route notFound, Route methodNotAllowed, JsonCodec json, Pipeline pipeline,
+            List<ExchangeListener> listeners, boolean problemDetails) {
         this.routes = routes.toArray(Route[]::new);
         this.notFound = notFound;
         this.methodNotAllowed = methodNotAllowed;
+        this.pipeline = pipeline;
+        this.listeners = listeners.isEmpty() ? null : listeners.toArray(ExchangeListener[]::new);
+        this.problemDetails = problemDetails;
         for (Route r : this.routes) {
             r.json = json;
         }
@@ -51,25 +61,61 @@ public final class Router {
     }
 
     /** The default answer to a failure: an {@link HttpException}'s status and message, else 500 (logged). */
-    static void answerFailure(Request req, Response res, Throwable e) {
+    static void answerFailure(Router router, Request req, Response res, Throwable e) {
         res.state.closeStreamedBody();
         res.state.reset();
-        fillFailure(req, res, e);
+        fillFailure(req, res, e, router != null && router.problemDetails);
     }
 
     /** {@link #answerFailure} into a response already cleared. */
-    static void fillFailure(Request req, Response res, Throwable e) {
-        HttpException broken = bodyFailure(req, e);
+    static void fillFailure(Request req, Response res, Throwable e, boolean problemDetails) {
+        HttpException broken = req == null ? null : bodyFailure(req, e);
         if (broken != null) {
             e = broken;
         }
         if (e instanceof HttpException h) {
             h.addRequiredHeaders(res);
-            res.status(h.status()).text(h.status() + " " + HttpStatus.reason(h.status()) + ": " + h.getMessage() + "\n");
+            errorBody(res.status(h.status()), h.status(), h.getMessage(), problemDetails);
         } else {
             org.slf4j.LoggerFactory.getLogger(Router.class).warn("handler for {} failed", req, e);
-            res.status(500).text("500 Internal Server Error: the handler failed\n");
+            errorBody(res.status(500), 500, "the handler failed", problemDetails);
         }
+    }
+
+    /**
+     * An error answer's body: {@code <status> <reason>: <detail>} as text, or an RFC 9457 problem
+     * details object ({@code type} about:blank, its {@code title} the reason phrase).
+     */
+    static void errorBody(Response res, int status, String detail, boolean problemDetails) {
+        String reason = HttpStatus.reason(status);
+        if (!problemDetails) {
+            res.text(status + " " + reason + ": " + detail + "\n");
+            return;
+        }
+        StringBuilder json = new StringBuilder(64 + detail.length()).append("{\"type\":\"about:blank\",\"title\":");
+        json.append(Json.quote(reason));
+        json.append(",\"status\":").append(status).append(",\"detail\":");
+        json.append(Json.quote(detail));
+        res.contentType("application/problem+json").body(json.append('}').toString());
+    }
+
+    /**
+     * Fills {@code res} with the connection's refusal of a request ({@code e}: 400, 408, 413, 414,
+     * 431, 503 ...). A request whose head was read passes the filters and the exception mappers,
+     * which may add headers and shape the body as for a routed answer; the status stays the
+     * refusal's. A filter that does not finish at once (it waits for something) forfeits that: the
+     * default answer goes instead, into {@code fallback}.
+     *
+     * @param req the refused request, or null when its head was not read
+     * @return the response to send: {@code res}, or {@code fallback}
+     */
+    Response refusal(Request req, Response res, Response fallback, HttpException e) {
+        if (req != null && pipeline != null && pipeline.decorates() && pipeline.refusal(req, res, e)) {
+            res.status(e.status());
+            return res;
+        }
+        fillFailure(null, fallback, e, problemDetails);
+        return fallback;
     }
 
     /**
@@ -182,6 +228,8 @@ public final class Router {
         private Handler notFound;
         private Handler methodNotAllowed;
         private JsonCodec json;
+        private final List<ExchangeListener> listeners = new ArrayList<>();
+        private boolean problemDetails;
 
         private Builder() {
         }
@@ -228,6 +276,34 @@ public final class Router {
          */
         public <T extends Throwable> Builder exception(Class<T> type, ExceptionMapper<? super T> mapper) {
             mappers.put(Objects.requireNonNull(type, "type"), Objects.requireNonNull(mapper, "mapper"));
+            return this;
+        }
+
+        /**
+         * Adds a listener that hears of every exchange's end, refusals and timeouts included
+         * ({@link ExchangeListener}); listeners are called in the order they were added. This is
+         * where {@link AccessLog} and {@link ExchangeMetrics} go.
+         *
+         * @param listener the listener, not null
+         * @return this builder
+         */
+        public Builder listener(ExchangeListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Makes every error answer the server writes itself (the default answers to exceptions, 404,
+         * 405, and the connection's refusals: 400, 408, 413, 414, 431, 503) an RFC 9457 problem
+         * details object, {@code application/problem+json}, such as
+         * {@code {"type":"about:blank","title":"Content Too Large","status":413,"detail":"..."}},
+         * instead of the plain-text {@code 413 Content Too Large: ...}. Answers made by exception
+         * mappers are theirs.
+         *
+         * @return this builder
+         */
+        public Builder problemDetails() {
+            problemDetails = true;
             return this;
         }
 
@@ -401,9 +477,9 @@ public final class Router {
          */
         public Router build() {
             if (filters.isEmpty() && mappers.isEmpty() && notFound == null && methodNotAllowed == null) {
-                return new Router(routes, null, null, json);
+                return new Router(routes, null, null, json, null, listeners, problemDetails);
             }
-            Pipeline pipeline = new Pipeline(filters.toArray(Filter[]::new), Map.copyOf(mappers));
+            Pipeline pipeline = new Pipeline(filters.toArray(Filter[]::new), Map.copyOf(mappers), problemDetails);
             List<Route> composed = new ArrayList<>(routes.size());
             for (int i = 0; i < routes.size(); i++) {
                 Route r = routes.get(i);
@@ -428,7 +504,7 @@ public final class Router {
                 custom405.handle(req, res);
             };
             return new Router(composed, Route.fallback(pipeline.compose(missing)), Route.fallback(pipeline.compose(wrongMethod)),
-                    json);
+                    json, pipeline, listeners, problemDetails);
         }
     }
 }

@@ -42,16 +42,18 @@
  *
  * <h2>Filters and errors</h2>
  * A {@link dev.spindle.core.Filter} runs around every exchange that reaches routing, 404 and 405
- * included; {@link dev.spindle.core.AccessLog} and {@link dev.spindle.core.ExchangeMetrics} are
- * two ready-made ones. A handler answers an error by throwing: an
+ * included, and around the connection's refusals of requests whose head was read (413, 408, 503);
+ * an {@link dev.spindle.core.ExchangeListener} hears of every exchange's end with the status sent,
+ * refusals, handler timeouts and client resets included: {@link dev.spindle.core.AccessLog} and
+ * {@link dev.spindle.core.ExchangeMetrics} are two ready-made ones. A handler answers an error by throwing: an
  * {@link dev.spindle.core.HttpException} carries its status, an
  * {@link dev.spindle.core.ExceptionMapper} registered for an exception type shapes the answer,
- * and anything else is a 500 (logged). Malformed requests (400, 413, 431, ...) are answered by the
- * connection before routing, by every server alike; a streamed body that breaks later (413, 408,
+ * and anything else is a 500 (logged). Requests with a malformed head (400, 414, 431) are answered
+ * by the connection before routing, by every server alike; a streamed body that breaks later (413, 408,
  * 400) keeps that status through filters and mappers (see {@link dev.spindle.core.ExceptionMapper}).
  * {@snippet :
  * Router router = Router.builder()
- *         .filter(new AccessLog())                     // one INFO line per exchange
+ *         .listener(new AccessLog())                     // one INFO line per exchange
  *         .filter((req, res, chain) -> {
  *             res.header("Access-Control-Allow-Origin", "*");
  *             return chain.proceed();                  // the later filters, then the handler

@@ -94,8 +94,9 @@ class ErrorPathTest {
 
     /**
      * One error: the request, whether the connection's header timeout must pass (ticked) for it,
-     * the status and reason, the header it requires, and whether it reaches routing (and so the
-     * mappers) or is answered by the connection before.
+     * the status and reason, the header it requires, and whether the mappers shape it: it reaches
+     * routing, or the connection refuses it once its head was read; a request whose head is
+     * malformed gets the default answer.
      */
     record Case(String name, String request, boolean timesOut, int status, String reason, String header, String value,
             boolean routed) {
@@ -117,7 +118,9 @@ class ErrorPathTest {
     static List<Case> cases() {
         List<Case> cases = new ArrayList<>();
         cases.add(new Case("413 Content-Length", post("/blocking", "Content-Length: 2000\r\n", ""), false,
-                413, "Content Too Large", null, null, false));
+                413, "Content Too Large", null, null, true));
+        cases.add(new Case("400 malformed header", "GET /blocking HTTP/1.1\r\n" + HOST + "no colon here\r\n\r\n", false,
+                400, "Bad Request", null, null, false));
         for (String route : List.of("/blocking", "/async")) {
             cases.add(new Case("413 chunked on " + route, post(route, "Transfer-Encoding: chunked\r\n", chunkedOverTheLimit()), false,
                     413, "Content Too Large", null, null, true));

@@ -112,7 +112,7 @@ class FilterTest {
         ExchangeMetrics metrics = new ExchangeMetrics();
         List<String> seen = new CopyOnWriteArrayList<>();
         Router router = Router.builder()
-                .filter(metrics)
+                .listener(metrics)
                 .filter((req, res, chain) -> chain.proceed().thenRun(() -> seen.add(res.status() + " " + req.routePattern())))
                 .get("/ok", (req, res) -> res.text("ok"))
                 .get("/gone", (req, res) -> {
@@ -239,13 +239,13 @@ class FilterTest {
     void theAccessLogWritesOneLinePerExchange() throws Exception {
         List<String> lines = new CopyOnWriteArrayList<>();
         org.slf4j.Logger capture = capturing(lines);
-        Router router = Router.builder().filter(new AccessLog(capture))
+        Router router = Router.builder().listener(new AccessLog(capture))
                 .get("/users/{id}", (req, res) -> res.json("{\"id\":" + Json.quote(req.pathParam("id")) + "}"))
                 .build();
         exchange(router, get("/users/7?x=1") + get("/nope"), 2);
         assertThat(lines).hasSize(2);
-        assertThat(lines.get(0)).matches("GET /users/7\\?x=1 200 10 B \\d+ us");
-        assertThat(lines.get(1)).matches("GET /nope 404 \\d+ B \\d+ us");
+        assertThat(lines.get(0)).matches("GET /users/7\\?x=1 HTTP/1.1 200 10 B \\d+ us");
+        assertThat(lines.get(1)).matches("GET /nope HTTP/1.1 404 \\d+ B \\d+ us");
     }
 
     /** A body of unknown length is logged and counted once sent, with the bytes that went out; one cut short, as aborted. */
@@ -256,7 +256,7 @@ class FilterTest {
         List<Long> listened = new CopyOnWriteArrayList<>();
         ExchangeMetrics metrics = new ExchangeMetrics((method, route, status, bytes, nanos) -> listened.add(bytes));
         byte[] part = new byte[10_000];
-        Router router = Router.builder().filter(new AccessLog(capture)).filter(metrics)
+        Router router = Router.builder().listener(new AccessLog(capture)).listener(metrics)
                 .get("/stream", (req, res) -> res.stream(out -> {
                     for (int i = 0; i < 7; i++) {
                         out.write(part);
@@ -280,7 +280,7 @@ class FilterTest {
         }
         List<RawResponse> rs = parseAll(out.toByteArray());
         assertThat(rs).extracting(r -> r.body().length).containsExactly(70_000, 70_000);
-        assertThat(lines).hasSize(2).allMatch(l -> l.matches("GET /stream 200 70000 B \\d+ us"));
+        assertThat(lines).hasSize(2).allMatch(l -> l.matches("GET /stream HTTP/1.1 200 70000 B \\d+ us"));
         assertThat(listened).containsExactly(70_000L, 70_000L);
         assertThat(metrics.bodyBytes()).isEqualTo(140_000);
 
@@ -295,7 +295,7 @@ class FilterTest {
             }
         }
         assertThat(lines).hasSize(3);
-        assertThat(lines.get(2)).matches("GET /broken 200 aborted \\d+ us");
+        assertThat(lines.get(2)).matches("GET /broken HTTP/1.1 200 aborted \\d+ us");
         assertThat(listened).hasSize(3).last().isEqualTo(-1L);
     }
 

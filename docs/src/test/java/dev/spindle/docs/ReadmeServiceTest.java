@@ -205,15 +205,17 @@ class ReadmeServiceTest {
         assertThat(part.headers().firstValue("Content-Range")).hasValue("bytes 100000-100099/" + manual.length);
         assertThat(part.body()).isEqualTo(Arrays.copyOfRange(manual, 100_000, 100_100));
 
-        // the access log writes its line once the response is final, which may be just after the client has it
-        assertThat(awaitAccessLine("GET /nothing/here?run=" + run + " 404 ")).isTrue();
-        assertThat(awaitAccessLine("GET /static/manual.bin?run=" + run + " 206 100 B ")).isTrue();
+        // the access log writes its line once the answer's last byte is written, which may be just after the client has it
+        assertThat(awaitAccessLine("GET /nothing/here?run=" + run + " ", " 404 ")).isTrue();
+        assertThat(awaitAccessLine("GET /static/manual.bin?run=" + run + " ", " 206 100 B ")).isTrue();
     }
 
-    private static boolean awaitAccessLine(String prefix) throws InterruptedException {
+    /** Waits for a line {@code <prefix><protocol><rest>...}, whichever protocol the client agreed. */
+    private static boolean awaitAccessLine(String prefix, String rest) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         do {
-            if (accessLines.stream().anyMatch(line -> line.startsWith(prefix))) {
+            if (accessLines.stream().anyMatch(line -> line.startsWith(prefix)
+                    && (line.startsWith("HTTP/1.1" + rest, prefix.length()) || line.startsWith("HTTP/2" + rest, prefix.length())))) {
                 return true;
             }
             Thread.sleep(10);

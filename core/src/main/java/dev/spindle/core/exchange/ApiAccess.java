@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.exchange;
 
+import dev.spindle.core.ExchangeListener;
+import dev.spindle.core.HttpException;
 import dev.spindle.core.Request;
 import dev.spindle.core.RequestBody;
 import dev.spindle.core.Response;
@@ -81,11 +83,34 @@ public abstract class ApiAccess {
      * Replaces a response with the default answer to a failure: an {@code HttpException}'s status
      * and message (and the headers it requires), else 500.
      *
+     * @param router the router whose error format applies (problem details or text), or null for text
      * @param request the request that failed
      * @param response the response to replace
      * @param failure what the handler threw or completed with
      */
-    public abstract void answerFailure(RequestState request, ResponseState response, Throwable failure);
+    public abstract void answerFailure(Router router, RequestState request, ResponseState response, Throwable failure);
+
+    /**
+     * The listeners of every exchange's end the router was built with.
+     *
+     * @param router the router, or null
+     * @return the listeners, or null when there are none
+     */
+    public abstract ExchangeListener[] listeners(Router router);
+
+    /**
+     * The connection's refusal of a request, as the router answers it: decorated by its filters and
+     * mappers when the request's head was read, else its default error answer.
+     *
+     * @param router the router, or null
+     * @param request the refused request, or null when its head was not read
+     * @param response where a decorated answer is made (a fresh state: an abandoned one is not reused)
+     * @param fallback where the default answer is made, cleared
+     * @param refusal the status and reason
+     * @return the state to encode: {@code response} or {@code fallback}
+     */
+    public abstract ResponseState refusal(Router router, RequestState request, ResponseState response, ResponseState fallback,
+            HttpException refusal);
 
     /**
      * A new TLS engine for a connection.

@@ -61,6 +61,10 @@ public final class RequestState {
     public ByteBuffer bodyView;
 
     public String pathString;
+    /** When the request's head was parsed ({@link System#nanoTime()}), if someone listens for its end; else 0. */
+    public long startNanos;
+    /** The {@code Request.onEnd} callbacks: null, one {@code Consumer}, or a list of them. */
+    public volatile Object onEnd;
 
     public void reset() {
         data = null;
@@ -81,6 +85,10 @@ public final class RequestState {
         bodyView = null;
         streamed = null;
         streamedBytes = null;
+        startNanos = 0;
+        if (onEnd != null) {
+            onEnd = null;
+        }
     }
 
     public void addHeader(int nameStart, int nameEnd, int valueStart, int valueEnd) {
@@ -121,6 +129,8 @@ public final class RequestState {
         copy.expectContinue = expectContinue;
         copy.upgradeH2c = upgradeH2c;
         copy.route = route;
+        copy.startNanos = startNanos;
+        copy.onEnd = onEnd;
         System.arraycopy(params, 0, copy.params, 0, params.length);
         return copy;
     }

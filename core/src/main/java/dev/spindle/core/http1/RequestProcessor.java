@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.http1;
 
+import dev.spindle.core.ExchangeEnd;
+import dev.spindle.core.ExchangeListener;
 import dev.spindle.core.HttpException;
 import dev.spindle.core.Method;
 import dev.spindle.core.RequestBody;
@@ -9,6 +11,7 @@ import dev.spindle.core.ServerConfig;
 import dev.spindle.core.bytes.OutputBuffer;
 import dev.spindle.core.exchange.ApiAccess;
 import dev.spindle.core.exchange.Deadlines;
+import dev.spindle.core.exchange.EndRecord;
 import dev.spindle.core.exchange.Exchange;
 import dev.spindle.core.exchange.HandlerRunner;
 import dev.spindle.core.exchange.RequestState;
@@ -33,6 +36,8 @@ final class RequestProcessor {
     private static final Logger log = LoggerFactory.getLogger(RequestProcessor.class);
 
     private final Router router;
+    /** Who hears of every exchange's end, or null. */
+    private final ExchangeListener[] listeners;
     private final ServerConfig config;
     private final Runnable wakeup;
     private final HandlerRunner handlers;
@@ -65,6 +70,7 @@ final class RequestProcessor {
     RequestProcessor(Router router, ServerConfig config, InputBuffer in, ResponseWriter writer, Lifecycle life,
             Deadlines deadlines, HandlerRunner handlers, Runnable wakeup) {
         this.router = router;
+        this.listeners = API.listeners(router);
         this.config = config;
         this.in = in;
         this.writer = writer;
@@ -198,8 +204,7 @@ final class RequestProcessor {
             abort();
             return;
         }
-        ResponseEncoder.error(writer.buffer(), response, e.status(), e.getMessage(), e.status() == 503 ? "1" : null,
-                ResponseEncoder.CONNECTION_CLOSE, parser.requestLineParsed() && request.method == Method.HEAD);
+        answerRefusal(e, e.status() == 503 ? "1" : null);
         life.stopReading();
         if (!processing) {
             in.discard();
@@ -342,10 +347,26 @@ final class RequestProcessor {
         if (log.isDebugEnabled()) {
             log.debug("bad request ({}): {}", e.status(), e.getMessage());
         }
-        response.reset();
-        boolean head = parser.requestLineParsed() && request.method == Method.HEAD;
-        ResponseEncoder.error(writer.buffer(), response, e.status(), e.getMessage(), null, ResponseEncoder.CONNECTION_CLOSE, head);
+        answerRefusal(e, null);
         life.stopReading();
+    }
+
+    /**
+     * Answers a request the connection refuses, with a close: through the router's filters and
+     * mappers when its head was read, else its default error answer; reported to the listeners.
+     */
+    private void answerRefusal(HttpException e, String retryAfter) {
+        boolean headRead = parser.inBody();
+        if (headRead) {
+            EndRecord.started(listeners, request);
+        }
+        response.reset();
+        ResponseState res = API.refusal(router, headRead ? request : null, headRead ? new ResponseState() : response, response, e);
+        if (retryAfter != null) {
+            res.api.header("Retry-After", retryAfter);
+        }
+        boolean head = parser.requestLineParsed() && request.method == Method.HEAD;
+        writer.refusal(res, head, EndRecord.of(listeners, request, headRead, res.status, e));
     }
 
     private boolean keepAlive(RequestState req) {
@@ -356,6 +377,7 @@ final class RequestProcessor {
         if (req.upgradeH2c && h2cUpgrade && upgradeToH2c(req)) {
             return;
         }
+        EndRecord.started(listeners, req);
         boolean keepAlive = keepAlive(req);
         Route route = req.route;
         if (route == null) {
@@ -418,6 +440,7 @@ final class RequestProcessor {
 
     /** A blocking or asynchronous route: its handler gets the request now and reads the body as it arrives. */
     private void startStreamedExchange(Route route) {
+        EndRecord.started(listeners, request);
         RequestState copy = request.detach();
         parser.beginStreaming(in, request);
         RequestBody body = API.newBody(request.chunked ? -1 : request.contentLength, wakeup);
@@ -512,7 +535,12 @@ final class RequestProcessor {
         if (!keepAlive) {
             life.stopReading();
         }
-        switch (writer.respond(req, res, failure, in, connection)) {
+        if (failure != null) {
+            // the router's default answer: an HttpException's status (a body broken on the wire: its status), else 500
+            API.answerFailure(router, req, res, failure);
+        }
+        EndRecord end = EndRecord.of(listeners, req, true, res.status, failure);
+        switch (writer.respond(req, res, in, connection, end)) {
             case CLOSE_AFTER -> life.stopReading();
             case FAILED -> abort();
             default -> { }
@@ -523,8 +551,7 @@ final class RequestProcessor {
         log.debug("request not received within {}", config.headerTimeout());
         // a body being dropped after its answer gets no second answer
         if (!writer.hasOutbound() && !feed.streaming()) {
-            response.reset();
-            ResponseEncoder.error(writer.buffer(), response, 408, "request not received in time", null, ResponseEncoder.CONNECTION_CLOSE, false);
+            answerRefusal(new HttpException(408, "request not received in time"), null);
         }
         life.stopReading();
         deadlines.requestEnded();
@@ -536,9 +563,9 @@ final class RequestProcessor {
         ex.abandoned = true;
         exchange = null;
         feed.fail(503, "the handler timed out");
-        response.reset();
-        ResponseEncoder.error(writer.buffer(), response, 503, "the handler did not answer in time", null, ResponseEncoder.CONNECTION_CLOSE,
-                ex.request.method == Method.HEAD);
+        HttpException timedOut = new HttpException(503, "the handler did not answer in time");
+        API.answerFailure(router, ex.request, response, timedOut);
+        writer.refusal(response, ex.request.method == Method.HEAD, EndRecord.of(listeners, ex.request, true, 503, timedOut));
         life.stopReading();
     }
 
@@ -555,7 +582,12 @@ final class RequestProcessor {
         feed.fail(0, "the connection was closed");
         if (exchange != null) {
             exchange.abandoned = true;
+            EndRecord cut = EndRecord.of(listeners, exchange.request, true, 0, null);
             exchange = null;
+            if (cut != null) {
+                cut.responseBytes = -1;
+                cut.end(ExchangeEnd.Outcome.ABORTED);
+            }
         }
     }
 }

@@ -4,8 +4,9 @@ package dev.spindle.core.http1;
 import dev.spindle.core.Method;
 import dev.spindle.core.Response;
 import dev.spindle.core.bytes.OutputBuffer;
-import dev.spindle.core.exchange.ApiAccess;
+import dev.spindle.core.ExchangeEnd;
 import dev.spindle.core.exchange.Deadlines;
+import dev.spindle.core.exchange.EndRecord;
 import dev.spindle.core.exchange.RequestState;
 import dev.spindle.core.exchange.ResponseState;
 import dev.spindle.core.spi.Connection.FileRegion;
@@ -52,6 +53,11 @@ final class ResponseWriter {
     /** What {@link Response#sent()} handed out for {@link #outgoing}, or null. */
     private CompletableFuture<Long> outgoingSent;
     private boolean awaitingProducer;
+    /** Every byte handed to the socket so far, the offsets answers' ends are counted in. */
+    private long writtenTotal;
+    /** The answers whose ends someone listens for and whose last byte is not written yet, oldest first. */
+    private EndRecord endsHead;
+    private EndRecord endsTail;
 
     ResponseWriter(int capacity, int highWater, Executor blockingExecutor, Runnable wakeup, Deadlines deadlines) {
         this.out = new OutputBuffer(capacity);
@@ -130,6 +136,53 @@ final class ResponseWriter {
             throw new IllegalArgumentException("written " + bytes + " bytes, but nothing was pending");
         }
         deadlines.outputActivity();
+        writtenTotal += bytes;
+        if (endsHead != null) {
+            endWritten();
+        }
+    }
+
+    /** The answers whose last byte is now written have ended. */
+    private void endWritten() {
+        while (endsHead != null && endsHead.endOffset >= 0 && endsHead.endOffset <= writtenTotal) {
+            EndRecord done = endsHead;
+            endsHead = done.next;
+            if (endsHead == null) {
+                endsTail = null;
+            }
+            done.end(ExchangeEnd.Outcome.COMPLETE);
+        }
+    }
+
+    /**
+     * Queues an answer's end, to be reported once its last byte is written: at what is pending
+     * now, or (a streamed body) once its body ends.
+     */
+    private void track(EndRecord end, boolean streamed) {
+        end.endOffset = streamed ? -1 : writtenTotal + out.pending();
+        if (endsTail == null) {
+            endsHead = end;
+        } else {
+            endsTail.next = end;
+        }
+        endsTail = end;
+        if (!streamed && out.pending() == 0) {
+            endWritten();
+        }
+    }
+
+    /**
+     * Encodes an answer the connection makes itself (a refusal, a timeout) with a close, and
+     * reports its end once written.
+     *
+     * @param end its record, or null when nobody listens
+     */
+    void refusal(ResponseState res, boolean head, EndRecord end) {
+        ResponseEncoder.encode(out, res, head, ResponseEncoder.CONNECTION_CLOSE);
+        if (end != null) {
+            end.responseBytes = head ? 0 : res.api.bodyLength();
+            track(end, false);
+        }
     }
 
     /**
@@ -164,6 +217,11 @@ final class ResponseWriter {
                     outgoingSent.complete(outgoing.sentBytes());
                     outgoingSent = null;
                 }
+                if (endsTail != null && endsTail.endOffset < 0) {
+                    endsTail.responseBytes = outgoing.sentBytes();
+                    endsTail.endOffset = writtenTotal + out.pending();
+                    endWritten();
+                }
                 outgoing = null;
                 return Outcome.OK;
             }
@@ -176,16 +234,22 @@ final class ResponseWriter {
      *
      * @param in the connection's input, whose array a large echoed body is sent from
      * @param connection the {@code Connection} header to send ({@link ResponseEncoder}'s constants)
+     * @param end the exchange's end record, reported once its last byte is written; null when nobody listens
      * @return {@link Outcome#OK}, {@link Outcome#CLOSE_AFTER} or {@link Outcome#FAILED}
      */
-    Outcome respond(RequestState req, ResponseState res, Throwable failure, InputBuffer in, int connection) {
+    Outcome respond(RequestState req, ResponseState res, InputBuffer in, int connection, EndRecord end) {
         boolean head = req.method == Method.HEAD;
-        if (failure != null) {
-            // the router's default answer: an HttpException's status (a body broken on the wire: its status), else 500
-            ApiAccess.get().answerFailure(req, res, failure);
-            ResponseEncoder.encode(out, res, head, connection);
-            return Outcome.OK;
+        if (end != null) {
+            end.responseBytes = head ? 0 : res.api.bodyLength();
+            Outcome outcome = encode(req, res, in, connection, head);
+            // tracked once encoded: what is pending then includes this answer's head (and body, unless it streams)
+            track(end, outgoing != null);
+            return outcome;
         }
+        return encode(req, res, in, connection, head);
+    }
+
+    private Outcome encode(RequestState req, ResponseState res, InputBuffer in, int connection, boolean head) {
         if (res.api.isStreamed()) {
             CompletableFuture<Long> sent = res.takeSent();
             Outcome outcome = startStreamed(req, res, connection, head);
@@ -269,6 +333,15 @@ final class ResponseWriter {
 
     /** Lets go of a streamed body: its producer stops, and whoever waits for its sending learns it failed. */
     void release() {
+        while (endsHead != null) {
+            EndRecord cut = endsHead;
+            endsHead = cut.next;
+            if (cut.endOffset < 0) {
+                cut.responseBytes = -1;
+            }
+            cut.end(ExchangeEnd.Outcome.ABORTED);
+        }
+        endsTail = null;
         if (outgoing != null) {
             outgoing.close();
             outgoing = null;

@@ -536,6 +536,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             }
             case TRAILERS -> dispatcher.trailers(s, head.end(), endStream);
             case REFUSED -> {
+                dispatcher.refused();
                 guards.countRefusal();
                 Frames.rstStream(out, id, ErrorCode.REFUSED_STREAM);
                 guards.resetSent(id);

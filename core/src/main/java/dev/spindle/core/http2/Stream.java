@@ -81,6 +81,10 @@ final class Stream {
     java.util.concurrent.CompletableFuture<Long> sent;
     /** Whether the response's HEADERS went out (its body may still be sending). */
     boolean answered;
+    /** The listeners heard that this stream's exchange began. */
+    boolean started;
+    /** This stream's answer's end record, reported when END_STREAM goes out or the stream closes first; null when nobody listens. */
+    dev.spindle.core.exchange.EndRecord end;
     /** Linked in the connection's round-robin of streams with DATA to send. */
     boolean queued;
     Stream nextQueued;
@@ -127,6 +131,8 @@ final class Stream {
         outPos = 0;
         outEnd = 0;
         answered = false;
+        started = false;
+        end = null;
         source = null;
         sent = null;
         queued = false;

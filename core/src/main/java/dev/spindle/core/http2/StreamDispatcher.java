@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.http2;
 
+import dev.spindle.core.ExchangeEnd;
+import dev.spindle.core.ExchangeListener;
 import dev.spindle.core.HttpException;
 import dev.spindle.core.RequestBody;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.exchange.ApiAccess;
 import dev.spindle.core.exchange.BodyException;
+import dev.spindle.core.exchange.EndRecord;
 import dev.spindle.core.exchange.Exchange;
 import dev.spindle.core.exchange.HandlerRunner;
 import dev.spindle.core.exchange.RequestState;
@@ -35,6 +38,8 @@ final class StreamDispatcher {
     private final Http2Connection connection;
     private final ServerConfig config;
     private final Router router;
+    /** Who hears of every exchange's end, or null. */
+    private final ExchangeListener[] listeners;
     private final Http2Limits limits;
     private final HandlerRunner handlers;
     private final BodyBudget budget;
@@ -54,6 +59,7 @@ final class StreamDispatcher {
         this.connection = connection;
         this.config = config;
         this.router = router;
+        this.listeners = API.listeners(router);
         this.limits = limits;
         this.handlers = handlers;
         this.budget = budget;
@@ -242,6 +248,7 @@ final class StreamDispatcher {
 
     /** Runs the request's handler: inline ones answer at once, deferred ones when they finish. */
     void dispatch(Stream s) {
+        started(s);
         RequestState req = s.request;
         Route route = req.route;
         if (route == null) {
@@ -266,6 +273,7 @@ final class StreamDispatcher {
     }
 
     private void startStreamed(Stream s, Route route, long limit) {
+        started(s);
         s.bodyLimit = limit;
         RequestBody body = API.newBody(s.contentLength, wakeup);
         API.collectLimit(body, route.bodyLimit(config, false));
@@ -347,8 +355,9 @@ final class StreamDispatcher {
         abandoned.add(s);
         s.exchange = ex;
         ResponseState res = new ResponseState();
-        API.answerFailure(s.request, res, new HttpException(503, "the handler did not answer in time"));
-        writer.encode(s, res);
+        HttpException timedOut = new HttpException(503, "the handler did not answer in time");
+        API.answerFailure(router, s.request, res, timedOut);
+        encode(s, res, timedOut);
     }
 
     /**
@@ -391,19 +400,69 @@ final class StreamDispatcher {
         }
     }
 
+    /**
+     * Answers a request the connection refuses (431, 413, 408, 417): through the router's filters
+     * and mappers when its head was read, else its default error answer.
+     */
     private void answerError(Stream s, int status, String message) {
         s.response.reset();
         if (s.streamed != null) {
             API.fail(s.streamed, new BodyException(status, message));
         }
-        respond(s, s.response, new HttpException(status, message));
+        HttpException refusal = new HttpException(status, message);
+        boolean headRead = s.request.method != null && s.request.data != null;
+        if (headRead && !s.started) {
+            s.started = true;
+            EndRecord.started(listeners, s.request);
+        }
+        encode(s, API.refusal(router, headRead ? s.request : null, headRead ? new ResponseState() : s.response, s.response, refusal),
+                refusal);
     }
 
     private void respond(Stream s, ResponseState res, Throwable failure) {
         if (failure != null) {
-            API.answerFailure(s.request, res, failure);
+            API.answerFailure(router, s.request, res, failure);
+        }
+        encode(s, res, failure);
+    }
+
+    /** Sends the stream's answer, its end reported once its END_STREAM goes out. */
+    private void encode(Stream s, ResponseState res, Throwable failure) {
+        if (s.answered || writer.stopped()) {
+            return;
+        }
+        if (listeners != null || s.request.onEnd != null) {
+            started(s);
+            s.end = EndRecord.of(listeners, s.request, s.request.method != null, res.status, failure);
         }
         writer.encode(s, res);
+    }
+
+    /** Tells the listeners once that the stream's exchange began. */
+    private void started(Stream s) {
+        if (!s.started) {
+            s.started = true;
+            EndRecord.started(listeners, s.request);
+        }
+    }
+
+    /** A stream refused unprocessed (REFUSED_STREAM): an exchange that ends at once. */
+    void refused() {
+        if (listeners != null) {
+            EndRecord.refused(listeners, "HTTP/2");
+        }
+    }
+
+    /** The stream closed before its answer ended: its exchange, begun or answered, ends aborted. */
+    private void aborted(Stream s) {
+        EndRecord end = s.end;
+        s.end = null;
+        if (end == null && s.started && !s.answered) {
+            end = EndRecord.of(listeners, s.request, true, 0, null);
+        }
+        if (end != null) {
+            end.end(ExchangeEnd.Outcome.ABORTED);
+        }
     }
 
     /**
@@ -413,6 +472,7 @@ final class StreamDispatcher {
      * @return whether the stream may be reused now
      */
     boolean drop(Stream s) {
+        aborted(s);
         backlogged.remove(s);
         if (s.streamed != null && !s.remoteClosed()) {
             API.fail(s.streamed, new IOException("the stream was reset"));

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.http2;
 
+import dev.spindle.core.ExchangeEnd;
 import dev.spindle.core.Method;
+import dev.spindle.core.exchange.EndRecord;
 import dev.spindle.core.bytes.HttpDate;
 import dev.spindle.core.exchange.ResponseState;
 import java.io.IOException;
@@ -125,6 +127,9 @@ final class StreamWriter {
         }
         Frames.headersEnd(out, start, peerMaxFrameSize);
         s.answered = true;
+        if (s.end != null) {
+            s.end.responseBytes = head || noContent ? 0 : contentLength;
+        }
         if (body != s.bytes) {
             // answered, and not from the request's own array: a response held back by the peer's window
             // must not keep the request's fields too (128 streams of 32 KiB header lists)
@@ -234,6 +239,9 @@ final class StreamWriter {
         OutgoingData source = s.source;
         s.source = null;
         source.close();
+        if (s.end != null) {
+            s.end.responseBytes = failure == null ? source.sent() : -1;
+        }
         if (s.sent != null) {
             if (failure == null) {
                 s.sent.complete(source.sent());
@@ -247,6 +255,11 @@ final class StreamWriter {
     /** END_STREAM went out on {@code s}. */
     private void sentEnd(Stream s) {
         guards.answered();
+        if (s.end != null) {
+            EndRecord end = s.end;
+            s.end = null;
+            end.end(ExchangeEnd.Outcome.COMPLETE);
+        }
         if (s.remoteClosed()) {
             connection.close(s);
             return;
@@ -301,6 +314,11 @@ final class StreamWriter {
     void clearQueue() {
         queueHead = null;
         queueTail = null;
+    }
+
+    /** Whether nothing more is encoded or sent. */
+    boolean stopped() {
+        return stopped;
     }
 
     /** Nothing more is encoded or sent (the connection was aborted). */
