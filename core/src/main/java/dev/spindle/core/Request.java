@@ -161,7 +161,8 @@ public final class Request {
      * handler (a handler timeout's 503); so a filter that registers it before proceeding observes
      * every exchange exactly once, however the handler ends, or if it never does. Called on the
      * connection's thread: it must be quick and must not block. Callbacks run in the order they
-     * were registered, after the router's {@link ExchangeListener}s.
+     * were registered, after the router's {@link ExchangeListener}s; one registered after the
+     * exchange ended (by a handler that outlived it) is called at once.
      *
      * @param callback receives the exchange's end, valid only during the call
      * @throws NullPointerException if {@code callback} is null
@@ -169,19 +170,29 @@ public final class Request {
     @SuppressWarnings("unchecked")
     public void onEnd(java.util.function.Consumer<? super ExchangeEnd> callback) {
         java.util.Objects.requireNonNull(callback, "callback");
-        if (state.startNanos == 0) {
-            state.startNanos = System.nanoTime();
+        dev.spindle.core.exchange.EndRecord ended;
+        // a handler off the connection's thread may register while the connection ends its exchange
+        synchronized (state) {
+            ended = state.endedWith;
+            if (ended == null) {
+                if (state.startNanos == 0) {
+                    state.startNanos = System.nanoTime();
+                }
+                Object current = state.onEnd;
+                if (current == null) {
+                    state.onEnd = callback;
+                } else if (current instanceof java.util.List<?> list) {
+                    ((java.util.List<Object>) list).add(callback);
+                } else {
+                    java.util.List<Object> list = new java.util.ArrayList<>(2);
+                    list.add(current);
+                    list.add(callback);
+                    state.onEnd = list;
+                }
+            }
         }
-        Object current = state.onEnd;
-        if (current == null) {
-            state.onEnd = callback;
-        } else if (current instanceof java.util.List<?> list) {
-            ((java.util.List<Object>) list).add(callback);
-        } else {
-            java.util.List<Object> list = new java.util.ArrayList<>(2);
-            list.add(current);
-            list.add(callback);
-            state.onEnd = list;
+        if (ended != null) {
+            ended.lateCallback(callback);
         }
     }
 

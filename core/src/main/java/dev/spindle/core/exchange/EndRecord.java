@@ -23,7 +23,10 @@ public final class EndRecord implements ExchangeEnd {
     private final String route;
     private final String protocol;
     private final long startNanos;
+    /** The callbacks, taken when the record was made from a request state that is reused; else null. */
     private final Object callbacks;
+    /** The request state whose callbacks are taken at the end (it outlives the exchange), or null. */
+    private final RequestState source;
     public int status;
     public long responseBytes;
     public long requestBytes;
@@ -36,7 +39,8 @@ public final class EndRecord implements ExchangeEnd {
     public EndRecord next;
 
     private EndRecord(ExchangeListener[] listeners, String method, String target, String route, String protocol, long startNanos,
-            Object callbacks) {
+            Object callbacks, RequestState source) {
+        this.source = source;
         this.listeners = listeners;
         this.method = method;
         this.target = target;
@@ -52,19 +56,31 @@ public final class EndRecord implements ExchangeEnd {
      * @param headRead whether the request's head was parsed (else only that it was refused is known)
      */
     public static EndRecord of(ExchangeListener[] listeners, RequestState req, boolean headRead, int status, Throwable failure) {
+        return of(listeners, req, headRead, status, failure, req.detached);
+    }
+
+    /**
+     * As {@link #of(ExchangeListener[], RequestState, boolean, int, Throwable)}.
+     *
+     * @param outlives whether {@code req} is not reused before its exchange ends (a detached copy,
+     *        an HTTP/2 stream's): its callbacks are then taken at the end, so a handler on another
+     *        thread may still register one, and one registered after the end is called at once
+     */
+    public static EndRecord of(ExchangeListener[] listeners, RequestState req, boolean headRead, int status, Throwable failure,
+            boolean outlives) {
         headRead &= req.method != null && req.data != null;
-        Object callbacks = headRead ? req.onEnd : null;
-        if (listeners == null && callbacks == null) {
+        Object callbacks = headRead && !outlives ? req.onEnd : null;
+        if (listeners == null && callbacks == null && !(headRead && outlives)) {
             return null;
         }
         String protocol = protocol(req.version);
         EndRecord r;
         if (headRead) {
             r = new EndRecord(listeners, req.api.methodName(), req.api.target(), req.api.routePattern(), protocol,
-                    req.startNanos != 0 ? req.startNanos : System.nanoTime(), callbacks);
+                    req.startNanos != 0 ? req.startNanos : System.nanoTime(), callbacks, outlives ? req : null);
             r.requestBytes = req.streamed != null ? ApiAccess.get().received(req.streamed) : req.bodyEnd - req.bodyStart;
         } else {
-            r = new EndRecord(listeners, "", "", null, protocol, System.nanoTime(), null);
+            r = new EndRecord(listeners, "", "", null, protocol, System.nanoTime(), null, null);
             started(listeners, "", protocol);
         }
         r.status = status;
@@ -75,7 +91,7 @@ public final class EndRecord implements ExchangeEnd {
     /** An exchange refused unread (an HTTP/2 stream over the limit): started and ended at once. */
     public static void refused(ExchangeListener[] listeners, String protocol) {
         started(listeners, "", protocol);
-        EndRecord r = new EndRecord(listeners, "", "", null, protocol, System.nanoTime(), null);
+        EndRecord r = new EndRecord(listeners, "", "", null, protocol, System.nanoTime(), null, null);
         r.end(Outcome.REFUSED);
     }
 
@@ -121,16 +137,35 @@ public final class EndRecord implements ExchangeEnd {
                 }
             }
         }
-        if (callbacks instanceof List<?> list) {
+        Object registered = callbacks;
+        if (source != null) {
+            synchronized (source) {
+                source.endedWith = this;
+                registered = source.onEnd;
+                if (registered instanceof List<?> list) {
+                    registered = List.copyOf(list);
+                }
+            }
+        }
+        if (registered instanceof List<?> list) {
             for (Object c : list) {
                 call((Consumer<ExchangeEnd>) c);
             }
-        } else if (callbacks != null) {
-            call((Consumer<ExchangeEnd>) callbacks);
+        } else if (registered != null) {
+            call((Consumer<ExchangeEnd>) registered);
         }
     }
 
-    private void call(Consumer<ExchangeEnd> callback) {
+    /** Calls a callback registered after the end. */
+    public void lateCallback(Consumer<? super ExchangeEnd> callback) {
+        try {
+            callback.accept(this);
+        } catch (RuntimeException e) {
+            log.warn("exchange end callback {} failed", callback, e);
+        }
+    }
+
+    private void call(Consumer<? super ExchangeEnd> callback) {
         try {
             callback.accept(this);
         } catch (RuntimeException e) {

@@ -63,8 +63,12 @@ public final class RequestState {
     public String pathString;
     /** When the request's head was parsed ({@link System#nanoTime()}), if someone listens for its end; else 0. */
     public long startNanos;
-    /** The {@code Request.onEnd} callbacks: null, one {@code Consumer}, or a list of them. */
-    public volatile Object onEnd;
+    /** The {@code Request.onEnd} callbacks: null, one {@code Consumer}, or a list of them; guarded by this state's lock while its exchange may end on another thread. */
+    public Object onEnd;
+    /** How this request's exchange ended, once it has (a callback registered later is called at once); guarded by this state's lock. */
+    public EndRecord endedWith;
+    /** A copy made by {@link #detach()} for a handler off the connection's thread: it is not reused while its exchange lives. */
+    public boolean detached;
 
     public void reset() {
         data = null;
@@ -86,9 +90,8 @@ public final class RequestState {
         streamed = null;
         streamedBytes = null;
         startNanos = 0;
-        if (onEnd != null) {
-            onEnd = null;
-        }
+        onEnd = null;
+        endedWith = null;
     }
 
     public void addHeader(int nameStart, int nameEnd, int valueStart, int valueEnd) {
@@ -131,6 +134,7 @@ public final class RequestState {
         copy.route = route;
         copy.startNanos = startNanos;
         copy.onEnd = onEnd;
+        copy.detached = true;
         System.arraycopy(params, 0, copy.params, 0, params.length);
         return copy;
     }

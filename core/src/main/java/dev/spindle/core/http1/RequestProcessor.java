@@ -509,7 +509,14 @@ final class RequestProcessor {
         if (pumpBuffer == null) {
             pumpBuffer = ByteBuffer.allocate(config.readBufferSize());
         }
-        int n = pump.read(pumpBuffer.clear());
+        int n;
+        try {
+            n = pump.read(pumpBuffer.clear());
+        } catch (IOException e) {
+            // the connection is lost under the handler: its exchange ends here, unanswered
+            abort();
+            throw e;
+        }
         if (n < 0) {
             life.endInput();
         } else {

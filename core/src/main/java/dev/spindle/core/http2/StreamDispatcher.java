@@ -431,9 +431,9 @@ final class StreamDispatcher {
         if (s.answered || writer.stopped()) {
             return;
         }
-        if (listeners != null || s.request.onEnd != null) {
+        if (listeners != null || s.request.onEnd != null || s.exchange != null) {
             started(s);
-            s.end = EndRecord.of(listeners, s.request, s.request.method != null, res.status, failure);
+            s.end = EndRecord.of(listeners, s.request, s.request.method != null, res.status, failure, true);
         }
         writer.encode(s, res);
     }
@@ -458,7 +458,7 @@ final class StreamDispatcher {
         EndRecord end = s.end;
         s.end = null;
         if (end == null && s.started && !s.answered) {
-            end = EndRecord.of(listeners, s.request, true, 0, null);
+            end = EndRecord.of(listeners, s.request, true, 0, null, true);
         }
         if (end != null) {
             end.end(ExchangeEnd.Outcome.ABORTED);
