@@ -299,6 +299,86 @@ class FilterTest {
         assertThat(listened).hasSize(3).last().isEqualTo(-1L);
     }
 
+    /** A refusal, how the connection answers it, and whether its head was read (so filters and mappers shape it). */
+    record Refusal(String name, String request, int status, boolean headRead) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static Stream<Refusal> refusals() {
+        String big = "x".repeat(5_000);
+        return Stream.of(
+                new Refusal("413 announced", "POST /x HTTP/1.1\r\nHost: t\r\nOrigin: https://app.example\r\nContent-Length: 99999999\r\n\r\n",
+                        413, true),
+                new Refusal("413 chunked", "POST /x HTTP/1.1\r\nHost: t\r\nOrigin: https://app.example\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + Integer.toHexString(big.length()) + "\r\n" + big + "\r\n0\r\n\r\n", 413, true),
+                new Refusal("400 malformed head", "GET /x HTTP/1.1\r\nHost: t\r\nno colon\r\n\r\n", 400, false),
+                new Refusal("414", "GET /" + "a".repeat(20_000) + " HTTP/1.1\r\nHost: t\r\n\r\n", 414, false));
+    }
+
+    /**
+     * The connection's refusals carry the application's decoration (a CORS filter's headers, the
+     * mapper's JSON) once their head was read, their status kept; every refusal's default answer
+     * is problem details when asked; and each is one exchange for the listeners.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusals")
+    void refusalsPassTheFiltersAndMappersAndAreProblemDetails(Refusal refusal) throws Exception {
+        List<String> ends = new CopyOnWriteArrayList<>();
+        Router decorated = Router.builder()
+                .listener(end -> ends.add(end.status() + " " + end.outcome()))
+                .filter((req, res, chain) -> {
+                    res.header("Access-Control-Allow-Origin", req.header("Origin"));
+                    return chain.proceed();
+                })
+                .exception(HttpException.class, (e, req, res) -> res.status(200).json("{\"error\":" + e.status() + "}"))
+                .post("/x", (req, res) -> res.text("x"), RouteOptions.defaults().maxBodySize(1_000))
+                .get("/x", (req, res) -> res.text("x"))
+                .build();
+        RawResponse r = exchange(decorated, refusal.request(), 1).get(0);
+        assertThat(r.status()).as("the refusal's status, whatever the mapper set").isEqualTo(refusal.status());
+        assertThat(r.header("Connection")).isEqualTo("close");
+        if (refusal.headRead()) {
+            assertThat(r.header("Access-Control-Allow-Origin")).isEqualTo("https://app.example");
+            assertThat(text(r)).isEqualTo("{\"error\":" + refusal.status() + "}");
+        } else {
+            assertThat(r.header("Access-Control-Allow-Origin")).isNull();
+            assertThat(text(r)).startsWith(refusal.status() + " ");
+        }
+        assertThat(ends).containsExactly(refusal.status() + " COMPLETE");
+
+        Router problems = Router.builder().problemDetails()
+                .post("/x", (req, res) -> res.text("x"), RouteOptions.defaults().maxBodySize(1_000))
+                .get("/x", (req, res) -> res.text("x"))
+                .build();
+        RawResponse p = exchange(problems, refusal.request(), 1).get(0);
+        assertThat(p.status()).isEqualTo(refusal.status());
+        assertThat(p.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(text(p)).startsWith("{\"type\":\"about:blank\",\"title\":\"" + dev.spindle.core.exchange.HttpStatus.reason(refusal.status())
+                + "\",\"status\":" + refusal.status() + ",\"detail\":\"").endsWith("\"}");
+    }
+
+    @Test
+    void problemDetailsAnswerRoutedErrorsToo() throws Exception {
+        Router router = Router.builder().problemDetails()
+                .get("/gone", (req, res) -> {
+                    throw new HttpException(410, "it said \"bye\"");
+                })
+                .get("/boom", (req, res) -> {
+                    throw new IllegalStateException("test: a handler failure (expected in this test's log)");
+                })
+                .build();
+        List<RawResponse> rs = exchange(router, get("/gone") + get("/boom") + get("/nowhere"), 3);
+        assertThat(rs).extracting(RawResponse::status).containsExactly(410, 500, 404);
+        assertThat(rs).allMatch(r -> r.header("Content-Type").startsWith("application/problem+json"));
+        assertThat(text(rs.get(0))).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Gone\",\"status\":410,\"detail\":\"it said \\\"bye\\\"\"}");
+        assertThat(text(rs.get(1))).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Internal Server Error\",\"status\":500,"
+                + "\"detail\":\"the handler failed\"}");
+        assertThat(text(rs.get(2))).contains("\"status\":404");
+    }
+
     /** A logger with INFO on that adds each INFO line, formatted, to {@code lines}. */
     private static org.slf4j.Logger capturing(List<String> lines) {
         return (org.slf4j.Logger) java.lang.reflect.Proxy.newProxyInstance(
