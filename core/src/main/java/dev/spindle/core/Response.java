@@ -67,8 +67,8 @@ public final class Response {
      * handed to the connection's output, with the bytes sent, so a body of unknown length is
      * counted too. It completes with -1 if the response was replaced by an error answer before it
      * was sent, and exceptionally if the connection ended first. Ask once the response is final,
-     * as a filter does after {@code chain.proceed()}: {@link AccessLog} and {@link ExchangeMetrics}
-     * use it for streamed bodies.
+     * as a filter does after {@code chain.proceed()}. For the whole exchange as it ended (the
+     * status sent, the time to its last byte, a timeout's 503) use {@link Request#onEnd}.
      *
      * @return a stage completing with the body bytes sent
      */
