@@ -155,6 +155,62 @@ public final class Request {
     }
 
     /**
+     * The value of the cookie {@code name} the request carries (RFC 6265 5.4: {@code Cookie:
+     * a=1; b=2}, over one field or several as HTTP/2 splits it), its surrounding double quotes
+     * removed; the first when it is there more than once.
+     *
+     * @param name the cookie's name, compared exactly
+     * @return the value, possibly empty, or null when there is no such cookie
+     */
+    public String cookie(String name) {
+        for (String field : headers("cookie")) {
+            int start = 0;
+            while (start < field.length()) {
+                int end = field.indexOf(';', start);
+                if (end < 0) {
+                    end = field.length();
+                }
+                int eq = field.indexOf('=', start);
+                if (eq > start && eq < end && field.substring(start, eq).trim().equals(name)) {
+                    String value = field.substring(eq + 1, end).trim();
+                    return value.length() >= 2 && value.charAt(0) == '"' && value.charAt(value.length() - 1) == '"'
+                            ? value.substring(1, value.length() - 1) : value;
+                }
+                start = end + 1;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Every cookie the request carries, by name, in the order they came (the first of a name
+     * repeated), values unquoted as {@link #cookie(String)} gives them.
+     *
+     * @return a new map, empty when there are none
+     */
+    public java.util.Map<String, String> cookies() {
+        java.util.Map<String, String> all = new java.util.LinkedHashMap<>();
+        for (String field : headers("cookie")) {
+            int start = 0;
+            while (start < field.length()) {
+                int end = field.indexOf(';', start);
+                if (end < 0) {
+                    end = field.length();
+                }
+                int eq = field.indexOf('=', start);
+                if (eq > start && eq < end) {
+                    String key = field.substring(start, eq).trim();
+                    if (!key.isEmpty() && !all.containsKey(key)) {
+                        all.put(key, cookie(key));
+                    }
+                }
+                start = end + 1;
+            }
+        }
+        return all;
+    }
+
+    /**
      * Calls {@code callback} once this exchange has ended: after the last byte of its answer was
      * handed to the socket, or when it ended without one (the client went away, the stream was
      * reset). It sees the status actually sent, also when the connection answered instead of the

@@ -162,6 +162,17 @@ public final class Response {
         return this;
     }
 
+    /**
+     * Adds a {@code Set-Cookie} field for {@code cookie}.
+     *
+     * @param cookie the cookie to set
+     * @return this response
+     * @throws IllegalStateException for {@code SameSite=None} without {@code Secure}
+     */
+    public Response cookie(Cookie cookie) {
+        return header("Set-Cookie", cookie.fieldValue());
+    }
+
     private static void checkValue(String value) {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);

@@ -41,6 +41,16 @@ public final class HttpDate {
         return currentLine().value;
     }
 
+    /**
+     * An instant as an HTTP-date ({@code Sun, 06 Nov 1994 08:49:37 GMT}), to the second.
+     *
+     * @param instant the instant
+     * @return the date
+     */
+    public static String format(Instant instant) {
+        return HTTP_DATE.format(instant);
+    }
+
     private static Line currentLine() {
         long second = System.currentTimeMillis() / 1000;
         Line line = current;
