@@ -1818,7 +1818,7 @@ public abstract class HttpConformanceSuite {
         assumeHas(Feature.CUSTOM_ROUTES);
         dev.spindle.core.ExchangeMetrics metrics = new dev.spindle.core.ExchangeMetrics();
         Router routes = Router.builder()
-                .filter(metrics)
+                .listener(metrics)
                 .filter((req, res, chain) -> {
                     res.header("X-Filtered", "in");
                     return chain.proceed().thenRun(() -> res.header("X-Status-Seen", String.valueOf(res.status())));
