@@ -65,6 +65,8 @@ public final class RequestState {
     public long startNanos;
     /** The {@code Request.onEnd} callbacks: null, one {@code Consumer}, or a list of them. */
     public volatile Object onEnd;
+    /** The exception a router's filter chain answered (the handler's, a filter's), for the exchange's end; else null. */
+    public Throwable failure;
 
     public void reset() {
         data = null;
@@ -86,6 +88,7 @@ public final class RequestState {
         streamed = null;
         streamedBytes = null;
         startNanos = 0;
+        failure = null;
         if (onEnd != null) {
             onEnd = null;
         }
@@ -131,6 +134,7 @@ public final class RequestState {
         copy.route = route;
         copy.startNanos = startNanos;
         copy.onEnd = onEnd;
+        copy.failure = failure;
         System.arraycopy(params, 0, copy.params, 0, params.length);
         return copy;
     }
