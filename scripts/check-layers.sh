@@ -24,6 +24,8 @@ MODULE_RULES=(
   "blocking-server  dev.spindle.core dev.spindle.core.spi"
   "nio-servers      dev.spindle.core dev.spindle.core.spi"
   "iouring-server   dev.spindle.core dev.spindle.core.spi"
+  # an optional integration: the application API alone
+  "opentelemetry    dev.spindle.core"
   # the launchers: the benchmark app on each strategy's public server classes
   "launchers        dev.spindle.core dev.spindle.benchmark dev.spindle.blocking dev.spindle.nio dev.spindle.iouring"
   # the Netty reference: Netty in its own idiom, nothing of Spindle's core

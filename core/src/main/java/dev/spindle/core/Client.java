@@ -47,6 +47,7 @@ public final class Client implements AutoCloseable {
     private final ClientConfig config;
     private final ClientSettings settings;
     private final LoopPools.PoolLimits limits;
+    private final ClientInterceptor[] interceptors;
     private final ConcurrentHashMap<String, Destination> destinations = new ConcurrentHashMap<>();
     /** The destination of the last request made, checked first. */
     private volatile Destination lastDestination;
@@ -60,6 +61,7 @@ public final class Client implements AutoCloseable {
     private Client(ClientConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.settings = config.settings();
+        this.interceptors = config.interceptorArray();
         this.limits = new LoopPools.PoolLimits(config.maxConnectionsPerDestination(), config.maxWaitingRequests());
         this.blocking = new BlockingCalls(settings, config.maxConnectionsPerDestination());
     }
@@ -198,6 +200,13 @@ public final class Client implements AutoCloseable {
             }
         }
         return new Destination(host, port, authority);
+    }
+
+    /** Runs the configuration's interceptors on a request being sent, on the caller's thread. */
+    void intercept(RequestBuilder request) {
+        for (ClientInterceptor interceptor : interceptors) {
+            interceptor.beforeSend(request);
+        }
     }
 
     CompletableFuture<ClientResponse> send(Destination destination, ClientRequest request) {
@@ -389,6 +398,7 @@ public final class Client implements AutoCloseable {
          */
         public CompletionStage<ClientResponse> send() {
             markSent();
+            client.intercept(this);
             return client.send(destination, request);
         }
 
@@ -404,16 +414,22 @@ public final class Client implements AutoCloseable {
          */
         public ClientResponse call() throws ClientException, InterruptedException {
             markSent();
+            client.intercept(this);
             return client.call(destination, request);
         }
 
-        /** For tests: where it goes, as {@code host:port}. */
-        String authority() {
+        /** {@return the method, such as {@code GET}} */
+        public String method() {
+            return request.method();
+        }
+
+        /** {@return where it goes: the address's authority, such as {@code 127.0.0.1:8081} or {@code example.test}} */
+        public String authority() {
             return destination.authority();
         }
 
-        /** For tests: the request line's target. */
-        String target() {
+        /** {@return the request line's target: the address's path and query, such as {@code /users/7?full=1}} */
+        public String target() {
             return request.target();
         }
 

@@ -4,6 +4,8 @@ package dev.spindle.core;
 import dev.spindle.core.client.ClientSettings;
 import dev.spindle.core.spi.SystemProperty;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -24,12 +26,16 @@ import java.util.function.Function;
  *   <tr><td>maxResponseBodySize</td><td>spindle.client.maxResponseBodySize</td><td>8 MiB</td><td>largest response body buffered; a larger one fails with {@link ClientException.Reason#BODY_TOO_LARGE}</td></tr>
  * </table>
  *
+ * <p>Beside the table, {@link #interceptor(ClientInterceptor)} adds code that sees every request
+ * before it is sent (none by default).
+ *
  * <p>Every setter checks its value and leaves this configuration unchanged: a value outside the
  * range its {@code @param} gives throws {@link IllegalArgumentException}, a null one
  * {@link NullPointerException}.
  */
 public final class ClientConfig {
     private static final ClientSettings ENGINE_DEFAULTS = ClientSettings.defaults();
+    private static final ClientInterceptor[] NO_INTERCEPTORS = {};
 
     private Duration connectTimeout = ENGINE_DEFAULTS.connectTimeout();
     private Duration responseTimeout = ENGINE_DEFAULTS.responseTimeout();
@@ -38,6 +44,7 @@ public final class ClientConfig {
     private int maxWaitingRequests = 1024;
     private int maxPipelined = ENGINE_DEFAULTS.maxPipelined();
     private long maxResponseBodySize = ENGINE_DEFAULTS.maxBodySize();
+    private ClientInterceptor[] interceptors = NO_INTERCEPTORS;
 
     private ClientConfig() {
     }
@@ -159,6 +166,29 @@ public final class ClientConfig {
     /** {@return the largest response body the client buffers, in bytes} */
     public long maxResponseBodySize() { return maxResponseBodySize; }
 
+    /**
+     * Adds an interceptor, which sees every request before it is sent and may add header fields
+     * to it ({@link ClientInterceptor}); interceptors run in the order they were added.
+     *
+     * @param interceptor the interceptor, not null
+     * @return a copy with this interceptor after those already added
+     */
+    public ClientConfig interceptor(ClientInterceptor interceptor) {
+        Objects.requireNonNull(interceptor, "interceptor");
+        return with(c -> {
+            c.interceptors = Arrays.copyOf(interceptors, interceptors.length + 1);
+            c.interceptors[interceptors.length] = interceptor;
+        });
+    }
+
+    /** {@return the interceptors, in the order they run; empty when there are none} */
+    public List<ClientInterceptor> interceptors() { return List.of(interceptors); }
+
+    /** The interceptors, not copied: the client reads them per request. */
+    ClientInterceptor[] interceptorArray() {
+        return interceptors;
+    }
+
     /** The settings of each connection. */
     ClientSettings settings() {
         return ENGINE_DEFAULTS.connectTimeout(connectTimeout).responseTimeout(responseTimeout).idleTimeout(idleTimeout)
@@ -174,6 +204,7 @@ public final class ClientConfig {
         c.maxWaitingRequests = maxWaitingRequests;
         c.maxPipelined = maxPipelined;
         c.maxResponseBodySize = maxResponseBodySize;
+        c.interceptors = interceptors;
         return c;
     }
 
@@ -208,6 +239,7 @@ public final class ClientConfig {
     public String toString() {
         return "ClientConfig[connectTimeout=" + connectTimeout + ", responseTimeout=" + responseTimeout + ", idleTimeout="
                 + idleTimeout + ", maxConnectionsPerDestination=" + maxConnectionsPerDestination + ", maxWaitingRequests="
-                + maxWaitingRequests + ", maxPipelined=" + maxPipelined + ", maxResponseBodySize=" + maxResponseBodySize + "]";
+                + maxWaitingRequests + ", maxPipelined=" + maxPipelined + ", maxResponseBodySize=" + maxResponseBodySize
+                + (interceptors.length > 0 ? ", interceptors=" + interceptors.length : "") + "]";
     }
 }

@@ -141,6 +141,7 @@ final class Pipeline {
                 if (broken != null) {
                     res.status(broken.status());
                 }
+                req.state.failure = failure;
                 return;
             } catch (Throwable again) {
                 again.addSuppressed(failure);
@@ -149,6 +150,7 @@ final class Pipeline {
                 res.state.resetKeepingHeaders(headers);
             }
         }
+        req.state.failure = failure;
         Router.fillFailure(req, res, failure, problemDetails);
     }
 }

@@ -52,6 +52,37 @@ class ClientApiTest {
     }
 
     @Test
+    void interceptorsSeeEachRequestOnceOnTheCallersThreadInTheOrderAdded() throws Exception {
+        java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ClientInterceptor first = r -> seen.add("first " + r.method() + " " + r.authority() + r.target() + " on " + Thread.currentThread().getName());
+        ClientInterceptor second = r -> seen.add("second");
+        ClientConfig config = ClientConfig.defaults().interceptor(first).interceptor(second);
+        assertThat(config.interceptors()).containsExactly(first, second);
+        assertThat(ClientConfig.defaults().interceptors()).as("none by default").isEmpty();
+        assertThat(config.responseTimeout(Duration.ofSeconds(1)).interceptors()).as("kept by other setters").containsExactly(first, second);
+        assertThatThrownBy(() -> ClientConfig.defaults().interceptor(null)).isInstanceOf(NullPointerException.class);
+        try (Client intercepted = Client.create(config)) {
+            Client.RequestBuilder r = intercepted.request("PUT", "http://127.0.0.1:1/x?y=1");
+            assertThat(seen).as("not before it is sent").isEmpty();
+            r.send().toCompletableFuture().handle((ok, failure) -> null).get();
+            assertThat(seen).containsExactly("first PUT 127.0.0.1:1/x?y=1 on " + Thread.currentThread().getName(), "second");
+        }
+    }
+
+    @Test
+    void anInterceptorsFailureReachesTheCallerAndTheRequestIsNotSent() {
+        ClientConfig config = ClientConfig.defaults().interceptor(r -> {
+            throw new IllegalStateException("no credentials");
+        });
+        try (Client intercepted = Client.create(config)) {
+            assertThatThrownBy(() -> intercepted.get("http://127.0.0.1:1/x").call())
+                    .isInstanceOf(IllegalStateException.class).hasMessage("no credentials");
+            assertThatThrownBy(() -> intercepted.get("http://127.0.0.1:1/x").send())
+                    .isInstanceOf(IllegalStateException.class).hasMessage("no credentials");
+        }
+    }
+
+    @Test
     void configDefaultsComeFromTheEngineAndSettersCheck() {
         ClientConfig c = ClientConfig.defaults();
         assertThat(c.connectTimeout()).isEqualTo(Duration.ofSeconds(10));

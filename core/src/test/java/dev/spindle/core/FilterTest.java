@@ -134,6 +134,49 @@ class FilterTest {
         assertThat(java.util.Arrays.stream(metrics.latencyCounts()).sum()).isEqualTo(5);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("failingRoutes")
+    void theEndOfAnExchangeAFilterAnsweredCarriesTheHandlersException(String kind, Handler handler) throws Exception {
+        List<Throwable> heard = new CopyOnWriteArrayList<>();
+        List<Throwable> ended = new CopyOnWriteArrayList<>();
+        Router router = Router.builder()
+                .listener(end -> heard.add(end.failure()))
+                .filter((req, res, chain) -> {
+                    req.onEnd(end -> ended.add(end.failure()));
+                    return chain.proceed();
+                })
+                .exception(UnsupportedOperationException.class, (e, req, res) -> res.status(501).text("mapped"))
+                .get("/boom", handler)
+                .get("/ok", (req, res) -> res.text("ok"))
+                .build();
+        List<RawResponse> rs = exchange(router, get("/boom") + get("/ok"), 2);
+        assertThat(rs).extracting(RawResponse::status).containsExactly(kind.endsWith("mapped") ? 501 : 500, 200);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (ended.size() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        for (List<Throwable> seen : List.of(heard, ended)) {
+            assertThat(seen).hasSize(2);
+            assertThat(seen.get(0)).as(kind).isInstanceOf(kind.endsWith("mapped") ? UnsupportedOperationException.class
+                    : IllegalStateException.class);
+            assertThat(seen.get(1)).as("the next exchange on the connection has none").isNull();
+        }
+    }
+
+    static Stream<Arguments> failingRoutes() {
+        Handler inline = (req, res) -> {
+            throw new IllegalStateException("test: handler failure (expected in this test's log)");
+        };
+        return Stream.of(
+                Arguments.of("inline", inline),
+                Arguments.of("blocking", Handler.blocking(inline)),
+                Arguments.of("async", Handler.async((req, res) -> CompletableFuture.failedFuture(
+                        new IllegalStateException("test: handler failure (expected in this test's log)")))),
+                Arguments.of("inline, mapped", (Handler) (req, res) -> {
+                    throw new UnsupportedOperationException("test: mapped");
+                }));
+    }
+
     static class BaseFailure extends RuntimeException {
         BaseFailure(String m) {
             super(m);

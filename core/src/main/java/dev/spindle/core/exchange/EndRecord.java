@@ -84,7 +84,8 @@ public final class EndRecord implements ExchangeEnd {
             started(listeners, "", protocol);
         }
         r.status = status;
-        r.failure = failure;
+        // a router with filters or mappers answers a handler's exception inside its chain, which keeps it on the request
+        r.failure = failure != null || !headRead ? failure : req.failure;
         return r;
     }
 

@@ -69,6 +69,8 @@ public final class RequestState {
     public EndRecord endedWith;
     /** A copy made by {@link #detach()} for a handler off the connection's thread: it is not reused while its exchange lives. */
     public boolean detached;
+    /** The exception a router's filter chain answered (the handler's, a filter's), for the exchange's end; else null. */
+    public Throwable failure;
 
     public void reset() {
         data = null;
@@ -92,6 +94,7 @@ public final class RequestState {
         startNanos = 0;
         onEnd = null;
         endedWith = null;
+        failure = null;
     }
 
     public void addHeader(int nameStart, int nameEnd, int valueStart, int valueEnd) {
@@ -135,6 +138,7 @@ public final class RequestState {
         copy.startNanos = startNanos;
         copy.onEnd = onEnd;
         copy.detached = true;
+        copy.failure = failure;
         System.arraycopy(params, 0, copy.params, 0, params.length);
         return copy;
     }
