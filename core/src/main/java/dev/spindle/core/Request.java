@@ -145,6 +145,64 @@ public final class Request {
     }
 
     /**
+     * A path variable as a {@code type}: {@code int}, {@code long}, {@code double},
+     * {@code boolean}, {@code UUID}, an enum (by name, any case), {@code Instant},
+     * {@code LocalDate}, {@code String}, or a type the router has a
+     * {@link Router.Builder#converter converter} for.
+     *
+     * @param <T> the type
+     * @param name the variable's name in the route's pattern
+     * @param type the type to convert to
+     * @return the value
+     * @throws HttpException 400 naming the parameter and the type expected, when the text is not such a value
+     * @throws IllegalArgumentException when the route has no such variable, or nothing converts to {@code type}
+     */
+    public <T> T pathParam(String name, Class<T> type) {
+        String text = pathParam(name);
+        if (text == null) {
+            throw new IllegalArgumentException("the route " + routePattern() + " has no variable " + name);
+        }
+        return Params.convert("path parameter '" + name + "'", text, type, converters());
+    }
+
+    /**
+     * A query parameter that must be there, as a {@code type} (see {@link #pathParam(String, Class)}).
+     *
+     * @param <T> the type
+     * @param name the parameter's name
+     * @param type the type to convert to
+     * @return the value of its first occurrence
+     * @throws HttpException 400 when it is absent, or not such a value
+     */
+    public <T> T queryParam(String name, Class<T> type) {
+        String text = queryParam(name);
+        if (text == null) {
+            throw Params.missing("query parameter '" + name + "'");
+        }
+        return Params.convert("query parameter '" + name + "'", text, type, converters());
+    }
+
+    /**
+     * A query parameter as a {@code type}, or {@code defaultValue} when it is absent (see
+     * {@link #pathParam(String, Class)}).
+     *
+     * @param <T> the type
+     * @param name the parameter's name
+     * @param type the type to convert to
+     * @param defaultValue what an absent parameter is
+     * @return the value of its first occurrence, or the default
+     * @throws HttpException 400 when it is there and not such a value
+     */
+    public <T> T queryParam(String name, Class<T> type, T defaultValue) {
+        String text = queryParam(name);
+        return text == null ? defaultValue : Params.convert("query parameter '" + name + "'", text, type, converters());
+    }
+
+    private java.util.Map<Class<?>, java.util.function.Function<String, ?>> converters() {
+        return state.route == null ? null : state.route.converters;
+    }
+
+    /**
      * The pattern of the route that matched ({@code /users/{id}}), or null before routing and when
      * none did (a 404 or 405): a label of low cardinality for metrics.
      *

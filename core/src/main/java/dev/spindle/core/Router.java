@@ -34,7 +34,7 @@ public final class Router {
     final boolean problemDetails;
 
     private Router(List<Route> routes, Route notFound, Route methodNotAllowed, JsonCodec json, Pipeline pipeline,
-            List<ExchangeListener> listeners, boolean problemDetails) {
+            List<ExchangeListener> listeners, boolean problemDetails, Map<Class<?>, java.util.function.Function<String, ?>> converters) {
         this.routes = routes.toArray(Route[]::new);
         this.notFound = notFound;
         this.methodNotAllowed = methodNotAllowed;
@@ -43,10 +43,13 @@ public final class Router {
         this.problemDetails = problemDetails;
         for (Route r : this.routes) {
             r.json = json;
+            r.converters = converters;
         }
         if (notFound != null) {
             notFound.json = json;
             methodNotAllowed.json = json;
+            notFound.converters = converters;
+            methodNotAllowed.converters = converters;
         }
     }
 
@@ -230,6 +233,7 @@ public final class Router {
         private JsonCodec json;
         private final List<ExchangeListener> listeners = new ArrayList<>();
         private boolean problemDetails;
+        private final Map<Class<?>, java.util.function.Function<String, ?>> converters = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -276,6 +280,22 @@ public final class Router {
          */
         public <T extends Throwable> Builder exception(Class<T> type, ExceptionMapper<? super T> mapper) {
             mappers.put(Objects.requireNonNull(type, "type"), Objects.requireNonNull(mapper, "mapper"));
+            return this;
+        }
+
+        /**
+         * How typed parameters of {@code type} are read ({@link Request#pathParam(String, Class)},
+         * {@link Request#queryParam(String, Class)}), replacing the built-in conversion if there is
+         * one. What {@code parse} throws (or a null it returns) is answered 400, naming the
+         * parameter and the type.
+         *
+         * @param <T> the type
+         * @param type the type handlers ask for
+         * @param parse turns a parameter's decoded text into a value
+         * @return this builder
+         */
+        public <T> Builder converter(Class<T> type, java.util.function.Function<String, ? extends T> parse) {
+            converters.put(Objects.requireNonNull(type, "type"), Objects.requireNonNull(parse, "parse"));
             return this;
         }
 
@@ -477,7 +497,7 @@ public final class Router {
          */
         public Router build() {
             if (filters.isEmpty() && mappers.isEmpty() && notFound == null && methodNotAllowed == null) {
-                return new Router(routes, null, null, json, null, listeners, problemDetails);
+                return new Router(routes, null, null, json, null, listeners, problemDetails, Map.copyOf(converters));
             }
             Pipeline pipeline = new Pipeline(filters.toArray(Filter[]::new), Map.copyOf(mappers), problemDetails);
             List<Route> composed = new ArrayList<>(routes.size());
@@ -504,7 +524,7 @@ public final class Router {
                 custom405.handle(req, res);
             };
             return new Router(composed, Route.fallback(pipeline.compose(missing)), Route.fallback(pipeline.compose(wrongMethod)),
-                    json, pipeline, listeners, problemDetails);
+                    json, pipeline, listeners, problemDetails, Map.copyOf(converters));
         }
     }
 }

@@ -34,6 +34,8 @@ public final class Route {
     public final long maxBodySize;
     /** The router's JSON codec, or null; set when the router is built. */
     public JsonCodec json;
+    /** The router's parameter converters by type, or null; set when the router is built. */
+    public java.util.Map<Class<?>, java.util.function.Function<String, ?>> converters;
 
     /** The route of requests that match no route of the table. */
     public static Route fallback(Handler handler) {
