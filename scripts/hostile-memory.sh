@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Hostile-memory run: every Spindle server under a small heap (-Xmx96m) receives oversized, slow,
-# many medium bodies and connection churn, while a health prober checks that it still answers.
+# many medium bodies, a hundred refused uploads and connection churn, while a health prober checks
+# that it still answers.
 #
 #   scripts/hostile-memory.sh [--quick] [--servers A,B] [--phases P,Q] [--out DIR]
 #
@@ -11,11 +12,11 @@
 #                or main classes; default: the nine Spindle servers (SingleThreadServer,
 #                ThreadPerConnectionServer, ThreadPoolServer, VirtualThreadServer, SingleLoopServer,
 #                MultiLoopServer, BossWorkerServer, ReusePortServer, IoUringServer)
-#   --phases     a subset of oversized,slow,medium,churn,raised (default: all, in that order)
+#   --phases     a subset of oversized,slow,medium,churn,uploads,raised (default: all, in that order)
 #   --out DIR    where the run goes (default results/hostile/<UTC timestamp>/)
 #
-# Each server is started twice, both times on 127.0.0.1 with a fixed 96 MiB heap (-Xms96m -Xmx96m
-# on top of spindle_java_opts' flags) and its GC logged (-Xlog:gc):
+# Each server is started three times, each time on 127.0.0.1 with a fixed 96 MiB heap (-Xms96m
+# -Xmx96m on top of spindle_java_opts' flags) and its GC logged (-Xlog:gc):
 #   default   the default limits (16 MiB bodies, 10 s header timeout), then one after the other:
 #             oversized  4 POST /echo announcing 300 MB and 4 sending 300 MB chunked, at once,
 #                        the bytes streamed until the server answers or closes
@@ -23,6 +24,15 @@
 #                        header timeout (expect 200), half beyond it (expect 408)
 #             medium     64 clients POSTing 4-8 MB bodies in a loop for 30 s, the echo checked
 #             churn      ab -n 20000 -c 1000 without keep-alive against /plaintext, 3 rounds
+#   uploads   -Dspindle.maxBodySize=1048576 (1 MiB), then 100 POST /echo of 300 MB, 4 at a time,
+#             Content-Length and chunked in turn (8 with --quick), each streamed until the server
+#             answers or closes, then read to the close (phase "uploads"): each must read its 413
+#             with no reset (ECONNRESET, EPIPE) before the status, which the server's lingering close
+#             (it drops what still arrives until 500 ms of quiet) ensures; resets after the status
+#             are counted and reported, not judged. The limit is lowered so that four chunked bodies
+#             refused at it fit the buffered-body budget (a quarter of the heap, 23 MiB) together:
+#             at 16 MiB two do not, and the one that does not fit is answered the budget's 503 (see
+#             the oversized phase), not 413
 #   raised    -Dspindle.maxBodySize=314572800 (300 MiB), then two concurrent 300 MB POSTs to
 #             /echo (phase "raised"): a clear 413/503, or 200 with the whole echo
 # Throughout, a new connection asks GET /plaintext every 0.2 s. After the phases the server's CPU
@@ -31,20 +41,24 @@
 #
 # A server passes when every hostile request got a status line (2xx with the whole echo, or
 # 4xx/5xx; a close or reset after a 4xx/5xx status is fine, before one it is a failure), every
-# health probe was answered 200 within 1 s, its output holds no OutOfMemoryError, its CPU after
-# the load is below 5 % of one core, and it stayed up. The rule is in scripts/lib/hostile_memory.py
+# refused upload (uploads) read a 413 with no reset before it, every health probe was answered
+# 200 within 1 s, its output holds no OutOfMemoryError, its CPU after the load is below 5 % of
+# one core, and it stayed up. The rule is in scripts/lib/hostile_memory.py
 # (VERDICT_RULE) and in every summary.md.
 #
-# Writes DIR/summary.md, summary.tsv (one row per server, launch and phase), meta.tsv, and
+# Writes DIR/summary.md (the uploads phase's 413s, resets before and after the status and time to
+# the status in a table of their own), summary.tsv (one row per server, launch and phase; the
+# uploads_* columns filled on the uploads rows), meta.tsv, and
 # raw/<server>/<launch>/: server.out, server.err, gc.log, health.tsv, client.json, ab-N.txt,
 # launch.tsv. Rebuild the summary: /usr/bin/python3 scripts/lib/hostile_memory.py report DIR
 #
 # Exit status: 0 every server passed; 1 a server failed (or could not be built or started);
 # 2 bad arguments.
 #
-# Env: SPINDLE_HOSTILE_HEAP (default 96m), SPINDLE_HOSTILE_WORKERS (the workers argument of a row
-# without its own, default 2; ThreadPoolServer's row gives 200, as in the matrix),
-# SPINDLE_HOSTILE_NOTE (a sentence for summary.md), SPINDLE_JAVA_PROPS (extra -D properties),
+# Env: SPINDLE_HOSTILE_HEAP (default 96m), SPINDLE_HOSTILE_UPLOAD_LIMIT (the uploads launch's
+# spindle.maxBodySize, default 1048576; 16777216, the default limit, shows the budget's 503s),
+# SPINDLE_HOSTILE_WORKERS (the workers argument of a row without its own, default 2;
+# ThreadPoolServer's row gives 200, as in the matrix), SPINDLE_HOSTILE_NOTE (a sentence for summary.md), SPINDLE_JAVA_PROPS (extra -D properties),
 # SPINDLE_JVM_OPTS (replaces spindle_java_opts' flags; the heap flags are set regardless).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
@@ -56,10 +70,11 @@ LIB="$(cd "$(dirname "${BASH_SOURCE[0]}")/lib" && pwd -P)"
 READY_TIMEOUT=60   # seconds to wait for "listening on"
 STOP_TIMEOUT=15    # seconds between SIGTERM and SIGKILL
 RAISED_LIMIT=314572800
+UPLOAD_LIMIT="${SPINDLE_HOSTILE_UPLOAD_LIMIT:-1048576}"
 ALL_SERVERS=(SingleThreadServer ThreadPerConnectionServer ThreadPoolServer VirtualThreadServer SingleLoopServer
   MultiLoopServer BossWorkerServer ReusePortServer IoUringServer)
 QUICK_SERVERS=(VirtualThreadServer MultiLoopServer)
-ALL_PHASES=(oversized slow medium churn raised)
+ALL_PHASES=(oversized slow medium churn uploads raised)
 
 usage() {
   echo "usage: $(basename "$0") [--quick] [--servers A,B] [--phases P,Q] [--out DIR]   (--help for more)" >&2
@@ -98,15 +113,21 @@ if [[ -n "$phases_arg" ]]; then
     [[ " ${ALL_PHASES[*]} " == *" $p "* ]] || { echo "error: unknown phase '$p' (known: ${ALL_PHASES[*]})" >&2; usage; }
   done
 fi
-# The raised-limit case is a launch of its own; the other phases share the default launch.
-default_phases=() raised=0
+# The refused uploads and the raised-limit case are launches of their own; the other phases share
+# the default launch.
+default_phases=() uploads=0 raised=0
 for p in "${phases[@]}"; do
-  if [[ "$p" == raised ]]; then raised=1; else default_phases+=("$p"); fi
+  case "$p" in
+    uploads) uploads=1 ;;
+    raised) raised=1 ;;
+    *) default_phases+=("$p") ;;
+  esac
 done
 heap="${SPINDLE_HOSTILE_HEAP:-96m}"
 [[ "$heap" =~ ^[1-9][0-9]*[mMgG]$ ]] || { echo "error: SPINDLE_HOSTILE_HEAP must look like 96m" >&2; usage; }
 default_workers="${SPINDLE_HOSTILE_WORKERS:-2}"
 [[ "$default_workers" =~ ^[1-9][0-9]*$ ]] || { echo "error: SPINDLE_HOSTILE_WORKERS must be a positive whole number" >&2; usage; }
+[[ "$UPLOAD_LIMIT" =~ ^[1-9][0-9]*$ ]] || { echo "error: SPINDLE_HOSTILE_UPLOAD_LIMIT must be a positive whole number" >&2; usage; }
 
 # Each server: "<name>|<fqcn>|<module>|<props>|<workers>", from its benchmark row or its class.
 declare -a plan=()
@@ -162,6 +183,7 @@ meta loadavg_start "$(cut -d' ' -f1-3 /proc/loadavg)"
 meta jdk "$JAVA_HOME: $("$JAVA_HOME/bin/java" -version 2>&1 | grep -v '^Picked up' | head -n 2 | paste -sd ';' | sed 's/;/; /g')"
 meta jvm_flags "${jvm_flags[*]} -Xlog:gc:file=<launch>/gc.log"
 meta extra_props "${SPINDLE_JAVA_PROPS:-none}"
+meta upload_limit "-Dspindle.maxBodySize=$UPLOAD_LIMIT for the uploads launch"
 meta raised_limit "-Dspindle.maxBodySize=$RAISED_LIMIT for the raised launch"
 meta ab "$(ab -V 2>&1 | head -n 1)"
 meta python "$("$PY" --version 2>&1)"
@@ -238,6 +260,9 @@ for entry in "${plan[@]}"; do
   fi
   if (( ${#default_phases[@]} > 0 )); then
     run_launch "$name" "$fqcn" "$module" "$props" "$workers" default "$(IFS=,; echo "${default_phases[*]}")"
+  fi
+  if (( uploads )); then
+    run_launch "$name" "$fqcn" "$module" "$props" "$workers" uploads uploads "-Dspindle.maxBodySize=$UPLOAD_LIMIT"
   fi
   if (( raised )); then
     run_launch "$name" "$fqcn" "$module" "$props" "$workers" raised raised "-Dspindle.maxBodySize=$RAISED_LIMIT"

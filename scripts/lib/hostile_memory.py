@@ -13,6 +13,12 @@
 Phases (sizes for a full run; --quick uses the smaller figures in QUICK):
   oversized  4 POST /echo announcing 300 MB (Content-Length) and 4 sending 300 MB chunked, at
              once; the bytes are streamed until the server answers or closes
+  uploads    100 POST /echo of 300 MB, 4 at a time, Content-Length and chunked in turn (half each),
+             to a server started with spindle.maxBodySize lowered to 1 MiB (so that four chunked
+             bodies refused at the limit fit the buffered-body budget together, and 413 is the only
+             right answer); each body streamed until the server answers or closes, then the
+             connection read to its end: every upload must read its 413 with no reset (ECONNRESET,
+             EPIPE) before the status; resets after the status are counted and shown, not judged
   raised     2 POST /echo of 300 MB at once, to a server started with spindle.maxBodySize raised
              to 300 MiB (the issue's reproduction); each must get 413/503, or 200 with the whole
              echo if the server can take it within its heap
@@ -36,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import errno
 import json
 import os
 import random
@@ -68,6 +75,7 @@ PIECE = random.Random(24).randbytes(SEND_PIECE)
 
 FULL = {
     "oversized": {"length": 300 * MB, "each": 4, "deadline": 60.0},
+    "uploads": {"uploads": 100, "length": 300 * MB, "concurrency": 4, "deadline": 60.0},
     "raised": {"length": 300 * MB, "clients": 2, "deadline": 60.0},
     "slow": {"connections": 200, "length": 64, "step": 4, "fast_pace": 0.3, "slow_pace": 1.0, "deadline": 30.0},
     "medium": {"clients": 64, "min": 4 * MB, "max": 8 * MB, "seconds": 30.0, "deadline": 30.0},
@@ -75,12 +83,16 @@ FULL = {
 }
 QUICK = {
     "oversized": {"length": 300 * MB, "each": 2, "deadline": 20.0},
+    "uploads": {"uploads": 8, "length": 300 * MB, "concurrency": 4, "deadline": 20.0},
     "raised": {"length": 300 * MB, "clients": 2, "deadline": 20.0},
     "slow": {"connections": 40, "length": 64, "step": 4, "fast_pace": 0.3, "slow_pace": 1.0, "deadline": 20.0},
     "medium": {"clients": 16, "min": 4 * MB, "max": 8 * MB, "seconds": 8.0, "deadline": 20.0},
     "churn": {"requests": 3000, "concurrency": 1000, "rounds": 2, "timeout": 10},
 }
-PHASES = ("oversized", "raised", "slow", "medium", "churn")
+PHASES = ("oversized", "uploads", "raised", "slow", "medium", "churn")
+# The uploads phase: the one status every refused upload must read, and the errors that are a reset.
+UPLOAD_STATUS = 413
+RESET_ERRNOS = {errno.ECONNRESET: "ECONNRESET", errno.EPIPE: "EPIPE"}
 
 # Servers that serve one connection at a time by design: a health probe waits behind the connection
 # in service, and a slow body holds the only thread until its header timeout, so their health probes
@@ -94,6 +106,11 @@ A server passes when, in each of its launches:
   reset, close or timeout before the status line is a failure (the client watches for the answer
   while it uploads, so a status written before the close is seen). For ab, every request must be
   complete; answers of another length (a 503 among 200s) count as answers;
+- in the **uploads** phase (300 MB bodies, far over the body limit) every upload read a
+  {UPLOAD_STATUS} and saw no reset (ECONNRESET, EPIPE) before it, while sending or reading: the
+  server lingers (drops what still arrives) before it closes, so a client never loses its answer to
+  a reset. Another status, a reset, close or timeout before the status fails the server; a reset
+  after the status was read is allowed, as above, and counted ("resets after");
 - every **health probe** (a new connection, GET /plaintext, every {HEALTH_INTERVAL:g} s from before
   the first phase to after the last) got 200 `Hello, World!` within {HEALTH_LIMIT:g} s; a probe is
   abandoned after {HEALTH_TIMEOUT:g} s, so a "health max" of about {HEALTH_TIMEOUT * 1000:g} ms means no answer, and a
@@ -126,6 +143,7 @@ class Exchange:
         self.buf = bytearray()
         self.sent = 0
         self.status: int | None = None
+        self.body_error: OSError | None = None   # what cut the answer's body short, if anything
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
@@ -225,9 +243,24 @@ class Exchange:
                     got += len(self.buf)
                     self.buf.clear()
                 whole = True
-        except (OSError, TimeoutError):
+        except (OSError, TimeoutError) as e:
+            self.body_error = e
             whole = False
         return self.status, headers, got, whole
+
+    def read_to_end(self) -> str:
+        """Reads and drops what the server still sends until it closes: "fin" (an orderly close),
+        "reset", or "open" when the deadline came first."""
+        try:
+            while self._more():
+                self.buf.clear()
+            return "fin"
+        except ConnectionResetError:
+            return "reset"
+        except TimeoutError:
+            return "open"
+        except OSError as e:
+            return RESET_ERRNOS.get(e.errno, type(e).__name__)
 
     def _read_chunked(self) -> tuple[int, bool]:
         got = 0
@@ -294,6 +327,76 @@ def post(port: int, deadline_s: float, length: int, chunked: bool = False, piece
             result["outcome"] = str(status)
         else:
             result.update(outcome=f"unexpected_{status}", detail=f"status {status}")
+        return result
+    finally:
+        result["sent"] = ex.sent
+        result["seconds"] = round(time.monotonic() - started, 3)
+        ex.close()
+
+
+def refused_upload(port: int, deadline_s: float, length: int, chunked: bool) -> dict:
+    """POST /echo of `length` bytes, over the server's limit: the body is streamed until the server
+    answers or closes (Exchange.upload stops as soon as the socket is readable), the status line and
+    answer read, then the connection read to its end. The outcome is the status ("413") when no
+    reset (ECONNRESET, EPIPE) came before it, else "reset" (the status, if one was still read after
+    the reset, kept in "status"), or "closed", "timeout", "error", "connect_failed" before a status.
+    Recorded: sent (body bytes), to_status_s (from the connect to the status line read), end (how
+    the connection ended after the status: "fin", "reset" or "open" at the deadline), seconds."""
+    started = time.monotonic()
+    ex = Exchange(port, started + deadline_s)
+    framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {length}"
+    head = (f"POST /echo HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: application/octet-stream\r\n"
+            f"{framing}\r\n\r\n").encode("ascii")
+    result: dict = {"kind": "chunked" if chunked else "content-length", "sent": 0, "status": None,
+                    "reset_before_status": None, "to_status_s": None, "end": None}
+    try:
+        try:
+            ex.connect()
+        except OSError as e:
+            result.update(outcome="connect_failed", detail=str(e)[:120])
+            return result
+        try:
+            ex.send_now(head)
+            ex.upload(length, chunked)
+        except TimeoutError:
+            if not ex_readable(ex):
+                result.update(outcome="timeout", detail=f"still uploading after {deadline_s:g}s")
+                return result
+        except OSError as e:
+            if e.errno not in RESET_ERRNOS:
+                result.update(outcome="error", detail=f"while sending: {str(e)[:100]}")
+                return result
+            result["reset_before_status"] = f"{RESET_ERRNOS[e.errno]} while sending"
+        try:
+            status, _, _, _ = ex.read_answer()
+        except TimeoutError:
+            result.update(outcome="timeout", detail=f"no status line within {deadline_s:g}s")
+            return result
+        except EOFError:
+            result.update(outcome="closed", detail="closed before a status line")
+            return result
+        except OSError as e:
+            if e.errno not in RESET_ERRNOS:
+                result.update(outcome="error", detail=str(e)[:120])
+                return result
+            result["reset_before_status"] = result["reset_before_status"] or f"{RESET_ERRNOS[e.errno]} before the status line"
+            result.update(outcome="reset", detail=result["reset_before_status"])
+            return result
+        except ValueError as e:
+            result.update(outcome="error", detail=str(e)[:120])
+            return result
+        result["status"] = status
+        result["to_status_s"] = round(time.monotonic() - started, 3)
+        if isinstance(ex.body_error, OSError) and ex.body_error.errno in RESET_ERRNOS:
+            result["end"] = "reset"
+        else:
+            result["end"] = ex.read_to_end()
+        if result["reset_before_status"]:
+            result.update(outcome="reset", detail=f"{result['reset_before_status']}, then status {status} read")
+        else:
+            result["outcome"] = str(status)
+            if status != UPLOAD_STATUS:
+                result["detail"] = f"status {status}, not {UPLOAD_STATUS}"
         return result
     finally:
         result["sent"] = ex.sent
@@ -394,6 +497,13 @@ def phase_oversized(port: int, p: dict, _out: Path) -> list[dict]:
     return run_parallel(jobs, len(jobs))
 
 
+def phase_uploads(port: int, p: dict, _out: Path) -> list[dict]:
+    """`uploads` refused uploads, `concurrency` at a time, Content-Length and chunked in turn."""
+    jobs = [lambda c=i % 2 == 1: refused_upload(port, p["deadline"], p["length"], chunked=c)
+            for i in range(p["uploads"])]
+    return run_parallel(jobs, p["concurrency"])
+
+
 def phase_raised(port: int, p: dict, _out: Path) -> list[dict]:
     jobs = [lambda: dict(post(port, p["deadline"], p["length"]), kind="content-length")
             for _ in range(p["clients"])]
@@ -482,7 +592,7 @@ def phase_churn(port: int, p: dict, out: Path) -> list[dict]:
     return results
 
 
-PHASE_FUNCS = {"oversized": phase_oversized, "raised": phase_raised, "slow": phase_slow,
+PHASE_FUNCS = {"oversized": phase_oversized, "uploads": phase_uploads, "raised": phase_raised, "slow": phase_slow,
                "medium": phase_medium, "churn": phase_churn}
 
 
@@ -509,8 +619,34 @@ def tally(phase: str, rows: list[dict]) -> dict:
         extra["by_kind"] = {k: dict(v) for k, v in by_kind.items()}
         extra["max_seconds"] = max((r["seconds"] for r in rows), default=None)
         failed = sum(n for k, n in counts.items() if not answered(k))
+        if phase == "uploads":
+            extra["uploads"] = upload_figures(rows)
+            failed = sum(n for k, n in counts.items() if k != str(UPLOAD_STATUS))
+            details[:] = [f"{r['kind']}: {r['outcome']} after {r['seconds']}s, {r['sent']} B sent; {r.get('detail', '')}"
+                          for r in rows if r["outcome"] != str(UPLOAD_STATUS)][:10]
     return {"requests": sum(counts.values()), "answers": dict(counts), "failed": failed,
             "failure_examples": details, **extra}
+
+
+def upload_figures(rows: list[dict]) -> dict:
+    """The uploads phase's figures, in all and per framing: statuses read (the 413s among them),
+    resets before the status (failures) and after it (allowed), how the connections ended after
+    the status, and the seconds to the status (p50, max) of the uploads that read one."""
+    def figures(rs: list[dict]) -> dict:
+        times = sorted(r["to_status_s"] for r in rs if r.get("to_status_s") is not None)
+        return {
+            "uploads": len(rs),
+            "read_413": sum(1 for r in rs if r.get("status") == UPLOAD_STATUS and not r.get("reset_before_status")),
+            "statuses": dict(Counter(str(r["status"]) for r in rs if r.get("status") is not None)),
+            "resets_before_status": sum(1 for r in rs if r.get("reset_before_status")),
+            "resets_after_status": sum(1 for r in rs if r.get("end") == "reset"),
+            "ends": dict(Counter(r["end"] for r in rs if r.get("end"))),
+            "to_status_p50_s": times[len(times) // 2] if times else None,
+            "to_status_max_s": times[-1] if times else None,
+            "sent_max_mb": round(max((r.get("sent", 0) for r in rs), default=0) / MB, 1),
+        }
+    kinds = sorted({r["kind"] for r in rows})
+    return {**figures(rows), "by_kind": {k: figures([r for r in rows if r["kind"] == k]) for k in kinds}}
 
 
 def cmd_run(args) -> int:
@@ -541,6 +677,11 @@ def cmd_run(args) -> int:
         print(f"hostile-memory:     {result['requests']} requests, answers {result['answers']}, "
               f"health max {result['health']['max_ms']} ms, {result['health']['failed']} probe(s) failed",
               file=sys.stderr, flush=True)
+        if "uploads" in result:
+            u = result["uploads"]
+            print(f"hostile-memory:     {u['read_413']} read {UPLOAD_STATUS}, {u['resets_before_status']} reset(s) before "
+                  f"the status, {u['resets_after_status']} after, to the status max {u['to_status_max_s']} s",
+                  file=sys.stderr, flush=True)
     health.phase = "settle"
     time.sleep(SETTLE_S)
     health.finish()
@@ -657,6 +798,21 @@ def judge_launch(launch_dir: Path) -> dict:
             "oom_lines": ooms, "reasons": reasons, "notes": notes, "pass": not reasons}
 
 
+UPLOAD_COLS = ["uploads_read_413", "uploads_resets_before_status", "uploads_resets_after_status",
+               "uploads_to_status_p50_s", "uploads_to_status_max_s"]
+
+
+def upload_cells(u: dict | None) -> list:
+    """The uploads phase's summary.tsv cells (UPLOAD_COLS); empty for the other phases."""
+    if not u:
+        return [""] * len(UPLOAD_COLS)
+    return [u["read_413"], u["resets_before_status"], u["resets_after_status"], u["to_status_p50_s"], u["to_status_max_s"]]
+
+
+def secs(value) -> str:
+    return "-" if value is None else f"{value} s"
+
+
 def ms(value) -> str:
     return "-" if value is None else f"{value} ms"
 
@@ -674,7 +830,8 @@ def cmd_report(args) -> int:
         for launch_dir in sorted((run / "raw" / server).glob("*/")):
             results.setdefault(server, {})[launch_dir.name] = judge_launch(launch_dir)
     tsv_cols = ["server", "launch", "phase", "verdict", "requests", "answers", "failed", "health_probes",
-                "health_failed", "health_max_ms", "peak_heap_mib", "heap_mib", "full_gcs", "cpu_after_pct", "oom_lines"]
+                "health_failed", "health_max_ms", "peak_heap_mib", "heap_mib", "full_gcs", "cpu_after_pct", "oom_lines",
+                *UPLOAD_COLS]
     with open(run / "summary.tsv", "w", encoding="utf-8", newline="") as f:
         w = csv.writer(f, delimiter="\t", lineterminator="\n")
         w.writerow(tsv_cols)
@@ -684,13 +841,14 @@ def cmd_report(args) -> int:
                 verdict = "PASS" if j["pass"] else "FAIL"
                 for phase, ph in j["client"].get("phases", {}).items():
                     if "skipped" in ph:
-                        w.writerow([server, name, phase, verdict, 0, "skipped", "", "", "", "", *common])
+                        w.writerow([server, name, phase, verdict, 0, "skipped", "", "", "", "", *common, *upload_cells(None)])
                         continue
                     h = ph["health"]
                     w.writerow([server, name, phase, verdict, ph["requests"], fmt_answers(ph["answers"]), ph["failed"],
-                                h["probes"], h["failed"], h["max_ms"], *common])
+                                h["probes"], h["failed"], h["max_ms"], *common, *upload_cells(ph.get("uploads"))])
                 h = j["client"].get("health", {})
-                w.writerow([server, name, "all", verdict, "", "", "", h.get("probes"), h.get("failed"), h.get("max_ms"), *common])
+                w.writerow([server, name, "all", verdict, "", "", "", h.get("probes"), h.get("failed"), h.get("max_ms"), *common,
+                            *upload_cells(None)])
 
     failed_servers = [s for s, ls in results.items() if not all(j["pass"] for j in ls.values())]
     missing = [s for s in servers if s not in results]
@@ -724,6 +882,21 @@ def cmd_report(args) -> int:
                 lines.append(f"| {server} | {name} | {phase} | {ph['requests']} | {fmt_answers(ph['answers'])} | "
                              f"{ph['failed']} | {slowest} | {ms(ph['health']['max_ms'])} | "
                              f"{ph['health']['failed']} of {ph['health']['probes']} |")
+    upload_rows = [(server, name, ph["uploads"]) for server, launches in results.items() for name, j in launches.items()
+                   for ph in j["client"].get("phases", {}).values() if ph.get("uploads")]
+    if upload_rows:
+        lines += ["", "## Refused uploads", "",
+                  f"Each upload over the limit must read its {UPLOAD_STATUS} with no reset before it; resets after the "
+                  "status are allowed and counted. Connection ends after the status: fin (orderly close), reset, open "
+                  "(still open at the deadline).", "",
+                  f"| server | launch | framing | uploads | {UPLOAD_STATUS} read | resets before the status | "
+                  "resets after the status | statuses | ends after the status | to the status p50 / max | most sent |",
+                  "|---|---|---|---:|---:|---:|---:|---|---|---:|---:|"]
+        for server, name, u in upload_rows:
+            for framing, f in [("all", u), *sorted(u.get("by_kind", {}).items())]:
+                lines.append(f"| {server} | {name} | {framing} | {f['uploads']} | {f['read_413']} | {f['resets_before_status']} | "
+                             f"{f['resets_after_status']} | {fmt_answers(f['statuses'])} | {fmt_answers(f['ends'])} | "
+                             f"{secs(f['to_status_p50_s'])} / {secs(f['to_status_max_s'])} | {f['sent_max_mb']} MB |")
     lines += ["", "## Why a server failed", ""]
     anything = False
     for server, launches in results.items():

@@ -6,6 +6,7 @@ The exchanges run against tiny servers on 127.0.0.1 that misbehave on purpose.
 
 from __future__ import annotations
 
+import csv
 import json
 import socket
 import struct
@@ -106,6 +107,51 @@ def never_answer(conn: socket.socket) -> None:
     threading.Event().wait(3)
 
 
+def drop_until_quiet(conn: socket.socket, quiet: float = 0.3) -> None:
+    """Reads and drops what the client still sends until nothing came for `quiet` seconds or it
+    closed: a lingering close's input side."""
+    conn.settimeout(quiet)
+    try:
+        while conn.recv(1 << 20):
+            pass
+    except (socket.timeout, OSError):
+        pass
+
+
+def refuse_and_linger(status: bytes):
+    """The status and Connection: close, the output shut, what still arrives dropped until the
+    client goes quiet, then an orderly close: the servers' lingering close."""
+    def behaviour(conn: socket.socket) -> None:
+        read_head(conn)
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 " + status + b"\r\nContent-Length: 4\r\nConnection: close\r\n\r\nnope")
+        conn.shutdown(socket.SHUT_WR)
+        drop_until_quiet(conn)
+    return behaviour
+
+
+def refuse_then_reset_under_the_body(conn: socket.socket) -> None:
+    """413 and part of its body; once the client has gone quiet, a reset before the rest: the
+    client has read its status, and the reset comes after it."""
+    read_head(conn)
+    conn.recv(65536)
+    conn.sendall(b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 100\r\nConnection: close\r\n\r\nfirst ten.")
+    drop_until_quiet(conn)
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+
+def reset_without_status(conn: socket.socket) -> None:
+    read_head(conn)
+    conn.recv(65536)
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+
+def shut_without_status(conn: socket.socket) -> None:
+    read_head(conn)
+    conn.shutdown(socket.SHUT_WR)
+    drop_until_quiet(conn)
+
+
 class ExchangeTest(unittest.TestCase):
     CASES = [
         # behaviour, body length, deadline s, expected outcome, answered?
@@ -138,6 +184,77 @@ class ExchangeTest(unittest.TestCase):
         self.assertLess(result["sent"], 50 * hm.MB)
 
 
+class RefusedUploadTest(unittest.TestCase):
+    CASES = [
+        # name, behaviour, deadline s, outcome, status read, reset before the status?, end after the status
+        ("413 and a lingering close", refuse_and_linger(b"413 Payload Too Large"), 10.0, "413", 413, False, "fin"),
+        ("503 where a 413 was due", refuse_and_linger(b"503 Service Unavailable"), 10.0, "503", 503, False, "fin"),
+        ("413, then a reset under its body", refuse_then_reset_under_the_body, 10.0, "413", 413, False, "reset"),
+        ("a reset and no status", reset_without_status, 10.0, "reset", None, True, None),
+        ("closed without a status", shut_without_status, 10.0, "closed", None, False, None),
+        ("no answer", never_answer, 1.0, "timeout", None, False, None),
+    ]
+
+    def test_outcomes(self) -> None:
+        for name, behaviour, deadline, outcome, status, reset_before, end in self.CASES:
+            for chunked in (False, True):
+                with self.subTest(name, chunked=chunked):
+                    server = FakeServer(behaviour)
+                    try:
+                        r = hm.refused_upload(server.port, deadline, 50 * hm.MB, chunked)
+                    finally:
+                        server.close()
+                    self.assertEqual(r["outcome"], outcome, r)
+                    self.assertEqual(r["status"], status, r)
+                    self.assertEqual(bool(r["reset_before_status"]), reset_before, r)
+                    self.assertEqual(r["end"], end, r)
+                    self.assertEqual(r["kind"], "chunked" if chunked else "content-length")
+                    self.assertLess(r["sent"], 50 * hm.MB, "the upload stops once the server answers or closes")
+                    if status is not None:
+                        self.assertLessEqual(r["to_status_s"], r["seconds"])
+
+    @staticmethod
+    def row(outcome: str, status: int | None, reset_before: str | None = None, end: str | None = "fin",
+            kind: str = "chunked", to_status: float | None = 0.1) -> dict:
+        return {"kind": kind, "outcome": outcome, "status": status, "reset_before_status": reset_before,
+                "end": end, "to_status_s": to_status, "sent": 4 * hm.MB, "seconds": 0.2}
+
+    def test_tally(self) -> None:
+        row = self.row
+        cases = [
+            # name, rows, failed, 413s read, resets before the status, resets after it
+            ("every upload read its 413", [row("413", 413), row("413", 413, kind="content-length")], 0, 2, 0, 0),
+            ("a reset after the status is allowed, and counted", [row("413", 413), row("413", 413, end="reset")], 0, 2, 0, 1),
+            ("a reset while sending, the 413 read after it", [row("413", 413), row("reset", 413, "EPIPE while sending")], 1, 1, 1, 0),
+            ("a reset and no status", [row("reset", None, "ECONNRESET before the status line", None, to_status=None)], 1, 0, 1, 0),
+            ("another status", [row("413", 413), row("503", 503)], 1, 1, 0, 0),
+            ("a timeout", [row("timeout", None, end=None, to_status=None)], 1, 0, 0, 0),
+        ]
+        for name, rows, failed, read_413, before, after in cases:
+            with self.subTest(name):
+                t = hm.tally("uploads", rows)
+                u = t["uploads"]
+                self.assertEqual((t["failed"], u["read_413"], u["resets_before_status"], u["resets_after_status"]),
+                                 (failed, read_413, before, after), t)
+                self.assertEqual(len(t["failure_examples"]), failed)
+                self.assertEqual(sum(k["uploads"] for k in u["by_kind"].values()), len(rows))
+
+    def test_tally_times(self) -> None:
+        rows = [self.row("413", 413, to_status=t) for t in (0.3, 0.1, 0.2)] + [self.row("timeout", None, to_status=None)]
+        u = hm.upload_figures(rows)
+        self.assertEqual((u["to_status_p50_s"], u["to_status_max_s"]), (0.2, 0.3))
+
+    def test_phase_mixes_framings(self) -> None:
+        seen = []
+        real = hm.refused_upload
+        hm.refused_upload = lambda port, deadline, length, chunked: seen.append(chunked) or {}
+        try:
+            hm.phase_uploads(1, {"uploads": 10, "length": 1, "concurrency": 4, "deadline": 1.0}, Path("."))
+        finally:
+            hm.refused_upload = real
+        self.assertEqual(sorted(seen), [False] * 5 + [True] * 5)
+
+
 class ParseTest(unittest.TestCase):
     def test_ab(self) -> None:
         cases = [
@@ -164,14 +281,14 @@ class ParseTest(unittest.TestCase):
 
 
 class VerdictTest(unittest.TestCase):
-    def launch(self, d: Path, err: str, cpu: float, health_failed: int = 0) -> Path:
+    def launch(self, d: Path, err: str, cpu: float, health_failed: int = 0, phases: dict | None = None) -> Path:
         d.mkdir(parents=True)
         (d / "launch.tsv").write_text("started\tyes\nstop\tSIGTERM at the end: exited with status 143 within 15s\n")
         (d / "server.out").write_text("X listening on 127.0.0.1:1\n")
         (d / "server.err").write_text(err)
         (d / "gc.log").write_text(GC_LOG)
         phase = {"requests": 8, "answers": {"413": 8}, "failed": 0, "health": {"probes": 5, "failed": 0, "max_ms": 3.0}}
-        client = {"phases": {"oversized": phase}, "health": {"probes": 20, "failed": health_failed, "max_ms": 9.0},
+        client = {"phases": phases or {"oversized": phase}, "health": {"probes": 20, "failed": health_failed, "max_ms": 9.0},
                   "cpu_after_pct": cpu, "alive_at_end": True}
         (d / "client.json").write_text(json.dumps(client))
         return d
@@ -187,6 +304,44 @@ class VerdictTest(unittest.TestCase):
             with self.subTest(name), tempfile.TemporaryDirectory() as tmp:
                 judged = hm.judge_launch(self.launch(Path(tmp) / "default", err, cpu, health_failed))
                 self.assertEqual(judged["pass"], passes, judged["reasons"])
+
+    @staticmethod
+    def uploads_phase(rows: list[dict]) -> dict:
+        return {**hm.tally("uploads", rows), "health": {"probes": 5, "failed": 0, "max_ms": 3.0}}
+
+    def test_uploads_rule(self) -> None:
+        row = RefusedUploadTest.row
+        cases = [
+            ("every 413 read", [row("413", 413)] * 4, True),
+            ("a reset after a 413", [row("413", 413)] * 3 + [row("413", 413, end="reset")], True),
+            ("a reset before a 413", [row("413", 413)] * 3 + [row("reset", 413, "ECONNRESET while sending")], False),
+            ("a 503", [row("413", 413)] * 3 + [row("503", 503)], False),
+        ]
+        for name, rows, passes in cases:
+            for server in ("MultiLoopServer", "SingleThreadServer"):   # one at a time or not, the uploads are judged
+                with self.subTest(name, server=server), tempfile.TemporaryDirectory() as tmp:
+                    judged = hm.judge_launch(self.launch(Path(tmp) / server / "uploads", "", 0.4,
+                                                         phases={"uploads": self.uploads_phase(rows)}))
+                    self.assertEqual(judged["pass"], passes, judged["reasons"])
+
+    def test_uploads_in_the_summary(self) -> None:
+        row = RefusedUploadTest.row
+        rows = ([row("413", 413, kind="content-length", to_status=0.05)] * 2 + [row("413", 413, to_status=0.25)]
+                + [row("413", 413, end="reset", to_status=0.5)])
+        with tempfile.TemporaryDirectory() as tmp:
+            run = Path(tmp)
+            (run / "meta.tsv").write_text("servers\tA\nquick\t0\n")
+            self.launch(run / "raw" / "A" / "uploads", "", 0.4, phases={"uploads": self.uploads_phase(rows)})
+            self.assertEqual(hm.cmd_report(type("Args", (), {"run_dir": str(run)})), 0)
+            with open(run / "summary.tsv", encoding="utf-8") as f:
+                tsv = {(r["launch"], r["phase"]): r for r in csv.DictReader(f, delimiter="\t")}
+            got = tsv[("uploads", "uploads")]
+            self.assertEqual([got[c] for c in hm.UPLOAD_COLS], ["4", "0", "1", "0.25", "0.5"])
+            self.assertEqual(tsv[("uploads", "all")]["uploads_read_413"], "")
+            md = (run / "summary.md").read_text()
+            self.assertIn("| A | uploads | all | 4 | 4 | 0 | 1 | 413 × 4 | fin × 3, reset × 1 | 0.25 s / 0.5 s | 4.0 MB |", md)
+            self.assertIn("| A | uploads | chunked | 2 | 2 | 0 | 1 |", md)
+            self.assertIn("| A | uploads | content-length | 2 | 2 | 0 | 0 |", md)
 
     def test_one_connection_at_a_time(self) -> None:
         # SingleThreadServer: slow health probes are shown, not judged; an OOM still fails it

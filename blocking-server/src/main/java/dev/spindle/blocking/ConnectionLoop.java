@@ -115,7 +115,9 @@ final class ConnectionLoop implements Runnable {
             conn.received(reads.filled(n));
         }
         while (true) {
-            flush();
+            if (flush() == Next.LINGER && lingersElsewhere()) {
+                return true;
+            }
             long now = System.nanoTime();
             conn.tick(now);
             Next next = flush();
@@ -123,16 +125,8 @@ final class ConnectionLoop implements Runnable {
                 return false;
             }
             if (next == Next.LINGER) {
-                if (!outputShut) {
-                    outputShut = true;
-                    socket.shutdownOutput();
-                    reads.drop();
-                    if (!Thread.currentThread().isVirtual()) {
-                        // lingering only drops what the peer still sends: a virtual thread waits for
-                        // that, and the platform thread (a pool worker, the single thread) serves on
-                        Thread.ofVirtual().name(thread.getName() + "-linger").start(this);
-                        return true;
-                    }
+                if (lingersElsewhere()) {
+                    return true;
                 }
             } else if (drainIfClosing()) {
                 continue;
@@ -169,6 +163,29 @@ final class ConnectionLoop implements Runnable {
                 conn.received(reads.filled(n));
             }
         }
+    }
+
+    /**
+     * The connection lingers: shuts its output, once, and on a platform thread (a pool worker, the
+     * single thread) hands the linger to a virtual thread (true), for lingering only drops what the
+     * peer still sends and the platform thread serves on. Called before the tick that starts the
+     * linger's clock (its 500 ms of quiet) whenever it can be, so that the clock starts on the thread
+     * that reads: started here, a virtual thread that ran late (its carriers busy) found the quiet
+     * over at its first tick and closed with the peer's bytes unread, and the kernel reset the
+     * connection under its last answer.
+     */
+    private boolean lingersElsewhere() throws IOException {
+        if (outputShut) {
+            return false;
+        }
+        outputShut = true;
+        socket.shutdownOutput();
+        reads.drop();
+        if (Thread.currentThread().isVirtual()) {
+            return false;
+        }
+        Thread.ofVirtual().name(thread.getName() + "-linger").start(this);
+        return true;
     }
 
     /**

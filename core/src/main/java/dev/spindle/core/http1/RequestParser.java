@@ -117,6 +117,24 @@ public final class RequestParser extends LineScanner {
      * request (offsets relative to {@code in.start}) and {@link #consumed()} tells its length.
      */
     int parse(InputBuffer in, RequestState req) {
+        try {
+            return scan(in, req);
+        } finally {
+            forgetInput();
+        }
+    }
+
+    /**
+     * The scanners hold the input's array only while they scan it: the input buffer lets a refused
+     * or dropped body's array go with its budget reservation, and a reference kept here would keep
+     * it in the heap, outside the budget, for as long as the connection lingers.
+     */
+    private void forgetInput() {
+        heap = null;
+        body.heap = null;
+    }
+
+    private int scan(InputBuffer in, RequestState req) {
         MemorySegment d = in.memory;
         heap = in.array;
         int b = in.start;
@@ -231,8 +249,12 @@ public final class RequestParser extends LineScanner {
         if (state != State.BODY) {
             throw new IllegalStateException("not streaming a body: " + state);
         }
-        if (!body.stream(in, sink)) {
-            return NEED_MORE;
+        try {
+            if (!body.stream(in, sink)) {
+                return NEED_MORE;
+            }
+        } finally {
+            forgetInput();
         }
         return nextRequest();
     }
