@@ -198,6 +198,26 @@ public final class Request {
         return text == null ? defaultValue : Params.convert("query parameter '" + name + "'", text, type, converters());
     }
 
+    /**
+     * The body as an {@code application/x-www-form-urlencoded} form. A streamed body is collected
+     * first, so an inline or asynchronous handler on an event loop must use
+     * {@code readBody().thenApply(Form::parse)} instead.
+     *
+     * @return the form's fields
+     * @throws HttpException 415 when the request's {@code Content-Type} is not that of a form, 400
+     *         for a malformed escape, 413 for too many fields (or a body over its limit)
+     */
+    public Form form() {
+        String type = header("Content-Type");
+        int semicolon = type == null ? -1 : type.indexOf(';');
+        String essence = type == null ? "" : (semicolon < 0 ? type : type.substring(0, semicolon)).trim();
+        if (!essence.equalsIgnoreCase("application/x-www-form-urlencoded")) {
+            throw new HttpException(415, "expected a form (application/x-www-form-urlencoded), got "
+                    + (type == null ? "no Content-Type" : type));
+        }
+        return Form.parse(bodyBytes(), converters());
+    }
+
     private java.util.Map<Class<?>, java.util.function.Function<String, ?>> converters() {
         return state.route == null ? null : state.route.converters;
     }
