@@ -30,8 +30,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The blocking engine: one thread accepts, and each connection runs a blocking
  * read → {@link Connection} → write loop on whatever thread the {@link Dispatch} gives it. The
- * four blocking servers are this engine with a different dispatch. Handlers of every kind run on
- * the connection's thread (no blocking executor); the core keeps the connection's time. A socket
+ * four blocking servers are this engine with a different dispatch. Inline and asynchronous handlers
+ * run on the connection's thread (no blocking executor), a blocking one on a virtual thread of its
+ * own while the connection's thread waits for it; the core keeps the connection's time, the handler
+ * timeout included, so a stuck handler holds neither its connection nor the drain past it. A socket
  * beyond {@link ServerConfig#maxConnections()}, or one no worker can take, is answered by
  * {@link Connection#rejecting} through the same loop on a virtual thread.
  *

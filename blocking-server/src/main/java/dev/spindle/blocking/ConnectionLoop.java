@@ -17,16 +17,27 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Serves one socket with blocking reads and writes: read, feed the core connection, write what it
- * hands out, and act on its answers. Handlers run inline on this thread (a blocking handler reads a
- * streamed body through the input pump); while the connection waits for an asynchronous handler or a
- * streamed body's producer, the thread parks until the connection's wakeup runs. The core keeps all
- * the time (read timeouts come from {@link Connection#nanosToTick}); only a blocked write is
- * timed outside it, by the server's watchdog.
+ * hands out, and act on its answers. Inline handlers run on this thread. A blocking handler runs on
+ * a virtual thread of its own (the core starts it, as for its HTTP/2 streams), while this thread
+ * moves its streamed body and waits: had it run the handler itself, nothing could answer for one
+ * that is stuck, whereas waiting it ticks, and the core answers 503 at the handler timeout and drops
+ * the late result. Only blocking handlers pay that hop. While the connection waits for a handler or
+ * a streamed body's producer, the thread parks until the connection's wakeup runs or a tick is due.
+ * The core keeps all the time (read timeouts come from {@link Connection#nanosToTick}); only a
+ * blocked write is timed outside it, by the server's watchdog.
  */
 final class ConnectionLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ConnectionLoop.class);
-    /** How long a waiting thread parks before it ticks the connection again. */
+    /** How long a waiting thread parks, at most, before it ticks the connection again. */
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    /** ... and at least, so that a deadline the tick has just passed over cannot make it spin. */
+    private static final long MIN_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * How long a read waits, at most, while a handler runs (reading its streamed body): the wakeup
+     * cannot end a blocked read, so this is how soon the thread notices the handler finished or wants
+     * a {@code 100 Continue} while the client is silent.
+     */
+    private static final int HANDLING_READ_MILLIS = 10;
     /** How long a pool thread waits for a silent peer (idle, or stalled inside a request) before parking its connection. */
     private static final int PARK_AFTER_MILLIS = 2;
 
@@ -63,7 +74,6 @@ final class ConnectionLoop implements Runnable {
             this.conn = rejected;
         } else {
             this.conn = Connection.open(server.router(), server.config(), null, this::wake, server.bodyBudget());
-            conn.inputPump(this::pump);
         }
     }
 
@@ -115,6 +125,11 @@ final class ConnectionLoop implements Runnable {
             conn.received(reads.filled(n));
         }
         while (true) {
+            if (woken) {
+                // the wakeup ran while this thread was reading
+                woken = false;
+                conn.resume();
+            }
             if (flush() == Next.LINGER && lingersElsewhere()) {
                 return true;
             }
@@ -132,14 +147,18 @@ final class ConnectionLoop implements Runnable {
                 continue;
             }
             if (!next.reads()) {
-                await();
+                await(conn.nanosToTick(now));
                 continue;
             }
             boolean mayPark = waitsForRequestBytes() && server.dispatch().parksIdle() && !Thread.currentThread().isVirtual();
             int n;
-            idle = !draining && conn.state() == Connection.State.IDLE;
+            Connection.State state = conn.state();
+            idle = !draining && state == Connection.State.IDLE;
             try {
                 int timeout = timeoutMillis(conn.nanosToTick(now));
+                if (state == Connection.State.HANDLING) {
+                    timeout = Math.min(timeout, HANDLING_READ_MILLIS);
+                }
                 // a keep-alive client's next request (or the rest of one) usually follows at once; a client
                 // silent for longer, idle or stalled inside a request, gives its thread back
                 socket.setSoTimeout(mayPark ? Math.min(PARK_AFTER_MILLIS, timeout) : timeout);
@@ -304,10 +323,13 @@ final class ConnectionLoop implements Runnable {
         conn.drain();
     }
 
-    /** Parks until the wakeup runs (a handler finished, a body producer handed over a chunk) or a tick is due. */
-    private void await() {
+    /**
+     * Parks until the wakeup runs (a handler finished, a body producer handed over a chunk) or a tick
+     * is due: in {@code nanosToTick} (a handler's timeout), or {@link #TICK_NANOS} at the latest.
+     */
+    private void await(long nanosToTick) {
         if (!woken) {
-            LockSupport.parkNanos(this, TICK_NANOS);
+            LockSupport.parkNanos(this, Math.clamp(nanosToTick, MIN_PARK_NANOS, TICK_NANOS));
         }
         woken = false;
         conn.resume();
@@ -316,36 +338,6 @@ final class ConnectionLoop implements Runnable {
     private void wake() {
         woken = true;
         LockSupport.unpark(thread);
-    }
-
-    /**
-     * The connection's {@link Connection.InputPump}: an inline handler reads a request body that has
-     * not arrived. Sends what is pending first (a {@code 100 Continue}), then blocks reading. A read
-     * timeout ticks the connection, which fails the body once its deadline has passed (or answers a
-     * handler that ran too long); then the timeout is thrown to the handler, and the core answers
-     * for it.
-     */
-    private int pump(ByteBuffer dst) throws IOException {
-        flush();
-        long now = System.nanoTime();
-        conn.tick(now);
-        while (true) {
-            flush();
-            if (conn.state() != Connection.State.HANDLING || !conn.next().reads()) {
-                throw new SocketTimeoutException("the request body is no longer read");
-            }
-            socket.setSoTimeout(timeoutMillis(conn.nanosToTick(now)));
-            try {
-                int n = in.read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
-                if (n > 0) {
-                    dst.position(dst.position() + n);
-                }
-                return n;
-            } catch (SocketTimeoutException e) {
-                now = System.nanoTime();
-                conn.tick(now);
-            }
-        }
     }
 
     /** Writes everything pending (blocking) and answers what to do next. */

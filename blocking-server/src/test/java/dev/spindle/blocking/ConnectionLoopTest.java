@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class ConnectionLoopTest {
     @Test
-    void aStalledUploadToAnInlineHandlerIsAnswered408AndClosed() throws Exception {
+    void aStalledUploadToABlockingHandlerIsAnswered408AndClosed() throws Exception {
         Router routes = Router.builder()
                 .post("/upload", Handler.blocking((req, res) -> {
                     try (InputStream in = req.bodyStream()) {
@@ -43,7 +43,7 @@ class ConnectionLoopTest {
 
     /** A chunk-size line (or a chunk's CRLF) split across reads must make the handler's read wait for more, not spin. */
     @Test
-    void aChunkedUploadSplitInsideItsFramingReachesAnInlineHandler() throws Exception {
+    void aChunkedUploadSplitInsideItsFramingReachesABlockingHandler() throws Exception {
         Router routes = Router.builder()
                 .post("/upload", Handler.blocking((req, res) -> res.text(new String(req.bodyStream().readAllBytes(), "US-ASCII"))))
                 .build();

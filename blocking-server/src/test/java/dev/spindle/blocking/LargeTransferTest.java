@@ -5,7 +5,7 @@ import dev.spindle.conformance.LargeTransferSuite;
 
 /**
  * The blocking family's large-transfer check, on {@link VirtualThreadServer}: the upload is read by
- * a handler on the connection's own thread through the input pump.
+ * a blocking handler on a virtual thread of its own, fed by the connection's thread.
  */
 class LargeTransferTest extends LargeTransferSuite {
     @Override

@@ -174,7 +174,7 @@ public abstract class HttpConformanceSuite {
     public enum Feature {
         /** Serves the {@link Router} it is given: filters, static files, the streaming routes, test-only routes. */
         CUSTOM_ROUTES,
-        /** Honours the idle, header (408) and write timeouts of its {@link ServerConfig}. */
+        /** Honours the idle, header (408), write and handler (503) timeouts of its {@link ServerConfig}. */
         TIMEOUTS,
         /** Honours {@link ServerConfig#maxConnections}: 503 and a close beyond it. */
         CONNECTION_LIMIT,
@@ -279,6 +279,25 @@ public abstract class HttpConformanceSuite {
         @Override
         protected Map<String, Http2Deviation> deviations() {
             return http2Deviations();
+        }
+
+        @Override
+        protected Http2Defences.OwnServer withStuckHandler(Duration handlerTimeout, CountDownLatch release) throws IOException {
+            if (lacks().containsKey(Feature.CUSTOM_ROUTES) || lacks().containsKey(Feature.TIMEOUTS)) {
+                return null;
+            }
+            HttpServer own = newServer(config().handlerTimeout(handlerTimeout), stuckRoutes(new CountDownLatch(1), release)).start();
+            return new Http2Defences.OwnServer() {
+                @Override
+                public H2Connection open() throws IOException {
+                    return H2Connection.open(host(), own.port(), sockets(), 5_000);
+                }
+
+                @Override
+                public void close() {
+                    own.close();
+                }
+            };
         }
     }
 
@@ -1747,9 +1766,9 @@ public abstract class HttpConformanceSuite {
 
     /**
      * A graceful close reaches a request already being handled, not only the next one: a blocking
-     * handler (run inline by the blocking servers, on a virtual thread by the event loops) still
-     * running when {@code close()} begins answers with {@code Connection: close}, and the
-     * connection then closes cleanly.
+     * handler (on a virtual thread of its own, whatever the server) still running when
+     * {@code close()} begins answers with {@code Connection: close}, and the connection then closes
+     * cleanly.
      */
     @Test
     void closeMakesTheAnswerOfAHandlerAlreadyRunningSayClose() throws Exception {
@@ -1778,6 +1797,90 @@ public abstract class HttpConformanceSuite {
             assertThat(c.closedCleanly()).as("closed with an end of stream after that answer").isTrue();
             closer.join(Duration.ofSeconds(13));
             assertThat(closer.isAlive()).as("close() returned").isFalse();
+        } finally {
+            release.countDown();
+            own.close();
+        }
+    }
+
+    /** The handler timeout of the stuck-handler cases, and how late past it their 503 may arrive. */
+    private static final Duration SHORT_HANDLER_TIMEOUT = Duration.ofMillis(500);
+    private static final Duration HANDLER_TIMEOUT_MARGIN = Duration.ofMillis(2500);
+
+    /**
+     * {@code GET /stuck}, a blocking handler that does not return until {@code release} is counted
+     * down (far past any handler timeout of the suite's), counting {@code started} down as it
+     * begins; and {@code GET /plaintext}.
+     */
+    private static Router stuckRoutes(CountDownLatch started, CountDownLatch release) {
+        return Router.builder()
+                .get("/plaintext", (req, res) -> res.text("Hello, World!"))
+                .get("/stuck", Handler.blocking((req, res) -> {
+                    started.countDown();
+                    release.await(1, TimeUnit.MINUTES);
+                    res.text("too late");
+                }))
+                .build();
+    }
+
+    /**
+     * A blocking handler that does not answer is answered for at the handler timeout, whatever
+     * thread runs it: 503 with {@code Connection: close}, then the connection closes while the
+     * handler still runs (its late answer is dropped), and the server serves on.
+     */
+    @Test
+    void aStuckBlockingHandlerIsAnswered503AtTheHandlerTimeoutThenClosed() throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
+        assumeHas(Feature.TIMEOUTS);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        HttpServer own = newServer(config().handlerTimeout(SHORT_HANDLER_TIMEOUT), stuckRoutes(started, release)).start();
+        try (RawConnection c = connect(own.port())) {
+            long sent = System.nanoTime();
+            RawResponse r = c.send(request("GET", "/stuck")).read();
+            Duration took = Duration.ofNanos(System.nanoTime() - sent);
+            assertThat(r.status()).isEqualTo(503);
+            assertThat(r.closes()).as("Connection: close on the 503").isTrue();
+            assertThat(took).as("answered at the handler timeout")
+                    .isBetween(SHORT_HANDLER_TIMEOUT, SHORT_HANDLER_TIMEOUT.plus(HANDLER_TIMEOUT_MARGIN));
+            assertThat(c.closedByPeer()).as("closed after the 503").isTrue();
+            assertThat(started.getCount()).as("the handler ran").isZero();
+            assertThat(release.getCount()).as("the handler still runs").isOne();
+            RawResponse next = fetch(own, "/plaintext");
+            assertThat(next.status()).as("the server serves on").isEqualTo(200);
+        } finally {
+            release.countDown();
+            own.close();
+        }
+    }
+
+    /**
+     * A stuck handler holds the drain only until the handler timeout: {@code close()} while it runs
+     * gets its request answered 503 with {@code Connection: close}, the connection closed, and
+     * returns long before the drain timeout.
+     */
+    @Test
+    void closeIsHeldByAStuckHandlerOnlyUntilTheHandlerTimeout() throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
+        assumeHas(Feature.TIMEOUTS);
+        Duration drainTimeout = Duration.ofSeconds(8);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        HttpServer own = newServer(config().handlerTimeout(SHORT_HANDLER_TIMEOUT).drainTimeout(drainTimeout),
+                stuckRoutes(started, release)).start();
+        try (RawConnection c = connect(own.port())) {
+            c.send(request("GET", "/stuck"));
+            assertThat(started.await(5, TimeUnit.SECONDS)).as("the handler started").isTrue();
+            long closing = System.nanoTime();
+            Thread closer = Thread.ofPlatform().start(own::close);
+            RawResponse r = c.read();
+            assertThat(r.status()).isEqualTo(503);
+            assertThat(r.closes()).as("Connection: close on the 503").isTrue();
+            assertThat(c.closedByPeer()).as("closed after the 503").isTrue();
+            closer.join(drainTimeout.plusSeconds(5));
+            assertThat(closer.isAlive()).as("close() returned").isFalse();
+            assertThat(Duration.ofNanos(System.nanoTime() - closing)).as("close() duration")
+                    .isLessThan(SHORT_HANDLER_TIMEOUT.plus(HANDLER_TIMEOUT_MARGIN));
         } finally {
             release.countDown();
             own.close();

@@ -16,12 +16,14 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -87,6 +89,20 @@ public abstract class Http2Cases {
      */
     protected Map<String, Http2Deviation> deviations() {
         return Map.of();
+    }
+
+    /**
+     * Starts a server like the one under test whose handler timeout is {@code handlerTimeout},
+     * serving {@code GET /plaintext} and {@code GET /stuck}: a blocking handler that does not return
+     * until {@code release} is counted down.
+     *
+     * @param handlerTimeout the handler timeout
+     * @param release what the stuck handler waits for
+     * @return the server, started; null if the server's routes or timeouts cannot be set (the case is skipped)
+     * @throws IOException if it cannot start
+     */
+    protected Http2Defences.OwnServer withStuckHandler(Duration handlerTimeout, CountDownLatch release) throws IOException {
+        return null;
     }
 
     @BeforeEach
@@ -1334,6 +1350,32 @@ public abstract class Http2Cases {
             H2Response r = c.response(1);
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.bodyText()).isEqualTo("test");
+        }
+    }
+
+    /**
+     * 8.1 (Spindle's contract, as on HTTP/1.1): a stream whose blocking handler does not answer is
+     * answered 503 at the handler timeout, while the handler still runs; the connection serves on.
+     */
+    @Test
+    void s8_1_aStuckHandlerIsAnswered503AtTheHandlerTimeout() throws IOException {
+        Duration timeout = Duration.ofMillis(500);
+        CountDownLatch release = new CountDownLatch(1);
+        try (Http2Defences.OwnServer own = withStuckHandler(timeout, release)) {
+            Assumptions.assumeTrue(own != null, "the server's routes and handler timeout cannot be set");
+            try (H2Connection c = own.open().handshake()) {
+                long sent = System.nanoTime();
+                c.request(1, "GET", "/stuck", true);
+                H2Response r = c.response(1);
+                Duration took = Duration.ofNanos(System.nanoTime() - sent);
+                assertThat(r.status()).isEqualTo(503);
+                assertThat(took).as("answered at the handler timeout").isBetween(timeout, timeout.plusMillis(2500));
+                assertThat(release.getCount()).as("the handler still runs").isOne();
+                c.request(3, "GET", "/plaintext", true);
+                assertHello(c.response(3));
+            }
+        } finally {
+            release.countDown();
         }
     }
 

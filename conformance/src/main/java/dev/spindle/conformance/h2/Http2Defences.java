@@ -68,8 +68,8 @@ public abstract class Http2Defences {
         return false;
     }
 
-    /** A server of the strategy under test with a configuration of the case's own, serving the same routes. */
-    protected interface OwnServer extends AutoCloseable {
+    /** A server of the strategy under test with a configuration of the case's own (and the routes its factory names). */
+    public interface OwnServer extends AutoCloseable {
         /**
          * A new connection to it, nothing sent yet.
          *

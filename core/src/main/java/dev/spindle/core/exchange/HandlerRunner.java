@@ -10,7 +10,8 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Runs handlers the way their routes ask: inline on the connection's thread, blocking ones on the
- * blocking executor (or inline where there is none, as on a blocking server's own thread), and
+ * executor it is given (an event loop's, or a virtual thread each for a blocking server's
+ * connection; inline when there is none, for a connection no handler could wake), and
  * asynchronous ones started inline and finished by their stage. Inline and asynchronous handlers
  * on an event loop are watched for blocking it ({@link LoopWatch}). It knows nothing of the wire
  * protocol: the connection hands it requests and answers what it leaves in the {@link Exchange}.

@@ -26,6 +26,8 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
     /** How long a finished connection keeps reading (and dropping) what the peer still sends before closing. */
     static final long LINGER_NANOS = Deadlines.LINGER_NANOS;
     private static final Runnable NO_WAKEUP = () -> { };
+    /** Where a connection with a wakeup and no blocking executor (a blocking server's) runs its blocking handlers. */
+    private static final Executor HANDLER_THREADS = task -> Thread.ofVirtual().name("spindle-blocking-handler").start(task);
     /**
      * The input buffer a connection starts with. A strategy reading into a heap buffer or lending
      * memory has its requests parsed where they arrived, and only an unfinished tail is kept here,
@@ -47,9 +49,9 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
     private MemorySegment lentMemory;
 
     /**
-     * A connection whose blocking handlers run inline, for thread-per-connection strategies and tests.
-     * No handler completes on another thread, so it needs no wakeup; for streamed request bodies set
-     * an {@link #inputPump}.
+     * A connection whose blocking handlers run inline, for tests. No handler completes on another
+     * thread, so it needs no wakeup; for streamed request bodies set an {@link #inputPump}. A
+     * handler running inline cannot be answered for: the handler timeout does not apply to it.
      *
      * @param router the routes requests are dispatched to
      * @param config the limits and timeouts it applies
@@ -64,8 +66,10 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
      *
      * @param router the routes requests are dispatched to
      * @param config the limits and timeouts it applies
-     * @param blockingExecutor where blocking handlers and blocking body sources run; null runs them
-     *        inline on the connection's thread (then set an {@link #inputPump})
+     * @param blockingExecutor where blocking handlers and blocking body sources run; null (a
+     *        thread-per-connection strategy) runs body sources inline on the connection's thread and
+     *        each blocking handler on a virtual thread of its own, or inline too when there is no
+     *        {@code wakeup} (then set an {@link #inputPump})
      * @param wakeup called from any thread when the connection has work for its thread, which then
      *        calls {@link #resume()}; may be null only if no handler completes on another thread
      */
@@ -99,8 +103,13 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
         this.in = new InputBuffer(inputCapacity, budget);
         this.deadlines = new Deadlines(config, DRAIN_IDLE_GRACE_MILLIS);
         this.writer = new ResponseWriter(outputCapacity, config.writeHighWaterMark(), blockingExecutor, wake, deadlines);
-        // a blocking executor means an event loop: a blocking server runs even inline handlers on a thread of their own
-        HandlerRunner handlers = new HandlerRunner(blockingExecutor, wake, config.blockedLoopThreshold().toNanos());
+        // A blocking executor means an event loop, whose inline handlers are watched. Without one (a blocking
+        // server, whose thread is its connection's own) blocking handlers still run on a virtual thread each, as
+        // HTTP/2 streams' do, while that thread moves bytes and ticks: run inline, a stuck one could never be
+        // answered 503 at the handler timeout. Inline handlers stay inline, so the common path gains no hop.
+        Executor handlerThreads = blockingExecutor != null ? blockingExecutor : wakeup != null ? HANDLER_THREADS : null;
+        long watched = blockingExecutor != null ? config.blockedLoopThreshold().toNanos() : 0;
+        HandlerRunner handlers = new HandlerRunner(handlerThreads, wake, watched);
         this.requests = new RequestProcessor(router, config, in, writer, life, deadlines, handlers, wake);
     }
 

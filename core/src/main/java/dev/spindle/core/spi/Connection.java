@@ -33,9 +33,10 @@ import java.util.concurrent.Executor;
  * treat idle connections apart (parking them, closing them at shutdown).
  *
  * <p>Handlers ({@link Handler}): inline ones run within the call that completed their request;
- * blocking ones run on the blocking executor (or inline when the strategy passes none, as blocking
- * servers do, reading streamed request bodies through their {@link InputPump}); asynchronous ones
- * start inline and finish when their stage completes. While one is in flight, or a streamed
+ * blocking ones run on the blocking executor (when the strategy passes none, as blocking servers
+ * do, each on a virtual thread of its own, so that the handler timeout applies to it; inline only
+ * on a connection without a wakeup, reading streamed request bodies through its {@link InputPump});
+ * asynchronous ones start inline and finish when their stage completes. While one is in flight, or a streamed
  * response is being sent, later pipelined requests wait, so answers keep request order.
  *
  * <p>Back-pressure: while more than {@link ServerConfig#writeHighWaterMark()} bytes are pending the
@@ -54,8 +55,10 @@ public interface Connection {
      *
      * @param router the routes requests are dispatched to
      * @param config the limits, timeouts and TLS it applies
-     * @param blockingExecutor where blocking handlers and blocking body sources run; null runs them
-     *        inline on the connection's thread (then set an {@link #inputPump})
+     * @param blockingExecutor where blocking handlers and blocking body sources run; null (a
+     *        thread-per-connection strategy) runs body sources inline on the connection's thread and
+     *        each blocking handler on a virtual thread of its own, or inline too when there is no
+     *        {@code wakeup} (then set an {@link #inputPump})
      * @param wakeup called from any thread when the connection has work for its thread, which then
      *        calls {@link #resume()}; may be null only if no handler completes on another thread
      * @return a new connection
@@ -72,8 +75,10 @@ public interface Connection {
      *
      * @param router the routes requests are dispatched to
      * @param config the limits, timeouts and TLS it applies
-     * @param blockingExecutor where blocking handlers and blocking body sources run; null runs them
-     *        inline on the connection's thread (then set an {@link #inputPump})
+     * @param blockingExecutor where blocking handlers and blocking body sources run; null (a
+     *        thread-per-connection strategy) runs body sources inline on the connection's thread and
+     *        each blocking handler on a virtual thread of its own, or inline too when there is no
+     *        {@code wakeup} (then set an {@link #inputPump})
      * @param wakeup called from any thread when the connection has work for its thread, which then
      *        calls {@link #resume()}; may be null only if no handler completes on another thread
      * @param budget the server's budget for buffered bodies, shared with its other connections; null
@@ -94,9 +99,9 @@ public interface Connection {
     }
 
     /**
-     * A connection whose blocking handlers run inline, for thread-per-connection strategies and tests.
-     * No handler completes on another thread, so it needs no wakeup; for streamed request bodies set
-     * an {@link #inputPump}.
+     * A connection whose blocking handlers run inline, for tests. No handler completes on another
+     * thread, so it needs no wakeup; for streamed request bodies set an {@link #inputPump}. A
+     * handler running inline cannot be answered for: the handler timeout does not apply to it.
      *
      * @param router the routes requests are dispatched to
      * @param config the limits, timeouts and TLS it applies
@@ -149,9 +154,9 @@ public interface Connection {
     }
 
     /**
-     * Reads more request bytes on the connection's own thread, for strategies that run handlers
-     * inline (blocking servers): called when an inline handler reads a streamed body that has not
-     * arrived. It must first write whatever {@link #outbound()} holds (a {@code 100 Continue}),
+     * Reads more request bytes on the connection's own thread, for a connection that runs blocking
+     * handlers inline (no blocking executor and no wakeup): called when such a handler reads a
+     * streamed body that has not arrived. It must first write whatever {@link #outbound()} holds (a {@code 100 Continue}),
      * then block reading the socket; -1 at the end of input.
      */
     @FunctionalInterface
@@ -176,8 +181,8 @@ public interface Connection {
     void transferFiles(boolean on);
 
     /**
-     * How an inline handler reads a request body that has not arrived yet (strategies without a blocking executor).
-     * Set it before the first {@link #received}.
+     * How a blocking handler run inline reads a request body that has not arrived yet (a connection
+     * with neither a blocking executor nor a wakeup). Set it before the first {@link #received}.
      *
      * @param pump reads the socket on the connection's thread
      */
