@@ -26,8 +26,10 @@ MODULE_RULES=(
   "iouring-server   dev.spindle.core dev.spindle.core.spi"
   # an optional integration: the application API alone
   "opentelemetry    dev.spindle.core"
+  # the published metrics module: an ExchangeListener on the API alone
+  "micrometer       dev.spindle.core"
   # the launchers: the benchmark app on each strategy's public server classes
-  "launchers        dev.spindle.core dev.spindle.benchmark dev.spindle.blocking dev.spindle.nio dev.spindle.iouring"
+  "launchers        dev.spindle.core dev.spindle.benchmark dev.spindle.blocking dev.spindle.nio dev.spindle.iouring dev.spindle.micrometer"
   # the Netty reference: Netty in its own idiom, nothing of Spindle's core
   "netty-server     dev.spindle.references.*"
 )

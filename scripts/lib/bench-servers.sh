@@ -27,6 +27,8 @@ SPINDLE_BENCH_SERVERS=(
   "MultiLoopServer-busypoll|MultiLoopServer|-Dspindle.busyPoll=true"
   # the remote routes through the JDK HttpClient instead of Spindle's Client (its own selector thread)
   "MultiLoopServer-jdkclient|MultiLoopServer|-Dspindle.remote.client=jdk"
+  # with SpindleMetrics on a Prometheus registry (launchers' Launch): what metrics cost per request
+  "MultiLoopServer-micrometer|MultiLoopServer|-Dspindle.metrics=micrometer"
   "BossWorkerServer|BossWorkerServer|"
   "ReusePortServer|ReusePortServer|"
   # iouring-server

@@ -5,6 +5,7 @@ import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import java.util.function.BiFunction;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +59,20 @@ public final class Launcher {
      *        benchmark routes; whatever it or {@code start()} throws is a failed start
      */
     public static void run(Class<?> mainClass, String[] args, BiFunction<ServerConfig, Router, HttpServer> factory) {
+        run(mainClass, args, factory, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #run(Class, String[], BiFunction)}, with what {@code extend} adds to the benchmark
+     * app's routes (a listener, another route) before they are built.
+     *
+     * @param mainClass the class whose {@code main} calls this, for the usage and ready lines
+     * @param args the command-line arguments, {@code <port> [workers]}
+     * @param factory makes the (not yet started) server, as for the other form
+     * @param extend takes the builder holding the benchmark app's routes and returns the one to build
+     */
+    public static void run(Class<?> mainClass, String[] args, BiFunction<ServerConfig, Router, HttpServer> factory,
+            UnaryOperator<Router.Builder> extend) {
         String name = mainClass.getSimpleName();
         ServerConfig config;
         try {
@@ -75,7 +90,7 @@ public final class Launcher {
         }
         HttpServer server;
         try {
-            server = factory.apply(config, BenchmarkApp.routes()).start();
+            server = factory.apply(config, extend.apply(BenchmarkApp.register(Router.builder())).build()).start();
         } catch (Exception e) {
             System.err.println(name + ": cannot start: " + e.getMessage());
             log.debug("start failed", e);

@@ -15,6 +15,8 @@ import dev.spindle.core.Tls;
 import dev.spindle.iouring.IoUring;
 import dev.spindle.iouring.IoUringServer;
 import dev.spindle.nio.MultiLoopServer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,11 +28,15 @@ import java.nio.file.Path;
 import java.security.KeyStore;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -46,7 +52,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The README's {@code NotesService}, compiled from the README and run on one server of each kind
  * (blocking, NIO, io_uring) over plain HTTP and HTTPS: filters, the access log, the custom 404 and
- * the mapped domain exception, JSON in and out, and static files with 304 and 206.
+ * the mapped domain exception, JSON in and out, static files with 304 and 206, and its Prometheus
+ * metrics, parsed from its {@code /metrics} as Prometheus reads them.
  */
 class ReadmeServiceTest {
     private static final String API_KEY = "k3y";
@@ -130,7 +137,7 @@ class ReadmeServiceTest {
 
     @Test
     void aBodyThatIsNotANoteIsA400() throws Exception {
-        Router routes = routes();
+        Router routes = routes(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
         try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0).shutdownHook(false), routes).start()) {
             HttpResponse<String> bad = send(post("http://127.0.0.1:" + server.port() + "/notes", "{\"title\":")
                     .header("X-Api-Key", API_KEY));
@@ -139,8 +146,9 @@ class ReadmeServiceTest {
         }
     }
 
-    private static Router routes() throws Exception {
-        return (Router) readme.call("NotesService", "routes", new Class<?>[] {Path.class, String.class}, web, API_KEY);
+    private static Router routes(PrometheusMeterRegistry registry) throws Exception {
+        return (Router) readme.call("NotesService", "routes", new Class<?>[] {Path.class, String.class, PrometheusMeterRegistry.class},
+                web, API_KEY, registry);
     }
 
     /** Starts the service as its README code does (HTTP, then HTTPS) and checks the one at {@code index}. */
@@ -150,7 +158,7 @@ class ReadmeServiceTest {
         @SuppressWarnings("unchecked")
         List<HttpServer> servers = (List<HttpServer>) readme.call("NotesService", "start",
                 new Class<?>[] {BiFunction.class, Router.class, ServerConfig.class, ServerConfig.class},
-                strategy.factory(), routes(), config, config.tls(tls));
+                strategy.factory(), routes(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)), config, config.tls(tls));
         try {
             assertThat(servers).hasSize(2);
             checkTheService(scheme + "://127.0.0.1:" + servers.get(index).port(), strategy + "-" + scheme);
@@ -208,6 +216,96 @@ class ReadmeServiceTest {
         // the access log writes its line once the answer's last byte is written, which may be just after the client has it
         assertThat(awaitAccessLine("GET /nothing/here?run=" + run + " ", " 404 ")).isTrue();
         assertThat(awaitAccessLine("GET /static/manual.bin?run=" + run + " ", " 206 100 B ")).isTrue();
+
+        // what Prometheus scrapes: every exchange above under its route's template, never its path
+        List<Sample> scrape = awaitMetrics(base, Map.of(
+                series("GET", "/notes/{id}", "200", "SUCCESS", "none"), 1.0,
+                // the domain exception the mapper answered
+                series("GET", "/notes/{id}", "404", "CLIENT_ERROR", "NoSuchNote"), 1.0,
+                series("POST", "/notes", "401", "CLIENT_ERROR", "none"), 1.0,
+                series("POST", "/notes", "201", "SUCCESS", "none"), 1.0,
+                series("GET", "/notes", "200", "SUCCESS", "none"), 1.0,
+                series("GET", "NOT_FOUND", "404", "CLIENT_ERROR", "none"), 1.0,
+                series("GET", "/static/{path...}", "200", "SUCCESS", "none"), 1.0,
+                series("GET", "/static/{path...}", "304", "REDIRECTION", "none"), 1.0,
+                series("GET", "/static/{path...}", "206", "SUCCESS", "none"), 1.0));
+        assertThat(scrape).extracting(Sample::name).contains("http_server_requests_seconds_sum", "http_server_requests_seconds_max",
+                "http_server_response_size_bytes_sum", "spindle_exchanges_active");
+        assertThat(scrape).filteredOn(s -> s.name().equals("http_server_requests_seconds_count"))
+                .extracting(s -> s.labels().get("uri"))
+                .as("no raw path is a uri").noneMatch(uri -> uri.matches(".*/[0-9].*") || uri.contains("manual") || uri.startsWith("/nothing"));
+    }
+
+    /** One line of a Prometheus text exposition: {@code name{label="value",...} value}. */
+    record Sample(String name, Map<String, String> labels, double value) {
+    }
+
+    private static final Pattern SAMPLE = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)})? (\\S+)");
+    private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\",?");
+
+    /** Parses the text exposition format: comments skipped, every other line a sample, or the parse fails. */
+    private static List<Sample> parse(String text) {
+        return text.lines().filter(line -> !line.isBlank() && !line.startsWith("#")).map(line -> {
+            Matcher m = SAMPLE.matcher(line);
+            assertThat(m.matches()).as("a sample line: %s", line).isTrue();
+            Map<String, String> labels = new HashMap<>();
+            if (m.group(2) != null) {
+                Matcher label = LABEL.matcher(m.group(2));
+                int end = 0;
+                while (label.lookingAt()) {
+                    labels.put(label.group(1), unescape(label.group(2)));
+                    end = label.end();
+                    label.region(end, m.group(2).length());
+                }
+                assertThat(end).as("labels of %s", line).isEqualTo(m.group(2).length());
+            }
+            return new Sample(m.group(1), labels, Double.parseDouble(m.group(3)));
+        }).toList();
+    }
+
+    /** A label value as written: {@code \\}, {@code \"} and {@code \n} are escapes. */
+    private static String unescape(String value) {
+        StringBuilder out = new StringBuilder(value.length());
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '\\') {
+                c = value.charAt(++i);
+                out.append(c == 'n' ? '\n' : c);
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    private static Map<String, String> series(String method, String uri, String status, String outcome, String exception) {
+        return Map.of("method", method, "uri", uri, "status", status, "outcome", outcome, "exception", exception);
+    }
+
+    /**
+     * GETs {@code /metrics} until each series has its count (an exchange is counted once its last byte is
+     * written, which may be just after the client has it) and returns the last scrape.
+     */
+    private static List<Sample> awaitMetrics(String base, Map<Map<String, String>, Double> counts) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (true) {
+            HttpResponse<String> metrics = send(get(base + "/metrics"));
+            assertThat(metrics.statusCode()).isEqualTo(200);
+            assertThat(metrics.headers().firstValue("Content-Type")).hasValue("text/plain; version=0.0.4; charset=utf-8");
+            List<Sample> scrape = parse(metrics.body());
+            Map<Map<String, String>, Double> seen = new HashMap<>();
+            for (Map<String, String> labels : counts.keySet()) {
+                seen.put(labels, scrape.stream().filter(s -> s.name().equals("http_server_requests_seconds_count")
+                        && s.labels().equals(labels)).mapToDouble(Sample::value).sum());
+            }
+            if (seen.equals(counts)) {
+                return scrape;
+            }
+            if (System.nanoTime() > deadline) {
+                assertThat(seen).as("the counts in\n" + metrics.body()).isEqualTo(counts);
+            }
+            Thread.sleep(10);
+        }
     }
 
     /** Waits for a line {@code <prefix><protocol><rest>...}, whichever protocol the client agreed. */

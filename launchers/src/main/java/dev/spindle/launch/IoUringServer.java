@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.launch;
 
-import dev.spindle.benchmark.Launcher;
-
 /** The launcher of {@link dev.spindle.iouring.IoUringServer}: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM. */
 public final class IoUringServer {
     private IoUringServer() {
@@ -14,6 +12,6 @@ public final class IoUringServer {
      * @param args the port (0 picks a free one) and, optionally, the worker count
      */
     public static void main(String[] args) {
-        Launcher.run(IoUringServer.class, args, dev.spindle.iouring.IoUringServer::new);
+        Launch.run(IoUringServer.class, args, dev.spindle.iouring.IoUringServer::new);
     }
 }

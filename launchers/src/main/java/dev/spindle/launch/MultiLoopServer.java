@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.launch;
 
-import dev.spindle.benchmark.Launcher;
-
 /** The launcher of {@link dev.spindle.nio.MultiLoopServer}: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM. */
 public final class MultiLoopServer {
     private MultiLoopServer() {
@@ -14,6 +12,6 @@ public final class MultiLoopServer {
      * @param args the port (0 picks a free one) and, optionally, the worker count
      */
     public static void main(String[] args) {
-        Launcher.run(MultiLoopServer.class, args, dev.spindle.nio.MultiLoopServer::new);
+        Launch.run(MultiLoopServer.class, args, dev.spindle.nio.MultiLoopServer::new);
     }
 }

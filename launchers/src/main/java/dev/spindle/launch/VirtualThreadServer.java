@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.launch;
 
-import dev.spindle.benchmark.Launcher;
-
 /** The launcher of {@link dev.spindle.blocking.VirtualThreadServer}: {@code <port> [workers]}, the benchmark app's routes, until SIGTERM. */
 public final class VirtualThreadServer {
     private VirtualThreadServer() {
@@ -14,6 +12,6 @@ public final class VirtualThreadServer {
      * @param args the port (0 picks a free one) and, optionally, the worker count
      */
     public static void main(String[] args) {
-        Launcher.run(VirtualThreadServer.class, args, dev.spindle.blocking.VirtualThreadServer::new);
+        Launch.run(VirtualThreadServer.class, args, dev.spindle.blocking.VirtualThreadServer::new);
     }
 }
