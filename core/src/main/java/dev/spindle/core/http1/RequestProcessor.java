@@ -566,7 +566,7 @@ final class RequestProcessor {
 
     void handlerTimedOut() {
         Exchange ex = exchange;
-        log.warn("handler for {} did not answer within {}; answering 503", ex.request, config.handlerTimeout());
+        log.warn("handler for {} did not answer within {}; answering 503", ex.request.api, config.handlerTimeout());
         ex.abandoned = true;
         exchange = null;
         feed.fail(503, "the handler timed out");

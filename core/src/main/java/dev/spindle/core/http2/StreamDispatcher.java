@@ -346,7 +346,7 @@ final class StreamDispatcher {
 
     private void handlerTimedOut(Stream s) {
         Exchange ex = s.exchange;
-        log.warn("handler for {} did not answer within {}; answering 503", ex.request, config.handlerTimeout());
+        log.warn("handler for {} did not answer within {}; answering 503", ex.request.api, config.handlerTimeout());
         ex.abandoned = true;
         if (s.streamed != null) {
             API.fail(s.streamed, new BodyException(503, "the handler timed out"));
