@@ -241,23 +241,7 @@ public final class Request {
      * @return the value, possibly empty, or null when there is no such cookie
      */
     public String cookie(String name) {
-        for (String field : headers("cookie")) {
-            int start = 0;
-            while (start < field.length()) {
-                int end = field.indexOf(';', start);
-                if (end < 0) {
-                    end = field.length();
-                }
-                int eq = field.indexOf('=', start);
-                if (eq > start && eq < end && field.substring(start, eq).trim().equals(name)) {
-                    String value = field.substring(eq + 1, end).trim();
-                    return value.length() >= 2 && value.charAt(0) == '"' && value.charAt(value.length() - 1) == '"'
-                            ? value.substring(1, value.length() - 1) : value;
-                }
-                start = end + 1;
-            }
-        }
-        return null;
+        return cookies(name, null);
     }
 
     /**
@@ -268,6 +252,15 @@ public final class Request {
      */
     public java.util.Map<String, String> cookies() {
         java.util.Map<String, String> all = new java.util.LinkedHashMap<>();
+        cookies(null, all);
+        return all;
+    }
+
+    /**
+     * Scans the Cookie fields: returns the value of {@code name} when {@code all} is null, else
+     * puts each name's first value into {@code all} and returns null.
+     */
+    private String cookies(String name, java.util.Map<String, String> all) {
         for (String field : headers("cookie")) {
             int start = 0;
             while (start < field.length()) {
@@ -278,14 +271,20 @@ public final class Request {
                 int eq = field.indexOf('=', start);
                 if (eq > start && eq < end) {
                     String key = field.substring(start, eq).trim();
-                    if (!key.isEmpty() && !all.containsKey(key)) {
-                        all.put(key, cookie(key));
+                    if (all == null ? key.equals(name) : !key.isEmpty() && !all.containsKey(key)) {
+                        String value = field.substring(eq + 1, end).trim();
+                        value = value.length() >= 2 && value.charAt(0) == '"' && value.charAt(value.length() - 1) == '"'
+                                ? value.substring(1, value.length() - 1) : value;
+                        if (all == null) {
+                            return value;
+                        }
+                        all.put(key, value);
                     }
                 }
                 start = end + 1;
             }
         }
-        return all;
+        return null;
     }
 
     /**
