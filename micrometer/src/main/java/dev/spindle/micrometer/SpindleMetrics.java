@@ -185,7 +185,6 @@ public final class SpindleMetrics implements ExchangeListener {
         int status = end.status();
         boolean whole = end.outcome() == ExchangeEnd.Outcome.COMPLETE;
         Meters meters = uri(end.route(), status).meters(method(end.method()), status, whole, failureType(end.failure()));
-        meters.timer.record(end.durationNanos(), TimeUnit.NANOSECONDS);
         long received = end.requestBodyBytes();
         if (received > 0) {
             meters.requestSize.record(received);
@@ -198,6 +197,8 @@ public final class SpindleMetrics implements ExchangeListener {
         if (HTTP_2.equals(end.protocol())) {
             streams.decrement();
         }
+        // last: once the timer counts an exchange, its sizes and the gauges already show it
+        meters.timer.record(end.durationNanos(), TimeUnit.NANOSECONDS);
     }
 
     private static Class<?> failureType(Throwable failure) {

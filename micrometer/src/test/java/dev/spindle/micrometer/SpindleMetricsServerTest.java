@@ -205,7 +205,8 @@ class SpindleMetricsServerTest {
                 assertThat(r.bodyText()).isEqualTo(body);
             }
             Map<String, String> echo = tags("POST", "/echo", "200", "SUCCESS", "none");
-            Scrape scrape = awaitScrape(s -> s.sum("http_server_request_size_bytes_count", echo) == 2, "two uploads measured");
+            // the timer is recorded last, so once it counts both, their sizes are complete
+            Scrape scrape = awaitScrape(s -> s.sum(COUNT, echo) == 2, "two uploads measured");
             assertThat(scrape.sum("http_server_request_size_bytes_sum", echo)).isEqualTo(1005);
             assertThat(scrape.sum("http_server_request_size_bytes_max", echo)).isEqualTo(1000);
             assertThat(scrape.sum("http_server_response_size_bytes_sum", echo)).isEqualTo(1005);
