@@ -270,7 +270,10 @@ class SpindleMetricsServerTest {
         while (true) {
             Scrape scrape = Scrape.parse(registry.scrape());
             if (condition.apply(scrape)) {
-                return scrape;
+                // a scrape reads its meters one at a time, so this one may have read a gauge or a size
+                // before the timer it waited on moved; the next one starts after and sees what the
+                // listener recorded before that timer
+                return Scrape.parse(registry.scrape());
             }
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError("timed out waiting until " + what + "; the scrape:\n" + registry.scrape());
