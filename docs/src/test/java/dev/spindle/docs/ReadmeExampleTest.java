@@ -32,7 +32,8 @@ class ReadmeExampleTest {
     static void compileTheReadmeExamples() throws IOException {
         readme = ReadmeClasses.compile(dir);
         assertThat(readme.names()).as("classes in the README's embedding section")
-                .contains("HelloService", "StreamingRoutes", "FilteredRoutes", "JacksonCodec", "TodoRoutes", "NotesService");
+                .contains("HelloService", "StreamingRoutes", "FilteredRoutes", "JacksonCodec", "TodoRoutes", "HealthyService",
+                        "NotesService");
     }
 
     private static Object call(String className, String method, Class<?>[] types, Object... args) throws Exception {
@@ -116,6 +117,50 @@ class ReadmeExampleTest {
             assertThat(bad.statusCode()).isEqualTo(400);
             assertThat(bad.body()).contains("not a valid Todo");
             assertThat(get(client, base + "/todos").body()).isEqualTo("[{\"title\":\"write docs\",\"done\":false}]");
+        }
+    }
+
+    @Test
+    void healthyServiceAnswersItsProbesAndLeavesTheRotationBeforeItDrains() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean database = new java.util.concurrent.atomic.AtomicBoolean(true);
+        dev.spindle.core.Health health = new dev.spindle.core.Health();
+        java.util.function.Supplier<Boolean> up = database::get;
+        Router routes = (Router) call("HealthyService", "routes",
+                new Class<?>[] {dev.spindle.core.Health.class, java.util.function.Supplier.class}, health, up);
+        java.time.Duration delay = java.time.Duration.ofSeconds(3);
+        HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0).drainDelay(delay), routes).start();
+        try {
+            HttpClient client = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + server.port();
+            HttpResponse<String> ready = get(client, base + "/health/ready");
+            assertThat(ready.statusCode()).isEqualTo(200);
+            assertThat(ready.body()).isEqualTo("{\"status\":\"UP\",\"checks\":{\"database\":\"UP\"}}");
+            assertThat(ready.headers().firstValue("Cache-Control")).hasValue("no-store");
+            database.set(false);
+            HttpResponse<String> down = get(client, base + "/health/ready");
+            assertThat(down.statusCode()).isEqualTo(503);
+            assertThat(down.body()).isEqualTo("{\"status\":\"DOWN\",\"checks\":{\"database\":\"DOWN\"}}");
+            assertThat(get(client, base + "/health/live").statusCode()).as("liveness does not depend on the database").isEqualTo(200);
+            database.set(true);
+            assertThat(get(client, base + "/health/ready").statusCode()).isEqualTo(200);
+
+            long closing = System.nanoTime();
+            Thread closer = Thread.ofPlatform().start(server::close);
+            HttpResponse<String> draining = get(client, base + "/health/ready");
+            while (draining.statusCode() == 200 && System.nanoTime() - closing < java.util.concurrent.TimeUnit.SECONDS.toNanos(2)) {
+                Thread.sleep(10);
+                draining = get(client, base + "/health/ready");
+            }
+            assertThat(draining.statusCode()).as("readiness once the close began").isEqualTo(503);
+            assertThat(draining.body()).contains("draining");
+            HttpResponse<String> hello = get(client, base + "/hello");
+            assertThat(System.nanoTime() - closing).as("answered within the delay").isLessThan(delay.toNanos());
+            assertThat(hello.body()).as("still served during the delay").isEqualTo("Hello");
+            closer.join(delay.plusSeconds(15).toMillis());
+            assertThat(closer.isAlive()).as("close() returned").isFalse();
+            assertThat(System.nanoTime() - closing).as("the drain came after the delay").isGreaterThanOrEqualTo(delay.toNanos());
+        } finally {
+            server.close();
         }
     }
 }
