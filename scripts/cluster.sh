@@ -476,9 +476,9 @@ stop_row() {   # server balancer delay_ms
   fi
   stop_balancers
   stop_apps
-  # what nginx logged during this row: its upstream errors (HAProxy's counts are in its stats)
+  # what nginx logged during this row (.txt: the run's *.log files are not committed)
   if [[ "$lb" == nginx && -f "$out/raw/nginx-error.log" ]]; then
-    tail -n +"$(( nginx_lines + 1 ))" "$out/raw/nginx-error.log" >"$out/raw/$name-$topo-nginx-error.log"
+    tail -n +"$(( nginx_lines + 1 ))" "$out/raw/nginx-error.log" >"$out/raw/$name-$topo-nginx-errors.txt"
   fi
   if ! parsed="$("$SPINDLE_PYTHON" "$SCRIPTS/lib/bench.py" parse "$raw" 2>/dev/null)"; then
     echo "FAILED $name $topo: unparsable wrk output (raw/$(basename "$raw"))" >&2

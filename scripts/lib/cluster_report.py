@@ -54,7 +54,7 @@ def socket_errors(raw: Path) -> str:
 
 
 def balancer_saw(run: Path, r: dict[str, str]) -> str:
-    """What the balancer counted of the stop: HAProxy's stats of app2 and its 5xx, nginx's upstream errors logged."""
+    """What the balancer counted of the stop: HAProxy's stats of app2 and its 5xx, the upstream errors nginx logged."""
     stem = run / "raw" / f"{r['server']}-{r['topology']}"
     if r["balancer"] == "haproxy":
         try:
@@ -68,11 +68,12 @@ def balancer_saw(run: Path, r: dict[str, str]) -> str:
         return (f"app2: {app2['econ'] or 0} connect errors, {app2['wretr'] or 0} retries, {app2['eresp'] or 0} response "
                 f"errors; {front['hrsp_5xx'] or 0} × 5xx sent")
     try:
-        lines = Path(f"{stem}-nginx-error.log").read_text(encoding="utf-8").splitlines()
+        lines = Path(f"{stem}-nginx-errors.txt").read_text(encoding="utf-8").splitlines()
     except OSError:
         return "–"
-    upstream = [line for line in lines if "upstream" in line]
-    return f"{len(upstream)} upstream errors logged"
+    errors = [line for line in lines if "[error]" in line]
+    refused = sum("Connection refused" in line for line in errors)
+    return f"{refused} connects refused, {len(errors) - refused} other upstream errors (nginx's error log)"
 
 
 def stops(run: Path, rows: list[dict[str, str]]) -> list[str]:
