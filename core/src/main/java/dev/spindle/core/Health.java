@@ -245,8 +245,8 @@ public final class Health {
         final String quotedName;
         final Supplier<Boolean> supplier;
         final String threadName;
-        final AtomicReference<CompletableFuture<Boolean>> running = new AtomicReference<>();
-        /** The status last reported, for logging changes only; null before the first. */
+        final AtomicReference<CompletableFuture<Outcome>> running = new AtomicReference<>();
+        /** The status probes last reported, for logging changes only; null before the first. */
         private Boolean lastUp;
 
         Check(String name, Supplier<Boolean> supplier) {
@@ -258,25 +258,25 @@ public final class Health {
 
         /** This check's status for one probe: the run in progress or a new one, down if it takes longer than {@code timeoutNanos}. */
         CompletableFuture<Boolean> probe(long timeoutNanos) {
-            CompletableFuture<Boolean> run = shared();
             // a copy, so this probe's timeout does not complete the run other probes share
-            return run.copy().completeOnTimeout(Boolean.FALSE, timeoutNanos, TimeUnit.NANOSECONDS)
-                    .thenApply(up -> {
-                        if (!up && !run.isDone()) {
-                            changed(false, "no answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", null);
-                        }
-                        return up;
-                    });
+            return shared().copy().completeOnTimeout(null, timeoutNanos, TimeUnit.NANOSECONDS).thenApply(outcome -> {
+                if (outcome == null) {
+                    changed(false, "no answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", null);
+                    return false;
+                }
+                changed(outcome.up(), outcome.why(), outcome.failure());
+                return outcome.up();
+            });
         }
 
         /** The run in progress, or a new one started on a virtual thread of its own. */
-        private CompletableFuture<Boolean> shared() {
+        private CompletableFuture<Outcome> shared() {
             while (true) {
-                CompletableFuture<Boolean> run = running.get();
+                CompletableFuture<Outcome> run = running.get();
                 if (run != null && !run.isDone()) {
                     return run;
                 }
-                CompletableFuture<Boolean> fresh = new CompletableFuture<>();
+                CompletableFuture<Outcome> fresh = new CompletableFuture<>();
                 if (running.compareAndSet(run, fresh)) {
                     Thread.ofVirtual().name(threadName).start(() -> run(fresh));
                     return fresh;
@@ -284,19 +284,17 @@ public final class Health {
             }
         }
 
-        private void run(CompletableFuture<Boolean> result) {
-            boolean up = false;
-            Throwable failure = null;
+        private void run(CompletableFuture<Outcome> result) {
             try {
-                up = Boolean.TRUE.equals(supplier.get());
+                boolean up = Boolean.TRUE.equals(supplier.get());
+                result.complete(new Outcome(up, up ? "" : "it answered false or null", null));
             } catch (Throwable e) {
                 // a failing check is a down one; the probe still answers
-                failure = e;
+                result.complete(new Outcome(false, "it threw", e));
             }
-            changed(up, failure != null ? "it threw" : "it answered false or null", failure);
-            result.complete(up);
         }
 
+        /** Logs a change of what the probes report; a late answer of a run that timed out changes nothing. */
         private synchronized void changed(boolean up, String why, Throwable failure) {
             if (lastUp != null && lastUp == up) {
                 return;
@@ -310,5 +308,9 @@ public final class Health {
             }
             lastUp = up;
         }
+    }
+
+    /** What one run of a check found; {@code failure} is what it threw, if it did. */
+    private record Outcome(boolean up, String why, Throwable failure) {
     }
 }
