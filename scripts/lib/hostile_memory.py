@@ -280,14 +280,36 @@ class Exchange:
                 return got, True
 
 
+def upload_head(port: int, length: int, chunked: bool) -> bytes:
+    framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {length}"
+    return (f"POST /echo HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: application/octet-stream\r\n"
+            f"{framing}\r\n\r\n").encode("ascii")
+
+
+def read_status(ex: Exchange, deadline_s: float) -> tuple[tuple | None, str, str]:
+    """Exchange.read_answer, its failure classified: (answer, "", "") when a status line came, else
+    (None, outcome, detail) with outcome "timeout", "closed", "reset" (ECONNRESET, EPIPE) or
+    "error"."""
+    try:
+        return ex.read_answer(), "", ""
+    except TimeoutError:
+        return None, "timeout", f"no status line within {deadline_s:g}s"
+    except EOFError:
+        return None, "closed", "closed before a status line"
+    except OSError as e:
+        if e.errno in RESET_ERRNOS:
+            return None, "reset", f"{RESET_ERRNOS[e.errno]} before the status line"
+        return None, "error", str(e)[:120]
+    except ValueError as e:
+        return None, "error", str(e)[:120]
+
+
 def post(port: int, deadline_s: float, length: int, chunked: bool = False, piece: int = SEND_PIECE,
          pace: float = 0.0) -> dict:
     """POST /echo of `length` bytes; the outcome as described in Exchange."""
     started = time.monotonic()
     ex = Exchange(port, started + deadline_s)
-    framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {length}"
-    head = (f"POST /echo HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: application/octet-stream\r\n"
-            f"{framing}\r\n\r\n").encode("ascii")
+    head = upload_head(port, length, chunked)
     result = {"sent": 0}
     try:
         try:
@@ -306,20 +328,11 @@ def post(port: int, deadline_s: float, length: int, chunked: bool = False, piece
         except OSError:
             whole_sent = False   # the server closed or reset the upload: its answer may be in the buffer
         result["whole_sent"] = whole_sent
-        try:
-            status, headers, got, whole = ex.read_answer()
-        except TimeoutError:
-            result.update(outcome="timeout", detail=f"no status line within {deadline_s:g}s")
+        answer, outcome, detail = read_status(ex, deadline_s)
+        if answer is None:
+            result.update(outcome=outcome, detail=detail)
             return result
-        except EOFError:
-            result.update(outcome="closed", detail="closed before a status line")
-            return result
-        except ConnectionResetError:
-            result.update(outcome="reset", detail="reset before a status line")
-            return result
-        except (OSError, ValueError) as e:
-            result.update(outcome="error", detail=str(e)[:120])
-            return result
+        status, _, got, whole = answer
         result["status"] = status
         if 200 <= status < 300 and not (whole and got == length and whole_sent):
             result.update(outcome="bad_2xx", detail=f"{status} with {got} of {length} bytes echoed")
@@ -344,9 +357,7 @@ def refused_upload(port: int, deadline_s: float, length: int, chunked: bool) -> 
     the connection ended after the status: "fin", "reset" or "open" at the deadline), seconds."""
     started = time.monotonic()
     ex = Exchange(port, started + deadline_s)
-    framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {length}"
-    head = (f"POST /echo HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: application/octet-stream\r\n"
-            f"{framing}\r\n\r\n").encode("ascii")
+    head = upload_head(port, length, chunked)
     result: dict = {"kind": "chunked" if chunked else "content-length", "sent": 0, "status": None,
                     "reset_before_status": None, "to_status_s": None, "end": None}
     try:
@@ -367,24 +378,14 @@ def refused_upload(port: int, deadline_s: float, length: int, chunked: bool) -> 
                 result.update(outcome="error", detail=f"while sending: {str(e)[:100]}")
                 return result
             result["reset_before_status"] = f"{RESET_ERRNOS[e.errno]} while sending"
-        try:
-            status, _, _, _ = ex.read_answer()
-        except TimeoutError:
-            result.update(outcome="timeout", detail=f"no status line within {deadline_s:g}s")
+        answer, outcome, detail = read_status(ex, deadline_s)
+        if answer is None:
+            if outcome == "reset":
+                result["reset_before_status"] = result["reset_before_status"] or detail
+                detail = result["reset_before_status"]
+            result.update(outcome=outcome, detail=detail)
             return result
-        except EOFError:
-            result.update(outcome="closed", detail="closed before a status line")
-            return result
-        except OSError as e:
-            if e.errno not in RESET_ERRNOS:
-                result.update(outcome="error", detail=str(e)[:120])
-                return result
-            result["reset_before_status"] = result["reset_before_status"] or f"{RESET_ERRNOS[e.errno]} before the status line"
-            result.update(outcome="reset", detail=result["reset_before_status"])
-            return result
-        except ValueError as e:
-            result.update(outcome="error", detail=str(e)[:120])
-            return result
+        status = answer[0]
         result["status"] = status
         result["to_status_s"] = round(time.monotonic() - started, 3)
         if isinstance(ex.body_error, OSError) and ex.body_error.errno in RESET_ERRNOS:
@@ -448,16 +449,16 @@ class Health:
         try:
             ex.connect()
             ex.send_now(f"GET /plaintext HTTP/1.1\r\nHost: {HOST}:{self.port}\r\n\r\n".encode("ascii"))
-            status, _, got, whole = ex.read_answer()
-            res = "ok" if status == 200 and got == 13 and whole else f"status_{status}_{got}B"
+            answer, outcome, _ = read_status(ex, HEALTH_TIMEOUT)
+            if answer is None:
+                res = outcome
+            else:
+                status, _, got, whole = answer
+                res = "ok" if status == 200 and got == 13 and whole else f"status_{status}_{got}B"
         except TimeoutError:
             res = "timeout"
-        except EOFError:
-            res = "closed"
-        except ConnectionResetError:
-            res = "reset"
-        except (OSError, ValueError) as e:
-            res = type(e).__name__
+        except OSError as e:
+            res = "reset" if e.errno in RESET_ERRNOS else type(e).__name__
         finally:
             ex.close()
         return (time.monotonic() - started) * 1000, res
