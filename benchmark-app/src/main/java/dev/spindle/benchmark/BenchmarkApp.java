@@ -82,13 +82,13 @@ public final class BenchmarkApp {
                 // one-way payload: an inline handler runs once the whole body has arrived, so the
                 // acknowledgement follows the last byte, as the payload benchmark's boolean reply does
                 .post("/ingest", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(TRUE))
-                .get("/users/{id}", (req, res) -> res.json("{\"id\":" + Json.quote(req.pathParam("id")) + "}"))
+                .get("/users/{id}", (req, res) -> res.jsonText("{\"id\":" + Json.quote(req.pathParam("id")) + "}"))
                 .get("/search", (req, res) -> {
                     String q = req.queryParam("q");
                     if (q == null) {
                         throw new HttpException(400, "missing query parameter q");
                     }
-                    res.json("{\"q\":" + Json.quote(q) + "}");
+                    res.jsonText("{\"q\":" + Json.quote(q) + "}");
                 })
                 .get("/blocking/{ms}", Handler.blocking(BenchmarkApp::sleep))
                 .get("/health", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(OK))
@@ -102,13 +102,13 @@ public final class BenchmarkApp {
     private static void sleep(Request req, Response res) throws InterruptedException {
         int slept = millis(req, MAX_BLOCKING_MS);
         Thread.sleep(slept);
-        res.json("{\"slept\":" + slept + "}");
+        res.jsonText("{\"slept\":" + slept + "}");
     }
 
     /** Answers from the JDK's shared delay scheduler: no thread waits while the time passes. */
     private static CompletableFuture<Void> delay(Request req, Response res) {
         int ms = millis(req, MAX_DELAY_MS);
-        return CompletableFuture.runAsync(() -> res.json("{\"delayed\":" + ms + "}"),
+        return CompletableFuture.runAsync(() -> res.jsonText("{\"delayed\":" + ms + "}"),
                 CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS, Runnable::run));
     }
 

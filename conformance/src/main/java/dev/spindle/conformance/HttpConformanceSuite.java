@@ -1380,7 +1380,7 @@ public abstract class HttpConformanceSuite {
                     int ms = Integer.parseInt(req.pathParam("ms"));
                     running.countDown();
                     Thread.sleep(ms);
-                    res.json("{\"slept\":" + ms + "}");
+                    res.jsonText("{\"slept\":" + ms + "}");
                 }))
                 .build();
         HttpServer own = newServer(config().drainTimeout(drainTimeout), routes).start();
