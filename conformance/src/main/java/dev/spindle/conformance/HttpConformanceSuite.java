@@ -426,6 +426,11 @@ public abstract class HttpConformanceSuite {
         protected String host() {
             return HttpConformanceSuite.this.host();
         }
+
+        @Override
+        protected SSLContext clientTls() {
+            return HttpConformanceSuite.this.clientTls();
+        }
     }
 
     @Nested

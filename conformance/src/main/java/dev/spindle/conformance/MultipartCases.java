@@ -95,6 +95,9 @@ public abstract class MultipartCases {
     /** The address clients reach the server at. */
     protected abstract String host();
 
+    /** What TLS clients trust: the server's test certificate. */
+    protected abstract javax.net.ssl.SSLContext clientTls();
+
     private HttpServer server;
     private Path uploads;
 
@@ -467,6 +470,32 @@ public abstract class MultipartCases {
                         "-F", "photo=@" + files[1] + ";type=image/jpeg", url(route));
                 assertThat(out).as("curl %s %s", version, route)
                         .isEqualTo(uploadAnswer() + (version.equals("--http1.1") ? "1.1" : "2") + " 200");
+            }
+        }
+        awaitNoUploadLeft();
+    }
+
+    /**
+     * The JDK's {@code HttpClient} posting a hand-built body (it has no multipart builder): HTTP/1.1,
+     * and h2 by ALPN over TLS (on a plain port a request with a body is not upgraded to h2c).
+     */
+    @Test
+    void theJdkHttpClientUploadsAForm() throws Exception {
+        List<java.net.http.HttpClient.Version> versions = new ArrayList<>(List.of(java.net.http.HttpClient.Version.HTTP_1_1));
+        if (overTls() && speaksHttp2()) {
+            versions.add(java.net.http.HttpClient.Version.HTTP_2);
+        }
+        for (java.net.http.HttpClient.Version version : versions) {
+            java.net.http.HttpClient.Builder builder = java.net.http.HttpClient.newBuilder().version(version)
+                    .connectTimeout(java.time.Duration.ofSeconds(5));
+            try (java.net.http.HttpClient client = (overTls() ? builder.sslContext(clientTls()) : builder).build()) {
+                for (String route : List.of("/mp/parts", "/mp/async")) {
+                    java.net.http.HttpResponse<String> r = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url(route)))
+                            .header("Content-Type", TYPE).POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(upload())).build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
+                    assertThat(r.version()).isEqualTo(version);
+                    assertThat(r.body()).as("%s %s", version, route).isEqualTo(uploadAnswer());
+                }
             }
         }
         awaitNoUploadLeft();
