@@ -1246,7 +1246,8 @@ phase_list() {
 }
 # The warm-up of one server start (row $1, start $2, base URL $3, phase $4): 1 s windows of the
 # start's first scenario until judge_windows finds a plateau and a nearly quiet JIT (or
-# for --warmup seconds), capped at warmup_cap (six windows at least); when the start also has
+# for --warmup seconds), capped at warmup_cap (six windows at least, and past the cap while a window
+# completes nothing, up to 4 caps + 10 s); when the start also has
 # scenarios of the other load generator (h2load's HTTP/2 beside wrk's HTTP/1.1), the same again with
 # the first of those (h2load windows of 1 s); then WARMUP_PASS seconds of each other scenario of the
 # start whose route, body or protocol differs, so their code is compiled too. Every window goes to
@@ -1281,8 +1282,10 @@ warm_up() {
       if [[ "$warmup_mode" == fixed ]]; then
         (( n < warmup )) || break
       else
-        # six windows at least, past the cap if need be: fewer cannot be judged
-        (( elapsed < warmup_cap || n < 6 )) || break
+        # six windows at least, past the cap if need be: fewer cannot be judged; and while the last
+        # window completed nothing (a cold JVM still in its first TLS handshakes on one pinned CPU),
+        # up to three caps more, so that the measured cell does not start where the warm-up could not
+        (( elapsed < warmup_cap || n < 6 || (win_req == 0 && elapsed < 4 * warmup_cap + 10) )) || break
       fi
       warm_window "$first" "$base" 1 "$log"
       n=$(( n + 1 ))

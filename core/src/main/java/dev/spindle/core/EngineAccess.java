@@ -2,7 +2,6 @@
 package dev.spindle.core;
 
 import dev.spindle.core.exchange.ApiAccess;
-import dev.spindle.core.exchange.BodySource;
 import dev.spindle.core.exchange.RequestState;
 import dev.spindle.core.exchange.ResponseState;
 import dev.spindle.core.exchange.Route;
@@ -55,11 +54,6 @@ final class EngineAccess extends ApiAccess {
     @Override
     public RequestBody newBody(long length, Runnable wakeup) {
         return new RequestBody(length, wakeup);
-    }
-
-    @Override
-    public void source(RequestBody body, BodySource source) {
-        body.source(source);
     }
 
     @Override

@@ -11,8 +11,8 @@ import java.util.concurrent.CompletionStage;
  *   <tr><th>kind</th><th>made by</th><th>runs on</th><th>request body</th></tr>
  *   <tr><td>inline</td><td>a lambda</td><td>the connection's thread (an event loop: must not block)</td>
  *       <td>whole, received before the handler runs (at most {@link ServerConfig#maxBodySize()})</td></tr>
- *   <tr><td>blocking</td><td>{@link #blocking(Handler)}</td><td>a virtual thread on event-loop servers;
- *       the connection's own thread on blocking servers</td>
+ *   <tr><td>blocking</td><td>{@link #blocking(Handler)}</td><td>a virtual thread of its own, on every
+ *       server; answered 503 if it runs past {@link ServerConfig#handlerTimeout()}</td>
  *       <td>streamed: {@link Request#bodyStream()} as it arrives; the whole-body accessors read it all</td></tr>
  *   <tr><td>asynchronous</td><td>{@link #async(Async)}</td><td>starts on the connection's thread and
  *       finishes when its stage completes; no thread waits for it</td>
@@ -23,7 +23,8 @@ import java.util.concurrent.CompletionStage;
 public interface Handler {
     /**
      * Answers {@code request} by filling in {@code response}; for an inline or blocking handler the
-     * response is final when this returns. Setting nothing sends 200 with an empty body.
+     * response is final when this returns (for an asynchronous one, when its stage completes).
+     * Setting nothing sends 200 with an empty body.
      *
      * @param request the request: method, target, headers, path variables and body
      * @param response the response to fill in: status, headers and body

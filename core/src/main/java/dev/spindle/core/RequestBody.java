@@ -2,7 +2,6 @@
 package dev.spindle.core;
 
 import dev.spindle.core.exchange.BodyException;
-import dev.spindle.core.exchange.BodySource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
@@ -33,7 +32,6 @@ public final class RequestBody {
      * limit. Set by the connection before the handler sees the body.
      */
     long collectLimit = Long.MAX_VALUE;
-    private BodySource source;
 
     private byte[] ring;
     private int head;
@@ -55,10 +53,6 @@ public final class RequestBody {
     RequestBody(long length, Runnable wakeup) {
         this.length = length;
         this.wakeup = wakeup;
-    }
-
-    void source(BodySource source) {
-        this.source = source;
     }
 
     /**
@@ -426,7 +420,7 @@ public final class RequestBody {
             int n;
             synchronized (RequestBody.this) {
                 demanded = true;
-                while (size == 0 && !ended && failure == null && source == null) {
+                while (size == 0 && !ended && failure == null) {
                     if (connectionWaiting) {
                         connectionWaiting = false;
                         wakeup.run();
@@ -440,18 +434,6 @@ public final class RequestBody {
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                         throw new java.io.InterruptedIOException("interrupted while reading the request body");
-                    }
-                }
-            }
-            if (source != null) {
-                while (true) {
-                    synchronized (RequestBody.this) {
-                        if (size > 0 || ended || failure != null) {
-                            break;
-                        }
-                    }
-                    if (!source.pull()) {
-                        break;
                     }
                 }
             }

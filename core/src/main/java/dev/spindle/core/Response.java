@@ -252,20 +252,22 @@ public final class Response {
     }
 
     /**
-     * A body that already is JSON, sent as UTF-8 with {@code Content-Type: application/json}; it is
-     * not checked. Replaces any earlier body and content type.
+     * Text that already is JSON, sent as it is (UTF-8) with {@code Content-Type: application/json};
+     * it is neither checked nor encoded. To send a value as JSON, a string included, use
+     * {@link #json(Object)}. Replaces any earlier body and content type.
      *
      * @param body the JSON text
      * @return this response
      */
-    public Response json(String body) {
+    public Response jsonText(String body) {
         state.contentType = APPLICATION_JSON;
         return body(body);
     }
 
     /**
      * {@code value} written as JSON by the router's {@link JsonCodec}, with
-     * {@code Content-Type: application/json}.
+     * {@code Content-Type: application/json}: a {@code String} becomes a JSON string. Text that
+     * already is JSON goes out with {@link #jsonText(String)}.
      *
      * @param value the object to write; null is handed to the codec as it is
      * @return this response
@@ -273,7 +275,9 @@ public final class Response {
      */
     public Response json(Object value) {
         if (state.jsonCodec == null) {
-            throw new IllegalStateException("no JSON codec: register one with Router.Builder.json(...)");
+            throw new IllegalStateException(value instanceof CharSequence
+                    ? "no JSON codec: register one with Router.Builder.json(...), or send JSON text as it is with jsonText(String)"
+                    : "no JSON codec: register one with Router.Builder.json(...)");
         }
         byte[] bytes;
         try {

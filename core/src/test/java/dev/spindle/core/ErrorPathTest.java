@@ -161,7 +161,7 @@ class ErrorPathTest {
                     res.text("read");
                 }))
                 .post("/async", Handler.async((req, res) -> req.readBody().thenAccept(body -> res.text("read"))))
-                .post("/order", (req, res) -> res.json((Object) req.bodyAs(Order.class)))
+                .post("/order", (req, res) -> res.json(req.bodyAs(Order.class)))
                 .get("/fails", (req, res) -> {
                     throw new IllegalStateException("test: java.lang.IllegalStateException in the handler (expected in this test's log)");
                 })
@@ -171,8 +171,8 @@ class ErrorPathTest {
         }
         if (s.mappers) {
             // the two usual catch-alls: one that sets the status itself, one that relies on the status it is given
-            b.exception(HttpException.class, (e, req, res) -> res.status(e.status()).json("{\"error\":" + e.status() + "}"));
-            b.exception(Exception.class, (e, req, res) -> res.json("{\"error\":" + res.status() + "}"));
+            b.exception(HttpException.class, (e, req, res) -> res.status(e.status()).jsonText("{\"error\":" + e.status() + "}"));
+            b.exception(Exception.class, (e, req, res) -> res.jsonText("{\"error\":" + res.status() + "}"));
         }
         return b.build();
     }
@@ -236,7 +236,7 @@ class ErrorPathTest {
                 .post(route, route.equals("/async")
                         ? Handler.async((req, res) -> req.readBody().thenAccept(body -> res.text("read")))
                         : Handler.blocking((req, res) -> res.text(req.bodyText())))
-                .post("/order", (req, res) -> res.json((Object) req.bodyAs(Order.class)))
+                .post("/order", (req, res) -> res.json(req.bodyAs(Order.class)))
                 .exception(HttpException.class, (e, req, res) -> res.status(422).text("mapped " + e.status()))
                 .build();
         RawResponse codec = answer(router, post("/order", "Content-Length: 2\r\n", "{}"), false);
@@ -304,10 +304,10 @@ class ErrorPathTest {
     void theApplicationWordsACodecFailureAndTheCauseIsChained() throws Exception {
         AtomicReference<BodyDecodingException> seen = new AtomicReference<>();
         Router router = Router.builder().json(new FailingCodec())
-                .post("/order", (req, res) -> res.json((Object) req.bodyAs(Order.class)))
+                .post("/order", (req, res) -> res.json(req.bodyAs(Order.class)))
                 .exception(BodyDecodingException.class, (e, req, res) -> {
                     seen.set(e);
-                    res.json("{\"problem\":\"an order needs a numeric id\"}");
+                    res.jsonText("{\"problem\":\"an order needs a numeric id\"}");
                 })
                 .build();
         RawResponse r = answer(router, post("/order", "Content-Length: 2\r\n", "{}"), false);

@@ -194,7 +194,7 @@ class FilterTest {
         Router router = Router.builder()
                 .exception(BaseFailure.class, (e, req, res) -> res.status(409).text("base: " + e.getMessage()))
                 .exception(SpecificFailure.class, (e, req, res) -> res.status(422).text("specific: " + e.getMessage()))
-                .exception(HttpException.class, (e, req, res) -> res.status(e.status()).json("{\"error\":" + e.status() + "}"))
+                .exception(HttpException.class, (e, req, res) -> res.status(e.status()).jsonText("{\"error\":" + e.status() + "}"))
                 .get("/base", (req, res) -> {
                     throw new BaseFailure("b");
                 })
@@ -221,8 +221,8 @@ class FilterTest {
     @Test
     void customNotFoundAndMethodNotAllowedAnswers() throws Exception {
         Router router = Router.builder()
-                .notFound((req, res) -> res.status(404).json("{\"missing\":" + Json.quote(req.path()) + "}"))
-                .methodNotAllowed((req, res) -> res.json("{\"allow\":" + Json.quote(String.join(",", List.of("see header"))) + "}"))
+                .notFound((req, res) -> res.status(404).jsonText("{\"missing\":" + Json.quote(req.path()) + "}"))
+                .methodNotAllowed((req, res) -> res.jsonText("{\"allow\":" + Json.quote(String.join(",", List.of("see header"))) + "}"))
                 .post("/items", (req, res) -> res.text("created"))
                 .build();
         List<RawResponse> rs = exchange(router, get("/nope") + get("/items"), 2);
@@ -283,7 +283,7 @@ class FilterTest {
         List<String> lines = new CopyOnWriteArrayList<>();
         org.slf4j.Logger capture = capturing(lines);
         Router router = Router.builder().listener(new AccessLog(capture))
-                .get("/users/{id}", (req, res) -> res.json("{\"id\":" + Json.quote(req.pathParam("id")) + "}"))
+                .get("/users/{id}", (req, res) -> res.jsonText("{\"id\":" + Json.quote(req.pathParam("id")) + "}"))
                 .build();
         exchange(router, get("/users/7?x=1") + get("/nope"), 2);
         assertThat(lines).hasSize(2);
@@ -376,7 +376,7 @@ class FilterTest {
                     res.header("Access-Control-Allow-Origin", req.header("Origin"));
                     return chain.proceed();
                 })
-                .exception(HttpException.class, (e, req, res) -> res.status(200).json("{\"error\":" + e.status() + "}"))
+                .exception(HttpException.class, (e, req, res) -> res.status(200).jsonText("{\"error\":" + e.status() + "}"))
                 .post("/x", (req, res) -> res.text("x"), RouteOptions.defaults().maxBodySize(1_000))
                 .get("/x", (req, res) -> res.text("x"))
                 .build();

@@ -53,7 +53,7 @@ class JsonCodecTest {
         Router router = Router.builder().json(new PointCodec())
                 .post("/mirror", (req, res) -> {
                     Point p = req.bodyAs(Point.class);
-                    res.status(201).json((Object) new Point(p.y(), p.x()));
+                    res.status(201).json(new Point(p.y(), p.x()));
                 })
                 .build();
         List<RawResponse> rs = exchange(router, post("/mirror", "{\"x\":1,\"y\":-2}") + post("/mirror", "{\"x\":oops}"), 2);
@@ -68,7 +68,7 @@ class JsonCodecTest {
     @Test
     void exceptionMappersCanAnswerInJson() {
         Router router = Router.builder().json(new PointCodec())
-                .exception(HttpException.class, (e, req, res) -> res.status(e.status()).json((Object) new Point(e.status(), 0)))
+                .exception(HttpException.class, (e, req, res) -> res.status(e.status()).json(new Point(e.status(), 0)))
                 .build();
         RawResponse r = exchange(router, "GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n", 1).get(0);
         assertThat(r.status()).isEqualTo(404);
@@ -77,8 +77,50 @@ class JsonCodecTest {
 
     @Test
     void withoutACodecTheHandlerFailsClearly() {
-        Router router = Router.builder().post("/p", (req, res) -> res.json((Object) req.bodyAs(Point.class))).build();
+        Router router = Router.builder().post("/p", (req, res) -> res.json(req.bodyAs(Point.class))).build();
         RawResponse r = exchange(router, post("/p", "{\"x\":1,\"y\":2}"), 1).get(0);
         assertThat(r.status()).isEqualTo(500);
+    }
+
+    /** A codec that writes strings as JSON strings (enough of one for the cases below). */
+    static final class StringCodec implements JsonCodec {
+        @Override
+        public byte[] write(Object value) {
+            return Json.quote((String) value).getBytes(StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public <T> T read(byte[] json, int offset, int length, Class<T> type) {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    @Test
+    void aStringIsAValueForJsonAndTextForJsonText() {
+        String name = "{\"not\": json}";
+        Router router = Router.builder().json(new StringCodec())
+                .get("/value", (req, res) -> res.json(name))
+                .get("/text", (req, res) -> res.jsonText("{\"a\":1}"))
+                .build();
+        List<RawResponse> rs = exchange(router, "GET /value HTTP/1.1\r\nHost: t\r\n\r\nGET /text HTTP/1.1\r\nHost: t\r\n\r\n", 2);
+        assertThat(new String(rs.get(0).body(), StandardCharsets.UTF_8)).isEqualTo("\"{\\\"not\\\": json}\"");
+        assertThat(new String(rs.get(1).body(), StandardCharsets.UTF_8)).isEqualTo("{\"a\":1}");
+        assertThat(rs).allMatch(r -> r.header("Content-Type").equals(Response.APPLICATION_JSON));
+    }
+
+    @Test
+    void aStringWithoutACodecPointsToJsonText() {
+        Router router = Router.builder()
+                .get("/p", (req, res) -> {
+                    try {
+                        res.json("{}");
+                    } catch (IllegalStateException e) {
+                        res.status(500).text(e.getMessage());
+                    }
+                })
+                .build();
+        RawResponse r = exchange(router, "GET /p HTTP/1.1\r\nHost: t\r\n\r\n", 1).get(0);
+        assertThat(r.status()).isEqualTo(500);
+        assertThat(new String(r.body(), StandardCharsets.UTF_8)).contains("send JSON text as it is with jsonText(String)");
     }
 }

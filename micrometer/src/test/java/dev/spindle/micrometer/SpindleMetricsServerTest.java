@@ -133,7 +133,7 @@ class SpindleMetricsServerTest {
     private Router router() {
         return Router.builder()
                 .listener(metrics)
-                .get("/users/{id}", (req, res) -> res.json("{\"id\":\"" + req.pathParam("id") + "\"}"))
+                .get("/users/{id}", (req, res) -> res.jsonText("{\"id\":\"" + req.pathParam("id") + "\"}"))
                 .get("/boom", (req, res) -> {
                     throw new IllegalStateException("boom");
                 })

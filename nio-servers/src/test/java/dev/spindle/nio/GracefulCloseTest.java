@@ -40,7 +40,7 @@ class GracefulCloseTest {
                     int ms = Integer.parseInt(req.pathParam("ms"));
                     started.countDown();
                     Thread.sleep(ms);
-                    res.json("{\"slept\":" + ms + "}");
+                    res.jsonText("{\"slept\":" + ms + "}");
                 }))
                 .build();
     }

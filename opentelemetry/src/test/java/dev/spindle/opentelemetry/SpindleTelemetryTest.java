@@ -117,7 +117,7 @@ class SpindleTelemetryTest {
                 .maxRequestLineLength(1024).handlerTimeout(HANDLER_TIMEOUT).drainTimeout(Duration.ofSeconds(1)), Router.builder()
                 .filter(telemetry.filter())
                 .listener(telemetry.listener())
-                .get("/users/{id}", (req, res) -> res.json("{\"id\":\"" + req.pathParam("id") + "\"}"))
+                .get("/users/{id}", (req, res) -> res.jsonText("{\"id\":\"" + req.pathParam("id") + "\"}"))
                 .get("/boom", (req, res) -> {
                     throw new IllegalStateException("boom");
                 })

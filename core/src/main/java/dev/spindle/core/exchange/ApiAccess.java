@@ -130,14 +130,6 @@ public abstract class ApiAccess {
     public abstract RequestBody newBody(long length, Runnable wakeup);
 
     /**
-     * Lets an inline consumer pull input on its own thread.
-     *
-     * @param body the body
-     * @param source what reads more input
-     */
-    public abstract void source(RequestBody body, BodySource source);
-
-    /**
      * Bounds what {@code readAll()} and {@code Request.body()} collect.
      *
      * @param body the body

@@ -45,9 +45,9 @@ public final class HandlerRunner {
         return route.async == null && blockingExecutor == null;
     }
 
-    /** Whether a route's handler can read its body as it arrives (else it gets it buffered), given an input pump or not. */
-    public boolean canStream(Route route, boolean pumped) {
-        return route.async != null || blockingExecutor != null || pumped;
+    /** Whether a route's handler can read its body as it arrives; else (run inline, on a test's connection) it gets it buffered. */
+    public boolean canStream(Route route) {
+        return route.async != null || blockingExecutor != null;
     }
 
     /**

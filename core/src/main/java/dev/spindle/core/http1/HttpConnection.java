@@ -50,7 +50,7 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
 
     /**
      * A connection whose blocking handlers run inline, for tests. No handler completes on another
-     * thread, so it needs no wakeup; for streamed request bodies set an {@link #inputPump}. A
+     * thread, so it needs no wakeup; its handlers get their request bodies buffered. A
      * handler running inline cannot be answered for: the handler timeout does not apply to it.
      *
      * @param router the routes requests are dispatched to
@@ -69,7 +69,7 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
      * @param blockingExecutor where blocking handlers and blocking body sources run; null (a
      *        thread-per-connection strategy) runs body sources inline on the connection's thread and
      *        each blocking handler on a virtual thread of its own, or inline too when there is no
-     *        {@code wakeup} (then set an {@link #inputPump})
+     *        {@code wakeup}
      * @param wakeup called from any thread when the connection has work for its thread, which then
      *        calls {@link #resume()}; may be null only if no handler completes on another thread
      */
@@ -134,11 +134,6 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
     @Override
     public void transferFiles(boolean on) {
         writer.transferFiles(on);
-    }
-
-    @Override
-    public void inputPump(InputPump pump) {
-        requests.inputPump(pump);
     }
 
     /** A request may switch this connection to h2c ({@code Upgrade: h2c}): on plain ports that speak h2c. */

@@ -17,10 +17,7 @@ import dev.spindle.core.exchange.HandlerRunner;
 import dev.spindle.core.exchange.RequestState;
 import dev.spindle.core.exchange.ResponseState;
 import dev.spindle.core.exchange.Route;
-import dev.spindle.core.spi.Connection.InputPump;
 import dev.spindle.core.spi.Connection.State;
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,8 +48,6 @@ final class RequestProcessor {
     private final BodyFeed feed;
     /** The connection's input; replaced by an empty one once the connection only drops input. */
     private InputBuffer in;
-    private InputPump pump;
-    private ByteBuffer pumpBuffer;
 
     private boolean continueSent;
     private boolean processing;
@@ -81,10 +76,6 @@ final class RequestProcessor {
         this.highWater = config.writeHighWaterMark();
         this.parser = new RequestParser(config);
         this.feed = new BodyFeed(parser, config.discardLimit());
-    }
-
-    void inputPump(InputPump pump) {
-        this.pump = pump;
     }
 
     void allowH2cUpgrade() {
@@ -174,7 +165,6 @@ final class RequestProcessor {
         writer.shed();
         request.reset();
         response.reset();
-        pumpBuffer = null;
         return true;
     }
 
@@ -332,11 +322,11 @@ final class RequestProcessor {
     }
 
     /**
-     * Whether the route's handler gets its body streamed; else it is buffered. A blocking handler
-     * run inline can only stream through an input pump.
+     * Whether the route's handler gets its body streamed; else it is buffered (a blocking handler
+     * run inline, which could not wait for the rest of its body on the thread that reads it).
      */
     private boolean streams(Route route) {
-        return route.streamsBody && handlers.canStream(route, pump != null);
+        return route.streamsBody && handlers.canStream(route);
     }
 
     private void rejectInput(HttpException e) {
@@ -451,9 +441,6 @@ final class RequestProcessor {
         Exchange ex = new Exchange(copy, keepAlive(request), body);
         feed.start(body);
         deadlines.bodyStarted();
-        if (pump != null && handlers.runsHere(route)) {
-            API.source(body, this::pumpInput);
-        }
         begin(route, ex);
     }
 
@@ -489,48 +476,6 @@ final class RequestProcessor {
             case CUT -> abort();
             case OPEN -> { }
         }
-    }
-
-    /** The {@link dev.spindle.core.exchange.BodySource} of an inline handler: reads more bytes through the pump and feeds them. */
-    private boolean pumpInput() throws IOException {
-        RequestBody body = feed.body();
-        if (body == null || life.inputEnded() || life.aborted()) {
-            return false;
-        }
-        sendContinueIfDemanded();
-        if (in.available() > 0) {
-            long before = API.received(body);
-            feedBody();
-            if (feed.body() != body || API.received(body) > before) {
-                return feed.body() == body;
-            }
-            // what is buffered is only part of the framing (a chunk-size line, a chunk's CRLF): read more
-        }
-        if (pumpBuffer == null) {
-            pumpBuffer = ByteBuffer.allocate(config.readBufferSize());
-        }
-        int n;
-        try {
-            n = pump.read(pumpBuffer.clear());
-        } catch (IOException e) {
-            // the connection is lost under the handler: its exchange ends here, unanswered
-            abort();
-            throw e;
-        }
-        if (n < 0) {
-            life.endInput();
-        } else {
-            deadlines.inputActivity();
-            try {
-                in.append(pumpBuffer.flip());
-            } catch (InputBuffer.OverBudget e) {
-                feed.fail(e.status(), e.getMessage());
-                life.stopReading();
-                return false;
-            }
-        }
-        feedBody();
-        return feed.body() == body;
     }
 
     private void finish(RequestState req, ResponseState res, Throwable failure, boolean keepAlive) {

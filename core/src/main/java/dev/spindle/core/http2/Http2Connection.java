@@ -192,11 +192,6 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     }
 
     @Override
-    public void inputPump(InputPump pump) {
-        // streamed request bodies are fed from the frames as they arrive; inline handlers get them buffered
-    }
-
-    @Override
     public Next received(ByteBuffer src) {
         if (!src.hasRemaining()) {
             return next();

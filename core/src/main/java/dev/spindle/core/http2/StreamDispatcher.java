@@ -115,7 +115,7 @@ final class StreamDispatcher {
             return;
         }
         s.request.route = route;
-        long limit = route.bodyLimit(config, route.streamsBody && handlers.canStream(route, false));
+        long limit = route.bodyLimit(config, route.streamsBody && handlers.canStream(route));
         if (s.contentLength > limit) {
             answerError(s, 413, "the request body is larger than " + limit + " bytes");
             return;
@@ -124,7 +124,7 @@ final class StreamDispatcher {
             // RFC 9113 8.5: the interim response as a HEADERS frame of its own
             writer.interim(s, 100);
         }
-        if (route.streamsBody && handlers.canStream(route, false)) {
+        if (route.streamsBody && handlers.canStream(route)) {
             startStreamed(s, route, limit);
         }
     }

@@ -7,7 +7,6 @@ import dev.spindle.core.ServerConfig;
 import dev.spindle.core.Tls;
 import dev.spindle.core.http1.HttpConnection;
 import dev.spindle.core.tls.TlsConnection;
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -35,7 +34,7 @@ import java.util.concurrent.Executor;
  * <p>Handlers ({@link Handler}): inline ones run within the call that completed their request;
  * blocking ones run on the blocking executor (when the strategy passes none, as blocking servers
  * do, each on a virtual thread of its own, so that the handler timeout applies to it; inline only
- * on a connection without a wakeup, reading streamed request bodies through its {@link InputPump});
+ * on a connection without a wakeup, a test's, which buffers their request bodies);
  * asynchronous ones start inline and finish when their stage completes. While one is in flight, or a streamed
  * response is being sent, later pipelined requests wait, so answers keep request order.
  *
@@ -58,7 +57,7 @@ public interface Connection {
      * @param blockingExecutor where blocking handlers and blocking body sources run; null (a
      *        thread-per-connection strategy) runs body sources inline on the connection's thread and
      *        each blocking handler on a virtual thread of its own, or inline too when there is no
-     *        {@code wakeup} (then set an {@link #inputPump})
+     *        {@code wakeup}
      * @param wakeup called from any thread when the connection has work for its thread, which then
      *        calls {@link #resume()}; may be null only if no handler completes on another thread
      * @return a new connection
@@ -78,7 +77,7 @@ public interface Connection {
      * @param blockingExecutor where blocking handlers and blocking body sources run; null (a
      *        thread-per-connection strategy) runs body sources inline on the connection's thread and
      *        each blocking handler on a virtual thread of its own, or inline too when there is no
-     *        {@code wakeup} (then set an {@link #inputPump})
+     *        {@code wakeup}
      * @param wakeup called from any thread when the connection has work for its thread, which then
      *        calls {@link #resume()}; may be null only if no handler completes on another thread
      * @param budget the server's budget for buffered bodies, shared with its other connections; null
@@ -100,7 +99,7 @@ public interface Connection {
 
     /**
      * A connection whose blocking handlers run inline, for tests. No handler completes on another
-     * thread, so it needs no wakeup; for streamed request bodies set an {@link #inputPump}. A
+     * thread, so it needs no wakeup; its handlers get their request bodies buffered. A
      * handler running inline cannot be answered for: the handler timeout does not apply to it.
      *
      * @param router the routes requests are dispatched to
@@ -154,39 +153,12 @@ public interface Connection {
     }
 
     /**
-     * Reads more request bytes on the connection's own thread, for a connection that runs blocking
-     * handlers inline (no blocking executor and no wakeup): called when such a handler reads a
-     * streamed body that has not arrived. It must first write whatever {@link #outbound()} holds (a {@code 100 Continue}),
-     * then block reading the socket; -1 at the end of input.
-     */
-    @FunctionalInterface
-    interface InputPump {
-        /**
-         * Blocks until some request bytes arrive and puts them into {@code dst}; called on the
-         * connection's own thread, from within the inline handler's read.
-         *
-         * @param dst where to put the bytes, cleared, with room for at least one byte
-         * @return how many bytes were put into {@code dst}, or -1 at the end of input
-         * @throws IOException if the socket fails or times out; it reaches the handler reading the body
-         */
-        int read(ByteBuffer dst) throws IOException;
-    }
-
-    /**
      * Lets the strategy hand out file bodies as {@link #outboundFile()} regions for zero-copy sending.
      * Off by default: file bodies are then read into {@link #outbound()} like any other body.
      *
      * @param on true if the strategy sends {@link #outboundFile()} regions itself
      */
     void transferFiles(boolean on);
-
-    /**
-     * How a blocking handler run inline reads a request body that has not arrived yet (a connection
-     * with neither a blocking executor nor a wakeup). Set it before the first {@link #received}.
-     *
-     * @param pump reads the socket on the connection's thread
-     */
-    void inputPump(InputPump pump);
 
     /**
      * Consumes all of {@code src} and processes every complete request in it. When nothing is

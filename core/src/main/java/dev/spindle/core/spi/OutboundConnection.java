@@ -65,9 +65,4 @@ public interface OutboundConnection extends Connection {
     @Override
     default void transferFiles(boolean on) {
     }
-
-    /** Nothing to pump: no handler reads an outbound connection's input. */
-    @Override
-    default void inputPump(InputPump pump) {
-    }
 }

@@ -33,7 +33,6 @@ final class ProtocolSwitch implements LayeredConnection {
     private boolean transferFiles;
     /** {@link #drain()} was called (from any thread): a connection switched to later drains too. */
     private volatile boolean draining;
-    private InputPump pump;
 
     /**
      * @param plain true on a plain port: h2c by the preface or by {@code Upgrade}; false inside TLS,
@@ -57,12 +56,6 @@ final class ProtocolSwitch implements LayeredConnection {
     public void transferFiles(boolean on) {
         transferFiles = on;
         current.transferFiles(on);
-    }
-
-    @Override
-    public void inputPump(InputPump pump) {
-        this.pump = pump;
-        current.inputPump(pump);
     }
 
     @Override
@@ -129,9 +122,6 @@ final class ProtocolSwitch implements LayeredConnection {
     private Http2Connection install(Http2Connection h2) {
         matched = -1;
         h2.transferFiles(transferFiles);
-        if (pump != null) {
-            h2.inputPump(pump);
-        }
         current = h2;
         if (draining) {
             h2.drain();

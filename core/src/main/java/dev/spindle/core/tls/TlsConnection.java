@@ -81,11 +81,6 @@ public final class TlsConnection implements Connection {
     }
 
     @Override
-    public void inputPump(InputPump pump) {
-        http.inputPump(dst -> plain ? pump.read(dst) : tls.pump(pump, dst));
-    }
-
-    @Override
     public Next received(ByteBuffer src) {
         if (plain) {
             return http.received(src);

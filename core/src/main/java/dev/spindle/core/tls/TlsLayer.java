@@ -2,9 +2,7 @@
 package dev.spindle.core.tls;
 
 import dev.spindle.core.bytes.OutputBuffer;
-import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.LayeredConnection;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
@@ -47,13 +45,6 @@ final class TlsLayer {
     private final int netHighWater;
     /** Bytes of a record not complete yet, in read mode; null while none are kept. */
     private ByteBuffer netIn;
-    /**
-     * Plaintext read through an inline handler's pump (in read mode), while the thread's buffer is
-     * being parsed; what did not fit the pump's buffer waits here for its next read.
-     */
-    private ByteBuffer pumped;
-    /** Where the pump's records are read. */
-    private ByteBuffer pumpNet;
     private final int appBufferSize;
     private boolean started;
     private boolean established;
@@ -83,36 +74,8 @@ final class TlsLayer {
 
     /** Unwraps what arrived and hands the plaintext to the HTTP side. */
     void received(ByteBuffer src) {
-        unwrap(src, false);
+        unwrap(src);
         fill();
-    }
-
-    /**
-     * The HTTP side's pump (an inline handler reading a body): reads records through the
-     * strategy's pump until some plaintext arrived, and puts what fits into {@code dst}.
-     *
-     * @return the plaintext bytes put into {@code dst}; -1 at the end of input
-     */
-    int pump(Connection.InputPump pump, ByteBuffer dst) throws IOException {
-        while (pumped == null || !pumped.hasRemaining()) {
-            if (pumpNet == null) {
-                pumpNet = ByteBuffer.allocate(packetSize);
-            }
-            int n = pump.read(pumpNet.clear());
-            if (n < 0) {
-                return -1;
-            }
-            int got = unwrap(pumpNet.flip(), true);
-            fill();
-            if (got == 0 && (failed || engine.isInboundDone())) {
-                return -1;
-            }
-        }
-        int n = Math.min(dst.remaining(), pumped.remaining());
-        dst.put(dst.position(), pumped, pumped.position(), n);
-        dst.position(dst.position() + n);
-        pumped.position(pumped.position() + n);
-        return n;
     }
 
     /** The peer closed its side of the socket, with or without {@code close_notify}. */
@@ -155,15 +118,11 @@ final class TlsLayer {
 
     /**
      * Unwraps every complete record in {@code src} (after the bytes kept from before), keeps an
-     * incomplete record's bytes for the next call, and only then hands the plaintext over: to the
-     * HTTP side, or for the pump to its input. Handing over last matters: the HTTP side may run an
-     * inline handler that pumps, which comes back here.
-     *
-     * @return how many plaintext bytes were handed over
+     * incomplete record's bytes for the next call, and only then hands the plaintext to the HTTP side.
      */
-    private int unwrap(ByteBuffer src, boolean forPump) {
+    private void unwrap(ByteBuffer src) {
         if (!src.hasRemaining()) {
-            return 0;
+            return;
         }
         started = true;
         ByteBuffer from = src;
@@ -171,7 +130,7 @@ final class TlsLayer {
             netIn = appended(netIn, src);
             from = netIn;
         }
-        ByteBuffer app = forPump ? pumped : PLAINTEXT.get();
+        ByteBuffer app = PLAINTEXT.get();
         if (app == null || app.capacity() < appBufferSize) {
             app = ByteBuffer.allocate(appBufferSize);
         }
@@ -211,28 +170,18 @@ final class TlsLayer {
             fail(e);
         }
         keepRest(from, src);
-        int n = app.position();
-        if (forPump) {
-            // the pump hands it out as the handler reads
-            pumped = app.flip();
-            if (failed) {
-                pumped.limit(0);
+        PLAINTEXT.set(app);
+        try {
+            if (app.position() > 0 && !failed) {
+                http.received(app.flip());
             }
-        } else {
-            PLAINTEXT.set(app);
-            try {
-                if (n > 0 && !failed) {
-                    http.received(app.flip());
-                }
-            } finally {
-                // the buffer is the thread's: left flipped by a failing handler, its bytes would reach the next connection
-                app.clear();
-            }
+        } finally {
+            // the buffer is the thread's: left flipped by a failing handler, its bytes would reach the next connection
+            app.clear();
         }
         if (engine.isInboundDone() && !failed) {
             http.endOfInput();
         }
-        return n;
     }
 
     /**

@@ -131,11 +131,6 @@ public final class FixedBytesConnection implements OutboundConnection {
     }
 
     @Override
-    public void inputPump(Connection.InputPump pump) {
-        on(null);
-    }
-
-    @Override
     public Next received(ByteBuffer src) {
         on(null);
         synchronized (this) {

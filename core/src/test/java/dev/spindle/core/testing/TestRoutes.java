@@ -37,13 +37,13 @@ public final class TestRoutes {
                     res.contentType(type != null ? type : "application/octet-stream").body(req.body());
                 })
                 .post("/ingest", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(TRUE))
-                .get("/users/{id}", (req, res) -> res.json("{\"id\":" + Json.quote(req.pathParam("id")) + "}"))
+                .get("/users/{id}", (req, res) -> res.jsonText("{\"id\":" + Json.quote(req.pathParam("id")) + "}"))
                 .get("/search", (req, res) -> {
                     String q = req.queryParam("q");
                     if (q == null) {
                         throw new HttpException(400, "missing query parameter q");
                     }
-                    res.json("{\"q\":" + Json.quote(q) + "}");
+                    res.jsonText("{\"q\":" + Json.quote(q) + "}");
                 })
                 .get("/blocking/{ms}", Handler.blocking(TestRoutes::sleep))
                 .get("/health", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(OK))
@@ -62,6 +62,6 @@ public final class TestRoutes {
             throw new HttpException(400, "milliseconds must not be negative: " + raw);
         }
         Thread.sleep(ms);
-        res.json("{\"slept\":" + ms + "}");
+        res.jsonText("{\"slept\":" + ms + "}");
     }
 }

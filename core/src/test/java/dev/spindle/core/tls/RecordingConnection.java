@@ -89,11 +89,6 @@ final class RecordingConnection implements LayeredConnection {
     }
 
     @Override
-    public void inputPump(InputPump pump) {
-        inner.inputPump(pump);
-    }
-
-    @Override
     public Next endOfInput() {
         return inner.endOfInput();
     }

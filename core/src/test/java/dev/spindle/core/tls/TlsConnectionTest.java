@@ -2,7 +2,6 @@
 package dev.spindle.core.tls;
 
 import dev.spindle.core.ConnectionBytes;
-import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.Tls;
 import dev.spindle.core.http1.HttpConnection;
@@ -12,7 +11,6 @@ import dev.spindle.core.testing.RawResponse;
 import dev.spindle.core.testing.TestRoutes;
 import dev.spindle.core.testing.TestTls;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -205,44 +203,6 @@ class TlsConnectionTest {
         assertThat(single(ConnectionBytes.drain(c)).status()).isEqualTo(503);
     }
 
-    @Test
-    void anInlineHandlerReadsItsBodyThroughThePumpOverTls() throws Exception {
-        Router router = Router.builder()
-                .post("/count", (req, res) -> {
-                    long n = 0;
-                    try (var body = req.bodyStream()) {
-                        while (body.read() >= 0) {
-                            n++;
-                        }
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                    res.body("read " + n);
-                })
-                .build();
-        Connection c = new TlsConnection(new HttpConnection(router, tlsConfig()), tlsConfig(), HTTP_1_1);
-        Peer p = new Peer(c);
-        byte[] body = new byte[200_000];
-        c.inputPump(dst -> {
-            p.flushServer();
-            ByteBuffer records = p.clientRecords();
-            if (!records.hasRemaining()) {
-                return -1;
-            }
-            int n = Math.min(dst.remaining(), records.remaining());
-            dst.put(records.slice(records.position(), n));
-            records.position(records.position() + n);
-            p.keepClientRecords(records);
-            return n;
-        });
-        p.send("POST /count HTTP/1.1\r\n" + HOST + "Content-Length: " + body.length + "\r\n\r\n");
-        p.shuttle();
-        p.send(body);
-        p.shuttle();
-        assertThat(single(p.received()).bodyText()).isEqualTo("read " + body.length);
-    }
-
-    /** What {@link Tls#parameters} sets applies to every connection: a TLS 1.2-only client meets a TLS 1.3-only server and fails. */
     @Test
     void parametersRestrictTheProtocolsOfEveryConnection() throws Exception {
         ServerConfig only13 = ServerConfig.defaults().tls(serverTls.parameters(p -> p.setProtocols(new String[] {"TLSv1.3"})));
