@@ -16,7 +16,8 @@
 #                   start per row; it prints its plan and an estimate first, then an ETA per step.
 #                   The trade for steady rows: JSON left out (--scenarios/--full run it), 2s cells
 #                   instead of 4s, no pause between scenarios, one JVM per row for the whole run
-#   --full          every row and every scenario (HTTPS, the echo sizes, the download, HTTP/2), 3 rounds
+#   --full          every row and every scenario (HTTPS, the echo sizes, the download, the multipart
+#                   upload, HTTP/2), 3 rounds
 #                   of 10s: hours on 2 cores, which its plan line says before it starts
 #   --h2            the four HTTP/2 scenarios (see "HTTP/2 scenarios" below): plaintext-h2c, json-h2c,
 #                   delay100-h2c, plaintext-h2-tls; with --scenarios, added to those it names. Not in the
@@ -41,7 +42,7 @@
 #                   --servers; also fails on socket errors or non-2xx responses in a non-blocking
 #                   scenario (CI)
 #   --scenarios A,B only these scenarios (names as in the tables, e.g. plaintext-c256,echo-500KB,
-#                   plaintext-tls-c256, plaintext-h2c)
+#                   plaintext-tls-c256, plaintext-h2c, multipart-10MB)
 #   --baseline REV  A/B against a commit: REV (anything git names) is exported to a private
 #                   directory and built there (its own target/ dirs; ~/.m2 untouched), and every
 #                   row gets a twin "<row>@<rev>" run from it right after it in each round, so
