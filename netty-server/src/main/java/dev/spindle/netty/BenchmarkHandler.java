@@ -83,6 +83,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
     /** The decoder of the {@code /multipart} upload being read (or hashed), else null; its parts so far. */
     private HttpPostRequestDecoder multipart;
     private List<MultipartUploads.Part> multipartParts;
+    private long multipartBytes;
     private boolean closing;
     private boolean inputShutdown;
 
@@ -345,6 +346,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
                     HEADERS.newEmptyHeaders(), EmptyHttpHeaders.INSTANCE));
         }
         multipartParts = new ArrayList<>();
+        multipartBytes = 0;
         echoKeepAlive = keepAlive;
         echoHttp10 = http10;
     }
@@ -353,12 +355,17 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
     private void onMultipartContent(HttpContent content) {
         HttpPostRequestDecoder decoder = multipart;
         List<MultipartUploads.Part> parts = multipartParts;
+        multipartBytes += content.content().readableBytes();
+        if (multipartBytes > MultipartUploads.MAX_BYTES) {
+            // a chunked body past the limit (a declared length over it was refused up front)
+            closeWith(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+            return;
+        }
         try {
             decoder.offer(content);
             MultipartUploads.drain(decoder, parts);
         } catch (HttpPostRequestDecoder.ErrorDataDecoderException | IOException e) {
-            closeWith(e.getCause() instanceof IOException && e.getMessage() != null && e.getMessage().contains("Out of size")
-                    ? HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE : HttpResponseStatus.BAD_REQUEST);
+            closeWith(HttpResponseStatus.BAD_REQUEST);
             return;
         }
         if (!(content instanceof LastHttpContent)) {
