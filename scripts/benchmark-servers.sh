@@ -16,7 +16,8 @@
 #                   start per row; it prints its plan and an estimate first, then an ETA per step.
 #                   The trade for steady rows: JSON left out (--scenarios/--full run it), 2s cells
 #                   instead of 4s, no pause between scenarios, one JVM per row for the whole run
-#   --full          every row and every scenario (HTTPS, the echo sizes, the download, HTTP/2), 3 rounds
+#   --full          every row and every scenario (HTTPS, the echo sizes, the download, the multipart
+#                   upload, HTTP/2), 3 rounds
 #                   of 10s: hours on 2 cores, which its plan line says before it starts
 #   --h2            the four HTTP/2 scenarios (see "HTTP/2 scenarios" below): plaintext-h2c, json-h2c,
 #                   delay100-h2c, plaintext-h2-tls; with --scenarios, added to those it names. Not in the
@@ -41,7 +42,7 @@
 #                   --servers; also fails on socket errors or non-2xx responses in a non-blocking
 #                   scenario (CI)
 #   --scenarios A,B only these scenarios (names as in the tables, e.g. plaintext-c256,echo-500KB,
-#                   plaintext-tls-c256, plaintext-h2c)
+#                   plaintext-tls-c256, plaintext-h2c, multipart-10MB)
 #   --baseline REV  A/B against a commit: REV (anything git names) is exported to a private
 #                   directory and built there (its own target/ dirs; ~/.m2 untouched), and every
 #                   row gets a twin "<row>@<rev>" run from it right after it in each round, so
@@ -71,7 +72,11 @@
 # stop the row from being measured. --no-conformance skips it.
 # Per server start: a JVM (flags from spindle_java_opts, recorded in environment.md), its ready
 # line awaited (60s), every route's answer checked (a wrong answer is a failure row and the server
-# is not measured), then the warm-up: 1 s wrk windows of the start's first scenario (and, when it
+# is not measured; POST /multipart also with the body of each selected multipart scenario, its
+# answer's SHA-256 that of the body's file part). A route a row may lack (POST /multipart: the
+# Helidon, Vert.x and Spring references do not serve it) answered 404 is "absent" instead: that
+# start's scenarios on it are n/a (a route-unavailable event; an error for a Spindle row, noted for
+# a reference or a --baseline twin), never measured as 404s. Then the warm-up: 1 s wrk windows of the start's first scenario (and, when it
 # has HTTP/2 scenarios too, then 1 s h2load windows of its first HTTP/2 one) until the median
 # of the last three is within SPINDLE_BENCH_STEADY_PCT (5) % of the median of the three before and
 # jstat -compiler counts at most SPINDLE_BENCH_JIT_QUIET (10) methods compiled per window over the
@@ -181,6 +186,8 @@ SCENARIOS_FULL=(
   "echo-100KB|POST|/echo|64|bench-post.lua|102400|2s|0|0|100 KB body (wrk Lua)"
   "echo-500KB|POST|/echo|64|bench-post.lua|512000|2s|0|0|500 KB body (wrk Lua)"
   "download-1MB|GET|/download|64|||2s|0|0|a 1 MiB file (Response.file; zero-copy where the strategy allows)"
+  # 16 x 10 MiB in flight; 10s: one upload takes a connection ~0.5 s at 16 connections on one core
+  "multipart-10MB|POST|/multipart|16|bench-multipart.lua|10485760|10s|0|0|a multipart/form-data upload of a small field and a 10 MiB file part (wrk Lua, the body made once): the server's multipart decoder stores the file on disk, reads it back for its SHA-256 and answers the size and digest (Spindle: Multipart.form() on a blocking handler; Netty: HttpPostRequestDecoder on a disk-backed DefaultHttpDataFactory, whose DiskFileUpload forces the file to disk on its last chunk); n/a on a row that does not serve POST /multipart"
   # the 1,000-connection scenarios come last: they leave an iterative server a backlog of queued connections
   "blocking100-c1000|GET|/blocking/100|1000|||10s|1|0|the route sleeps 100 ms (blocking handler)|100"
   "delay100-c1000|GET|/delay/100|1000|||10s|1|0|the route answers after 100 ms from a timer (asynchronous handler, no thread held)|100"
@@ -1137,6 +1144,7 @@ declare -A dead=()       # rows that failed: not retried in later rounds
 declare -A start_count=() row_steps=()   # starts made per row (K of warmup-start<K>.tsv); steps done per row
 declare -A tls_dead=()   # rows whose TLS start failed: their TLS scenarios are not retried
 declare -A h2_off=()     # "<row>/<plain|tls>": that start does not speak h2 (h2c, or h2 by ALPN): its h2 cells are n/a
+declare -A route_off=()  # "<row>/<plain|tls>": " <path> ..." the routes that start does not serve (404): their cells are n/a
 for name in "${run_rows[@]}"; do
   [[ -z "${row_failure[$name]:-}" ]] || dead[$name]=1
 done
@@ -1233,7 +1241,8 @@ judge_windows() {
 }
 
 # The scenarios of start "$1/$2" (phase plain or tls) that it measures, in order, into the array named $3:
-# the phase's list less the h2 scenarios when this start does not speak h2 (h2_off).
+# the phase's list less the h2 scenarios when this start does not speak h2 (h2_off), and less those on
+# a route it does not serve (route_off).
 phase_list() {
   local -n into="$3"
   local -a all=("${PLAIN_SCENARIOS[@]}")
@@ -1241,7 +1250,9 @@ phase_list() {
   into=()
   local sc
   for sc in "${all[@]}"; do
-    [[ -n "${h2_off[$1/$2]:-}" && -n "$(cut -d'|' -f13 <<<"$sc")" ]] || into+=("$sc")
+    [[ -n "${h2_off[$1/$2]:-}" && -n "$(cut -d'|' -f13 <<<"$sc")" ]] && continue
+    [[ "${route_off[$1/$2]:-}" == *" $(cut -d'|' -f3 <<<"$sc") "* ]] && continue
+    into+=("$sc")
   done
 }
 # The warm-up of one server start (row $1, start $2, base URL $3, phase $4): 1 s windows of the
@@ -1267,7 +1278,7 @@ warm_up() {
     jstat_pid=$!
   fi
   local t0="${EPOCHREALTIME/./}" steady=1 reason="" leader
-  (( ${#list[@]} > 0 )) || reason="nothing to warm up: every scenario of this start is an h2 one it does not speak"
+  (( ${#list[@]} > 0 )) || reason="nothing to warm up: every scenario of this start is an h2 one it does not speak or on a route it does not serve"
   local -a leaders=()
   read -r -a leaders <<<"$(warm_leaders "${list[@]}")"
   local -A seen=()
@@ -1401,6 +1412,28 @@ check_h2() {
   event "$r" "$name" h2-unavailable "does not speak $what${note:+ ($note)}: one request by h2load got no 2xx answer (h2load: $why)" "$scope"
 }
 
+# The routes start "$1/$2" (round $3) does not serve, from its check's output $4 ("absent  POST <path>":
+# a 404 to a route a row may lack, see bench.py OPTIONAL_ROUTES) into route_off; for each one a scenario
+# of the start uses, a route-unavailable event (scope "route:<path>"), so those cells show n/a and why.
+check_routes() {
+  local name="$1" phase="$2" r="$3" path sc f used
+  local -a list=("${PLAIN_SCENARIOS[@]}")
+  [[ "$phase" != tls ]] || list=("${TLS_SCENARIOS[@]}")
+  unset "route_off[$name/$phase]"
+  while read -r _ _ path; do
+    [[ -n "$path" ]] || continue
+    route_off["$name/$phase"]="${route_off[$name/$phase]:- }$path "
+    used=""
+    for sc in "${list[@]}"; do
+      IFS='|' read -r -a f <<<"$sc"
+      [[ "${f[2]}" != "$path" ]] || used="${used:+$used, }${f[0]}"
+    done
+    [[ -n "$used" ]] || continue
+    echo "NO ROUTE $name round $r: POST $path answered 404 ($used n/a)" >&2
+    event "$r" "$name" route-unavailable "does not serve POST $path (404 to the route check): $used not measured" "route:$path"
+  done < <(grep -E '^absent  ' "$4" || true)
+}
+
 # A server start: "plain" for PLAIN_SCENARIOS, "tls" with the key store for TLS_SCENARIOS over https.
 # Starts row $1 (logs named by round $3), checks every route, records what TLS negotiated, warms it
 # up; on success it stays alive in live_pid/live_port/live_start["$1/$2"]. A failure writes its event
@@ -1419,6 +1452,14 @@ open_phase() {
   # baseline's may not); every row serves them, the references with their framework's own client
   if [[ -n "$downstream_port" ]] && grep -q -- '"--remote"' "$checker"; then
     check_args+=(--remote)
+  fi
+  # POST /multipart with the wrk body of each multipart scenario of this start (a baseline's checker may not know it)
+  local sc f
+  if grep -q -- '"--multipart"' "$checker"; then
+    for sc in "${PLAIN_SCENARIOS[@]}" "${TLS_SCENARIOS[@]}"; do
+      IFS='|' read -r -a f <<<"$sc"
+      [[ "${f[2]}" != /multipart || "${f[4]}" != bench-multipart.lua ]] || check_args+=(--multipart "${f[5]}")
+    done
   fi
   local what="$name${tag:+ (TLS)}"
   mkdir -p "$dir"
@@ -1448,6 +1489,7 @@ open_phase() {
     return 1
   fi
   [[ "$phase" != tls ]] || record_tls "$name" "$r"
+  check_routes "$name" "$phase" "$r" "$dir/check-${tag}round$r.txt"
   check_h2 "$name" "$phase" "$r" "$scheme://$target_host:$port"
   warm_up "$name" "$k" "$scheme://$target_host:$port" "$phase"
   if ! server_alive; then
@@ -1504,6 +1546,10 @@ measure_phase() {
     url="$scheme://$target_host:$port${f[2]}"
     if [[ -n "${f[12]:-}" && -n "${h2_off[$key]:-}" ]]; then
       echo "        n/a: this start does not speak h2 (see events.tsv)" >&2
+      continue
+    fi
+    if [[ "${route_off[$key]:-}" == *" ${f[2]} "* ]]; then
+      echo "        n/a: this row does not serve ${f[2]} (see events.tsv)" >&2
       continue
     fi
     local cmd=() h2log=""

@@ -3,10 +3,14 @@
 """Helpers of scripts/benchmark-servers.sh; standard library only (python3 >= 3.9), but for the report's
 charts (scripts/lib/charts.py: matplotlib, imported only by `report`).
 
-  bench.py check --port P [--host H] [--tls] [--remote]
+  bench.py check --port P [--host H] [--tls] [--remote] [--multipart SIZE]
                                            answers of every benchmark route (exit 1 if wrong); with
                                            --tls over HTTPS (exit 3 if the port speaks plain HTTP);
-                                           with --remote also the routes that call a downstream
+                                           with --remote also the routes that call a downstream; with
+                                           --multipart also POST /multipart of the wrk body with a
+                                           file part of SIZE bytes. A route a row does not serve
+                                           (404 to POST /multipart) passes and prints
+                                           "absent  POST /multipart": its scenarios are n/a
   bench.py parse OUTPUT                    one wrk or h2load output -> "rps avg_ms p99_ms errors non2xx requests"
   bench.py h2load-latency LOG              h2load's --log-file -> the percentile line appended to its output
   bench.py report RUN_DIR [--strict] [--readme PATH] [--out DIR]
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import http.client
 import json
 import os
@@ -49,6 +54,13 @@ HELLO = b"Hello, World!"
 # Same sizes as the echo scenarios (KB = 1024 bytes).
 ECHO_SIZES = (72, 10 * 1024, 100 * 1024, 500 * 1024)
 PIPELINE_DEPTH = 16
+# The multipart-* scenarios' body, as scripts/lib/bench-multipart.lua makes it (keep the two alike).
+MULTIPART_BOUNDARY = "----spindleBenchBoundary9Xq2LmVt"
+MULTIPART_ALPHABET = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
+MULTIPART_FIELD = "bench upload"
+# Routes a row may lack (the references serve only what their own module does): a 404 is "absent"
+# and its scenarios n/a, not a wrong answer. The path is the scenarios table's.
+OPTIONAL_ROUTES = ("/multipart",)
 # A cell whose rounds' req/s spread (highest minus lowest) exceeds this share of the median is noisy.
 NOISY_SPREAD = 0.20
 NOISY_RULE = f"rounds spread over {NOISY_SPREAD:.0%} of the median"
@@ -73,6 +85,20 @@ def _expect_json(data: bytes, expected: object) -> None:
         raise CheckFailed(f"body is not JSON: {_show(data)}") from None
     if got != expected:
         raise CheckFailed(f"body {_show(data)}, expected {json.dumps(expected)}")
+
+
+def multipart_body(file: bytes) -> tuple[bytes, str]:
+    """A multipart/form-data body of the field and `file` as the one file part, and its Content-Type."""
+    b = MULTIPART_BOUNDARY
+    head = (f"--{b}\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\n{MULTIPART_FIELD}\r\n"
+            f"--{b}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"bench.bin\"\r\n"
+            f"Content-Type: application/octet-stream\r\n\r\n").encode("ascii")
+    return head + file + f"\r\n--{b}--\r\n".encode("ascii"), f"multipart/form-data; boundary={b}"
+
+
+def multipart_file(size: int) -> bytes:
+    """The file part of the wrk body (bench-multipart.lua): the alphabet repeated to `size` bytes."""
+    return (MULTIPART_ALPHABET * (size // len(MULTIPART_ALPHABET) + 1))[:size]
 
 
 def _read_response(sock_file) -> tuple[int, bytes, bool]:
@@ -148,11 +174,15 @@ def tls_handshake(host: str, port: int, timeout: float, ctx: ssl.SSLContext) -> 
 
 
 def run_checks(host: str, port: int, timeout: float, ctx: ssl.SSLContext | None = None,
-               remote: bool = False) -> list[tuple[str, str | None, str | None]]:
+               remote: bool = False, multipart_sizes: tuple[int, ...] = (),
+               absent: list[str] | None = None) -> list[tuple[str, str | None, str | None]]:
     """Every check as (name, None if passed else the reason, a note on how it passed); over
-    HTTPS when given a TLS context; with `remote`, the routes calling the downstream too."""
+    HTTPS when given a TLS context; with `remote`, the routes calling the downstream too; with
+    `multipart_sizes`, POST /multipart of the wrk body of each file size. An optional route the
+    server does not serve (404) passes with a note and its path goes to `absent`."""
     results: list[tuple[str, str | None]] = []
     notes: dict[str, str] = {}
+    absent = absent if absent is not None else []
     conn: http.client.HTTPConnection | None = None
 
     def request(method: str, path: str, body: bytes | None = None, headers: dict | None = None):
@@ -247,6 +277,22 @@ def run_checks(host: str, port: int, timeout: float, ctx: ssl.SSLContext | None 
             where = next((i for i, (a, b) in enumerate(zip(data, expected)) if a != b), min(len(data), len(expected)))
             raise CheckFailed(f"downloaded {len(data)} bytes of {DOWNLOAD_BYTES}, first difference at byte {where}")
 
+    def multipart(file: bytes, probe: bool):
+        def run():
+            if "/multipart" in absent:
+                return "not served (404 to the probe)"
+            body, content_type = multipart_body(file)
+            status, data = request("POST", "/multipart", body, {"Content-Type": content_type})
+            if probe and status == 404:
+                absent.append("/multipart")
+                return "not served: 404, its scenarios are n/a on this row"
+            status_is(status)
+            digest = hashlib.sha256(file).hexdigest()
+            _expect_json(data, {"fields": {"title": MULTIPART_FIELD},
+                                "files": [{"name": "file", "filename": "bench.bin", "size": len(file), "sha256": digest}]})
+            return None
+        return run
+
     def pipelined():
         nonlocal conn
         if conn is not None:  # a one-connection-at-a-time server must be free for this one
@@ -277,6 +323,12 @@ def run_checks(host: str, port: int, timeout: float, ctx: ssl.SSLContext | None 
         check("GET /remote/10", remote_route("/remote/10"))
         check("GET /remote-blocking/10", remote_route("/remote-blocking/10"))
     check("GET /download", download)
+    # first a tiny body (a 404 answered before it is read cannot reset it): whether the row serves
+    # the route at all; then a binary file (CR, LF and dashes in it) and the wrk bodies
+    check("POST /multipart 100 B file", multipart(multipart_file(100), True))
+    check("POST /multipart 64 KB binary file", multipart(random.Random(7).randbytes(64 * 1024), False))
+    for size in multipart_sizes:
+        check(f"POST /multipart {size} B file (the wrk body)", multipart(multipart_file(size), False))
     check(f"GET /plaintext x{PIPELINE_DEPTH} pipelined", pipelined)
     if conn is not None:
         conn.close()
@@ -297,7 +349,11 @@ def cmd_check(args) -> int:
             print(f"FAIL  TLS handshake: {type(e).__name__}: {e}")
             print(f"TLS handshake failed: {type(e).__name__}: {e}")
             return 1
-    results = run_checks(args.host, args.port, args.timeout, ctx, args.remote)
+    absent: list[str] = []
+    results = run_checks(args.host, args.port, args.timeout, ctx, args.remote, tuple(args.multipart or ()), absent)
+    for path in absent:
+        # read by benchmark-servers.sh: this row's scenarios on that path are n/a
+        print(f"absent  POST {path}")
     for name, reason, note in results:
         if reason is None:
             print(f"ok    {name}" + (f" ({note})" if note else ""))
@@ -794,6 +850,8 @@ class Report:
         self.open_names = {sc["name"] for sc in self.scenarios if sc.get("open")}
         # HTTP/2 scenarios (scenarios.tsv "streams": h2load's streams per connection)
         self.h2_names = {sc["name"] for sc in self.scenarios if sc.get("streams")}
+        # each scenario's path: a route-unavailable event (scope "route:<path>") applies to the scenarios on it
+        self.paths = {sc["name"]: sc.get("path", "") for sc in self.scenarios}
         for m in read_tsv(run / "measurements.tsv"):
             cell = self.cells.get((m["server"], m["scenario"]))
             if cell is None:
@@ -860,16 +918,20 @@ class Report:
     # Events: a failure of the whole row (scope "") or of its TLS start only (scope "tls");
     # older runs have no scope column.
     # "h2": the h2 scenarios of the plain start (h2c), "tls-h2": those of the TLS start (h2 by ALPN).
+    # "route:<path>": the scenarios on a route the row does not serve (a 404 to its route check).
     def applies(self, e: dict, scenario: str) -> bool:
         scope = e.get("scope") or ""
+        if scope.startswith("route:"):
+            return self.paths.get(scenario) == scope[len("route:"):]
         tls, h2 = scenario in self.tls_names, scenario in self.h2_names
         return (scope == "" or (scope == "tls" and tls) or (scope == "h2" and h2 and not tls)
                 or (scope == "tls-h2" and h2 and tls))
 
     def excused(self, e: dict) -> bool:
-        """No TLS, or no HTTP/2, where it may be missing: a reference row (its protocols are its own module's
-        matter) and --baseline twins (their commit may predate them). Reported, not a failure of the run."""
-        return (e["kind"] in ("tls-unavailable", "h2-unavailable")
+        """No TLS, no HTTP/2, or no route a row may lack (POST /multipart), where it may be missing: a reference
+        row (its protocols and routes are its own module's matter) and --baseline twins (their commit may predate
+        them). Reported, not a failure of the run."""
+        return (e["kind"] in ("tls-unavailable", "h2-unavailable", "route-unavailable")
                 and (e["server"] in self.reference or e["server"] in self.twin_rows))
 
     @staticmethod
@@ -895,7 +957,7 @@ class Report:
 
     SHORT = {"not-built": "not built", "build-failed": "build failed", "start-failed": "did not start",
              "check-failed": "wrong answers", "crashed": "crashed", "tls-unavailable": "no TLS",
-             "h2-unavailable": "n/a: no h2"}
+             "h2-unavailable": "n/a: no h2", "route-unavailable": "n/a: no route"}
 
     def short_failure(self, cell: Cell) -> str | None:
         """A few words for a chart: the first failure behind this cell."""
@@ -911,6 +973,8 @@ class Report:
             return "no TLS"
         if kinds == {"h2-unavailable"}:
             return "n/a: no h2"
+        if kinds == {"route-unavailable"}:
+            return "n/a: no route"
         return cell.failure_text() or "failed"
 
     # -- steady state (starts.tsv) --
@@ -982,7 +1046,7 @@ class Report:
     def status(self, cell: Cell) -> str:
         if not cell.rounds:
             label = self.failed_label(cell)
-            return {"no TLS": "no-tls", "n/a: no h2": "no-h2"}.get(label, "failed")
+            return {"no TLS": "no-tls", "n/a: no h2": "no-h2", "n/a: no route": "no-route"}.get(label, "failed")
         if len(cell.rounds) < self.rounds_planned or self.cell_events(cell):
             return "partial"
         return "ok"
@@ -1274,6 +1338,7 @@ class Report:
             lines.append(f"- warning: {md_escape(w)}")
         no_tls = [e for e in self.events if self.excused(e) and e["kind"] == "tls-unavailable"]
         no_h2 = [e for e in self.events if self.excused(e) and e["kind"] == "h2-unavailable"]
+        no_route = [e for e in self.events if self.excused(e) and e["kind"] == "route-unavailable"]
         if no_tls:
             lines += ["", "No TLS (not counted as a failure): started with the TLS properties, these rows answered "
                       "plain HTTP, so their TLS scenarios have no figures. A reference row speaks TLS once its "
@@ -1286,6 +1351,12 @@ class Report:
                       "scenarios are n/a, with h2load's words. A reference row speaks h2 once its module enables it; "
                       "a `--baseline` commit may predate it.", ""]
             for e in no_h2:
+                lines.append(f"- **{e['server']}** — {md_escape(self.event_text(e))}")
+        if no_route:
+            lines += ["", "No route (not counted as a failure): these rows answered 404 to a route a reference may "
+                      "lack (POST /multipart), so their scenarios on it are n/a. A reference row gets them once its "
+                      "module serves the route; a `--baseline` commit may predate it.", ""]
+            for e in no_route:
                 lines.append(f"- **{e['server']}** — {md_escape(self.event_text(e))}")
         skipped = meta.get("skipped", "")
         if skipped:
@@ -2032,6 +2103,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--timeout", type=float, default=15.0)
     p.add_argument("--remote", action="store_true",
                    help="also check /remote/10 and /remote-blocking/10 (the server was given a downstream)")
+    p.add_argument("--multipart", type=int, action="append", metavar="SIZE",
+                   help="also POST /multipart the wrk body with a file part of SIZE bytes (repeatable)")
     p.add_argument("--tls", action="store_true",
                    help="over HTTPS (no certificate verification); exit 3 if the port speaks plain HTTP")
     p.set_defaults(fn=cmd_check)

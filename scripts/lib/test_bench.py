@@ -6,7 +6,11 @@
 from __future__ import annotations
 
 import csv
+import hashlib
+import http.server
+import json
 import tempfile
+import threading
 import unittest
 from pathlib import Path
 
@@ -508,6 +512,112 @@ class RatioCheckTest(TempDirTest):
         text = "\n".join(bench.ratio_check_lines(a, c))
         self.assertIn("0 differ by more with no noisy cell; 1 differ by more where a cell is noisy", text)
         self.assertIn("| 2.00 | 3.00 | 1.50 ≈ |", text)
+
+
+def multipart_run(root: Path) -> Path:
+    """A run with the multipart-10MB scenario: Spindle's A measured, the reference Ref without the route
+    (a route-unavailable event, no measurement)."""
+    run = synthetic_run(root, 1, {"A": [(WRK_OUTPUT, 150)], "Ref": []}, scenario="multipart-10MB")
+    write_tsv(run / "scenarios.tsv", [["name", "method", "path", "connections", "script", "script_args", "timeout",
+                                       "blocking", "tls", "description", "wait_ms", "open", "streams"],
+                                      ["multipart-10MB", "POST", "/multipart", "16", "bench-multipart.lua", "10485760",
+                                       "10s", "0", "0", "", "", "", ""]])
+    write_tsv(run / "events.tsv", [["round", "server", "kind", "message", "scope"],
+                                   ["1", "Ref", "route-unavailable", "does not serve POST /multipart (404 to the "
+                                    "route check): multipart-10MB not measured", "route:/multipart"]])
+    return run
+
+
+class MultipartRouteTest(TempDirTest):
+    def test_a_reference_without_the_route_is_na_not_a_failure(self):
+        report = bench.Report(multipart_run(self.root))
+        self.assertIsNotNone(report.cells[("A", "multipart-10MB")].rps)
+        self.assertEqual(csv_rows(report)["Ref"]["status"], "no-route")
+        self.assertEqual(csv_rows(report)["A"]["status"], "ok")
+        self.assertIn("n/a: no route", report.markdown(1, ""))
+        self.assertFalse(report.violations(False))
+
+    def test_a_spindle_row_without_the_route_is_a_failure(self):
+        run = multipart_run(self.root)
+        write_tsv(run / "events.tsv", [["round", "server", "kind", "message", "scope"],
+                                       ["1", "A", "route-unavailable", "does not serve POST /multipart", "route:/multipart"]])
+        self.assertTrue([v for v in bench.Report(run).violations(False) if v.startswith("A")])
+
+    def test_the_event_does_not_touch_the_rows_other_scenarios(self):
+        report = bench.Report(multipart_run(self.root))
+        e = report.events[0]
+        self.assertTrue(report.applies(e, "multipart-10MB"))
+        self.assertFalse(report.applies(e, "plaintext-c256"))
+
+    def test_the_check_body_is_the_wrk_scripts(self):
+        lua = (Path(__file__).parent / "bench-multipart.lua").read_text(encoding="utf-8")
+        self.assertIn(bench.MULTIPART_BOUNDARY, lua)
+        self.assertIn(bench.MULTIPART_ALPHABET.decode(), lua)
+        self.assertIn(bench.MULTIPART_FIELD, lua)
+        self.assertEqual(len(bench.multipart_file(1000)), 1000)
+        body, content_type = bench.multipart_body(bench.multipart_file(200))
+        self.assertEqual(content_type, f"multipart/form-data; boundary={bench.MULTIPART_BOUNDARY}")
+        # the delimiter only where it belongs: after the field, and the close delimiter after the file
+        self.assertEqual(body.count(f"\r\n--{bench.MULTIPART_BOUNDARY}".encode()), 2)
+
+
+def multipart_checks(serve: bool, wrong_digest: bool = False) -> tuple[list, list]:
+    """bench.run_checks against a server whose /multipart answers like the benchmark app (or 404s, or lies)."""
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            if not serve or self.path != "/multipart":
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            delimiter = b"\r\n--" + bench.MULTIPART_BOUNDARY.encode()
+            start = body.index(b"\r\n\r\n", body.index(b'filename="bench.bin"')) + 4
+            file = body[start:body.index(delimiter, start)]
+            digest = hashlib.sha256(file + (b"x" if wrong_digest else b"")).hexdigest()
+            answer = json.dumps({"fields": {"title": bench.MULTIPART_FIELD}, "files": [
+                {"name": "file", "filename": "bench.bin", "size": len(file), "sha256": digest}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def do_GET(self):
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.handle_error = lambda *_: None   # the pipelined check's client closes early: no traceback
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        absent: list[str] = []
+        results = bench.run_checks("127.0.0.1", server.server_address[1], 5.0, multipart_sizes=(300_000,), absent=absent)
+        return [r for r in results if "/multipart" in r[0]], absent
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class MultipartCheckTest(unittest.TestCase):
+    def test_the_answer_digest_must_be_the_file_parts(self):
+        results, absent = multipart_checks(serve=True)
+        self.assertEqual(absent, [])
+        self.assertEqual([r[1] for r in results], [None, None, None], results)
+        results, _ = multipart_checks(serve=True, wrong_digest=True)
+        self.assertTrue(all(r[1] for r in results), results)
+
+    def test_a_404_is_absent_and_passes(self):
+        results, absent = multipart_checks(serve=False)
+        self.assertEqual(absent, ["/multipart"])
+        self.assertEqual([r[1] for r in results], [None, None, None], results)
+        self.assertIn("not served", results[0][2])
 
 
 if __name__ == "__main__":

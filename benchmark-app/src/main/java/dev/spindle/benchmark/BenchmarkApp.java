@@ -130,7 +130,7 @@ public final class BenchmarkApp {
                     .append(sha256(file.path())).append("\"}");
             comma = ",";
         }
-        res.json(json.append("]}").toString());
+        res.jsonText(json.append("]}").toString());
     }
 
     /** How much a digest reads before it lets other virtual threads run. */

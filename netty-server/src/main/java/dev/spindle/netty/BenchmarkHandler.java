@@ -33,10 +33,14 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.codec.http.multipart.HttpPostRequestDecoder;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +50,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The benchmark app's routes, one instance per connection, behind {@code HttpServerCodec} alone.
  * A bodiless request is answered from its {@link HttpRequest} (its empty last content is
- * dropped); {@code /echo} gathers its body itself. Responses are written, not flushed: the flush
+ * dropped); {@code /echo} gathers its body itself, {@code /multipart} offers it to Netty's
+ * {@link HttpPostRequestDecoder} chunk by chunk ({@link MultipartUploads}). Responses are written, not flushed: the flush
  * comes once per read batch in {@link #channelReadComplete}. While an offloaded or timed answer is
  * pending, later pipelined messages wait in order (and reading pauses), so answers keep the
  * order of the requests.
@@ -75,6 +80,10 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
     private CharSequence echoType;
     private boolean echoKeepAlive;
     private boolean echoHttp10;
+    /** The decoder of the {@code /multipart} upload being read (or hashed), else null; its parts so far. */
+    private HttpPostRequestDecoder multipart;
+    private List<MultipartUploads.Part> multipartParts;
+    private long multipartBytes;
     private boolean closing;
     private boolean inputShutdown;
 
@@ -126,6 +135,8 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
                     fail(content.decoderResult().cause());
                 } else if (echoBody != null) {
                     onEchoContent(content);
+                } else if (multipartParts != null) {
+                    onMultipartContent(content);
                 }
             }
         } finally {
@@ -174,6 +185,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
             case JSON -> staticAnswer(true, Wire.HELLO_JSON, Wire.APPLICATION_JSON, Wire.HELLO_JSON_LENGTH, keepAlive, http10);
             case HEALTH -> staticAnswer(true, Wire.OK, Wire.TEXT_PLAIN, Wire.OK_LENGTH, keepAlive, http10);
             case ECHO -> startEcho(req, keepAlive, http10);
+            case MULTIPART -> startMultipart(req, keepAlive, http10);
             case SEARCH -> search(uri, keepAlive, http10);
             case DOWNLOAD -> download(method == HttpMethod.HEAD, keepAlive, http10);
             case USER -> json(BenchmarkRoutes.user(target.value()), keepAlive, http10, false);
@@ -307,6 +319,96 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         echoKeepAlive = keepAlive;
         echoHttp10 = http10;
         echoBody = ctx.alloc().compositeDirectBuffer(Integer.MAX_VALUE);
+    }
+
+    private void startMultipart(HttpRequest req, boolean keepAlive, boolean http10) {
+        String coding = req.headers().get(HttpHeaderNames.TRANSFER_ENCODING);
+        if (coding != null && !HttpHeaderValues.CHUNKED.contentEqualsIgnoreCase(coding)) {
+            closeWith(HttpResponseStatus.NOT_IMPLEMENTED);
+            return;
+        }
+        if (HttpUtil.getContentLength(req, -1L) > MultipartUploads.MAX_BYTES) {
+            closeWith(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+            return;
+        }
+        if (!HttpPostRequestDecoder.isMultipart(req)) {
+            closeWith(HttpResponseStatus.UNSUPPORTED_MEDIA_TYPE);
+            return;
+        }
+        try {
+            multipart = MultipartUploads.decoder(req);
+        } catch (HttpPostRequestDecoder.ErrorDataDecoderException e) {
+            closeWith(HttpResponseStatus.BAD_REQUEST);
+            return;
+        }
+        if (HttpUtil.is100ContinueExpected(req)) {
+            ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER,
+                    HEADERS.newEmptyHeaders(), EmptyHttpHeaders.INSTANCE));
+        }
+        multipartParts = new ArrayList<>();
+        multipartBytes = 0;
+        echoKeepAlive = keepAlive;
+        echoHttp10 = http10;
+    }
+
+    /** Each chunk offered as it arrives (file parts go to disk); at the last one, the files hashed off the event loop. */
+    private void onMultipartContent(HttpContent content) {
+        HttpPostRequestDecoder decoder = multipart;
+        List<MultipartUploads.Part> parts = multipartParts;
+        multipartBytes += content.content().readableBytes();
+        if (multipartBytes > MultipartUploads.MAX_BYTES) {
+            // a chunked body past the limit (a declared length over it was refused up front)
+            closeWith(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+            return;
+        }
+        try {
+            decoder.offer(content);
+            MultipartUploads.drain(decoder, parts);
+        } catch (HttpPostRequestDecoder.ErrorDataDecoderException | IOException e) {
+            closeWith(HttpResponseStatus.BAD_REQUEST);
+            return;
+        }
+        if (!(content instanceof LastHttpContent)) {
+            return;
+        }
+        if (decoder.currentPartialHttpData() != null) {
+            // the body ended inside a part: no close delimiter
+            closeWith(HttpResponseStatus.BAD_REQUEST);
+            return;
+        }
+        multipartParts = null;   // no more content for it; the decoder stays until its files are hashed
+        boolean keepAlive = echoKeepAlive;
+        boolean http10 = echoHttp10;
+        waitFor();
+        offload(() -> {
+            String body;
+            try {
+                body = MultipartUploads.answer(parts);
+            } catch (IOException e) {
+                body = null;
+            }
+            String answer = body;
+            ctx.executor().execute(() -> {
+                if (multipart == decoder) {
+                    releaseMultipart();
+                }
+                if (answer != null) {
+                    answerLater(answer, keepAlive, http10);
+                } else {
+                    waiting = false;
+                    closeWith(HttpResponseStatus.INTERNAL_SERVER_ERROR);
+                }
+            });
+        });
+    }
+
+    private void releaseMultipart() {
+        multipartParts = null;
+        if (multipart != null) {
+            HttpPostRequestDecoder decoder = multipart;
+            multipart = null;
+            decoder.destroy();   // releases the parts and deletes their files
+        }
     }
 
     private void onEchoContent(HttpContent content) {
@@ -504,6 +606,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void releaseEcho() {
+        releaseMultipart();
         if (echoBody != null) {
             echoBody.release();
             echoBody = null;

@@ -15,6 +15,8 @@ final class BenchmarkRoutes {
     /** What a request asks for. */
     enum Kind {
         PLAINTEXT, JSON, HEALTH, ECHO, SEARCH, DOWNLOAD,
+        /** {@code POST /multipart}: a {@code multipart/form-data} upload (HTTP/1.1; 404 over HTTP/2, which no scenario uploads on). */
+        MULTIPART,
         /** {@code /users/{id}}: {@link Target#value} is the id, decoded. */
         USER,
         /** {@code /blocking/{ms}}, {@code /delay/{ms}}, {@code /remote/{ms}}, {@code /remote-blocking/{ms}}: {@link Target#millis}. */
@@ -72,6 +74,8 @@ final class BenchmarkRoutes {
                 return get ? plain(Kind.SEARCH) : plain(Kind.GET_ONLY);
             case "/download":
                 return get ? plain(Kind.DOWNLOAD) : plain(Kind.GET_ONLY);
+            case "/multipart":
+                return post ? plain(Kind.MULTIPART) : plain(Kind.POST_ONLY);
             default:
                 return variable(path, get, downstreamConfigured);
         }

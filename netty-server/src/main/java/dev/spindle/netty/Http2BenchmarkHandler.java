@@ -127,7 +127,8 @@ final class Http2BenchmarkHandler extends ChannelInboundHandlerAdapter {
             // in memory: the DATA frames are cut by the codec to the peer's windows
             case DOWNLOAD -> respond(HttpResponseStatus.OK, Wire.OCTET_STREAM, Wire.downloadBytes().duplicate(), head);
             case USER -> json(BenchmarkRoutes.user(target.value()));
-            case NOT_FOUND -> empty(HttpResponseStatus.NOT_FOUND);
+            // the uploads are an HTTP/1.1 scenario: over h2 the route is not served
+            case NOT_FOUND, MULTIPART -> empty(HttpResponseStatus.NOT_FOUND);
             case GET_ONLY -> notAllowed(Wire.ALLOW_GET);
             case POST_ONLY -> notAllowed(Wire.ALLOW_POST);
             case MALFORMED, BAD_VALUE -> empty(HttpResponseStatus.BAD_REQUEST);
