@@ -62,6 +62,15 @@ CORE_FORBIDDEN=(
   "dev.spindle.core.http1 -> dev.spindle.core.http2"
   "dev.spindle.core.http2 -> dev.spindle.core.http1"
   "dev.spindle.core.http2 -> dev.spindle.core.tls"
+  # content codings act on exchanges, for both wire protocols alike: they know neither, nor TLS,
+  # the strategy contract or the client
+  "dev.spindle.core.compress -> dev.spindle.core.http1"
+  "dev.spindle.core.compress -> dev.spindle.core.http2"
+  "dev.spindle.core.compress -> dev.spindle.core.tls"
+  "dev.spindle.core.compress -> dev.spindle.core.spi"
+  "dev.spindle.core.compress -> dev.spindle.core.client"
+  "dev.spindle.core.tls -> dev.spindle.core.compress"
+  "dev.spindle.core.exchange -> dev.spindle.core.compress"
   # byte helpers depend on nothing of Spindle
   "dev.spindle.core.bytes -> dev.spindle.*"
   # the client speaks its own HTTP/1.1, over the API's result types and the strategy contract: none

@@ -9,12 +9,14 @@ package dev.spindle.core;
  * Immutable; each setter-like method returns a changed copy.
  */
 public final class RouteOptions {
-    private static final RouteOptions DEFAULTS = new RouteOptions(-1);
+    private static final RouteOptions DEFAULTS = new RouteOptions(-1, null);
 
     private final long maxBodySize;
+    private final Compression compression;
 
-    private RouteOptions(long maxBodySize) {
+    private RouteOptions(long maxBodySize, Compression compression) {
         this.maxBodySize = maxBodySize;
+        this.compression = compression;
     }
 
     /**
@@ -43,7 +45,7 @@ public final class RouteOptions {
         if (bytes < 0) {
             throw new IllegalArgumentException("maxBodySize must not be negative, got " + bytes);
         }
-        return new RouteOptions(bytes);
+        return new RouteOptions(bytes, compression);
     }
 
     /**
@@ -55,8 +57,36 @@ public final class RouteOptions {
         return maxBodySize;
     }
 
+    /**
+     * The route's own response compression instead of its router's
+     * ({@link Router.Builder#compression(Compression)}): {@code Compression.defaults()} turns it on
+     * for this route alone, {@link Compression#none()} turns the router's off for it.
+     *
+     * @param compression how this route's answers are compressed, not null
+     * @return a copy with this compression
+     */
+    public RouteOptions compression(Compression compression) {
+        return new RouteOptions(maxBodySize, java.util.Objects.requireNonNull(compression, "compression"));
+    }
+
+    /**
+     * The route's own compression.
+     *
+     * @return what {@link #compression(Compression)} set, or null when the route follows its router
+     */
+    public Compression compression() {
+        return compression;
+    }
+
     @Override
     public String toString() {
-        return maxBodySize < 0 ? "RouteOptions[]" : "RouteOptions[maxBodySize=" + maxBodySize + "]";
+        StringBuilder s = new StringBuilder("RouteOptions[");
+        if (maxBodySize >= 0) {
+            s.append("maxBodySize=").append(maxBodySize);
+        }
+        if (compression != null) {
+            s.append(s.length() > 13 ? ", " : "").append("compression=").append(compression);
+        }
+        return s.append(']').toString();
     }
 }

@@ -34,7 +34,8 @@ public final class Router {
     final boolean problemDetails;
 
     private Router(List<Route> routes, Route notFound, Route methodNotAllowed, JsonCodec json, Pipeline pipeline,
-            List<ExchangeListener> listeners, boolean problemDetails, Map<Class<?>, java.util.function.Function<String, ?>> converters) {
+            List<ExchangeListener> listeners, boolean problemDetails, Map<Class<?>, java.util.function.Function<String, ?>> converters,
+            Compression compression) {
         this.routes = routes.toArray(Route[]::new);
         this.notFound = notFound;
         this.methodNotAllowed = methodNotAllowed;
@@ -44,13 +45,21 @@ public final class Router {
         for (Route r : this.routes) {
             r.json = json;
             r.converters = converters;
+            r.compression = effective(r.options.compression() != null ? r.options.compression() : compression);
         }
         if (notFound != null) {
             notFound.json = json;
             methodNotAllowed.json = json;
             notFound.converters = converters;
             methodNotAllowed.converters = converters;
+            notFound.compression = effective(compression);
+            methodNotAllowed.compression = effective(compression);
         }
+    }
+
+    /** Null for no compression, so a route without it costs one check per answer. */
+    private static Compression effective(Compression c) {
+        return c == null || c.encodings().isEmpty() ? null : c;
     }
 
     /**
@@ -234,8 +243,23 @@ public final class Router {
         private final List<ExchangeListener> listeners = new ArrayList<>();
         private boolean problemDetails;
         private final Map<Class<?>, java.util.function.Function<String, ?>> converters = new LinkedHashMap<>();
+        private Compression compression;
 
         private Builder() {
+        }
+
+        /**
+         * Compresses the answers of every route (a route's own {@link RouteOptions#compression}
+         * wins): {@code .compression(Compression.defaults())} for gzip and deflate, negotiated from
+         * {@code Accept-Encoding}; see {@link Compression} for what is compressed and how. Without
+         * it nothing is compressed and nothing is added per request. A second call replaces the first.
+         *
+         * @param compression how answers are compressed, not null ({@link Compression#none()} for not at all)
+         * @return this builder
+         */
+        public Builder compression(Compression compression) {
+            this.compression = Objects.requireNonNull(compression, "compression");
+            return this;
         }
 
         /**
@@ -367,6 +391,20 @@ public final class Router {
         }
 
         /**
+         * Adds a GET route with options of its own, such as its compression; see
+         * {@link #route(String, String, Handler, RouteOptions)}. HEAD requests are served by it too.
+         *
+         * @param pattern the path pattern, such as {@code /users/{id}}
+         * @param handler what answers matching requests: a lambda, or {@link Handler#blocking} or {@link Handler#async}
+         * @param options what the route changes of the server's settings, not null
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
+        public Builder get(String pattern, Handler handler, RouteOptions options) {
+            return route("GET", pattern, handler, options);
+        }
+
+        /**
          * Adds a POST route; see {@link #route(String, String, Handler)}.
          *
          * @param pattern the path pattern, such as {@code /users/{id}}
@@ -440,11 +478,25 @@ public final class Router {
          * @throws IllegalArgumentException if the prefix is not of that form
          */
         public Builder staticFiles(String prefix, StaticFiles files) {
+            return staticFiles(prefix, files, RouteOptions.defaults());
+        }
+
+        /**
+         * Serves {@code files} under {@code prefix} as {@link #staticFiles(String, StaticFiles)}
+         * does, with options of the route's own, such as its compression.
+         *
+         * @param prefix the path the files appear under: starts with {@code /} and does not end with one, unless it is {@code "/"}
+         * @param files the files to serve
+         * @param options what the route changes of the server's settings, not null
+         * @return this builder
+         * @throws IllegalArgumentException if the prefix is not of that form
+         */
+        public Builder staticFiles(String prefix, StaticFiles files, RouteOptions options) {
             Objects.requireNonNull(prefix, "prefix");
             if (!prefix.startsWith("/") || prefix.length() > 1 && prefix.endsWith("/")) {
                 throw new IllegalArgumentException("a static prefix starts with '/' and does not end with one: " + prefix);
             }
-            return get((prefix.equals("/") ? "" : prefix) + "/{" + StaticFiles.VARIABLE + "...}", files);
+            return get((prefix.equals("/") ? "" : prefix) + "/{" + StaticFiles.VARIABLE + "...}", files, options);
         }
 
         /**
@@ -484,7 +536,7 @@ public final class Router {
             Objects.requireNonNull(handler, "handler");
             Objects.requireNonNull(options, "options");
             routes.add(new Route(Objects.requireNonNull(method, "method"), Objects.requireNonNull(pattern, "pattern"), handler,
-                    options.maxBodySize()));
+                    options));
             handlers.add(handler);
             return this;
         }
@@ -497,7 +549,7 @@ public final class Router {
          */
         public Router build() {
             if (filters.isEmpty() && mappers.isEmpty() && notFound == null && methodNotAllowed == null) {
-                return new Router(routes, null, null, json, null, listeners, problemDetails, Map.copyOf(converters));
+                return new Router(routes, null, null, json, null, listeners, problemDetails, Map.copyOf(converters), compression);
             }
             Pipeline pipeline = new Pipeline(filters.toArray(Filter[]::new), Map.copyOf(mappers), problemDetails);
             List<Route> composed = new ArrayList<>(routes.size());
@@ -507,7 +559,7 @@ public final class Router {
                 if (notFound != null && h instanceof StaticFiles files) {
                     h = files.orElse(notFound);
                 }
-                composed.add(new Route(r.method, r.pattern, pipeline.compose(h), r.maxBodySize));
+                composed.add(new Route(r.method, r.pattern, pipeline.compose(h), r.options));
             }
             Handler missing = notFound != null ? notFound
                     : (req, res) -> {
@@ -524,7 +576,7 @@ public final class Router {
                 custom405.handle(req, res);
             };
             return new Router(composed, Route.fallback(pipeline.compose(missing)), Route.fallback(pipeline.compose(wrongMethod)),
-                    json, pipeline, listeners, problemDetails, Map.copyOf(converters));
+                    json, pipeline, listeners, problemDetails, Map.copyOf(converters), compression);
         }
     }
 }

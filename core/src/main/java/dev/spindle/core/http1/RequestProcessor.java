@@ -9,6 +9,7 @@ import dev.spindle.core.RequestBody;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.bytes.OutputBuffer;
+import dev.spindle.core.compress.ResponseCoding;
 import dev.spindle.core.exchange.ApiAccess;
 import dev.spindle.core.exchange.Deadlines;
 import dev.spindle.core.exchange.EndRecord;
@@ -490,6 +491,11 @@ final class RequestProcessor {
         if (failure != null) {
             // the router's default answer: an HttpException's status (a body broken on the wire: its status), else 500
             API.answerFailure(router, req, res, failure);
+        }
+        if (ResponseCoding.apply(req, res)) {
+            failure = ResponseCoding.notAcceptable();
+            API.answerFailure(router, req, res, failure);
+            ResponseCoding.apply(req, res);
         }
         EndRecord end = EndRecord.of(listeners, req, true, res.status, failure);
         switch (writer.respond(req, res, in, connection, end)) {

@@ -7,6 +7,7 @@ import dev.spindle.core.HttpException;
 import dev.spindle.core.RequestBody;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.compress.ResponseCoding;
 import dev.spindle.core.exchange.ApiAccess;
 import dev.spindle.core.exchange.BodyException;
 import dev.spindle.core.exchange.EndRecord;
@@ -422,6 +423,11 @@ final class StreamDispatcher {
     private void respond(Stream s, ResponseState res, Throwable failure) {
         if (failure != null) {
             API.answerFailure(router, s.request, res, failure);
+        }
+        if (ResponseCoding.apply(s.request, res)) {
+            failure = ResponseCoding.notAcceptable();
+            API.answerFailure(router, s.request, res, failure);
+            ResponseCoding.apply(s.request, res);
         }
         encode(s, res, failure);
     }
