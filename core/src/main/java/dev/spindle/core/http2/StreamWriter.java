@@ -101,6 +101,8 @@ final class StreamWriter {
         }
         boolean noContent = res.status == 204 || res.status == 304;
         boolean streamed = res.api.isStreamed();
+        // taken before a HEAD answer's stream is closed: its length is GET's (none when unknown)
+        long contentLength = streamed ? res.streamLength : length;
         CompletableFuture<Long> sent = streamed ? res.takeSent() : null;
         if (streamed && (head || noContent)) {
             res.closeStreamedBody();
@@ -118,7 +120,6 @@ final class StreamWriter {
         if (res.contentType != null) {
             encoder.headerConstant(CONTENT_TYPE, contentType(res.contentType), out);
         }
-        long contentLength = res.api.isStreamed() ? res.streamLength : length;
         if (!noContent && contentLength >= 0) {
             encoder.contentLength(decimal(contentLength), out);
         }
