@@ -83,6 +83,10 @@ public abstract class CompressionCases {
 
     protected abstract SSLContext clientTls();
 
+    /** Request bodies inflated, within 1 MiB. */
+    private static final dev.spindle.core.RouteOptions INFLATE =
+            dev.spindle.core.RouteOptions.defaults().requestDecompression(true).maxBodySize(1 << 20);
+
     private HttpServer server;
     /** Released by the flush case once it has seen the first event. */
     private volatile CountDownLatch secondEvent = new CountDownLatch(0);
@@ -122,6 +126,13 @@ public abstract class CompressionCases {
                     }
                     out.write("data: second\n\n".getBytes(StandardCharsets.UTF_8));
                 }))
+                .post("/inflate/inline", (req, res) -> res.text(digest(req.bodyBytes())), INFLATE)
+                .post("/inflate/blocking", Handler.blocking((req, res) -> {
+                    try (InputStream in = req.bodyStream()) {
+                        res.text(digest(in.readAllBytes()));
+                    }
+                }), INFLATE)
+                .post("/inflate/async", Handler.async((req, res) -> req.readBody().thenAccept(b -> res.text(digest(b)))), INFLATE)
                 .build();
         server = start(config(), router);
     }
@@ -494,5 +505,119 @@ public abstract class CompressionCases {
                 assertThat(decode("gzip", r.body())).isEqualTo(BYTES);
             }
         }
+    }
+
+    static String digest(byte[] body) {
+        return body.length + " " + java.util.Arrays.hashCode(body);
+    }
+
+    static byte[] gzip(byte[] data) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(out)) {
+            z.write(data);
+        }
+        return out.toByteArray();
+    }
+
+    /** 48 MiB of zeros in about 48 KB (three gzip members): within an h2 stream's first window. */
+    private static byte[] bomb;
+
+    private static synchronized byte[] bomb() throws IOException {
+        if (bomb == null) {
+            byte[] member = gzip(new byte[16 << 20]);
+            ByteArrayOutputStream all = new ByteArrayOutputStream();
+            for (int i = 0; i < 3; i++) {
+                all.writeBytes(member);
+            }
+            bomb = all.toByteArray();
+        }
+        return bomb;
+    }
+
+    /** Posts {@code body} with {@code Content-Encoding: coding}; the body is written beside the read, so an early answer is read whole. */
+    private Answer post(boolean h2, String path, String coding, byte[] body) throws Exception {
+        if (h2) {
+            try (H2Connection c = openH2(server.port())) {
+                c.handshake();
+                c.request(1, "POST", path, false, new Header("content-encoding", coding),
+                        new Header("content-length", Integer.toString(body.length)));
+                try {
+                    c.body(1, body, true);
+                } catch (AssertionError | IOException e) {
+                    // answered (and reset) before the whole body went: the answer is what counts
+                }
+                H2Response r = c.response(1);
+                return new Answer(r.status(), r.headers(), r.body());
+            }
+        }
+        try (RawConnection c = connect(server.port())) {
+            byte[] head = ("POST " + path + " HTTP/1.1\r\nHost: x\r\nContent-Encoding: " + coding + "\r\nContent-Length: " + body.length
+                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+            Thread writer = Thread.ofVirtual().start(() -> {
+                try {
+                    c.send(head).send(body);
+                } catch (IOException e) {
+                    // the server answered and closed before the whole body went
+                }
+            });
+            RawResponse r = c.read();
+            writer.join(10_000);
+            List<Header> headers = new ArrayList<>();
+            for (RawResponse.Field f : r.headers()) {
+                headers.add(new Header(f.name(), f.value()));
+            }
+            return new Answer(r.status(), headers, r.body());
+        }
+    }
+
+    static Stream<Arguments> inflating() {
+        List<Arguments> rows = new ArrayList<>();
+        for (boolean h2 : new boolean[] {false, true}) {
+            for (String path : new String[] {"/inflate/inline", "/inflate/blocking", "/inflate/async"}) {
+                rows.add(Arguments.of(h2, path));
+            }
+        }
+        return rows.stream();
+    }
+
+    /** {@code RouteOptions.requestDecompression}: a gzip body reaches inline, blocking and asynchronous handlers inflated. */
+    @ParameterizedTest(name = "h2 {0}, POST {1}")
+    @MethodSource("inflating")
+    void aGzipRequestBodyReachesTheHandlerInflated(boolean h2, String path) throws Exception {
+        if (h2) {
+            assumeHttp2();
+        }
+        Answer a = post(h2, path, "gzip", gzip(BYTES));
+        assertThat(a.status()).isEqualTo(200);
+        assertThat(new String(a.body(), StandardCharsets.UTF_8)).isEqualTo(digest(BYTES));
+    }
+
+    /** A bomb (48 MiB of zeros in 48 KB) to a route taking 1 MiB: 413, as for a body too large on the wire (HTTP/1.1: and a close). */
+    @ParameterizedTest(name = "h2 {0}, POST {1}")
+    @MethodSource("inflating")
+    void aGzipBombIs413(boolean h2, String path) throws Exception {
+        if (h2) {
+            assumeHttp2();
+        }
+        Answer a = post(h2, path, "gzip", bomb());
+        assertThat(a.status()).isEqualTo(413);
+        if (!h2) {
+            assertThat(a.header("Connection")).isEqualTo("close");
+        }
+    }
+
+    /** A body that is not valid gzip: 400; one in a coding the server does not undo: 415 naming those it does (RFC 9110 15.5.16). */
+    @ParameterizedTest(name = "h2 {0}, POST {1}")
+    @MethodSource("inflating")
+    void aCorruptOrUnsupportedBodyIsRefused(boolean h2, String path) throws Exception {
+        if (h2) {
+            assumeHttp2();
+        }
+        byte[] corrupt = gzip(BYTES);
+        java.util.Arrays.fill(corrupt, 15, 40, (byte) 0x55);
+        assertThat(post(h2, path, "gzip", corrupt).status()).isEqualTo(400);
+        Answer unsupported = post(h2, path, "br", gzip(BYTES));
+        assertThat(unsupported.status()).isEqualTo(415);
+        assertThat(unsupported.header("Accept-Encoding")).isEqualTo("gzip, deflate");
     }
 }

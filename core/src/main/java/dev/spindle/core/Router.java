@@ -227,6 +227,22 @@ public final class Router {
         }
     }
 
+    /** 415 for a request body in a content coding not undone, naming those that are (RFC 9110 15.5.16). */
+    static final class UnsupportedEncoding extends HttpException {
+        private static final long serialVersionUID = 1L;
+        final String accepted;
+
+        UnsupportedEncoding(String accepted) {
+            super(415, "the request body's content coding is not one of " + accepted);
+            this.accepted = accepted;
+        }
+
+        @Override
+        void addRequiredHeaders(Response response) {
+            response.header("Accept-Encoding", accepted);
+        }
+    }
+
     /**
      * Collects routes, filters, exception mappers, the 404 and 405 answers and the JSON codec, then
      * {@link #build() builds} the router. Every method returns this builder, for chaining. Not

@@ -7,6 +7,7 @@ import dev.spindle.core.HttpException;
 import dev.spindle.core.RequestBody;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.compress.RequestDecoding;
 import dev.spindle.core.compress.ResponseCoding;
 import dev.spindle.core.exchange.ApiAccess;
 import dev.spindle.core.exchange.BodyException;
@@ -119,6 +120,11 @@ final class StreamDispatcher {
         long limit = route.bodyLimit(config, route.streamsBody && handlers.canStream(route));
         if (s.contentLength > limit) {
             answerError(s, 413, "the request body is larger than " + limit + " bytes");
+            return;
+        }
+        HttpException unsupported = RequestDecoding.refusal(s.request);
+        if (unsupported != null) {
+            answerError(s, unsupported);
             return;
         }
         if (s.request.expectContinue) {
@@ -261,6 +267,14 @@ final class StreamDispatcher {
                 return;
             }
         }
+        int coding = RequestDecoding.decoding(req);
+        if (coding > RequestDecoding.NONE && req.bodyEnd > req.bodyStart) {
+            HttpException refused = RequestDecoding.inflateWhole(req, coding, route.bodyLimit(config, false));
+            if (refused != null) {
+                answerError(s, refused);
+                return;
+            }
+        }
         if (handlers.deferred(route)) {
             if (route.async != null) {
                 req.mayBlock = false;
@@ -276,8 +290,13 @@ final class StreamDispatcher {
     private void startStreamed(Stream s, Route route, long limit) {
         started(s);
         s.bodyLimit = limit;
-        RequestBody body = API.newBody(s.contentLength, wakeup);
+        int coding = RequestDecoding.decoding(s.request);
+        RequestBody body = API.newBody(coding != RequestDecoding.NONE ? -1 : s.contentLength, wakeup);
         API.collectLimit(body, route.bodyLimit(config, false));
+        if (coding != RequestDecoding.NONE) {
+            API.decode(body, coding, limit);
+            RequestDecoding.hideCodingFields(s.request);
+        }
         s.request.streamed = body;
         s.request.mayBlock = route.blocking;
         s.streamed = body;
@@ -406,11 +425,14 @@ final class StreamDispatcher {
      * and mappers when its head was read, else its default error answer.
      */
     private void answerError(Stream s, int status, String message) {
+        answerError(s, new HttpException(status, message));
+    }
+
+    private void answerError(Stream s, HttpException refusal) {
         s.response.reset();
         if (s.streamed != null) {
-            API.fail(s.streamed, new BodyException(status, message));
+            API.fail(s.streamed, new BodyException(refusal.status(), refusal.getMessage()));
         }
-        HttpException refusal = new HttpException(status, message);
         boolean headRead = s.request.method != null && s.request.data != null;
         if (headRead && !s.started) {
             s.started = true;
