@@ -28,6 +28,8 @@ MODULE_RULES=(
   "opentelemetry    dev.spindle.core"
   # the published metrics module: an ExchangeListener on the API alone
   "micrometer       dev.spindle.core"
+  # the published zstd coding: a ContentEncoding on the API alone
+  "compression-zstd dev.spindle.core"
   # the launchers: the benchmark app on each strategy's public server classes
   "launchers        dev.spindle.core dev.spindle.benchmark dev.spindle.blocking dev.spindle.nio dev.spindle.iouring dev.spindle.micrometer"
   # the Netty reference: Netty in its own idiom, nothing of Spindle's core
