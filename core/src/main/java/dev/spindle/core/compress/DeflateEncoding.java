@@ -17,10 +17,10 @@ import java.util.zip.Deflater;
  * at most {@link #POOLED} wait in the pool, and any beyond that are ended at once.
  */
 public final class DeflateEncoding implements ContentEncoding {
+    /** Idle deflaters kept per encoding: enough for the threads that compress at once on a busy server (set before the shared encodings are made). */
+    static final int POOLED = Math.clamp(2L * Runtime.getRuntime().availableProcessors(), 4, 64);
     public static final DeflateEncoding GZIP = new DeflateEncoding(true, 6);
     public static final DeflateEncoding DEFLATE = new DeflateEncoding(false, 6);
-    /** Idle deflaters kept per encoding: enough for the threads that compress at once on a busy server. */
-    static final int POOLED = Math.clamp(2L * Runtime.getRuntime().availableProcessors(), 4, 64);
     /** A buffer grown past this for a large body is not kept in the pool. */
     private static final int RETAINED_BUFFER = 64 * 1024;
     private static final int BUFFER = 16 * 1024;

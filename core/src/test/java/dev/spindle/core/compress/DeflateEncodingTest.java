@@ -178,6 +178,20 @@ class DeflateEncodingTest {
         assertThat(e.idle()).isLessThanOrEqualTo(DeflateEncoding.POOLED);
     }
 
+    /** The shared encodings, made when the class loads, have their pool too. */
+    @Test
+    void theSharedEncodingsPoolTheirDeflaters() {
+        for (DeflateEncoding e : new DeflateEncoding[] {DeflateEncoding.GZIP, DeflateEncoding.DEFLATE}) {
+            e.encode(TEXT, 0, TEXT.length);
+            DeflateEncoding.Work first = e.take();
+            e.give(first);
+            e.encode(TEXT, 0, TEXT.length);
+            assertThat(e.take()).isSameAs(first);
+            e.give(first);
+            assertThat(e.idle()).isPositive();
+        }
+    }
+
     @Test
     void aClosedStreamRefusesWritesAndClosesOnce() throws IOException {
         DeflateEncoding e = DeflateEncoding.of(false, 1);
