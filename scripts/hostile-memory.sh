@@ -12,7 +12,7 @@
 #                or main classes; default: the nine Spindle servers (SingleThreadServer,
 #                ThreadPerConnectionServer, ThreadPoolServer, VirtualThreadServer, SingleLoopServer,
 #                MultiLoopServer, BossWorkerServer, ReusePortServer, IoUringServer)
-#   --phases     a subset of oversized,slow,medium,churn,uploads,raised (default: all, in that order)
+#   --phases     a subset of oversized,slow,medium,churn,uploads,raised,multipart (default: all, in that order)
 #   --out DIR    where the run goes (default results/hostile/<UTC timestamp>/)
 #
 # Each server is started three times, each time on 127.0.0.1 with a fixed 96 MiB heap (-Xms96m
@@ -35,13 +35,18 @@
 #             the oversized phase), not 413
 #   raised    -Dspindle.maxBodySize=314572800 (300 MiB), then two concurrent 300 MB POSTs to
 #             /echo (phase "raised"): a clear 413/503, or 200 with the whole echo
+#   multipart the default limits, then two concurrent POST /multipart (one with --quick): a field and a
+#             300 MB file as multipart/form-data, one with Content-Length and one chunked (phase
+#             "multipart"); the route stores the file on disk and answers its size and SHA-256,
+#             which must match the client's: the heap stays bounded while 300 MB go through it
 # Throughout, a new connection asks GET /plaintext every 0.2 s. After the phases the server's CPU
 # is sampled for 5 s (after 5 s of quiet), then it is stopped with SIGTERM.
 # Every phase is bounded in count and time (each request has a deadline: 30-60 s, 20 s with --quick).
 #
 # A server passes when every hostile request got a status line (2xx with the whole echo, or
 # 4xx/5xx; a close or reset after a 4xx/5xx status is fine, before one it is a failure), every
-# refused upload (uploads) read a 413 with no reset before it, every health probe was answered
+# refused upload (uploads) read a 413 with no reset before it, every multipart upload (multipart) got
+# 200 with its file's size and SHA-256, every health probe was answered
 # 200 within 1 s, its output holds no OutOfMemoryError, its CPU after the load is below 5 % of
 # one core, and it stayed up. The rule is in scripts/lib/hostile_memory.py
 # (VERDICT_RULE) and in every summary.md.
@@ -74,7 +79,7 @@ UPLOAD_LIMIT="${SPINDLE_HOSTILE_UPLOAD_LIMIT:-1048576}"
 ALL_SERVERS=(SingleThreadServer ThreadPerConnectionServer ThreadPoolServer VirtualThreadServer SingleLoopServer
   MultiLoopServer BossWorkerServer ReusePortServer IoUringServer)
 QUICK_SERVERS=(VirtualThreadServer MultiLoopServer)
-ALL_PHASES=(oversized slow medium churn uploads raised)
+ALL_PHASES=(oversized slow medium churn uploads raised multipart)
 
 usage() {
   echo "usage: $(basename "$0") [--quick] [--servers A,B] [--phases P,Q] [--out DIR]   (--help for more)" >&2
@@ -113,13 +118,14 @@ if [[ -n "$phases_arg" ]]; then
     [[ " ${ALL_PHASES[*]} " == *" $p "* ]] || { echo "error: unknown phase '$p' (known: ${ALL_PHASES[*]})" >&2; usage; }
   done
 fi
-# The refused uploads and the raised-limit case are launches of their own; the other phases share
-# the default launch.
-default_phases=() uploads=0 raised=0
+# The refused uploads, the raised-limit case and the multipart uploads are launches of their own
+# (so each launch's peak heap is its own); the other phases share the default launch.
+default_phases=() uploads=0 raised=0 multipart=0
 for p in "${phases[@]}"; do
   case "$p" in
     uploads) uploads=1 ;;
     raised) raised=1 ;;
+    multipart) multipart=1 ;;
     *) default_phases+=("$p") ;;
   esac
 done
@@ -266,6 +272,9 @@ for entry in "${plan[@]}"; do
   fi
   if (( raised )); then
     run_launch "$name" "$fqcn" "$module" "$props" "$workers" raised raised "-Dspindle.maxBodySize=$RAISED_LIMIT"
+  fi
+  if (( multipart )); then
+    run_launch "$name" "$fqcn" "$module" "$props" "$workers" multipart multipart
   fi
 done
 

@@ -9,8 +9,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 # Debian packages the test suites need; modules add theirs here, in one place
-# (liburing2 for io_uring, liburing-dev and gcc for its struct layout test).
-TEST_PACKAGES=(curl gcc liburing2 liburing-dev nghttp2-client)
+# (liburing2 for io_uring, liburing-dev and gcc for its struct layout test, curl and python3-requests
+# for the multipart uploads of the conformance suite's real clients).
+TEST_PACKAGES=(curl gcc liburing2 liburing-dev nghttp2-client python3-requests)
 
 spindle_ensure_packages "${TEST_PACKAGES[@]}"
 spindle_find_jdk

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import sys
 from pathlib import Path
 
@@ -43,9 +44,70 @@ def conformance(run: Path) -> dict[str, tuple[int, int, list[tuple[str, str]]]]:
     return results
 
 
+def socket_errors(raw: Path) -> str:
+    """wrk's socket errors by kind, from its raw output: "connect 0, read 3, write 0, timeout 0"."""
+    try:
+        m = re.search(r"Socket errors: (connect \d+, read \d+, write \d+, timeout \d+)", raw.read_text(encoding="utf-8"))
+    except OSError:
+        return "–"
+    return m.group(1) if m else "none"
+
+
+def balancer_saw(run: Path, r: dict[str, str]) -> str:
+    """What the balancer counted of the stop: HAProxy's stats of app2 and its 5xx, the upstream errors nginx logged."""
+    stem = run / "raw" / f"{r['server']}-{r['topology']}"
+    if r["balancer"] == "haproxy":
+        try:
+            with Path(f"{stem}-haproxy-stats.csv").open(encoding="utf-8") as fh:
+                stats = {(row["# pxname"], row["svname"]): row for row in csv.DictReader(fh)}
+        except (OSError, KeyError):
+            return "–"
+        app2, front = stats.get(("checked", "app2")), stats.get(("checked", "FRONTEND"))
+        if not app2 or not front:
+            return "–"
+        return (f"app2: {app2['econ'] or 0} connect errors, {app2['wretr'] or 0} retries, {app2['eresp'] or 0} response "
+                f"errors; {front['hrsp_5xx'] or 0} × 5xx sent")
+    try:
+        lines = Path(f"{stem}-nginx-errors.txt").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return "–"
+    errors = [line for line in lines if "[error]" in line]
+    refused = sum("Connection refused" in line for line in errors)
+    return f"{refused} connects refused, {len(errors) - refused} other upstream errors (nginx's error log)"
+
+
+def stops(run: Path, rows: list[dict[str, str]]) -> list[str]:
+    """The section of the stop rows: one of two instances stopped under load, without and with a drain delay."""
+    if not rows:
+        return []
+    lines = ["## Stopping an instance under load", "",
+             "Two fresh instances (app1, app2) behind a fresh balancer (HAProxy :83 or nginx :84, both over the two), "
+             "wrk on GET /plaintext through it; 2 s in, app2 gets "
+             "SIGTERM (its drain delay from `-Dspindle.drainDelayMs`). With no delay, the listener closes at "
+             "SIGTERM and in-flight and idle connections drain; with one, readiness (`/health/ready`) answers 503 "
+             "at once while app2 serves on for the delay, then drains. HAProxy health-checks the instances "
+             "(`option httpchk GET /health/ready`, `inter 500ms fall 1 rise 2`, default retries: 3 on the same "
+             "server); nginx has passive checks only (`max_fails=1`, `proxy_next_upstream error timeout`). "
+             "*Failed* = wrk's socket errors + non-2xx answers: what the clients saw of the stop. "
+             "*SIGTERM to exit*: until app2's process ended. One run per row: a count, not a rate.", "",
+             "| server | balancer | drain delay | requests | req/s | p99 ms | failed | non-2xx | socket errors | "
+             "SIGTERM to exit | the balancer's count |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|"]
+    for r in rows:
+        raw = run / "raw" / f"{r['server']}-{r['topology']}.txt"
+        lines.append("| " + " | ".join([
+            r["server"], r["balancer"], f"{r.get('drain_delay_ms', '–')} ms", fmt(num(r["requests"])), fmt(num(r["req_s"])),
+            r["p99_ms"], r.get("failed", "–"), r["non2xx"], socket_errors(raw), f"{r.get('stop_s', '–')} s",
+            balancer_saw(run, r)]) + " |")
+    lines.append("")
+    return lines
+
+
 def main(run: Path) -> int:
     with (run / "measurements.tsv").open(encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t"))
+        every = list(csv.DictReader(fh, delimiter="\t"))
+    stop_rows = [r for r in every if r["topology"].startswith("stop-")]
+    rows = [r for r in every if not r["topology"].startswith("stop-")]
     lines = [f"# Spindle behind load balancers: run {run.name}", "",
              "N instances of a server, each in a network namespace of its own, behind nginx and HAProxy "
              "(upstream keep-alive) in another, wrk in a client namespace; every namespace on one bridge, "
@@ -77,6 +139,7 @@ def main(run: Path) -> int:
             server_cpu = num(r["server_cpu_s"])
             bars.append((f"{server} {r['topology']}", rps, reqs / server_cpu if reqs and server_cpu else None))
         lines.append("")
+    lines += stops(run, stop_rows)
     checks = conformance(run)
     if checks:
         lines += ["## Conformance through the balancers", "",

@@ -22,6 +22,10 @@ Phases (sizes for a full run; --quick uses the smaller figures in QUICK):
   raised     2 POST /echo of 300 MB at once, to a server started with spindle.maxBodySize raised
              to 300 MiB (the issue's reproduction); each must get 413/503, or 200 with the whole
              echo if the server can take it within its heap
+  multipart  2 POST /multipart at once (1 with --quick), multipart/form-data bodies of a field and a
+             300 MB file, one with Content-Length and one chunked, to a server at the default limits:
+             the route stores the file on disk (Multipart.form()) and answers its size and SHA-256,
+             which must be 200 with the field, the size and the digest the client computed
   slow       200 connections send a 64-byte body 4 bytes at a time: half every 0.3 s (done in
              about 5 s, inside the 10 s header timeout: expect 200), half every 1 s (about 16 s:
              expect 408 at the header timeout)
@@ -43,6 +47,7 @@ from __future__ import annotations
 import argparse
 import csv
 import errno
+import hashlib
 import json
 import os
 import random
@@ -77,6 +82,7 @@ FULL = {
     "oversized": {"length": 300 * MB, "each": 4, "deadline": 60.0},
     "uploads": {"uploads": 100, "length": 300 * MB, "concurrency": 4, "deadline": 60.0},
     "raised": {"length": 300 * MB, "clients": 2, "deadline": 60.0},
+    "multipart": {"uploads": 2, "length": 300 * MB, "deadline": 180.0},
     "slow": {"connections": 200, "length": 64, "step": 4, "fast_pace": 0.3, "slow_pace": 1.0, "deadline": 30.0},
     "medium": {"clients": 64, "min": 4 * MB, "max": 8 * MB, "seconds": 30.0, "deadline": 30.0},
     "churn": {"requests": 20000, "concurrency": 1000, "rounds": 3, "timeout": 10},
@@ -85,11 +91,12 @@ QUICK = {
     "oversized": {"length": 300 * MB, "each": 2, "deadline": 20.0},
     "uploads": {"uploads": 8, "length": 300 * MB, "concurrency": 4, "deadline": 20.0},
     "raised": {"length": 300 * MB, "clients": 2, "deadline": 20.0},
+    "multipart": {"uploads": 1, "length": 300 * MB, "deadline": 120.0},
     "slow": {"connections": 40, "length": 64, "step": 4, "fast_pace": 0.3, "slow_pace": 1.0, "deadline": 20.0},
     "medium": {"clients": 16, "min": 4 * MB, "max": 8 * MB, "seconds": 8.0, "deadline": 20.0},
     "churn": {"requests": 3000, "concurrency": 1000, "rounds": 2, "timeout": 10},
 }
-PHASES = ("oversized", "uploads", "raised", "slow", "medium", "churn")
+PHASES = ("oversized", "uploads", "raised", "multipart", "slow", "medium", "churn")
 # The uploads phase: the one status every refused upload must read, and the errors that are a reset.
 UPLOAD_STATUS = 413
 RESET_ERRNOS = {errno.ECONNRESET: "ECONNRESET", errno.EPIPE: "EPIPE"}
@@ -106,6 +113,9 @@ A server passes when, in each of its launches:
   reset, close or timeout before the status line is a failure (the client watches for the answer
   while it uploads, so a status written before the close is seen). For ab, every request must be
   complete; answers of another length (a 503 among 200s) count as answers;
+- in the **multipart** phase every upload got 200 with its field, the file's size and the SHA-256
+  the client computed (the server stored the 300 MB file on disk within its heap); any other answer
+  fails the server;
 - in the **uploads** phase (300 MB bodies, far over the body limit) every upload read a
   {UPLOAD_STATUS} and saw no reset (ECONNRESET, EPIPE) before it, while sending or reading: the
   server lingers (drops what still arrives) before it closes, so a client never loses its answer to
@@ -144,6 +154,8 @@ class Exchange:
         self.sent = 0
         self.status: int | None = None
         self.body_error: OSError | None = None   # what cut the answer's body short, if anything
+        self.keep_body = False                    # read_answer keeps the body in self.body
+        self.body = bytearray()
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
@@ -166,11 +178,25 @@ class Exchange:
     def upload(self, total: int, chunked: bool, piece: int = SEND_PIECE, pace: float = 0.0) -> bool:
         """Sends `total` body bytes (chunked: in chunks of `piece`), `piece` at a time and `pace`
         seconds apart; stops early, returning False, once the server has something to say."""
+        def pieces():
+            left = total
+            while left > 0:
+                n = min(piece, left)
+                yield PIECE[:n]
+                left -= n
+        return self.send_chunks(pieces(), chunked, pace)
+
+    def send_chunks(self, chunks, chunked: bool, pace: float = 0.0) -> bool:
+        """Sends the body `chunks` (chunked: each one a chunk), `pace` seconds apart; stops early,
+        returning False, once the server has something to say. `sent` counts the body bytes."""
         self.sock.setblocking(False)
         try:
-            while self.sent < total:
-                n = min(piece, total - self.sent)
-                data = PIECE[:n] if not chunked else b"%x\r\n" % n + PIECE[:n] + b"\r\n"
+            chunks = iter(chunks)
+            data_next = next(chunks, None)
+            while data_next is not None:
+                data_now, data_next = data_next, next(chunks, None)
+                n = len(data_now)
+                data = data_now if not chunked else b"%x\r\n" % n + data_now + b"\r\n"
                 view, off = memoryview(data), 0
                 while off < len(view):
                     left = self.left()
@@ -185,7 +211,7 @@ class Exchange:
                         except BlockingIOError:
                             pass
                 self.sent += n
-                if pace and self.sent < total:
+                if pace and data_next is not None:
                     readable, _, _ = select.select([self.sock], [], [], min(pace, max(self.left(), 0)))
                     if readable:
                         return False
@@ -206,6 +232,13 @@ class Exchange:
             return False
         self.buf += data
         return True
+
+    def _take(self, n: int | None = None) -> None:
+        """Drops the first `n` buffered bytes (all by default), keeping them when keep_body is set."""
+        n = len(self.buf) if n is None else n
+        if self.keep_body:
+            self.body += self.buf[:n]
+        del self.buf[:n]
 
     def read_answer(self) -> tuple[int, dict[str, str], int, bool]:
         """Status, headers, body bytes read and whether the body was whole (by Content-Length,
@@ -229,19 +262,19 @@ class Exchange:
             if "content-length" in headers:
                 want = int(headers["content-length"])
                 got = len(self.buf)
-                self.buf.clear()
+                self._take()
                 while got < want and self._more():
                     got += len(self.buf)
-                    self.buf.clear()
+                    self._take()
                 whole = got == want
             elif "chunked" in headers.get("transfer-encoding", "").lower():
                 got, whole = self._read_chunked()
             else:
                 got = len(self.buf)
-                self.buf.clear()
+                self._take()
                 while self._more():
                     got += len(self.buf)
-                    self.buf.clear()
+                    self._take()
                 whole = True
         except (OSError, TimeoutError) as e:
             self.body_error = e
@@ -275,7 +308,8 @@ class Exchange:
                 if not self._more():
                     return got, False
             got += size
-            del self.buf[:size + 2]
+            self._take(size)
+            del self.buf[:2]
             if size == 0:
                 return got, True
 
@@ -405,6 +439,105 @@ def refused_upload(port: int, deadline_s: float, length: int, chunked: bool) -> 
         ex.close()
 
 
+MULTIPART_BOUNDARY = "----spindleHostileBoundary7MA4YWxkTrZu0gW"
+MULTIPART_FIELD = "hostile upload"
+
+
+def multipart_body(length: int) -> tuple[bytes, int, bytes]:
+    """The multipart/form-data body of POST /multipart: its head (the field, then the file part's
+    header section), the file's length (PIECE repeated) and its tail (the close delimiter)."""
+    b = MULTIPART_BOUNDARY
+    head = (f"--{b}\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\n{MULTIPART_FIELD}\r\n"
+            f"--{b}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"hostile.bin\"\r\n"
+            f"Content-Type: application/octet-stream\r\n\r\n").encode("ascii")
+    delimiter = f"\r\n--{b}".encode("ascii")
+    if delimiter in PIECE + PIECE[:len(delimiter)]:
+        raise ValueError("the upload's content holds its own delimiter: pick another boundary")
+    return head, length, f"\r\n--{b}--\r\n".encode("ascii")
+
+
+def multipart_digest(length: int) -> str:
+    """The SHA-256 of a file of `length` bytes of PIECE repeated."""
+    digest = hashlib.sha256()
+    full, rest = divmod(length, len(PIECE))
+    for _ in range(full):
+        digest.update(PIECE)
+    digest.update(PIECE[:rest])
+    return digest.hexdigest()
+
+
+def multipart_upload(port: int, deadline_s: float, length: int, chunked: bool, digest: str) -> dict:
+    """POST /multipart of a field and a file of `length` bytes; the outcome is "200" when the
+    answer names the field, the size and `digest`, else "bad_2xx", the status, or what came
+    before one ("reset", "closed", "timeout", ...)."""
+    started = time.monotonic()
+    ex = Exchange(port, started + deadline_s)
+    ex.keep_body = True
+    head, size, tail = multipart_body(length)
+    framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {len(head) + size + len(tail)}"
+    request = (f"POST /multipart HTTP/1.1\r\nHost: {HOST}:{port}\r\n"
+               f"Content-Type: multipart/form-data; boundary={MULTIPART_BOUNDARY}\r\n{framing}\r\n\r\n").encode("ascii")
+
+    def chunks():
+        yield head
+        left = size
+        while left > 0:
+            n = min(len(PIECE), left)
+            yield PIECE[:n]
+            left -= n
+        yield tail
+
+    result: dict = {"kind": "chunked" if chunked else "content-length", "sent": 0}
+    try:
+        try:
+            ex.connect()
+        except OSError as e:
+            result.update(outcome="connect_failed", detail=str(e)[:120])
+            return result
+        try:
+            ex.send_now(request)
+            whole_sent = ex.send_chunks(chunks(), chunked)
+        except TimeoutError:
+            result.update(outcome="timeout", detail=f"still uploading after {deadline_s:g}s")
+            return result
+        except OSError:
+            whole_sent = False
+        try:
+            status, _, _, whole = ex.read_answer()
+        except TimeoutError:
+            result.update(outcome="timeout", detail=f"no status line within {deadline_s:g}s")
+            return result
+        except EOFError:
+            result.update(outcome="closed", detail="closed before a status line")
+            return result
+        except ConnectionResetError:
+            result.update(outcome="reset", detail="reset before a status line")
+            return result
+        except (OSError, ValueError) as e:
+            result.update(outcome="error", detail=str(e)[:120])
+            return result
+        result["status"] = status
+        result["answer"] = bytes(ex.body[:600]).decode("utf-8", "replace")
+        if status != 200:
+            result.update(outcome=str(status), detail=f"status {status}: {result['answer'][:100]}")
+            return result
+        try:
+            answer = json.loads(ex.body)
+            files = answer["files"]
+            ok = (whole and whole_sent and answer["fields"] == {"title": MULTIPART_FIELD} and len(files) == 1
+                  and files[0]["size"] == size and files[0]["sha256"] == digest and files[0]["filename"] == "hostile.bin")
+        except (ValueError, KeyError, TypeError):
+            ok = False
+        result["outcome"] = "200" if ok else "bad_2xx"
+        if not ok:
+            result["detail"] = f"200 without the file's size {size} and SHA-256 {digest[:12]}...: {result['answer'][:160]}"
+        return result
+    finally:
+        result["sent"] = ex.sent
+        result["seconds"] = round(time.monotonic() - started, 3)
+        ex.close()
+
+
 def ex_readable(ex: Exchange) -> bool:
     try:
         readable, _, _ = select.select([ex.sock], [], [], 0)
@@ -511,6 +644,13 @@ def phase_raised(port: int, p: dict, _out: Path) -> list[dict]:
     return run_parallel(jobs, len(jobs))
 
 
+def phase_multipart(port: int, p: dict, _out: Path) -> list[dict]:
+    """`uploads` multipart uploads at once, Content-Length and chunked in turn."""
+    digest = multipart_digest(p["length"])
+    jobs = [lambda c=i % 2 == 1: multipart_upload(port, p["deadline"], p["length"], c, digest) for i in range(p["uploads"])]
+    return run_parallel(jobs, len(jobs))
+
+
 def phase_slow(port: int, p: dict, _out: Path) -> list[dict]:
     half = p["connections"] // 2
     paces = [("within_header_timeout", p["fast_pace"])] * half + [("beyond_header_timeout", p["slow_pace"])] * (p["connections"] - half)
@@ -593,8 +733,8 @@ def phase_churn(port: int, p: dict, out: Path) -> list[dict]:
     return results
 
 
-PHASE_FUNCS = {"oversized": phase_oversized, "uploads": phase_uploads, "raised": phase_raised, "slow": phase_slow,
-               "medium": phase_medium, "churn": phase_churn}
+PHASE_FUNCS = {"oversized": phase_oversized, "uploads": phase_uploads, "raised": phase_raised,
+               "multipart": phase_multipart, "slow": phase_slow, "medium": phase_medium, "churn": phase_churn}
 
 
 def tally(phase: str, rows: list[dict]) -> dict:
@@ -620,6 +760,13 @@ def tally(phase: str, rows: list[dict]) -> dict:
         extra["by_kind"] = {k: dict(v) for k, v in by_kind.items()}
         extra["max_seconds"] = max((r["seconds"] for r in rows), default=None)
         failed = sum(n for k, n in counts.items() if not answered(k))
+        if phase == "multipart":
+            # only the stored file's digest answers a multipart upload: a 413 or 503 fails it too
+            failed = sum(n for k, n in counts.items() if k != "200")
+            details[:] = [f"{r['kind']}: {r['outcome']} after {r['seconds']}s, {r['sent']} B sent; {r.get('detail', '')}"
+                          for r in rows if r["outcome"] != "200"][:10]
+            extra["multipart"] = [{"kind": r["kind"], "outcome": r["outcome"], "seconds": r["seconds"], "sent": r["sent"],
+                                   "answer": r.get("answer")} for r in rows]
         if phase == "uploads":
             extra["uploads"] = upload_figures(rows)
             failed = sum(n for k, n in counts.items() if k != str(UPLOAD_STATUS))
@@ -898,6 +1045,19 @@ def cmd_report(args) -> int:
                 lines.append(f"| {server} | {name} | {framing} | {f['uploads']} | {f['read_413']} | {f['resets_before_status']} | "
                              f"{f['resets_after_status']} | {fmt_answers(f['statuses'])} | {fmt_answers(f['ends'])} | "
                              f"{secs(f['to_status_p50_s'])} / {secs(f['to_status_max_s'])} | {f['sent_max_mb']} MB |")
+    multipart_rows = [(server, name, j, ph["multipart"]) for server, launches in results.items()
+                      for name, j in launches.items() for ph in j["client"].get("phases", {}).values() if ph.get("multipart")]
+    if multipart_rows:
+        lines += ["", "## Multipart uploads", "",
+                  "Each upload must be answered 200 with its field, the stored file's size and the SHA-256 the client "
+                  "computed; the peak heap is the launch's (the uploads and the health probes only).", "",
+                  "| server | framing | outcome | seconds | MB/s | peak heap | answer |", "|---|---|---|---:|---:|---:|---|"]
+        for server, name, j, uploads in multipart_rows:
+            heap = f"{j['peak_heap_mib']} / {j['heap_cap_mib']} MiB" if j["peak_heap_mib"] is not None else "n/a"
+            for u in uploads:
+                rate = f"{u['sent'] / MB / u['seconds']:.0f}" if u.get("seconds") else "-"
+                answer = (u.get("answer") or "").replace("|", "\\|")[:140]
+                lines.append(f"| {server} | {u['kind']} | {u['outcome']} | {u['seconds']} | {rate} | {heap} | `{answer}` |")
     lines += ["", "## Why a server failed", ""]
     anything = False
     for server, launches in results.items():

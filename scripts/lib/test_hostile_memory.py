@@ -7,6 +7,7 @@ The exchanges run against tiny servers on 127.0.0.1 that misbehave on purpose.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import socket
 import struct
@@ -253,6 +254,83 @@ class RefusedUploadTest(unittest.TestCase):
         finally:
             hm.refused_upload = real
         self.assertEqual(sorted(seen), [False] * 5 + [True] * 5)
+
+
+def read_body(conn: socket.socket, head: bytes, rest: bytes) -> bytes:
+    """The request body after `head`: by its Content-Length, or de-chunked."""
+    lines = head.split(b"\r\n")
+    length = next((int(line.split(b":")[1]) for line in lines if line.lower().startswith(b"content-length")), None)
+    if length is not None:
+        while len(rest) < length:
+            rest += conn.recv(1 << 20)
+        return rest[:length]
+    body = bytearray()
+    while True:
+        while b"\r\n" not in rest:
+            rest += conn.recv(1 << 20)
+        size_line, _, rest = rest.partition(b"\r\n")
+        size = int(size_line, 16)
+        while len(rest) < size + 2:
+            rest += conn.recv(1 << 20)
+        body += rest[:size]
+        rest = rest[size + 2:]
+        if size == 0:
+            return bytes(body)
+
+
+def store_multipart(wrong_digest: bool = False):
+    """A /multipart route in miniature: the file part's size and SHA-256 answered as JSON."""
+    def behaviour(conn: socket.socket) -> None:
+        head, rest = read_head(conn)
+        body = read_body(conn, head, rest)
+        delimiter = b"\r\n--" + hm.MULTIPART_BOUNDARY.encode("ascii")
+        parts = (b"\r\n" + body).split(delimiter)[1:-1]
+        fields, files = {}, []
+        for part in parts:
+            headers, _, content = part[2:].partition(b"\r\n\r\n")
+            name = headers.split(b'name="')[1].split(b'"')[0].decode()
+            if b"filename=" in headers:
+                digest = hashlib.sha256(content + (b"x" if wrong_digest else b"")).hexdigest()
+                files.append({"name": name, "filename": "hostile.bin", "size": len(content), "sha256": digest})
+            else:
+                fields[name] = content.decode()
+        answer = json.dumps({"fields": fields, "files": files}).encode()
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(answer) + answer)
+    return behaviour
+
+
+class MultipartUploadTest(unittest.TestCase):
+    LENGTH = 3 * hm.SEND_PIECE + 12345
+
+    def test_outcomes(self) -> None:
+        digest = hm.multipart_digest(self.LENGTH)
+        cases = [
+            # name, behaviour, outcome
+            ("the file stored and digested", store_multipart(), "200"),
+            ("another digest", store_multipart(wrong_digest=True), "bad_2xx"),
+            ("refused", refuse_and_linger(b"413 Payload Too Large"), "413"),
+            ("closed without a status", shut_without_status, "closed"),
+        ]
+        for name, behaviour, outcome in cases:
+            for chunked in (False, True):
+                with self.subTest(name, chunked=chunked):
+                    server = FakeServer(behaviour)
+                    try:
+                        r = hm.multipart_upload(server.port, 10.0, self.LENGTH, chunked, digest)
+                    finally:
+                        server.close()
+                    self.assertEqual(r["outcome"], outcome, r)
+                    self.assertEqual(r["kind"], "chunked" if chunked else "content-length")
+
+    def test_digest(self) -> None:
+        piece = hm.PIECE
+        self.assertEqual(hm.multipart_digest(len(piece) * 2 + 5), hashlib.sha256(piece + piece + piece[:5]).hexdigest())
+
+    def test_only_the_stored_file_passes(self) -> None:
+        rows = [{"kind": "content-length", "outcome": "200", "seconds": 1.0, "sent": 1},
+                {"kind": "chunked", "outcome": "413", "seconds": 1.0, "sent": 1}]
+        t = hm.tally("multipart", rows)
+        self.assertEqual((t["failed"], len(t["failure_examples"]), len(t["multipart"])), (1, 1, 2), t)
 
 
 class ParseTest(unittest.TestCase):

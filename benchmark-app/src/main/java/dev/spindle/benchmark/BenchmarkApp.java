@@ -4,15 +4,22 @@ package dev.spindle.benchmark;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpException;
 import dev.spindle.core.Json;
+import dev.spindle.core.MultipartForm;
 import dev.spindle.core.Request;
 import dev.spindle.core.Response;
+import dev.spindle.core.RouteOptions;
 import dev.spindle.core.Router;
+import dev.spindle.core.UploadedFile;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -24,6 +31,8 @@ public final class BenchmarkApp {
     public static final int MAX_DELAY_MS = 10_000;
     /** Size of the file {@code /download} serves. */
     public static final int DOWNLOAD_BYTES = 1 << 20;
+    /** The largest body {@code POST /multipart} takes (its route's body limit). */
+    public static final long MAX_MULTIPART_BYTES = 1L << 30;
 
     private static final byte[] HELLO = "Hello, World!".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HELLO_JSON = "{\"message\":\"Hello, World!\"}".getBytes(StandardCharsets.US_ASCII);
@@ -96,7 +105,59 @@ public final class BenchmarkApp {
                 // the same downstream call twice: no thread waits for sendAsync; send holds its thread
                 .get("/remote/{ms}", Handler.async((req, res) -> downstream.fetchAsync(millis(req, MAX_DELAY_MS), res)))
                 .get("/remote-blocking/{ms}", Handler.blocking((req, res) -> downstream.fetch(millis(req, MAX_DELAY_MS), res)))
-                .get("/download", (req, res) -> res.contentType("application/octet-stream").file(DownloadFile.PATH));
+                .get("/download", (req, res) -> res.contentType("application/octet-stream").file(DownloadFile.PATH))
+                .post("/multipart", Handler.blocking(BenchmarkApp::multipart), RouteOptions.defaults().maxBodySize(MAX_MULTIPART_BYTES));
+    }
+
+    /**
+     * A {@code multipart/form-data} upload: its files stored in the temporary directory by
+     * {@link dev.spindle.core.Multipart#form()} (deleted when the exchange ends), answered with the
+     * fields and each file's size and SHA-256, read back from the disk.
+     */
+    private static void multipart(Request req, Response res) throws IOException {
+        MultipartForm form = req.multipart().form();
+        StringBuilder json = new StringBuilder("{\"fields\":{");
+        String comma = "";
+        for (String name : form.names()) {
+            json.append(comma).append(Json.quote(name)).append(':').append(Json.quote(form.value(name)));
+            comma = ",";
+        }
+        json.append("},\"files\":[");
+        comma = "";
+        for (UploadedFile file : form.files()) {
+            json.append(comma).append("{\"name\":").append(Json.quote(file.name())).append(",\"filename\":")
+                    .append(Json.quote(file.filename())).append(",\"size\":").append(file.size()).append(",\"sha256\":\"")
+                    .append(sha256(file.path())).append("\"}");
+            comma = ",";
+        }
+        res.json(json.append("]}").toString());
+    }
+
+    /** How much a digest reads before it lets other virtual threads run. */
+    private static final int YIELD_BYTES = 1 << 20;
+
+    private static String sha256(Path file) throws IOException {
+        MessageDigest digest;
+        try {
+            digest = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
+        byte[] buffer = new byte[64 * 1024];
+        long sinceYield = 0;
+        try (InputStream in = Files.newInputStream(file)) {
+            for (int n; (n = in.read(buffer)) > 0; ) {
+                digest.update(buffer, 0, n);
+                sinceYield += n;
+                // hashing holds a virtual thread's carrier (file reads do not unmount it): on a server
+                // whose connections are virtual threads too, let them run between megabytes
+                if (sinceYield >= YIELD_BYTES) {
+                    sinceYield = 0;
+                    Thread.yield();
+                }
+            }
+        }
+        return HexFormat.of().formatHex(digest.digest());
     }
 
     private static void sleep(Request req, Response res) throws InterruptedException {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.benchmark;
 
+import dev.spindle.core.Health;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
@@ -15,6 +16,9 @@ import org.slf4j.LoggerFactory;
  * bad arguments print a usage line on stderr and exit 2; a failed start exits 1; SIGTERM and
  * SIGINT close gracefully. Tuning is through {@code -Dspindle.*} properties: {@link ServerConfig}'s,
  * and those of the server's own strategy settings, which its two-argument constructor reads.
+ * Beside the benchmark app's routes a launcher mounts a {@link Health} at {@code /health}
+ * ({@code GET /health/live}, {@code GET /health/ready}), for a load balancer to probe: readiness
+ * goes down when SIGTERM begins the close, {@code -Dspindle.drainDelayMs} before the drain.
  */
 public final class Launcher {
     private static final Logger log = LoggerFactory.getLogger(Launcher.class);
@@ -90,7 +94,8 @@ public final class Launcher {
         }
         HttpServer server;
         try {
-            server = factory.apply(config, extend.apply(BenchmarkApp.register(Router.builder())).build()).start();
+            Router.Builder routes = BenchmarkApp.register(Router.builder()).health("/health", new Health());
+            server = factory.apply(config, extend.apply(routes).build()).start();
         } catch (Exception e) {
             System.err.println(name + ": cannot start: " + e.getMessage());
             log.debug("start failed", e);

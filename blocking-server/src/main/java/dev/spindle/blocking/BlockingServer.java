@@ -76,7 +76,7 @@ public class BlockingServer implements HttpServer {
         this.config = config;
         this.router = router;
         this.dispatch = dispatch;
-        this.lifecycle = new ServerLifecycle(name);
+        this.lifecycle = new ServerLifecycle(name, config, router);
         this.limit = new ConnectionLimit(config.maxConnections());
         this.bodyBudget = BodyBudget.of(config);
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.benchmark.BenchmarkApp;
 import dev.spindle.core.Handler;
+import dev.spindle.core.Health;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
@@ -415,6 +416,60 @@ public abstract class HttpConformanceSuite {
         @Override
         protected boolean overTls() {
             return HttpConformanceSuite.this.overTls();
+        }
+
+        @Override
+        protected SSLContext clientTls() {
+            return HttpConformanceSuite.this.clientTls();
+        }
+    }
+
+    /** Multipart uploads to each kind of handler, over HTTP/1.1 and h2, split at every byte, malformed, too large, from curl and Python. */
+    @Nested
+    class Multipart extends MultipartCases {
+        @Override
+        protected HttpServer start(ServerConfig config, Router router) throws IOException {
+            return newServer(config, router).start();
+        }
+
+        @Override
+        protected ServerConfig config() {
+            return HttpConformanceSuite.this.config();
+        }
+
+        @Override
+        protected RawConnection connect(int port) throws IOException {
+            return HttpConformanceSuite.this.connect(port);
+        }
+
+        @Override
+        protected boolean runs() {
+            return !lacks().containsKey(Feature.CUSTOM_ROUTES);
+        }
+
+        @Override
+        protected boolean speaksHttp2() {
+            return HttpConformanceSuite.this.speaksHttp2();
+        }
+
+        @Override
+        protected H2Connection openH2(int port) throws IOException {
+            return H2Connection.open(host(), port, sockets(), 5_000);
+        }
+
+        @Override
+        protected boolean keepsConnectionsOpen() {
+            return HttpConformanceSuite.this.keepsConnectionsOpen();
+        }
+
+        @Override
+        protected boolean overTls() {
+            return HttpConformanceSuite.this.overTls();
+        }
+
+        @Override
+        protected String host() {
+            return HttpConformanceSuite.this.host();
         }
 
         @Override
@@ -1504,6 +1559,81 @@ public abstract class HttpConformanceSuite {
         } finally {
             own.close();
         }
+    }
+
+    /**
+     * A close with a drain delay, as a load balancer probing readiness sees it: readiness answers
+     * 503 from the moment {@code close()} begins, while for the whole delay the server still
+     * accepts new connections and serves them as before (kept alive, no {@code Connection: close}),
+     * a connection kept alive from before too, and liveness stays up; only then does the drain
+     * begin: the idle connection is closed cleanly, new connections are refused, and
+     * {@code close()} returns no sooner than the delay.
+     */
+    @Test
+    void readinessAnswers503DuringTheDrainDelayWhileNewConnectionsAreStillServed() throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
+        Duration delay = Duration.ofSeconds(4);
+        Router routes = Router.builder()
+                .get("/plaintext", (req, res) -> res.text("Hello, World!"))
+                .health("/health", new Health())
+                .build();
+        HttpServer own = newServer(config().drainDelay(delay).drainTimeout(Duration.ofSeconds(8)), routes).start();
+        int ownPort = own.port();
+        // a connection from before the close, where the server lets one stay open beside others
+        boolean keeps = keepsConnectionsOpen() && concurrentConnections() > 1;
+        RawConnection kept = keeps ? connect(ownPort) : null;
+        try {
+            RawResponse up = fetch(own, "/health/ready");
+            assertThat(up.status()).as("ready before the close").isEqualTo(200);
+            assertThat(up.bodyText()).isEqualTo("{\"status\":\"UP\",\"checks\":{}}");
+            if (kept != null) {
+                assertThat(kept.send(request("GET", "/plaintext")).read().closes()).isFalse();
+            }
+
+            long closing = System.nanoTime();
+            Thread closer = Thread.ofPlatform().start(own::close);
+            RawResponse down = fetch(own, "/health/ready");
+            for (long end = closing + TimeUnit.SECONDS.toNanos(3); down.status() == 200 && System.nanoTime() - end < 0; ) {
+                Thread.sleep(10);
+                down = fetch(own, "/health/ready");
+            }
+            assertThat(down.status()).as("readiness once close() began, on a new connection").isEqualTo(503);
+            assertThat(down.header("Cache-Control")).isEqualTo("no-store");
+            assertThat(down.bodyText()).contains("\"status\":\"DOWN\"", "\"reason\":\"draining\"");
+            RawResponse served = fetch(own, "/plaintext");
+            RawResponse live = fetch(own, "/health/live");
+            RawResponse keptServed = kept == null ? null : kept.send(request("GET", "/plaintext")).read();
+            RawResponse keptProbe = kept == null ? null : kept.send(request("GET", "/health/ready")).read();
+            long within = System.nanoTime() - closing;
+            assertThat(closer.isAlive()).as("close() still waiting out the delay").isTrue();
+            assertThat(within).as("the requests above answered within the %d ms delay", delay.toMillis()).isLessThan(delay.toNanos());
+            assertThat(served.status()).as("a new connection served during the delay").isEqualTo(200);
+            assertThat(served.bodyText()).isEqualTo("Hello, World!");
+            assertThat(live.status()).as("liveness during the delay").isEqualTo(200);
+            if (keepsConnectionsOpen()) {
+                assertThat(served.closes()).as("kept alive as usual during the delay, not drained").isFalse();
+            }
+            if (kept != null) {
+                assertThat(keptServed.status()).isEqualTo(200);
+                assertThat(keptServed.closes()).as("the connection from before: kept alive during the delay").isFalse();
+                assertThat(keptProbe.status()).as("readiness on a kept-alive connection").isEqualTo(503);
+                assertThat(keptProbe.closes()).isFalse();
+            }
+
+            closer.join(delay.plusSeconds(15));
+            assertThat(closer.isAlive()).as("close() returned").isFalse();
+            assertThat(System.nanoTime() - closing).as("close() took the delay, then drained").isGreaterThanOrEqualTo(delay.toNanos());
+            if (kept != null) {
+                assertThat(kept.closedCleanly()).as("the idle connection closed by the drain with an end of stream").isTrue();
+            }
+        } finally {
+            own.close();
+            if (kept != null) {
+                kept.close();
+            }
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> connect(ownPort).close())
+                .as("refused once the drain began").isInstanceOf(java.net.ConnectException.class);
     }
 
     static Stream<Arguments> streamedDownloads() {

@@ -34,8 +34,10 @@ public interface HttpServer extends AutoCloseable {
     }
 
     /**
-     * Graceful close: stops accepting, lets in-flight requests finish (bounded by
-     * {@link ServerConfig#drainTimeout()}), then closes every connection. Idempotent.
+     * Graceful close: turns the router's {@link Health} readiness down, serves on as usual for
+     * {@link ServerConfig#drainDelay()} (zero by default), then stops accepting, lets in-flight
+     * requests finish (bounded by {@link ServerConfig#drainTimeout()}), then closes every
+     * connection. Idempotent.
      */
     @Override
     void close();

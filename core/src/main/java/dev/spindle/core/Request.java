@@ -218,6 +218,30 @@ public final class Request {
         return Form.parse(bodyBytes(), converters());
     }
 
+    /**
+     * The body as {@code multipart/form-data} (RFC 7578) within the default {@link MultipartOptions}:
+     * its parts one by one as streams, or whole as a {@link MultipartForm} with files on disk, in
+     * bounded memory whatever its size (see {@link Multipart}).
+     *
+     * @return a reader of the body, which nothing has read yet
+     * @throws HttpException 415 when the {@code Content-Type} is not {@code multipart/form-data},
+     *         400 when its boundary is missing or invalid
+     */
+    public Multipart multipart() {
+        return Multipart.of(this, MultipartOptions.defaults());
+    }
+
+    /**
+     * The body as {@code multipart/form-data} within {@code options} (see {@link #multipart()}).
+     *
+     * @param options the limits, and where the files of {@link Multipart#form()} go
+     * @return a reader of the body, which nothing has read yet
+     * @throws HttpException 415 for another {@code Content-Type}, 400 for a missing or invalid boundary
+     */
+    public Multipart multipart(MultipartOptions options) {
+        return Multipart.of(this, options);
+    }
+
     private java.util.Map<Class<?>, java.util.function.Function<String, ?>> converters() {
         return state.route == null ? null : state.route.converters;
     }

@@ -32,11 +32,13 @@ public final class Router {
     final ExchangeListener[] listeners;
     /** Error answers are RFC 9457 problem details ({@code application/problem+json}), not plain text. */
     final boolean problemDetails;
+    private final Health health;
 
     private Router(List<Route> routes, Route notFound, Route methodNotAllowed, JsonCodec json, Pipeline pipeline,
             List<ExchangeListener> listeners, boolean problemDetails, Map<Class<?>, java.util.function.Function<String, ?>> converters,
-            Compression compression) {
+            Compression compression, Health health) {
         this.routes = routes.toArray(Route[]::new);
+        this.health = health;
         this.notFound = notFound;
         this.methodNotAllowed = methodNotAllowed;
         this.pipeline = pipeline;
@@ -70,6 +72,16 @@ public final class Router {
      */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * The health this router mounts ({@link Builder#health(String, Health)}): a server serving the
+     * router turns its readiness down when it begins to close.
+     *
+     * @return the health, or null when the router mounts none
+     */
+    public Health health() {
+        return health;
     }
 
     /** The default answer to a failure: an {@link HttpException}'s status and message, else 500 (logged). */
@@ -260,6 +272,7 @@ public final class Router {
         private boolean problemDetails;
         private final Map<Class<?>, java.util.function.Function<String, ?>> converters = new LinkedHashMap<>();
         private Compression compression;
+        private Health health;
 
         private Builder() {
         }
@@ -508,11 +521,41 @@ public final class Router {
          * @throws IllegalArgumentException if the prefix is not of that form
          */
         public Builder staticFiles(String prefix, StaticFiles files, RouteOptions options) {
+            return get(mountPoint(prefix, "static") + "/{" + StaticFiles.VARIABLE + "...}", files, options);
+        }
+
+        /**
+         * Mounts {@code health}'s probes under {@code prefix} ({@code "/health"}, or {@code "/"}):
+         * {@code GET <prefix>/live}, liveness, and {@code GET <prefix>/ready}, readiness (HEAD
+         * too), answering 200 or 503 with a small JSON body as {@link Health} describes. The built
+         * router knows this health ({@link Router#health()}), so a server serving it turns its
+         * readiness down as soon as its close begins, before the drain and for its
+         * {@link ServerConfig#drainDelay()}. Filters and listeners see the probes as any route.
+         *
+         * @param prefix the path the probes appear under: starts with {@code /} and does not end with one, unless it is {@code "/"}
+         * @param health the liveness and readiness to answer, not null
+         * @return this builder
+         * @throws IllegalArgumentException if the prefix is not of that form
+         * @throws IllegalStateException if this builder mounts a health already
+         */
+        public Builder health(String prefix, Health health) {
+            Objects.requireNonNull(health, "health");
+            String base = mountPoint(prefix, "health");
+            if (this.health != null) {
+                throw new IllegalStateException("a router mounts one Health");
+            }
+            this.health = health;
+            get(base + "/live", health.liveness());
+            return get(base + "/ready", health.readiness());
+        }
+
+        /** {@code prefix} as the start of a pattern: "" for "/", else itself, checked. */
+        private static String mountPoint(String prefix, String what) {
             Objects.requireNonNull(prefix, "prefix");
             if (!prefix.startsWith("/") || prefix.length() > 1 && prefix.endsWith("/")) {
-                throw new IllegalArgumentException("a static prefix starts with '/' and does not end with one: " + prefix);
+                throw new IllegalArgumentException("a " + what + " prefix starts with '/' and does not end with one: " + prefix);
             }
-            return get((prefix.equals("/") ? "" : prefix) + "/{" + StaticFiles.VARIABLE + "...}", files, options);
+            return prefix.equals("/") ? "" : prefix;
         }
 
         /**
@@ -565,7 +608,7 @@ public final class Router {
          */
         public Router build() {
             if (filters.isEmpty() && mappers.isEmpty() && notFound == null && methodNotAllowed == null) {
-                return new Router(routes, null, null, json, null, listeners, problemDetails, Map.copyOf(converters), compression);
+                return new Router(routes, null, null, json, null, listeners, problemDetails, Map.copyOf(converters), compression, health);
             }
             Pipeline pipeline = new Pipeline(filters.toArray(Filter[]::new), Map.copyOf(mappers), problemDetails);
             List<Route> composed = new ArrayList<>(routes.size());
@@ -592,7 +635,7 @@ public final class Router {
                 custom405.handle(req, res);
             };
             return new Router(composed, Route.fallback(pipeline.compose(missing)), Route.fallback(pipeline.compose(wrongMethod)),
-                    json, pipeline, listeners, problemDetails, Map.copyOf(converters), compression);
+                    json, pipeline, listeners, problemDetails, Map.copyOf(converters), compression, health);
         }
     }
 }

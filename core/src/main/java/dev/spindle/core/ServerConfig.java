@@ -30,6 +30,7 @@ import java.util.function.Function;
  *   <tr><td>blockedLoopThreshold</td><td>spindle.blockedLoopThresholdMs</td><td>1 s</td><td>event-loop servers (NIO, io_uring): a handler that holds its loop longer than this (an inline handler, or the start of an asynchronous one) gets one WARN naming its route, with the loop's stack taken while it is blocked; 0 turns the detector off. Blocking servers run handlers on a thread of their own and never warn</td></tr>
  *   <tr><td>discardLimit</td><td>spindle.discardLimit</td><td>1 MiB</td><td>request body a handler left unread that is read and dropped to keep the connection; a larger (or announced larger) rest closes the connection after the response instead</td></tr>
  *   <tr><td>shutdownHook</td><td>spindle.shutdownHook</td><td>true</td><td>a JVM shutdown (SIGTERM, SIGINT, {@code System.exit}) closes a started server gracefully, as close() does; false leaves that to the application</td></tr>
+ *   <tr><td>drainDelay</td><td>spindle.drainDelayMs</td><td>0</td><td>how long close() (and so SIGTERM) goes on serving as usual, after it turned the router's {@link Health} readiness down and before the drain: new connections are accepted and kept alive as before, so that a load balancer probing readiness stops sending to this instance while it still answers; 0 drains at once</td></tr>
  *   <tr><td>drainTimeout</td><td>spindle.drainTimeoutMs</td><td>10 s</td><td>how long close() (and so SIGTERM) waits for in-flight requests before closing the connections still busy; meanwhile every response says Connection: close, and an idle keep-alive connection gets 1 s (at most half this timeout) for one more request before it is closed, so a client or load balancer that has just sent on it is answered, not reset</td></tr>
  *   <tr><td>maxConnections</td><td>spindle.maxConnections</td><td>10000</td><td>open connections; one more is answered 503 and closed</td></tr>
  *   <tr><td>readBufferSize</td><td>spindle.readBufferSize</td><td>16384</td><td>bytes read per socket read (io_uring: per provided buffer)</td></tr>
@@ -67,6 +68,7 @@ public final class ServerConfig {
     private Duration idleTimeout = Duration.ofSeconds(60);
     private Duration writeTimeout = Duration.ofSeconds(30);
     private Duration drainTimeout = Duration.ofSeconds(10);
+    private Duration drainDelay = Duration.ZERO;
     private Duration handlerTimeout = Duration.ofSeconds(30);
     private Duration blockedLoopThreshold = Duration.ofSeconds(1);
     private long discardLimit = 1L << 20;
@@ -116,6 +118,7 @@ public final class ServerConfig {
         c.idleTimeout = prop("spindle.idleTimeoutMs", c.idleTimeout, ServerConfig::millis);
         c.writeTimeout = prop("spindle.writeTimeoutMs", c.writeTimeout, ServerConfig::millis);
         c.drainTimeout = prop("spindle.drainTimeoutMs", c.drainTimeout, ServerConfig::millis);
+        c.drainDelay = prop("spindle.drainDelayMs", c.drainDelay, ServerConfig::millis);
         c.handlerTimeout = prop("spindle.handlerTimeoutMs", c.handlerTimeout, ServerConfig::millis);
         c.blockedLoopThreshold = prop("spindle.blockedLoopThresholdMs", c.blockedLoopThreshold, ServerConfig::millis);
         c.discardLimit = prop("spindle.discardLimit", c.discardLimit, Long::parseLong);
@@ -165,6 +168,7 @@ public final class ServerConfig {
         c.idleTimeout = idleTimeout;
         c.writeTimeout = writeTimeout;
         c.drainTimeout = drainTimeout;
+        c.drainDelay = drainDelay;
         c.handlerTimeout = handlerTimeout;
         c.blockedLoopThreshold = blockedLoopThreshold;
         c.discardLimit = discardLimit;
@@ -204,6 +208,9 @@ public final class ServerConfig {
         }
         if (blockedLoopThreshold.isNegative()) {
             throw new IllegalArgumentException("blockedLoopThreshold must not be negative, got " + blockedLoopThreshold);
+        }
+        if (drainDelay.isNegative()) {
+            throw new IllegalArgumentException("drainDelay must not be negative, got " + drainDelay);
         }
         if (discardLimit < 0) {
             throw new IllegalArgumentException("discardLimit must not be negative, got " + discardLimit);
@@ -313,6 +320,23 @@ public final class ServerConfig {
      *  @param d positive, not null; default 10 s
      *  @return a copy with this timeout */
     public ServerConfig drainTimeout(Duration d) { return with(c -> c.drainTimeout = Objects.requireNonNull(d)); }
+    /**
+     * How long {@link HttpServer#close()} (and so SIGTERM) goes on serving before it drains. The
+     * close first turns the router's {@link Health} readiness down ({@link Router.Builder#health}),
+     * then serves as if nothing happened for this long (new connections accepted, keep-alive as
+     * usual), then drains as {@link #drainTimeout(Duration)} says: a load balancer that probes
+     * readiness has time to see it down and stop sending here before this server stops accepting,
+     * so no request is sent to a closed port. Set it a little above what the balancer needs to
+     * notice (its check interval times the failures it waits for, plus one interval); Kubernetes
+     * users give the same time to a {@code preStop} sleep instead, or use both. A close then
+     * takes up to this delay plus the drain timeout. The thread that closes waits the delay out;
+     * interrupting it ends the wait and hurries the drain. Each server's own shutdown hook waits on
+     * its own thread, and the JVM runs the hooks at once, so servers of one JVM wait together.
+     *
+     * @param d zero (drain at once, as without it) or positive, not null; default zero
+     * @return a copy with this delay
+     */
+    public ServerConfig drainDelay(Duration d) { return with(c -> c.drainDelay = Objects.requireNonNull(d)); }
     /** How long a blocking or asynchronous handler may take to answer (then 503 and a close), and a
      *  streamed response body may produce nothing (then a close).
      *  @param d positive, not null; default 30 s
@@ -388,6 +412,8 @@ public final class ServerConfig {
     public Duration writeTimeout() { return writeTimeout; }
     /** {@return how long a graceful close waits for in-flight requests} */
     public Duration drainTimeout() { return drainTimeout; }
+    /** {@return how long a close serves on, readiness down, before its drain; zero: it drains at once} */
+    public Duration drainDelay() { return drainDelay; }
     /** {@return how long a blocking or asynchronous handler may take to answer} */
     public Duration handlerTimeout() { return handlerTimeout; }
     /** {@return how long a handler may hold an event loop before the blocked-loop detector warns; zero when it is off} */

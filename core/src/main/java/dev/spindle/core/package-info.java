@@ -79,6 +79,13 @@
  * setting, property and default. The servers' main classes share one command line
  * ({@code <port> [workers]}).
  *
+ * <h2>Health and a graceful stop behind a load balancer</h2>
+ * {@link dev.spindle.core.Health} answers liveness and readiness probes;
+ * {@link dev.spindle.core.Router.Builder#health(String, Health)} mounts them at
+ * {@code <prefix>/live} and {@code <prefix>/ready}. A server's close turns readiness down first
+ * and serves on for {@link dev.spindle.core.ServerConfig#drainDelay()} before it drains, so a
+ * balancer probing readiness stops sending before the server stops accepting.
+ *
  * <h2>Calling other services</h2>
  * Spindle's HTTP/1.1 client runs on the servers' own loops, as the server side does: a request
  * completes with a {@link dev.spindle.core.ClientResponse} (status, fields, the whole body,

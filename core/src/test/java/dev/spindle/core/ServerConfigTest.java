@@ -34,6 +34,7 @@ class ServerConfigTest {
         assertThat(c.idleTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(c.writeTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(c.drainTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.drainDelay()).as("no drain delay: a close drains at once").isEqualTo(Duration.ZERO);
         assertThat(c.blockedLoopThreshold()).isEqualTo(Duration.ofSeconds(1));
         assertThat(c.maxConnections()).isEqualTo(10_000);
         assertThat(c.readBufferSize()).isEqualTo(16 * 1024);
@@ -60,6 +61,9 @@ class ServerConfigTest {
                 w("idleTimeout", c -> c.idleTimeout(Duration.ofMillis(6)), ServerConfig::idleTimeout, Duration.ofMillis(6)),
                 w("writeTimeout", c -> c.writeTimeout(Duration.ofMillis(7)), ServerConfig::writeTimeout, Duration.ofMillis(7)),
                 w("drainTimeout", c -> c.drainTimeout(Duration.ofMillis(8)), ServerConfig::drainTimeout, Duration.ofMillis(8)),
+                w("drainDelay", c -> c.drainDelay(Duration.ofMillis(2000)), ServerConfig::drainDelay, Duration.ofMillis(2000)),
+                w("drainDelay back to zero", c -> c.drainDelay(Duration.ofSeconds(1)).drainDelay(Duration.ZERO), ServerConfig::drainDelay,
+                        Duration.ZERO),
                 w("blockedLoopThreshold", c -> c.blockedLoopThreshold(Duration.ofMillis(15)), ServerConfig::blockedLoopThreshold, Duration.ofMillis(15)),
                 w("blockedLoopThreshold off", c -> c.blockedLoopThreshold(Duration.ZERO), ServerConfig::blockedLoopThreshold, Duration.ZERO),
                 w("maxConnections", c -> c.maxConnections(9), ServerConfig::maxConnections, 9),
@@ -115,6 +119,7 @@ class ServerConfigTest {
                 Arguments.of("negative idleTimeout", (UnaryOperator<ServerConfig>) c -> c.idleTimeout(Duration.ofSeconds(-1))),
                 Arguments.of("zero writeTimeout", (UnaryOperator<ServerConfig>) c -> c.writeTimeout(Duration.ZERO)),
                 Arguments.of("zero drainTimeout", (UnaryOperator<ServerConfig>) c -> c.drainTimeout(Duration.ZERO)),
+                Arguments.of("negative drainDelay", (UnaryOperator<ServerConfig>) c -> c.drainDelay(Duration.ofMillis(-1))),
                 Arguments.of("negative blockedLoopThreshold", (UnaryOperator<ServerConfig>) c -> c.blockedLoopThreshold(Duration.ofMillis(-1))),
                 Arguments.of("maxConnections 0", (UnaryOperator<ServerConfig>) c -> c.maxConnections(0)),
                 Arguments.of("readBufferSize 0", (UnaryOperator<ServerConfig>) c -> c.readBufferSize(0)),
@@ -167,6 +172,9 @@ class ServerConfigTest {
         withProperty("spindle.idleTimeoutMs", "1500", () -> {
             assertThat(ServerConfig.fromSystemProperties().idleTimeout()).isEqualTo(Duration.ofMillis(1500));
         });
+        withProperty("spindle.drainDelayMs", "2000", () -> {
+            assertThat(ServerConfig.fromSystemProperties().drainDelay()).isEqualTo(Duration.ofMillis(2000));
+        });
         withProperty("spindle.blockedLoopThresholdMs", "0", () -> {
             assertThat(ServerConfig.fromSystemProperties().blockedLoopThreshold()).isEqualTo(Duration.ZERO);
         });
@@ -185,6 +193,9 @@ class ServerConfigTest {
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spindle.maxHeaderCount"));
         withProperty("spindle.readBufferSize", "0", () ->
                 assertThatThrownBy(ServerConfig::fromSystemProperties).isInstanceOf(IllegalArgumentException.class));
+        withProperty("spindle.drainDelayMs", "-5", () ->
+                assertThatThrownBy(ServerConfig::fromSystemProperties)
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("drainDelay"));
         // Read leniently before, a bad backlog fell back to the default or was clamped to 1: now it fails the start.
         withProperty("spindle.backlog", "lots", () ->
                 assertThatThrownBy(ServerConfig::fromSystemProperties)

@@ -32,7 +32,8 @@ class ReadmeExampleTest {
     static void compileTheReadmeExamples() throws IOException {
         readme = ReadmeClasses.compile(dir);
         assertThat(readme.names()).as("classes in the README's embedding section")
-                .contains("HelloService", "StreamingRoutes", "FilteredRoutes", "JacksonCodec", "TodoRoutes", "NotesService");
+                .contains("HelloService", "StreamingRoutes", "FilteredRoutes", "UploadRoutes", "JacksonCodec", "TodoRoutes",
+                        "HealthyService", "NotesService");
     }
 
     private static Object call(String className, String method, Class<?>[] types, Object... args) throws Exception {
@@ -116,6 +117,104 @@ class ReadmeExampleTest {
             assertThat(bad.statusCode()).isEqualTo(400);
             assertThat(bad.body()).contains("not a valid Todo");
             assertThat(get(client, base + "/todos").body()).isEqualTo("[{\"title\":\"write docs\",\"done\":false}]");
+        }
+    }
+
+    /** A multipart body of parts given as header lines and content, as a browser sends one. */
+    private static byte[] multipart(String boundary, String[]... parts) {
+        StringBuilder body = new StringBuilder();
+        for (String[] part : parts) {
+            body.append("--").append(boundary).append("\r\n").append(part[0]).append("\r\n\r\n").append(part[1]).append("\r\n");
+        }
+        return body.append("--").append(boundary).append("--\r\n").toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void uploadRoutesStoreCountAndReadMultipartForms() throws Exception {
+        Path storage = Files.createDirectories(dir.resolve("photos"));
+        Router routes = (Router) call("UploadRoutes", "routes", new Class<?>[] {Path.class}, storage);
+        String b = "----docsBoundary";
+        try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0), routes).start()) {
+            HttpClient client = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + server.port();
+            java.util.function.BiFunction<String, byte[], HttpResponse<String>> post = (path, body) -> {
+                try {
+                    return client.send(HttpRequest.newBuilder(URI.create(base + path))
+                            .header("Content-Type", "multipart/form-data; boundary=" + b)
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
+                } catch (IOException | InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            };
+            HttpResponse<String> photos = post.apply("/photos", multipart(b,
+                    new String[] {"Content-Disposition: form-data; name=\"album\"", "Lisbon"},
+                    new String[] {"Content-Disposition: form-data; name=\"photo\"; filename=\"../tram.jpg\"\r\nContent-Type: image/jpeg", "JPEG1"},
+                    new String[] {"Content-Disposition: form-data; name=\"photo\"; filename=\"C:\\pics\\sea.jpg\"\r\nContent-Type: image/jpeg",
+                        "JPEG2"}));
+            assertThat(photos.statusCode()).isEqualTo(201);
+            assertThat(photos.body()).isEqualTo("2 photo(s) in Lisbon");
+            try (java.util.stream.Stream<Path> kept = Files.list(storage)) {
+                assertThat(kept.map(p -> p.getFileName().toString().substring(37)).sorted()).containsExactly("sea.jpg", "tram.jpg");
+            }
+            HttpResponse<String> missing = post.apply("/photos", multipart(b, new String[] {"Content-Disposition: form-data; name=\"x\"", "1"}));
+            assertThat(missing.statusCode()).isEqualTo(400);
+            assertThat(missing.body()).isEqualTo("400 Bad Request: form field 'album' is required\n");
+            assertThat(post.apply("/import", multipart(b,
+                    new String[] {"Content-Disposition: form-data; name=\"csv\"; filename=\"rows.csv\"", "a,b\n1,2\n3,4"})).body())
+                    .isEqualTo("3 rows");
+            assertThat(post.apply("/attachments", multipart(b,
+                    new String[] {"Content-Disposition: form-data; name=\"note\"", "hi"},
+                    new String[] {"Content-Disposition: form-data; name=\"f\"; filename=\"a.txt\"", "A"})).body())
+                    .isEqualTo("1 file(s), 1 field(s)");
+            HttpResponse<String> tooMany = post.apply("/attachments", multipart(b,
+                    java.util.stream.IntStream.range(0, 21).mapToObj(i -> new String[] {"Content-Disposition: form-data; name=\"f" + i + "\"", "v"})
+                            .toArray(String[][]::new)));
+            assertThat(tooMany.statusCode()).isEqualTo(413);
+            assertThat(tooMany.body()).isEqualTo("413 Content Too Large: the multipart body has more than 20 parts\n");
+        }
+    }
+
+    @Test
+    void healthyServiceAnswersItsProbesAndLeavesTheRotationBeforeItDrains() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean database = new java.util.concurrent.atomic.AtomicBoolean(true);
+        dev.spindle.core.Health health = new dev.spindle.core.Health();
+        java.util.function.Supplier<Boolean> up = database::get;
+        Router routes = (Router) call("HealthyService", "routes",
+                new Class<?>[] {dev.spindle.core.Health.class, java.util.function.Supplier.class}, health, up);
+        java.time.Duration delay = java.time.Duration.ofSeconds(3);
+        HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0).drainDelay(delay), routes).start();
+        try {
+            HttpClient client = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + server.port();
+            HttpResponse<String> ready = get(client, base + "/health/ready");
+            assertThat(ready.statusCode()).isEqualTo(200);
+            assertThat(ready.body()).isEqualTo("{\"status\":\"UP\",\"checks\":{\"database\":\"UP\"}}");
+            assertThat(ready.headers().firstValue("Cache-Control")).hasValue("no-store");
+            database.set(false);
+            HttpResponse<String> down = get(client, base + "/health/ready");
+            assertThat(down.statusCode()).isEqualTo(503);
+            assertThat(down.body()).isEqualTo("{\"status\":\"DOWN\",\"checks\":{\"database\":\"DOWN\"}}");
+            assertThat(get(client, base + "/health/live").statusCode()).as("liveness does not depend on the database").isEqualTo(200);
+            database.set(true);
+            assertThat(get(client, base + "/health/ready").statusCode()).isEqualTo(200);
+
+            long closing = System.nanoTime();
+            Thread closer = Thread.ofPlatform().start(server::close);
+            HttpResponse<String> draining = get(client, base + "/health/ready");
+            while (draining.statusCode() == 200 && System.nanoTime() - closing < java.util.concurrent.TimeUnit.SECONDS.toNanos(2)) {
+                Thread.sleep(10);
+                draining = get(client, base + "/health/ready");
+            }
+            assertThat(draining.statusCode()).as("readiness once the close began").isEqualTo(503);
+            assertThat(draining.body()).contains("draining");
+            HttpResponse<String> hello = get(client, base + "/hello");
+            assertThat(System.nanoTime() - closing).as("answered within the delay").isLessThan(delay.toNanos());
+            assertThat(hello.body()).as("still served during the delay").isEqualTo("Hello");
+            closer.join(delay.plusSeconds(15).toMillis());
+            assertThat(closer.isAlive()).as("close() returned").isFalse();
+            assertThat(System.nanoTime() - closing).as("the drain came after the delay").isGreaterThanOrEqualTo(delay.toNanos());
+        } finally {
+            server.close();
         }
     }
 }

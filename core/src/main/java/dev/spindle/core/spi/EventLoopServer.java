@@ -91,7 +91,7 @@ public abstract class EventLoopServer implements HttpServer {
         this.router = router;
         this.connections = new ConnectionLimit(config.maxConnections());
         this.bodyBudget = BodyBudget.of(config);
-        this.lifecycle = new ServerLifecycle(name);
+        this.lifecycle = new ServerLifecycle(name, config, router);
         this.blockingExecutor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name(name + "-blocking-", 0).factory());
     }
 

@@ -1,31 +1,65 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.spi;
 
+import dev.spindle.core.Health;
 import dev.spindle.core.HttpServer;
+import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The start and close bookkeeping every server shares: started once, closed once by whoever
- * calls {@link #beginClose()} first, and awaitable until the close is done.
+ * calls {@link #beginClose()} first, and awaitable until the close is done. The close of a
+ * started server begins the same way on every strategy: the router's {@link Health} readiness
+ * goes down, the server serves on for {@link ServerConfig#drainDelay()}, and only then does
+ * {@link #beginClose()} return for the strategy to drain.
  */
 public final class ServerLifecycle {
+    private static final Logger log = LoggerFactory.getLogger(ServerLifecycle.class);
+
     private final String name;
+    private final Health health;
+    private final Duration drainDelay;
     private final AtomicBoolean started = new AtomicBoolean();
+    /** Whether {@link #started} ran: only a server that served waits out the drain delay. */
+    private volatile boolean running;
+    /** Claimed by the one caller of {@link #beginClose()} that performs the close. */
+    private final AtomicBoolean closeClaimed = new AtomicBoolean();
+    /** Set once the drain may begin: after the drain delay. */
     private final AtomicBoolean closing = new AtomicBoolean();
     private final CountDownLatch terminated = new CountDownLatch(1);
     private volatile Thread shutdownHook;
 
     /**
-     * The bookkeeping of a server not yet started.
+     * The bookkeeping of a server not yet started, with no health to turn down and no drain delay.
      *
      * @param name the server's name, for error messages and the shutdown hook's thread name
      */
     public ServerLifecycle(String name) {
+        this(name, null, Duration.ZERO);
+    }
+
+    /**
+     * The bookkeeping of a server not yet started, serving {@code router} with {@code config}.
+     *
+     * @param name the server's name, for error messages and the shutdown hook's thread name
+     * @param config its settings: the {@link ServerConfig#drainDelay()} a close waits before the drain
+     * @param router its routes: the {@link Router#health()} a close turns down first, if any
+     */
+    public ServerLifecycle(String name, ServerConfig config, Router router) {
+        this(name, router.health(), config.drainDelay());
+    }
+
+    private ServerLifecycle(String name, Health health, Duration drainDelay) {
         this.name = name;
+        this.health = health;
+        this.drainDelay = drainDelay;
     }
 
     /**
@@ -59,6 +93,7 @@ public final class ServerLifecycle {
      * @param hook whether to register the hook ({@link ServerConfig#shutdownHook()}); false does nothing
      */
     public void started(HttpServer server, boolean hook) {
+        running = true;
         if (!hook) {
             return;
         }
@@ -77,9 +112,10 @@ public final class ServerLifecycle {
     }
 
     /**
-     * Whether a close has begun (or the server was closed before it started).
+     * Whether the drain has begun (or the server was closed before it started): from here on the
+     * server drains. During the drain delay it is still false, and the server serves as usual.
      *
-     * @return true once {@link #beginClose()} was called; it stays true
+     * @return true once {@link #beginClose()} is past the drain delay; it stays true
      */
     public boolean isClosing() {
         return closing.get();
@@ -91,6 +127,11 @@ public final class ServerLifecycle {
      * as does a caller on a server that never started. If the waiting caller is interrupted it
      * returns false at once, with its interrupt status set.
      *
+     * <p>For a server that started, the performing caller first turns the router's health down
+     * ({@link Health#markDraining()}), then waits {@link ServerConfig#drainDelay()} while the server
+     * serves on ({@link #isClosing()} still false), then returns true. Interrupted in that wait, it
+     * returns true at once with its interrupt status set, which hurries the drain too.
+     *
      * @return true if the caller must perform the close and then call {@link #markTerminated()}
      */
     public boolean beginClose() {
@@ -99,7 +140,7 @@ public final class ServerLifecycle {
             terminated.countDown();
             return false;
         }
-        if (closing.compareAndSet(false, true)) {
+        if (closeClaimed.compareAndSet(false, true)) {
             Thread hook = shutdownHook;
             shutdownHook = null;
             if (hook != null && Thread.currentThread() != hook) {
@@ -109,6 +150,13 @@ public final class ServerLifecycle {
                     // shutting down already: the hook runs close(), which will find it closed
                 }
             }
+            if (running) {
+                if (health != null) {
+                    health.markDraining();
+                }
+                serveOnForTheDrainDelay();
+            }
+            closing.set(true);
             return true;
         }
         try {
@@ -117,6 +165,26 @@ public final class ServerLifecycle {
             Thread.currentThread().interrupt();
         }
         return false;
+    }
+
+    /**
+     * Sleeps the drain delay on the closing thread while the server serves as usual: a balancer
+     * probing readiness sees it down and stops sending before the drain closes the listener.
+     */
+    private void serveOnForTheDrainDelay() {
+        if (drainDelay.isZero()) {
+            return;
+        }
+        log.info("{}: readiness DOWN; serving on for {} ms before the drain", name, drainDelay.toMillis());
+        long deadline = System.nanoTime() + drainDelay.toNanos();
+        try {
+            for (long left = drainDelay.toNanos(); left > 0; left = deadline - System.nanoTime()) {
+                TimeUnit.NANOSECONDS.sleep(left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            log.info("{}: drain delay interrupted; draining now", name);
+        }
     }
 
     /**
