@@ -28,6 +28,8 @@ MODULE_RULES=(
   "opentelemetry    dev.spindle.core"
   # the published metrics module: an ExchangeListener on the API alone
   "micrometer       dev.spindle.core"
+  # the published zstd coding: a ContentEncoding on the API alone
+  "compression-zstd dev.spindle.core"
   # the launchers: the benchmark app on each strategy's public server classes
   "launchers        dev.spindle.core dev.spindle.benchmark dev.spindle.blocking dev.spindle.nio dev.spindle.iouring dev.spindle.micrometer"
   # the Netty reference: Netty in its own idiom, nothing of Spindle's core
@@ -62,6 +64,15 @@ CORE_FORBIDDEN=(
   "dev.spindle.core.http1 -> dev.spindle.core.http2"
   "dev.spindle.core.http2 -> dev.spindle.core.http1"
   "dev.spindle.core.http2 -> dev.spindle.core.tls"
+  # content codings act on exchanges, for both wire protocols alike: they know neither, nor TLS,
+  # the strategy contract or the client
+  "dev.spindle.core.compress -> dev.spindle.core.http1"
+  "dev.spindle.core.compress -> dev.spindle.core.http2"
+  "dev.spindle.core.compress -> dev.spindle.core.tls"
+  "dev.spindle.core.compress -> dev.spindle.core.spi"
+  "dev.spindle.core.compress -> dev.spindle.core.client"
+  "dev.spindle.core.tls -> dev.spindle.core.compress"
+  "dev.spindle.core.exchange -> dev.spindle.core.compress"
   # byte helpers depend on nothing of Spindle
   "dev.spindle.core.bytes -> dev.spindle.*"
   # the client speaks its own HTTP/1.1, over the API's result types and the strategy contract: none

@@ -42,7 +42,7 @@ scripts/check-layers.sh
 DOC_PACKAGES=(core:dev.spindle.core core:dev.spindle.core.spi benchmark-app:dev.spindle.benchmark
   blocking-server:dev.spindle.blocking nio-servers:dev.spindle.nio iouring-server:dev.spindle.iouring
   netty-server:dev.spindle.netty)
-DOC_PACKAGES+=(opentelemetry:dev.spindle.opentelemetry micrometer:dev.spindle.micrometer)
+DOC_PACKAGES+=(opentelemetry:dev.spindle.opentelemetry micrometer:dev.spindle.micrometer compression-zstd:dev.spindle.compression.zstd)
 # Each module's target/classpath.txt (runtime scope, a superset of compile) is written by the build
 # above (the build-classpath execution in pom.xml). The javadoc runs are independent: two at a time.
 javadoc_package() {

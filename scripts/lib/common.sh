@@ -169,9 +169,9 @@ spindle_python() {
 # The published modules (the product: deployed by scripts/release.sh, installed by
 # scripts/install-library.sh, their API guarded by api/): directories, the BOM last. Their POMs say the
 # same through maven.deploy.skip=false; scripts/check-release.sh checks that the two agree.
-SPINDLE_PUBLISHED_MODULES=(core blocking-server nio-servers iouring-server opentelemetry micrometer bom)
+SPINDLE_PUBLISHED_MODULES=(core blocking-server nio-servers iouring-server opentelemetry micrometer compression-zstd bom)
 # The published modules with a public API of their own (the BOM has none).
-SPINDLE_API_MODULES=(core blocking-server nio-servers iouring-server opentelemetry micrometer)
+SPINDLE_API_MODULES=(core blocking-server nio-servers iouring-server opentelemetry micrometer compression-zstd)
 
 # The wrapper pins Maven 3.9.11; batch mode and no transfer progress keep logs short.
 # Add -q yourself where output is noise (spindle_classpath does, unless SPINDLE_VERBOSE=1).

@@ -380,6 +380,50 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    /** Content codings over HTTP/1.1 and h2: see {@link CompressionCases}. */
+    @Nested
+    class Compression extends CompressionCases {
+        @Override
+        protected HttpServer start(ServerConfig config, Router router) throws IOException {
+            return newServer(config, router).start();
+        }
+
+        @Override
+        protected ServerConfig config() {
+            return HttpConformanceSuite.this.config();
+        }
+
+        @Override
+        protected RawConnection connect(int port) throws IOException {
+            return HttpConformanceSuite.this.connect(port);
+        }
+
+        @Override
+        protected boolean runs() {
+            return !lacks().containsKey(Feature.CUSTOM_ROUTES);
+        }
+
+        @Override
+        protected boolean speaksHttp2() {
+            return HttpConformanceSuite.this.speaksHttp2();
+        }
+
+        @Override
+        protected H2Connection openH2(int port) throws IOException {
+            return H2Connection.open(host(), port, sockets(), 5_000);
+        }
+
+        @Override
+        protected boolean overTls() {
+            return HttpConformanceSuite.this.overTls();
+        }
+
+        @Override
+        protected SSLContext clientTls() {
+            return HttpConformanceSuite.this.clientTls();
+        }
+    }
+
     /** Multipart uploads to each kind of handler, over HTTP/1.1 and h2, split at every byte, malformed, too large, from curl and Python. */
     @Nested
     class Multipart extends MultipartCases {

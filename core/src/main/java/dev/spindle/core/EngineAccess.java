@@ -100,4 +100,19 @@ final class EngineAccess extends ApiAccess {
     public void abandon(RequestBody body) {
         body.abandon();
     }
+
+    @Override
+    public HttpException unsupportedEncoding(String accepted) {
+        return new Router.UnsupportedEncoding(accepted);
+    }
+
+    @Override
+    public void decode(RequestBody body, int coding, long limit) {
+        body.decode(coding, limit);
+    }
+
+    @Override
+    public boolean decodingFailed(RequestBody body) {
+        return body.decodingFailed();
+    }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core;
 
+import dev.spindle.core.compress.InflatingInputStream;
+import dev.spindle.core.compress.InflatingSubscriber;
 import dev.spindle.core.exchange.BodyException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -45,6 +47,12 @@ public final class RequestBody {
     private long received;
     private boolean abandoned;
 
+    /** The content coding the consumer reads the body inflated from ({@code compress.RequestDecoding}), or 0. */
+    private int decoding;
+    private long decodeLimit;
+    /** Why inflating failed (413, 400), once it has: the status the answer keeps. */
+    private BodyException decodeFailure;
+
     private Flow.Subscriber<? super ByteBuffer> subscriber;
     private long demand;
     private boolean delivering;
@@ -78,7 +86,29 @@ public final class RequestBody {
             throw new IllegalStateException("the body is already being consumed");
         }
         streamTaken = true;
-        return new Stream();
+        return decoding == 0 ? new Stream() : new InflatingInputStream(new Stream(), decoding, decodeLimit, this::decodingFailed);
+    }
+
+    /** From the connection, before the consumer has the body: it reads the body inflated, at most {@code limit} bytes. */
+    void decode(int coding, long limit) {
+        decoding = coding;
+        decodeLimit = limit;
+    }
+
+    /** Inflating failed: the answer is this status, and the rest of the body is not wanted. */
+    private void decodingFailed(BodyException cause) {
+        synchronized (this) {
+            if (decodeFailure == null) {
+                decodeFailure = cause;
+            }
+            abandoned = true;
+            size = 0;
+        }
+        wakeup.run();
+    }
+
+    synchronized boolean decodingFailed() {
+        return decodeFailure != null;
     }
 
     /**
@@ -151,6 +181,9 @@ public final class RequestBody {
     }
 
     private void subscribe(Flow.Subscriber<? super ByteBuffer> s) {
+        if (decoding != 0) {
+            s = new InflatingSubscriber(s, decoding, decodeLimit, this::decodingFailed);
+        }
         synchronized (this) {
             if (subscriber != null || streamTaken) {
                 s.onSubscribe(new Flow.Subscription() {
@@ -321,7 +354,7 @@ public final class RequestBody {
 
     /** Why the body failed, with the status the connection answers, or null. */
     synchronized BodyException failure() {
-        return failure instanceof BodyException b ? b : null;
+        return decodeFailure != null ? decodeFailure : failure instanceof BodyException b ? b : null;
     }
 
     /** Hands buffered bytes to a subscriber as far as its demand goes; outside the lock, never re-entrantly. */

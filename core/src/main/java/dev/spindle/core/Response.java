@@ -10,7 +10,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -152,13 +151,7 @@ public final class Response {
             return contentType(value);
         }
         checkValue(value);
-        if (state.headerCount == state.headerNames.length) {
-            state.headerNames = Arrays.copyOf(state.headerNames, state.headerCount * 2);
-            state.headerValues = Arrays.copyOf(state.headerValues, state.headerCount * 2);
-        }
-        state.headerNames[state.headerCount] = name;
-        state.headerValues[state.headerCount] = value;
-        state.headerCount++;
+        state.addHeader(name, value);
         return this;
     }
 

@@ -9,12 +9,16 @@ package dev.spindle.core;
  * Immutable; each setter-like method returns a changed copy.
  */
 public final class RouteOptions {
-    private static final RouteOptions DEFAULTS = new RouteOptions(-1);
+    private static final RouteOptions DEFAULTS = new RouteOptions(-1, null, false);
 
     private final long maxBodySize;
+    private final Compression compression;
+    private final boolean requestDecompression;
 
-    private RouteOptions(long maxBodySize) {
+    private RouteOptions(long maxBodySize, Compression compression, boolean requestDecompression) {
         this.maxBodySize = maxBodySize;
+        this.compression = compression;
+        this.requestDecompression = requestDecompression;
     }
 
     /**
@@ -43,7 +47,7 @@ public final class RouteOptions {
         if (bytes < 0) {
             throw new IllegalArgumentException("maxBodySize must not be negative, got " + bytes);
         }
-        return new RouteOptions(bytes);
+        return new RouteOptions(bytes, compression, requestDecompression);
     }
 
     /**
@@ -55,8 +59,65 @@ public final class RouteOptions {
         return maxBodySize;
     }
 
+    /**
+     * The route's own response compression instead of its router's
+     * ({@link Router.Builder#compression(Compression)}): {@code Compression.defaults()} turns it on
+     * for this route alone, {@link Compression#none()} turns the router's off for it.
+     *
+     * @param compression how this route's answers are compressed, not null
+     * @return a copy with this compression
+     */
+    public RouteOptions compression(Compression compression) {
+        return new RouteOptions(maxBodySize, java.util.Objects.requireNonNull(compression, "compression"), requestDecompression);
+    }
+
+    /**
+     * The route's own compression.
+     *
+     * @return what {@link #compression(Compression)} set, or null when the route follows its router
+     */
+    public Compression compression() {
+        return compression;
+    }
+
+    /**
+     * Whether request bodies sent with {@code Content-Encoding: gzip} (or {@code x-gzip}, or
+     * {@code deflate}) reach the handler inflated, as they arrive (default false: every body as
+     * sent). The route's body limit then applies to the inflated size too, so a small body that
+     * inflates past it (a "zip bomb") is answered 413 with bounded memory and the connection
+     * closed, as for any body too large; a body that is not valid in its coding is a 400, and one
+     * in another coding a 415 naming the accepted ones in {@code Accept-Encoding} (RFC 9110
+     * 15.5.16). The handler sees neither {@code Content-Encoding} nor {@code Content-Length} of the
+     * coded body: a whole body's length is the inflated one, a streamed body's is unknown (-1).
+     *
+     * @param on whether to inflate request bodies
+     * @return a copy with this setting
+     */
+    public RouteOptions requestDecompression(boolean on) {
+        return new RouteOptions(maxBodySize, compression, on);
+    }
+
+    /**
+     * Whether request bodies are inflated.
+     *
+     * @return what {@link #requestDecompression(boolean)} set
+     */
+    public boolean requestDecompression() {
+        return requestDecompression;
+    }
+
     @Override
     public String toString() {
-        return maxBodySize < 0 ? "RouteOptions[]" : "RouteOptions[maxBodySize=" + maxBodySize + "]";
+        StringBuilder s = new StringBuilder("RouteOptions[");
+        if (maxBodySize >= 0) {
+            s.append("maxBodySize=").append(maxBodySize);
+        }
+        if (compression != null) {
+            s.append(s.length() > 13 ? ", " : "").append("compression=").append(compression);
+        }
+        if (requestDecompression) {
+            s.append(s.length() > 13 ? ", " : "").append("requestDecompression");
+        }
+        return s.append(']').toString();
     }
 }

@@ -36,7 +36,7 @@ public final class Router {
 
     private Router(List<Route> routes, Route notFound, Route methodNotAllowed, JsonCodec json, Pipeline pipeline,
             List<ExchangeListener> listeners, boolean problemDetails, Map<Class<?>, java.util.function.Function<String, ?>> converters,
-            Health health) {
+            Compression compression, Health health) {
         this.routes = routes.toArray(Route[]::new);
         this.health = health;
         this.notFound = notFound;
@@ -47,13 +47,21 @@ public final class Router {
         for (Route r : this.routes) {
             r.json = json;
             r.converters = converters;
+            r.compression = effective(r.options.compression() != null ? r.options.compression() : compression);
         }
         if (notFound != null) {
             notFound.json = json;
             methodNotAllowed.json = json;
             notFound.converters = converters;
             methodNotAllowed.converters = converters;
+            notFound.compression = effective(compression);
+            methodNotAllowed.compression = effective(compression);
         }
+    }
+
+    /** Null for no compression, so a route without it costs one check per answer. */
+    private static Compression effective(Compression c) {
+        return c == null || c.encodings().isEmpty() ? null : c;
     }
 
     /**
@@ -231,6 +239,22 @@ public final class Router {
         }
     }
 
+    /** 415 for a request body in a content coding not undone, naming those that are (RFC 9110 15.5.16). */
+    static final class UnsupportedEncoding extends HttpException {
+        private static final long serialVersionUID = 1L;
+        final String accepted;
+
+        UnsupportedEncoding(String accepted) {
+            super(415, "the request body's content coding is not one of " + accepted);
+            this.accepted = accepted;
+        }
+
+        @Override
+        void addRequiredHeaders(Response response) {
+            response.header("Accept-Encoding", accepted);
+        }
+    }
+
     /**
      * Collects routes, filters, exception mappers, the 404 and 405 answers and the JSON codec, then
      * {@link #build() builds} the router. Every method returns this builder, for chaining. Not
@@ -247,9 +271,24 @@ public final class Router {
         private final List<ExchangeListener> listeners = new ArrayList<>();
         private boolean problemDetails;
         private final Map<Class<?>, java.util.function.Function<String, ?>> converters = new LinkedHashMap<>();
+        private Compression compression;
         private Health health;
 
         private Builder() {
+        }
+
+        /**
+         * Compresses the answers of every route (a route's own {@link RouteOptions#compression}
+         * wins): {@code .compression(Compression.defaults())} for gzip and deflate, negotiated from
+         * {@code Accept-Encoding}; see {@link Compression} for what is compressed and how. Without
+         * it nothing is compressed and nothing is added per request. A second call replaces the first.
+         *
+         * @param compression how answers are compressed, not null ({@link Compression#none()} for not at all)
+         * @return this builder
+         */
+        public Builder compression(Compression compression) {
+            this.compression = Objects.requireNonNull(compression, "compression");
+            return this;
         }
 
         /**
@@ -381,6 +420,20 @@ public final class Router {
         }
 
         /**
+         * Adds a GET route with options of its own, such as its compression; see
+         * {@link #route(String, String, Handler, RouteOptions)}. HEAD requests are served by it too.
+         *
+         * @param pattern the path pattern, such as {@code /users/{id}}
+         * @param handler what answers matching requests: a lambda, or {@link Handler#blocking} or {@link Handler#async}
+         * @param options what the route changes of the server's settings, not null
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
+        public Builder get(String pattern, Handler handler, RouteOptions options) {
+            return route("GET", pattern, handler, options);
+        }
+
+        /**
          * Adds a POST route; see {@link #route(String, String, Handler)}.
          *
          * @param pattern the path pattern, such as {@code /users/{id}}
@@ -454,7 +507,21 @@ public final class Router {
          * @throws IllegalArgumentException if the prefix is not of that form
          */
         public Builder staticFiles(String prefix, StaticFiles files) {
-            return get(mountPoint(prefix, "static") + "/{" + StaticFiles.VARIABLE + "...}", files);
+            return staticFiles(prefix, files, RouteOptions.defaults());
+        }
+
+        /**
+         * Serves {@code files} under {@code prefix} as {@link #staticFiles(String, StaticFiles)}
+         * does, with options of the route's own, such as its compression.
+         *
+         * @param prefix the path the files appear under: starts with {@code /} and does not end with one, unless it is {@code "/"}
+         * @param files the files to serve
+         * @param options what the route changes of the server's settings, not null
+         * @return this builder
+         * @throws IllegalArgumentException if the prefix is not of that form
+         */
+        public Builder staticFiles(String prefix, StaticFiles files, RouteOptions options) {
+            return get(mountPoint(prefix, "static") + "/{" + StaticFiles.VARIABLE + "...}", files, options);
         }
 
         /**
@@ -528,7 +595,7 @@ public final class Router {
             Objects.requireNonNull(handler, "handler");
             Objects.requireNonNull(options, "options");
             routes.add(new Route(Objects.requireNonNull(method, "method"), Objects.requireNonNull(pattern, "pattern"), handler,
-                    options.maxBodySize()));
+                    options));
             handlers.add(handler);
             return this;
         }
@@ -541,7 +608,7 @@ public final class Router {
          */
         public Router build() {
             if (filters.isEmpty() && mappers.isEmpty() && notFound == null && methodNotAllowed == null) {
-                return new Router(routes, null, null, json, null, listeners, problemDetails, Map.copyOf(converters), health);
+                return new Router(routes, null, null, json, null, listeners, problemDetails, Map.copyOf(converters), compression, health);
             }
             Pipeline pipeline = new Pipeline(filters.toArray(Filter[]::new), Map.copyOf(mappers), problemDetails);
             List<Route> composed = new ArrayList<>(routes.size());
@@ -551,7 +618,7 @@ public final class Router {
                 if (notFound != null && h instanceof StaticFiles files) {
                     h = files.orElse(notFound);
                 }
-                composed.add(new Route(r.method, r.pattern, pipeline.compose(h), r.maxBodySize));
+                composed.add(new Route(r.method, r.pattern, pipeline.compose(h), r.options));
             }
             Handler missing = notFound != null ? notFound
                     : (req, res) -> {
@@ -568,7 +635,7 @@ public final class Router {
                 custom405.handle(req, res);
             };
             return new Router(composed, Route.fallback(pipeline.compose(missing)), Route.fallback(pipeline.compose(wrongMethod)),
-                    json, pipeline, listeners, problemDetails, Map.copyOf(converters), health);
+                    json, pipeline, listeners, problemDetails, Map.copyOf(converters), compression, health);
         }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core;
 
+import dev.spindle.core.compress.AcceptEncoding;
 import java.io.IOException;
 import java.net.JarURLConnection;
 import java.net.URISyntaxException;
@@ -31,6 +32,11 @@ import java.util.Map;
  *   <li>Directory files: one {@code Range} of bytes answers 206 with {@code Content-Range} (a
  *       range past the end 416; several ranges, or an {@code If-Range} that no longer holds, get the
  *       whole file); the body is sent by the core's file path (zero-copy where the strategy allows).</li>
+ *   <li>With {@link #precompressed()}, a sibling compressed ahead of time ({@code app.js.zst},
+ *       {@code app.js.br}, {@code app.js.gz}) is sent instead of the file when the request accepts
+ *       its coding ({@code Accept-Encoding}), with the file's content type, its own {@code ETag} and
+ *       {@code Content-Encoding}; every answer then says {@code Vary: Accept-Encoding}. A
+ *       {@code Range} request gets ranges of the file itself.</li>
  *   <li>Nothing outside the root: the path is decoded first, then any {@code ..} segment,
  *       backslash or NUL, and any segment starting with a dot (hidden files), is 404, and a file
  *       reached through a symbolic link must still lie inside the root.</li>
@@ -60,16 +66,39 @@ public final class StaticFiles implements Handler {
             Map.entry("gz", "application/gzip"), Map.entry("mp4", "video/mp4"), Map.entry("webm", "video/webm"),
             Map.entry("mp3", "audio/mpeg"), Map.entry("ogg", "audio/ogg"), Map.entry("map", "application/json"));
 
+    /** The codings a sibling may carry, in the server's order of preference, with their file name suffixes. */
+    private static final String[] CODINGS = {"zstd", "br", "gzip"};
+    private static final String[] SUFFIXES = {".zst", ".br", ".gz"};
+
     private final Path root;
     private final Path realRoot;
     private final String resourcePrefix;
     private final ClassLoader loader;
+    private final boolean precompressed;
 
-    private StaticFiles(Path root, String resourcePrefix, ClassLoader loader) throws IOException {
+    private StaticFiles(Path root, String resourcePrefix, ClassLoader loader, boolean precompressed) throws IOException {
         this.root = root;
         this.realRoot = root == null ? null : root.toRealPath();
         this.resourcePrefix = resourcePrefix;
         this.loader = loader;
+        this.precompressed = precompressed;
+    }
+
+    /**
+     * These files, each sent as its sibling compressed ahead of time when there is one the request
+     * accepts: {@code name.zst} (zstd), {@code name.br} (Brotli) or {@code name.gz} (gzip), by the
+     * request's q-values, ties in that order. The sibling goes with the file's content type, an
+     * {@code ETag} of its own and {@code Content-Encoding}; every answer carries
+     * {@code Vary: Accept-Encoding}. Siblings are looked up on every request, like the files.
+     *
+     * @return a handler that serves precompressed siblings
+     */
+    public StaticFiles precompressed() {
+        try {
+            return new StaticFiles(root, resourcePrefix, loader, true);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /**
@@ -84,7 +113,7 @@ public final class StaticFiles implements Handler {
         if (!Files.isDirectory(root)) {
             throw new IOException("not a directory: " + root);
         }
-        return new StaticFiles(root, null, null);
+        return new StaticFiles(root, null, null, false);
     }
 
     /**
@@ -106,7 +135,7 @@ public final class StaticFiles implements Handler {
         }
         String p = prefix.substring(start, end);
         try {
-            return new StaticFiles(null, p, StaticFiles.class.getClassLoader());
+            return new StaticFiles(null, p, StaticFiles.class.getClassLoader(), false);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -223,13 +252,19 @@ public final class StaticFiles implements Handler {
         }
         long size = attrs.size();
         long modified = attrs.lastModifiedTime().toMillis();
-        String etag = validators(res, file.getFileName().toString(), size, modified);
+        String range = req.header("Range");
+        if (precompressed) {
+            res.header("Vary", "Accept-Encoding");
+            if (range == null && sendSibling(req, res, file, confined)) {
+                return;
+            }
+        }
+        String etag = validators(res, file.getFileName().toString(), size, modified, "");
         res.header("Accept-Ranges", "bytes");
         if (notModified(req, etag, modified)) {
             res.status(304);
             return;
         }
-        String range = req.header("Range");
         if (range != null && ifRangeHolds(req.header("If-Range"), etag, modified)) {
             long[] r = range(range, size);
             if (r == UNSATISFIABLE) {
@@ -242,6 +277,70 @@ public final class StaticFiles implements Handler {
             }
         }
         res.file(file);
+    }
+
+    /**
+     * Sends the compressed sibling of {@code file} the request prefers, if one exists (within the
+     * root when {@code confined}): its validators, or 304, and its bytes.
+     *
+     * @return whether a sibling answered
+     */
+    private boolean sendSibling(Request req, Response res, Path file, boolean confined) throws IOException {
+        String name = file.getFileName().toString();
+        for (int c : preferred(req)) {
+            Path sibling = file.resolveSibling(name + SUFFIXES[c]);
+            BasicFileAttributes attrs;
+            try {
+                attrs = Files.readAttributes(sibling, BasicFileAttributes.class);
+                if (!attrs.isRegularFile() || confined && !sibling.toRealPath().startsWith(realRoot)) {
+                    continue;
+                }
+            } catch (IOException | java.nio.file.InvalidPathException e) {
+                continue;
+            }
+            long modified = attrs.lastModifiedTime().toMillis();
+            String etag = validators(res, name, attrs.size(), modified, "-" + CODINGS[c]);
+            res.header("Content-Encoding", CODINGS[c]);
+            if (notModified(req, etag, modified)) {
+                res.status(304);
+            } else {
+                res.file(sibling);
+            }
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * The indexes of {@link #CODINGS} the request accepts, best first (RFC 9110 12.5.3: q-values,
+     * {@code *}, ties in the server's order), leaving out any the client ranks below identity.
+     */
+    private static int[] preferred(Request req) {
+        int star = AcceptEncoding.quality(req.state, "*");
+        int identity = AcceptEncoding.quality(req.state, "identity");
+        int[] q = new int[CODINGS.length];
+        int accepted = 0;
+        for (int i = 0; i < CODINGS.length; i++) {
+            int v = AcceptEncoding.quality(req.state, CODINGS[i]);
+            q[i] = v == AcceptEncoding.ABSENT ? Math.max(star, 0) : v;
+            if (q[i] > 0 && q[i] >= identity) {
+                accepted++;
+            } else {
+                q[i] = 0;
+            }
+        }
+        int[] order = new int[accepted];
+        for (int n = 0; n < accepted; n++) {
+            int best = -1;
+            for (int i = 0; i < CODINGS.length; i++) {
+                if (q[i] > 0 && (best < 0 || q[i] > q[best])) {
+                    best = i;
+                }
+            }
+            order[n] = best;
+            q[best] = 0;
+        }
+        return order;
     }
 
     private void serveResource(Request req, Response res, List<String> segments) throws IOException {
@@ -264,10 +363,23 @@ public final class StaticFiles implements Handler {
         if (connection == null) {
             throw new NoSuchFile();
         }
+        String suffix = "";
+        if (precompressed) {
+            res.header("Vary", "Accept-Encoding");
+            for (int c : preferred(req)) {
+                URL sibling = loader.getResource(name + SUFFIXES[c]);
+                if (sibling != null) {
+                    connection = sibling.openConnection();
+                    suffix = "-" + CODINGS[c];
+                    res.header("Content-Encoding", CODINGS[c]);
+                    break;
+                }
+            }
+        }
         connection.setUseCaches(false);
         long size = connection.getContentLengthLong();
         long modified = connection.getLastModified();
-        String etag = validators(res, name.substring(name.lastIndexOf('/') + 1), size, modified);
+        String etag = validators(res, name.substring(name.lastIndexOf('/') + 1), size, modified, suffix);
         if (notModified(req, etag, modified)) {
             connection.getInputStream().close();
             res.status(304);
@@ -276,11 +388,11 @@ public final class StaticFiles implements Handler {
         res.body(connection.getInputStream(), size);
     }
 
-    /** Sets Content-Type, ETag and Last-Modified; returns the ETag. */
-    private static String validators(Response res, String fileName, long size, long modified) {
+    /** Sets Content-Type (of {@code fileName}), ETag ({@code suffix} names a coded variant) and Last-Modified; returns the ETag. */
+    private static String validators(Response res, String fileName, long size, long modified, String suffix) {
         int dot = fileName.lastIndexOf('.');
         String type = dot < 0 ? null : TYPES.get(fileName.substring(dot + 1).toLowerCase(Locale.ROOT));
-        String etag = "\"" + Long.toHexString(size) + "-" + Long.toHexString(modified) + "\"";
+        String etag = "\"" + Long.toHexString(size) + "-" + Long.toHexString(modified) + suffix + "\"";
         res.contentType(type != null ? type : "application/octet-stream")
                 .header("ETag", etag)
                 .header("Last-Modified", HTTP_DATE.format(Instant.ofEpochMilli(modified)));

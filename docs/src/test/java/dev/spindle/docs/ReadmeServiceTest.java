@@ -52,8 +52,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The README's {@code NotesService}, compiled from the README and run on one server of each kind
  * (blocking, NIO, io_uring) over plain HTTP and HTTPS: filters, the access log, the custom 404 and
- * the mapped domain exception, JSON in and out, static files with 304 and 206, and its Prometheus
- * metrics, parsed from its {@code /metrics} as Prometheus reads them.
+ * the mapped domain exception, JSON in and out, static files with 304 and 206 and a precompressed
+ * sibling, gzip, and its Prometheus metrics, parsed from its {@code /metrics} as Prometheus reads them.
  */
 class ReadmeServiceTest {
     private static final String API_KEY = "k3y";
@@ -102,6 +102,8 @@ class ReadmeServiceTest {
             manual[i] = (byte) (i % 251);
         }
         Files.write(web.resolve("manual.bin"), manual);
+        Files.writeString(web.resolve("guide.txt"), "the guide");
+        Files.writeString(web.resolve("guide.txt.gz"), "guide.txt, gzipped ahead of time");
         Path keyStore = newKeyStore(dir.resolve("server.p12"));
         tls = Tls.fromKeyStore(keyStore, PASSWORD);
         client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(TIMEOUT)
@@ -234,6 +236,18 @@ class ReadmeServiceTest {
         assertThat(scrape).filteredOn(s -> s.name().equals("http_server_requests_seconds_count"))
                 .extracting(s -> s.labels().get("uri"))
                 .as("no raw path is a uri").noneMatch(uri -> uri.matches(".*/[0-9].*") || uri.contains("manual") || uri.startsWith("/nothing"));
+
+        // gzip for a client that asks for it (after the scrape above, whose counts it would change)
+        HttpResponse<byte[]> gzipped = sendForBytes(get(base + "/metrics").header("Accept-Encoding", "gzip"));
+        assertThat(gzipped.headers().firstValue("Content-Encoding")).hasValue("gzip");
+        assertThat(gzipped.headers().allValues("Vary")).contains("Accept-Encoding");
+        try (java.io.InputStream in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(gzipped.body()))) {
+            assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)).contains("http_server_requests_seconds_count");
+        }
+        HttpResponse<String> precompressed = send(get(base + "/static/guide.txt").header("Accept-Encoding", "gzip"));
+        assertThat(precompressed.headers().firstValue("Content-Encoding")).hasValue("gzip");
+        assertThat(precompressed.body()).as("the sibling's bytes, as they are on disk").isEqualTo("guide.txt, gzipped ahead of time");
+        assertThat(send(get(base + "/static/guide.txt")).body()).isEqualTo("the guide");
     }
 
     /** One line of a Prometheus text exposition: {@code name{label="value",...} value}. */

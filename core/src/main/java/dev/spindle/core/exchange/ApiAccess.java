@@ -202,4 +202,29 @@ public abstract class ApiAccess {
      * @param body the body
      */
     public abstract void abandon(RequestBody body);
+
+    /**
+     * The 415 for a request body in a coding the route does not undo, carrying {@code Accept-Encoding}.
+     *
+     * @param accepted the codings that are undone, as the field's value
+     * @return the exception to answer
+     */
+    public abstract dev.spindle.core.HttpException unsupportedEncoding(String accepted);
+
+    /**
+     * Makes the body's consumer read it inflated.
+     *
+     * @param body the body, before its consumer has it
+     * @param coding the coding ({@code compress.RequestDecoding}'s constants)
+     * @param limit the most inflated bytes taken (then 413)
+     */
+    public abstract void decode(RequestBody body, int coding, long limit);
+
+    /**
+     * Whether inflating the body failed (413 or 400): the connection then closes after its answer.
+     *
+     * @param body the body
+     * @return true once its inflation failed
+     */
+    public abstract boolean decodingFailed(RequestBody body);
 }

@@ -105,6 +105,27 @@ public final class ResponseState {
         bodyWriter = null;
     }
 
+    /** Adds a header field the server made, its name and value known to be valid. */
+    public void addHeader(String name, String value) {
+        if (headerCount == headerNames.length) {
+            headerNames = Arrays.copyOf(headerNames, headerCount * 2);
+            headerValues = Arrays.copyOf(headerValues, headerCount * 2);
+        }
+        headerNames[headerCount] = name;
+        headerValues[headerCount] = value;
+        headerCount++;
+    }
+
+    /** The index of the first header field named {@code name} (any case), or -1. */
+    public int headerIndex(String name) {
+        for (int i = 0; i < headerCount; i++) {
+            if (headerNames[i].equalsIgnoreCase(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     public byte[] bodyText() {
         return bodyString == null ? null : bodyString.getBytes(StandardCharsets.UTF_8);
     }

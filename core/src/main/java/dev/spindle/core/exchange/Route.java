@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.exchange;
 
+import dev.spindle.core.Compression;
 import dev.spindle.core.Handler;
 import dev.spindle.core.JsonCodec;
 import dev.spindle.core.Method;
+import dev.spindle.core.RouteOptions;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.bytes.Ascii;
 import java.lang.foreign.MemorySegment;
@@ -32,6 +34,10 @@ public final class Route {
     public final boolean fallback;
     /** The route's own body limit ({@link RouteOptions#maxBodySize()}), or -1 for the server's. */
     public final long maxBodySize;
+    /** What the route was added with. */
+    public final RouteOptions options;
+    /** How answers are compressed (the route's own, else its router's), or null when they are not; set when the router is built. */
+    public Compression compression;
     /** The router's JSON codec, or null; set when the router is built. */
     public JsonCodec json;
     /** The router's parameter converters by type, or null; set when the router is built. */
@@ -39,20 +45,22 @@ public final class Route {
 
     /** The route of requests that match no route of the table. */
     public static Route fallback(Handler handler) {
-        return new Route("*", "/", handler, true, -1);
+        return new Route("*", "/", handler, true, RouteOptions.defaults());
     }
 
     public Route(String method, String pattern, Handler handler) {
-        this(method, pattern, handler, false, -1);
+        this(method, pattern, handler, false, RouteOptions.defaults());
     }
 
-    public Route(String method, String pattern, Handler handler, long maxBodySize) {
-        this(method, pattern, handler, false, maxBodySize);
+    public Route(String method, String pattern, Handler handler, RouteOptions options) {
+        this(method, pattern, handler, false, options);
     }
 
-    private Route(String method, String pattern, Handler handler, boolean fallback, long maxBodySize) {
+    private Route(String method, String pattern, Handler handler, boolean fallback, RouteOptions options) {
         this.fallback = fallback;
-        this.maxBodySize = maxBodySize;
+        this.options = options;
+        this.maxBodySize = options.maxBodySize();
+
         if (pattern.isEmpty() || pattern.charAt(0) != '/') {
             throw new IllegalArgumentException("route pattern must start with '/': " + pattern);
         }

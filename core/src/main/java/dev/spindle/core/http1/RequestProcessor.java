@@ -9,6 +9,8 @@ import dev.spindle.core.RequestBody;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.bytes.OutputBuffer;
+import dev.spindle.core.compress.RequestDecoding;
+import dev.spindle.core.compress.ResponseCoding;
 import dev.spindle.core.exchange.ApiAccess;
 import dev.spindle.core.exchange.Deadlines;
 import dev.spindle.core.exchange.EndRecord;
@@ -276,6 +278,11 @@ final class RequestProcessor {
             if (result == RequestParser.HEADERS) {
                 Route route = routeAtHeaders();
                 boolean streams = route != null && streams(route);
+                HttpException unsupported = route == null ? null : RequestDecoding.refusal(request);
+                if (unsupported != null) {
+                    rejectInput(unsupported);
+                    return;
+                }
                 try {
                     // the route's limit (or the server's, buffered or streamed), and room for a buffered body of known length
                     parser.limitBody(route != null ? route.bodyLimit(config, streams) : config.maxBodySize(), request);
@@ -359,6 +366,15 @@ final class RequestProcessor {
         writer.refusal(res, head, EndRecord.of(listeners, request, headRead, res.status, e));
     }
 
+    /** Refuses a request read whole (its body would not inflate) as one too large on the wire is: its answer, then a close. */
+    private void refuseRead(RequestState req, HttpException e) {
+        log.debug("request body refused ({}): {}", e.status(), e.getMessage());
+        response.reset();
+        ResponseState res = API.refusal(router, req, new ResponseState(), response, e);
+        writer.refusal(res, req.method == Method.HEAD, EndRecord.of(listeners, req, true, res.status, e));
+        life.stopReading();
+    }
+
     private boolean keepAlive(RequestState req) {
         return config.keepAlive() && life.keepsAlive() && req.api.isKeepAliveRequested();
     }
@@ -376,6 +392,15 @@ final class RequestProcessor {
             } catch (HttpException e) {
                 response.reset();
                 finish(req, response, e, keepAlive);
+                return;
+            }
+        }
+        int coding = RequestDecoding.decoding(req);
+        if (coding != RequestDecoding.NONE && req.bodyEnd > req.bodyStart) {
+            HttpException refused = coding == RequestDecoding.UNSUPPORTED ? RequestDecoding.unsupported()
+                    : RequestDecoding.inflateWhole(req, coding, route.bodyLimit(config, false));
+            if (refused != null) {
+                refuseRead(req, refused);
                 return;
             }
         }
@@ -433,8 +458,13 @@ final class RequestProcessor {
         EndRecord.started(listeners, request);
         RequestState copy = request.detach();
         parser.beginStreaming(in, request);
-        RequestBody body = API.newBody(request.chunked ? -1 : request.contentLength, wakeup);
+        int coding = RequestDecoding.decoding(request);
+        RequestBody body = API.newBody(request.chunked || coding != RequestDecoding.NONE ? -1 : request.contentLength, wakeup);
         API.collectLimit(body, route.bodyLimit(config, false));
+        if (coding != RequestDecoding.NONE) {
+            API.decode(body, coding, route.bodyLimit(config, true));
+            RequestDecoding.hideCodingFields(copy);
+        }
         copy.streamed = body;
         copy.mayBlock = route.blocking;
         continueSent = false;
@@ -450,7 +480,11 @@ final class RequestProcessor {
         boolean keepAlive = ex.keepAlive && life.keepsAlive() && !life.closing();
         RequestBody body = ex.body;
         Throwable failure = ex.failure;
-        if (body != null && feed.body() == body && !feed.dropRest(ex.request.expectContinue && !continueSent)) {
+        if (body != null && API.decodingFailed(body)) {
+            // a body that would not inflate is refused like one too large on the wire: answered, then closed
+            life.stopReading();
+            keepAlive = false;
+        } else if (body != null && feed.body() == body && !feed.dropRest(ex.request.expectContinue && !continueSent)) {
             // dropping the rest would cost more than the limit, or the client still waits for 100
             life.stopReading();
             keepAlive = false;
@@ -490,6 +524,11 @@ final class RequestProcessor {
         if (failure != null) {
             // the router's default answer: an HttpException's status (a body broken on the wire: its status), else 500
             API.answerFailure(router, req, res, failure);
+        }
+        if (ResponseCoding.apply(req, res)) {
+            failure = ResponseCoding.notAcceptable();
+            API.answerFailure(router, req, res, failure);
+            ResponseCoding.apply(req, res);
         }
         EndRecord end = EndRecord.of(listeners, req, true, res.status, failure);
         switch (writer.respond(req, res, in, connection, end)) {

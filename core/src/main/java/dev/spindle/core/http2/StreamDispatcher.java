@@ -7,6 +7,8 @@ import dev.spindle.core.HttpException;
 import dev.spindle.core.RequestBody;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
+import dev.spindle.core.compress.RequestDecoding;
+import dev.spindle.core.compress.ResponseCoding;
 import dev.spindle.core.exchange.ApiAccess;
 import dev.spindle.core.exchange.BodyException;
 import dev.spindle.core.exchange.EndRecord;
@@ -118,6 +120,11 @@ final class StreamDispatcher {
         long limit = route.bodyLimit(config, route.streamsBody && handlers.canStream(route));
         if (s.contentLength > limit) {
             answerError(s, 413, "the request body is larger than " + limit + " bytes");
+            return;
+        }
+        HttpException unsupported = RequestDecoding.refusal(s.request);
+        if (unsupported != null) {
+            answerError(s, unsupported);
             return;
         }
         if (s.request.expectContinue) {
@@ -260,6 +267,14 @@ final class StreamDispatcher {
                 return;
             }
         }
+        int coding = RequestDecoding.decoding(req);
+        if (coding > RequestDecoding.NONE && req.bodyEnd > req.bodyStart) {
+            HttpException refused = RequestDecoding.inflateWhole(req, coding, route.bodyLimit(config, false));
+            if (refused != null) {
+                answerError(s, refused);
+                return;
+            }
+        }
         if (handlers.deferred(route)) {
             if (route.async != null) {
                 req.mayBlock = false;
@@ -275,8 +290,13 @@ final class StreamDispatcher {
     private void startStreamed(Stream s, Route route, long limit) {
         started(s);
         s.bodyLimit = limit;
-        RequestBody body = API.newBody(s.contentLength, wakeup);
+        int coding = RequestDecoding.decoding(s.request);
+        RequestBody body = API.newBody(coding != RequestDecoding.NONE ? -1 : s.contentLength, wakeup);
         API.collectLimit(body, route.bodyLimit(config, false));
+        if (coding != RequestDecoding.NONE) {
+            API.decode(body, coding, limit);
+            RequestDecoding.hideCodingFields(s.request);
+        }
         s.request.streamed = body;
         s.request.mayBlock = route.blocking;
         s.streamed = body;
@@ -405,11 +425,14 @@ final class StreamDispatcher {
      * and mappers when its head was read, else its default error answer.
      */
     private void answerError(Stream s, int status, String message) {
+        answerError(s, new HttpException(status, message));
+    }
+
+    private void answerError(Stream s, HttpException refusal) {
         s.response.reset();
         if (s.streamed != null) {
-            API.fail(s.streamed, new BodyException(status, message));
+            API.fail(s.streamed, new BodyException(refusal.status(), refusal.getMessage()));
         }
-        HttpException refusal = new HttpException(status, message);
         boolean headRead = s.request.method != null && s.request.data != null;
         if (headRead && !s.started) {
             s.started = true;
@@ -422,6 +445,11 @@ final class StreamDispatcher {
     private void respond(Stream s, ResponseState res, Throwable failure) {
         if (failure != null) {
             API.answerFailure(router, s.request, res, failure);
+        }
+        if (ResponseCoding.apply(s.request, res)) {
+            failure = ResponseCoding.notAcceptable();
+            API.answerFailure(router, s.request, res, failure);
+            ResponseCoding.apply(s.request, res);
         }
         encode(s, res, failure);
     }

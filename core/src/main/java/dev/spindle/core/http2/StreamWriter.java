@@ -3,6 +3,7 @@ package dev.spindle.core.http2;
 
 import dev.spindle.core.ExchangeEnd;
 import dev.spindle.core.Method;
+import dev.spindle.core.compress.ResponseCoding;
 import dev.spindle.core.exchange.EndRecord;
 import dev.spindle.core.bytes.HttpDate;
 import dev.spindle.core.exchange.ResponseState;
@@ -29,6 +30,8 @@ final class StreamWriter {
     private static final byte[] SERVER_NAME = bytes("server");
     private static final byte[] DATE = bytes("date");
     private static final byte[] CONTENT_TYPE = bytes("content-type");
+    private static final byte[] VARY = bytes("vary");
+    private static final byte[] ACCEPT_ENCODING = bytes(ResponseCoding.ACCEPT_ENCODING);
     /** The content-length values of small bodies, made once: a response's length costs no allocation. */
     private static final byte[][] DECIMALS = new byte[4096][];
 
@@ -98,6 +101,8 @@ final class StreamWriter {
         }
         boolean noContent = res.status == 204 || res.status == 304;
         boolean streamed = res.api.isStreamed();
+        // taken before a HEAD answer's stream is closed: its length is GET's (none when unknown)
+        long contentLength = streamed ? res.streamLength : length;
         CompletableFuture<Long> sent = streamed ? res.takeSent() : null;
         if (streamed && (head || noContent)) {
             res.closeStreamedBody();
@@ -115,12 +120,17 @@ final class StreamWriter {
         if (res.contentType != null) {
             encoder.headerConstant(CONTENT_TYPE, contentType(res.contentType), out);
         }
-        long contentLength = res.api.isStreamed() ? res.streamLength : length;
         if (!noContent && contentLength >= 0) {
             encoder.contentLength(decimal(contentLength), out);
         }
         for (int i = 0; i < res.headerCount; i++) {
-            String name = res.headerNames[i].toLowerCase(Locale.ROOT);
+            String given = res.headerNames[i];
+            if (given == ResponseCoding.VARY && res.headerValues[i] == ResponseCoding.ACCEPT_ENCODING) {
+                // compression's own fields, the same on every answer: found in the table by identity
+                encoder.headerConstant(VARY, ACCEPT_ENCODING, out);
+                continue;
+            }
+            String name = given == ResponseCoding.CONTENT_ENCODING ? "content-encoding" : given.toLowerCase(Locale.ROOT);
             if (!connectionSpecific(name)) {
                 encoder.header(name, res.headerValues[i], out);
             }

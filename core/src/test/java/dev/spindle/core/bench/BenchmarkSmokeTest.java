@@ -36,10 +36,11 @@ class BenchmarkSmokeTest {
         System.setProperty("jmh.ignoreLock", "true");
         Collection<RunResult> results = new Runner(options).run();
         // parse 3 + route 2 + encode 1 + HTTP/1.1 round trip 3 routes + HTTP/2 round trip 2 routes + client 2
-        assertThat(results).hasSize(13);
+        // + compression 3 codings
+        assertThat(results).hasSize(16);
         for (RunResult r : results) {
             assertThat(r.getPrimaryResult().getScore())
-                    .as(r.getParams().getBenchmark() + " " + r.getParams().getParam("route"))
+                    .as(r.getParams().getBenchmark() + " " + r.getParams().getParam("route") + " " + r.getParams().getParam("coding"))
                     .isPositive();
         }
     }
