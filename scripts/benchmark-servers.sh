@@ -1797,8 +1797,9 @@ if (( ! quick )) && [[ -z "$baseline$scenarios_arg$target" && "$out" == "$SPINDL
 fi
 rc=0
 "$SPINDLE_PYTHON" "$BENCH_PY" report "${report_args[@]}" || rc=$?
+spindle_pack_raw "$out"
 echo >&2
-echo "results: $out/summary.md (charts in $out/charts/, raw wrk output in $out/raw/)" >&2
+echo "results: $out/summary.md (charts in $out/charts/, raw wrk output in $out/$([[ -d "$out/raw" ]] && echo raw/ || echo raw.tar.gz))" >&2
 if (( rc != 0 )); then
   echo "FAILED: see the problems above" >&2
   exit 1

@@ -561,5 +561,6 @@ done
   fi
 } >"$out/environment.md"
 "$SPINDLE_PYTHON" "$SCRIPTS/lib/cluster_report.py" "$out" >"$out/summary.md"
+spindle_pack_raw "$out"
 echo "cluster run: $out/summary.md" >&2
 (( failures == 0 )) || exit 1

@@ -282,6 +282,7 @@ meta finished "$(date -u '+%Y-%m-%d %H:%M:%S')"
 meta loadavg_end "$(cut -d' ' -f1-3 /proc/loadavg)"
 rc=0
 "$PY" "$LIB/hostile_memory.py" report "$out" || rc=$?
+SPINDLE_PYTHON="$PY" spindle_pack_raw "$out"
 if (( rc != 0 )); then
   echo "hostile-memory: FAILED; results in $out/summary.md" >&2
   exit 1

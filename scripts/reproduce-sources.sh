@@ -140,5 +140,6 @@ done
   done
 } >"$out/README.md"
 
+spindle_pack_raw "$out"
 echo "written: $out/README.md" >&2
 exit "$failed"

@@ -190,5 +190,6 @@ echo "restarts: $total_restarts, requests: $total_requests, failed: $total_faile
   echo "Machine: $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) CPUs, $(uname -sr); JDK: $("$JAVA_HOME/bin/java" -version 2>&1 | head -n 1);"
   echo "JVM flags: \`${SPINDLE_JVM_FLAGS[*]}\`; commit \`$(spindle_git_desc)\`; command: \`$command_line\`."
 } >"$out/summary.md"
+spindle_pack_raw "$out"
 echo "restart run: $out/summary.md" >&2
 (( failures == 0 )) || exit 1

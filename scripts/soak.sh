@@ -268,6 +268,7 @@ rc=0
 if [[ "$(dirname "$out")" == "$SPINDLE_ROOT/results/soak" ]]; then
   "$SPINDLE_PYTHON" "$LIB/soak.py" index "$SPINDLE_ROOT/results/soak" || echo "warning: results/soak/README.md not rewritten" >&2
 fi
+spindle_pack_raw "$out"
 if (( rc != 0 )); then
   echo "soak: FAILED; results in $out/summary.md" >&2
   exit 1

@@ -34,6 +34,7 @@ and "Conformance failures" under the tables lists each failed case with its mess
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import hashlib
 import http.client
@@ -48,6 +49,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import raw_archive
 
 
 HELLO = b"Hello, World!"
@@ -1313,7 +1316,7 @@ class Report:
             "pick instead, NettyServer and the references/ modules; each scenario names its best one; "
             "blank when no reference row has a figure there). "
             f"Machine, JDK, flags and commit: [environment.md]({prefix}environment.md); "
-            f"raw wrk output: [raw/]({prefix}raw/); all numbers: [summary.csv]({prefix}summary.csv).",
+            f"raw wrk output: raw/ ([raw.tar.gz]({prefix}raw.tar.gz) once under results/); all numbers: [summary.csv]({prefix}summary.csv).",
             "",
         ]
         failures = self.failures()
@@ -1822,7 +1825,9 @@ request = CPU-seconds ÷ requests completed), `summary.csv`, `charts/<scenario>.
 (matplotlib; each bar the median of the rounds, its whisker their min–max, noisy bars hatched), `environment.md` (CPU, kernel,
 JDK, JVM flags, wrk, commit, exact command line), `starts.tsv` (each start's warm-up: seconds, steady
 or not, why) and `raw/` (every wrk output, check and server log, and every warm-up window in
-`raw/<row>/warmup-start<K>.tsv`). A full run written under `results/` rewrites this file to show it; `--quick` runs and runs written
+`raw/<row>/warmup-start<K>.tsv`), kept under `results/` as one archive, `raw.tar.gz`
+(`python3 scripts/lib/raw_archive.py unpack <run>` to read it; the reports unpack it themselves). A
+full run written under `results/` rewrites this file to show it; `--quick` runs and runs written
 elsewhere leave it alone. Options and environment variables: `scripts/benchmark-servers.sh --help`.
 """
 
@@ -2142,7 +2147,14 @@ def main(argv: list[str]) -> int:
     p.add_argument("path")
     p.set_defaults(fn=cmd_readme)
     args = ap.parse_args(argv)
-    return args.fn(args)
+    runs = [getattr(args, a) for a in ("run_dir", "run_a", "run_b") if getattr(args, a, None)]
+    runs += list(getattr(args, "run_dirs", None) or [])
+    runs += [r.partition("=")[2] for r in (getattr(args, "runs", None) or [])]
+    # a committed run keeps raw/ as raw.tar.gz: unpacked while the command reads it
+    with contextlib.ExitStack() as stack:
+        for run in runs:
+            stack.enter_context(raw_archive.extracted(Path(run)))
+        return args.fn(args)
 
 
 if __name__ == "__main__":

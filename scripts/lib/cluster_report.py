@@ -10,6 +10,8 @@ import re
 import sys
 from pathlib import Path
 
+import raw_archive
+
 TOPOLOGY = """```
  client ns            bridge ns "sw"            lb ns                         app ns (one per instance)
  [wrk, checks] --veth-- [ br0 ] --veth-- [nginx :80 all / :8081 app1   ] --> [app1 10.214.0.11:8080]
@@ -112,7 +114,7 @@ def main(run: Path) -> int:
              "N instances of a server, each in a network namespace of its own, behind nginx and HAProxy "
              "(upstream keep-alive) in another, wrk in a client namespace; every namespace on one bridge, "
              "all on this machine's CPUs. Machine, versions and the balancers' configs: "
-             "[environment.md](environment.md); raw wrk output and logs: [raw/](raw/).", "", TOPOLOGY, "",
+             "[environment.md](environment.md); raw wrk output and logs: raw/ ([raw.tar.gz](raw.tar.gz) once under results/).", "", TOPOLOGY, "",
              "Columns: req/s and p99 from wrk; *vs direct* = req/s ÷ the same server's direct row; server CPU = "
              "utime+stime of every instance in the row, balancer CPU = the balancer's processes; req/CPU-s counts "
              "both; *conns opened* = TCP connections the instances accepted during the measurement (after a 2 s "
@@ -171,4 +173,5 @@ def main(run: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1])))
+    with raw_archive.extracted(Path(sys.argv[1])):
+        sys.exit(main(Path(sys.argv[1])))

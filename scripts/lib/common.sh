@@ -159,6 +159,17 @@ spindle_ensure_daemon_packages() {
   (( rc == 0 )) || exit "$rc"
 }
 
+# A run written under results/ keeps each raw/ directory as one archive, raw.tar.gz, so that the
+# repository tracks a file per run, not thousands (scripts/lib/raw_archive.py; the reports unpack it
+# while they read). Runs elsewhere (--quick ones in a temporary directory) keep raw/ as it is.
+spindle_pack_raw() {
+  local dir
+  dir="$(cd "$1" 2>/dev/null && pwd -P)" || return 0
+  [[ "$dir" == "$SPINDLE_ROOT/results/"* ]] || return 0
+  "${SPINDLE_PYTHON:-/usr/bin/python3}" "$SPINDLE_ROOT/scripts/lib/raw_archive.py" under "$dir" ||
+    echo "warning: $dir/raw not packed into raw.tar.gz" >&2
+}
+
 spindle_python() {
   spindle_ensure_packages python3 python3-matplotlib
   SPINDLE_PYTHON=/usr/bin/python3

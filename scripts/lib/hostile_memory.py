@@ -65,6 +65,7 @@ from pathlib import Path
 sys.dont_write_bytecode = True   # no __pycache__ beside the scripts
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from soak import cpu_seconds  # noqa: E402
+import raw_archive  # noqa: E402
 
 HOST = "127.0.0.1"
 MB = 1000 * 1000
@@ -1105,7 +1106,10 @@ def main() -> int:
     rep = sub.add_parser("report")
     rep.add_argument("run_dir")
     args = ap.parse_args()
-    return cmd_run(args) if args.cmd == "run" else cmd_report(args)
+    if args.cmd == "run":
+        return cmd_run(args)
+    with raw_archive.extracted(Path(args.run_dir)):
+        return cmd_report(args)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from pathlib import Path
 sys.dont_write_bytecode = True   # no __pycache__ beside the scripts
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench  # noqa: E402  (parse_wrk)
+import raw_archive  # noqa: E402
 
 HELLO = b"Hello, World!"
 HELLO_JSON = b'{"message":"Hello, World!"}'
@@ -813,7 +814,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("dir")
     p.set_defaults(fn=cmd_index)
     args = ap.parse_args(argv)
-    return args.fn(args)
+    if args.cmd != "report":
+        return args.fn(args)
+    with raw_archive.extracted(Path(args.run_dir)):
+        return args.fn(args)
 
 
 if __name__ == "__main__":
