@@ -12,6 +12,7 @@ import dev.spindle.core.Request;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.UploadedFile;
+import dev.spindle.core.testing.MultipartBody;
 import dev.spindle.core.testing.RawResponse;
 import dev.spindle.conformance.h2.H2Connection;
 import dev.spindle.conformance.h2.H2Response;
@@ -202,39 +203,14 @@ public abstract class MultipartCases {
 
     // --- bodies ----------------------------------------------------------------------------------
 
-    /** A multipart body built part by part. */
-    static final class Body {
-        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-
-        Body field(String name, String value) {
-            return part("Content-Disposition: form-data; name=\"" + name + "\"\r\n", value.getBytes(StandardCharsets.UTF_8));
-        }
-
-        Body file(String name, String filename, String type, byte[] content) {
-            return part("Content-Disposition: form-data; name=\"" + name + "\"; filename=\"" + filename + "\"\r\nContent-Type: "
-                    + type + "\r\n", content);
-        }
-
-        Body part(String headers, byte[] content) {
-            out.writeBytes(("--" + BOUNDARY + "\r\n" + headers + "\r\n").getBytes(StandardCharsets.UTF_8));
-            out.writeBytes(content);
-            out.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
-            return this;
-        }
-
-        byte[] end() {
-            out.writeBytes(("--" + BOUNDARY + "--\r\n").getBytes(StandardCharsets.US_ASCII));
-            return out.toByteArray();
-        }
-
-        byte[] unfinished() {
-            return out.toByteArray();
-        }
+    /** A multipart body with the cases' boundary, built part by part. */
+    static MultipartBody body() {
+        return new MultipartBody(BOUNDARY);
     }
 
     /** Two fields and two files, one of them spanning many reads, frames and chunks. */
     static byte[] upload() {
-        return new Body().field("title", "Caf\u00e9 \u20ac").field("note", "two\r\nlines")
+        return body().field("title", "Caf\u00e9 \u20ac").field("note", "two\r\nlines")
                 .file("notes", "notes.txt", "text/plain", NOTES)
                 .file("photo", "C:\\Users\\ada\\photo.jpg", "image/jpeg", PHOTO).end();
     }
@@ -250,7 +226,7 @@ public abstract class MultipartCases {
 
     /** A small body of two fields and a file: split at each of its bytes. */
     static byte[] small() {
-        return new Body().field("a", "1").field("b", "--" + BOUNDARY.substring(0, 10))
+        return body().field("a", "1").field("b", "--" + BOUNDARY.substring(0, 10))
                 .file("f", "f.bin", "application/octet-stream", TRICKY).end();
     }
 
@@ -376,12 +352,12 @@ public abstract class MultipartCases {
     /** A name, a content type, a body, and the text its 400 carries. */
     static Stream<Arguments> malformed() {
         return Stream.of(
-                Arguments.of("no closing boundary", TYPE, new Body().field("a", "1").file("f", "f.bin", "x/y", PHOTO).unfinished(),
+                Arguments.of("no closing boundary", TYPE, body().field("a", "1").file("f", "f.bin", "x/y", PHOTO).unfinished(),
                         "the multipart body ends before its closing boundary"),
                 Arguments.of("a header line without a colon", TYPE,
-                        new Body().field("a", "1").part("Content-Disposition form-data\r\n", new byte[4]).end(),
+                        body().field("a", "1").part("Content-Disposition form-data\r\n", new byte[4]).end(),
                         "a part's header field name is not a token"),
-                Arguments.of("no Content-Disposition", TYPE, new Body().part("Content-Type: text/plain\r\n", new byte[4]).end(),
+                Arguments.of("no Content-Disposition", TYPE, body().part("Content-Type: text/plain\r\n", new byte[4]).end(),
                         "a part without Content-Disposition"),
                 Arguments.of("no boundary parameter", "multipart/form-data", small(), "multipart/form-data without a boundary parameter"));
     }
@@ -416,7 +392,7 @@ public abstract class MultipartCases {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"/mp/small/form", "/mp/small/async"})
     void aPartOverItsLimitIs413(String route) throws Exception {
-        byte[] body = new Body().field("a", "1").file("big", "big.bin", "x/y", Arrays.copyOf(PHOTO, 40_000)).end();
+        byte[] body = body().field("a", "1").file("big", "big.bin", "x/y", Arrays.copyOf(PHOTO, 40_000)).end();
         for (boolean h2 : new boolean[] {false, true}) {
             if (h2 && !speaksHttp2()) {
                 continue;

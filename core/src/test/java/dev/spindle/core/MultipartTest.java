@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.core.http1.HttpConnection;
 import dev.spindle.core.testing.Await;
+import dev.spindle.core.testing.MultipartBody;
 import dev.spindle.core.testing.RawResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -62,38 +63,13 @@ class MultipartTest {
         executor.shutdownNow();
     }
 
-    /** A multipart body, part by part. */
-    static final class Body {
-        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-
-        Body field(String name, String value) {
-            return part("Content-Disposition: form-data; name=\"" + name + "\"\r\n", value.getBytes(StandardCharsets.UTF_8));
-        }
-
-        Body file(String name, String filename, String type, byte[] content) {
-            return part("Content-Disposition: form-data; name=\"" + name + "\"; filename=\"" + filename + "\"\r\nContent-Type: "
-                    + type + "\r\n", content);
-        }
-
-        Body part(String headers, byte[] content) {
-            out.writeBytes(("--" + BOUNDARY + "\r\n" + headers + "\r\n").getBytes(StandardCharsets.UTF_8));
-            out.writeBytes(content);
-            out.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
-            return this;
-        }
-
-        byte[] end() {
-            out.writeBytes(("--" + BOUNDARY + "--\r\n").getBytes(StandardCharsets.US_ASCII));
-            return out.toByteArray();
-        }
-
-        byte[] unfinished() {
-            return out.toByteArray();
-        }
+    /** A multipart body with the cases' boundary, built part by part. */
+    static MultipartBody body() {
+        return new MultipartBody(BOUNDARY);
     }
 
     static byte[] sample() {
-        return new Body().field("title", "Caf\u00e9 notes").field("tag", "a").field("tag", "b")
+        return body().field("title", "Caf\u00e9 notes").field("tag", "a").field("tag", "b")
                 .file("doc", "notes.txt", "text/plain", "hello\r\n--not a boundary\r\n".getBytes(StandardCharsets.US_ASCII))
                 .file("blob", "../../x/big.bin", "application/octet-stream", BIG).end();
     }
@@ -224,9 +200,9 @@ class MultipartTest {
                         "415 Unsupported Media Type: expected multipart/form-data, got text/plain\n"),
                 Arguments.of("/form", d, "multipart/form-data", sample(), 400,
                         "400 Bad Request: multipart/form-data without a boundary parameter\n"),
-                Arguments.of("/form", d, TYPE, new Body().field("a", "1").file("f", "f.bin", "x/y", BIG).unfinished(), 400,
+                Arguments.of("/form", d, TYPE, body().field("a", "1").file("f", "f.bin", "x/y", BIG).unfinished(), 400,
                         "400 Bad Request: the multipart body ends before its closing boundary\n"),
-                Arguments.of("/parts", d, TYPE, new Body().field("a", "1").part("Content-Type: text/plain\r\n", new byte[3]).end(), 400,
+                Arguments.of("/parts", d, TYPE, body().field("a", "1").part("Content-Type: text/plain\r\n", new byte[3]).end(), 400,
                         "400 Bad Request: a part without Content-Disposition\n"),
                 Arguments.of("/form", d.maxParts(4), TYPE, sample(), 413, "413 Content Too Large: the multipart body has more than 4 parts\n"),
                 Arguments.of("/form", d.maxFieldSize(5), TYPE, sample(), 413, "413 Content Too Large: field 'title' is larger than 5 bytes\n"),
@@ -287,7 +263,7 @@ class MultipartTest {
             out.append(':').append(parts.nextPart() == null ? "end" : "more");
             res.text(out.toString());
         }).build();
-        byte[] body = new Body().field("a", "xyz").field("b", "second").end();
+        byte[] body = body().field("a", "xyz").field("b", "second").end();
         List<RawResponse> answers = exchange(Kind.INLINE, router, "/skip", TYPE, body);
         assertThat(answers.get(0).bodyText()).isEqualTo("x-1b:second:end");
     }
