@@ -321,6 +321,16 @@ def upload_head(port: int, length: int, chunked: bool) -> bytes:
             f"{framing}\r\n\r\n").encode("ascii")
 
 
+def connected(ex: Exchange, result: dict) -> bool:
+    """Connects ex; on failure records outcome "connect_failed" in result and returns False."""
+    try:
+        ex.connect()
+        return True
+    except OSError as e:
+        result.update(outcome="connect_failed", detail=str(e)[:120])
+        return False
+
+
 def read_status(ex: Exchange, deadline_s: float) -> tuple[tuple | None, str, str]:
     """Exchange.read_answer, its failure classified: (answer, "", "") when a status line came, else
     (None, outcome, detail) with outcome "timeout", "closed", "reset" (ECONNRESET, EPIPE) or
@@ -347,10 +357,7 @@ def post(port: int, deadline_s: float, length: int, chunked: bool = False, piece
     head = upload_head(port, length, chunked)
     result = {"sent": 0}
     try:
-        try:
-            ex.connect()
-        except OSError as e:
-            result.update(outcome="connect_failed", detail=str(e))
+        if not connected(ex, result):
             return result
         try:
             ex.send_now(head)
@@ -396,10 +403,7 @@ def refused_upload(port: int, deadline_s: float, length: int, chunked: bool) -> 
     result: dict = {"kind": "chunked" if chunked else "content-length", "sent": 0, "status": None,
                     "reset_before_status": None, "to_status_s": None, "end": None}
     try:
-        try:
-            ex.connect()
-        except OSError as e:
-            result.update(outcome="connect_failed", detail=str(e)[:120])
+        if not connected(ex, result):
             return result
         try:
             ex.send_now(head)
@@ -490,10 +494,7 @@ def multipart_upload(port: int, deadline_s: float, length: int, chunked: bool, d
 
     result: dict = {"kind": "chunked" if chunked else "content-length", "sent": 0}
     try:
-        try:
-            ex.connect()
-        except OSError as e:
-            result.update(outcome="connect_failed", detail=str(e)[:120])
+        if not connected(ex, result):
             return result
         try:
             ex.send_now(request)
@@ -503,20 +504,11 @@ def multipart_upload(port: int, deadline_s: float, length: int, chunked: bool, d
             return result
         except OSError:
             whole_sent = False
-        try:
-            status, _, _, whole = ex.read_answer()
-        except TimeoutError:
-            result.update(outcome="timeout", detail=f"no status line within {deadline_s:g}s")
+        answer, outcome, detail = read_status(ex, deadline_s)
+        if answer is None:
+            result.update(outcome=outcome, detail=detail)
             return result
-        except EOFError:
-            result.update(outcome="closed", detail="closed before a status line")
-            return result
-        except ConnectionResetError:
-            result.update(outcome="reset", detail="reset before a status line")
-            return result
-        except (OSError, ValueError) as e:
-            result.update(outcome="error", detail=str(e)[:120])
-            return result
+        status, _, _, whole = answer
         result["status"] = status
         result["answer"] = bytes(ex.body[:600]).decode("utf-8", "replace")
         if status != 200:
