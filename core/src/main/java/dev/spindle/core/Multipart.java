@@ -32,8 +32,6 @@ import java.util.concurrent.Flow;
 public final class Multipart implements Iterable<Part> {
     /** How much of the body one read takes: the request body's own window. */
     private static final int CHUNK = 64 * 1024;
-    /** How much a reader on a virtual thread takes before it lets other virtual threads run. */
-    private static final int YIELD_BYTES = 1 << 20;
     private static final Executor VIRTUAL = task -> Thread.ofVirtual().name("spindle-multipart").start(task);
 
     private final Request request;
@@ -49,7 +47,6 @@ public final class Multipart implements Iterable<Part> {
     private byte[] pending;
     private int pendingOffset;
     private int pendingLength;
-    private long sinceYield;
 
     private Multipart(Request request, MultipartOptions options, String boundary) {
         this.request = request;
@@ -323,15 +320,6 @@ public final class Multipart implements Iterable<Part> {
         if (n < 0) {
             inputEnded = true;
             return false;
-        }
-        sinceYield += n;
-        if (sinceYield >= YIELD_BYTES) {
-            sinceYield = 0;
-            // a body that arrives faster than it is parsed never makes the read wait, so its virtual
-            // thread would hold its carrier to the end: VirtualThreadServer's connections need one too
-            if (Thread.currentThread().isVirtual()) {
-                Thread.yield();
-            }
         }
         parser.feed(buffer, 0, n);
         return true;

@@ -435,7 +435,13 @@ public final class RequestBody {
         }
     };
 
+    /** After this many bytes read without waiting, a virtual reader lets other virtual threads run. */
+    private static final int YIELD_BYTES = 1 << 20;
+
     private final class Stream extends InputStream {
+        /** Bytes read since a read last had to wait; its reader is one thread at a time. */
+        private long readSinceWait;
+
         @Override
         public int read() throws IOException {
             byte[] one = new byte[1];
@@ -450,10 +456,12 @@ public final class RequestBody {
                 return 0;
             }
             boolean wake;
+            boolean waited = false;
             int n;
             synchronized (RequestBody.this) {
                 demanded = true;
                 while (size == 0 && !ended && failure == null) {
+                    waited = true;
                     if (connectionWaiting) {
                         connectionWaiting = false;
                         wakeup.run();
@@ -469,8 +477,6 @@ public final class RequestBody {
                         throw new java.io.InterruptedIOException("interrupted while reading the request body");
                     }
                 }
-            }
-            synchronized (RequestBody.this) {
                 if (size == 0) {
                     if (failure != null) {
                         throw failure;
@@ -488,6 +494,16 @@ public final class RequestBody {
             }
             if (wake) {
                 wakeup.run();
+            }
+            readSinceWait = waited ? n : readSinceWait + n;
+            if (readSinceWait >= YIELD_BYTES) {
+                readSinceWait = 0;
+                // a body that arrives faster than it is read never makes the read wait, so a virtual
+                // thread reading it would hold its carrier to the end: VirtualThreadServer's
+                // connections need one too
+                if (Thread.currentThread().isVirtual()) {
+                    Thread.yield();
+                }
             }
             return n;
         }
