@@ -11,7 +11,6 @@ import dev.spindle.core.Compression;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
-import dev.spindle.core.ServerConfig;
 import dev.spindle.core.testing.RawResponse;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -33,7 +32,6 @@ import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.Inflater;
 import java.util.zip.InflaterInputStream;
-import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -60,28 +58,12 @@ public abstract class CompressionCases {
     static final String JSON = "{\"items\":[" + "{\"id\":12345,\"name\":\"a fairly repetitive item\"},".repeat(90) + "{}]}";
     static final byte[] BYTES = JSON.getBytes(StandardCharsets.UTF_8);
 
-    /** A server of the suite's strategy with {@code config} and {@code router}, started. */
-    protected abstract HttpServer start(ServerConfig config, Router router) throws IOException;
+    private final SuiteTarget suite;
 
-    /** The suite's configuration (TLS when it runs over TLS). */
-    protected abstract ServerConfig config();
-
-    /** A raw connection to the server on {@code port}, over TLS when the suite is. */
-    protected abstract RawConnection connect(int port) throws IOException;
-
-    /** Whether the suite runs these cases (servers that serve the router they are given). */
-    protected abstract boolean runs();
-
-    /** Whether the server speaks HTTP/2 (by prior knowledge, or ALPN over TLS). */
-    protected abstract boolean speaksHttp2();
-
-    /** An HTTP/2 connection to the server on {@code port}, not yet handshaken. */
-    protected abstract H2Connection openH2(int port) throws IOException;
-
-    /** Whether the suite speaks TLS, and what its clients trust then. */
-    protected abstract boolean overTls();
-
-    protected abstract SSLContext clientTls();
+    /** The cases, run against the server of {@code suite}, the suite that runs them. */
+    protected CompressionCases(SuiteTarget suite) {
+        this.suite = suite;
+    }
 
     /** Request bodies inflated, within 1 MiB. */
     private static final dev.spindle.core.RouteOptions INFLATE =
@@ -93,7 +75,7 @@ public abstract class CompressionCases {
 
     @BeforeAll
     void startServer() throws IOException {
-        if (!runs()) {
+        if (!suite.runs()) {
             return;
         }
         Router router = Router.builder()
@@ -134,7 +116,7 @@ public abstract class CompressionCases {
                 }), INFLATE)
                 .post("/inflate/async", Handler.async((req, res) -> req.readBody().thenAccept(b -> res.text(digest(b)))), INFLATE)
                 .build();
-        server = start(config(), router);
+        server = suite.start(suite.config(), router);
     }
 
     @AfterAll
@@ -146,11 +128,11 @@ public abstract class CompressionCases {
 
     @BeforeEach
     void assumeRuns() {
-        Assumptions.assumeTrue(runs(), "the server does not serve a router of the suite's");
+        Assumptions.assumeTrue(suite.runs(), "the server does not serve a router of the suite's");
     }
 
     private void assumeHttp2() {
-        Assumptions.assumeTrue(speaksHttp2(), "the server does not speak HTTP/2");
+        Assumptions.assumeTrue(suite.speaksHttp2(), "the server does not speak HTTP/2");
     }
 
     /** One answer as the cases read it, whichever protocol carried it. */
@@ -205,7 +187,7 @@ public abstract class CompressionCases {
     }
 
     private Answer http1(String method, String path, String acceptEncoding) throws IOException {
-        try (RawConnection c = connect(server.port())) {
+        try (RawConnection c = suite.connect(server.port())) {
             c.send(method + " " + path + " HTTP/1.1\r\nHost: x\r\n"
                     + (acceptEncoding == null ? "" : "Accept-Encoding: " + acceptEncoding + "\r\n") + "Connection: close\r\n\r\n");
             RawResponse r = c.read(method.equals("HEAD"));
@@ -220,7 +202,7 @@ public abstract class CompressionCases {
     }
 
     private Answer http2(String method, String path, String acceptEncoding) throws IOException {
-        try (H2Connection c = openH2(server.port())) {
+        try (H2Connection c = suite.openH2(server.port())) {
             c.handshake();
             if (acceptEncoding == null) {
                 c.request(1, method, path, true);
@@ -383,7 +365,7 @@ public abstract class CompressionCases {
         secondEvent = new CountDownLatch(1);
         ByteArrayOutputStream gz = new ByteArrayOutputStream();
         if (h2) {
-            try (H2Connection c = openH2(server.port())) {
+            try (H2Connection c = suite.openH2(server.port())) {
                 c.handshake();
                 c.request(1, "GET", "/events", true, new Header("accept-encoding", "gzip"));
                 Frame f;
@@ -398,7 +380,7 @@ public abstract class CompressionCases {
                 }
             }
         } else {
-            try (RawConnection c = connect(server.port())) {
+            try (RawConnection c = suite.connect(server.port())) {
                 c.send("GET /events HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n");
                 InputStream in = c.socket().getInputStream();
                 ByteArrayOutputStream raw = new ByteArrayOutputStream();
@@ -459,7 +441,7 @@ public abstract class CompressionCases {
     }
 
     private String url(String path) {
-        return (overTls() ? "https" : "http") + "://127.0.0.1:" + server.port() + path;
+        return (suite.overTls() ? "https" : "http") + "://127.0.0.1:" + server.port() + path;
     }
 
     /** curl asks for every coding it has (deflate, gzip, br, zstd) and decodes what it gets: the identity's bytes. */
@@ -472,7 +454,7 @@ public abstract class CompressionCases {
         for (String path : new String[] {"/json", "/stream"}) {
             List<String> command = new ArrayList<>(List.of("curl", "-sS", "--max-time", "15", "-k", "--compressed", version,
                     "-D", "-", url(path)));
-            if (version.equals("--http2") && !overTls()) {
+            if (version.equals("--http2") && !suite.overTls()) {
                 command.set(6, "--http2-prior-knowledge");
             }
             Process p = new ProcessBuilder(command).start();
@@ -495,7 +477,7 @@ public abstract class CompressionCases {
             assumeHttp2();
         }
         HttpClient.Builder builder = HttpClient.newBuilder().version(version).connectTimeout(Duration.ofSeconds(5));
-        try (HttpClient client = (overTls() ? builder.sslContext(clientTls()) : builder).build()) {
+        try (HttpClient client = (suite.overTls() ? builder.sslContext(suite.clientTls()) : builder).build()) {
             for (String path : new String[] {"/json", "/stream", "/blocking"}) {
                 HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(URI.create(url(path)))
                         .header("Accept-Encoding", "gzip").timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofByteArray());
@@ -537,7 +519,7 @@ public abstract class CompressionCases {
     /** Posts {@code body} with {@code Content-Encoding: coding}; the body is written beside the read, so an early answer is read whole. */
     private Answer post(boolean h2, String path, String coding, byte[] body) throws Exception {
         if (h2) {
-            try (H2Connection c = openH2(server.port())) {
+            try (H2Connection c = suite.openH2(server.port())) {
                 c.handshake();
                 c.request(1, "POST", path, false, new Header("content-encoding", coding),
                         new Header("content-length", Integer.toString(body.length)));
@@ -550,7 +532,7 @@ public abstract class CompressionCases {
                 return new Answer(r.status(), r.headers(), r.body());
             }
         }
-        try (RawConnection c = connect(server.port())) {
+        try (RawConnection c = suite.connect(server.port())) {
             byte[] head = ("POST " + path + " HTTP/1.1\r\nHost: x\r\nContent-Encoding: " + coding + "\r\nContent-Length: " + body.length
                     + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
             Thread writer = Thread.ofVirtual().start(() -> {

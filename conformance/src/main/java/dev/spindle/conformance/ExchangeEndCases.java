@@ -45,23 +45,12 @@ public abstract class ExchangeEndCases {
     private static final int MAX_LINE = 512;
     private static final Duration TIMEOUT = Duration.ofMillis(800);
 
-    /** A server of the suite's strategy with {@code config} and {@code router}, started. */
-    protected abstract HttpServer start(ServerConfig config, Router router) throws IOException;
+    private final SuiteTarget suite;
 
-    /** The suite's configuration (TLS when it runs over TLS). */
-    protected abstract ServerConfig config();
-
-    /** A raw connection to the server on {@code port}, over TLS when the suite is. */
-    protected abstract RawConnection connect(int port) throws IOException;
-
-    /** Whether the suite runs these cases (servers that serve the router they are given). */
-    protected abstract boolean runs();
-
-    /** Whether the server speaks HTTP/2 (by prior knowledge, or ALPN over TLS). */
-    protected abstract boolean speaksHttp2();
-
-    /** An HTTP/2 connection to the server on {@code port}, not yet handshaken. */
-    protected abstract H2Connection openH2(int port) throws IOException;
+    /** The cases, run against the server of {@code suite}, the suite that runs them. */
+    protected ExchangeEndCases(SuiteTarget suite) {
+        this.suite = suite;
+    }
 
     private final List<String> ended = new CopyOnWriteArrayList<>();
     private final List<String> filtered = new CopyOnWriteArrayList<>();
@@ -120,7 +109,7 @@ public abstract class ExchangeEndCases {
 
     @BeforeEach
     void startServer() throws IOException {
-        Assumptions.assumeTrue(runs(), "the server does not serve a router of the suite's");
+        Assumptions.assumeTrue(suite.runs(), "the server does not serve a router of the suite's");
         Router router = Router.builder()
                 .listener(new ExchangeListener() {
                     @Override
@@ -155,9 +144,9 @@ public abstract class ExchangeEndCases {
                 }))
                 .build();
         // one stream at a time, so that a second one is refused
-        ServerConfig config = config().maxBodySize(MAX_BODY).maxRequestLineLength(MAX_LINE).headerTimeout(TIMEOUT)
+        ServerConfig config = suite.config().maxBodySize(MAX_BODY).maxRequestLineLength(MAX_LINE).headerTimeout(TIMEOUT)
                 .handlerTimeout(TIMEOUT).http2MaxConcurrentStreams(1);
-        server = start(config, router);
+        server = suite.start(config, router);
     }
 
     @AfterEach
@@ -200,7 +189,7 @@ public abstract class ExchangeEndCases {
     @ParameterizedTest(name = "h2 {0}")
     @MethodSource("h2Kinds")
     void everyHttp2ExchangeIsSeenOnceWithTheStatusSent(H2Kind kind) throws Exception {
-        Assumptions.assumeTrue(speaksHttp2(), "the server does not speak HTTP/2");
+        Assumptions.assumeTrue(suite.speaksHttp2(), "the server does not speak HTTP/2");
         List<String> expected = new java.util.ArrayList<>();
         for (int i = 0; i < N; i++) {
             int got = provoke(kind);
@@ -217,7 +206,7 @@ public abstract class ExchangeEndCases {
     }
 
     private int provoke(H2Kind kind) throws Exception {
-        try (H2Connection c = openH2(server.port())) {
+        try (H2Connection c = suite.openH2(server.port())) {
             c.handshake();
             switch (kind.name()) {
                 case "routed 200" -> c.request(1, "GET", "/ok", true);
@@ -255,7 +244,7 @@ public abstract class ExchangeEndCases {
 
     /** Sends one exchange of {@code kind}: the status the client read, 0 when it went away first. */
     private int provoke(Kind kind) throws Exception {
-        try (RawConnection c = connect(server.port())) {
+        try (RawConnection c = suite.connect(server.port())) {
             switch (kind.name()) {
                 case "routed 200" -> c.send(get("/ok"));
                 case "handler throws" -> c.send(get("/boom"));

@@ -349,133 +349,85 @@ public abstract class HttpConformanceSuite {
     /** Every exchange seen once by listeners, the access log, the metrics and filters, with the status sent. */
     @Nested
     class ExchangeEnds extends ExchangeEndCases {
-        @Override
-        protected HttpServer start(ServerConfig config, Router router) throws IOException {
-            return newServer(config, router).start();
-        }
-
-        @Override
-        protected ServerConfig config() {
-            return HttpConformanceSuite.this.config();
-        }
-
-        @Override
-        protected RawConnection connect(int port) throws IOException {
-            return HttpConformanceSuite.this.connect(port);
-        }
-
-        @Override
-        protected boolean runs() {
-            return !lacks().containsKey(Feature.CUSTOM_ROUTES);
-        }
-
-        @Override
-        protected boolean speaksHttp2() {
-            return HttpConformanceSuite.this.speaksHttp2();
-        }
-
-        @Override
-        protected H2Connection openH2(int port) throws IOException {
-            return H2Connection.open(host(), port, sockets(), 5_000);
+        ExchangeEnds() {
+            super(HttpConformanceSuite.this.target());
         }
     }
 
     /** Content codings over HTTP/1.1 and h2: see {@link CompressionCases}. */
     @Nested
     class Compression extends CompressionCases {
-        @Override
-        protected HttpServer start(ServerConfig config, Router router) throws IOException {
-            return newServer(config, router).start();
-        }
-
-        @Override
-        protected ServerConfig config() {
-            return HttpConformanceSuite.this.config();
-        }
-
-        @Override
-        protected RawConnection connect(int port) throws IOException {
-            return HttpConformanceSuite.this.connect(port);
-        }
-
-        @Override
-        protected boolean runs() {
-            return !lacks().containsKey(Feature.CUSTOM_ROUTES);
-        }
-
-        @Override
-        protected boolean speaksHttp2() {
-            return HttpConformanceSuite.this.speaksHttp2();
-        }
-
-        @Override
-        protected H2Connection openH2(int port) throws IOException {
-            return H2Connection.open(host(), port, sockets(), 5_000);
-        }
-
-        @Override
-        protected boolean overTls() {
-            return HttpConformanceSuite.this.overTls();
-        }
-
-        @Override
-        protected SSLContext clientTls() {
-            return HttpConformanceSuite.this.clientTls();
+        Compression() {
+            super(HttpConformanceSuite.this.target());
         }
     }
 
     /** Multipart uploads to each kind of handler, over HTTP/1.1 and h2, split at every byte, malformed, too large, from curl and Python. */
     @Nested
     class Multipart extends MultipartCases {
-        @Override
-        protected HttpServer start(ServerConfig config, Router router) throws IOException {
-            return newServer(config, router).start();
+        Multipart() {
+            super(HttpConformanceSuite.this.target());
         }
+    }
 
-        @Override
-        protected ServerConfig config() {
-            return HttpConformanceSuite.this.config();
-        }
+    /**
+     * This suite's server, as the sections ({@link ExchangeEnds}, {@link Compression},
+     * {@link Multipart}) see it: each answer is this suite's, asked for when a case needs it (so
+     * after {@code @BeforeAll}, though the sections are constructed before it). The sections run
+     * only on servers that serve the router they are given (not lacking {@link Feature#CUSTOM_ROUTES}).
+     */
+    protected final SuiteTarget target() {
+        return new SuiteTarget() {
+            @Override
+            public HttpServer start(ServerConfig config, Router router) throws IOException {
+                return newServer(config, router).start();
+            }
 
-        @Override
-        protected RawConnection connect(int port) throws IOException {
-            return HttpConformanceSuite.this.connect(port);
-        }
+            @Override
+            public ServerConfig config() {
+                return HttpConformanceSuite.this.config();
+            }
 
-        @Override
-        protected boolean runs() {
-            return !lacks().containsKey(Feature.CUSTOM_ROUTES);
-        }
+            @Override
+            public RawConnection connect(int port) throws IOException {
+                return HttpConformanceSuite.this.connect(port);
+            }
 
-        @Override
-        protected boolean speaksHttp2() {
-            return HttpConformanceSuite.this.speaksHttp2();
-        }
+            @Override
+            public boolean runs() {
+                return !lacks().containsKey(Feature.CUSTOM_ROUTES);
+            }
 
-        @Override
-        protected H2Connection openH2(int port) throws IOException {
-            return H2Connection.open(host(), port, sockets(), 5_000);
-        }
+            @Override
+            public boolean speaksHttp2() {
+                return HttpConformanceSuite.this.speaksHttp2();
+            }
 
-        @Override
-        protected boolean keepsConnectionsOpen() {
-            return HttpConformanceSuite.this.keepsConnectionsOpen();
-        }
+            @Override
+            public H2Connection openH2(int port) throws IOException {
+                return H2Connection.open(HttpConformanceSuite.this.host(), port, sockets(), 5_000);
+            }
 
-        @Override
-        protected boolean overTls() {
-            return HttpConformanceSuite.this.overTls();
-        }
+            @Override
+            public boolean keepsConnectionsOpen() {
+                return HttpConformanceSuite.this.keepsConnectionsOpen();
+            }
 
-        @Override
-        protected String host() {
-            return HttpConformanceSuite.this.host();
-        }
+            @Override
+            public boolean overTls() {
+                return HttpConformanceSuite.this.overTls();
+            }
 
-        @Override
-        protected SSLContext clientTls() {
-            return HttpConformanceSuite.this.clientTls();
-        }
+            @Override
+            public String host() {
+                return HttpConformanceSuite.this.host();
+            }
+
+            @Override
+            public SSLContext clientTls() {
+                return HttpConformanceSuite.this.clientTls();
+            }
+        };
     }
 
     @Nested

@@ -10,7 +10,6 @@ import dev.spindle.core.MultipartOptions;
 import dev.spindle.core.Part;
 import dev.spindle.core.Request;
 import dev.spindle.core.Router;
-import dev.spindle.core.ServerConfig;
 import dev.spindle.core.UploadedFile;
 import dev.spindle.core.testing.MultipartBody;
 import dev.spindle.core.testing.RawResponse;
@@ -69,35 +68,12 @@ public abstract class MultipartCases {
         new Random(38).nextBytes(PHOTO);
     }
 
-    /** A server of the suite's strategy with {@code config} and {@code router}, started. */
-    protected abstract HttpServer start(ServerConfig config, Router router) throws IOException;
+    private final SuiteTarget suite;
 
-    /** The suite's configuration (TLS when it runs over TLS). */
-    protected abstract ServerConfig config();
-
-    /** A raw connection to the server on {@code port}, over TLS when the suite is. */
-    protected abstract RawConnection connect(int port) throws IOException;
-
-    /** Whether the suite runs these cases (servers that serve the router they are given). */
-    protected abstract boolean runs();
-
-    /** Whether the server speaks HTTP/2 (by prior knowledge, or ALPN over TLS). */
-    protected abstract boolean speaksHttp2();
-
-    /** An HTTP/2 connection to the server on {@code port}, not yet handshaken. */
-    protected abstract H2Connection openH2(int port) throws IOException;
-
-    /** Whether the server keeps a connection open after a response (else each request gets its own). */
-    protected abstract boolean keepsConnectionsOpen();
-
-    /** Whether the suite speaks TLS. */
-    protected abstract boolean overTls();
-
-    /** The address clients reach the server at. */
-    protected abstract String host();
-
-    /** What TLS clients trust: the server's test certificate. */
-    protected abstract javax.net.ssl.SSLContext clientTls();
+    /** The cases, run against the server of {@code suite}, the suite that runs them. */
+    protected MultipartCases(SuiteTarget suite) {
+        this.suite = suite;
+    }
 
     private HttpServer server;
     private Path uploads;
@@ -124,7 +100,7 @@ public abstract class MultipartCases {
                 .post("/mp/small/async", Handler.async((req, res) -> req.multipart(small).readForm()
                         .thenAccept(form -> res.text(formDigest(form)))))
                 .build();
-        return start(config(), router);
+        return suite.start(suite.config(), router);
     }
 
     @AfterAll
@@ -144,7 +120,7 @@ public abstract class MultipartCases {
 
     @BeforeEach
     void onlyWithOwnRoutes() {
-        Assumptions.assumeTrue(runs(), "the server does not serve a router of the suite's");
+        Assumptions.assumeTrue(suite.runs(), "the server does not serve a router of the suite's");
     }
 
     // --- what the routes answer ------------------------------------------------------------------
@@ -261,14 +237,14 @@ public abstract class MultipartCases {
     }
 
     private RawResponse http1(String target, String contentType, byte[] body, boolean chunked) throws IOException {
-        try (RawConnection c = connect(server().port())) {
+        try (RawConnection c = suite.connect(server().port())) {
             c.send(concat(head(target, contentType, chunked ? -1 : body.length), chunked ? chunked(body) : body));
             return c.read();
         }
     }
 
     private H2Response http2(String target, String contentType, byte[] body) throws IOException {
-        try (H2Connection c = openH2(server().port())) {
+        try (H2Connection c = suite.openH2(server().port())) {
             c.handshake();
             c.request(1, "POST", target, false, new Header("content-type", contentType));
             c.body(1, body, true);
@@ -296,7 +272,7 @@ public abstract class MultipartCases {
     @ParameterizedTest(name = "h2 {0}")
     @ValueSource(strings = {"/mp/parts", "/mp/form", "/mp/async", "/mp/inline"})
     void anUploadWithFieldsAndTwoFilesIsReadWholeOverHttp2(String route) throws Exception {
-        Assumptions.assumeTrue(speaksHttp2(), "the server does not speak HTTP/2");
+        Assumptions.assumeTrue(suite.speaksHttp2(), "the server does not speak HTTP/2");
         H2Response r = http2(route, TYPE, upload());
         assertThat(r.status()).as(r.bodyText()).isEqualTo(200);
         assertThat(r.bodyText()).isEqualTo(uploadAnswer());
@@ -313,13 +289,13 @@ public abstract class MultipartCases {
         try {
             for (int cut = 0; cut <= body.length; cut++) {
                 if (c == null) {
-                    c = connect(server().port());
+                    c = suite.connect(server().port());
                 }
                 c.send(concat(head, Arrays.copyOf(body, cut)));
                 c.send(Arrays.copyOfRange(body, cut, body.length));
                 RawResponse r = c.read();
                 assertThat(r.bodyText()).as("split at %d", cut).isEqualTo(smallAnswer());
-                if (!keepsConnectionsOpen()) {
+                if (!suite.keepsConnectionsOpen()) {
                     c.close();
                     c = null;
                 }
@@ -335,9 +311,9 @@ public abstract class MultipartCases {
     @ParameterizedTest(name = "h2 {0}")
     @ValueSource(strings = {"/mp/parts", "/mp/async"})
     void aBodySplitAtEveryByteAcrossDataFramesGivesTheSameAnswer(String route) throws Exception {
-        Assumptions.assumeTrue(speaksHttp2(), "the server does not speak HTTP/2");
+        Assumptions.assumeTrue(suite.speaksHttp2(), "the server does not speak HTTP/2");
         byte[] body = small();
-        try (H2Connection c = openH2(server().port())) {
+        try (H2Connection c = suite.openH2(server().port())) {
             c.handshake();
             for (int cut = 0; cut <= body.length; cut++) {
                 int stream = 2 * cut + 1;
@@ -381,7 +357,7 @@ public abstract class MultipartCases {
     @ParameterizedTest(name = "h2 {0}: {1} -> 400")
     @MethodSource("malformedOnEachRoute")
     void aMalformedBodyIs400OverHttp2(String route, String name, String type, byte[] body, String why) throws Exception {
-        Assumptions.assumeTrue(speaksHttp2(), "the server does not speak HTTP/2");
+        Assumptions.assumeTrue(suite.speaksHttp2(), "the server does not speak HTTP/2");
         H2Response r = http2(route, type, body);
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.bodyText()).isEqualTo("400 Bad Request: " + why + "\n");
@@ -394,7 +370,7 @@ public abstract class MultipartCases {
     void aPartOverItsLimitIs413(String route) throws Exception {
         byte[] body = body().field("a", "1").file("big", "big.bin", "x/y", Arrays.copyOf(PHOTO, 40_000)).end();
         for (boolean h2 : new boolean[] {false, true}) {
-            if (h2 && !speaksHttp2()) {
+            if (h2 && !suite.speaksHttp2()) {
                 continue;
             }
             int status;
@@ -417,7 +393,7 @@ public abstract class MultipartCases {
     // --- real clients ----------------------------------------------------------------------------
 
     private String url(String path) throws IOException {
-        return (overTls() ? "https" : "http") + "://" + host() + ":" + server().port() + path;
+        return (suite.overTls() ? "https" : "http") + "://" + suite.host() + ":" + server().port() + path;
     }
 
     /**
@@ -435,8 +411,8 @@ public abstract class MultipartCases {
     void curlUploadsAForm() throws Exception {
         Path[] files = clientFiles();
         List<String> versions = new ArrayList<>(List.of("--http1.1"));
-        if (speaksHttp2()) {
-            versions.add(overTls() ? "--http2" : "--http2-prior-knowledge");
+        if (suite.speaksHttp2()) {
+            versions.add(suite.overTls() ? "--http2" : "--http2-prior-knowledge");
         }
         for (String version : versions) {
             for (String route : List.of("/mp/form", "/mp/async")) {
@@ -458,13 +434,13 @@ public abstract class MultipartCases {
     @Test
     void theJdkHttpClientUploadsAForm() throws Exception {
         List<java.net.http.HttpClient.Version> versions = new ArrayList<>(List.of(java.net.http.HttpClient.Version.HTTP_1_1));
-        if (overTls() && speaksHttp2()) {
+        if (suite.overTls() && suite.speaksHttp2()) {
             versions.add(java.net.http.HttpClient.Version.HTTP_2);
         }
         for (java.net.http.HttpClient.Version version : versions) {
             java.net.http.HttpClient.Builder builder = java.net.http.HttpClient.newBuilder().version(version)
                     .connectTimeout(java.time.Duration.ofSeconds(5));
-            try (java.net.http.HttpClient client = (overTls() ? builder.sslContext(clientTls()) : builder).build()) {
+            try (java.net.http.HttpClient client = (suite.overTls() ? builder.sslContext(suite.clientTls()) : builder).build()) {
                 for (String route : List.of("/mp/parts", "/mp/async")) {
                     java.net.http.HttpResponse<String> r = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url(route)))
                             .header("Content-Type", TYPE).POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(upload())).build(),
