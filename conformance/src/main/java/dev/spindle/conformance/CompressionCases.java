@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.conformance.h2.Frame;
 import dev.spindle.conformance.h2.H2Connection;
-import dev.spindle.conformance.h2.H2Response;
 import dev.spindle.conformance.h2.Header;
 import dev.spindle.core.Compression;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
-import dev.spindle.core.testing.RawResponse;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -135,43 +133,6 @@ public abstract class CompressionCases {
         Assumptions.assumeTrue(suite.speaksHttp2(), "the server does not speak HTTP/2");
     }
 
-    /** One answer as the cases read it, whichever protocol carried it. */
-    record Answer(int status, List<Header> headers, byte[] body) {
-        String header(String name) {
-            for (Header h : headers) {
-                if (h.name().equalsIgnoreCase(name)) {
-                    return h.value();
-                }
-            }
-            return null;
-        }
-
-        List<String> all(String name) {
-            List<String> values = new ArrayList<>();
-            for (Header h : headers) {
-                if (h.name().equalsIgnoreCase(name)) {
-                    values.add(h.value());
-                }
-            }
-            return values;
-        }
-
-        /** Name and value of every field but the date, names in lower case (HTTP/2 sends them so). */
-        List<String> withoutDate() {
-            List<String> fields = new ArrayList<>();
-            for (Header h : headers) {
-                if (!h.name().equalsIgnoreCase("date")) {
-                    fields.add(h.name().toLowerCase(Locale.ROOT) + ": " + h.value());
-                }
-            }
-            return fields;
-        }
-
-        byte[] identity() throws IOException {
-            return decode(header("Content-Encoding"), body);
-        }
-    }
-
     static byte[] decode(String coding, byte[] body) throws IOException {
         if (coding == null) {
             return body;
@@ -187,41 +148,17 @@ public abstract class CompressionCases {
     }
 
     private Answer http1(String method, String path, String acceptEncoding) throws IOException {
-        try (RawConnection c = suite.connect(server.port())) {
-            c.send(method + " " + path + " HTTP/1.1\r\nHost: x\r\n"
-                    + (acceptEncoding == null ? "" : "Accept-Encoding: " + acceptEncoding + "\r\n") + "Connection: close\r\n\r\n");
-            RawResponse r = c.read(method.equals("HEAD"));
-            List<Header> headers = new ArrayList<>();
-            for (RawResponse.Field f : r.headers()) {
-                if (!f.name().equalsIgnoreCase("Connection")) {
-                    headers.add(new Header(f.name(), f.value()));
-                }
-            }
-            return new Answer(r.status(), headers, r.body());
-        }
-    }
-
-    private Answer http2(String method, String path, String acceptEncoding) throws IOException {
-        try (H2Connection c = suite.openH2(server.port())) {
-            c.handshake();
-            if (acceptEncoding == null) {
-                c.request(1, method, path, true);
-            } else {
-                c.request(1, method, path, true, new Header("accept-encoding", acceptEncoding));
-            }
-            H2Response r = c.response(1);
-            List<Header> headers = new ArrayList<>();
-            for (Header h : r.headers()) {
-                if (!h.name().startsWith(":")) {
-                    headers.add(h);
-                }
-            }
-            return new Answer(r.status(), headers, r.body());
-        }
+        return fetch(false, method, path, acceptEncoding);
     }
 
     private Answer fetch(boolean h2, String method, String path, String acceptEncoding) throws IOException {
-        return h2 ? http2(method, path, acceptEncoding) : http1(method, path, acceptEncoding);
+        Header[] fields = acceptEncoding == null ? new Header[0] : new Header[] {new Header("accept-encoding", acceptEncoding)};
+        return Answer.fetch(suite, server.port(), h2, method, path, null, fields);
+    }
+
+    /** The body of {@code a} as the identity: decoded by its Content-Encoding. */
+    private static byte[] identity(Answer a) throws IOException {
+        return decode(a.header("Content-Encoding"), a.body());
     }
 
     static Stream<Arguments> negotiation() {
@@ -258,7 +195,7 @@ public abstract class CompressionCases {
         assertThat(a.header("Content-Encoding")).isEqualTo(coding);
         assertThat(a.all("Vary")).as("Vary of a compressing route, compressed or not").contains("Accept-Encoding");
         if (status == 200) {
-            assertThat(a.identity()).isEqualTo(BYTES);
+            assertThat(identity(a)).isEqualTo(BYTES);
             assertThat(a.header("Content-Length")).as("a whole body's length, compressed or not").isEqualTo(Integer.toString(a.body().length));
             if (coding != null) {
                 assertThat(a.body().length).as("compressed").isLessThan(BYTES.length / 4);
@@ -287,7 +224,7 @@ public abstract class CompressionCases {
         assertThat(a.status()).isEqualTo(200);
         assertThat(a.header("Content-Encoding")).isEqualTo("gzip");
         assertThat(a.all("Vary")).contains("Accept-Encoding");
-        assertThat(a.identity()).isEqualTo(BYTES);
+        assertThat(identity(a)).isEqualTo(BYTES);
         if (path.equals("/stream") || path.equals("/input")) {
             assertThat(a.header("Content-Length")).as("a streamed body compressed has no length").isNull();
         }
@@ -516,40 +453,9 @@ public abstract class CompressionCases {
         return bomb;
     }
 
-    /** Posts {@code body} with {@code Content-Encoding: coding}; the body is written beside the read, so an early answer is read whole. */
-    private Answer post(boolean h2, String path, String coding, byte[] body) throws Exception {
-        if (h2) {
-            try (H2Connection c = suite.openH2(server.port())) {
-                c.handshake();
-                c.request(1, "POST", path, false, new Header("content-encoding", coding),
-                        new Header("content-length", Integer.toString(body.length)));
-                try {
-                    c.body(1, body, true);
-                } catch (AssertionError | IOException e) {
-                    // answered (and reset) before the whole body went: the answer is what counts
-                }
-                H2Response r = c.response(1);
-                return new Answer(r.status(), r.headers(), r.body());
-            }
-        }
-        try (RawConnection c = suite.connect(server.port())) {
-            byte[] head = ("POST " + path + " HTTP/1.1\r\nHost: x\r\nContent-Encoding: " + coding + "\r\nContent-Length: " + body.length
-                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
-            Thread writer = Thread.ofVirtual().start(() -> {
-                try {
-                    c.send(head).send(body);
-                } catch (IOException e) {
-                    // the server answered and closed before the whole body went
-                }
-            });
-            RawResponse r = c.read();
-            writer.join(10_000);
-            List<Header> headers = new ArrayList<>();
-            for (RawResponse.Field f : r.headers()) {
-                headers.add(new Header(f.name(), f.value()));
-            }
-            return new Answer(r.status(), headers, r.body());
-        }
+    /** Posts {@code body} with {@code Content-Encoding: coding}. */
+    private Answer post(boolean h2, String path, String coding, byte[] body) throws IOException {
+        return Answer.fetch(suite, server.port(), h2, "POST", path, body, new Header("content-encoding", coding));
     }
 
     static Stream<Arguments> inflating() {

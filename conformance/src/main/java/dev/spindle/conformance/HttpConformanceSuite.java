@@ -345,7 +345,6 @@ public abstract class HttpConformanceSuite {
         }
     }
 
-    /** Real HTTP/2 clients (the JDK's, Netty's, curl, nghttp) against the same server: see {@link Http2Interop}. */
     /** Every exchange seen once by listeners, the access log, the metrics and filters, with the status sent. */
     @Nested
     class ExchangeEnds extends ExchangeEndCases {
@@ -370,9 +369,17 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    /** CORS preflights and simple requests, typed parameters and cookies, over HTTP/1.1 and h2: see {@link WebServiceCases}. */
+    @Nested
+    class WebService extends WebServiceCases {
+        WebService() {
+            super(HttpConformanceSuite.this.target());
+        }
+    }
+
     /**
      * This suite's server, as the sections ({@link ExchangeEnds}, {@link Compression},
-     * {@link Multipart}) see it: each answer is this suite's, asked for when a case needs it (so
+     * {@link Multipart}, {@link WebService}) see it: each answer is this suite's, asked for when a case needs it (so
      * after {@code @BeforeAll}, though the sections are constructed before it). The sections run
      * only on servers that serve the router they are given (not lacking {@link Feature#CUSTOM_ROUTES}).
      */
@@ -430,6 +437,7 @@ public abstract class HttpConformanceSuite {
         };
     }
 
+    /** Real HTTP/2 clients (the JDK's, Netty's, curl, nghttp) against the same server: see {@link Http2Interop}. */
     @Nested
     class Http2Clients extends Http2Interop {
         @Override

@@ -9,7 +9,7 @@ import java.io.IOException;
 import javax.net.ssl.SSLContext;
 
 /**
- * What a conformance section ({@link ExchangeEndCases}, {@link CompressionCases},
+ * What a conformance section ({@link ExchangeEndCases}, {@link CompressionCases}, {@link WebServiceCases},
  * {@link MultipartCases}) needs of the suite that runs it: how to start a server of the suite's
  * strategy, how to reach it, and what it speaks. {@link HttpConformanceSuite#target()} provides
  * one; its answers are asked for when a case needs them, not when the section is constructed
