@@ -53,7 +53,8 @@ import org.slf4j.LoggerFactory;
  * The README's {@code NotesService}, compiled from the README and run on one server of each kind
  * (blocking, NIO, io_uring) over plain HTTP and HTTPS: filters, the access log, the custom 404 and
  * the mapped domain exception, JSON in and out, static files with 304 and 206 and a precompressed
- * sibling, gzip, and its Prometheus metrics, parsed from its {@code /metrics} as Prometheus reads them.
+ * sibling, gzip, and its Prometheus metrics, parsed from its {@code /metrics} as Prometheus reads
+ * them; then CORS, typed parameters, the session cookie of a form login and a multipart attachment.
  */
 class ReadmeServiceTest {
     private static final String API_KEY = "k3y";
@@ -80,6 +81,7 @@ class ReadmeServiceTest {
     static Path dir;
     private static ReadmeClasses readme;
     private static Path web;
+    private static Path uploads;
     private static byte[] manual;
     private static Tls tls;
     private static HttpClient client;
@@ -97,6 +99,7 @@ class ReadmeServiceTest {
         readme = ReadmeClasses.compile(Files.createDirectories(dir.resolve("readme")));
         assertThat(readme.load("NotesService").getMethod("main", String[].class)).isNotNull();
         web = Files.createDirectories(dir.resolve("web"));
+        uploads = Files.createDirectories(dir.resolve("uploads"));
         manual = new byte[256 * 1024];
         for (int i = 0; i < manual.length; i++) {
             manual[i] = (byte) (i % 251);
@@ -149,8 +152,8 @@ class ReadmeServiceTest {
     }
 
     private static Router routes(PrometheusMeterRegistry registry) throws Exception {
-        return (Router) readme.call("NotesService", "routes", new Class<?>[] {Path.class, String.class, PrometheusMeterRegistry.class},
-                web, API_KEY, registry);
+        return (Router) readme.call("NotesService", "routes",
+                new Class<?>[] {Path.class, Path.class, String.class, PrometheusMeterRegistry.class}, web, uploads, API_KEY, registry);
     }
 
     /** Starts the service as its README code does (HTTP, then HTTPS) and checks the one at {@code index}. */
@@ -172,7 +175,7 @@ class ReadmeServiceTest {
     private static void checkTheService(String base, String run) throws Exception {
         HttpResponse<String> anonymous = send(post(base + "/notes", "{\"title\":\"milk\",\"text\":\"2 l\"}"));
         assertThat(anonymous.statusCode()).isEqualTo(401);
-        assertThat(anonymous.body()).isEqualTo("{\"error\":\"writes need an X-Api-Key\"}");
+        assertThat(anonymous.body()).isEqualTo("{\"error\":\"writes need an X-Api-Key or a session\"}");
         assertThat(anonymous.headers().firstValue("X-Request-Id")).as("a request id made up by the filter")
                 .hasValueSatisfying(id -> assertThat(id).hasSize(36));
 
@@ -183,7 +186,7 @@ class ReadmeServiceTest {
         assertThat(created.headers().firstValue("Content-Type")).hasValue("application/json");
         String location = created.headers().firstValue("Location").orElseThrow();
         String id = location.substring("/notes/".length());
-        assertThat(created.body()).isEqualTo("{\"id\":\"" + id + "\",\"title\":\"milk\",\"text\":\"2 l\"}");
+        assertThat(created.body()).isEqualTo("{\"id\":" + id + ",\"title\":\"milk\",\"text\":\"2 l\"}");
 
         HttpResponse<String> read = send(get(base + location));
         assertThat(read.statusCode()).isEqualTo(200);
@@ -248,6 +251,81 @@ class ReadmeServiceTest {
         assertThat(precompressed.headers().firstValue("Content-Encoding")).hasValue("gzip");
         assertThat(precompressed.body()).as("the sibling's bytes, as they are on disk").isEqualTo("guide.txt, gzipped ahead of time");
         assertThat(send(get(base + "/static/guide.txt")).body()).isEqualTo("the guide");
+
+        checkTypedParameters(base, location);
+        checkCors(base);
+        String session = checkTheSessionCookie(base);
+        checkAnAttachment(base, location, session);
+    }
+
+    private static void checkTypedParameters(String base, String location) throws Exception {
+        HttpResponse<String> notANumber = send(get(base + "/notes/milk"));
+        assertThat(notANumber.statusCode()).isEqualTo(400);
+        assertThat(notANumber.body()).contains("path parameter 'id' must be an integer (long), got \"milk\"");
+        HttpResponse<String> badLimit = send(get(base + "/notes?limit=many"));
+        assertThat(badLimit.statusCode()).isEqualTo(400);
+        assertThat(badLimit.body()).contains("query parameter 'limit' must be an integer (int)");
+        assertThat(send(get(base + "/notes?limit=0")).body()).isEqualTo("[]");
+        assertThat(send(get(base + "/notes?limit=1")).body()).isEqualTo("[" + send(get(base + location)).body() + "]");
+    }
+
+    private static void checkCors(String base) throws Exception {
+        String front = "https://notes.example.com";
+        HttpResponse<String> preflight = send(get(base + "/notes").method("OPTIONS", HttpRequest.BodyPublishers.noBody())
+                .header("Origin", front).header("Access-Control-Request-Method", "POST")
+                .header("Access-Control-Request-Headers", "content-type, x-api-key"));
+        assertThat(preflight.statusCode()).isEqualTo(204);
+        assertThat(preflight.headers().firstValue("Access-Control-Allow-Origin")).hasValue(front);
+        assertThat(preflight.headers().firstValue("Access-Control-Allow-Methods")).hasValue("GET, POST");
+        assertThat(preflight.headers().firstValue("Access-Control-Allow-Headers")).hasValue("Content-Type, X-Api-Key");
+        assertThat(preflight.headers().firstValue("Access-Control-Allow-Credentials")).hasValue("true");
+        HttpResponse<String> elsewhere = send(get(base + "/notes").method("OPTIONS", HttpRequest.BodyPublishers.noBody())
+                .header("Origin", "https://evil.example.net").header("Access-Control-Request-Method", "POST"));
+        assertThat(elsewhere.statusCode()).isEqualTo(403);
+        HttpResponse<String> denied = send(post(base + "/notes", "{}").header("Origin", front));
+        assertThat(denied.statusCode()).as("a refusal by a later filter").isEqualTo(401);
+        assertThat(denied.headers().firstValue("Access-Control-Allow-Origin")).as("the page may read why").hasValue(front);
+        assertThat(denied.headers().allValues("Vary")).contains("Origin");
+    }
+
+    /** Logs in with the form, checks the cookie's attributes and that it authorizes a write; returns the cookie's value. */
+    private static String checkTheSessionCookie(String base) throws Exception {
+        HttpResponse<String> wrong = send(form(base + "/session", "key=guess"));
+        assertThat(wrong.statusCode()).isEqualTo(403);
+        assertThat(wrong.headers().allValues("Set-Cookie")).isEmpty();
+        assertThat(send(form(base + "/session", "user=me")).body()).contains("form field 'key' is required");
+        HttpResponse<String> login = send(form(base + "/session", "key=" + API_KEY));
+        assertThat(login.statusCode()).isEqualTo(204);
+        String cookie = login.headers().firstValue("Set-Cookie").orElseThrow();
+        Matcher session = Pattern.compile("session=([0-9a-f-]{36}); Path=/; Secure; HttpOnly; SameSite=Strict").matcher(cookie);
+        assertThat(session.matches()).as(cookie).isTrue();
+        HttpResponse<String> written = send(post(base + "/notes", "{\"title\":\"eggs\",\"text\":\"6\"}")
+                .header("Cookie", "theme=dark; session=" + session.group(1)));
+        assertThat(written.statusCode()).isEqualTo(201);
+        assertThat(send(post(base + "/notes", "{}").header("Cookie", "session=forged")).statusCode()).isEqualTo(401);
+        return session.group(1);
+    }
+
+    private static void checkAnAttachment(String base, String location, String session) throws Exception {
+        byte[] pdf = new byte[300_000];
+        new java.util.Random(51).nextBytes(pdf);
+        String boundary = "notes-boundary-7MA4YWxkTrZu0gW";
+        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"list.pdf\"\r\n"
+                + "Content-Type: application/pdf\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        body.writeBytes(pdf);
+        body.writeBytes(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.US_ASCII));
+        java.util.function.Function<String, HttpRequest.Builder> upload = path -> get(base + path)
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()));
+        assertThat(send(upload.apply(location + "/attachments")).statusCode()).as("no credential").isEqualTo(401);
+        assertThat(send(upload.apply("/notes/999/attachments").header("Cookie", "session=" + session)).statusCode()).isEqualTo(404);
+        HttpResponse<String> stored = send(upload.apply(location + "/attachments").header("Cookie", "session=" + session));
+        assertThat(stored.statusCode()).isEqualTo(201);
+        Matcher attachment = Pattern.compile("\\{\"id\":\"([0-9a-f-]{36})\",\"filename\":\"list.pdf\",\"size\":300000}")
+                .matcher(stored.body());
+        assertThat(attachment.matches()).as(stored.body()).isTrue();
+        assertThat(Files.readAllBytes(uploads.resolve(attachment.group(1)))).isEqualTo(pdf);
     }
 
     /** One line of a Prometheus text exposition: {@code name{label="value",...} value}. */
@@ -342,6 +420,11 @@ class ReadmeServiceTest {
 
     private static HttpRequest.Builder post(String url, String json) {
         return get(url).POST(HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8));
+    }
+
+    private static HttpRequest.Builder form(String url, String fields) {
+        return get(url).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(fields, StandardCharsets.US_ASCII));
     }
 
     private static HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
