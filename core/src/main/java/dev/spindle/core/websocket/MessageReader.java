@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.spindle.core.websocket;
+
+import static dev.spindle.core.websocket.WebSocketFrames.BINARY;
+import static dev.spindle.core.websocket.WebSocketFrames.CLOSE;
+import static dev.spindle.core.websocket.WebSocketFrames.CONTINUATION;
+import static dev.spindle.core.websocket.WebSocketFrames.INVALID_PAYLOAD;
+import static dev.spindle.core.websocket.WebSocketFrames.MESSAGE_TOO_BIG;
+import static dev.spindle.core.websocket.WebSocketFrames.NO_STATUS;
+import static dev.spindle.core.websocket.WebSocketFrames.PING;
+import static dev.spindle.core.websocket.WebSocketFrames.PROTOCOL_ERROR;
+import static dev.spindle.core.websocket.WebSocketFrames.TEXT;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Turns the frames of a {@link FrameReader} into messages (RFC 6455 5.4 to 5.6): fragments joined
+ * in order, control frames handled between them, a text message's UTF-8 checked as each piece
+ * arrives (so invalid text fails at its first bad byte, 1007), a message over the limit refused
+ * as soon as its frames announce it (1009), and close frames read (a one-byte payload, or a code
+ * a peer may not send, is 1002; a reason not UTF-8, 1007). Memory: one buffer of at most the
+ * message limit, allocated when a message needs it and let go after one larger than
+ * {@link #RETAINED} bytes, so an idle connection holds none of it.
+ */
+final class MessageReader implements FrameReader.Listener {
+    /** What a connection's messages are. */
+    interface Listener {
+        void text(String message);
+
+        /** A binary message, between {@code message}'s position and limit; valid during the call only. */
+        void binary(ByteBuffer message);
+
+        /** A ping, to be answered with a pong carrying {@code payload}; valid during the call only. */
+        void ping(ByteBuffer payload);
+
+        void pong(ByteBuffer payload);
+
+        /** A close frame: {@code code} is {@link WebSocketFrames#NO_STATUS} when it had none, {@code reason} empty then. */
+        void close(int code, String reason);
+    }
+
+    /** The largest message buffer kept between messages. */
+    static final int RETAINED = 16 * 1024;
+    private static final byte[] NONE = new byte[0];
+
+    private final Listener listener;
+    private final long maxMessageSize;
+    private final Utf8Validator utf8 = new Utf8Validator();
+
+    /** The opcode of the message being read, {@link WebSocketFrames#CONTINUATION} between messages. */
+    private int messageOpcode = CONTINUATION;
+    private boolean finalFrame;
+    private byte[] message = NONE;
+    private int size;
+
+    MessageReader(Listener listener, long maxMessageSize) {
+        this.listener = listener;
+        this.maxMessageSize = maxMessageSize;
+    }
+
+    @Override
+    public void dataFrame(int opcode, boolean fin, boolean rsv1, long length) {
+        if (opcode == CONTINUATION) {
+            if (messageOpcode == CONTINUATION) {
+                throw new WebSocketException(PROTOCOL_ERROR, "a continuation frame with no message to continue");
+            }
+        } else {
+            if (messageOpcode != CONTINUATION) {
+                throw new WebSocketException(PROTOCOL_ERROR, "a new message before the fragmented one ended");
+            }
+            messageOpcode = opcode;
+            size = 0;
+            utf8.reset();
+        }
+        if (size + length > maxMessageSize) {
+            throw new WebSocketException(MESSAGE_TOO_BIG, "a message of more than " + maxMessageSize + " bytes");
+        }
+        finalFrame = fin;
+    }
+
+    @Override
+    public void data(ByteBuffer payload) {
+        int n = payload.remaining();
+        if (messageOpcode == TEXT && !utf8.accept(payload)) {
+            throw new WebSocketException(INVALID_PAYLOAD, "a text message that is not UTF-8");
+        }
+        if (message.length < size + n) {
+            // grown as bytes arrive, not as frames announce them: a peer that announces much and sends little holds little
+            message = Arrays.copyOf(message, (int) Math.min(maxMessageSize, Math.max(size + n, Math.max(256, 2L * message.length))));
+        }
+        payload.get(message, size, n);
+        size += n;
+    }
+
+    @Override
+    public void dataEnd() {
+        if (!finalFrame) {
+            return;
+        }
+        int opcode = messageOpcode;
+        messageOpcode = CONTINUATION;
+        if (opcode == TEXT) {
+            if (!utf8.complete()) {
+                throw new WebSocketException(INVALID_PAYLOAD, "a text message that ends inside a UTF-8 sequence");
+            }
+            // checked above: decoding cannot meet a malformed sequence
+            String text = new String(message, 0, size, StandardCharsets.UTF_8);
+            release();
+            listener.text(text);
+        } else if (opcode == BINARY) {
+            listener.binary(ByteBuffer.wrap(message, 0, size));
+            release();
+        }
+    }
+
+    private void release() {
+        if (message.length > RETAINED) {
+            message = NONE;
+        }
+        size = 0;
+    }
+
+    @Override
+    public void control(int opcode, ByteBuffer payload) {
+        if (opcode == PING) {
+            listener.ping(payload);
+        } else if (opcode == CLOSE) {
+            close(payload);
+        } else {
+            listener.pong(payload);
+        }
+    }
+
+    private void close(ByteBuffer payload) {
+        int length = payload.remaining();
+        if (length == 0) {
+            listener.close(NO_STATUS, "");
+            return;
+        }
+        if (length == 1) {
+            throw new WebSocketException(PROTOCOL_ERROR, "a close frame with a one-byte payload");
+        }
+        int code = payload.getShort(payload.position()) & 0xFFFF;
+        if (!WebSocketFrames.sendable(code)) {
+            throw new WebSocketException(PROTOCOL_ERROR, "close code " + code + " is not one a peer may send");
+        }
+        listener.close(code, WebSocketFrames.reason(payload));
+    }
+}

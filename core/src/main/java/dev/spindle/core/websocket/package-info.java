@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
+/**
+ * WebSocket (RFC 6455) without I/O: the opening handshake's checks and answer
+ * ({@link dev.spindle.core.websocket.WebSocketHandshake}), the frame layer
+ * ({@link dev.spindle.core.websocket.FrameReader} checks and hands on frames read from the input,
+ * payloads as they arrive; {@link dev.spindle.core.websocket.WebSocketFrames} writes them), and
+ * messages ({@link dev.spindle.core.websocket.MessageReader}: fragments joined, UTF-8 checked as it
+ * arrives, close frames read, limits). Not exported.
+ */
+package dev.spindle.core.websocket;
