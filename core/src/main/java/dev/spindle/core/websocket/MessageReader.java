@@ -14,6 +14,8 @@ import static dev.spindle.core.websocket.WebSocketFrames.TEXT;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.zip.DataFormatException;
+import java.util.zip.Inflater;
 
 /**
  * Turns the frames of a {@link FrameReader} into messages (RFC 6455 5.4 to 5.6): fragments joined
@@ -22,7 +24,9 @@ import java.util.Arrays;
  * as soon as its frames announce it (1009), and close frames read (a one-byte payload, or a code
  * a peer may not send, is 1002; a reason not UTF-8, 1007). Memory: one buffer of at most the
  * message limit, allocated when a message needs it and let go after one larger than
- * {@link #RETAINED} bytes, so an idle connection holds none of it.
+ * {@link #RETAINED} bytes, so an idle connection holds none of it. With permessage-deflate
+ * (RFC 7692), a message whose first frame has RSV1 is inflated as it arrives, the limit applying
+ * to the inflated bytes (a small message that inflates past it is 1009 with memory bounded).
  */
 final class MessageReader implements FrameReader.Listener {
     /** What a connection's messages are. */
@@ -54,10 +58,26 @@ final class MessageReader implements FrameReader.Listener {
     private boolean finalFrame;
     private byte[] message = NONE;
     private int size;
+    /** The raw-deflate decompressor of permessage-deflate, or null without it. */
+    private final Inflater inflater;
+    private final boolean resetPerMessage;
+    private boolean compressed;
+    private final byte[] probe = new byte[1];
 
     MessageReader(Listener listener, long maxMessageSize) {
+        this(listener, maxMessageSize, null, false);
+    }
+
+    /**
+     * @param inflater a raw-deflate inflater ({@code new Inflater(true)}) when permessage-deflate
+     *        was agreed, else null; this reader owns it
+     * @param resetPerMessage whether the peer agreed to no context takeover, so the inflater starts afresh per message
+     */
+    MessageReader(Listener listener, long maxMessageSize, Inflater inflater, boolean resetPerMessage) {
         this.listener = listener;
         this.maxMessageSize = maxMessageSize;
+        this.inflater = inflater;
+        this.resetPerMessage = resetPerMessage;
     }
 
     @Override
@@ -73,8 +93,12 @@ final class MessageReader implements FrameReader.Listener {
             messageOpcode = opcode;
             size = 0;
             utf8.reset();
+            compressed = rsv1;
+            if (rsv1 && inflater == null) {
+                throw new WebSocketException(PROTOCOL_ERROR, "a compressed message without permessage-deflate");
+            }
         }
-        if (size + length > maxMessageSize) {
+        if (!compressed && size + length > maxMessageSize) {
             throw new WebSocketException(MESSAGE_TOO_BIG, "a message of more than " + maxMessageSize + " bytes");
         }
         finalFrame = fin;
@@ -82,6 +106,10 @@ final class MessageReader implements FrameReader.Listener {
 
     @Override
     public void data(ByteBuffer payload) {
+        if (compressed) {
+            inflate(payload);
+            return;
+        }
         int n = payload.remaining();
         if (messageOpcode == TEXT && !utf8.accept(payload)) {
             throw new WebSocketException(INVALID_PAYLOAD, "a text message that is not UTF-8");
@@ -94,10 +122,48 @@ final class MessageReader implements FrameReader.Listener {
         size += n;
     }
 
+    /** Inflates all of {@code input} into the message, checking the limit and the text's UTF-8 as bytes come out. */
+    private void inflate(ByteBuffer input) {
+        inflater.setInput(input);
+        try {
+            while (true) {
+                if (size == message.length) {
+                    if (message.length >= maxMessageSize) {
+                        if (inflater.inflate(probe) > 0) {
+                            throw new WebSocketException(MESSAGE_TOO_BIG, "a message inflating to more than " + maxMessageSize + " bytes");
+                        }
+                        break;
+                    }
+                    message = Arrays.copyOf(message, (int) Math.min(maxMessageSize, Math.max(256, 2L * message.length)));
+                }
+                int n = inflater.inflate(message, size, message.length - size);
+                if (n == 0) {
+                    if (inflater.needsInput() || inflater.finished()) {
+                        break;
+                    }
+                    throw new WebSocketException(INVALID_PAYLOAD, "a compressed message that asks for a preset dictionary");
+                }
+                if (messageOpcode == TEXT && !utf8.accept(message, size, n)) {
+                    throw new WebSocketException(INVALID_PAYLOAD, "a text message that is not UTF-8");
+                }
+                size += n;
+            }
+        } catch (DataFormatException e) {
+            throw new WebSocketException(INVALID_PAYLOAD, "a compressed message that is not deflate data");
+        }
+    }
+
     @Override
     public void dataEnd() {
         if (!finalFrame) {
             return;
+        }
+        if (compressed) {
+            inflate(ByteBuffer.wrap(PerMessageDeflate.TAIL));
+            // a peer that ended its deflate stream (BFINAL) starts a new one with its next message
+            if (resetPerMessage || inflater.finished()) {
+                inflater.reset();
+            }
         }
         int opcode = messageOpcode;
         messageOpcode = CONTINUATION;

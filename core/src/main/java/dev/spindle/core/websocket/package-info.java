@@ -5,6 +5,8 @@
  * ({@link dev.spindle.core.websocket.FrameReader} checks and hands on frames read from the input,
  * payloads as they arrive; {@link dev.spindle.core.websocket.WebSocketFrames} writes them), and
  * messages ({@link dev.spindle.core.websocket.MessageReader}: fragments joined, UTF-8 checked as it
- * arrives, close frames read, limits). Not exported.
+ * arrives, close frames read, limits), and permessage-deflate (RFC 7692:
+ * {@link dev.spindle.core.websocket.PerMessageDeflate} negotiates and compresses; the message reader
+ * inflates within the limit). Not exported.
  */
 package dev.spindle.core.websocket;
