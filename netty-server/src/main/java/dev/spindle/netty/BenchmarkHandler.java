@@ -184,6 +184,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
             case PLAINTEXT -> staticAnswer(true, Wire.HELLO, Wire.TEXT_PLAIN, Wire.HELLO_LENGTH, keepAlive, http10);
             case JSON -> staticAnswer(true, Wire.HELLO_JSON, Wire.APPLICATION_JSON, Wire.HELLO_JSON_LENGTH, keepAlive, http10);
             case HEALTH -> staticAnswer(true, Wire.OK, Wire.TEXT_PLAIN, Wire.OK_LENGTH, keepAlive, http10);
+            case USERS_LIST -> staticAnswer(true, Wire.USERS_LIST, Wire.APPLICATION_JSON, Wire.USERS_LIST_LENGTH, keepAlive, http10);
             case ECHO -> startEcho(req, keepAlive, http10);
             case MULTIPART -> startMultipart(req, keepAlive, http10);
             case SEARCH -> search(uri, keepAlive, http10);
