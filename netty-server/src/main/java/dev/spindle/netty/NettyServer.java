@@ -22,6 +22,8 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.compression.StandardCompressionOptions;
+import io.netty.handler.codec.http.HttpContentCompressor;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerUpgradeHandler;
@@ -155,6 +157,7 @@ public final class NettyServer implements AutoCloseable {
                                                 ctx.pipeline().addLast(http2Codec(), http2Streams());
                                             } else {
                                                 ctx.pipeline().addLast("codec", http1Codec());
+                                                ctx.pipeline().addLast("gzip", gzip());
                                                 ctx.pipeline().addLast("app", new BenchmarkHandler(blocking, remote, false));
                                             }
                                         }
@@ -189,11 +192,13 @@ public final class NettyServer implements AutoCloseable {
                                         @Override
                                         protected void initChannel(Channel parent) {
                                             // the HTTP/1.1 app would sit between: the streams' handlers answer now
+                                            parent.pipeline().remove("gzip");
                                             parent.pipeline().remove("app");
                                             parent.pipeline().addLast(http2Codec(), http2Streams());
                                         }
                                     }));
                         }
+                        ch.pipeline().addLast("gzip", gzip());
                         ch.pipeline().addLast("app", new BenchmarkHandler(blocking, remote));
                     }
                 });
@@ -209,6 +214,14 @@ public final class NettyServer implements AutoCloseable {
         log.info("NettyServer ({} transport, {} event loops{}) listening on {}", epoll ? "epoll" : "nio", workers,
                 tls != null ? ", TLS with h2 and http/1.1 by ALPN" : "", serverChannel.localAddress());
         return this;
+    }
+
+    /**
+     * Netty's response compression: gzip only (at zlib's level 6, through the JDK's Deflater, as
+     * Spindle's), for bodies of 1 KiB or more, as Spindle's {@code Compression.defaults()}.
+     */
+    private static HttpContentCompressor gzip() {
+        return new HttpContentCompressor(1024, StandardCompressionOptions.gzip());
     }
 
     private static HttpServerCodec http1Codec() {
