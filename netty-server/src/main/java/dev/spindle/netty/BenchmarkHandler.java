@@ -314,9 +314,10 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
      * the first time it asks for {@code /users-list}, and hands it {@code req} (and whatever waits
      * behind it) again, so it records their {@code Accept-Encoding} in order and passes them back here,
      * where {@code req} is answered through it. Not in every pipeline from the start: there its codec
-     * sees every request and response, which cost the {@code /plaintext} answers ~9% more CPU per
-     * request in a pinned A/B (docs/benchmarks.md); a connection that never asks for the route never
-     * meets it.
+     * would decode every request and encode every response (a queue of their Accept-Encoding values
+     * beside), a cost on every other route's figures that a pinned A/B on a loaded 2-core machine
+     * could neither rule out nor pin down (docs/benchmarks.md); here a connection that never asks for
+     * the route never meets it.
      */
     private void addCompressor(HttpRequest req) {
         compressor = NettyServer.gzip();
