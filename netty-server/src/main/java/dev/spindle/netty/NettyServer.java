@@ -66,7 +66,9 @@ import org.slf4j.LoggerFactory;
  * collects its own body), pre-encoded headers, and one flush per read batch.
  * {@code /remote/{ms}} calls the downstream ({@code -Dspindle.remote}, read at start) with a Netty
  * client on the connection's own event loop, {@code /remote-blocking/{ms}} with the JDK's
- * {@code HttpClient.send} on a virtual thread ({@link RemoteCalls}).
+ * {@code HttpClient.send} on a virtual thread ({@link RemoteCalls}). {@code /users-list} is
+ * gzip-compressed on HTTP/1.1 by Netty's {@code HttpContentCompressor}, which {@link BenchmarkHandler}
+ * puts in a connection's pipeline when that connection first asks for the route.
  *
  * <p>Launcher: {@code NettyServer <port> [workers]}; {@code workers} event loops, default the
  * processor count; {@code -Dspindle.host} the address (127.0.0.1);
