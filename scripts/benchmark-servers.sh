@@ -17,7 +17,7 @@
 #                   The trade for steady rows: JSON left out (--scenarios/--full run it), 2s cells
 #                   instead of 4s, no pause between scenarios, one JVM per row for the whole run
 #   --full          every row and every scenario (HTTPS, the echo sizes, the download, the multipart
-#                   upload, HTTP/2), 3 rounds
+#                   upload, the gzip-compressed JSON, HTTP/2), 3 rounds
 #                   of 10s: hours on 2 cores, which its plan line says before it starts
 #   --h2            the four HTTP/2 scenarios (see "HTTP/2 scenarios" below): plaintext-h2c, json-h2c,
 #                   delay100-h2c, plaintext-h2-tls; with --scenarios, added to those it names. Not in the
@@ -42,7 +42,7 @@
 #                   --servers; also fails on socket errors or non-2xx responses in a non-blocking
 #                   scenario (CI)
 #   --scenarios A,B only these scenarios (names as in the tables, e.g. plaintext-c256,echo-500KB,
-#                   plaintext-tls-c256, plaintext-h2c, multipart-10MB)
+#                   plaintext-tls-c256, plaintext-h2c, multipart-10MB, json-gzip-c256)
 #   --baseline REV  A/B against a commit: REV (anything git names) is exported to a private
 #                   directory and built there (its own target/ dirs; ~/.m2 untouched), and every
 #                   row gets a twin "<row>@<rev>" run from it right after it in each round, so
@@ -73,8 +73,10 @@
 # Per server start: a JVM (flags from spindle_java_opts, recorded in environment.md), its ready
 # line awaited (60s), every route's answer checked (a wrong answer is a failure row and the server
 # is not measured; POST /multipart also with the body of each selected multipart scenario, its
-# answer's SHA-256 that of the body's file part). A route a row may lack (POST /multipart: the
-# Helidon, Vert.x and Spring references do not serve it) answered 404 is "absent" instead: that
+# answer's SHA-256 that of the body's file part; GET /users-list with Accept-Encoding: gzip answered
+# Content-Encoding: gzip and inflating to the expected document, and without it the document as is).
+# A route a row may lack (POST /multipart, GET /users-list: the Helidon, Vert.x and Spring references
+# do not serve them) answered 404 is "absent" instead: that
 # start's scenarios on it are n/a (a route-unavailable event; an error for a Spindle row, noted for
 # a reference or a --baseline twin), never measured as 404s. Then the warm-up: 1 s wrk windows of the start's first scenario (and, when it
 # has HTTP/2 scenarios too, then 1 s h2load windows of its first HTTP/2 one) until the median
@@ -180,6 +182,7 @@ SCENARIOS_FULL=(
   "plaintext-c1000|GET|/plaintext|1000|||2s|0|0|"
   "plaintext-pipelined16|GET|/plaintext|256|bench-pipeline.lua|16 /plaintext|2s|0|0|16 requests pipelined per write (wrk Lua)"
   "json-c256|GET|/json|256|||2s|0|0|"
+  "json-gzip-c256|GET|/users-list|256|bench-gzip.lua||2s|0|0|~2 KB of JSON (20 user records, the same bytes on every row) asked with Accept-Encoding: gzip (wrk Lua) and answered gzip-compressed by the server's own response compression (Spindle: the route's RouteOptions.compression, gzip; Netty: HttpContentCompressor); n/a on a row that does not serve GET /users-list"
   "users-c256|GET|/users/42|256|||2s|0|0|path variable"
   "echo-72B|POST|/echo|64|bench-post.lua|72|2s|0|0|72 B body (wrk Lua)"
   "echo-10KB|POST|/echo|64|bench-post.lua|10240|2s|0|0|10 KB body (wrk Lua)"
@@ -1412,15 +1415,15 @@ check_h2() {
   event "$r" "$name" h2-unavailable "does not speak $what${note:+ ($note)}: one request by h2load got no 2xx answer (h2load: $why)" "$scope"
 }
 
-# The routes start "$1/$2" (round $3) does not serve, from its check's output $4 ("absent  POST <path>":
+# The routes start "$1/$2" (round $3) does not serve, from its check's output $4 ("absent  <method> <path>":
 # a 404 to a route a row may lack, see bench.py OPTIONAL_ROUTES) into route_off; for each one a scenario
 # of the start uses, a route-unavailable event (scope "route:<path>"), so those cells show n/a and why.
 check_routes() {
-  local name="$1" phase="$2" r="$3" path sc f used
+  local name="$1" phase="$2" r="$3" method path sc f used
   local -a list=("${PLAIN_SCENARIOS[@]}")
   [[ "$phase" != tls ]] || list=("${TLS_SCENARIOS[@]}")
   unset "route_off[$name/$phase]"
-  while read -r _ _ path; do
+  while read -r _ method path; do
     [[ -n "$path" ]] || continue
     route_off["$name/$phase"]="${route_off[$name/$phase]:- }$path "
     used=""
@@ -1429,8 +1432,8 @@ check_routes() {
       [[ "${f[2]}" != "$path" ]] || used="${used:+$used, }${f[0]}"
     done
     [[ -n "$used" ]] || continue
-    echo "NO ROUTE $name round $r: POST $path answered 404 ($used n/a)" >&2
-    event "$r" "$name" route-unavailable "does not serve POST $path (404 to the route check): $used not measured" "route:$path"
+    echo "NO ROUTE $name round $r: $method $path answered 404 ($used n/a)" >&2
+    event "$r" "$name" route-unavailable "does not serve $method $path (404 to the route check): $used not measured" "route:$path"
   done < <(grep -E '^absent  ' "$4" || true)
 }
 

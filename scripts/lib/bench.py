@@ -9,8 +9,8 @@ charts (scripts/lib/charts.py: matplotlib, imported only by `report`).
                                            with --remote also the routes that call a downstream; with
                                            --multipart also POST /multipart of the wrk body with a
                                            file part of SIZE bytes. A route a row does not serve
-                                           (404 to POST /multipart) passes and prints
-                                           "absent  POST /multipart": its scenarios are n/a
+                                           (404 to POST /multipart or GET /users-list) passes and
+                                           prints "absent  POST /multipart": its scenarios are n/a
   bench.py parse OUTPUT                    one wrk or h2load output -> "rps avg_ms p99_ms errors non2xx requests"
   bench.py h2load-latency LOG              h2load's --log-file -> the percentile line appended to its output
   bench.py report RUN_DIR [--strict] [--readme PATH] [--out DIR]
@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import gzip
 import hashlib
 import http.client
 import json
@@ -47,6 +48,7 @@ import ssl
 import statistics
 import sys
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,9 +63,15 @@ PIPELINE_DEPTH = 16
 MULTIPART_BOUNDARY = "----spindleBenchBoundary9Xq2LmVt"
 MULTIPART_ALPHABET = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
 MULTIPART_FIELD = "bench upload"
-# Routes a row may lack (the references serve only what their own module does): a 404 is "absent"
-# and its scenarios n/a, not a wrong answer. The path is the scenarios table's.
-OPTIONAL_ROUTES = ("/multipart",)
+# Routes a row may lack (the references serve only what their own module does), with their method: a
+# 404 is "absent" and its scenarios n/a, not a wrong answer. The path is the scenarios table's.
+OPTIONAL_ROUTES = {"/multipart": "POST", "/users-list": "GET"}
+# GET /users-list (the json-gzip scenario): Spindle's BenchmarkApp.usersList() and the Netty reference's
+# Fixtures.usersList() build these bytes the same way; the check compares them (keep the three alike).
+USERS_FIRST = ("Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Margaret", "Niklaus")
+USERS_LAST = ("Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson", "Hamilton", "Wirth")
+USERS_ROLES = ("admin", "editor", "viewer", "owner")
+USERS = 20
 # A cell whose rounds' req/s spread (highest minus lowest) exceeds this share of the median is noisy.
 NOISY_SPREAD = 0.20
 NOISY_RULE = f"rounds spread over {NOISY_SPREAD:.0%} of the median"
@@ -97,6 +105,17 @@ def multipart_body(file: bytes) -> tuple[bytes, str]:
             f"--{b}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"bench.bin\"\r\n"
             f"Content-Type: application/octet-stream\r\n\r\n").encode("ascii")
     return head + file + f"\r\n--{b}--\r\n".encode("ascii"), f"multipart/form-data; boundary={b}"
+
+
+def users_list() -> bytes:
+    """The JSON document GET /users-list answers: USERS small user records, about 2 KB of ASCII."""
+    records = []
+    for i in range(1, USERS + 1):
+        first, last = USERS_FIRST[i % len(USERS_FIRST)], USERS_LAST[i * 3 % len(USERS_LAST)]
+        records.append(f'{{"id":{i},"name":"{first} {last}","email":"{first.lower()}.{last.lower()}{i}@example.com",'
+                       f'"role":"{USERS_ROLES[i % len(USERS_ROLES)]}","active":{"true" if i % 4 else "false"},'
+                       f'"score":{i * 37 % 100}}}')
+    return ('{"users":[' + ",".join(records) + "]}").encode("ascii")
 
 
 def multipart_file(size: int) -> bytes:
@@ -188,7 +207,9 @@ def run_checks(host: str, port: int, timeout: float, ctx: ssl.SSLContext | None 
     absent = absent if absent is not None else []
     conn: http.client.HTTPConnection | None = None
 
-    def request(method: str, path: str, body: bytes | None = None, headers: dict | None = None):
+    def request(method: str, path: str, body: bytes | None = None, headers: dict | None = None,
+                answer_headers: dict | None = None):
+        """(status, body); `answer_headers`, when given, gets the response's headers (names lower case)."""
         nonlocal conn
         if conn is None:
             if ctx is None:
@@ -198,6 +219,8 @@ def run_checks(host: str, port: int, timeout: float, ctx: ssl.SSLContext | None 
         conn.request(method, path, body=body, headers=headers or {})
         response = conn.getresponse()
         data = response.read()
+        if answer_headers is not None:
+            answer_headers.update((k.lower(), v) for k, v in response.getheaders())
         if response.will_close:
             conn.close()
             conn = None
@@ -296,6 +319,33 @@ def run_checks(host: str, port: int, timeout: float, ctx: ssl.SSLContext | None 
             return None
         return run
 
+    def users_list_route(gzip_asked: bool):
+        def run():
+            # a server that ignores Accept-Encoding must fail here, not be measured answering plain JSON
+            if "/users-list" in absent:
+                return "not served (404 to the first check)"
+            got: dict = {}
+            status, data = request("GET", "/users-list", None, {"Accept-Encoding": "gzip"} if gzip_asked else {}, got)
+            if status == 404 and not gzip_asked:
+                absent.append("/users-list")
+                return "not served: 404, its scenarios are n/a on this row"
+            status_is(status)
+            coding = got.get("content-encoding", "").strip().lower()
+            if gzip_asked:
+                if coding != "gzip":
+                    raise CheckFailed(f"Content-Encoding {coding or '(none)'} to Accept-Encoding: gzip, expected gzip")
+                try:
+                    data = gzip.decompress(data)
+                except (OSError, EOFError, zlib.error) as e:
+                    raise CheckFailed(f"body is not gzip: {e}") from None
+            elif coding not in ("", "identity"):
+                raise CheckFailed(f"Content-Encoding {coding} without Accept-Encoding, expected none")
+            expected = users_list()
+            if data != expected:
+                raise CheckFailed(f"body {_show(data)}, expected the {len(expected)}-byte user list")
+            return None
+        return run
+
     def pipelined():
         nonlocal conn
         if conn is not None:  # a one-connection-at-a-time server must be free for this one
@@ -326,6 +376,9 @@ def run_checks(host: str, port: int, timeout: float, ctx: ssl.SSLContext | None 
         check("GET /remote/10", remote_route("/remote/10"))
         check("GET /remote-blocking/10", remote_route("/remote-blocking/10"))
     check("GET /download", download)
+    # first without Accept-Encoding (whether the row serves the route at all), then gzip asked for
+    check("GET /users-list", users_list_route(False))
+    check("GET /users-list gzip", users_list_route(True))
     # first a tiny body (a 404 answered before it is read cannot reset it): whether the row serves
     # the route at all; then a binary file (CR, LF and dashes in it) and the wrk bodies
     check("POST /multipart 100 B file", multipart(multipart_file(100), True))
@@ -356,7 +409,7 @@ def cmd_check(args) -> int:
     results = run_checks(args.host, args.port, args.timeout, ctx, args.remote, tuple(args.multipart or ()), absent)
     for path in absent:
         # read by benchmark-servers.sh: this row's scenarios on that path are n/a
-        print(f"absent  POST {path}")
+        print(f"absent  {OPTIONAL_ROUTES.get(path, 'GET')} {path}")
     for name, reason, note in results:
         if reason is None:
             print(f"ok    {name}" + (f" ({note})" if note else ""))
@@ -931,7 +984,7 @@ class Report:
                 or (scope == "tls-h2" and h2 and tls))
 
     def excused(self, e: dict) -> bool:
-        """No TLS, no HTTP/2, or no route a row may lack (POST /multipart), where it may be missing: a reference
+        """No TLS, no HTTP/2, or no route a row may lack (POST /multipart, GET /users-list), where it may be missing: a reference
         row (its protocols and routes are its own module's matter) and --baseline twins (their commit may predate
         them). Reported, not a failure of the run."""
         return (e["kind"] in ("tls-unavailable", "h2-unavailable", "route-unavailable")
@@ -1357,7 +1410,7 @@ class Report:
                 lines.append(f"- **{e['server']}** — {md_escape(self.event_text(e))}")
         if no_route:
             lines += ["", "No route (not counted as a failure): these rows answered 404 to a route a reference may "
-                      "lack (POST /multipart), so their scenarios on it are n/a. A reference row gets them once its "
+                      "lack (POST /multipart, GET /users-list), so their scenarios on it are n/a. A reference row gets them once its "
                       "module serves the route; a `--baseline` commit may predate it.", ""]
             for e in no_route:
                 lines.append(f"- **{e['server']}** — {md_escape(self.event_text(e))}")

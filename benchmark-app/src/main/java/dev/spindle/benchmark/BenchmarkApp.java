@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.benchmark;
 
+import dev.spindle.core.Compression;
+import dev.spindle.core.ContentEncoding;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpException;
 import dev.spindle.core.Json;
@@ -20,6 +22,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -38,6 +41,19 @@ public final class BenchmarkApp {
     private static final byte[] HELLO_JSON = "{\"message\":\"Hello, World!\"}".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] OK = "OK".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] TRUE = "true".getBytes(StandardCharsets.US_ASCII);
+    /**
+     * {@code /users-list}'s compression, on that route alone: a router-wide one would add
+     * {@code Vary: Accept-Encoding} to every other route's answer. gzip only, as the Netty
+     * reference's {@code HttpContentCompressor} answers the scenario's {@code Accept-Encoding: gzip}.
+     */
+    private static final RouteOptions GZIP = RouteOptions.defaults().compression(Compression.defaults().encodings(ContentEncoding.gzip()));
+    private static final String[] FIRST = {"Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Margaret", "Niklaus"};
+    private static final String[] LAST = {"Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson", "Hamilton", "Wirth"};
+    private static final String[] ROLES = {"admin", "editor", "viewer", "owner"};
+    /** How many records {@link #usersList()} holds. */
+    public static final int USERS = 20;
+    /** {@link #usersList()}, built once (after the arrays it reads). */
+    private static final byte[] USERS_LIST = usersList();
 
     private BenchmarkApp() {
     }
@@ -84,6 +100,8 @@ public final class BenchmarkApp {
         return routes
                 .get("/plaintext", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(HELLO))
                 .get("/json", (req, res) -> res.contentType(Response.APPLICATION_JSON).body(HELLO_JSON))
+                // ~2 KB of JSON, gzip-compressed when the request accepts it (the json-gzip scenario)
+                .get("/users-list", (req, res) -> res.contentType(Response.APPLICATION_JSON).body(USERS_LIST), GZIP)
                 .post("/echo", (req, res) -> {
                     String type = req.header("Content-Type");
                     res.contentType(type != null ? type : "application/octet-stream").body(req.body());
@@ -107,6 +125,30 @@ public final class BenchmarkApp {
                 .get("/remote-blocking/{ms}", Handler.blocking((req, res) -> downstream.fetch(millis(req, MAX_DELAY_MS), res)))
                 .get("/download", (req, res) -> res.contentType("application/octet-stream").file(DownloadFile.PATH))
                 .post("/multipart", Handler.blocking(BenchmarkApp::multipart), RouteOptions.defaults().maxBodySize(MAX_MULTIPART_BYTES));
+    }
+
+    /**
+     * The JSON document {@code /users-list} answers: {@value #USERS} small user records, about 2 KB
+     * of ASCII. The Netty reference (its {@code Fixtures.usersList()}) and scripts/lib/bench.py
+     * build the same bytes; the benchmark's route check compares them.
+     *
+     * @return a new array of the document's bytes
+     */
+    public static byte[] usersList() {
+        StringBuilder json = new StringBuilder("{\"users\":[");
+        for (int i = 1; i <= USERS; i++) {
+            String first = FIRST[i % FIRST.length];
+            String last = LAST[i * 3 % LAST.length];
+            json.append(i == 1 ? "" : ",")
+                    .append("{\"id\":").append(i)
+                    .append(",\"name\":\"").append(first).append(' ').append(last)
+                    .append("\",\"email\":\"").append(first.toLowerCase(Locale.ROOT)).append('.')
+                    .append(last.toLowerCase(Locale.ROOT)).append(i).append("@example.com")
+                    .append("\",\"role\":\"").append(ROLES[i % ROLES.length])
+                    .append("\",\"active\":").append(i % 4 != 0)
+                    .append(",\"score\":").append(i * 37 % 100).append('}');
+        }
+        return json.append("]}").toString().getBytes(StandardCharsets.US_ASCII);
     }
 
     /**

@@ -21,6 +21,7 @@ import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpContentCompressor;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -86,6 +87,8 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
     private long multipartBytes;
     private boolean closing;
     private boolean inputShutdown;
+    /** Netty's compressor, put before this handler once the connection asks for {@code /users-list}; else null. */
+    private HttpContentCompressor compressor;
 
     BenchmarkHandler(Executor blocking, RemoteCalls remote) {
         this(blocking, remote, true);
@@ -184,6 +187,13 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
             case PLAINTEXT -> staticAnswer(true, Wire.HELLO, Wire.TEXT_PLAIN, Wire.HELLO_LENGTH, keepAlive, http10);
             case JSON -> staticAnswer(true, Wire.HELLO_JSON, Wire.APPLICATION_JSON, Wire.HELLO_JSON_LENGTH, keepAlive, http10);
             case HEALTH -> staticAnswer(true, Wire.OK, Wire.TEXT_PLAIN, Wire.OK_LENGTH, keepAlive, http10);
+            case USERS_LIST -> {
+                if (compressor == null) {
+                    addCompressor(req);
+                } else {
+                    staticAnswer(true, Wire.USERS_LIST, Wire.APPLICATION_JSON, Wire.USERS_LIST_LENGTH, keepAlive, http10);
+                }
+            }
             case ECHO -> startEcho(req, keepAlive, http10);
             case MULTIPART -> startMultipart(req, keepAlive, http10);
             case SEARCH -> search(uri, keepAlive, http10);
@@ -296,6 +306,34 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
             } else {
                 ctx.channel().config().setAutoRead(true);
             }
+        }
+    }
+
+    /**
+     * Puts Netty's {@link HttpContentCompressor} before this handler, for the rest of the connection,
+     * the first time it asks for {@code /users-list}, and hands it {@code req} (and whatever waits
+     * behind it) again, so it records their {@code Accept-Encoding} in order and passes them back here,
+     * where {@code req} is answered through it. Not in every pipeline from the start: there its codec
+     * would decode every request and encode every response (a queue of their Accept-Encoding values
+     * beside), a cost on every other route's figures that a pinned A/B on a loaded 2-core machine
+     * could neither rule out nor pin down (docs/benchmarks.md); here a connection that never asks for
+     * the route never meets it.
+     */
+    private void addCompressor(HttpRequest req) {
+        compressor = NettyServer.gzip();
+        ctx.pipeline().addBefore(ctx.name(), NettyServer.GZIP, compressor);
+        ChannelHandlerContext at = ctx.pipeline().context(compressor);
+        ArrayDeque<Object> behind = queued;
+        queued = null;
+        try {
+            // retained: the compressor and handle() each release what they are given, and so does our caller
+            compressor.channelRead(at, ReferenceCountUtil.retain(req));
+            for (Object msg; behind != null && (msg = behind.poll()) != null; ) {
+                compressor.channelRead(at, msg);
+            }
+        } catch (Exception e) {
+            log.debug("closing {}: {}", ctx.channel(), e.toString());
+            ctx.close();
         }
     }
 

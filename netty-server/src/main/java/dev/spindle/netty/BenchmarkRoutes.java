@@ -15,6 +15,8 @@ final class BenchmarkRoutes {
     /** What a request asks for. */
     enum Kind {
         PLAINTEXT, JSON, HEALTH, ECHO, SEARCH, DOWNLOAD,
+        /** {@code GET /users-list}: ~2 KB of JSON, compressed on HTTP/1.1 when the request accepts gzip. */
+        USERS_LIST,
         /** {@code POST /multipart}: a {@code multipart/form-data} upload (HTTP/1.1; 404 over HTTP/2, which no scenario uploads on). */
         MULTIPART,
         /** {@code /users/{id}}: {@link Target#value} is the id, decoded. */
@@ -72,6 +74,8 @@ final class BenchmarkRoutes {
                 return post ? plain(Kind.ECHO) : plain(Kind.POST_ONLY);
             case "/search":
                 return get ? plain(Kind.SEARCH) : plain(Kind.GET_ONLY);
+            case "/users-list":
+                return get ? plain(Kind.USERS_LIST) : plain(Kind.GET_ONLY);
             case "/download":
                 return get ? plain(Kind.DOWNLOAD) : plain(Kind.GET_ONLY);
             case "/multipart":

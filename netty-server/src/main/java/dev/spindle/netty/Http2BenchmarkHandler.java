@@ -115,6 +115,8 @@ final class Http2BenchmarkHandler extends ChannelInboundHandlerAdapter {
             case PLAINTEXT -> staticAnswer(true, head, Wire.HELLO, Wire.TEXT_PLAIN);
             case JSON -> staticAnswer(true, head, Wire.HELLO_JSON, Wire.APPLICATION_JSON);
             case HEALTH -> staticAnswer(true, head, Wire.OK, Wire.TEXT_PLAIN);
+            // uncompressed: HttpContentCompressor is HTTP/1.1's, and no h2 scenario asks for this route
+            case USERS_LIST -> staticAnswer(true, head, Wire.USERS_LIST, Wire.APPLICATION_JSON);
             case ECHO -> {
                 CharSequence type = headers.get(HttpHeaderNames.CONTENT_TYPE);
                 echoType = type != null ? type : Wire.OCTET_STREAM;

@@ -22,6 +22,8 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.compression.StandardCompressionOptions;
+import io.netty.handler.codec.http.HttpContentCompressor;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerUpgradeHandler;
@@ -64,7 +66,9 @@ import org.slf4j.LoggerFactory;
  * collects its own body), pre-encoded headers, and one flush per read batch.
  * {@code /remote/{ms}} calls the downstream ({@code -Dspindle.remote}, read at start) with a Netty
  * client on the connection's own event loop, {@code /remote-blocking/{ms}} with the JDK's
- * {@code HttpClient.send} on a virtual thread ({@link RemoteCalls}).
+ * {@code HttpClient.send} on a virtual thread ({@link RemoteCalls}). {@code /users-list} is
+ * gzip-compressed on HTTP/1.1 by Netty's {@code HttpContentCompressor}, which {@link BenchmarkHandler}
+ * puts in a connection's pipeline when that connection first asks for the route.
  *
  * <p>Launcher: {@code NettyServer <port> [workers]}; {@code workers} event loops, default the
  * processor count; {@code -Dspindle.host} the address (127.0.0.1);
@@ -189,6 +193,9 @@ public final class NettyServer implements AutoCloseable {
                                         @Override
                                         protected void initChannel(Channel parent) {
                                             // the HTTP/1.1 app would sit between: the streams' handlers answer now
+                                            if (parent.pipeline().get(GZIP) != null) {
+                                                parent.pipeline().remove(GZIP);
+                                            }
                                             parent.pipeline().remove("app");
                                             parent.pipeline().addLast(http2Codec(), http2Streams());
                                         }
@@ -209,6 +216,18 @@ public final class NettyServer implements AutoCloseable {
         log.info("NettyServer ({} transport, {} event loops{}) listening on {}", epoll ? "epoll" : "nio", workers,
                 tls != null ? ", TLS with h2 and http/1.1 by ALPN" : "", serverChannel.localAddress());
         return this;
+    }
+
+    /** The name of the compressor in a pipeline, once {@link BenchmarkHandler} has put it there. */
+    static final String GZIP = "gzip";
+
+    /**
+     * Netty's response compression, for {@code /users-list} (see {@link BenchmarkHandler}): gzip only
+     * (zlib's level 6, through the JDK's Deflater, as Spindle's), for bodies of 1 KiB or more, as
+     * Spindle's {@code Compression.defaults()}.
+     */
+    static HttpContentCompressor gzip() {
+        return new HttpContentCompressor(1024, StandardCompressionOptions.gzip());
     }
 
     private static HttpServerCodec http1Codec() {

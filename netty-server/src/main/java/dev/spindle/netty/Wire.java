@@ -34,8 +34,11 @@ final class Wire {
     static final ByteBuf HELLO = constant("Hello, World!");
     static final ByteBuf HELLO_JSON = constant("{\"message\":\"Hello, World!\"}");
     static final ByteBuf OK = constant("OK");
+    /** {@code /users-list}: ~2 KB of JSON, the same bytes as Spindle's app (gzip-compressed when asked, see NettyServer). */
+    static final ByteBuf USERS_LIST = constant(Fixtures.usersList());
     static final AsciiString HELLO_LENGTH = AsciiString.cached(Integer.toString(HELLO.readableBytes()));
     static final AsciiString HELLO_JSON_LENGTH = AsciiString.cached(Integer.toString(HELLO_JSON.readableBytes()));
+    static final AsciiString USERS_LIST_LENGTH = AsciiString.cached(Integer.toString(USERS_LIST.readableBytes()));
     static final AsciiString OK_LENGTH = AsciiString.cached(Integer.toString(OK.readableBytes()));
 
     /** The Date value, refreshed once a second by a task on an event loop rather than read per response. */
@@ -45,7 +48,10 @@ final class Wire {
     }
 
     private static ByteBuf constant(String text) {
-        byte[] bytes = text.getBytes(StandardCharsets.US_ASCII);
+        return constant(text.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private static ByteBuf constant(byte[] bytes) {
         return Unpooled.unreleasableBuffer(Unpooled.directBuffer(bytes.length).writeBytes(bytes)).asReadOnly();
     }
 

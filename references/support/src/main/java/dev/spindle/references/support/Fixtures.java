@@ -3,12 +3,47 @@ package dev.spindle.references.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 
-/** What the benchmark app's routes need and no framework has: the download file and JSON string quoting. */
+/**
+ * What the benchmark app's routes need and no framework has: the download file, the user list and
+ * JSON string quoting.
+ */
 public final class Fixtures {
+    /** The user list's names and roles; Spindle's app and scripts/lib/bench.py build the same bytes. */
+    private static final String[] FIRST = {"Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Margaret", "Niklaus"};
+    private static final String[] LAST = {"Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Allen", "Thompson", "Hamilton", "Wirth"};
+    private static final String[] ROLES = {"admin", "editor", "viewer", "owner"};
+    /** How many records {@link #usersList()} holds. */
+    public static final int USERS = 20;
+
     private Fixtures() {
+    }
+
+    /**
+     * The JSON document {@code /users-list} answers, as Spindle's app builds it: {@value #USERS}
+     * small user records, about 2 KB of ASCII (the body of the json-gzip scenario).
+     *
+     * @return a new array of the document's bytes
+     */
+    public static byte[] usersList() {
+        StringBuilder json = new StringBuilder("{\"users\":[");
+        for (int i = 1; i <= USERS; i++) {
+            String first = FIRST[i % FIRST.length];
+            String last = LAST[i * 3 % LAST.length];
+            json.append(i == 1 ? "" : ",")
+                    .append("{\"id\":").append(i)
+                    .append(",\"name\":\"").append(first).append(' ').append(last)
+                    .append("\",\"email\":\"").append(first.toLowerCase(Locale.ROOT)).append('.')
+                    .append(last.toLowerCase(Locale.ROOT)).append(i).append("@example.com")
+                    .append("\",\"role\":\"").append(ROLES[i % ROLES.length])
+                    .append("\",\"active\":").append(i % 4 != 0)
+                    .append(",\"score\":").append(i * 37 % 100).append('}');
+        }
+        return json.append("]}").toString().getBytes(StandardCharsets.US_ASCII);
     }
 
     /**
