@@ -8,7 +8,6 @@ import dev.spindle.conformance.h2.H2Connection;
 import dev.spindle.conformance.h2.Header;
 import dev.spindle.core.Compression;
 import dev.spindle.core.Handler;
-import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -30,12 +29,8 @@ import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.Inflater;
 import java.util.zip.InflaterInputStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -50,33 +45,26 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ({@code -Dtest=<Server>ConformanceTest -Dgroups=compression}).
  */
 @org.junit.jupiter.api.Tag("compression")
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class CompressionCases {
+public abstract class CompressionCases extends SuiteSection {
     /** About 4 KiB of JSON, compressible. */
     static final String JSON = "{\"items\":[" + "{\"id\":12345,\"name\":\"a fairly repetitive item\"},".repeat(90) + "{}]}";
     static final byte[] BYTES = JSON.getBytes(StandardCharsets.UTF_8);
 
-    private final SuiteTarget suite;
-
     /** The cases, run against the server of {@code suite}, the suite that runs them. */
     protected CompressionCases(SuiteTarget suite) {
-        this.suite = suite;
+        super(suite);
     }
 
     /** Request bodies inflated, within 1 MiB. */
     private static final dev.spindle.core.RouteOptions INFLATE =
             dev.spindle.core.RouteOptions.defaults().requestDecompression(true).maxBodySize(1 << 20);
 
-    private HttpServer server;
     /** Released by the flush case once it has seen the first event. */
     private volatile CountDownLatch secondEvent = new CountDownLatch(0);
 
-    @BeforeAll
-    void startServer() throws IOException {
-        if (!suite.runs()) {
-            return;
-        }
-        Router router = Router.builder()
+    @Override
+    protected Router router() {
+        return Router.builder()
                 .compression(Compression.defaults())
                 .get("/json", (req, res) -> res.jsonText(JSON))
                 .get("/small", (req, res) -> res.jsonText("{\"id\":1}"))
@@ -114,19 +102,6 @@ public abstract class CompressionCases {
                 }), INFLATE)
                 .post("/inflate/async", Handler.async((req, res) -> req.readBody().thenAccept(b -> res.text(digest(b)))), INFLATE)
                 .build();
-        server = suite.start(suite.config(), router);
-    }
-
-    @AfterAll
-    void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    @BeforeEach
-    void assumeRuns() {
-        Assumptions.assumeTrue(suite.runs(), "the server does not serve a router of the suite's");
     }
 
     private void assumeHttp2() {
@@ -153,7 +128,7 @@ public abstract class CompressionCases {
 
     private Answer fetch(boolean h2, String method, String path, String acceptEncoding) throws IOException {
         Header[] fields = acceptEncoding == null ? new Header[0] : new Header[] {new Header("accept-encoding", acceptEncoding)};
-        return Answer.fetch(suite, server.port(), h2, method, path, null, fields);
+        return Answer.fetch(suite, server().port(), h2, method, path, null, fields);
     }
 
     /** The body of {@code a} as the identity: decoded by its Content-Encoding. */
@@ -302,7 +277,7 @@ public abstract class CompressionCases {
         secondEvent = new CountDownLatch(1);
         ByteArrayOutputStream gz = new ByteArrayOutputStream();
         if (h2) {
-            try (H2Connection c = suite.openH2(server.port())) {
+            try (H2Connection c = suite.openH2(server().port())) {
                 c.handshake();
                 c.request(1, "GET", "/events", true, new Header("accept-encoding", "gzip"));
                 Frame f;
@@ -317,7 +292,7 @@ public abstract class CompressionCases {
                 }
             }
         } else {
-            try (RawConnection c = suite.connect(server.port())) {
+            try (RawConnection c = suite.connect(server().port())) {
                 c.send("GET /events HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n");
                 InputStream in = c.socket().getInputStream();
                 ByteArrayOutputStream raw = new ByteArrayOutputStream();
@@ -377,8 +352,8 @@ public abstract class CompressionCases {
         }
     }
 
-    private String url(String path) {
-        return (suite.overTls() ? "https" : "http") + "://127.0.0.1:" + server.port() + path;
+    private String url(String path) throws IOException {
+        return (suite.overTls() ? "https" : "http") + "://127.0.0.1:" + server().port() + path;
     }
 
     /** curl asks for every coding it has (deflate, gzip, br, zstd) and decodes what it gets: the identity's bytes. */
@@ -455,7 +430,7 @@ public abstract class CompressionCases {
 
     /** Posts {@code body} with {@code Content-Encoding: coding}. */
     private Answer post(boolean h2, String path, String coding, byte[] body) throws IOException {
-        return Answer.fetch(suite, server.port(), h2, "POST", path, body, new Header("content-encoding", coding));
+        return Answer.fetch(suite, server().port(), h2, "POST", path, body, new Header("content-encoding", coding));
     }
 
     static Stream<Arguments> inflating() {

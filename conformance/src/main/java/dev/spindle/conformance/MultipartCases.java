@@ -4,7 +4,6 @@ package dev.spindle.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.core.Handler;
-import dev.spindle.core.HttpServer;
 import dev.spindle.core.MultipartForm;
 import dev.spindle.core.MultipartOptions;
 import dev.spindle.core.Part;
@@ -35,9 +34,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -55,8 +52,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * alone ({@code -Dgroups=multipart}).
  */
 @org.junit.jupiter.api.Tag("multipart")
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class MultipartCases {
+public abstract class MultipartCases extends SuiteSection {
     static final String BOUNDARY = "----spindleConformance7MA4YWxkTrZu0gW";
     static final String TYPE = "multipart/form-data; boundary=" + BOUNDARY;
     /** The most a part of the {@code /mp/small} routes may hold. */
@@ -68,29 +64,19 @@ public abstract class MultipartCases {
         new Random(38).nextBytes(PHOTO);
     }
 
-    private final SuiteTarget suite;
-
     /** The cases, run against the server of {@code suite}, the suite that runs them. */
     protected MultipartCases(SuiteTarget suite) {
-        this.suite = suite;
+        super(suite);
     }
 
-    private HttpServer server;
     private Path uploads;
 
-    /** The cases' server, started by the first case that runs (a suite that runs none starts none). */
-    private HttpServer server() throws IOException {
-        if (server == null) {
-            server = startServer();
-        }
-        return server;
-    }
-
-    private HttpServer startServer() throws IOException {
+    @Override
+    protected Router router() throws IOException {
         uploads = Files.createTempDirectory("spindle-multipart-cases");
         MultipartOptions options = MultipartOptions.defaults().tempDirectory(uploads);
         MultipartOptions small = options.maxPartSize(SMALL_PART);
-        Router router = Router.builder()
+        return Router.builder()
                 .post("/mp/parts", Handler.blocking((req, res) -> res.text(partsDigest(req, options))))
                 .post("/mp/form", Handler.blocking((req, res) -> res.text(formDigest(req.multipart(options).form()))))
                 .post("/mp/async", Handler.async((req, res) -> req.multipart(options).readForm()
@@ -100,14 +86,10 @@ public abstract class MultipartCases {
                 .post("/mp/small/async", Handler.async((req, res) -> req.multipart(small).readForm()
                         .thenAccept(form -> res.text(formDigest(form)))))
                 .build();
-        return suite.start(suite.config(), router);
     }
 
     @AfterAll
-    void stopServer() throws IOException {
-        if (server != null) {
-            server.close();
-        }
+    void deleteTheUploads() throws IOException {
         if (uploads != null) {
             try (Stream<Path> left = Files.list(uploads)) {
                 for (Path p : left.toList()) {
@@ -116,11 +98,6 @@ public abstract class MultipartCases {
             }
             Files.deleteIfExists(uploads);
         }
-    }
-
-    @BeforeEach
-    void onlyWithOwnRoutes() {
-        Assumptions.assumeTrue(suite.runs(), "the server does not serve a router of the suite's");
     }
 
     // --- what the routes answer ------------------------------------------------------------------

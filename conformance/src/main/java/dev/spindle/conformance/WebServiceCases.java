@@ -8,7 +8,6 @@ import dev.spindle.core.Cookie;
 import dev.spindle.core.Cors;
 import dev.spindle.core.Form;
 import dev.spindle.core.Handler;
-import dev.spindle.core.HttpServer;
 import dev.spindle.core.Router;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -18,11 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -38,8 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * tagged, to run alone ({@code -Dgroups=web-service}).
  */
 @org.junit.jupiter.api.Tag("web-service")
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class WebServiceCases {
+public abstract class WebServiceCases extends SuiteSection {
     static final String APP = "https://app.example.com";
     static final String EVIL = "https://evil.example.net";
 
@@ -56,19 +50,13 @@ public abstract class WebServiceCases {
         }
     }
 
-    private final SuiteTarget suite;
-    private HttpServer server;
-
     /** The cases, run against the server of {@code suite}, the suite that runs them. */
     protected WebServiceCases(SuiteTarget suite) {
-        this.suite = suite;
+        super(suite);
     }
 
-    @BeforeAll
-    void startServer() throws IOException {
-        if (!suite.runs()) {
-            return;
-        }
+    @Override
+    protected Router router() {
         Cors cors = Cors.builder()
                 .allowOrigin(APP)
                 .allowOriginPattern("https://*.example.org")
@@ -78,7 +66,7 @@ public abstract class WebServiceCases {
                 .allowCredentials()
                 .maxAge(Duration.ofMinutes(10))
                 .build();
-        Router router = Router.builder()
+        return Router.builder()
                 .filter(cors)
                 .converter(Cents.class, Cents::parse)
                 .get("/notes", (req, res) -> res.header("X-Total", "2").text("two notes"))
@@ -103,19 +91,6 @@ public abstract class WebServiceCases {
                         .text("signed in"))
                 .get("/remember", (req, res) -> res.cookie(Cookie.of("v", req.queryParam("v"))).text("remembered"))
                 .build();
-        server = suite.start(suite.config(), router);
-    }
-
-    @AfterAll
-    void stopServer() {
-        if (server != null) {
-            server.close();
-        }
-    }
-
-    @BeforeEach
-    void assumeRuns() {
-        Assumptions.assumeTrue(suite.runs(), "the server does not serve a router of the suite's");
     }
 
     private Answer fetch(boolean h2, String method, String path, Header... fields) throws IOException {
@@ -126,7 +101,7 @@ public abstract class WebServiceCases {
         if (h2) {
             Assumptions.assumeTrue(suite.speaksHttp2(), "the server does not speak HTTP/2");
         }
-        return Answer.fetch(suite, server.port(), h2, method, path, body, fields);
+        return Answer.fetch(suite, server().port(), h2, method, path, body, fields);
     }
 
     private static Header origin(String origin) {
