@@ -53,6 +53,11 @@ final class RingConnection implements Runnable {
     int inflight;
     boolean recvArmed;
     boolean recvCancelling;
+    /**
+     * Bytes arrived while the core wanted none: until it is idle again it gets single-shot recvs,
+     * one buffer each, so a re-armed recv cannot pour the socket's whole backlog into it.
+     */
+    boolean throttled;
     boolean sendInFlight;
     /** An outbound socket whose connect has not completed: it is only ticked, never read or written. */
     boolean connecting;

@@ -14,9 +14,9 @@ import org.slf4j.LoggerFactory;
  * The receives and sends of one {@link RingWorker}'s sockets, accepted and outbound alike, on its
  * ring thread: per socket a multishot recv with buffer selection from the worker's
  * {@link BufferRing} (re-armed by the worker when a completion lacks {@code IORING_CQE_F_MORE},
- * including after {@code ENOBUFS}), cancelled when bytes arrive for a core that does not want input,
- * and at most one send, of the core's pending output copied into a native buffer
- * ({@link SendBuffers}). A completion feeds the core, and the worker then acts on what it answers
+ * including after {@code ENOBUFS}), cancelled when bytes arrive for a core that does not want input
+ * (and single-shot after that until the core is idle), and at most one send, of the core's pending
+ * output copied into a native buffer ({@link SendBuffers}). A completion feeds the core, and the worker then acts on what it answers
  * ({@link RingWorker#markDirty}); a kernel error on one socket closes that socket only.
  */
 final class RingTransfers {
@@ -34,6 +34,7 @@ final class RingTransfers {
     volatile long noBufferRearms;
     volatile long shortSends;
     volatile long backPressureCancels;
+    volatile long throttledRecvs;
 
     /** The transfers of {@code worker}'s sockets, receiving into buffer group {@code bufferGroup}, sending in chunks of up to {@code sendChunk} bytes. */
     RingTransfers(RingWorker worker, ConnectionTable connections, int bufferGroup, int sendChunk) {
@@ -49,9 +50,20 @@ final class RingTransfers {
         this.buffers = buffers;
     }
 
-    /** Arms {@code c}'s multishot recv (it has none armed). */
+    /**
+     * Arms {@code c}'s recv (it has none armed): multishot, or single-shot while it is throttled
+     * ({@link RingConnection#throttled}), as a streamed body whose consumer lags is.
+     */
     void armRecv(RingConnection c) {
-        sq.multishotRecv(c.fd, bufferGroup, c.recvData);
+        if (c.throttled && c.core.state() == Connection.State.IDLE) {
+            c.throttled = false;
+        }
+        if (c.throttled) {
+            sq.recv(c.fd, bufferGroup, c.recvData);
+            throttledRecvs++;
+        } else {
+            sq.multishotRecv(c.fd, bufferGroup, c.recvData);
+        }
         c.recvArmed = true;
         c.inflight++;
         recvRearms++;
@@ -94,10 +106,15 @@ final class RingTransfers {
                 boolean paused = !c.core.next().reads();
                 // the core keeps (or, once finished, drops) what it did not want
                 c.core.received(buffers.memory(), buffers.offset(bid), res);
-                if (paused && c.recvArmed && !c.recvCancelling) {
-                    // bytes keep coming while output is backed up, a handler runs or a body consumer lags: stop receiving
-                    cancelRecv(c);
-                    backPressureCancels++;
+                if (paused) {
+                    // bytes keep coming while output is backed up, a handler runs or a body consumer lags: stop
+                    // receiving, and take one buffer at a time until the core is idle again (else each re-arm
+                    // hands it all the peer sent meanwhile, which it must buffer and grow for)
+                    c.throttled = true;
+                    if (c.recvArmed && !c.recvCancelling) {
+                        cancelRecv(c);
+                        backPressureCancels++;
+                    }
                 }
             } else if (res == 0) {
                 c.core.endOfInput();

@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * its pending output, a close, a shutdown of the output while it lingers, or a (re-)armed
  * multishot recv while it wants input. Back-pressure: when bytes arrive for a connection that does
  * not want input (output above the high-water mark, a handler running, a body consumer behind),
- * its recv is cancelled, and re-armed once the connection wants input again.
+ * its recv is cancelled, and re-armed once the connection wants input again, as a single-shot recv
+ * of one buffer until the connection is idle again, so that the re-arm does not hand it all the
+ * peer sent meanwhile.
  *
  * <p>Operations: a multishot accept on the listening socket ({@link RingAcceptor}); per connection
  * (found by slot in its {@link ConnectionTable}) a multishot recv with buffer selection from the

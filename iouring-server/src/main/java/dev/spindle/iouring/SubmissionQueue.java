@@ -108,6 +108,16 @@ final class SubmissionQueue {
     }
 
     /**
+     * {@code io_uring_prep_recv} of one buffer picked from the provided-buffer group {@code bgid}
+     * (length 0: the buffer's own), completing once.
+     */
+    void recv(int fd, int bgid, long userData) {
+        MemorySegment sqe = prepare(LibUring.IORING_OP_RECV(), fd, 0L, 0, 0L, userData);
+        io_uring_sqe.flags(sqe, (byte) LibUring.IOSQE_BUFFER_SELECT());
+        io_uring_sqe.buf_group(sqe, (short) bgid);
+    }
+
+    /**
      * {@code io_uring_prep_connect}: connects {@code fd} to the {@code sockaddr} of {@code addrLength}
      * bytes at {@code addr}, which must stay allocated until the operation completes.
      */
