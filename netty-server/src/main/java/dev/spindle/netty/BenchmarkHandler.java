@@ -315,9 +315,8 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
      * behind it) again, so it records their {@code Accept-Encoding} in order and passes them back here,
      * where {@code req} is answered through it. Not in every pipeline from the start: there its codec
      * would decode every request and encode every response (a queue of their Accept-Encoding values
-     * beside), a cost on every other route's figures that a pinned A/B on a loaded 2-core machine
-     * could neither rule out nor pin down (docs/benchmarks.md); here a connection that never asks for
-     * the route never meets it.
+     * beside), a cost on every other route's figures that no committed run has measured; here a
+     * connection that never asks for the route never meets it.
      */
     private void addCompressor(HttpRequest req) {
         compressor = NettyServer.gzip();
