@@ -178,7 +178,7 @@ final class BodyDecoder extends LineScanner {
                         return false;
                     }
                     int taken = sink.accept(d, heap, b, n);
-                    in.consume(taken);
+                    in.consumeBody(taken);
                     bodyRemaining -= taken;
                     streamed += taken;
                     if (bodyRemaining == 0) {
@@ -195,7 +195,7 @@ final class BodyDecoder extends LineScanner {
                     }
                     requireCr(d, b, lf);
                     chunk(chunkSize(d, b, b + lf - 1, streamed));
-                    in.consume(lf + 1);
+                    in.consumeBody(lf + 1);
                     pos = 0;
                     lineStart = 0;
                 }
@@ -205,7 +205,7 @@ final class BodyDecoder extends LineScanner {
                         return false;
                     }
                     int taken = sink.accept(d, heap, b, n);
-                    in.consume(taken);
+                    in.consumeBody(taken);
                     chunkRemaining -= taken;
                     streamed += taken;
                     if (chunkRemaining == 0) {
@@ -219,7 +219,7 @@ final class BodyDecoder extends LineScanner {
                         return false;
                     }
                     chunkEnd(d, b);
-                    in.consume(2);
+                    in.consumeBody(2);
                 }
                 case TRAILERS -> {
                     int lf = findLf(d, b, avail, maxTrailerSize - trailerBytes, 431, "trailer section too large");
@@ -228,12 +228,12 @@ final class BodyDecoder extends LineScanner {
                     }
                     requireCr(d, b, lf);
                     if (lf == 1) {
-                        in.consume(2);
+                        in.consumeBody(2);
                         return true;
                     }
                     trailer(d, b, 0, lf - 1);
                     trailerBytes += lf + 1;
-                    in.consume(lf + 1);
+                    in.consumeBody(lf + 1);
                     pos = 0;
                     lineStart = 0;
                 }

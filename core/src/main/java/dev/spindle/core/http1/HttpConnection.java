@@ -212,7 +212,7 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
             return next();
         }
         if (in.available() > 0 || memory.isReadOnly() || requests.processing()) {
-            if (append(memory.asSlice(offset, length).asByteBuffer())) {
+            if (append(memory, offset, length)) {
                 requests.process();
             }
             return next();
@@ -238,6 +238,17 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
             return true;
         } catch (InputBuffer.OverBudget e) {
             src.position(src.limit());
+            requests.overBudget(e);
+            return false;
+        }
+    }
+
+    /** As {@link #append(ByteBuffer)} for {@code memory[offset, offset + length)}. */
+    private boolean append(MemorySegment memory, long offset, int length) {
+        try {
+            in.append(memory, offset, length);
+            return true;
+        } catch (InputBuffer.OverBudget e) {
             requests.overBudget(e);
             return false;
         }

@@ -46,6 +46,8 @@ public final class InputBuffer {
     /** A pinned array replaced by a fresh one, still held by the body being sent from it, and its reservation. */
     private byte[] pinnedArray;
     private long pinnedReserved;
+    /** A streamed body ended while memory was lent: {@link #keepTail} lets a grown array go if nothing is left. */
+    private boolean shrinkAfterLend;
 
     /** Growth beyond what the budget has left: 503 (413 if the growth alone exceeds the whole budget). */
     static final class OverBudget extends HttpException {
@@ -103,11 +105,15 @@ public final class InputBuffer {
         array = own;
         start = 0;
         end = 0;
+        boolean shrink = shrinkAfterLend;
+        shrinkAfterLend = false;
         if (live > 0) {
             unpinForWriting(live);
             ensureRoom(live);
             MemorySegment.copy(lent, ValueLayout.JAVA_BYTE, from, own, 0, live);
             end = live;
+        } else if (shrink) {
+            shrinkIfDone();
         }
     }
 
@@ -172,11 +178,28 @@ public final class InputBuffer {
         }
     }
 
+    /** As {@link #append(ByteBuffer)} for {@code src[offset, offset + n)}, without a buffer view made per call. */
+    void append(MemorySegment src, long offset, int n) {
+        if (n == 0) {
+            return;
+        }
+        prepareAppend(n);
+        MemorySegment.copy(src, ValueLayout.JAVA_BYTE, offset, own, end, n);
+        end += n;
+    }
+
     public void append(ByteBuffer src) {
         int n = src.remaining();
         if (n == 0) {
             return;
         }
+        prepareAppend(n);
+        src.get(own, end, n);
+        end += n;
+    }
+
+    /** Makes room for {@code n} more bytes at {@link #end} of the own array. */
+    private void prepareAppend(int n) {
         keepTail();
         unpinForWriting(n);
         if (start == end) {
@@ -184,8 +207,6 @@ public final class InputBuffer {
             end = 0;
         }
         ensureRoom(n);
-        src.get(own, end, n);
-        end += n;
     }
 
     private void ensureRoom(int n) {
@@ -321,6 +342,27 @@ public final class InputBuffer {
         if (start == end && !isLent() && own.length > OutputBuffer.RETAIN_LIMIT && !pinned) {
             // a large body is done with: let its memory go rather than hold it while idle
             shrink();
+        }
+    }
+
+    /**
+     * Bytes of a streamed body were consumed (taken by its consumer, or framing between its chunks).
+     * Unlike {@link #consume} a grown array stays while the body streams: a strategy that delivers
+     * more than the body's window while its consumer lags (io_uring's multishot receive, until its
+     * cancel lands) would otherwise grow a fresh array from the initial size every time the window
+     * drains it, allocating several times the body. The growth stays reserved in the budget, and
+     * {@link #bodyEnded} lets it go.
+     */
+    void consumeBody(int n) {
+        consumeRequest(n);
+    }
+
+    /** The streamed body is whole (or dropped): a grown array with nothing left in it goes, now or once lent memory is given back. */
+    void bodyEnded() {
+        if (isLent()) {
+            shrinkAfterLend = true;
+        } else {
+            shrinkIfDone();
         }
     }
 

@@ -504,7 +504,10 @@ final class RequestProcessor {
     /** Moves what has arrived of a streamed request body to its consumer, and acts on what that did. */
     private void feedBody() {
         switch (feed.feed(in, life.inputEnded())) {
-            case COMPLETE -> continueSent = false;
+            case COMPLETE -> {
+                continueSent = false;
+                in.bodyEnded();
+            }
             case BROKEN -> life.stopReading();
             // the peer half-closed inside the body: it can never complete, and there is nobody to answer
             case CUT -> abort();
