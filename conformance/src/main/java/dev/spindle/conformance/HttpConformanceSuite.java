@@ -377,6 +377,14 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    /** Server-sent events over HTTP/1.1 and h2: flushed per event, Last-Event-ID, heartbeats, overflow: see {@link EventStreamCases}. */
+    @Nested
+    class EventStreams extends EventStreamCases {
+        EventStreams() {
+            super(HttpConformanceSuite.this.target());
+        }
+    }
+
     /**
      * This suite's server, as the sections ({@link ExchangeEnds}, {@link Compression},
      * {@link Multipart}, {@link WebService}) see it: each answer is this suite's, asked for when a case needs it (so

@@ -338,6 +338,41 @@ public final class Response {
     }
 
     /**
+     * A {@code text/event-stream} body (server-sent events) with {@link EventStream.Options#defaults()}:
+     * see {@link #eventStream(EventStream.Options, Consumer)}.
+     *
+     * @param opened called with the stream once the response is under way, on the stream's thread
+     * @return this response
+     */
+    public Response eventStream(java.util.function.Consumer<EventStream> opened) {
+        return eventStream(EventStream.Options.defaults(), opened);
+    }
+
+    /**
+     * A {@code text/event-stream} body (server-sent events, {@code Cache-Control: no-cache}) that
+     * stays open after the handler returns: {@code opened} receives the {@link EventStream}, which
+     * any thread may send events to until it, or the client, closes it. The body is written on a
+     * thread of its own, as {@link #stream(BodyWriter)}'s. Replaces any earlier body.
+     * {@snippet :
+     * router.get("/prices", (req, res) -> res.eventStream(stream -> {
+     *     subscribers.add(stream);                       // a publisher sends to each
+     *     stream.closed().thenRun(() -> subscribers.remove(stream));
+     * }));
+     * }
+     *
+     * @param options the queue bound, what a full queue does, the heartbeat
+     * @param opened called with the stream once the response is under way, on the stream's thread;
+     *        an exception from it ends the stream
+     * @return this response
+     */
+    public Response eventStream(EventStream.Options options, java.util.function.Consumer<EventStream> opened) {
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(opened, "opened");
+        contentType("text/event-stream").header("Cache-Control", "no-cache");
+        return stream(new EventStreamWriter(options, opened));
+    }
+
+    /**
      * The contents of a file, with {@code Content-Length}; opened now (a missing file throws
      * {@link java.nio.file.NoSuchFileException}) and sent as the socket drains, by
      * {@code FileChannel.transferTo} where the strategy's socket allows it. The file is closed once

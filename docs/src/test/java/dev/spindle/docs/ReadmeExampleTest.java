@@ -33,7 +33,7 @@ class ReadmeExampleTest {
         readme = ReadmeClasses.compile(dir);
         assertThat(readme.names()).as("classes in the README's embedding section")
                 .contains("HelloService", "StreamingRoutes", "FilteredRoutes", "UploadRoutes", "JacksonCodec", "TodoRoutes",
-                        "HealthyService", "NotesService");
+                        "HealthyService", "NotesService", "Notifications");
     }
 
     private static Object call(String className, String method, Class<?>[] types, Object... args) throws Exception {
@@ -171,6 +171,46 @@ class ReadmeExampleTest {
                             .toArray(String[][]::new)));
             assertThat(tooMany.statusCode()).isEqualTo(413);
             assertThat(tooMany.body()).isEqualTo("413 Content Too Large: the multipart body has more than 20 parts\n");
+        }
+    }
+
+    @Test
+    void notificationsReachSubscribersAsPublishedAndAReconnectGetsWhatItMissed() throws Exception {
+        Object notifications = readme.load("Notifications").getDeclaredConstructor().newInstance();
+        Router routes = (Router) notifications.getClass().getMethod("routes").invoke(notifications);
+        try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0), routes).start();
+             HttpClient client = HttpClient.newHttpClient()) {
+            URI uri = URI.create("http://127.0.0.1:" + server.port() + "/notifications");
+            HttpResponse<java.util.stream.Stream<String>> live = client.send(HttpRequest.newBuilder(uri).build(),
+                    HttpResponse.BodyHandlers.ofLines());
+            assertThat(live.headers().firstValue("content-type")).hasValue("text/event-stream");
+            java.util.Iterator<String> lines = live.body().iterator();
+            // the subscriber is registered on the stream's thread: wait for it rather than race it
+            java.lang.reflect.Field field = notifications.getClass().getDeclaredField("subscribers");
+            field.setAccessible(true);
+            java.util.Set<?> subscribers = (java.util.Set<?>) field.get(notifications);
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+            while (subscribers.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(subscribers).hasSize(1);
+            client.send(HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.ofString("milk is out")).build(),
+                    HttpResponse.BodyHandlers.discarding());
+            assertThat(lines.next()).isEqualTo("event: notification");
+            assertThat(lines.next()).isEqualTo("data: milk is out");
+            String id = lines.next();
+            assertThat(id).startsWith("id: ");
+            assertThat(lines.next()).isEmpty();
+            live.body().close();
+            assertThat(client.send(HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.ofString("eggs too")).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(202);
+            HttpResponse<java.util.stream.Stream<String>> resumed = client.send(HttpRequest.newBuilder(uri)
+                    .header("Last-Event-ID", id.substring(4)).build(), HttpResponse.BodyHandlers.ofLines());
+            java.util.Iterator<String> missed = resumed.body().iterator();
+            assertThat(missed.next()).isEqualTo("event: notification");
+            assertThat(missed.next()).isEqualTo("data: eggs too");
+            assertThat(missed.next()).isEqualTo("id: " + (Long.parseLong(id.substring(4)) + 1));
+            resumed.body().close();
         }
     }
 
