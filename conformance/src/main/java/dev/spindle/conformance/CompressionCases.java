@@ -94,6 +94,19 @@ public abstract class CompressionCases extends SuiteSection {
                     }
                     out.write("data: second\n\n".getBytes(StandardCharsets.UTF_8));
                 }))
+                .get("/event-stream", (req, res) -> res.eventStream(stream -> {
+                    stream.send(dev.spindle.core.ServerSentEvent.data("first"));
+                    Thread.ofVirtual().start(() -> {
+                        try {
+                            if (secondEvent.await(20, TimeUnit.SECONDS)) {
+                                stream.send(dev.spindle.core.ServerSentEvent.data("second"));
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        stream.close();
+                    });
+                }))
                 .post("/inflate/inline", (req, res) -> res.text(digest(req.bodyBytes())), INFLATE)
                 .post("/inflate/blocking", Handler.blocking((req, res) -> {
                     try (InputStream in = req.bodyStream()) {
@@ -267,10 +280,22 @@ public abstract class CompressionCases extends SuiteSection {
         assertThat(head.withoutDate()).isEqualTo(get.withoutDate());
     }
 
-    /** Server-sent events: the first event, flushed, reaches the client compressed while the body is still open. */
-    @ParameterizedTest(name = "h2 {0}")
-    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
-    void aFlushReachesTheClientBeforeTheBodyEnds(boolean h2) throws Exception {
+    static Stream<Arguments> eventStreams() {
+        List<Arguments> rows = new ArrayList<>();
+        for (boolean h2 : new boolean[] {false, true}) {
+            rows.add(Arguments.of(h2, "/events"));
+            rows.add(Arguments.of(h2, "/event-stream"));
+        }
+        return rows.stream();
+    }
+
+    /**
+     * Server-sent events, written by hand to a streamed body or sent through {@code res.eventStream}:
+     * the first event, flushed, reaches the client compressed while the body is still open.
+     */
+    @ParameterizedTest(name = "h2 {0}, GET {1}")
+    @MethodSource("eventStreams")
+    void aFlushReachesTheClientBeforeTheBodyEnds(boolean h2, String path) throws Exception {
         if (h2) {
             assumeHttp2();
         }
@@ -279,7 +304,7 @@ public abstract class CompressionCases extends SuiteSection {
         if (h2) {
             try (H2Connection c = suite.openH2(server().port())) {
                 c.handshake();
-                c.request(1, "GET", "/events", true, new Header("accept-encoding", "gzip"));
+                c.request(1, "GET", path, true, new Header("accept-encoding", "gzip"));
                 Frame f;
                 do {
                     f = c.nextData(1);
@@ -293,7 +318,7 @@ public abstract class CompressionCases extends SuiteSection {
             }
         } else {
             try (RawConnection c = suite.connect(server().port())) {
-                c.send("GET /events HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n");
+                c.send("GET " + path + " HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n");
                 InputStream in = c.socket().getInputStream();
                 ByteArrayOutputStream raw = new ByteArrayOutputStream();
                 byte[] buf = new byte[4096];
