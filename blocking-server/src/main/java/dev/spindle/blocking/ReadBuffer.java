@@ -9,22 +9,22 @@ import java.nio.ByteBuffer;
  * A connection's read buffer. It starts at 4 KiB, which most requests fit, and a read that fills
  * it grows it (up to {@link dev.spindle.core.ServerConfig#readBufferSize()}), so that thousands of
  * short connections do not each hold the full size. A connection that only drops what arrives
- * (lingering, or rejected) keeps 512 bytes while its client is quiet, and grows up to 64 KiB while
- * it floods (a refused 300 MB upload is dropped in some 5,000 reads, not 600,000), shrinking back
- * once a read brings 512 bytes or fewer.
+ * (lingering, or rejected) reads into one 64 KiB array that every dropping connection of the
+ * process shares, since no one reads what lands there: a flood is dropped in few reads (a refused
+ * 300 MB upload in 4,800, not 600,000 of 512 bytes), and hundreds of refused connections blocked in
+ * a read hold no buffer of their own (each held its own grown one before, 64 KiB apiece, which
+ * filled a 96 MiB heap when a burst of uploads was refused).
  */
 final class ReadBuffer {
     private static final int INITIAL_BYTES = 4096;
-    private static final int DROP_BYTES = 512;
-    private static final int DROP_MAX_BYTES = 64 * 1024;
+    /** Where dropping connections read; its contents are never looked at, so concurrent reads into it are harmless. */
+    private static final byte[] DROPPED = new byte[64 * 1024];
 
     private final int max;
     private byte[] bytes;
     private ByteBuffer view;
     /** The last read filled {@link #bytes}: the next one gets a bigger buffer. */
     private boolean lastReadFilled;
-    /** What the last read returned; a dropping buffer shrinks once its client trickles. */
-    private int lastRead;
     private boolean dropping;
 
     /**
@@ -34,7 +34,11 @@ final class ReadBuffer {
     ReadBuffer(int max, boolean dropping) {
         this.max = max;
         this.dropping = dropping;
-        allocate(dropping ? DROP_BYTES : Math.min(INITIAL_BYTES, max));
+        if (dropping) {
+            drop();
+        } else {
+            allocate(Math.min(INITIAL_BYTES, max));
+        }
     }
 
     /**
@@ -44,24 +48,17 @@ final class ReadBuffer {
      * @return the number of bytes read, or -1 at the end of the stream
      */
     int readFrom(InputStream in) throws IOException {
-        if (dropping) {
-            if (lastReadFilled && bytes.length < DROP_MAX_BYTES) {
-                allocate(Math.min(DROP_MAX_BYTES, bytes.length * 8));
-            } else if (lastRead <= DROP_BYTES && bytes.length > DROP_BYTES) {
-                allocate(DROP_BYTES);
-            }
-        } else if (lastReadFilled && bytes.length < max) {
+        if (!dropping && lastReadFilled && bytes.length < max) {
             allocate((int) Math.min(max, bytes.length * 4L));
         }
         int n = in.read(bytes);
         lastReadFilled = n == bytes.length;
-        lastRead = n;
         return n;
     }
 
-    /** Bytes of buffer held now, for tests of its bounds. */
+    /** Bytes of buffer this connection holds of its own, for tests of its bounds: none while it drops. */
     int capacity() {
-        return bytes.length;
+        return dropping ? 0 : bytes.length;
     }
 
     /** The first {@code n} bytes of the buffer: what the last read (or one before a hand-over) put there. */
@@ -69,10 +66,11 @@ final class ReadBuffer {
         return view.clear().limit(n);
     }
 
-    /** The connection only drops its input from now on: the buffer shrinks, and grows only while its client floods. */
+    /** The connection only drops its input from now on: it lets its own array go and reads into the shared one. */
     void drop() {
         dropping = true;
-        allocate(DROP_BYTES);
+        bytes = DROPPED;
+        view = ByteBuffer.wrap(DROPPED);
     }
 
     private void allocate(int size) {
