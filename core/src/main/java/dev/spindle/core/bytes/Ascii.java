@@ -98,4 +98,33 @@ public final class Ascii {
         if (b >= 'A' && b <= 'F') return b - 'A' + 10;
         return -1;
     }
+
+    /**
+     * Whether the comma-separated list {@code value} (a field value such as {@code Vary} or
+     * {@code Connection}; null for none) has {@code token}, in any case, as an element.
+     */
+    public static boolean listHasToken(String value, String token) {
+        if (value == null) {
+            return false;
+        }
+        int n = value.length();
+        int i = 0;
+        while (i < n) {
+            while (i < n && (value.charAt(i) == ' ' || value.charAt(i) == '\t' || value.charAt(i) == ',')) {
+                i++;
+            }
+            int start = i;
+            while (i < n && value.charAt(i) != ',') {
+                i++;
+            }
+            int end = i;
+            while (end > start && (value.charAt(end - 1) == ' ' || value.charAt(end - 1) == '\t')) {
+                end--;
+            }
+            if (end - start == token.length() && value.regionMatches(true, start, token, 0, token.length())) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

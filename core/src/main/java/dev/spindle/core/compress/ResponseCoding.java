@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.compress;
 
+import dev.spindle.core.bytes.Ascii;
+
 import dev.spindle.core.Compression;
 import dev.spindle.core.ContentEncoding;
 import dev.spindle.core.Response;
@@ -198,34 +200,11 @@ public final class ResponseCoding {
     /** {@code Vary: Accept-Encoding}, unless a {@code Vary} field names it already (or is {@code *}). */
     static void addVary(ResponseState res) {
         for (int i = 0; i < res.headerCount; i++) {
-            if (res.headerNames[i].equalsIgnoreCase(VARY) && (hasToken(res.headerValues[i], ACCEPT_ENCODING) || hasToken(res.headerValues[i], "*"))) {
+            if (res.headerNames[i].equalsIgnoreCase(VARY) && (Ascii.listHasToken(res.headerValues[i], ACCEPT_ENCODING) || Ascii.listHasToken(res.headerValues[i], "*"))) {
                 return;
             }
         }
         res.addHeader(VARY, ACCEPT_ENCODING);
-    }
-
-    /** Whether the comma-separated list {@code value} has {@code token} (any case) as an element. */
-    static boolean hasToken(String value, String token) {
-        int n = value.length();
-        int i = 0;
-        while (i < n) {
-            while (i < n && (value.charAt(i) == ' ' || value.charAt(i) == '\t' || value.charAt(i) == ',')) {
-                i++;
-            }
-            int start = i;
-            while (i < n && value.charAt(i) != ',') {
-                i++;
-            }
-            int end = i;
-            while (end > start && (value.charAt(end - 1) == ' ' || value.charAt(end - 1) == '\t')) {
-                end--;
-            }
-            if (end - start == token.length() && value.regionMatches(true, start, token, 0, token.length())) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** A strong {@code ETag} names the identity's bytes: the compressed variant's is weak (RFC 9110 8.8.3). */

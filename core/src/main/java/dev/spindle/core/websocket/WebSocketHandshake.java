@@ -8,8 +8,8 @@ import java.util.Base64;
 
 /**
  * The opening handshake's arithmetic (RFC 6455 4.2): whether a {@code Sec-WebSocket-Key} is one
- * (16 random bytes in base64), the {@code Sec-WebSocket-Accept} that answers it, and the token
- * lists of {@code Connection} and {@code Upgrade}.
+ * (16 random bytes in base64) and the {@code Sec-WebSocket-Accept} that answers it; the token
+ * lists of {@code Connection} and {@code Upgrade} are read with {@code Ascii.listHasToken}.
  */
 final class WebSocketHandshake {
     /** The version this side speaks, the only one RFC 6455 defines. */
@@ -40,30 +40,5 @@ final class WebSocketHandshake {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has SHA-1", e);
         }
-    }
-
-    /** {@return whether the comma-separated {@code list} (a field value; null for none) holds {@code token}, in any case} */
-    static boolean hasToken(String list, String token) {
-        if (list == null) {
-            return false;
-        }
-        int start = 0;
-        while (start <= list.length()) {
-            int comma = list.indexOf(',', start);
-            int end = comma < 0 ? list.length() : comma;
-            int from = start;
-            int to = end;
-            while (from < to && (list.charAt(from) == ' ' || list.charAt(from) == '\t')) {
-                from++;
-            }
-            while (to > from && (list.charAt(to - 1) == ' ' || list.charAt(to - 1) == '\t')) {
-                to--;
-            }
-            if (to - from == token.length() && list.regionMatches(true, from, token, 0, token.length())) {
-                return true;
-            }
-            start = end + 1;
-        }
-        return false;
     }
 }

@@ -27,6 +27,6 @@ class WebSocketHandshakeTest {
             "keep-alive|upgrade|false", "upgraded|upgrade|false", "websocket, h2c|websocket|true", "|websocket|false",
             "x-upgrade, close|upgrade|false"}, delimiter = '|')
     void findsATokenInAList(String list, String token, boolean found) {
-        assertThat(WebSocketHandshake.hasToken(list, token)).isEqualTo(found);
+        assertThat(dev.spindle.core.bytes.Ascii.listHasToken(list, token)).isEqualTo(found);
     }
 }
