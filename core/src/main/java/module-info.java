@@ -9,7 +9,8 @@
  * own server modules. The engine's layers are not exported at all: {@code exchange} (requests,
  * responses and bodies as handlers see them, dispatch, deadlines; no HTTP/1.1), {@code http1}
  * (the HTTP/1.1 wire protocol and connection state machine), {@code http2} (HTTP/2: frames, HPACK,
- * streams and flow control), {@code tls} (TLS as a layer around a connection) and {@code bytes}
+ * streams and flow control), {@code websocket} (RFC 6455 frames, messages, permessage-deflate and
+ * the connection a handshake switches to), {@code tls} (TLS as a layer around a connection) and {@code bytes}
  * (ASCII matching over raw memory, the output buffer).
  */
 module dev.spindle.core {

@@ -385,6 +385,14 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    /** WebSocket routes over HTTP/1.1: the JDK client, hand-written frames, protocol errors, a client that never reads: see {@link WebSocketCases}. */
+    @Nested
+    class WebSockets extends WebSocketCases {
+        WebSockets() {
+            super(HttpConformanceSuite.this.target());
+        }
+    }
+
     /**
      * This suite's server, as the sections ({@link ExchangeEnds}, {@link Compression},
      * {@link Multipart}, {@link WebService}) see it: each answer is this suite's, asked for when a case needs it (so
@@ -426,6 +434,11 @@ public abstract class HttpConformanceSuite {
             @Override
             public boolean keepsConnectionsOpen() {
                 return HttpConformanceSuite.this.keepsConnectionsOpen();
+            }
+
+            @Override
+            public int concurrentConnections() {
+                return HttpConformanceSuite.this.concurrentConnections();
             }
 
             @Override

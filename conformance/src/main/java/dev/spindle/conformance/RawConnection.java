@@ -69,6 +69,11 @@ public final class RawConnection implements AutoCloseable {
         return socket;
     }
 
+    /** {@return the connection's buffered input, for a protocol read here byte by byte (WebSocket frames after a 101)} */
+    public InputStream input() {
+        return in;
+    }
+
     public RawConnection send(String ascii) throws IOException {
         return send(ascii.getBytes(StandardCharsets.ISO_8859_1));
     }

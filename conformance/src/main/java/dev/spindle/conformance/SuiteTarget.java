@@ -37,6 +37,9 @@ public interface SuiteTarget {
     /** Whether the server keeps a connection open after a response (else each request gets its own). */
     boolean keepsConnectionsOpen();
 
+    /** How many connections the server serves at once (a thread pool's size, one for a single thread). */
+    int concurrentConnections();
+
     /** Whether the suite speaks TLS. */
     boolean overTls();
 

@@ -32,6 +32,11 @@ final class EngineAccess extends ApiAccess {
     }
 
     @Override
+    public boolean webSockets(Router router) {
+        return router != null && router.webSockets;
+    }
+
+    @Override
     public ExchangeListener[] listeners(Router router) {
         return router == null ? null : router.listeners;
     }

@@ -33,6 +33,8 @@ public final class Router {
     /** Error answers are RFC 9457 problem details ({@code application/problem+json}), not plain text. */
     final boolean problemDetails;
     private final Health health;
+    /** Some route speaks WebSocket: connections must be able to switch protocols. */
+    boolean webSockets;
 
     private Router(List<Route> routes, Route notFound, Route methodNotAllowed, JsonCodec json, Pipeline pipeline,
             List<ExchangeListener> listeners, boolean problemDetails, Map<Class<?>, java.util.function.Function<String, ?>> converters,
@@ -273,8 +275,44 @@ public final class Router {
         private final Map<Class<?>, java.util.function.Function<String, ?>> converters = new LinkedHashMap<>();
         private Compression compression;
         private Health health;
+        private boolean webSockets;
 
         private Builder() {
+        }
+
+        /**
+         * Adds a WebSocket route (RFC 6455) with {@link WebSocket.Options#defaults()}; see
+         * {@link #websocket(String, WebSocket.Endpoint, WebSocket.Options)}.
+         *
+         * @param pattern the path pattern, such as {@code /chat/{room}}
+         * @param endpoint what handles the messages of every socket opened here, not null
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
+        public Builder websocket(String pattern, WebSocket.Endpoint endpoint) {
+            return websocket(pattern, endpoint, WebSocket.Options.defaults());
+        }
+
+        /**
+         * Adds a WebSocket route: a GET to {@code pattern} that asks to upgrade (RFC 6455 4.2) is
+         * answered {@code 101 Switching Protocols}, and the connection then speaks WebSocket, its
+         * messages going to {@code endpoint}; any other request to it is answered 426 (or 400 for a
+         * malformed handshake). The router's filters run around the handshake, so they can refuse it
+         * (an authentication filter's 401) or add header fields to the 101. Over HTTP/1.1, with and
+         * without TLS, on every server.
+         *
+         * @param pattern the path pattern, such as {@code /chat/{room}}; the socket's
+         *        {@link WebSocket#request()} reads its path parameters
+         * @param endpoint what handles the messages of every socket opened here, not null
+         * @param options the sockets' limits, timeouts, sub-protocols and compression, not null
+         * @return this builder
+         * @throws IllegalArgumentException if the pattern is malformed
+         */
+        public Builder websocket(String pattern, WebSocket.Endpoint endpoint, WebSocket.Options options) {
+            Objects.requireNonNull(endpoint, "endpoint");
+            Objects.requireNonNull(options, "options");
+            webSockets = true;
+            return route("GET", pattern, new WebSocketRoute(endpoint, options));
         }
 
         /**
@@ -607,6 +645,12 @@ public final class Router {
          * @return the router, immutable and shared by every connection of a server
          */
         public Router build() {
+            Router built = compose();
+            built.webSockets = webSockets;
+            return built;
+        }
+
+        private Router compose() {
             if (filters.isEmpty() && mappers.isEmpty() && notFound == null && methodNotAllowed == null) {
                 return new Router(routes, null, null, json, null, listeners, problemDetails, Map.copyOf(converters), compression, health);
             }

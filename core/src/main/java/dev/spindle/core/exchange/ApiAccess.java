@@ -90,6 +90,9 @@ public abstract class ApiAccess {
      */
     public abstract void answerFailure(Router router, RequestState request, ResponseState response, Throwable failure);
 
+    /** {@return whether some route of {@code router} speaks WebSocket, so that its connections must be able to switch protocols} */
+    public abstract boolean webSockets(Router router);
+
     /**
      * The listeners of every exchange's end the router was built with.
      *

@@ -38,6 +38,9 @@ public final class ResponseState {
     /** The stage {@code Response.sent()} handed out for a streamed body, or null. */
     public CompletableFuture<Long> sent;
 
+    /** The WebSocket a handshake route agreed on: the connection switches protocols instead of answering; or null. */
+    public dev.spindle.core.websocket.WebSocketAccept webSocket;
+
     /** The codec of the route being answered, set by whoever dispatches the request. */
     public JsonCodec jsonCodec;
 
@@ -63,6 +66,7 @@ public final class ResponseState {
         bodyWriter = null;
         bodyFile = null;
         streamLength = -1;
+        webSocket = null;
     }
 
     /**

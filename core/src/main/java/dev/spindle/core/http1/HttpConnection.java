@@ -157,6 +157,21 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
         return requests.upgradeSettings();
     }
 
+    /**
+     * What a WebSocket handshake agreed, answered 101 (which is still in {@link #outbound()}): as
+     * for {@link #h2cUpgrade()}, the WebSocket connection takes the rest of the input and output.
+     *
+     * @return the agreement, or null when no handshake switched this connection
+     */
+    public dev.spindle.core.websocket.WebSocketAccept webSocketUpgrade() {
+        return requests.webSocket();
+    }
+
+    /** The handshake request of {@link #webSocketUpgrade()}, detached from the input. */
+    public RequestState webSocketRequest() {
+        return requests.webSocketRequest();
+    }
+
     /** Takes the bytes received and not parsed. */
     public byte[] takeInput() {
         return in.take();

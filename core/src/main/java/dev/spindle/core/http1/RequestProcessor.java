@@ -63,6 +63,9 @@ final class RequestProcessor {
     /** The request that switched the connection to h2c, answered 101: nothing more is parsed here. */
     private RequestState upgrade;
     private byte[] upgradeSettings;
+    /** What the WebSocket handshake agreed, answered 101: nothing more is parsed here. */
+    private dev.spindle.core.websocket.WebSocketAccept webSocket;
+    private RequestState webSocketRequest;
 
     RequestProcessor(Router router, ServerConfig config, InputBuffer in, ResponseWriter writer, Lifecycle life,
             Deadlines deadlines, HandlerRunner handlers, Runnable wakeup) {
@@ -94,6 +97,21 @@ final class RequestProcessor {
         return upgradeSettings;
     }
 
+    /** The WebSocket handshake that switched the connection, or null. */
+    dev.spindle.core.websocket.WebSocketAccept webSocket() {
+        return webSocket;
+    }
+
+    /** Its request, detached from the input. */
+    RequestState webSocketRequest() {
+        return webSocketRequest;
+    }
+
+    /** Whether a request switched the connection to another protocol: nothing more is parsed here. */
+    private boolean switched() {
+        return upgrade != null || webSocket != null;
+    }
+
     /** Inside {@link #process()}: input must be appended, not lent (it is being parsed). */
     boolean processing() {
         return processing;
@@ -112,7 +130,7 @@ final class RequestProcessor {
         if (feed.streaming()) {
             return API.hasRoom(feed.body()) && in.available() < highWater;
         }
-        return exchange == null && !writer.sending() && !writer.full() && upgrade == null;
+        return exchange == null && !writer.sending() && !writer.full() && !switched();
     }
 
     /** Nothing is pending or in flight. */
@@ -224,7 +242,7 @@ final class RequestProcessor {
     }
 
     private void step() {
-        while (!life.aborted() && upgrade == null) {
+        while (!life.aborted() && !switched()) {
             if (feed.streaming()) {
                 feedBody();
                 if (life.aborted()) {
@@ -516,6 +534,10 @@ final class RequestProcessor {
     }
 
     private void finish(RequestState req, ResponseState res, Throwable failure, boolean keepAlive) {
+        // a WebSocket handshake switches whether or not HTTP connections are kept alive
+        if (res.webSocket != null && failure == null && switchToWebSocket(req, res)) {
+            return;
+        }
         // decided again after the handler ran: the drain may have begun meanwhile, on another thread
         keepAlive &= !life.draining();
         int connection = !keepAlive ? ResponseEncoder.CONNECTION_CLOSE
@@ -539,6 +561,27 @@ final class RequestProcessor {
             case FAILED -> abort();
             default -> { }
         }
+    }
+
+    /**
+     * A WebSocket route accepted the handshake: answers 101 with what was agreed and the headers
+     * the filters set, and the connection switches (unless it is closing, when the answer is a 503).
+     */
+    private boolean switchToWebSocket(RequestState req, ResponseState res) {
+        dev.spindle.core.websocket.WebSocketAccept accept = res.webSocket;
+        res.webSocket = null;
+        if (life.closing() || life.draining()) {
+            API.answerFailure(router, req, res, new HttpException(503, "the server is closing this connection"));
+            return false;
+        }
+        ResponseEncoder.encodeWebSocketSwitch(writer.buffer(), res, accept);
+        webSocket = accept;
+        webSocketRequest = req.detached ? req : req.detach();
+        EndRecord end = EndRecord.of(listeners, req, true, 101, null);
+        if (end != null) {
+            end.end(ExchangeEnd.Outcome.COMPLETE);
+        }
+        return true;
     }
 
     void requestTimedOut() {

@@ -153,6 +153,44 @@ final class ResponseEncoder {
         out.put(CRLF);
     }
 
+    /**
+     * The 101 that switches a connection to WebSocket (RFC 6455 4.2.2): the accept key, the
+     * sub-protocol and extension agreed on, and the header fields the filters and route set (such
+     * as cookies); no body, no length (RFC 9110 8.6).
+     */
+    static void encodeWebSocketSwitch(OutputBuffer out, ResponseState r, dev.spindle.core.websocket.WebSocketAccept accept) {
+        String extensions = accept.extensions();
+        int bytes = FIXED_HEADERS + 160 + (accept.subprotocol == null ? 0 : accept.subprotocol.length())
+                + (extensions == null ? 0 : extensions.length());
+        for (int i = 0; i < r.headerCount; i++) {
+            bytes += r.headerNames[i].length() + r.headerValues[i].length() + 4;
+        }
+        out.ensure(bytes);
+        out.put(STATUS_LINES[101]);
+        out.put(SERVER);
+        out.put(HttpDate.line());
+        out.putAscii("Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ");
+        out.putAscii(accept.accept);
+        out.put(CRLF);
+        if (accept.subprotocol != null) {
+            out.putAscii("Sec-WebSocket-Protocol: ");
+            out.putAscii(accept.subprotocol);
+            out.put(CRLF);
+        }
+        if (extensions != null) {
+            out.putAscii("Sec-WebSocket-Extensions: ");
+            out.putAscii(extensions);
+            out.put(CRLF);
+        }
+        for (int i = 0; i < r.headerCount; i++) {
+            out.putAscii(r.headerNames[i]);
+            out.put(COLON);
+            out.putAscii(r.headerValues[i]);
+            out.put(CRLF);
+        }
+        out.put(CRLF);
+    }
+
     private static void contentType(OutputBuffer out, String type) {
         if (type == Response.TEXT_PLAIN) {
             out.put(TEXT_PLAIN);

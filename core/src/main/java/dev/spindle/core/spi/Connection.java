@@ -85,12 +85,16 @@ public interface Connection {
      * @return a new connection
      */
     static Connection open(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget) {
+        // HTTP/1.1 alone unless a request may switch protocols (h2c, a WebSocket route): then the switch around it
+        boolean switches = dev.spindle.core.exchange.ApiAccess.get().webSockets(router);
         if (config.tls() == null) {
-            return config.h2c() ? new ProtocolSwitch(router, config, blockingExecutor, wakeup, budget, true)
+            return config.h2c() || switches ? new ProtocolSwitch(router, config, blockingExecutor, wakeup, budget, config.h2c())
                     : new HttpConnection(router, config, blockingExecutor, wakeup, budget);
         }
         if (!config.h2()) {
-            return new TlsConnection(new HttpConnection(router, config, blockingExecutor, wakeup, budget), config, List.of(Tls.ALPN_HTTP_1_1));
+            LayeredConnection inner = switches ? new ProtocolSwitch(router, config, blockingExecutor, wakeup, budget, false)
+                    : new HttpConnection(router, config, blockingExecutor, wakeup, budget);
+            return new TlsConnection(inner, config, List.of(Tls.ALPN_HTTP_1_1));
         }
         // what ALPN offers, most preferred first; the switch speaks each of them (by ALPN only: no h2c inside TLS)
         return new TlsConnection(new ProtocolSwitch(router, config, blockingExecutor, wakeup, budget, false), config,
@@ -163,9 +167,10 @@ public interface Connection {
     /**
      * Consumes all of {@code src} and processes every complete request in it. When nothing is
      * buffered, a heap buffer is parsed in place and only the bytes of an unfinished request (or a
-     * chunked body, which is joined by moving bytes) are copied. Its bytes are never written, and
-     * nothing refers to them once this returns, so the caller may reuse it at once. After a close
-     * began, the bytes are dropped (lingering).
+     * chunked body, which is joined by moving bytes) are copied. Nothing refers to its bytes once this
+     * returns, so the caller may reuse it at once; they may have been rewritten meanwhile (a
+     * connection switched to WebSocket unmasks payloads in place; a read-only buffer is copied
+     * first). After a close began, the bytes are dropped (lingering).
      *
      * @param src the bytes read from the socket; consumed entirely (its position ends at its limit)
      * @return what to do next

@@ -5,6 +5,7 @@ import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.http1.HttpConnection;
 import dev.spindle.core.http2.Http2Connection;
+import dev.spindle.core.websocket.WebSocketConnection;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -13,8 +14,9 @@ import java.util.concurrent.Executor;
 /**
  * A connection that speaks HTTP/1.1 unless its first bytes are the HTTP/2 connection preface
  * (h2c with prior knowledge, RFC 9113 3.3) or TLS chose {@code h2} by ALPN: until the first bytes
- * tell, nothing is handed on; then every call goes to the protocol's connection. HTTP/1.1 costs
- * one field read per call.
+ * tell, nothing is handed on; then every call goes to the protocol's connection. A request that
+ * switches protocols (h2c by {@code Upgrade}, a WebSocket handshake) hands the connection over
+ * the same way. HTTP/1.1 costs one field read per call.
  */
 final class ProtocolSwitch implements LayeredConnection {
     /** The ALPN protocol id of HTTP/2 over TLS (RFC 9113 3.2). */
@@ -35,8 +37,9 @@ final class ProtocolSwitch implements LayeredConnection {
     private volatile boolean draining;
 
     /**
-     * @param plain true on a plain port: h2c by the preface or by {@code Upgrade}; false inside TLS,
-     *        where only ALPN chooses HTTP/2 (RFC 9113 3.2)
+     * @param plain true on a plain port that speaks h2c: h2c by the preface or by {@code Upgrade};
+     *        false inside TLS, where only ALPN chooses HTTP/2 (RFC 9113 3.2), or on a port without h2c
+     *        (only a WebSocket handshake switches it)
      */
     ProtocolSwitch(Router router, ServerConfig config, Executor blockingExecutor, Runnable wakeup, BodyBudget budget, boolean plain) {
         this.router = router;
@@ -102,9 +105,15 @@ final class ProtocolSwitch implements LayeredConnection {
         return h2.received(src);
     }
 
-    /** After HTTP/1.1 processed a call: a request that asked for h2c switches the connection now. */
+    /** After HTTP/1.1 processed a call: a request that asked for h2c, or a WebSocket handshake, switches the connection now. */
     private Next afterHttp1(Next next) {
-        if (current != http1 || http1.h2cUpgrade() == null) {
+        if (current != http1) {
+            return next;
+        }
+        if (http1.webSocketUpgrade() != null) {
+            return switchToWebSocket();
+        }
+        if (http1.h2cUpgrade() == null) {
             return next;
         }
         byte[] before = http1.takeOutput();
@@ -113,6 +122,20 @@ final class ProtocolSwitch implements LayeredConnection {
                 http1.h2cUpgrade(), http1.h2cSettings(), before));
         http1.closed();
         return rest.length > 0 ? h2.received(ByteBuffer.wrap(rest)) : h2.next();
+    }
+
+    private Next switchToWebSocket() {
+        byte[] before = http1.takeOutput();
+        byte[] rest = http1.takeInput();
+        WebSocketConnection ws = new WebSocketConnection(http1.webSocketUpgrade(), http1.webSocketRequest(), config,
+                wakeup, before);
+        http1.closed();
+        matched = -1;
+        current = ws;
+        if (draining) {
+            ws.drain();
+        }
+        return ws.open(rest);
     }
 
     private Http2Connection switchToHttp2() {

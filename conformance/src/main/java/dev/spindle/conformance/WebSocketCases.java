@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.spindle.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spindle.core.Router;
+import dev.spindle.core.WebSocket;
+import dev.spindle.core.testing.RawResponse;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * WebSocket routes (RFC 6455) on a server of the suite's strategy, over HTTP/1.1 with and without
+ * TLS: the JDK's {@code java.net.http.WebSocket} as a client (echo of text and binary messages of
+ * every size, sub-protocols, messages pushed from another thread to several sockets, the server's
+ * close), and frames written by hand for what a well-behaved client never sends (an unmasked frame,
+ * invalid UTF-8, a message over the limit, a ping over 125 bytes, fragments with pings between
+ * them, the closing handshake byte by byte, a client that never reads). Run by
+ * {@link HttpConformanceSuite} against every server; tagged, to run alone ({@code -Dgroups=websocket}).
+ */
+@org.junit.jupiter.api.Tag("websocket")
+@org.junit.jupiter.api.Timeout(value = 30, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+public abstract class WebSocketCases extends SuiteSection {
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    private static final int MAX_MESSAGE = 1 << 20;
+    private static final String KEY = "dGhlIHNhbXBsZSBub25jZQ==";
+    private final Random random = new Random(42);
+    /** The sockets open on /ws/feed, for the cases to push to. */
+    private final Set<WebSocket> feed = ConcurrentHashMap.newKeySet();
+    private final BlockingQueue<String> closes = new LinkedBlockingQueue<>();
+
+    /** The cases, run against the server of {@code suite}, the suite that runs them. */
+    protected WebSocketCases(SuiteTarget suite) {
+        super(suite);
+    }
+
+    @Override
+    protected Router router() {
+        WebSocket.Endpoint echo = new WebSocket.Endpoint() {
+            @Override
+            public void onOpen(WebSocket socket) {
+                String room = socket.request().pathParam("room");
+                if (!room.equals("quiet")) {
+                    socket.sendText("welcome to " + room + " (" + socket.subprotocol() + ")");
+                }
+            }
+
+            @Override
+            public void onText(WebSocket socket, String message) {
+                if (message.startsWith("close ")) {
+                    socket.close(Integer.parseInt(message.substring(6)), "as asked");
+                } else {
+                    socket.sendText(message);
+                }
+            }
+
+            @Override
+            public void onBinary(WebSocket socket, ByteBuffer message) {
+                socket.sendBinary(message);
+            }
+
+            @Override
+            public void onClose(WebSocket socket, int code, String reason) {
+                closes.add(code + " " + reason);
+            }
+        };
+        WebSocket.Endpoint subscribe = new WebSocket.Endpoint() {
+            @Override
+            public void onOpen(WebSocket socket) {
+                feed.add(socket);
+            }
+
+            @Override
+            public void onClose(WebSocket socket, int code, String reason) {
+                feed.remove(socket);
+            }
+        };
+        WebSocket.Options options = WebSocket.Options.defaults().maxMessageSize(MAX_MESSAGE).subprotocols("v2.echo", "v1.echo")
+                .closeTimeout(Duration.ofSeconds(2));
+        return Router.builder()
+                .websocket("/ws/{room}", echo, options)
+                .websocket("/feed", subscribe, WebSocket.Options.defaults().maxQueuedBytes(64 * 1024))
+                .get("/plain", (req, res) -> res.text("plain"))
+                .build();
+    }
+
+    private URI uri(String path) throws IOException {
+        return URI.create((suite.overTls() ? "wss" : "ws") + "://" + suite.host() + ":" + server().port() + path);
+    }
+
+    private HttpClient client() {
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(TIMEOUT);
+        return (suite.overTls() ? builder.sslContext(suite.clientTls()) : builder).build();
+    }
+
+    /** What a JDK client received: whole messages (text as strings, binary as byte arrays) and its close. */
+    static final class Received implements java.net.http.WebSocket.Listener {
+        final BlockingQueue<Object> messages = new LinkedBlockingQueue<>();
+        final CompletableFuture<String> closed = new CompletableFuture<>();
+        private final StringBuilder text = new StringBuilder();
+        private final ByteArrayOutputStream binary = new ByteArrayOutputStream();
+
+        @Override
+        public CompletionStage<?> onText(java.net.http.WebSocket ws, CharSequence data, boolean last) {
+            text.append(data);
+            if (last) {
+                messages.add(text.toString());
+                text.setLength(0);
+            }
+            ws.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onBinary(java.net.http.WebSocket ws, ByteBuffer data, boolean last) {
+            byte[] b = new byte[data.remaining()];
+            data.get(b);
+            binary.writeBytes(b);
+            if (last) {
+                messages.add(binary.toByteArray());
+                binary.reset();
+            }
+            ws.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onClose(java.net.http.WebSocket ws, int statusCode, String reason) {
+            closed.complete(statusCode + " " + reason);
+            return null;
+        }
+
+        @Override
+        public void onError(java.net.http.WebSocket ws, Throwable error) {
+            closed.completeExceptionally(error);
+        }
+
+        Object next() throws InterruptedException {
+            Object m = messages.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(m).as("a message arrived").isNotNull();
+            return m;
+        }
+    }
+
+    /** Text and binary messages of every size, up to the limit, come back byte-exact through the JDK client. */
+    @Test
+    void theJdkClientsMessagesOfEverySizeAreEchoed() throws Exception {
+        closes.clear();
+        try (HttpClient client = client()) {
+            Received got = new Received();
+            java.net.http.WebSocket ws = client.newWebSocketBuilder().subprotocols("v1.echo", "v2.echo")
+                    .buildAsync(uri("/ws/lobby"), got).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(ws.getSubprotocol()).as("the server's preference among those offered").isEqualTo("v2.echo");
+            assertThat(got.next()).isEqualTo("welcome to lobby (v2.echo)");
+            for (int size : new int[] {0, 1, 125, 126, 65535, 65536, 300_000, MAX_MESSAGE}) {
+                String text = "é".repeat(size / 2) + "x".repeat(size % 2);
+                ws.sendText(text, true).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                assertThat(got.next()).as("a text message of %d bytes", size).isEqualTo(text);
+                byte[] bytes = new byte[size];
+                random.nextBytes(bytes);
+                ws.sendBinary(ByteBuffer.wrap(bytes), true).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                assertThat((byte[]) got.next()).as("a binary message of %d bytes", size).isEqualTo(bytes);
+            }
+            ws.sendClose(1000, "done").get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(got.closed.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).as("the server echoes the code").startsWith("1000");
+            assertThat(closes.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("1000 done");
+        }
+    }
+
+    /** Messages pushed from a thread of the application's reach every socket, each send completing once written. */
+    @Test
+    void messagesPushedFromAnotherThreadReachEverySubscriber() throws Exception {
+        feed.clear();
+        try (HttpClient client = client()) {
+            List<Received> clients = new ArrayList<>();
+            List<java.net.http.WebSocket> sockets = new ArrayList<>();
+            // each socket holds a connection for good: as many as the server serves at once (a pool's workers), up to 3
+            int subscribers = Math.min(3, suite.concurrentConnections());
+            for (int i = 0; i < subscribers; i++) {
+                Received got = new Received();
+                clients.add(got);
+                sockets.add(client.newWebSocketBuilder().buildAsync(uri("/feed"), got).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+            }
+            for (long end = System.nanoTime() + TIMEOUT.toNanos(); feed.size() < subscribers && System.nanoTime() < end; ) {
+                Thread.sleep(5);
+            }
+            assertThat(feed).hasSize(subscribers);
+            for (int n = 0; n < 20; n++) {
+                String news = "news " + n;
+                List<CompletableFuture<Void>> sent = new ArrayList<>();
+                Thread publisher = Thread.ofPlatform().start(() -> feed.forEach(s -> sent.add(s.sendText(news).toCompletableFuture())));
+                publisher.join();
+                CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                for (Received got : clients) {
+                    assertThat(got.next()).isEqualTo(news);
+                }
+            }
+            for (java.net.http.WebSocket ws : sockets) {
+                ws.sendClose(1001, "").get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** The application's close reaches the JDK client with its code and reason, after what it sent before. */
+    @Test
+    void theServersCloseReachesTheClientWithItsCode() throws Exception {
+        try (HttpClient client = client()) {
+            Received got = new Received();
+            java.net.http.WebSocket ws = client.newWebSocketBuilder().buildAsync(uri("/ws/quiet"), got)
+                    .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            ws.sendText("first", true).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            ws.sendText("close 4001", true).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(got.next()).isEqualTo("first");
+            assertThat(got.closed.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("4001 as asked");
+        }
+    }
+
+    /** The opening handshake byte by byte: the accept key of RFC 6455 1.3, then frames written here. */
+    private RawConnection handshake(String path) throws IOException {
+        return handshake(server().port(), path);
+    }
+
+    private RawConnection handshake(int port, String path) throws IOException {
+        RawConnection c = suite.connect(port);
+        c.send("GET " + path + " HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: " + KEY + "\r\nSec-WebSocket-Version: 13\r\n\r\n");
+        String head = readHead(c.input());
+        assertThat(head).startsWith("HTTP/1.1 101 ").contains("\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n");
+        return c;
+    }
+
+    private static String readHead(InputStream in) throws IOException {
+        StringBuilder s = new StringBuilder();
+        while (!s.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                throw new EOFException("the connection ended in the head: " + s);
+            }
+            s.append((char) b);
+        }
+        return s.toString();
+    }
+
+    /** The ping is answered with its payload, between the fragments of a message, which arrives whole. */
+    @Test
+    void aPingBetweenFragmentsIsAnsweredAndTheMessageArrivesWhole() throws Exception {
+        try (RawConnection c = handshake("/ws/quiet")) {
+            c.send(concat(frame(false, 0x1, bytes("frag")), frame(true, 0x9, bytes("hello?")), frame(true, 0x0, bytes("mented"))));
+            assertThat(readFrame(c.input())).isEqualTo(new Frame(0xA, bytes("hello?")));
+            assertThat(readFrame(c.input())).isEqualTo(new Frame(0x1, bytes("fragmented")));
+            c.send(frame(true, 0x8, closePayload(1000, "bye")));
+            Frame close = readFrame(c.input());
+            assertThat(close.opcode()).isEqualTo(0x8);
+            assertThat(close.code()).isEqualTo(1000);
+            assertThat(c.closedByPeer()).as("the server closes the TCP connection first").isTrue();
+        }
+    }
+
+    static Stream<Arguments> protocolErrors() {
+        return Stream.of(
+                Arguments.of("an unmasked frame", unmasked(0x1, bytes("hi")), 1002),
+                Arguments.of("invalid UTF-8 in a text message", frame(true, 0x1, new byte[] {'o', 'k', (byte) 0xFF}), 1007),
+                Arguments.of("UTF-8 cut in the middle of a character", frame(true, 0x1, new byte[] {(byte) 0xC3}), 1007),
+                Arguments.of("a message over the limit", frame(true, 0x2, new byte[MAX_MESSAGE + 1]), 1009),
+                Arguments.of("a ping over 125 bytes", frame(true, 0x9, new byte[126]), 1002),
+                Arguments.of("a fragmented ping", frame(false, 0x9, new byte[1]), 1002),
+                Arguments.of("a reserved opcode", frame(true, 0x3, new byte[0]), 1002),
+                Arguments.of("RSV2 set", withFirstByte(frame(true, 0x1, bytes("x")), 0xA1), 1002),
+                Arguments.of("a continuation with nothing to continue", frame(true, 0x0, bytes("x")), 1002),
+                Arguments.of("a new message inside a fragmented one", concat(frame(false, 0x1, bytes("a")), frame(true, 0x1, bytes("b"))), 1002),
+                Arguments.of("a close code no peer may send", frame(true, 0x8, new byte[] {0x03, (byte) 0xED}), 1002),
+                Arguments.of("a length of 2^63 announced", announcing(Long.MIN_VALUE), 1002),
+                Arguments.of("a length of 2^62 announced", announcing(1L << 62), 1009));
+    }
+
+    /** Input that breaks RFC 6455 is answered with the close code for it, the connection then closed by the server. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("protocolErrors")
+    void aClientThatBreaksTheProtocolGetsTheCloseCodeForIt(String name, byte[] bad, int code) throws Exception {
+        try (RawConnection c = handshake("/ws/quiet")) {
+            c.send(bad);
+            Frame close = readFrame(c.input());
+            assertThat(close.opcode()).as("a close frame").isEqualTo(0x8);
+            assertThat(close.code()).isEqualTo(code);
+            assertThat(c.closedByPeer()).isTrue();
+        }
+        assertThat(fetchPlain()).as("the server serves on").isEqualTo("plain");
+    }
+
+    /** A request to a WebSocket route that is not a handshake is 426 with {@code Upgrade: websocket}, not a socket. */
+    @Test
+    void aPlainRequestToAWebSocketRouteIs426() throws Exception {
+        try (RawConnection c = suite.connect(server().port())) {
+            RawResponse r = c.send("GET /ws/lobby HTTP/1.1\r\nHost: x\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(426);
+            assertThat(r.header("Upgrade")).isEqualTo("websocket");
+        }
+        try (RawConnection c = suite.connect(server().port())) {
+            RawResponse wrongVersion = c.send("GET /ws/lobby HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Key: " + KEY + "\r\nSec-WebSocket-Version: 8\r\n\r\n").read();
+            assertThat(wrongVersion.status()).isEqualTo(426);
+            assertThat(wrongVersion.header("Sec-WebSocket-Version")).isEqualTo("13");
+        }
+    }
+
+    /**
+     * A client that sends and never reads: the server's sends queue up to the route's bound, then
+     * the socket is closed, its memory let go, and the server serves others meanwhile.
+     */
+    @Test
+    void aClientThatNeverReadsIsClosedOnceItsQueueIsFull() throws Exception {
+        feed.clear();
+        // a blocking server's thread waits in its write until the write timeout: a short one here
+        try (dev.spindle.core.HttpServer own = suite.start(suite.config().writeTimeout(Duration.ofSeconds(2)), router());
+                RawConnection c = handshake(own.port(), "/feed")) {
+            for (long end = System.nanoTime() + TIMEOUT.toNanos(); feed.isEmpty() && System.nanoTime() < end; ) {
+                Thread.sleep(5);
+            }
+            WebSocket socket = feed.iterator().next();
+            byte[] chunk = new byte[16 * 1024];
+            CompletableFuture<Void> last = null;
+            int sent = 0;
+            while (sent < 4096) {
+                last = socket.sendBinary(ByteBuffer.wrap(chunk)).toCompletableFuture();
+                sent++;
+                if (last.isCompletedExceptionally()) {
+                    break;
+                }
+            }
+            assertThat(last).as("a send refused once the queue was full, after %d", sent).isCompletedExceptionally();
+            assertThat(socket.closed().toCompletableFuture().get(TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS)).isNull();
+            assertThat(feed).as("the socket reported closed").doesNotContain(socket);
+            assertThat(fetchPlain()).as("the server serves on").isEqualTo("plain");
+        }
+    }
+
+    private String fetchPlain() throws IOException {
+        try (RawConnection c = suite.connect(server().port())) {
+            return c.send("GET /plain HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").read().bodyText();
+        }
+    }
+
+    record Frame(int opcode, byte[] payload) {
+        int code() {
+            return payload.length < 2 ? 1005 : ((payload[0] & 0xFF) << 8) | (payload[1] & 0xFF);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Frame f && f.opcode == opcode && java.util.Arrays.equals(f.payload, payload);
+        }
+
+        @Override
+        public int hashCode() {
+            return opcode;
+        }
+
+        @Override
+        public String toString() {
+            return "Frame[" + opcode + " " + new String(payload, StandardCharsets.UTF_8) + "]";
+        }
+    }
+
+    /** One whole frame of the server's (RFC 6455 5.2), which must be unmasked and final. */
+    static Frame readFrame(InputStream in) throws IOException {
+        int b0 = readByte(in);
+        int b1 = readByte(in);
+        assertThat(b1 & 0x80).as("a server's frame is not masked").isZero();
+        assertThat(b0 & 0x80).as("the server sends whole messages").isNotZero();
+        long length = b1 & 0x7F;
+        if (length == 126) {
+            length = (readByte(in) << 8) | readByte(in);
+        } else if (length == 127) {
+            length = 0;
+            for (int i = 0; i < 8; i++) {
+                length = (length << 8) | readByte(in);
+            }
+        }
+        byte[] payload = in.readNBytes((int) length);
+        if (payload.length < length) {
+            throw new EOFException("the connection ended inside a frame");
+        }
+        return new Frame(b0 & 0x0F, payload);
+    }
+
+    private static int readByte(InputStream in) throws IOException {
+        int b = in.read();
+        if (b < 0) {
+            throw new EOFException("the connection ended before a frame");
+        }
+        return b;
+    }
+
+    /** A client's frame, masked with a fixed key as RFC 6455 5.3 requires of clients. */
+    static byte[] frame(boolean fin, int opcode, byte[] payload) {
+        byte[] key = {0x37, (byte) 0xFA, 0x21, 0x3D};
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write((fin ? 0x80 : 0) | opcode);
+        writeLength(out, payload.length, true);
+        out.writeBytes(key);
+        for (int i = 0; i < payload.length; i++) {
+            out.write(payload[i] ^ key[i & 3]);
+        }
+        return out.toByteArray();
+    }
+
+    private static byte[] unmasked(int opcode, byte[] payload) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(0x80 | opcode);
+        writeLength(out, payload.length, false);
+        out.writeBytes(payload);
+        return out.toByteArray();
+    }
+
+    /** The header of a masked binary frame announcing {@code length} bytes, and none of them. */
+    private static byte[] announcing(long length) {
+        ByteBuffer b = ByteBuffer.allocate(14);
+        b.put((byte) 0x82).put((byte) (0x80 | 127)).putLong(length).putInt(0x01020304);
+        return b.array();
+    }
+
+    private static void writeLength(ByteArrayOutputStream out, int length, boolean masked) {
+        int mask = masked ? 0x80 : 0;
+        if (length < 126) {
+            out.write(mask | length);
+        } else if (length < 65536) {
+            out.write(mask | 126);
+            out.write(length >>> 8);
+            out.write(length);
+        } else {
+            out.write(mask | 127);
+            for (int shift = 56; shift >= 0; shift -= 8) {
+                out.write((int) ((long) length >>> shift));
+            }
+        }
+    }
+
+    private static byte[] withFirstByte(byte[] frame, int first) {
+        frame[0] = (byte) first;
+        return frame;
+    }
+
+    private static byte[] closePayload(int code, String reason) {
+        byte[] r = bytes(reason);
+        byte[] p = new byte[2 + r.length];
+        p[0] = (byte) (code >>> 8);
+        p[1] = (byte) code;
+        System.arraycopy(r, 0, p, 2, r.length);
+        return p;
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
+}

@@ -1,0 +1,782 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.spindle.core.websocket;
+
+import static dev.spindle.core.websocket.WebSocketFrames.BINARY;
+import static dev.spindle.core.websocket.WebSocketFrames.CLOSE;
+import static dev.spindle.core.websocket.WebSocketFrames.GOING_AWAY;
+import static dev.spindle.core.websocket.WebSocketFrames.INTERNAL_ERROR;
+import static dev.spindle.core.websocket.WebSocketFrames.MAX_CONTROL_PAYLOAD;
+import static dev.spindle.core.websocket.WebSocketFrames.NO_STATUS;
+import static dev.spindle.core.websocket.WebSocketFrames.PING;
+import static dev.spindle.core.websocket.WebSocketFrames.POLICY_VIOLATION;
+import static dev.spindle.core.websocket.WebSocketFrames.PONG;
+import static dev.spindle.core.websocket.WebSocketFrames.TEXT;
+
+import dev.spindle.core.Request;
+import dev.spindle.core.ServerConfig;
+import dev.spindle.core.WebSocket;
+import dev.spindle.core.exchange.Deadlines;
+import dev.spindle.core.exchange.RequestState;
+import dev.spindle.core.spi.LayeredConnection;
+import dev.spindle.core.spi.Next;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.zip.Deflater;
+import java.util.zip.Inflater;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A connection that speaks WebSocket after its opening handshake, without I/O, as the HTTP
+ * connections do: the strategy feeds it bytes and writes what it hands out. Input goes through a
+ * {@link FrameReader} and a {@link MessageReader} to the endpoint's callbacks, on the connection's
+ * thread; a ping is answered with a pong. Sends come from any thread into a queue bounded by
+ * {@link WebSocket.Options#maxQueuedBytes()} (the wakeup brings them to the connection's thread),
+ * are copied into the output up to the write high-water mark, and complete their stage once the
+ * strategy reports their bytes written. It keeps the socket's time: pings on a quiet connection,
+ * the idle timeout, the closing handshake's timeout, the write timeout, and the linger after its
+ * close frame (the server closes the TCP connection first, RFC 6455 7.1.1).
+ */
+public final class WebSocketConnection implements LayeredConnection, MessageReader.Listener {
+    private static final Logger log = LoggerFactory.getLogger(WebSocketConnection.class);
+    private static final byte[] NONE = new byte[0];
+    /** The largest output buffer kept once everything in it was written. */
+    private static final int RETAINED_OUTPUT = 1024;
+
+    private final ServerConfig config;
+    private final WebSocket.Endpoint endpoint;
+    private final WebSocket.Options options;
+    private final Runnable wakeup;
+    private final FrameReader frames;
+    private final Session session;
+    /** The compressor of permessage-deflate, or null; used under its own lock by any sending thread. */
+    private final Deflater deflater;
+    private final int highWater;
+
+    private byte[] out = NONE;
+    private int outStart;
+    private int outEnd;
+    private ByteBuffer view;
+    /** Bytes ever appended to the output, and ever reported written: a send completes once its end is written. */
+    private long appended;
+    private long taken;
+    private final ArrayDeque<Completion> completions = new ArrayDeque<>();
+
+    /** Sends from any thread, guarded by itself, with the bytes they hold. */
+    private final ArrayDeque<Outgoing> queue = new ArrayDeque<>();
+    private long queuedBytes;
+    /** No more sends are taken: a close is queued or sent, or the connection is over (guarded by {@link #queue}). */
+    private boolean sealed;
+    private final AtomicBoolean woken = new AtomicBoolean();
+    /** The thread inside one of the connection's calls, which pulls the queue before it returns (no wakeup needed). */
+    private volatile Thread inside;
+    private volatile boolean overflowed;
+    private volatile boolean draining;
+    private final CompletableFuture<Void> ended = new CompletableFuture<>();
+
+    private boolean closeSent;
+    private boolean closeReceived;
+    /** The input broke the protocol (or a callback failed): nothing more of it is read. */
+    private boolean failed;
+    private boolean inputEnded;
+    private boolean aborted;
+    private boolean reported;
+    private boolean lingering;
+    private boolean lingerDone;
+    private long lastInput;
+    private long lastOutputTaken;
+    private long lastPing;
+    private long closeSentAt;
+    private long lingerStarted;
+
+    /**
+     * @param accept what the handshake agreed, with its request
+     * @param request the handshake request, detached from the connection's buffers
+     * @param config the server's configuration (write timeout and high-water mark)
+     * @param wakeup runs the connection's {@link #resume()} on its thread, from any thread
+     * @param before bytes to write first: the 101 answer (and answers pipelined before it)
+     */
+    public WebSocketConnection(WebSocketAccept accept, RequestState request, ServerConfig config, Runnable wakeup, byte[] before) {
+        this.config = config;
+        this.endpoint = accept.endpoint;
+        this.options = accept.options;
+        this.wakeup = wakeup;
+        this.highWater = config.writeHighWaterMark();
+        this.session = new Session(request.api, accept.subprotocol);
+        Inflater inflater = accept.deflate == null ? null : new Inflater(true);
+        MessageReader messages = new MessageReader(this, options.maxMessageSize(), inflater,
+                accept.deflate != null && accept.deflate.clientNoContextTakeover());
+        this.frames = new FrameReader(messages, true, options.maxMessageSize());
+        if (accept.deflate != null) {
+            frames.allowRsv1();
+        }
+        this.deflater = accept.deflate == null ? null : new Deflater(Deflater.DEFAULT_COMPRESSION, true);
+        long now = System.nanoTime();
+        lastInput = now;
+        lastOutputTaken = now;
+        lastPing = now;
+        append(before, 0, before.length);
+    }
+
+    /**
+     * The socket is open: tells the endpoint, then reads what the client sent behind its handshake.
+     *
+     * @param rest bytes received after the handshake request
+     * @return what to do next
+     */
+    public Next open(byte[] rest) {
+        enter();
+        try {
+            try {
+                endpoint.onOpen(session);
+            } catch (Throwable t) {
+                callbackFailed(t);
+            }
+            if (rest.length > 0) {
+                read(ByteBuffer.wrap(rest));
+            }
+            pull();
+            return next();
+        } finally {
+            leave();
+        }
+    }
+
+    /** {@return the application's view of this socket} */
+    public WebSocket socket() {
+        return session;
+    }
+
+    private void enter() {
+        inside = Thread.currentThread();
+    }
+
+    /** Every call that may run a callback pulls the queue before it leaves, so a send made inside needs no wakeup. */
+    private void leave() {
+        inside = null;
+    }
+
+    private void wake() {
+        if (inside != Thread.currentThread() && woken.compareAndSet(false, true)) {
+            wakeup.run();
+        }
+    }
+
+    @Override
+    public void transferFiles(boolean on) {
+    }
+
+    @Override
+    public Next received(ByteBuffer src) {
+        if (!src.hasRemaining()) {
+            return next();
+        }
+        enter();
+        try {
+            lastInput = System.nanoTime();
+            if (failed || closeReceived || lingering || aborted) {
+                src.position(src.limit());
+            } else {
+                // payloads are unmasked in place: read-only input is copied first
+                read(src.isReadOnly() ? ByteBuffer.allocate(src.remaining()).put(src).flip() : src);
+                src.position(src.limit());
+            }
+            pull();
+            return next();
+        } finally {
+            leave();
+        }
+    }
+
+    @Override
+    public Next received(MemorySegment memory, long offset, int length) {
+        if (length == 0) {
+            return next();
+        }
+        MemorySegment slice = memory.asSlice(offset, length);
+        return received(memory.isReadOnly() ? ByteBuffer.wrap(slice.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)) : slice.asByteBuffer());
+    }
+
+    private void read(ByteBuffer src) {
+        try {
+            frames.read(src);
+        } catch (WebSocketException e) {
+            log.debug("WebSocket protocol error ({}): {}", e.closeCode(), e.getMessage());
+            fail(e.closeCode(), e.getMessage());
+        }
+    }
+
+    @Override
+    public void text(String message) {
+        if (delivering()) {
+            try {
+                endpoint.onText(session, message);
+            } catch (Throwable t) {
+                callbackFailed(t);
+            }
+        }
+    }
+
+    @Override
+    public void binary(ByteBuffer message) {
+        if (delivering()) {
+            try {
+                endpoint.onBinary(session, message);
+            } catch (Throwable t) {
+                callbackFailed(t);
+            }
+        }
+    }
+
+    @Override
+    public void ping(ByteBuffer payload) {
+        if (!delivering()) {
+            return;
+        }
+        if (!closeSent) {
+            appendFrame(PONG, payload);
+        }
+        try {
+            endpoint.onPing(session, payload);
+        } catch (Throwable t) {
+            callbackFailed(t);
+        }
+    }
+
+    @Override
+    public void pong(ByteBuffer payload) {
+        if (delivering()) {
+            try {
+                endpoint.onPong(session, payload);
+            } catch (Throwable t) {
+                callbackFailed(t);
+            }
+        }
+    }
+
+    @Override
+    public void close(int code, String reason) {
+        if (!delivering()) {
+            return;
+        }
+        closeReceived = true;
+        if (!closeSent) {
+            // echo the code (RFC 6455 5.5.1); none when the client sent none
+            seal(new IllegalStateException("the client closed the WebSocket"));
+            byte[] payload = code == NO_STATUS ? NONE : WebSocketFrames.closePayload(code, null);
+            appendFrame(CLOSE, ByteBuffer.wrap(payload));
+            closeSent = true;
+        }
+        report(code, reason);
+    }
+
+    private boolean delivering() {
+        return !failed && !closeReceived && !aborted;
+    }
+
+    /** Fails the connection (RFC 6455 7.1.7): the close frame with {@code code}, nothing more read, then the TCP close. */
+    private void fail(int code, String reason) {
+        failed = true;
+        if (!closeSent) {
+            seal(new IllegalStateException("the WebSocket was closed: " + reason));
+            appendFrame(CLOSE, ByteBuffer.wrap(WebSocketFrames.closePayload(code, reason)));
+            closeSent = true;
+            closeSentAt = System.nanoTime();
+        }
+        report(code, reason);
+    }
+
+    private void callbackFailed(Throwable t) {
+        log.warn("a WebSocket endpoint callback failed; closing the socket (1011)", t);
+        try {
+            endpoint.onError(session, t);
+        } catch (Throwable again) {
+            log.warn("the WebSocket endpoint's onError failed too", again);
+        }
+        fail(INTERNAL_ERROR, "internal error");
+    }
+
+    /** Tells the endpoint the socket closed, once. */
+    private void report(int code, String reason) {
+        if (reported) {
+            return;
+        }
+        reported = true;
+        try {
+            endpoint.onClose(session, code, reason);
+        } catch (Throwable t) {
+            log.warn("a WebSocket endpoint's onClose failed", t);
+        }
+    }
+
+    /** No more sends: those queued fail with {@code why}. */
+    private void seal(Exception why) {
+        ArrayDeque<Outgoing> dropped;
+        synchronized (queue) {
+            sealed = true;
+            dropped = new ArrayDeque<>(queue);
+            queue.clear();
+            queuedBytes = 0;
+        }
+        for (Outgoing o : dropped) {
+            o.done.completeExceptionally(why);
+        }
+    }
+
+    /** Moves queued sends into the output, up to the high-water mark; acts on an overflow or a drain first. */
+    private void pull() {
+        if (overflowed && !closeSent) {
+            log.debug("a WebSocket client reads too slowly for its {} queued bytes; closing it", options.maxQueuedBytes());
+            if (outEnd > outStart) {
+                // a close frame would wait behind output the client is not reading: the connection ends now
+                seal(new IllegalStateException("the WebSocket was closed: the client reads too slowly"));
+                report(POLICY_VIOLATION, "the client reads too slowly");
+                aborted = true;
+                return;
+            }
+            fail(POLICY_VIOLATION, "the client reads too slowly");
+        }
+        if (draining && !closeSent) {
+            queueClose(GOING_AWAY, "the server is shutting down");
+        }
+        while (outEnd - outStart < highWater) {
+            Outgoing o;
+            synchronized (queue) {
+                o = queue.poll();
+            }
+            if (o == null) {
+                return;
+            }
+            append(o.frame, 0, o.frame.length);
+            completions.add(new Completion(appended, o.done, o.close ? 0 : o.frame.length));
+            if (o.close) {
+                closeSent = true;
+                closeSentAt = System.nanoTime();
+            }
+        }
+    }
+
+    /** Queues a close frame behind the sends already queued (the application's close, idle, shutdown). */
+    private CompletableFuture<Void> queueClose(int code, String reason) {
+        byte[] frame = WebSocketFrames.frame(true, false, CLOSE, WebSocketFrames.closePayload(code, reason), null);
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        synchronized (queue) {
+            if (sealed) {
+                done.complete(null);
+                return done;
+            }
+            sealed = true;
+            queue.add(new Outgoing(frame, done, true));
+        }
+        wake();
+        return done;
+    }
+
+    private void appendFrame(int opcode, ByteBuffer payload) {
+        int length = payload.remaining();
+        ensure(WebSocketFrames.headerLength(length, false) + length);
+        ByteBuffer dst = ByteBuffer.wrap(out, outEnd, out.length - outEnd);
+        WebSocketFrames.writeHeader(dst, true, false, opcode, length, false, 0);
+        dst.put(payload.duplicate());
+        int n = dst.position() - outEnd;
+        outEnd += n;
+        appended += n;
+    }
+
+    private void append(byte[] bytes, int offset, int length) {
+        ensure(length);
+        System.arraycopy(bytes, offset, out, outEnd, length);
+        outEnd += length;
+        appended += length;
+    }
+
+    private void ensure(int room) {
+        if (out.length - outEnd >= room) {
+            return;
+        }
+        int pending = outEnd - outStart;
+        byte[] target = pending + room <= out.length ? out : new byte[Math.max(pending + room, Math.max(256, 2 * out.length))];
+        System.arraycopy(out, outStart, target, 0, pending);
+        out = target;
+        outStart = 0;
+        outEnd = pending;
+    }
+
+    @Override
+    public Next endOfInput() {
+        enter();
+        try {
+            inputEnded = true;
+            seal(new IllegalStateException("the client went away"));
+            if (!closeReceived && !failed) {
+                report(WebSocketFrames.ABNORMAL_CLOSURE, "the connection ended without a close frame");
+            }
+            return next();
+        } finally {
+            leave();
+        }
+    }
+
+    @Override
+    public Next resume() {
+        woken.set(false);
+        enter();
+        try {
+            pull();
+            return next();
+        } finally {
+            leave();
+        }
+    }
+
+    @Override
+    public Next next() {
+        if (aborted) {
+            return Next.CLOSE;
+        }
+        int pending = outEnd - outStart;
+        if (closeSent && (closeReceived || failed) && pending == 0) {
+            if (inputEnded || lingerDone) {
+                return Next.CLOSE;
+            }
+            if (!lingering) {
+                lingering = true;
+                lingerStarted = System.nanoTime();
+            }
+            return Next.LINGER;
+        }
+        if (inputEnded) {
+            return pending > 0 && closeSent ? Next.WRITE : Next.CLOSE;
+        }
+        return Next.of(pending < highWater, pending > 0);
+    }
+
+    @Override
+    public State state() {
+        if (aborted || (lingerDone && !hasOutbound())) {
+            return State.CLOSED;
+        }
+        if (lingering) {
+            return State.LINGERING;
+        }
+        // an open socket is always in use: any thread may send on it (a blocking strategy keeps reading with short timeouts)
+        return closeSent ? State.CLOSING : State.HANDLING;
+    }
+
+    @Override
+    public ByteBuffer outbound() {
+        if (view == null || view.array() != out) {
+            view = ByteBuffer.wrap(out);
+        }
+        return view.limit(outEnd).position(outStart);
+    }
+
+    @Override
+    public FileRegion outboundFile() {
+        return null;
+    }
+
+    @Override
+    public Next written(int bytes) {
+        if (bytes == 0) {
+            return next();
+        }
+        if (bytes > outEnd - outStart) {
+            throw new IllegalArgumentException("written " + bytes + " bytes of " + (outEnd - outStart) + " pending");
+        }
+        enter();
+        try {
+            outStart += bytes;
+            taken += bytes;
+            lastOutputTaken = System.nanoTime();
+            if (outStart == outEnd) {
+                outStart = 0;
+                outEnd = 0;
+                if (out.length > RETAINED_OUTPUT) {
+                    out = NONE;
+                    view = null;
+                }
+            }
+            while (!completions.isEmpty() && completions.peek().end <= taken) {
+                Completion c = completions.poll();
+                synchronized (queue) {
+                    queuedBytes -= c.length;
+                }
+                c.done.complete(null);
+            }
+            pull();
+            return next();
+        } finally {
+            leave();
+        }
+    }
+
+    @Override
+    public void closeAfterResponse() {
+        // no responses here: a server shedding load keeps its open sockets
+    }
+
+    @Override
+    public void drain() {
+        draining = true;
+        wake();
+    }
+
+    @Override
+    public Next tick(long now) {
+        enter();
+        try {
+            if (aborted) {
+                return Next.CLOSE;
+            }
+            if (outEnd > outStart && now - lastOutputTaken >= config.writeTimeout().toNanos()) {
+                log.debug("WebSocket write timeout: the client took no output for {}", config.writeTimeout());
+                abort();
+                return Next.CLOSE;
+            }
+            if (lingering) {
+                lingerDone = now - Math.max(lingerStarted, lastInput) >= Deadlines.LINGER_NANOS
+                        || now - lingerStarted >= Deadlines.LINGER_MAX_NANOS;
+            } else if (closeSent) {
+                if (now - closeSentAt >= options.closeTimeout().toNanos()) {
+                    log.debug("a WebSocket client did not answer the close frame within {}", options.closeTimeout());
+                    abort();
+                    return Next.CLOSE;
+                }
+            } else {
+                long idle = options.idleTimeout().toNanos();
+                long ping = options.pingInterval().toNanos();
+                if (idle > 0 && now - lastInput >= idle) {
+                    queueClose(GOING_AWAY, "idle timeout");
+                } else if (ping > 0 && now - Math.max(lastInput, lastPing) >= ping) {
+                    lastPing = now;
+                    appendFrame(PING, ByteBuffer.wrap(NONE));
+                }
+            }
+            pull();
+            return next();
+        } finally {
+            leave();
+        }
+    }
+
+    @Override
+    public long nanosToTick(long now) {
+        long due = Long.MAX_VALUE;
+        if (outEnd > outStart) {
+            due = Math.min(due, lastOutputTaken + config.writeTimeout().toNanos());
+        }
+        if (lingering) {
+            due = Math.min(due, Math.min(Math.max(lingerStarted, lastInput) + Deadlines.LINGER_NANOS,
+                    lingerStarted + Deadlines.LINGER_MAX_NANOS));
+        } else if (closeSent) {
+            due = Math.min(due, closeSentAt + options.closeTimeout().toNanos());
+        } else {
+            long idle = options.idleTimeout().toNanos();
+            long ping = options.pingInterval().toNanos();
+            if (idle > 0) {
+                due = Math.min(due, lastInput + idle);
+            }
+            if (ping > 0) {
+                due = Math.min(due, Math.max(lastInput, lastPing) + ping);
+            }
+        }
+        return due == Long.MAX_VALUE ? java.util.concurrent.TimeUnit.SECONDS.toNanos(1) : Math.max(1, due - now);
+    }
+
+    @Override
+    public void closed() {
+        seal(new IllegalStateException("the WebSocket connection is closed"));
+        Completion c;
+        while ((c = completions.poll()) != null) {
+            if (!c.done.isDone()) {
+                c.done.completeExceptionally(new IllegalStateException("the WebSocket connection closed before the message was written"));
+            }
+        }
+        report(WebSocketFrames.ABNORMAL_CLOSURE, "the connection was closed");
+        out = NONE;
+        view = null;
+        outStart = 0;
+        outEnd = 0;
+        ended.complete(null);
+    }
+
+    @Override
+    public void inputActivity() {
+        lastInput = System.nanoTime();
+    }
+
+    @Override
+    public void outputActivity() {
+        lastOutputTaken = System.nanoTime();
+    }
+
+    @Override
+    public void refuse(int status, String message) {
+        // the handshake is over: the peer spoke WebSocket-over-TLS, so this cannot happen
+    }
+
+    @Override
+    public void inputFailed() {
+        endOfInput();
+    }
+
+    @Override
+    public boolean hasOutbound() {
+        return outEnd > outStart;
+    }
+
+    @Override
+    public boolean outputFinished() {
+        return closeSent && outEnd == outStart && (closeReceived || failed || inputEnded);
+    }
+
+    @Override
+    public boolean aborted() {
+        return aborted;
+    }
+
+    @Override
+    public void abort() {
+        if (!aborted) {
+            aborted = true;
+            report(WebSocketFrames.ABNORMAL_CLOSURE, "the connection was aborted");
+        }
+    }
+
+    @Override
+    public void applicationProtocol(String protocol) {
+    }
+
+    @Override
+    public String toString() {
+        return "WebSocketConnection[" + session.request.path() + (closeSent ? ", closing" : "") + "]";
+    }
+
+    /** A frame queued by a sender, and its stage; a close frame holds no queue room. */
+    private record Outgoing(byte[] frame, CompletableFuture<Void> done, boolean close) {
+    }
+
+    /** The stage of a send whose frame ends at {@code end} of all bytes appended. */
+    private record Completion(long end, CompletableFuture<Void> done, int length) {
+    }
+
+    /** The application's view of the socket. */
+    private final class Session implements WebSocket {
+        final Request request;
+        final String subprotocol;
+        private volatile Object attachment;
+
+        Session(Request request, String subprotocol) {
+            this.request = request;
+            this.subprotocol = subprotocol;
+        }
+
+        @Override
+        public CompletionStage<Void> sendText(CharSequence text) {
+            ByteBuffer utf8 = StandardCharsets.UTF_8.encode(CharBuffer.wrap(text));
+            byte[] bytes = new byte[utf8.remaining()];
+            utf8.get(bytes);
+            return send(TEXT, bytes);
+        }
+
+        @Override
+        public CompletionStage<Void> sendBinary(ByteBuffer data) {
+            byte[] bytes = new byte[data.remaining()];
+            data.get(data.position(), bytes);
+            return send(BINARY, bytes);
+        }
+
+        @Override
+        public CompletionStage<Void> ping(ByteBuffer payload) {
+            if (payload.remaining() > MAX_CONTROL_PAYLOAD) {
+                throw new IllegalArgumentException("a ping carries at most 125 bytes, got " + payload.remaining());
+            }
+            byte[] bytes = new byte[payload.remaining()];
+            payload.get(payload.position(), bytes);
+            return enqueue(WebSocketFrames.frame(true, false, PING, bytes, null));
+        }
+
+        private CompletionStage<Void> send(int opcode, byte[] payload) {
+            if (deflater != null) {
+                byte[] compressed;
+                synchronized (deflater) {
+                    compressed = PerMessageDeflate.compress(deflater, payload, 0, payload.length);
+                }
+                return enqueue(WebSocketFrames.frame(true, true, opcode, compressed, null));
+            }
+            return enqueue(WebSocketFrames.frame(true, false, opcode, payload, null));
+        }
+
+        private CompletionStage<Void> enqueue(byte[] frame) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            String refusal = null;
+            synchronized (queue) {
+                if (sealed) {
+                    refusal = "the WebSocket is closed";
+                } else if (queuedBytes + frame.length > options.maxQueuedBytes()) {
+                    refusal = "the WebSocket's send queue is full (" + options.maxQueuedBytes()
+                            + " bytes): the client reads too slowly, and is closed";
+                    overflowed = true;
+                } else {
+                    queuedBytes += frame.length;
+                    queue.add(new Outgoing(frame, done, false));
+                }
+            }
+            if (refusal != null) {
+                done.completeExceptionally(new IllegalStateException(refusal));
+            }
+            wake();
+            return done;
+        }
+
+        @Override
+        public CompletionStage<Void> close(int code, String reason) {
+            queueClose(code, reason);
+            return ended;
+        }
+
+        @Override
+        public boolean isOpen() {
+            synchronized (queue) {
+                return !sealed;
+            }
+        }
+
+        @Override
+        public String subprotocol() {
+            return subprotocol;
+        }
+
+        @Override
+        public Request request() {
+            return request;
+        }
+
+        @Override
+        public CompletionStage<Void> closed() {
+            return ended;
+        }
+
+        @Override
+        public void attach(Object value) {
+            attachment = value;
+        }
+
+        @Override
+        public Object attachment() {
+            return attachment;
+        }
+
+        @Override
+        public String toString() {
+            return WebSocketConnection.this.toString();
+        }
+    }
+}
