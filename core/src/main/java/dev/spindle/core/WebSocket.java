@@ -88,6 +88,32 @@ public interface WebSocket {
     Object attachment();
 
     /**
+     * Sends one text message to every socket of {@code sockets}, encoded once for all of them (and
+     * compressed once for those that agreed on permessage-deflate) rather than once per socket: what
+     * chat rooms and dashboards do. Each socket queues it as {@link #sendText} would, so a slow one
+     * meets its own bound and never holds the others; sockets that are closed are skipped.
+     *
+     * @param sockets the sockets to send to; iterated once, on the caller's thread
+     * @param text the message
+     * @return a stage that completes, once every send has, with how many sockets the message was written to
+     */
+    static CompletionStage<Integer> broadcast(Iterable<? extends WebSocket> sockets, CharSequence text) {
+        return dev.spindle.core.websocket.Broadcast.text(sockets, text);
+    }
+
+    /**
+     * As {@link #broadcast(Iterable, CharSequence)} for a binary message, whose bytes (position to
+     * limit) are copied once before this returns.
+     *
+     * @param sockets the sockets to send to
+     * @param data the message
+     * @return a stage that completes, once every send has, with how many sockets the message was written to
+     */
+    static CompletionStage<Integer> broadcast(Iterable<? extends WebSocket> sockets, ByteBuffer data) {
+        return dev.spindle.core.websocket.Broadcast.binary(sockets, data);
+    }
+
+    /**
      * What an application does with the messages of its sockets. One instance serves every socket of
      * its route, so it must be thread-safe; each socket's callbacks run one at a time, in order, on
      * that connection's thread, so they must not block (hand slow work to an executor and send its

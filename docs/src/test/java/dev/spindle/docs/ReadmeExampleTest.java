@@ -33,7 +33,7 @@ class ReadmeExampleTest {
         readme = ReadmeClasses.compile(dir);
         assertThat(readme.names()).as("classes in the README's embedding section")
                 .contains("HelloService", "StreamingRoutes", "FilteredRoutes", "UploadRoutes", "JacksonCodec", "TodoRoutes",
-                        "HealthyService", "NotesService", "Notifications");
+                        "HealthyService", "NotesService", "Notifications", "ChatRoom");
     }
 
     private static Object call(String className, String method, Class<?>[] types, Object... args) throws Exception {
@@ -211,6 +211,54 @@ class ReadmeExampleTest {
             assertThat(missed.next()).isEqualTo("data: eggs too");
             assertThat(missed.next()).isEqualTo("id: " + (Long.parseLong(id.substring(4)) + 1));
             resumed.body().close();
+        }
+    }
+
+    /** What one chat client received. */
+    static final class ChatClient implements java.net.http.WebSocket.Listener {
+        final java.util.concurrent.BlockingQueue<String> lines = new java.util.concurrent.LinkedBlockingQueue<>();
+
+        @Override
+        public java.util.concurrent.CompletionStage<?> onText(java.net.http.WebSocket ws, CharSequence data, boolean last) {
+            lines.add(data.toString());
+            ws.request(1);
+            return null;
+        }
+
+        String next() throws InterruptedException {
+            return lines.poll(5, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void chatRoomBroadcastsToTheRoomAndRefusesStrangers() throws Exception {
+        Object chat = readme.load("ChatRoom").getDeclaredConstructor().newInstance();
+        Router routes = (Router) chat.getClass().getMethod("routes").invoke(chat);
+        try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0), routes).start();
+             HttpClient client = HttpClient.newHttpClient()) {
+            URI lobby = URI.create("ws://127.0.0.1:" + server.port() + "/chat/lobby");
+            ChatClient ann = new ChatClient();
+            java.net.http.WebSocket annSocket = client.newWebSocketBuilder().header("Cookie", "user=ann").subprotocols("chat.v1")
+                    .buildAsync(lobby, ann).get(5, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(annSocket.getSubprotocol()).isEqualTo("chat.v1");
+            assertThat(ann.next()).isEqualTo("ann joined");
+            ChatClient bob = new ChatClient();
+            java.net.http.WebSocket bobSocket = client.newWebSocketBuilder().header("Cookie", "user=bob")
+                    .buildAsync(lobby, bob).get(5, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(ann.next()).isEqualTo("bob joined");
+            assertThat(bob.next()).isEqualTo("bob joined");
+            annSocket.sendText("hi all", true).get(5, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(ann.next()).isEqualTo("ann: hi all");
+            assertThat(bob.next()).isEqualTo("ann: hi all");
+            bobSocket.sendClose(1000, "bye").get(5, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(ann.next()).isEqualTo("bob left");
+            java.util.concurrent.CompletableFuture<java.net.http.WebSocket> stranger = client.newWebSocketBuilder()
+                    .buildAsync(lobby, new ChatClient());
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> stranger.get(5, java.util.concurrent.TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(java.net.http.WebSocketHandshakeException.class);
+            java.net.http.WebSocketHandshakeException refused = (java.net.http.WebSocketHandshakeException) stranger.handle((ok, e) -> e.getCause()).get();
+            assertThat(refused.getResponse().statusCode()).isEqualTo(401);
+            annSocket.sendClose(1000, "").get(5, java.util.concurrent.TimeUnit.SECONDS);
         }
     }
 

@@ -668,7 +668,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
     }
 
     /** The application's view of the socket. */
-    private final class Session implements WebSocket {
+    final class Session implements WebSocket {
         final Request request;
         final String subprotocol;
         private volatile Object attachment;
@@ -701,6 +701,11 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
             byte[] bytes = new byte[payload.remaining()];
             payload.get(payload.position(), bytes);
             return enqueue(WebSocketFrames.frame(true, false, PING, bytes, null));
+        }
+
+        /** A message a {@link Broadcast} encoded once: its frame as this socket agreed to receive it. */
+        CompletionStage<Void> send(Broadcast.Message message) {
+            return enqueue(deflater != null ? message.compressed() : message.plain());
         }
 
         private CompletionStage<Void> send(int opcode, byte[] payload) {

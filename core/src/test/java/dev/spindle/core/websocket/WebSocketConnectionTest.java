@@ -414,6 +414,34 @@ class WebSocketConnectionTest {
     }
 
     @Test
+    void aBroadcastReachesEveryOpenSocketInTheFrameItAgreedOnAndCountsThem() throws Exception {
+        Connection plain = upgraded();
+        WebSocket first = socket.get();
+        Connection deflating = upgraded(WebSocket.Options.defaults().compression(true), new StringBuilder(),
+                "Sec-WebSocket-Extensions: permessage-deflate");
+        WebSocket second = socket.get();
+        Connection closing = upgraded();
+        WebSocket third = socket.get();
+        third.close(1000, "");
+        String text = "to everyone ".repeat(20);
+        CompletableFuture<Integer> written = WebSocket.broadcast(List.of(first, second, third), text).toCompletableFuture();
+        assertThat(written).isNotDone();
+        // the wakeups ran: each connection's thread takes the message
+        plain.resume();
+        deflating.resume();
+        closing.resume();
+        assertThat(frames(drain(plain))).containsExactly(new Frame(true, false, WebSocketFrames.TEXT, text));
+        Frame compressed = frames(drain(deflating)).getFirst();
+        assertThat(compressed.rsv1()).isTrue();
+        Inflater inflater = new Inflater(true);
+        inflater.setInput(concat(compressed.payload(), PerMessageDeflate.TAIL));
+        byte[] inflated = new byte[text.length() + 16];
+        assertThat(new String(inflated, 0, inflater.inflate(inflated), StandardCharsets.UTF_8)).isEqualTo(text);
+        assertThat(frames(drain(closing))).as("only its close frame").hasSize(1);
+        assertThat(written.get(1, TimeUnit.SECONDS)).as("written to the two open sockets").isEqualTo(2);
+    }
+
+    @Test
     void theClientGoingAwayWithoutACloseIs1006() {
         Connection c = upgraded();
         assertThat(c.endOfInput()).isEqualTo(Next.CLOSE);
