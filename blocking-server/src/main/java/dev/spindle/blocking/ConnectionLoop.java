@@ -48,6 +48,10 @@ final class ConnectionLoop implements Runnable {
     private final boolean counted;
     private volatile Thread thread;
     private volatile boolean woken;
+    /** The thread writing what other threads send on a duplex connection while this loop reads, or null. */
+    private volatile Thread writer;
+    /** The loop is over: the writer stops. */
+    private volatile boolean ended;
     /**
      * True while blocked, with no request in progress, in a read begun before the connection drained:
      * that read's timeout knows nothing of the drain's grace, so a closing server ends it by closing
@@ -125,35 +129,42 @@ final class ConnectionLoop implements Runnable {
             conn.received(reads.filled(n));
         }
         while (true) {
-            if (woken) {
-                // the wakeup ran while this thread was reading
-                woken = false;
-                conn.resume();
-            }
-            if (flush() == Next.LINGER && lingersElsewhere()) {
-                return true;
-            }
             long now = System.nanoTime();
-            conn.tick(now);
-            Next next = flush();
-            if (next == Next.CLOSE) {
-                return false;
-            }
-            if (next == Next.LINGER) {
-                if (lingersElsewhere()) {
+            Next next;
+            // the writer thread of a duplex connection takes the same lock for its calls and writes
+            synchronized (conn) {
+                if (woken) {
+                    // the wakeup ran while this thread was reading
+                    woken = false;
+                    conn.resume();
+                }
+                if (flush() == Next.LINGER && lingersElsewhere()) {
                     return true;
                 }
-            } else if (drainIfClosing()) {
-                continue;
-            }
-            if (!next.reads()) {
-                await(conn.nanosToTick(now));
-                continue;
+                conn.tick(now);
+                next = flush();
+                if (next == Next.CLOSE) {
+                    return false;
+                }
+                if (next == Next.LINGER) {
+                    if (lingersElsewhere()) {
+                        return true;
+                    }
+                } else if (drainIfClosing()) {
+                    continue;
+                }
+                if (!next.reads()) {
+                    await(conn.nanosToTick(now));
+                    continue;
+                }
             }
             boolean mayPark = waitsForRequestBytes() && server.dispatch().parksIdle() && !Thread.currentThread().isVirtual();
             int n;
             Connection.State state = conn.state();
             idle = !draining && state == Connection.State.IDLE;
+            if (state == Connection.State.DUPLEX && writer == null) {
+                writer = Thread.ofVirtual().name(thread.getName() + "-writer").start(this::writeWhileReading);
+            }
             try {
                 int timeout = timeoutMillis(conn.nanosToTick(now));
                 if (state == Connection.State.HANDLING) {
@@ -173,14 +184,58 @@ final class ConnectionLoop implements Runnable {
             } finally {
                 idle = false;
             }
-            if (n < 0) {
-                conn.endOfInput();
-            } else if (n > 0) {
-                if (server.isClosing() || server.dispatch().saturated()) {
-                    conn.closeAfterResponse();
+            synchronized (conn) {
+                if (n < 0) {
+                    conn.endOfInput();
+                } else if (n > 0) {
+                    if (server.isClosing() || server.dispatch().saturated()) {
+                        conn.closeAfterResponse();
+                    }
+                    conn.received(reads.filled(n));
                 }
-                conn.received(reads.filled(n));
             }
+        }
+    }
+
+    /**
+     * The writer of a duplex connection (an open WebSocket), while this loop's thread blocks in its
+     * read: what other threads send reaches the client at once, not at the read's next timeout.
+     * Each round takes the connection's lock, so the core is never called from two threads at once;
+     * a write that blocks holds the reader back, which is the back-pressure wanted. It ends with the
+     * loop, and closes the socket when the core ends the connection, so that the blocked read ends.
+     */
+    private void writeWhileReading() {
+        try {
+            while (!ended) {
+                if (!woken) {
+                    // the wakeup and the loop's end unpark it; an idle socket costs no timer
+                    LockSupport.park(this);
+                    continue;
+                }
+                woken = false;
+                Next next;
+                synchronized (conn) {
+                    if (ended) {
+                        return;
+                    }
+                    conn.resume();
+                    next = flush();
+                    // a linger the reader has not begun: only its input could end it, and it may be blocked in a read for long
+                    if (next == Next.LINGER && outputShut) {
+                        continue;
+                    }
+                }
+                if (next == Next.CLOSE || next == Next.LINGER) {
+                    closeNow();
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            log.debug("connection {} ended while writing: {}", socket.getRemoteSocketAddress(), e.toString());
+            closeNow();
+        } catch (Throwable t) {
+            closeNow();
+            failed("connection failed while writing; closing it", t);
         }
     }
 
@@ -280,7 +335,11 @@ final class ConnectionLoop implements Runnable {
     /** The connection is over: closes its socket, lets the core free what it holds, and gives back its slot. */
     private void end() {
         closeNow();
-        conn.closed();
+        ended = true;
+        LockSupport.unpark(writer);
+        synchronized (conn) {
+            conn.closed();
+        }
         server.finished(this);
     }
 
@@ -337,6 +396,7 @@ final class ConnectionLoop implements Runnable {
 
     private void wake() {
         woken = true;
+        LockSupport.unpark(writer);
         LockSupport.unpark(thread);
     }
 

@@ -13,8 +13,9 @@ import java.util.concurrent.CompletionStage;
  * publisher can keep the sockets of many clients in a set and send to each; what is sent waits in
  * a bounded queue until the connection writes it, and each send's stage completes once its frame
  * was written, so a producer that waits for it can never outrun a slow client. A client that reads
- * so slowly that the queue holds {@link Options#maxQueuedBytes()} is closed (1008) rather than
- * growing the server's memory.
+ * so slowly that the queue holds {@link Options#maxQueuedBytes()} is dropped (its endpoint told
+ * 1008, the connection closed without a close frame, which would wait behind what it does not
+ * read) rather than growing the server's memory.
  *
  * <p>The stages complete on the connection's thread: what is chained to them must not block it.
  */

@@ -228,6 +228,12 @@ public interface Connection {
         HANDLING,
         /** A response is being written (buffered bytes pending, or a streamed body). */
         SENDING,
+        /**
+         * Either side sends whenever it likes (an open WebSocket): output comes from other threads
+         * through the wakeup at any time, also while the strategy waits in a read, so a strategy
+         * that blocks in its reads writes from another thread meanwhile (under the same lock).
+         */
+        DUPLEX,
         /** No more requests will be read; the last output is being finished. */
         CLOSING,
         /** All is written; the connection drops what the peer still sends ({@link Next#LINGER}). */

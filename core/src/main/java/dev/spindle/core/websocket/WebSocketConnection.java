@@ -333,14 +333,11 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
     private void pull() {
         if (overflowed && !closeSent) {
             log.debug("a WebSocket client reads too slowly for its {} queued bytes; closing it", options.maxQueuedBytes());
-            if (outEnd > outStart) {
-                // a close frame would wait behind output the client is not reading: the connection ends now
-                seal(new IllegalStateException("the WebSocket was closed: the client reads too slowly"));
-                report(POLICY_VIOLATION, "the client reads too slowly");
-                aborted = true;
-                return;
-            }
-            fail(POLICY_VIOLATION, "the client reads too slowly");
+            // a close frame would wait behind what the client is not reading: the connection ends now
+            seal(new IllegalStateException("the WebSocket was closed: the client reads too slowly"));
+            report(POLICY_VIOLATION, "the client reads too slowly");
+            aborted = true;
+            return;
         }
         if (draining && !closeSent) {
             queueClose(GOING_AWAY, "the server is shutting down");
@@ -465,8 +462,8 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         if (lingering) {
             return State.LINGERING;
         }
-        // an open socket is always in use: any thread may send on it (a blocking strategy keeps reading with short timeouts)
-        return closeSent ? State.CLOSING : State.HANDLING;
+        // any thread may send on an open socket, while the strategy reads
+        return closeSent ? State.CLOSING : State.DUPLEX;
     }
 
     @Override
