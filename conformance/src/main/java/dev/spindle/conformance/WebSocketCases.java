@@ -356,6 +356,53 @@ public abstract class WebSocketCases extends SuiteSection {
         }
     }
 
+    /**
+     * A client that floods pings and never reads the pongs: the pongs fill the server's output to
+     * its high-water mark, the server stops reading (so the client's own sends block, not the
+     * server's memory grow), and the write timeout ends the connection.
+     */
+    @Test
+    void aPingFloodFromAClientThatNeverReadsIsHeldBackThenDropped() throws Exception {
+        try (dev.spindle.core.HttpServer own = suite.start(suite.config().writeTimeout(Duration.ofSeconds(2)), router());
+                RawConnection c = handshake(own.port(), "/ws/quiet")) {
+            byte[] ping = frame(true, 0x9, new byte[125]);
+            byte[] burst = new byte[ping.length * 512];
+            for (int i = 0; i < 512; i++) {
+                System.arraycopy(ping, 0, burst, i * ping.length, ping.length);
+            }
+            java.util.concurrent.atomic.AtomicBoolean cut = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread flooder = Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    for (int i = 0; i < 4096; i++) {
+                        c.send(burst);
+                    }
+                } catch (IOException e) {
+                    cut.set(true);
+                }
+            });
+            flooder.join(TIMEOUT.toMillis() * 2);
+            assertThat(flooder.isAlive()).as("the flood ended").isFalse();
+            assertThat(cut).as("by the server closing the connection, 256 MiB of pings before the end").isTrue();
+        }
+        assertThat(fetchPlain()).as("the server serves on").isEqualTo("plain");
+    }
+
+    /** Ten thousand empty fragments and a last one make one message, which arrives whole. */
+    @Test
+    void aMessageInTenThousandEmptyFragmentsArrivesWhole() throws Exception {
+        try (RawConnection c = handshake("/ws/quiet")) {
+            ByteArrayOutputStream flood = new ByteArrayOutputStream();
+            flood.writeBytes(frame(false, 0x1, bytes("a")));
+            byte[] empty = frame(false, 0x0, new byte[0]);
+            for (int i = 0; i < 10_000; i++) {
+                flood.writeBytes(empty);
+            }
+            flood.writeBytes(frame(true, 0x0, bytes("z")));
+            c.send(flood.toByteArray());
+            assertThat(readFrame(c.input())).isEqualTo(new Frame(0x1, bytes("az")));
+        }
+    }
+
     private String fetchPlain() throws IOException {
         try (RawConnection c = suite.connect(server().port())) {
             return c.send("GET /plain HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").read().bodyText();
