@@ -12,10 +12,12 @@ import dev.spindle.core.Response;
 import dev.spindle.core.RouteOptions;
 import dev.spindle.core.Router;
 import dev.spindle.core.UploadedFile;
+import dev.spindle.core.WebSocket;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,6 +38,16 @@ public final class BenchmarkApp {
     public static final int DOWNLOAD_BYTES = 1 << 20;
     /** The largest body {@code POST /multipart} takes (its route's body limit). */
     public static final long MAX_MULTIPART_BYTES = 1L << 30;
+    /** The largest message {@code /ws/echo} takes (inflated size). */
+    public static final int MAX_WS_MESSAGE_BYTES = 16 << 20;
+    /**
+     * {@code /ws/echo}'s options: permessage-deflate when the client offers it (so interop covers
+     * RFC 7692), and a send queue twice the largest message, so echoing one never finds it full.
+     */
+    static final WebSocket.Options WS_ECHO_OPTIONS = WebSocket.Options.defaults()
+            .compression(true)
+            .maxMessageSize(MAX_WS_MESSAGE_BYTES)
+            .maxQueuedBytes(2 * MAX_WS_MESSAGE_BYTES);
 
     private static final byte[] HELLO = "Hello, World!".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HELLO_JSON = "{\"message\":\"Hello, World!\"}".getBytes(StandardCharsets.US_ASCII);
@@ -124,7 +136,24 @@ public final class BenchmarkApp {
                 .get("/remote/{ms}", Handler.async((req, res) -> downstream.fetchAsync(millis(req, MAX_DELAY_MS), res)))
                 .get("/remote-blocking/{ms}", Handler.blocking((req, res) -> downstream.fetch(millis(req, MAX_DELAY_MS), res)))
                 .get("/download", (req, res) -> res.contentType("application/octet-stream").file(DownloadFile.PATH))
-                .post("/multipart", Handler.blocking(BenchmarkApp::multipart), RouteOptions.defaults().maxBodySize(MAX_MULTIPART_BYTES));
+                .post("/multipart", Handler.blocking(BenchmarkApp::multipart), RouteOptions.defaults().maxBodySize(MAX_MULTIPART_BYTES))
+                .websocket("/ws/echo", new WsEcho(), WS_ECHO_OPTIONS);
+    }
+
+    /**
+     * {@code /ws/echo}: each text and binary message sent back as it came. The core answers pings
+     * and the client's close (with its code) by itself, so only messages need handling here.
+     */
+    static final class WsEcho implements WebSocket.Endpoint {
+        @Override
+        public void onText(WebSocket socket, String message) {
+            socket.sendText(message);
+        }
+
+        @Override
+        public void onBinary(WebSocket socket, ByteBuffer message) {
+            socket.sendBinary(message);
+        }
     }
 
     /**
