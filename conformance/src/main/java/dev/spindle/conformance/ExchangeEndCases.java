@@ -43,7 +43,7 @@ public abstract class ExchangeEndCases {
     static final int N = 2;
     private static final int MAX_BODY = 1024;
     private static final int MAX_LINE = 512;
-    private static final Duration TIMEOUT = Duration.ofMillis(800);
+    private static final Duration TIMEOUT = Duration.ofMillis(400);
 
     private final SuiteTarget suite;
 

@@ -1553,7 +1553,7 @@ public abstract class HttpConformanceSuite {
     @Test
     void readinessAnswers503DuringTheDrainDelayWhileNewConnectionsAreStillServed() throws Exception {
         assumeHas(Feature.CUSTOM_ROUTES);
-        Duration delay = Duration.ofSeconds(4);
+        Duration delay = Duration.ofSeconds(2);
         Router routes = Router.builder()
                 .get("/plaintext", (req, res) -> res.text("Hello, World!"))
                 .health("/health", new Health())
@@ -1574,7 +1574,7 @@ public abstract class HttpConformanceSuite {
             long closing = System.nanoTime();
             Thread closer = Thread.ofPlatform().start(own::close);
             RawResponse down = fetch(own, "/health/ready");
-            for (long end = closing + TimeUnit.SECONDS.toNanos(3); down.status() == 200 && System.nanoTime() - end < 0; ) {
+            for (long end = closing + TimeUnit.SECONDS.toNanos(1); down.status() == 200 && System.nanoTime() - end < 0; ) {
                 Thread.sleep(10);
                 down = fetch(own, "/health/ready");
             }
