@@ -99,7 +99,16 @@ public abstract class WebSocketCases extends SuiteSection {
         };
         WebSocket.Options options = WebSocket.Options.defaults().maxMessageSize(MAX_MESSAGE).subprotocols("v2.echo", "v1.echo")
                 .closeTimeout(Duration.ofSeconds(2));
+        WebSocket.Endpoint blocking = WebSocket.Endpoint.blocking(new WebSocket.Endpoint() {
+            @Override
+            public void onText(WebSocket socket, String message) throws Exception {
+                // what a blocking endpoint may do: sleep (a slow call), and wait for its own send to be written
+                Thread.sleep(5);
+                socket.sendText(Thread.currentThread().isVirtual() + " " + message).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            }
+        });
         return Router.builder()
+                .websocket("/blocking", blocking)
                 .websocket("/ws/{room}", echo, options)
                 .websocket("/feed", subscribe, WebSocket.Options.defaults().maxQueuedBytes(64 * 1024))
                 .get("/plain", (req, res) -> res.text("plain"))
@@ -220,6 +229,24 @@ public abstract class WebSocketCases extends SuiteSection {
             for (java.net.http.WebSocket ws : sockets) {
                 ws.sendClose(1001, "").get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             }
+        }
+    }
+
+    /** A blocking endpoint sleeps and waits for its sends on a thread of its own: every message is answered, in order. */
+    @Test
+    void aBlockingEndpointAnswersEveryMessageInOrder() throws Exception {
+        try (HttpClient client = client()) {
+            Received got = new Received();
+            java.net.http.WebSocket ws = client.newWebSocketBuilder().buildAsync(uri("/blocking"), got)
+                    .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            for (int i = 0; i < 20; i++) {
+                ws.sendText("m" + i, true).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            }
+            for (int i = 0; i < 20; i++) {
+                assertThat(got.next()).isEqualTo("true m" + i);
+            }
+            ws.sendClose(1000, "").get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(got.closed.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).startsWith("1000");
         }
     }
 

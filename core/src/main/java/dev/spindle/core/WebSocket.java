@@ -117,17 +117,32 @@ public interface WebSocket {
     /**
      * What an application does with the messages of its sockets. One instance serves every socket of
      * its route, so it must be thread-safe; each socket's callbacks run one at a time, in order, on
-     * that connection's thread, so they must not block (hand slow work to an executor and send its
-     * result from there). An exception thrown by a callback goes to {@link #onError} and closes the
-     * socket with 1011.
+     * that connection's thread, so they must not block (wrap it in {@link #blocking} for callbacks that
+     * do, or hand slow work to an executor and send its result from there). An exception thrown
+     * by a callback goes to {@link #onError} and closes the socket with 1011.
      */
     interface Endpoint {
+        /**
+         * An endpoint whose callbacks may block (a database call, a downstream request, waiting for
+         * a send's stage): they run one at a time and in order, as ever, but on a virtual thread of
+         * the socket's own rather than on the connection's thread, as {@link Handler#blocking} does
+         * for handlers. While the endpoint is behind by more than its socket's largest message (64 KiB
+         * at least, 4 MiB at most), the server stops reading from the client.
+         *
+         * @param endpoint the endpoint, not null
+         * @return an endpoint to pass to {@link Router.Builder#websocket(String, Endpoint, Options)}
+         */
+        static Endpoint blocking(Endpoint endpoint) {
+            return new dev.spindle.core.websocket.BlockingEndpoint(java.util.Objects.requireNonNull(endpoint, "endpoint"));
+        }
+
         /**
          * The handshake succeeded: the socket is open.
          *
          * @param socket the new socket
+         * @throws Exception a failure: {@link #onError}, then the socket closes with 1011
          */
-        default void onOpen(WebSocket socket) {
+        default void onOpen(WebSocket socket) throws Exception {
         }
 
         /**
@@ -135,8 +150,9 @@ public interface WebSocket {
          *
          * @param socket the socket
          * @param message the text
+         * @throws Exception a failure: {@link #onError}, then the socket closes with 1011
          */
-        default void onText(WebSocket socket, String message) {
+        default void onText(WebSocket socket, String message) throws Exception {
         }
 
         /**
@@ -144,8 +160,9 @@ public interface WebSocket {
          *
          * @param socket the socket
          * @param message its bytes, from position to limit; valid during this call only (copy what you keep)
+         * @throws Exception a failure: {@link #onError}, then the socket closes with 1011
          */
-        default void onBinary(WebSocket socket, ByteBuffer message) {
+        default void onBinary(WebSocket socket, ByteBuffer message) throws Exception {
         }
 
         /**
@@ -153,8 +170,9 @@ public interface WebSocket {
          *
          * @param socket the socket
          * @param payload its payload; valid during this call only
+         * @throws Exception a failure: {@link #onError}, then the socket closes with 1011
          */
-        default void onPing(WebSocket socket, ByteBuffer payload) {
+        default void onPing(WebSocket socket, ByteBuffer payload) throws Exception {
         }
 
         /**
@@ -162,8 +180,9 @@ public interface WebSocket {
          *
          * @param socket the socket
          * @param payload its payload; valid during this call only
+         * @throws Exception a failure: {@link #onError}, then the socket closes with 1011
          */
-        default void onPong(WebSocket socket, ByteBuffer payload) {
+        default void onPong(WebSocket socket, ByteBuffer payload) throws Exception {
         }
 
         /**

@@ -78,6 +78,10 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
     private volatile Thread inside;
     private volatile boolean overflowed;
     private volatile boolean draining;
+    /** The callbacks of a blocking endpoint, run in order on a virtual thread; null when they run inline. */
+    private final EndpointEvents events;
+    /** A blocking endpoint's callback threw: the connection closes with 1011. */
+    private volatile boolean endpointFailed;
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
 
     private boolean closeSent;
@@ -104,11 +108,14 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
      */
     public WebSocketConnection(WebSocketAccept accept, RequestState request, ServerConfig config, Runnable wakeup, byte[] before) {
         this.config = config;
-        this.endpoint = accept.endpoint;
+        boolean blocking = accept.endpoint instanceof BlockingEndpoint;
+        this.endpoint = blocking ? ((BlockingEndpoint) accept.endpoint).delegate() : accept.endpoint;
         this.options = accept.options;
         this.wakeup = wakeup;
         this.highWater = config.writeHighWaterMark();
         this.session = new Session(request.api, accept.subprotocol);
+        this.events = blocking ? new EndpointEvents(endpoint, session, Math.max(64 * 1024, Math.min(options.maxMessageSize(), 4L << 20)),
+                this::wake, this::callbackFailed) : null;
         Inflater inflater = accept.deflate == null ? null : new Inflater(true);
         MessageReader messages = new MessageReader(this, options.maxMessageSize(), inflater,
                 accept.deflate != null && accept.deflate.clientNoContextTakeover());
@@ -133,11 +140,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
     public Next open(byte[] rest) {
         enter();
         try {
-            try {
-                endpoint.onOpen(session);
-            } catch (Throwable t) {
-                callbackFailed(t);
-            }
+            deliver((e, s) -> e.onOpen(s), 0);
             if (rest.length > 0) {
                 read(ByteBuffer.wrap(rest));
             }
@@ -215,22 +218,15 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
     @Override
     public void text(String message) {
         if (delivering()) {
-            try {
-                endpoint.onText(session, message);
-            } catch (Throwable t) {
-                callbackFailed(t);
-            }
+            deliver((e, s) -> e.onText(s, message), 2L * message.length());
         }
     }
 
     @Override
     public void binary(ByteBuffer message) {
         if (delivering()) {
-            try {
-                endpoint.onBinary(session, message);
-            } catch (Throwable t) {
-                callbackFailed(t);
-            }
+            ByteBuffer m = copied(message);
+            deliver((e, s) -> e.onBinary(s, m), m.remaining());
         }
     }
 
@@ -242,21 +238,15 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         if (!closeSent) {
             appendFrame(PONG, payload);
         }
-        try {
-            endpoint.onPing(session, payload);
-        } catch (Throwable t) {
-            callbackFailed(t);
-        }
+        ByteBuffer p = copied(payload);
+        deliver((e, s) -> e.onPing(s, p), p.remaining());
     }
 
     @Override
     public void pong(ByteBuffer payload) {
         if (delivering()) {
-            try {
-                endpoint.onPong(session, payload);
-            } catch (Throwable t) {
-                callbackFailed(t);
-            }
+            ByteBuffer p = copied(payload);
+            deliver((e, s) -> e.onPong(s, p), p.remaining());
         }
     }
 
@@ -292,6 +282,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         report(code, reason);
     }
 
+    /** A callback failed (on the connection's thread, or else the endpoint's): onError, then a 1011 close. */
     private void callbackFailed(Throwable t) {
         log.warn("a WebSocket endpoint callback failed; closing the socket (1011)", t);
         try {
@@ -299,7 +290,40 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         } catch (Throwable again) {
             log.warn("the WebSocket endpoint's onError failed too", again);
         }
-        fail(INTERNAL_ERROR, "internal error");
+        if (events == null) {
+            fail(INTERNAL_ERROR, "internal error");
+        } else {
+            endpointFailed = true;
+            wake();
+        }
+    }
+
+    /** A callback of the endpoint: run here, or queued for the endpoint's own thread when it blocks. */
+    @FunctionalInterface
+    interface Callback {
+        void run(WebSocket.Endpoint endpoint, WebSocket socket) throws Exception;
+    }
+
+    private void deliver(Callback callback, long bytes) {
+        if (events != null) {
+            events.add(callback, bytes);
+            return;
+        }
+        try {
+            callback.run(endpoint, session);
+        } catch (Throwable t) {
+            callbackFailed(t);
+        }
+    }
+
+    /** A payload that outlives the call: the endpoint's thread reads it later. Inline, the reader's own view serves. */
+    private ByteBuffer copied(ByteBuffer payload) {
+        if (events == null) {
+            return payload;
+        }
+        ByteBuffer copy = ByteBuffer.allocate(payload.remaining());
+        copy.put(payload.duplicate()).flip();
+        return copy;
     }
 
     /** Tells the endpoint the socket closed, once. */
@@ -308,10 +332,21 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
             return;
         }
         reported = true;
-        try {
-            endpoint.onClose(session, code, reason);
-        } catch (Throwable t) {
-            log.warn("a WebSocket endpoint's onClose failed", t);
+        Callback close = (e, s) -> {
+            try {
+                e.onClose(s, code, reason);
+            } catch (Throwable t) {
+                log.warn("a WebSocket endpoint's onClose failed", t);
+            }
+        };
+        if (events != null) {
+            events.add(close, 0);
+        } else {
+            try {
+                close.run(endpoint, session);
+            } catch (Exception impossible) {
+                throw new IllegalStateException(impossible);
+            }
         }
     }
 
@@ -331,6 +366,9 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
 
     /** Moves queued sends into the output, up to the high-water mark; acts on an overflow or a drain first. */
     private void pull() {
+        if (endpointFailed && !closeSent) {
+            fail(INTERNAL_ERROR, "internal error");
+        }
         if (overflowed && !closeSent) {
             log.debug("a WebSocket client reads too slowly for its {} queued bytes; closing it", options.maxQueuedBytes());
             // a close frame would wait behind what the client is not reading: the connection ends now
@@ -451,7 +489,8 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         if (inputEnded) {
             return pending > 0 && closeSent ? Next.WRITE : Next.CLOSE;
         }
-        return Next.of(pending < highWater, pending > 0);
+        // a blocking endpoint behind on its messages holds the input back
+        return Next.of(pending < highWater && (events == null || !events.full()), pending > 0);
     }
 
     @Override

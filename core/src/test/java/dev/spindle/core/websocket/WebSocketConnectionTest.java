@@ -448,6 +448,92 @@ class WebSocketConnectionTest {
         assertThat(events).as("reported once").hasSize(2);
     }
 
+    /** A blocking endpoint: each message waits for the gate, then is echoed once its thread saw the echo written. */
+    private Connection blockingUpgraded(java.util.concurrent.Semaphore gate, List<String> threads, long maxMessage) {
+        WebSocket.Endpoint slow = WebSocket.Endpoint.blocking(new WebSocket.Endpoint() {
+            @Override
+            public void onOpen(WebSocket s) {
+                socket.set(s);
+            }
+
+            @Override
+            public void onText(WebSocket s, String message) throws Exception {
+                threads.add(Thread.currentThread().isVirtual() + " " + message);
+                if (message.equals("throw")) {
+                    throw new IllegalStateException("test: a blocking endpoint failure (expected in this test's log)");
+                }
+                gate.acquire();
+                // blocking on its own send is allowed here: the connection's thread writes it meanwhile
+                s.sendText(message).toCompletableFuture().get(5, TimeUnit.SECONDS);
+            }
+
+            @Override
+            public void onClose(WebSocket s, int code, String reason) {
+                threads.add("close " + code);
+            }
+        });
+        Router router = Router.builder().websocket("/chat/{room}", slow, WebSocket.Options.defaults().maxMessageSize(maxMessage)).build();
+        Connection c = Connection.open(router, ServerConfig.defaults(), null, wakeups::incrementAndGet);
+        c.received(ascii(handshake("/chat/lobby")));
+        drain(c);
+        return c;
+    }
+
+    @Test
+    void aBlockingEndpointRunsOnItsOwnThreadInOrderAndMayWaitForItsSends() throws Exception {
+        java.util.concurrent.Semaphore gate = new java.util.concurrent.Semaphore(0);
+        List<String> threads = new CopyOnWriteArrayList<>();
+        Connection c = blockingUpgraded(gate, threads, 1 << 20);
+        c.received(ByteBuffer.wrap(concat(clientFrame(WebSocketFrames.TEXT, "one"), clientFrame(WebSocketFrames.TEXT, "two"))));
+        assertThat(c.next()).as("the connection's thread is not held by the blocked callback").isEqualTo(Next.READ);
+        gate.release(2);
+        List<Frame> echoed = new ArrayList<>();
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5); echoed.size() < 2 && System.nanoTime() < end; ) {
+            c.resume();
+            echoed.addAll(frames(drain(c)));
+            Thread.sleep(1);
+        }
+        assertThat(echoed).containsExactly(new Frame(true, false, WebSocketFrames.TEXT, "one"), new Frame(true, false, WebSocketFrames.TEXT, "two"));
+        assertThat(threads).containsExactly("true one", "true two");
+    }
+
+    @Test
+    void aBlockingEndpointFarBehindHoldsTheInputBackUntilItCatchesUp() throws Exception {
+        java.util.concurrent.Semaphore gate = new java.util.concurrent.Semaphore(0);
+        List<String> threads = new CopyOnWriteArrayList<>();
+        Connection c = blockingUpgraded(gate, threads, 50_000);
+        String big = "x".repeat(40_000);
+        c.received(ByteBuffer.wrap(concat(clientFrame(WebSocketFrames.TEXT, big), clientFrame(WebSocketFrames.TEXT, big))));
+        assertThat(c.next().reads()).as("160 KB of text waiting for the endpoint, over its 64 KiB bound").isFalse();
+        int before = wakeups.get();
+        gate.release(2);
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5); !c.resume().reads() && System.nanoTime() < end; ) {
+            drain(c);
+            Thread.sleep(1);
+        }
+        assertThat(c.next().reads()).as("caught up: reading again").isTrue();
+        assertThat(wakeups.get()).as("the wakeup told the connection").isGreaterThan(before);
+    }
+
+    @Test
+    void aBlockingEndpointThatThrowsClosesTheSocket1011() throws Exception {
+        List<String> threads = new CopyOnWriteArrayList<>();
+        Connection c = blockingUpgraded(new java.util.concurrent.Semaphore(0), threads, 1 << 20);
+        c.received(ByteBuffer.wrap(clientFrame(WebSocketFrames.TEXT, "throw")));
+        Frame close = null;
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5); close == null && System.nanoTime() < end; ) {
+            c.resume();
+            List<Frame> out = frames(drain(c));
+            close = out.isEmpty() ? null : out.getLast();
+            Thread.sleep(1);
+        }
+        assertThat(closeCode(close)).isEqualTo(1011);
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5); threads.size() < 2 && System.nanoTime() < end; ) {
+            Thread.sleep(1);
+        }
+        assertThat(threads).containsExactly("true throw", "close 1011");
+    }
+
     record Frame(boolean fin, boolean rsv1, int opcode, byte[] payload) {
         Frame(boolean fin, boolean rsv1, int opcode, String text) {
             this(fin, rsv1, opcode, text.getBytes(StandardCharsets.UTF_8));
