@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.zip.Deflater;
 
 /**
  * One message to many sockets, encoded once: the frame a socket without compression receives, and
@@ -19,9 +18,6 @@ import java.util.zip.Deflater;
  * Every socket's queue gets the same bytes, which the connections copy into their output.
  */
 public final class Broadcast {
-    /** For the compressed frames of broadcasts; one at a time, as a broadcast is rare beside the sends it saves. */
-    private static final Deflater DEFLATER = new Deflater(Deflater.DEFAULT_COMPRESSION, true);
-
     private Broadcast() {
     }
 
@@ -45,10 +41,7 @@ public final class Broadcast {
         byte[] compressed() {
             byte[] frame = compressed;
             if (frame == null) {
-                byte[] deflated;
-                synchronized (DEFLATER) {
-                    deflated = PerMessageDeflate.compress(DEFLATER, payload, 0, payload.length);
-                }
+                byte[] deflated = PerMessageDeflate.compress(payload, 0, payload.length);
                 frame = WebSocketFrames.frame(true, true, opcode, deflated, null);
                 compressed = frame;
             }

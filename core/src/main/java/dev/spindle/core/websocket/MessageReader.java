@@ -59,7 +59,9 @@ final class MessageReader implements FrameReader.Listener {
     private byte[] message = NONE;
     private int size;
     /** The raw-deflate decompressor of permessage-deflate, or null without it. */
-    private final Inflater inflater;
+    private Inflater inflater;
+    /** Whether permessage-deflate was agreed: the inflater is made at the first compressed message. */
+    private final boolean inflates;
     private final boolean resetPerMessage;
     private boolean compressed;
     private final byte[] probe = new byte[1];
@@ -77,6 +79,19 @@ final class MessageReader implements FrameReader.Listener {
         this.listener = listener;
         this.maxMessageSize = maxMessageSize;
         this.inflater = inflater;
+        this.inflates = inflater != null;
+        this.resetPerMessage = resetPerMessage;
+    }
+
+    /**
+     * A reader that inflates when {@code deflate}, its inflater made at the first compressed message
+     * and, when the peer resets its context per message, let go after each one: an idle
+     * connection holds none of the native memory an inflater costs.
+     */
+    MessageReader(Listener listener, long maxMessageSize, boolean deflate, boolean resetPerMessage) {
+        this.listener = listener;
+        this.maxMessageSize = maxMessageSize;
+        this.inflates = deflate;
         this.resetPerMessage = resetPerMessage;
     }
 
@@ -94,8 +109,11 @@ final class MessageReader implements FrameReader.Listener {
             size = 0;
             utf8.reset();
             compressed = rsv1;
-            if (rsv1 && inflater == null) {
+            if (rsv1 && !inflates) {
                 throw new WebSocketException(PROTOCOL_ERROR, "a compressed message without permessage-deflate");
+            }
+            if (rsv1 && inflater == null) {
+                inflater = new Inflater(true);
             }
         }
         if (!compressed && size + length > maxMessageSize) {
@@ -161,7 +179,10 @@ final class MessageReader implements FrameReader.Listener {
         if (compressed) {
             inflate(ByteBuffer.wrap(PerMessageDeflate.TAIL));
             // a peer that ended its deflate stream (BFINAL) starts a new one with its next message
-            if (resetPerMessage || inflater.finished()) {
+            if (resetPerMessage) {
+                inflater.end();
+                inflater = null;
+            } else if (inflater.finished()) {
                 inflater.reset();
             }
         }
@@ -179,6 +200,15 @@ final class MessageReader implements FrameReader.Listener {
             listener.binary(ByteBuffer.wrap(message, 0, size));
             release();
         }
+    }
+
+    /** The connection is over: the inflater's native memory goes now, not when a collection finds it. */
+    void close() {
+        if (inflater != null) {
+            inflater.end();
+            inflater = null;
+        }
+        message = NONE;
     }
 
     private void release() {

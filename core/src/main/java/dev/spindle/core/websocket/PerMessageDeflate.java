@@ -10,7 +10,7 @@ import java.util.zip.Deflater;
  * The permessage-deflate extension (RFC 7692): the server's side of its negotiation, and the
  * compression of the messages a server sends. A server here always sends
  * {@code server_no_context_takeover} (7.1.1.1 lets it), so no compressor is held by a connection
- * between messages; it keeps the client's context unless the client offered
+ * between messages (they come from a shared pool); it keeps the client's context unless the client offered
  * {@code client_no_context_takeover}. The JDK's {@code Deflater} cannot narrow its window, so an
  * offer that asks for {@code server_max_window_bits} below 15 is declined, as 7.1.2.1 requires of a
  * server that cannot honour it; {@code client_max_window_bits} needs nothing of a decompressor,
@@ -145,6 +145,29 @@ final class PerMessageDeflate {
      * flush's last four bytes (7.2.1): the payload of the message's frames, the first with RSV1.
      * {@code deflater} is reset after, as no context is taken over.
      */
+    /**
+     * As {@link #compress(Deflater, byte[], int, int)} with a compressor borrowed from a pool shared
+     * by every connection: as no context is taken over, any compressor serves any message, so a
+     * connection holds none of the native memory one costs (hundreds of KiB) while it is idle.
+     */
+    static byte[] compress(byte[] message, int offset, int length) {
+        Deflater deflater = POOL.poll();
+        if (deflater == null) {
+            deflater = new Deflater(Deflater.DEFAULT_COMPRESSION, true);
+        }
+        try {
+            return compress(deflater, message, offset, length);
+        } finally {
+            if (!POOL.offer(deflater)) {
+                deflater.end();
+            }
+        }
+    }
+
+    /** Compressors between messages: a few per core, as that many threads compress at once. */
+    private static final java.util.concurrent.ArrayBlockingQueue<Deflater> POOL =
+            new java.util.concurrent.ArrayBlockingQueue<>(2 * Runtime.getRuntime().availableProcessors());
+
     static byte[] compress(Deflater deflater, byte[] message, int offset, int length) {
         deflater.setInput(message, offset, length);
         ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(64, length / 2 + 16));

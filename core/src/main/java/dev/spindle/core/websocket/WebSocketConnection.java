@@ -27,8 +27,6 @@ import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.zip.Deflater;
-import java.util.zip.Inflater;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,9 +52,10 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
     private final WebSocket.Options options;
     private final Runnable wakeup;
     private final FrameReader frames;
+    private final MessageReader messages;
     private final Session session;
-    /** The compressor of permessage-deflate, or null; used under its own lock by any sending thread. */
-    private final Deflater deflater;
+    /** Whether permessage-deflate was agreed: messages go out compressed (by a pooled compressor). */
+    private final boolean deflate;
     private final int highWater;
 
     private byte[] out = NONE;
@@ -116,14 +115,13 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         this.session = new Session(request.api, accept.subprotocol);
         this.events = blocking ? new EndpointEvents(endpoint, session, Math.max(64 * 1024, Math.min(options.maxMessageSize(), 4L << 20)),
                 this::wake, this::callbackFailed) : null;
-        Inflater inflater = accept.deflate == null ? null : new Inflater(true);
-        MessageReader messages = new MessageReader(this, options.maxMessageSize(), inflater,
+        this.messages = new MessageReader(this, options.maxMessageSize(), accept.deflate != null,
                 accept.deflate != null && accept.deflate.clientNoContextTakeover());
         this.frames = new FrameReader(messages, true, options.maxMessageSize());
         if (accept.deflate != null) {
             frames.allowRsv1();
         }
-        this.deflater = accept.deflate == null ? null : new Deflater(Deflater.DEFAULT_COMPRESSION, true);
+        this.deflate = accept.deflate != null;
         long now = System.nanoTime();
         lastInput = now;
         lastOutputTaken = now;
@@ -636,6 +634,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
             }
         }
         report(WebSocketFrames.ABNORMAL_CLOSURE, "the connection was closed");
+        messages.close();
         out = NONE;
         view = null;
         outStart = 0;
@@ -741,15 +740,12 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
 
         /** A message a {@link Broadcast} encoded once: its frame as this socket agreed to receive it. */
         CompletionStage<Void> send(Broadcast.Message message) {
-            return enqueue(deflater != null ? message.compressed() : message.plain());
+            return enqueue(deflate ? message.compressed() : message.plain());
         }
 
         private CompletionStage<Void> send(int opcode, byte[] payload) {
-            if (deflater != null) {
-                byte[] compressed;
-                synchronized (deflater) {
-                    compressed = PerMessageDeflate.compress(deflater, payload, 0, payload.length);
-                }
+            if (deflate) {
+                byte[] compressed = PerMessageDeflate.compress(payload, 0, payload.length);
                 return enqueue(WebSocketFrames.frame(true, true, opcode, compressed, null));
             }
             return enqueue(WebSocketFrames.frame(true, false, opcode, payload, null));
