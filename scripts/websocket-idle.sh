@@ -4,17 +4,24 @@
 # benchmark app's GET /ws/echo (permessage-deflate on) cost at a fixed 256 MiB heap, and whether
 # the server still answers, echoes and lets the memory go when they close.
 #
-#   scripts/websocket-idle.sh [--servers A,B] [--connections N] [--quick] [--out DIR]
+#   scripts/websocket-idle.sh [--servers A,B] [--connections N] [--max-connections M] [--no-deflate]
+#                             [--quick] [--out DIR]
 #
 #   --servers A,B    rows of scripts/lib/bench-servers.sh or launcher classes (default:
 #                    VirtualThreadServer, SingleLoopServer, MultiLoopServer, IoUringServer)
 #   --connections N  idle sockets per server (default 10000)
+#   --max-connections M  the server's -Dspindle.maxConnections (default N + 100: the GET /plaintext
+#                    below is one more connection, and at the default limit, 10,000, 10,000 sockets
+#                    leave no room for it, so it is answered 503 "too many connections" by design)
+#   --no-deflate     offer no permessage-deflate (default: offer it, as /ws/echo accepts it): what the
+#                    extension's per-connection state costs
 #   --quick          1000 connections on VirtualThreadServer and MultiLoopServer; the run goes to a
 #                    temporary directory unless --out is given
 #   --out DIR        where the run goes (default results/websocket-idle/<UTC timestamp>/)
 #
 # Each server starts on 127.0.0.1 (`java <spindle_java_opts> -Xms256m -Xmx256m
-# -Xlog:gc*:file=raw/<server>/gc.log -cp <cp> <MainClass> 0 2`), then scripts/lib/ws_idle.py:
+# -Xlog:gc*:file=raw/<server>/gc.log -Dspindle.maxConnections=M -cp <cp> <MainClass> 0 2`, a
+# benchmark row's -D properties and workers too), then scripts/lib/ws_idle.py:
 #   1. warm-up: 20 sockets opened, echoed once and closed (lazy class and pool set-up is not per-connection)
 #   2. baseline: `jcmd <pid> GC.run`, then heap used from `jcmd <pid> GC.heap_info`; VmRSS and Threads
 #      from /proc/<pid>/status
@@ -38,6 +45,8 @@
 # raw/ as raw.tar.gz (scripts/lib/raw_archive.py). Rebuild the summary:
 #   /usr/bin/python3 scripts/lib/ws_idle.py report DIR
 #
+# The script raises the open-files limit to 65536, or to the hard limit if that is lower (it must
+# exceed N + 100: each process holds N sockets).
 # Exit status: 0 every server passed; 1 a server failed (or did not start); 2 bad arguments.
 # Env: SPINDLE_JVM_OPTS replaces spindle_java_opts' flags (the heap flags are set regardless).
 set -euo pipefail
@@ -64,12 +73,14 @@ need_value() { [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || { echo "error: $1 nee
 
 command_line="$(printf '%q ' "$0" "$@")"
 command_line="${command_line% }"
-servers_arg="" connections="" quick=0 out_arg=""
+servers_arg="" connections="" max_connections="" compression=deflate quick=0 out_arg=""
 while (( $# > 0 )); do
   case "$1" in
     -h | --help) help ;;
     --servers) need_value "$@"; servers_arg="$2"; shift ;;
     --connections) need_value "$@"; connections="$2"; shift ;;
+    --max-connections) need_value "$@"; max_connections="$2"; shift ;;
+    --no-deflate) compression=none ;;
     --quick) quick=1 ;;
     --out) need_value "$@"; out_arg="$2"; shift ;;
     *) echo "error: unknown argument '$1'" >&2; usage ;;
@@ -86,6 +97,9 @@ fi
 (( ${#servers[@]} > 0 )) || usage
 connections="${connections:-$( (( quick )) && echo 1000 || echo 10000)}"
 [[ "$connections" =~ ^[1-9][0-9]*$ ]] || { echo "error: --connections must be a positive whole number" >&2; usage; }
+max_connections="${max_connections:-$(( connections + 100 ))}"
+[[ "$max_connections" =~ ^[1-9][0-9]*$ ]] || { echo "error: --max-connections must be a positive whole number" >&2; usage; }
+server_props=("-Dspindle.maxConnections=$max_connections")
 
 # Each server: "<name>|<fqcn>|<props>|<workers>", from its benchmark row or its class.
 plan=()
@@ -139,6 +153,8 @@ meta kernel "$(uname -r)"
 meta jdk "$JAVA_HOME: $("$JAVA_HOME/bin/java" -version 2>&1 | grep -v '^Picked up' | head -n 2 | paste -sd ';' | sed 's/;/; /g')"
 meta jvm_flags "${jvm_flags[*]} -Xlog:gc*:file=raw/<server>/gc.log"
 meta connections "$connections"
+meta server_props "${server_props[*]}"
+meta compression "$compression"
 meta open_files "$(ulimit -n)"
 meta python "$("$PY" --version 2>&1); websockets $("$PY" -c 'import websockets; print(websockets.__version__)')"
 meta loadavg_start "$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -161,7 +177,7 @@ for entry in "${plan[@]}"; do
   echo "$name" >>"$out/servers"
   row_props=()
   read -r -a row_props <<<"$props"
-  cmd=("$JAVA_HOME/bin/java" "${jvm_flags[@]}" "-Xlog:gc*:file=$dir/gc.log" "${row_props[@]}" -cp "$cp" "$fqcn" 0 "$workers")
+  cmd=("$JAVA_HOME/bin/java" "${jvm_flags[@]}" "-Xlog:gc*:file=$dir/gc.log" "${server_props[@]}" "${row_props[@]}" -cp "$cp" "$fqcn" 0 "$workers")
   cmd_text="${cmd[*]//$snapshot/<classes>}"
   printf '%s\t%s\n' command "${cmd_text//$out/<run>}" >"$dir/launch.tsv"
   "${cmd[@]}" >"$dir/server.out" 2>"$dir/server.err" </dev/null &
@@ -177,7 +193,7 @@ for entry in "${plan[@]}"; do
   echo "websocket-idle: $name pid $server_pid on 127.0.0.1:$port" >&2
   # in the background and waited for, so a signal reaches the trap at once
   timeout -k 10 "$CLIENT_TIMEOUT" "$PY" "$LIB/ws_idle.py" run --port "$port" --pid "$server_pid" \
-    --jcmd "$JAVA_HOME/bin/jcmd" --connections "$connections" --out "$dir/client.json" > >(tee "$dir/client.log" >&2) 2>&1 &
+    --jcmd "$JAVA_HOME/bin/jcmd" --connections "$connections" --compression "$compression" --out "$dir/client.json" > >(tee "$dir/client.log" >&2) 2>&1 &
   client_pid=$!
   rc=0
   wait "$client_pid" || rc=$?

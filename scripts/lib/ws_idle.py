@@ -9,7 +9,7 @@ full GC by `jcmd PID GC.run` + `GC.heap_info`, VmRSS and Threads from /proc/PID/
 opened BATCH at a time (permessage-deflate offered, no client pings), each within OPEN_TIMEOUT;
 IDLE_SECONDS of quiet, the server's CPU over CPU_WINDOW more, then the same measures again; PROBES
 random sockets each send a text message and must read its echo; a plain GET /plaintext on a new
-connection must answer 200; every socket is closed with 1000 and must read 1000 back; the heap after
+connection must answer 200 (the server's connection limit must leave room for it); every socket is closed with 1000 and must read 1000 back; the heap after
 a full GC once more. Everything goes into one JSON file; the whole run is bounded by DEADLINE.
 
 report: one row per server, judged by verdict() (the rule is RULE, printed in summary.md).
@@ -181,16 +181,16 @@ def alive(pid: int) -> bool:
     return stat[stat.rindex(")") + 2] != "Z"
 
 
-async def open_one(url: str):
+async def open_one(url: str, compression: str | None):
     import websockets
-    return await websockets.connect(url, compression="deflate", ping_interval=None, max_size=1 << 20,
+    return await websockets.connect(url, compression=compression, ping_interval=None, max_size=1 << 20,
                                     open_timeout=OPEN_TIMEOUT, close_timeout=IO_TIMEOUT)
 
 
-async def open_all(url: str, n: int) -> tuple[list, dict]:
+async def open_all(url: str, n: int, compression: str | None = "deflate") -> tuple[list, dict]:
     sockets, failures = [], {}
     for start in range(0, n, BATCH):
-        results = await asyncio.gather(*(open_one(url) for _ in range(start, min(n, start + BATCH))),
+        results = await asyncio.gather(*(open_one(url, compression) for _ in range(start, min(n, start + BATCH))),
                                        return_exceptions=True)
         for res in results:
             if isinstance(res, BaseException):
@@ -216,11 +216,14 @@ async def health(port: int) -> dict:
     try:
         reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), IO_TIMEOUT)
         writer.write(b"GET /plaintext HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        line = await asyncio.wait_for(reader.readline(), IO_TIMEOUT)
+        answer = await asyncio.wait_for(reader.read(4096), IO_TIMEOUT)
+        ms = round(1000 * (time.monotonic() - t0), 1)
         writer.close()
-        parts = line.decode("latin-1").split()
+        text = answer.decode("latin-1")
+        parts = text.split("\r\n", 1)[0].split()
+        # the body too: a 503 says which limit answered it
         return {"status": int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None,
-                "line": line.decode("latin-1").strip(), "ms": round(1000 * (time.monotonic() - t0), 1)}
+                "answer": text[:300], "ms": ms}
     except (OSError, asyncio.TimeoutError) as e:
         return {"status": None, "error": f"{type(e).__name__}: {e}"}
 
@@ -234,7 +237,8 @@ async def run(args, r: dict) -> None:
     def measure(gc=True):
         return loop.run_in_executor(None, sample, pid, jcmd, gc)
 
-    warm, fails = await open_all(url, WARMUP)
+    compression = None if args.compression == "none" else args.compression
+    warm, fails = await open_all(url, WARMUP, compression)
     r["warmup"] = {"opened": len(warm), "failures": fails,
                    "echoed": sum(await asyncio.gather(*(echo(ws, "warm-up") for ws in warm)))}
     await asyncio.gather(*(close_one(ws) for ws in warm), return_exceptions=True)
@@ -242,7 +246,7 @@ async def run(args, r: dict) -> None:
     r["base"] = await measure()
 
     t0 = time.monotonic()
-    sockets, fails = await open_all(url, n)
+    sockets, fails = await open_all(url, n, compression)
     r["open_seconds"] = round(time.monotonic() - t0, 2)
     r["opened"], r["open_failures"] = len(sockets), fails
     if sockets:
@@ -284,6 +288,7 @@ async def run(args, r: dict) -> None:
 
 def cmd_run(args) -> int:
     r = {"connections": args.connections, "port": args.port, "pid": args.pid, "seed": args.seed,
+         "compression": args.compression,
          "batch": BATCH, "idle_seconds": IDLE_SECONDS, "cpu_window": CPU_WINDOW}
     r["nofile"] = raise_nofile(args.connections + 1024)
     try:
@@ -314,6 +319,12 @@ def load(server_dir: Path) -> dict:
     return r
 
 
+def read_meta(run_dir: Path) -> dict:
+    f = run_dir / "meta.tsv"
+    lines = f.read_text().splitlines() if f.exists() else []
+    return dict(line.split("\t", 1) for line in lines if "\t" in line)
+
+
 def row(name: str, r: dict) -> dict:
     ok, why = verdict(r)
     g = lambda phase, key: r.get(phase, {}).get(key)   # noqa: E731
@@ -330,6 +341,12 @@ def row(name: str, r: dict) -> dict:
 
 
 def cmd_report(run_dir: Path, echo: bool = True) -> int:
+    import raw_archive   # beside this file: a committed run keeps raw/ as raw.tar.gz
+    with raw_archive.extracted(run_dir):
+        return write_report(run_dir, echo)
+
+
+def write_report(run_dir: Path, echo: bool) -> int:
     servers = [line for line in (run_dir / "servers").read_text().split() if line] \
         if (run_dir / "servers").exists() else sorted(p.name for p in (run_dir / "raw").iterdir())
     rows = [row(s, load(run_dir / "raw" / s)) for s in servers]
@@ -337,8 +354,11 @@ def cmd_report(run_dir: Path, echo: bool = True) -> int:
         w = csv.DictWriter(f, COLUMNS, delimiter="\t", lineterminator="\n")
         w.writeheader()
         w.writerows({k: ("" if v is None else v) for k, v in x.items()} for x in rows)
+    meta = read_meta(run_dir)
+    props = f" and {meta['server_props']}" if meta.get("server_props") else ""
+    offer = "no extension offered" if meta.get("compression") == "none" else "permessage-deflate offered"
     md = ["# Idle WebSocket connections", "",
-          f"Each server at -Xms256m -Xmx256m; the connections to GET /ws/echo (permessage-deflate offered) "
+          f"Each server at -Xms256m -Xmx256m{props}; the connections to GET /ws/echo ({offer}) "
           f"opened {BATCH} at a time, then {IDLE_SECONDS:g} s idle and {CPU_WINDOW:g} s of CPU sampling; "
           "heap is `jcmd GC.heap_info` used after `jcmd GC.run`, RSS is VmRSS; per connection = "
           "(idle - baseline) / connections opened.", "", f"Rule: {RULE}", "",
@@ -375,6 +395,7 @@ def main(argv: list[str]) -> int:
     r.add_argument("--jcmd", required=True)
     r.add_argument("--connections", type=int, default=10000)
     r.add_argument("--seed", type=int, default=6455)
+    r.add_argument("--compression", choices=["deflate", "none"], default="deflate")
     r.add_argument("--out", required=True)
     rep = sub.add_parser("report")
     rep.add_argument("run_dir", type=Path)
