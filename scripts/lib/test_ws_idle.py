@@ -98,7 +98,7 @@ class ReportTest(unittest.TestCase):
             (run / "servers").write_text("Good\nBad\nAbsent\n")
             for name, out in [("Good", ""), ("Bad", "java.lang.OutOfMemoryError: Java heap space\n")]:
                 (run / "raw" / name).mkdir(parents=True)
-                r = passing(idle={"heap": 6 * wi.MIB, "rss": 90 * wi.MIB, "threads": 20})
+                r = passing(idle={"heap": 6 * wi.MIB, "rss": 90 * wi.MIB, "threads": 20}, idle_cpu_slices=[0.2, 1.5])
                 (run / "raw" / name / "client.json").write_text(json.dumps(r))
                 (run / "raw" / name / "server.err").write_text(out)
             self.assertEqual(wi.cmd_report(run, echo=False), 1)
@@ -107,6 +107,7 @@ class ReportTest(unittest.TestCase):
             self.assertIn("\tPASS\t", tsv[1])
             md = (run / "summary.md").read_text()
             self.assertIn("| Bad | 100/100 |", md)
+            self.assertIn("| 0.40 (1.5) | PASS |", md)
             self.assertIn("- Bad: OutOfMemoryError", md)
             self.assertIn("- Absent: did not start", md)
 
