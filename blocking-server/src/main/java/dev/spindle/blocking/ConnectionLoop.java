@@ -52,6 +52,8 @@ final class ConnectionLoop implements Runnable {
     private volatile boolean woken;
     /** The thread writing what other threads send on a duplex connection while this loop reads, or null. */
     private volatile Thread writer;
+    /** The connection became duplex (an open WebSocket): the first wakeup starts {@link #writer}. */
+    private volatile boolean duplex;
     /** The loop is over: the writer stops. */
     private volatile boolean ended;
     /**
@@ -164,8 +166,11 @@ final class ConnectionLoop implements Runnable {
             int n;
             Connection.State state = conn.state();
             idle = !draining && state == Connection.State.IDLE;
-            if (state == Connection.State.DUPLEX && writer == null) {
-                writer = Thread.ofVirtual().name(thread.getName() + "-writer").start(this::writeWhileReading);
+            if (state == Connection.State.DUPLEX && !duplex) {
+                duplex = true;
+                if (woken) {
+                    startWriter();
+                }
             }
             try {
                 int timeout = timeoutMillis(conn.nanosToTick(now));
@@ -195,6 +200,15 @@ final class ConnectionLoop implements Runnable {
                     }
                     conn.received(reads.filled(n));
                 }
+            }
+        }
+    }
+
+    /** Starts the writer, once: at the first wakeup of a duplex connection, so a socket nobody else sends on never has one. */
+    private void startWriter() {
+        synchronized (this) {
+            if (writer == null && !ended) {
+                writer = Thread.ofVirtual().name(thread.getName() + "-writer").start(this::writeWhileReading);
             }
         }
     }
@@ -403,6 +417,9 @@ final class ConnectionLoop implements Runnable {
 
     private void wake() {
         woken = true;
+        if (duplex && writer == null) {
+            startWriter();
+        }
         LockSupport.unpark(writer);
         LockSupport.unpark(thread);
     }
