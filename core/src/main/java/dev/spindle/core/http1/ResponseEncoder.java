@@ -118,9 +118,7 @@ final class ResponseEncoder {
         if (r.contentType != null) {
             headerBytes += r.contentType.length() + 16;
         }
-        for (int i = 0; i < r.headerCount; i++) {
-            headerBytes += r.headerNames[i].length() + r.headerValues[i].length() + 4;
-        }
+        headerBytes += fieldBytes(r);
         out.ensure(headerBytes + room);
         out.put(STATUS_LINES[r.status]);
         out.put(SERVER);
@@ -144,13 +142,7 @@ final class ResponseEncoder {
         } else if (connection == CONNECTION_KEEP_ALIVE) {
             out.put(KEEP_ALIVE);
         }
-        for (int i = 0; i < r.headerCount; i++) {
-            out.putAscii(r.headerNames[i]);
-            out.put(COLON);
-            out.putAscii(r.headerValues[i]);
-            out.put(CRLF);
-        }
-        out.put(CRLF);
+        fieldsAndEnd(out, r);
     }
 
     /**
@@ -161,10 +153,7 @@ final class ResponseEncoder {
     static void encodeWebSocketSwitch(OutputBuffer out, ResponseState r, dev.spindle.core.websocket.WebSocketAccept accept) {
         String extensions = accept.extensions();
         int bytes = FIXED_HEADERS + 160 + (accept.subprotocol == null ? 0 : accept.subprotocol.length())
-                + (extensions == null ? 0 : extensions.length());
-        for (int i = 0; i < r.headerCount; i++) {
-            bytes += r.headerNames[i].length() + r.headerValues[i].length() + 4;
-        }
+                + (extensions == null ? 0 : extensions.length()) + fieldBytes(r);
         out.ensure(bytes);
         out.put(STATUS_LINES[101]);
         out.put(SERVER);
@@ -182,6 +171,20 @@ final class ResponseEncoder {
             out.putAscii(extensions);
             out.put(CRLF);
         }
+        fieldsAndEnd(out, r);
+    }
+
+    /** The bytes the handler's header fields take, encoded. */
+    private static int fieldBytes(ResponseState r) {
+        int bytes = 0;
+        for (int i = 0; i < r.headerCount; i++) {
+            bytes += r.headerNames[i].length() + r.headerValues[i].length() + 4;
+        }
+        return bytes;
+    }
+
+    /** The handler's header fields, then the empty line that ends the header section. */
+    private static void fieldsAndEnd(OutputBuffer out, ResponseState r) {
         for (int i = 0; i < r.headerCount; i++) {
             out.putAscii(r.headerNames[i]);
             out.put(COLON);

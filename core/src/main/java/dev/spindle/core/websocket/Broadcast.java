@@ -3,7 +3,6 @@ package dev.spindle.core.websocket;
 
 import dev.spindle.core.WebSocket;
 import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,10 +56,7 @@ public final class Broadcast {
      * @return a stage completing with how many sockets it was written to
      */
     public static CompletionStage<Integer> text(Iterable<? extends WebSocket> sockets, CharSequence text) {
-        ByteBuffer utf8 = StandardCharsets.UTF_8.encode(CharBuffer.wrap(text));
-        byte[] bytes = new byte[utf8.remaining()];
-        utf8.get(bytes);
-        return send(sockets, new Message(WebSocketFrames.TEXT, bytes));
+        return send(sockets, new Message(WebSocketFrames.TEXT, WebSocketFrames.utf8(text)));
     }
 
     /**

@@ -16,7 +16,19 @@ import java.util.function.Consumer;
  * memory growing.
  */
 final class EndpointEvents {
-    private record Queued(WebSocketConnection.Callback callback, long bytes) {
+    /** A callback of the endpoint: run on the connection's thread, or queued here when the endpoint blocks. */
+    @FunctionalInterface
+    interface Callback {
+        void run(WebSocket.Endpoint endpoint, WebSocket socket) throws Exception;
+    }
+
+    private record Queued(Callback callback, long bytes) {
+    }
+
+    /** {@return a copy of {@code payload}'s remaining bytes, for a callback that runs after the reader reused them} */
+    static java.nio.ByteBuffer copy(java.nio.ByteBuffer payload) {
+        java.nio.ByteBuffer copy = java.nio.ByteBuffer.allocate(payload.remaining());
+        return copy.put(payload.duplicate()).flip();
     }
 
     private final WebSocket.Endpoint endpoint;
@@ -39,7 +51,7 @@ final class EndpointEvents {
     }
 
     /** Queues a callback with the bytes it holds; starts the endpoint's thread when none runs. */
-    void add(WebSocketConnection.Callback callback, long bytes) {
+    void add(Callback callback, long bytes) {
         pending.addAndGet(bytes);
         queue.add(new Queued(callback, bytes));
         if (running.compareAndSet(false, true)) {

@@ -21,9 +21,6 @@ import dev.spindle.core.spi.LayeredConnection;
 import dev.spindle.core.spi.Next;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,8 +41,6 @@ import org.slf4j.LoggerFactory;
 public final class WebSocketConnection implements LayeredConnection, MessageReader.Listener {
     private static final Logger log = LoggerFactory.getLogger(WebSocketConnection.class);
     private static final byte[] NONE = new byte[0];
-    /** The largest output buffer kept once everything in it was written. */
-    private static final int RETAINED_OUTPUT = 1024;
 
     private final ServerConfig config;
     private final WebSocket.Endpoint endpoint;
@@ -58,20 +53,10 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
     private final boolean deflate;
     private final int highWater;
 
-    private byte[] out = NONE;
-    private int outStart;
-    private int outEnd;
-    private ByteBuffer view;
-    /** Bytes ever appended to the output, and ever reported written: a send completes once its end is written. */
-    private long appended;
-    private long taken;
-    private final ArrayDeque<Completion> completions = new ArrayDeque<>();
+    private final FrameOutput output = new FrameOutput();
 
-    /** Sends from any thread, guarded by itself, with the bytes they hold. */
-    private final ArrayDeque<Outgoing> queue = new ArrayDeque<>();
-    private long queuedBytes;
-    /** No more sends are taken: a close is queued or sent, or the connection is over (guarded by {@link #queue}). */
-    private boolean sealed;
+    /** Sends from any thread, bounded by the route's {@code maxQueuedBytes}. */
+    private final SendQueue queue;
     private final AtomicBoolean woken = new AtomicBoolean();
     /** The thread inside one of the connection's calls, which pulls the queue before it returns (no wakeup needed). */
     private volatile Thread inside;
@@ -113,6 +98,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         this.wakeup = wakeup;
         this.highWater = config.writeHighWaterMark();
         this.session = new Session(request.api, accept.subprotocol);
+        this.queue = new SendQueue(options.maxQueuedBytes());
         this.events = blocking ? new EndpointEvents(endpoint, session, Math.max(64 * 1024, Math.min(options.maxMessageSize(), 4L << 20)),
                 this::wake, this::callbackFailed) : null;
         this.messages = new MessageReader(this, options.maxMessageSize(), accept.deflate != null,
@@ -126,7 +112,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         lastInput = now;
         lastOutputTaken = now;
         lastPing = now;
-        append(before, 0, before.length);
+        output.append(before);
     }
 
     /**
@@ -234,7 +220,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
             return;
         }
         if (!closeSent) {
-            appendFrame(PONG, payload);
+            output.frame(PONG, payload);
         }
         ByteBuffer p = copied(payload);
         deliver((e, s) -> e.onPing(s, p), p.remaining());
@@ -256,9 +242,9 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         closeReceived = true;
         if (!closeSent) {
             // echo the code (RFC 6455 5.5.1); none when the client sent none
-            seal(new IllegalStateException("the client closed the WebSocket"));
+            queue.seal(new IllegalStateException("the client closed the WebSocket"));
             byte[] payload = code == NO_STATUS ? NONE : WebSocketFrames.closePayload(code, null);
-            appendFrame(CLOSE, ByteBuffer.wrap(payload));
+            output.frame(CLOSE, ByteBuffer.wrap(payload));
             closeSent = true;
         }
         report(code, reason);
@@ -272,8 +258,8 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
     private void fail(int code, String reason) {
         failed = true;
         if (!closeSent) {
-            seal(new IllegalStateException("the WebSocket was closed: " + reason));
-            appendFrame(CLOSE, ByteBuffer.wrap(WebSocketFrames.closePayload(code, reason)));
+            queue.seal(new IllegalStateException("the WebSocket was closed: " + reason));
+            output.frame(CLOSE, ByteBuffer.wrap(WebSocketFrames.closePayload(code, reason)));
             closeSent = true;
             closeSentAt = System.nanoTime();
         }
@@ -296,13 +282,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         }
     }
 
-    /** A callback of the endpoint: run here, or queued for the endpoint's own thread when it blocks. */
-    @FunctionalInterface
-    interface Callback {
-        void run(WebSocket.Endpoint endpoint, WebSocket socket) throws Exception;
-    }
-
-    private void deliver(Callback callback, long bytes) {
+    private void deliver(EndpointEvents.Callback callback, long bytes) {
         if (events != null) {
             events.add(callback, bytes);
             return;
@@ -314,14 +294,9 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         }
     }
 
-    /** A payload that outlives the call: the endpoint's thread reads it later. Inline, the reader's own view serves. */
+    /** A payload that outlives the call when the endpoint's thread reads it later; inline, the reader's own view serves. */
     private ByteBuffer copied(ByteBuffer payload) {
-        if (events == null) {
-            return payload;
-        }
-        ByteBuffer copy = ByteBuffer.allocate(payload.remaining());
-        copy.put(payload.duplicate()).flip();
-        return copy;
+        return events == null ? payload : EndpointEvents.copy(payload);
     }
 
     /** Tells the endpoint the socket closed, once. */
@@ -330,7 +305,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
             return;
         }
         reported = true;
-        Callback close = (e, s) -> {
+        EndpointEvents.Callback close = (e, s) -> {
             try {
                 e.onClose(s, code, reason);
             } catch (Throwable t) {
@@ -348,20 +323,6 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         }
     }
 
-    /** No more sends: those queued fail with {@code why}. */
-    private void seal(Exception why) {
-        ArrayDeque<Outgoing> dropped;
-        synchronized (queue) {
-            sealed = true;
-            dropped = new ArrayDeque<>(queue);
-            queue.clear();
-            queuedBytes = 0;
-        }
-        for (Outgoing o : dropped) {
-            o.done.completeExceptionally(why);
-        }
-    }
-
     /** Moves queued sends into the output, up to the high-water mark; acts on an overflow or a drain first. */
     private void pull() {
         if (endpointFailed && !closeSent) {
@@ -370,7 +331,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         if (overflowed && !closeSent) {
             log.debug("a WebSocket client reads too slowly for its {} queued bytes; closing it", options.maxQueuedBytes());
             // a close frame would wait behind what the client is not reading: the connection ends now
-            seal(new IllegalStateException("the WebSocket was closed: the client reads too slowly"));
+            queue.seal(new IllegalStateException("the WebSocket was closed: the client reads too slowly"));
             report(POLICY_VIOLATION, "the client reads too slowly");
             aborted = true;
             return;
@@ -378,17 +339,13 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         if (draining && !closeSent) {
             queueClose(GOING_AWAY, "the server is shutting down");
         }
-        while (outEnd - outStart < highWater) {
-            Outgoing o;
-            synchronized (queue) {
-                o = queue.poll();
-            }
+        while (output.pending() < highWater) {
+            SendQueue.Outgoing o = queue.poll();
             if (o == null) {
                 return;
             }
-            append(o.frame, 0, o.frame.length);
-            completions.add(new Completion(appended, o.done, o.close ? 0 : o.frame.length));
-            if (o.close) {
+            output.append(o.frame(), o.done(), o.close() ? 0 : o.frame().length);
+            if (o.close()) {
                 closeSent = true;
                 closeSentAt = System.nanoTime();
             }
@@ -399,46 +356,12 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
     private CompletableFuture<Void> queueClose(int code, String reason) {
         byte[] frame = WebSocketFrames.frame(true, false, CLOSE, WebSocketFrames.closePayload(code, reason), null);
         CompletableFuture<Void> done = new CompletableFuture<>();
-        synchronized (queue) {
-            if (sealed) {
-                done.complete(null);
-                return done;
-            }
-            sealed = true;
-            queue.add(new Outgoing(frame, done, true));
+        if (!queue.offerClose(frame, done)) {
+            done.complete(null);
+            return done;
         }
         wake();
         return done;
-    }
-
-    private void appendFrame(int opcode, ByteBuffer payload) {
-        int length = payload.remaining();
-        ensure(WebSocketFrames.headerLength(length, false) + length);
-        ByteBuffer dst = ByteBuffer.wrap(out, outEnd, out.length - outEnd);
-        WebSocketFrames.writeHeader(dst, true, false, opcode, length, false, 0);
-        dst.put(payload.duplicate());
-        int n = dst.position() - outEnd;
-        outEnd += n;
-        appended += n;
-    }
-
-    private void append(byte[] bytes, int offset, int length) {
-        ensure(length);
-        System.arraycopy(bytes, offset, out, outEnd, length);
-        outEnd += length;
-        appended += length;
-    }
-
-    private void ensure(int room) {
-        if (out.length - outEnd >= room) {
-            return;
-        }
-        int pending = outEnd - outStart;
-        byte[] target = pending + room <= out.length ? out : new byte[Math.max(pending + room, Math.max(256, 2 * out.length))];
-        System.arraycopy(out, outStart, target, 0, pending);
-        out = target;
-        outStart = 0;
-        outEnd = pending;
     }
 
     @Override
@@ -446,7 +369,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         enter();
         try {
             inputEnded = true;
-            seal(new IllegalStateException("the client went away"));
+            queue.seal(new IllegalStateException("the client went away"));
             if (!closeReceived && !failed) {
                 report(WebSocketFrames.ABNORMAL_CLOSURE, "the connection ended without a close frame");
             }
@@ -473,7 +396,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         if (aborted) {
             return Next.CLOSE;
         }
-        int pending = outEnd - outStart;
+        int pending = output.pending();
         if (closeSent && (closeReceived || failed) && pending == 0) {
             if (inputEnded || lingerDone) {
                 return Next.CLOSE;
@@ -505,10 +428,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
 
     @Override
     public ByteBuffer outbound() {
-        if (view == null || view.array() != out) {
-            view = ByteBuffer.wrap(out);
-        }
-        return view.limit(outEnd).position(outStart);
+        return output.outbound();
     }
 
     @Override
@@ -521,28 +441,14 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         if (bytes == 0) {
             return next();
         }
-        if (bytes > outEnd - outStart) {
-            throw new IllegalArgumentException("written " + bytes + " bytes of " + (outEnd - outStart) + " pending");
-        }
+        output.written(bytes);
         enter();
         try {
-            outStart += bytes;
-            taken += bytes;
             lastOutputTaken = System.nanoTime();
-            if (outStart == outEnd) {
-                outStart = 0;
-                outEnd = 0;
-                if (out.length > RETAINED_OUTPUT) {
-                    out = NONE;
-                    view = null;
-                }
-            }
-            while (!completions.isEmpty() && completions.peek().end <= taken) {
-                Completion c = completions.poll();
-                synchronized (queue) {
-                    queuedBytes -= c.length;
-                }
-                c.done.complete(null);
+            for (FrameOutput.Completion c = output.due(); c != null; c = output.due()) {
+                // the room is free before the stage's dependents run, which may send again
+                queue.released(c.queued());
+                c.done().complete(null);
             }
             pull();
             return next();
@@ -569,7 +475,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
             if (aborted) {
                 return Next.CLOSE;
             }
-            if (outEnd > outStart && now - lastOutputTaken >= config.writeTimeout().toNanos()) {
+            if (output.pending() > 0 && now - lastOutputTaken >= config.writeTimeout().toNanos()) {
                 log.debug("WebSocket write timeout: the client took no output for {}", config.writeTimeout());
                 abort();
                 return Next.CLOSE;
@@ -590,7 +496,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
                     queueClose(GOING_AWAY, "idle timeout");
                 } else if (ping > 0 && now - Math.max(lastInput, lastPing) >= ping) {
                     lastPing = now;
-                    appendFrame(PING, ByteBuffer.wrap(NONE));
+                    output.frame(PING, ByteBuffer.wrap(NONE));
                 }
             }
             pull();
@@ -603,7 +509,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
     @Override
     public long nanosToTick(long now) {
         long due = Long.MAX_VALUE;
-        if (outEnd > outStart) {
+        if (output.pending() > 0) {
             due = Math.min(due, lastOutputTaken + config.writeTimeout().toNanos());
         }
         if (lingering) {
@@ -626,19 +532,10 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
 
     @Override
     public void closed() {
-        seal(new IllegalStateException("the WebSocket connection is closed"));
-        Completion c;
-        while ((c = completions.poll()) != null) {
-            if (!c.done.isDone()) {
-                c.done.completeExceptionally(new IllegalStateException("the WebSocket connection closed before the message was written"));
-            }
-        }
+        queue.seal(new IllegalStateException("the WebSocket connection is closed"));
+        output.release(new IllegalStateException("the WebSocket connection closed before the message was written"));
         report(WebSocketFrames.ABNORMAL_CLOSURE, "the connection was closed");
         messages.close();
-        out = NONE;
-        view = null;
-        outStart = 0;
-        outEnd = 0;
         ended.complete(null);
     }
 
@@ -664,12 +561,12 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
 
     @Override
     public boolean hasOutbound() {
-        return outEnd > outStart;
+        return output.pending() > 0;
     }
 
     @Override
     public boolean outputFinished() {
-        return closeSent && outEnd == outStart && (closeReceived || failed || inputEnded);
+        return closeSent && output.pending() == 0 && (closeReceived || failed || inputEnded);
     }
 
     @Override
@@ -694,14 +591,6 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         return "WebSocketConnection[" + session.request.path() + (closeSent ? ", closing" : "") + "]";
     }
 
-    /** A frame queued by a sender, and its stage; a close frame holds no queue room. */
-    private record Outgoing(byte[] frame, CompletableFuture<Void> done, boolean close) {
-    }
-
-    /** The stage of a send whose frame ends at {@code end} of all bytes appended. */
-    private record Completion(long end, CompletableFuture<Void> done, int length) {
-    }
-
     /** The application's view of the socket. */
     final class Session implements WebSocket {
         final Request request;
@@ -715,10 +604,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
 
         @Override
         public CompletionStage<Void> sendText(CharSequence text) {
-            ByteBuffer utf8 = StandardCharsets.UTF_8.encode(CharBuffer.wrap(text));
-            byte[] bytes = new byte[utf8.remaining()];
-            utf8.get(bytes);
-            return send(TEXT, bytes);
+            return send(TEXT, WebSocketFrames.utf8(text));
         }
 
         @Override
@@ -753,21 +639,14 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
 
         private CompletionStage<Void> enqueue(byte[] frame) {
             CompletableFuture<Void> done = new CompletableFuture<>();
-            String refusal = null;
-            synchronized (queue) {
-                if (sealed) {
-                    refusal = "the WebSocket is closed";
-                } else if (queuedBytes + frame.length > options.maxQueuedBytes()) {
-                    refusal = "the WebSocket's send queue is full (" + options.maxQueuedBytes()
-                            + " bytes): the client reads too slowly, and is closed";
+            switch (queue.offer(frame, done)) {
+                case SEALED -> done.completeExceptionally(new IllegalStateException("the WebSocket is closed"));
+                case FULL -> {
                     overflowed = true;
-                } else {
-                    queuedBytes += frame.length;
-                    queue.add(new Outgoing(frame, done, false));
+                    done.completeExceptionally(new IllegalStateException("the WebSocket's send queue is full ("
+                            + options.maxQueuedBytes() + " bytes): the client reads too slowly, and is closed"));
                 }
-            }
-            if (refusal != null) {
-                done.completeExceptionally(new IllegalStateException(refusal));
+                case QUEUED -> { }
             }
             wake();
             return done;
@@ -781,9 +660,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
 
         @Override
         public boolean isOpen() {
-            synchronized (queue) {
-                return !sealed;
-            }
+            return !queue.sealed();
         }
 
         @Override

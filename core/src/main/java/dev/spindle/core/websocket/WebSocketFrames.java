@@ -125,6 +125,14 @@ final class WebSocketFrames {
         return out.array();
     }
 
+    /** {@return the UTF-8 bytes of a text message} Unpaired surrogates become '?', as the JDK's encoder replaces them. */
+    static byte[] utf8(CharSequence text) {
+        ByteBuffer utf8 = StandardCharsets.UTF_8.encode(java.nio.CharBuffer.wrap(text));
+        byte[] bytes = new byte[utf8.remaining()];
+        utf8.get(bytes);
+        return bytes;
+    }
+
     /**
      * The payload of a close frame: the code, then as much of {@code reason} as fits in 123 bytes
      * of UTF-8, cut where a character ends.

@@ -606,13 +606,7 @@ class WebSocketConnectionTest {
     }
 
     private static byte[] drain(Connection c) {
-        ByteBuffer view = c.outbound();
-        byte[] out = new byte[view.remaining()];
-        view.get(out);
-        if (out.length > 0) {
-            c.written(out.length);
-        }
-        return out;
+        return dev.spindle.core.ConnectionBytes.drain(c);
     }
 
     private static byte[] drainAll(Connection c) {

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.spindle.core.websocket;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A WebSocket connection's output, on the connection's thread: frames appended in the order they
+ * go out, handed to the strategy as one buffer, and the stages of the sends among them, each due
+ * once the strategy has reported its last byte written. The buffer is let go once everything in it
+ * was written (unless it is small), so an idle connection holds almost nothing.
+ */
+final class FrameOutput {
+    private static final byte[] NONE = new byte[0];
+    /** The largest buffer kept once everything in it was written. */
+    private static final int RETAINED = 1024;
+
+    /** A send's stage, due once the byte at {@code end} of all appended ones is written; {@code queued} bytes of the send queue it held. */
+    record Completion(long end, CompletableFuture<Void> done, int queued) {
+    }
+
+    private byte[] out = NONE;
+    private int start;
+    private int end;
+    private ByteBuffer view;
+    /** Bytes ever appended, and ever reported written. */
+    private long appended;
+    private long taken;
+    private final ArrayDeque<Completion> completions = new ArrayDeque<>();
+
+    int pending() {
+        return end - start;
+    }
+
+    /** Appends a whole unmasked frame (a server's) with {@code payload}, which is not consumed. */
+    void frame(int opcode, ByteBuffer payload) {
+        int length = payload.remaining();
+        ensure(WebSocketFrames.headerLength(length, false) + length);
+        ByteBuffer dst = ByteBuffer.wrap(out, end, out.length - end);
+        WebSocketFrames.writeHeader(dst, true, false, opcode, length, false, 0);
+        dst.put(payload.duplicate());
+        advance(dst.position() - end);
+    }
+
+    void append(byte[] bytes) {
+        ensure(bytes.length);
+        System.arraycopy(bytes, 0, out, end, bytes.length);
+        advance(bytes.length);
+    }
+
+    /** Appends a sender's frame, whose stage completes once it is written. */
+    void append(byte[] frame, CompletableFuture<Void> done, int queued) {
+        append(frame);
+        completions.add(new Completion(appended, done, queued));
+    }
+
+    private void advance(int n) {
+        end += n;
+        appended += n;
+    }
+
+    private void ensure(int room) {
+        if (out.length - end >= room) {
+            return;
+        }
+        int pending = pending();
+        byte[] target = pending + room <= out.length ? out : new byte[Math.max(pending + room, Math.max(256, 2 * out.length))];
+        System.arraycopy(out, start, target, 0, pending);
+        out = target;
+        start = 0;
+        end = pending;
+    }
+
+    /** {@return the pending bytes, position to limit; valid until the next append or written} */
+    ByteBuffer outbound() {
+        if (view == null || view.array() != out) {
+            view = ByteBuffer.wrap(out);
+        }
+        return view.limit(end).position(start);
+    }
+
+    /** The strategy wrote {@code bytes} of what {@link #outbound()} handed out. */
+    void written(int bytes) {
+        if (bytes > pending()) {
+            throw new IllegalArgumentException("written " + bytes + " bytes of " + pending() + " pending");
+        }
+        start += bytes;
+        taken += bytes;
+        if (start == end) {
+            start = 0;
+            end = 0;
+            if (out.length > RETAINED) {
+                out = NONE;
+                view = null;
+            }
+        }
+    }
+
+    /** {@return the next send whose frame is all written, taken off the list; null when none is} */
+    Completion due() {
+        Completion c = completions.peek();
+        return c != null && c.end() <= taken ? completions.poll() : null;
+    }
+
+    /** The connection is over: sends not yet written fail with {@code why}, and the buffer goes. */
+    void release(Exception why) {
+        Completion c;
+        while ((c = completions.poll()) != null) {
+            c.done().completeExceptionally(why);
+        }
+        out = NONE;
+        view = null;
+        start = 0;
+        end = 0;
+    }
+}
