@@ -3,6 +3,9 @@ package dev.spindle.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.conformance.h2.H2Connection;
+import dev.spindle.conformance.h2.H2Response;
+import dev.spindle.conformance.h2.Header;
 import dev.spindle.core.Router;
 import dev.spindle.core.WebSocket;
 import dev.spindle.core.testing.RawResponse;
@@ -455,6 +458,101 @@ public abstract class WebSocketCases extends SuiteSection {
         public String toString() {
             return "Frame[" + opcode + " " + new String(payload, StandardCharsets.UTF_8) + "]";
         }
+    }
+
+    /**
+     * Over HTTP/2 (RFC 8441): the server offers extended CONNECT; sockets open on two streams of
+     * one connection answer with the agreed sub-protocol and echo, a third takes a message pushed
+     * from another thread, a closing handshake ends its stream alone, and the connection serves on.
+     */
+    @Test
+    void overHttp2SocketsOpenOnStreamsOfOneConnection() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(suite.speaksHttp2(), "the server does not speak HTTP/2");
+        try (H2Connection c = suite.openH2(server().port())) {
+            c.handshake();
+            assertThat(c.serverSetting(SETTINGS_ENABLE_CONNECT_PROTOCOL)).as("SETTINGS_ENABLE_CONNECT_PROTOCOL").isEqualTo(1L);
+            for (int stream : new int[] {1, 3}) {
+                assertThat(openOverHttp2(c, stream, "/ws/h2-" + stream).header("sec-websocket-protocol")).isEqualTo("v1.echo");
+                InputStream in = streamInput(c, stream);
+                assertThat(text(readFrame(in))).isEqualTo("welcome to h2-" + stream + " (v1.echo)");
+                c.data(stream, frame(true, 0x1, bytes("hello " + stream)), false);
+                assertThat(text(readFrame(in))).isEqualTo("hello " + stream);
+            }
+            openOverHttp2(c, 5, "/feed");
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (feed.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            WebSocket.broadcast(feed, "news");
+            assertThat(text(readFrame(streamInput(c, 5)))).isEqualTo("news");
+
+            c.data(1, frame(true, 0x8, closePayload(1000, "bye")), false);
+            InputStream in = streamInput(c, 1);
+            assertThat(readFrame(in).code()).isEqualTo(1000);
+            assertThat(in.read()).as("the closing handshake ends the stream").isEqualTo(-1);
+            // sockets of earlier cases may report their closes meanwhile
+            String close;
+            do {
+                close = closes.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            } while (close != null && !close.equals("1000 bye"));
+            assertThat(close).as("the endpoint heard the close").isEqualTo("1000 bye");
+
+            c.data(3, frame(true, 0x1, bytes("still here")), false);
+            assertThat(text(readFrame(streamInput(c, 3)))).isEqualTo("still here");
+            c.request(7, "GET", "/plain", true);
+            assertThat(c.response(7).bodyText()).isEqualTo("plain");
+        }
+    }
+
+    private static final int SETTINGS_ENABLE_CONNECT_PROTOCOL = 0x8;
+
+    private static String text(Frame f) {
+        return new String(f.payload, StandardCharsets.UTF_8);
+    }
+
+    /** Sends an extended CONNECT for a WebSocket on {@code path} and reads its answer, which must be 200 with the stream open. */
+    private static H2Response openOverHttp2(H2Connection c, int stream, String path) throws IOException {
+        List<Header> fields = c.requestFields("CONNECT", path);
+        fields.add(1, new Header(":protocol", "websocket"));
+        fields.add(new Header("sec-websocket-version", "13"));
+        fields.add(new Header("sec-websocket-protocol", "v1.echo"));
+        c.headers(stream, false, fields);
+        for (int i = 0; i < 1000; i++) {
+            dev.spindle.conformance.h2.Frame f = c.readFrame();
+            assertThat(f).as("the server answers the extended CONNECT").isNotNull();
+            assertThat(f.type() == dev.spindle.conformance.h2.Frame.RST_STREAM && f.streamId() == stream
+                    || f.type() == dev.spindle.conformance.h2.Frame.GOAWAY).as("refused: %s", f).isFalse();
+            if (f.type() == dev.spindle.conformance.h2.Frame.HEADERS && f.streamId() == stream) {
+                H2Response head = new H2Response(stream, f.fields(), new byte[0], List.of());
+                assertThat(head.status()).isEqualTo(200);
+                assertThat(f.has(dev.spindle.conformance.h2.Frame.END_STREAM)).as("the stream stays open").isFalse();
+                return head;
+            }
+        }
+        throw new AssertionError("no answer on stream " + stream);
+    }
+
+    /** The DATA of {@code stream} as a byte stream, ending at END_STREAM. */
+    private static InputStream streamInput(H2Connection c, int stream) {
+        return new InputStream() {
+            private byte[] chunk = new byte[0];
+            private int at;
+            private boolean ended;
+
+            @Override
+            public int read() {
+                while (at == chunk.length) {
+                    if (ended) {
+                        return -1;
+                    }
+                    dev.spindle.conformance.h2.Frame f = c.nextData(stream);
+                    chunk = f.payload();
+                    at = 0;
+                    ended = f.has(dev.spindle.conformance.h2.Frame.END_STREAM);
+                }
+                return chunk[at++] & 0xFF;
+            }
+        };
     }
 
     /** One whole frame of the server's (RFC 6455 5.2), which must be unmasked and final. */

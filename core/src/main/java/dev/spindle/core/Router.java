@@ -215,6 +215,10 @@ public final class Router {
         Set<String> methods = new LinkedHashSet<>();
         int[] scratch = new int[16];
         for (Route r : routes) {
+            // a CONNECT to a path is an HTTP/2 extended CONNECT (RFC 8441): no HTTP/1.1 request can make one
+            if (r.knownMethod == Method.CONNECT && req.version != RequestState.HTTP_2) {
+                continue;
+            }
             if (r.matches(req.data, req.array, req.base, req.pathStart, req.pathEnd, scratch)) {
                 methods.add(r.method);
                 if (r.knownMethod == Method.GET) {
@@ -299,7 +303,9 @@ public final class Router {
          * messages going to {@code endpoint}; any other request to it is answered 426 (or 400 for a
          * malformed handshake). The router's filters run around the handshake, so they can refuse it
          * (an authentication filter's 401) or add header fields to the 101. Over HTTP/1.1, with and
-         * without TLS, on every server.
+         * without TLS, on every server; over HTTP/2 the same route answers an extended
+         * {@code CONNECT} with {@code :protocol websocket} (RFC 8441) with 200, and the socket is
+         * that stream.
          *
          * @param pattern the path pattern, such as {@code /chat/{room}}; the socket's
          *        {@link WebSocket#request()} reads its path parameters
@@ -312,7 +318,10 @@ public final class Router {
             Objects.requireNonNull(endpoint, "endpoint");
             Objects.requireNonNull(options, "options");
             webSockets = true;
-            return route("GET", pattern, new WebSocketRoute(endpoint, options));
+            WebSocketRoute handshake = new WebSocketRoute(endpoint, options);
+            // over HTTP/2 a socket opens with an extended CONNECT to the same path (RFC 8441 4)
+            route("CONNECT", pattern, handshake);
+            return route("GET", pattern, handshake);
         }
 
         /**

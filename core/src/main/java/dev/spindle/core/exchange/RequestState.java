@@ -49,6 +49,8 @@ public final class RequestState {
     public boolean expectContinue;
     /** The request asked to switch to h2c ({@code Upgrade: h2c}). */
     public boolean upgradeH2c;
+    /** An HTTP/2 extended CONNECT's {@code :protocol} (RFC 8441), such as {@code websocket}; else null. */
+    public String protocol;
 
     public Route route;
     public final int[] params = new int[16];
@@ -86,6 +88,7 @@ public final class RequestState {
         connectionKeepAlive = false;
         expectContinue = false;
         upgradeH2c = false;
+        protocol = null;
         route = null;
         pathString = null;
         bodyView = null;
@@ -134,6 +137,7 @@ public final class RequestState {
         copy.connectionKeepAlive = connectionKeepAlive;
         copy.expectContinue = expectContinue;
         copy.upgradeH2c = upgradeH2c;
+        copy.protocol = protocol;
         copy.route = route;
         copy.startNanos = startNanos;
         copy.onEnd = onEnd;

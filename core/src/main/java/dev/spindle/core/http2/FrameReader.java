@@ -342,9 +342,10 @@ final class FrameReader {
     /** RFC 9113 6.5.2: the values a known setting may not take. */
     static void checkSetting(int id, long value) throws Http2Exception {
         switch (id) {
-            case Frames.SETTINGS_ENABLE_PUSH -> {
+            case Frames.SETTINGS_ENABLE_PUSH, Frames.SETTINGS_ENABLE_CONNECT_PROTOCOL -> {
                 if (value > 1) {
-                    throw Http2Exception.connection(PROTOCOL_ERROR, "SETTINGS_ENABLE_PUSH of " + value);
+                    throw Http2Exception.connection(PROTOCOL_ERROR, (id == Frames.SETTINGS_ENABLE_PUSH
+                            ? "SETTINGS_ENABLE_PUSH of " : "SETTINGS_ENABLE_CONNECT_PROTOCOL of ") + value);
                 }
             }
             case Frames.SETTINGS_INITIAL_WINDOW_SIZE -> {

@@ -31,6 +31,8 @@ final class Frames {
 
     static final int SETTINGS_HEADER_TABLE_SIZE = 0x1;
     static final int SETTINGS_ENABLE_PUSH = 0x2;
+    /** RFC 8441 3: a peer that sends 1 accepts extended CONNECT. */
+    static final int SETTINGS_ENABLE_CONNECT_PROTOCOL = 0x8;
     static final int SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
     static final int SETTINGS_INITIAL_WINDOW_SIZE = 0x4;
     static final int SETTINGS_MAX_FRAME_SIZE = 0x5;

@@ -147,7 +147,8 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         this.reader = new FrameReader(limits.maxFrameSize());
         this.reader.expectPreface();
         this.decoder = new HpackDecoder(limits.headerTableSize(), limits.maxHeaderListSize());
-        this.head = new RequestHead(config.maxHeaderCount());
+        boolean webSockets = dev.spindle.core.exchange.ApiAccess.get().webSockets(router);
+        this.head = new RequestHead(config.maxHeaderCount(), webSockets);
         this.block = new HeaderBlock(limits);
         this.guards = new Http2Guards(limits, out);
         this.writer = new StreamWriter(this, guards, out, limits.headerTableSize(), executor, wake, highWater);
@@ -156,11 +157,14 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         if (before != null) {
             out.put(before, 0, before.length);
         }
-        Frames.settings(out, SETTINGS_MAX_CONCURRENT_STREAMS, limits.maxConcurrentStreams(),
-                SETTINGS_INITIAL_WINDOW_SIZE, limits.streamWindow(),
-                SETTINGS_MAX_FRAME_SIZE, limits.maxFrameSize(),
-                SETTINGS_MAX_HEADER_LIST_SIZE, limits.maxHeaderListSize(),
-                SETTINGS_ENABLE_PUSH, 0);
+        int[] settings = {SETTINGS_MAX_CONCURRENT_STREAMS, limits.maxConcurrentStreams(),
+            SETTINGS_INITIAL_WINDOW_SIZE, limits.streamWindow(),
+            SETTINGS_MAX_FRAME_SIZE, limits.maxFrameSize(),
+            SETTINGS_MAX_HEADER_LIST_SIZE, limits.maxHeaderListSize(),
+            SETTINGS_ENABLE_PUSH, 0,
+            // RFC 8441 3: WebSockets open on streams with an extended CONNECT
+            Frames.SETTINGS_ENABLE_CONNECT_PROTOCOL, 1};
+        Frames.settings(out, webSockets ? settings : java.util.Arrays.copyOf(settings, settings.length - 2));
         if (limits.connectionWindow() > DEFAULT_WINDOW) {
             Frames.windowUpdate(out, 0, limits.connectionWindow() - DEFAULT_WINDOW);
         }
@@ -283,6 +287,10 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         if (finishing || goingAway) {
             return State.CLOSING;
         }
+        if (dispatcher.webSockets()) {
+            // any thread may send on an open WebSocket, while the strategy reads
+            return State.DUPLEX;
+        }
         if (dispatcher.handling()) {
             return State.HANDLING;
         }
@@ -332,6 +340,9 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
         }
         if ((drainRequested || goAwayAfterInput) && !goingAway) {
             goAway(ErrorCode.NO_ERROR, null);
+            if (drainRequested) {
+                dispatcher.drain();
+            }
         }
         if (inputSeen || lastInput == 0) {
             inputSeen = false;

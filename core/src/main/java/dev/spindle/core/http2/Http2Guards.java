@@ -55,7 +55,14 @@ final class Http2Guards {
             receiveWindow += unacknowledged;
             unacknowledged = 0;
         }
-        if (s != null && !s.remoteClosed()) {
+        if (s != null) {
+            streamConsumed(s, n);
+        }
+    }
+
+    /** The stream's part of {@link #consumed}: given back on {@code s} alone (a WebSocket's window held while it is behind). */
+    void streamConsumed(Stream s, int n) {
+        if (n > 0 && !s.remoteClosed()) {
             s.unacknowledged += n;
             if (s.unacknowledged >= limits.streamWindow() / 2) {
                 Frames.windowUpdate(out, s.id, s.unacknowledged);

@@ -57,6 +57,21 @@ abstract class OutgoingData {
 
     abstract int readSome(byte[] dst) throws IOException;
 
+    /** {@return the size of chunk the next read wants: a full frame, unless the source knows it has less} */
+    int chunkSize() {
+        return CHUNK;
+    }
+
+    /** {@return whether the source queues its stream again itself when it has more, so a {@link #WAIT} needs no wakeup} */
+    boolean wakesItself() {
+        return false;
+    }
+
+    /** {@return the error code of the reset when a read fails} */
+    ErrorCode failureCode() {
+        return ErrorCode.INTERNAL_ERROR;
+    }
+
     /** Releases the source: it will not be read again. */
     abstract void close();
 

@@ -37,6 +37,7 @@ final class RequestHead implements HpackDecoder.Sink {
     private static final byte[] SCHEME = bytes(":scheme");
     private static final byte[] PATH = bytes(":path");
     private static final byte[] AUTHORITY = bytes(":authority");
+    private static final byte[] PROTOCOL = bytes(":protocol");
 
     static {
         for (int i = 0; i < KNOWN_METHODS.length; i++) {
@@ -62,10 +63,16 @@ final class RequestHead implements HpackDecoder.Sink {
     /** The request's fields so far, counted as the handler sees them: cookie crumbs as one. */
     private int fields;
     private boolean tooManyFields;
+    /** Whether this side sent SETTINGS_ENABLE_CONNECT_PROTOCOL, so a CONNECT may carry {@code :protocol} (RFC 8441 4). */
+    private final boolean extendedConnect;
 
-    /** @param maxFields the most header fields a request may have */
-    RequestHead(int maxFields) {
+    /**
+     * @param maxFields the most header fields a request may have
+     * @param extendedConnect whether {@code :protocol} is allowed (the server sent SETTINGS_ENABLE_CONNECT_PROTOCOL)
+     */
+    RequestHead(int maxFields, boolean extendedConnect) {
         this.maxFields = maxFields;
+        this.extendedConnect = extendedConnect;
     }
 
     /** Begins the request header block of {@code s}. */
@@ -217,6 +224,12 @@ final class RequestHead implements HpackDecoder.Sink {
             }
             authorityStart = append(value, valueOffset, valueLength);
             authorityEnd = authorityStart + valueLength;
+        } else if (extendedConnect && same(name, nameOffset, nameLength, PROTOCOL)) {
+            if (req.protocol != null || valueLength == 0 || !token(value, valueOffset, valueLength)) {
+                malformed = req.protocol != null ? "a second :protocol" : "an invalid :protocol";
+                return;
+            }
+            req.protocol = new String(value, valueOffset, valueLength, StandardCharsets.US_ASCII);
         } else {
             malformed = "an unknown or response pseudo-header";
         }
@@ -239,7 +252,19 @@ final class RequestHead implements HpackDecoder.Sink {
         if (methodStart < 0) {
             return "no :method";
         }
-        if (req.method == Method.CONNECT) {
+        if (req.protocol != null) {
+            // RFC 8441 4: an extended CONNECT names its resource with :scheme and :path, as other requests do
+            if (req.method != Method.CONNECT) {
+                return ":protocol on a request other than CONNECT";
+            }
+            if (schemeEnd < 0 || req.targetEnd == 0 || authorityStart < 0) {
+                return "an extended CONNECT without :scheme, :path or :authority";
+            }
+            String bad = path();
+            if (bad != null) {
+                return bad;
+            }
+        } else if (req.method == Method.CONNECT) {
             if (schemeEnd >= 0 || req.targetEnd > 0 || authorityStart < 0) {
                 return "CONNECT with :scheme or :path, or without :authority";
             }

@@ -85,6 +85,10 @@ final class Stream {
     boolean started;
     /** This stream's answer's end record, reported when END_STREAM goes out or the stream closes first; null when nobody listens. */
     dev.spindle.core.exchange.EndRecord end;
+    /** The WebSocket this stream carries after an extended CONNECT was answered (RFC 8441), or null. */
+    dev.spindle.core.websocket.WebSocketConnection webSocket;
+    /** Octets the WebSocket took while it was behind, not yet given back to the stream's window. */
+    int webSocketOwed;
     /** Linked in the connection's round-robin of streams with DATA to send. */
     boolean queued;
     Stream nextQueued;
@@ -135,6 +139,8 @@ final class Stream {
         end = null;
         source = null;
         sent = null;
+        webSocket = null;
+        webSocketOwed = 0;
         queued = false;
         nextQueued = null;
         if (bytes.length > 64 * 1024) {

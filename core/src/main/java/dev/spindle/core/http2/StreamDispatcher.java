@@ -49,6 +49,7 @@ final class StreamDispatcher {
     private final StreamMap streams;
     private final StreamWriter writer;
     private final Http2Guards guards;
+    private final WebSocketStreams sockets;
     /** Streams whose blocking or asynchronous handler is in flight. */
     private final ArrayList<Stream> handling = new ArrayList<>();
     /** Streams holding DATA their body's consumer has not taken yet. */
@@ -69,6 +70,7 @@ final class StreamDispatcher {
         this.streams = streams;
         this.writer = writer;
         this.guards = guards;
+        this.sockets = new WebSocketStreams(connection, config, writer, guards, wakeup);
     }
 
     /**
@@ -95,6 +97,11 @@ final class StreamDispatcher {
         }
         if (s.unsupportedExpectation) {
             answerError(s, 417, "unsupported expectation");
+            return;
+        }
+        if (s.request.protocol != null && !endStream) {
+            // an extended CONNECT (RFC 8441) is answered before its stream ends: the stream is what it opens
+            dispatch(s);
             return;
         }
         if (endStream) {
@@ -152,6 +159,16 @@ final class StreamDispatcher {
 
     /** DATA within the windows on an open stream: buffered, streamed to the handler, or dropped after an early answer. */
     void data(Stream s, ByteBuffer data, boolean endStream) throws Http2Exception {
+        if (s.webSocket != null) {
+            sockets.data(s, data, endStream);
+            if (endStream) {
+                s.state = s.state == Stream.State.HALF_CLOSED_LOCAL ? Stream.State.CLOSED : Stream.State.HALF_CLOSED_REMOTE;
+                if (s.state == Stream.State.CLOSED) {
+                    connection.close(s);
+                }
+            }
+            return;
+        }
         int n = data.remaining();
         s.received += n;
         if (s.contentLength >= 0 && (s.received > s.contentLength || endStream && s.received != s.contentLength)) {
@@ -343,6 +360,7 @@ final class StreamDispatcher {
         completeDone();
         feedStreamedBodies();
         releaseAbandoned();
+        sockets.resume();
     }
 
     /** What {@link #resume} does, and the handler and request timeouts. */
@@ -362,6 +380,17 @@ final class StreamDispatcher {
         }
         releaseAbandoned();
         requestTimeouts(now);
+        sockets.tick(now);
+    }
+
+    /** The server drains: the open WebSockets close (1001). */
+    void drain() {
+        sockets.drain();
+    }
+
+    /** Whether a WebSocket is open on some stream. */
+    boolean webSockets() {
+        return sockets.any();
     }
 
     private void handlerTimedOut(Stream s) {
@@ -389,7 +418,7 @@ final class StreamDispatcher {
     private void requestTimeouts(long now) {
         long timeout = config.headerTimeout().toNanos();
         streams.forEach(s -> {
-            if (s.remoteClosed()) {
+            if (s.remoteClosed() || s.webSocket != null) {
                 return;
             }
             if (s.streamed != null && s.exchange != null) {
@@ -443,6 +472,18 @@ final class StreamDispatcher {
     }
 
     private void respond(Stream s, ResponseState res, Throwable failure) {
+        dev.spindle.core.websocket.WebSocketAccept socket = res.webSocket;
+        res.webSocket = null;
+        if (socket != null && failure == null) {
+            if (!s.remoteClosed() && !s.answered && !writer.stopped()) {
+                started(s);
+                s.end = listeners != null || s.request.onEnd != null ? EndRecord.of(listeners, s.request, true, 200, null, true) : null;
+                sockets.open(s, res, socket);
+                return;
+            }
+            failure = new HttpException(400, "an extended CONNECT that ended its stream opens no WebSocket");
+            res.reset();
+        }
         if (failure != null) {
             API.answerFailure(router, s.request, res, failure);
         }
@@ -500,6 +541,7 @@ final class StreamDispatcher {
      * @return whether the stream may be reused now
      */
     boolean drop(Stream s) {
+        sockets.drop(s);
         aborted(s);
         backlogged.remove(s);
         if (s.streamed != null && !s.remoteClosed()) {

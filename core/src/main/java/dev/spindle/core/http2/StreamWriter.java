@@ -112,30 +112,7 @@ final class StreamWriter {
             streamed = false;
         }
         boolean endStream = head || noContent || length == 0 && !streamed;
-        int start = Frames.headersStart(out, s.id, endStream);
-        encoder.beginBlock(out);
-        encoder.status(res.status, out);
-        encoder.headerConstant(SERVER_NAME, SERVER, out);
-        encoder.headerConstant(DATE, HttpDate.value(), out);
-        if (res.contentType != null) {
-            encoder.headerConstant(CONTENT_TYPE, contentType(res.contentType), out);
-        }
-        if (!noContent && contentLength >= 0) {
-            encoder.contentLength(decimal(contentLength), out);
-        }
-        for (int i = 0; i < res.headerCount; i++) {
-            String given = res.headerNames[i];
-            if (given == ResponseCoding.VARY && res.headerValues[i] == ResponseCoding.ACCEPT_ENCODING) {
-                // compression's own fields, the same on every answer: found in the table by identity
-                encoder.headerConstant(VARY, ACCEPT_ENCODING, out);
-                continue;
-            }
-            String name = given == ResponseCoding.CONTENT_ENCODING ? "content-encoding" : given.toLowerCase(Locale.ROOT);
-            if (!connectionSpecific(name)) {
-                encoder.header(name, res.headerValues[i], out);
-            }
-        }
-        Frames.headersEnd(out, start, peerMaxFrameSize);
+        headers(s, res, noContent ? -1 : contentLength, endStream);
         s.answered = true;
         if (s.end != null) {
             s.end.responseBytes = head || noContent ? 0 : contentLength;
@@ -157,6 +134,49 @@ final class StreamWriter {
             s.outEnd = offset + length;
             enqueue(s);
         }
+    }
+
+    /** A response's HEADERS block: the status, the server's fields, a content-length unless it is -1, the response's fields. */
+    private void headers(Stream s, ResponseState res, long contentLength, boolean endStream) {
+        int start = Frames.headersStart(out, s.id, endStream);
+        encoder.beginBlock(out);
+        encoder.status(res.status, out);
+        encoder.headerConstant(SERVER_NAME, SERVER, out);
+        encoder.headerConstant(DATE, HttpDate.value(), out);
+        if (res.contentType != null) {
+            encoder.headerConstant(CONTENT_TYPE, contentType(res.contentType), out);
+        }
+        if (contentLength >= 0) {
+            encoder.contentLength(decimal(contentLength), out);
+        }
+        for (int i = 0; i < res.headerCount; i++) {
+            String given = res.headerNames[i];
+            if (given == ResponseCoding.VARY && res.headerValues[i] == ResponseCoding.ACCEPT_ENCODING) {
+                // compression's own fields, the same on every answer: found in the table by identity
+                encoder.headerConstant(VARY, ACCEPT_ENCODING, out);
+                continue;
+            }
+            String name = given == ResponseCoding.CONTENT_ENCODING ? "content-encoding" : given.toLowerCase(Locale.ROOT);
+            if (!connectionSpecific(name)) {
+                encoder.header(name, res.headerValues[i], out);
+            }
+        }
+        Frames.headersEnd(out, start, peerMaxFrameSize);
+    }
+
+    /**
+     * Answers an extended CONNECT that opened a WebSocket (RFC 8441 5): HEADERS with the status and
+     * fields and no END_STREAM; the stream's DATA then come from {@code source} until it ends.
+     */
+    void encodeTunnel(Stream s, ResponseState res, OutgoingData source) {
+        if (s.answered || stopped) {
+            return;
+        }
+        headers(s, res, -1, false);
+        s.answered = true;
+        s.releaseRequestBytes();
+        s.source = source;
+        enqueue(s);
     }
 
     /** Sends an interim response (1xx): a HEADERS frame with only its status, before the final one. */
@@ -216,20 +236,24 @@ final class StreamWriter {
      *         wakeup queues the stream again), or the body ended (END_STREAM sent) or failed (reset)
      */
     private boolean refill(Stream s) {
-        if (s.chunk == null) {
-            s.chunk = new byte[OutgoingData.CHUNK];
+        int size = s.source.chunkSize();
+        if (s.chunk == null || s.chunk.length < size) {
+            s.chunk = new byte[size];
         }
         int n;
         try {
             n = s.source.read(s.chunk);
         } catch (IOException | RuntimeException e) {
             log.debug("streamed response body of stream {} failed: {}", s.id, e.toString());
+            ErrorCode code = s.source.failureCode();
             endSource(s, e);
-            connection.reset(s.id, ErrorCode.INTERNAL_ERROR, false);
+            connection.reset(s.id, code, false);
             return false;
         }
         if (n == OutgoingData.WAIT) {
-            producing.add(s);
+            if (!s.source.wakesItself()) {
+                producing.add(s);
+            }
             return false;
         }
         if (n == OutgoingData.END) {

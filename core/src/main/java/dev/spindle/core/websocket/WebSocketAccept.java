@@ -18,7 +18,7 @@ public final class WebSocketAccept {
     public final WebSocket.Endpoint endpoint;
     /** The route's options. */
     public final WebSocket.Options options;
-    /** The {@code Sec-WebSocket-Accept} value answering the client's key. */
+    /** The {@code Sec-WebSocket-Accept} value answering the client's key; null over HTTP/2, which has none. */
     public final String accept;
     /** The sub-protocol agreed on, or null. */
     public final String subprotocol;
@@ -44,7 +44,7 @@ public final class WebSocketAccept {
     }
 
     /**
-     * Checks an HTTP/1.1 upgrade request and agrees on what it offers.
+     * Checks an HTTP/1.1 upgrade request, or an HTTP/2 extended CONNECT, and agrees on what it offers.
      *
      * @param request the request that reached a WebSocket route
      * @param state its state (the HTTP version)
@@ -53,6 +53,9 @@ public final class WebSocketAccept {
      * @return the agreement, or a refusal
      */
     public static WebSocketAccept negotiate(Request request, RequestState state, WebSocket.Endpoint endpoint, WebSocket.Options options) {
+        if (state.version == RequestState.HTTP_2) {
+            return negotiateConnect(request, state, endpoint, options);
+        }
         if (!anyHasToken(request.headers("upgrade"), "websocket")) {
             return refused(426, "this resource speaks WebSocket only (Upgrade: websocket)");
         }
@@ -62,8 +65,7 @@ public final class WebSocketAccept {
         if (!anyHasToken(request.headers("connection"), "upgrade")) {
             return refused(400, "a WebSocket handshake needs Connection: Upgrade");
         }
-        List<String> versions = request.headers("sec-websocket-version");
-        if (versions.size() != 1 || !versions.getFirst().trim().equals(WebSocketHandshake.VERSION)) {
+        if (!versionSpoken(request)) {
             return refused(426, "the WebSocket version spoken here is " + WebSocketHandshake.VERSION);
         }
         List<String> keys = request.headers("sec-websocket-key");
@@ -73,6 +75,36 @@ public final class WebSocketAccept {
         if (state.chunked || state.contentLength > 0) {
             return refused(400, "a WebSocket handshake has no body");
         }
+        return agreed(request, endpoint, options, WebSocketHandshake.accept(keys.getFirst().trim()));
+    }
+
+    /**
+     * Over HTTP/2 (RFC 8441 4, 5): an extended CONNECT with {@code :protocol websocket} and the
+     * version field, without the key (the stream itself is the proof); answered 200.
+     */
+    private static WebSocketAccept negotiateConnect(Request request, RequestState state, WebSocket.Endpoint endpoint,
+            WebSocket.Options options) {
+        if (state.protocol == null) {
+            return refused(426, "this resource speaks WebSocket only (over HTTP/2: an extended CONNECT, RFC 8441)");
+        }
+        if (!state.protocol.equals("websocket")) {
+            return refused(400, "the protocol " + state.protocol + " is not spoken here, only websocket");
+        }
+        if (!versionSpoken(request)) {
+            return refused(426, "the WebSocket version spoken here is " + WebSocketHandshake.VERSION);
+        }
+        if (state.contentLength > 0) {
+            return refused(400, "a WebSocket handshake has no body");
+        }
+        return agreed(request, endpoint, options, null);
+    }
+
+    private static boolean versionSpoken(Request request) {
+        List<String> versions = request.headers("sec-websocket-version");
+        return versions.size() == 1 && versions.getFirst().trim().equals(WebSocketHandshake.VERSION);
+    }
+
+    private static WebSocketAccept agreed(Request request, WebSocket.Endpoint endpoint, WebSocket.Options options, String accept) {
         String subprotocol = null;
         List<String> offered = request.headers("sec-websocket-protocol");
         for (String name : options.subprotocols()) {
@@ -83,7 +115,7 @@ public final class WebSocketAccept {
         }
         PerMessageDeflate.Agreement deflate = options.compression()
                 ? PerMessageDeflate.negotiate(request.headers("sec-websocket-extensions")) : null;
-        return new WebSocketAccept(endpoint, options, WebSocketHandshake.accept(keys.getFirst().trim()), subprotocol, deflate, 0, null);
+        return new WebSocketAccept(endpoint, options, accept, subprotocol, deflate, 0, null);
     }
 
     /** {@return the {@code Sec-WebSocket-Extensions} value of the answer, or null when no extension was agreed} */
