@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# WebSocket interop (RFC 6455, permessage-deflate RFC 7692) of every Spindle server strategy, with
-# two independent client stacks against the benchmark app's GET /ws/echo: Python's `websockets`
-# (scripts/lib/ws_interop.py) and Node's `ws` (scripts/lib/ws_interop.mjs). A CI step.
+# WebSocket interop (RFC 6455, permessage-deflate RFC 7692, over HTTP/2 RFC 8441) of every Spindle
+# server strategy, with independent client stacks against the benchmark app's GET /ws/echo: Python's
+# `websockets` (scripts/lib/ws_interop.py), Node's `ws` (scripts/lib/ws_interop.mjs), and Python's
+# `h2` over h2c with frames of our own (scripts/lib/ws_h2_interop.py: two sockets on one connection,
+# text, 200 KB binary past the windows, ping, close ending the stream, a GET after). A CI step.
 #
 #   scripts/websocket-interop.sh [--servers A,B] [--quick] [--skip-node] [output_dir]
 #
@@ -20,7 +22,7 @@
 # by the server, and a text frame of invalid UTF-8 closed with 1007. Then the server must still be
 # running, and is stopped (SIGTERM).
 #
-# Installs what is missing: Debian python3-websockets (and nodejs/npm if absent), and `ws@8` by
+# Installs what is missing: Debian python3-websockets and python3-h2 (and nodejs/npm if absent), and `ws@8` by
 # npm into target/websocket-interop/node (reused by later runs). Prints one line per server and
 # client, PASS/FAIL/SKIPPED, with a failing client's output after it.
 # Exit status: 0 every client passed on every server; 1 something failed; 2 bad arguments.
@@ -82,10 +84,10 @@ done
 
 # Debian's python3 by its path: the first python3 on PATH may be another installation (pyenv) that
 # cannot see Debian's packages.
-spindle_ensure_packages python3 python3-websockets
+spindle_ensure_packages python3 python3-websockets python3-h2
 PYTHON=/usr/bin/python3
-"$PYTHON" -c 'import websockets' 2>/dev/null ||
-  spindle_die "$PYTHON cannot import websockets although python3-websockets is installed"
+"$PYTHON" -c 'import websockets, h2' 2>/dev/null ||
+  spindle_die "$PYTHON cannot import websockets and h2 although python3-websockets and python3-h2 are installed"
 
 node_ready=0 node_why=""
 install_node_ws() {
@@ -156,6 +158,7 @@ for i in "${!names[@]}"; do
     continue
   fi
   run_client "$name" python "$dir/python.log" "$PYTHON" "$SPINDLE_ROOT/scripts/lib/ws_interop.py" "$port"
+  run_client "$name" python-h2 "$dir/python-h2.log" "$PYTHON" "$SPINDLE_ROOT/scripts/lib/ws_h2_interop.py" "$port"
   if (( node_ready )); then
     run_client "$name" node "$dir/node.log" env NODE_PATH="$NODE_DIR/node_modules" node "$SPINDLE_ROOT/scripts/lib/ws_interop.mjs" "$port"
   else
