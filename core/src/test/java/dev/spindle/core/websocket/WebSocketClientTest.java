@@ -75,6 +75,12 @@ class WebSocketClientTest {
         Router router = Router.builder()
                 .websocket("/echo", echo, WebSocket.Options.defaults().maxMessageSize(2 << 20))
                 .websocket("/deflate", echo, WebSocket.Options.defaults().compression(true))
+                .websocket("/hello", new WebSocket.Endpoint() {
+                    @Override
+                    public void onOpen(WebSocket s) {
+                        s.sendText("token " + s.request().header("X-Token"));
+                    }
+                })
                 .websocket("/proto", echo, WebSocket.Options.defaults().subprotocols("chat.v2", "chat.v1"))
                 .build();
         server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -154,6 +160,31 @@ class WebSocketClientTest {
         assertThat(r.next()).isEqualTo(text);
         await(ws.close(1000, "done"));
         assertThat(r.closed.get(10, TimeUnit.SECONDS)).isEqualTo("1000 ");
+    }
+
+    @Test
+    void theHandshakeCarriesTheCallersHeaders() throws Exception {
+        Recorder r = new Recorder();
+        await(client.webSocket(url("/hello")).header("X-Token", "t-42").connect(r));
+        assertThat(r.next()).isEqualTo("token t-42");
+    }
+
+    @Test
+    void aBlockingEndpointMayWaitForItsSends() throws Exception {
+        Recorder r = new Recorder();
+        WebSocket.Endpoint waiting = new WebSocket.Endpoint() {
+            @Override
+            public void onText(WebSocket s, String message) throws Exception {
+                if (message.equals("one")) {
+                    s.sendText("two").toCompletableFuture().get(5, TimeUnit.SECONDS);
+                } else {
+                    r.onText(s, message);
+                }
+            }
+        };
+        WebSocket ws = await(client.webSocket(url("/echo"), WebSocket.Endpoint.blocking(waiting)));
+        await(ws.sendText("one"));
+        assertThat(r.next()).isEqualTo("two");
     }
 
     @Test
