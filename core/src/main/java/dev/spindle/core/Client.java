@@ -8,8 +8,10 @@ import dev.spindle.core.client.Destination;
 import dev.spindle.core.client.InputStreamSource;
 import dev.spindle.core.client.LoopPools;
 import dev.spindle.core.spi.OutboundLoop;
+import dev.spindle.core.websocket.WebSocketClient;
 import dev.spindle.core.spi.OutboundLoops;
 import java.io.InputStream;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -269,6 +271,157 @@ public final class Client implements AutoCloseable {
             }
         }
         blocking.close();
+    }
+
+    /**
+     * Starts a WebSocket connection (RFC 6455) to {@code url}, a {@code ws:} URI (plaintext only as
+     * yet), with {@link WebSocketBuilder#connect} to follow.
+     *
+     * @param url such as {@code ws://127.0.0.1:8081/chat}
+     * @return a builder for the handshake's headers, sub-protocols, compression and limits
+     * @throws IllegalArgumentException if {@code url} is not a URI
+     */
+    public WebSocketBuilder webSocket(String url) {
+        return webSocket(URI.create(url));
+    }
+
+    /**
+     * As {@link #webSocket(String)}.
+     *
+     * @param uri a {@code ws:} URI
+     * @return a builder
+     */
+    public WebSocketBuilder webSocket(URI uri) {
+        return new WebSocketBuilder(this, Objects.requireNonNull(uri, "uri"));
+    }
+
+    /**
+     * Opens a WebSocket to {@code url} with the defaults: {@code webSocket(url).connect(endpoint)}.
+     *
+     * @param url a {@code ws:} URI
+     * @param endpoint the socket's callbacks, as on a server's route
+     * @return as {@link WebSocketBuilder#connect}
+     */
+    public CompletionStage<WebSocket> webSocket(String url, WebSocket.Endpoint endpoint) {
+        return webSocket(url).connect(endpoint);
+    }
+
+    /**
+     * Opens a WebSocket to {@code uri} with the defaults.
+     *
+     * @param uri a {@code ws:} URI
+     * @param endpoint the socket's callbacks
+     * @return as {@link WebSocketBuilder#connect}
+     */
+    public CompletionStage<WebSocket> webSocket(URI uri, WebSocket.Endpoint endpoint) {
+        return webSocket(uri).connect(endpoint);
+    }
+
+    /**
+     * A WebSocket opening handshake being completed, then made once with {@link #connect}. Its
+     * {@link WebSocket.Options} start from {@link WebSocket.Options#defaults()} without the idle
+     * timeout (a client keeps a quiet socket; pings after 30 s of quiet still find a dead one).
+     * Not thread-safe.
+     */
+    public static final class WebSocketBuilder {
+        private final Client client;
+        private final URI uri;
+        private final java.util.ArrayList<String> headers = new java.util.ArrayList<>();
+        private WebSocket.Options options = WebSocket.Options.defaults().idleTimeout(Duration.ZERO);
+        private Duration connectTimeout;
+
+        private WebSocketBuilder(Client client, URI uri) {
+            this.client = client;
+            this.uri = uri;
+            this.connectTimeout = client.config.connectTimeout();
+        }
+
+        /**
+         * Adds a header field to the handshake request; the handshake's own fields are the client's.
+         *
+         * @param name a token
+         * @param value no CR or LF
+         * @return this builder
+         */
+        public WebSocketBuilder header(String name, String value) {
+            headers.add(Objects.requireNonNull(name, "name"));
+            headers.add(Objects.requireNonNull(value, "value"));
+            return this;
+        }
+
+        /**
+         * The sub-protocols offered, most preferred first; the server's choice is
+         * {@link WebSocket#subprotocol()}, and one not offered fails the handshake.
+         *
+         * @param names the sub-protocols
+         * @return this builder
+         */
+        public WebSocketBuilder subprotocols(String... names) {
+            options = options.subprotocols(names);
+            return this;
+        }
+
+        /**
+         * Whether permessage-deflate (RFC 7692) is offered; when the server agrees, messages go both
+         * ways compressed.
+         *
+         * @param on whether to offer it
+         * @return this builder
+         */
+        public WebSocketBuilder compression(boolean on) {
+            options = options.compression(on);
+            return this;
+        }
+
+        /**
+         * The most the connect and the handshake take together; the client's connect timeout by default.
+         *
+         * @param timeout zero for no limit
+         * @return this builder
+         */
+        public WebSocketBuilder connectTimeout(Duration timeout) {
+            connectTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * The largest message accepted from the server; a larger one closes the socket with 1009.
+         *
+         * @param bytes at least 1
+         * @return this builder
+         */
+        public WebSocketBuilder maxMessageSize(long bytes) {
+            options = options.maxMessageSize(bytes);
+            return this;
+        }
+
+        /**
+         * Every limit, timeout and offer at once (replacing what the other methods set).
+         *
+         * @param options the socket's options, as a server route's
+         * @return this builder
+         */
+        public WebSocketBuilder options(WebSocket.Options options) {
+            this.options = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /**
+         * Connects and makes the handshake, on a virtual thread of its own (never blocking an event loop).
+         *
+         * @param endpoint the socket's callbacks, which run on the socket's reader thread
+         * @return completes once a valid 101 arrived and {@link WebSocket.Endpoint#onOpen} ran, or
+         *         fails with a {@link ClientException} saying why: the status of a refusal
+         *         ({@link ClientException.Reason#HANDSHAKE_FAILED}), an invalid 101, a connect failure
+         */
+        public CompletionStage<WebSocket> connect(WebSocket.Endpoint endpoint) {
+            Objects.requireNonNull(endpoint, "endpoint");
+            if (client.closed) {
+                return CompletableFuture.failedFuture(new ClientException(ClientException.Reason.NOT_SENT, String.valueOf(uri.getAuthority()),
+                        "WebSocket " + uri, "not sent: the client is closed", null));
+            }
+            return WebSocketClient.connect(new WebSocketClient.Request(uri, headers, options, connectTimeout), endpoint);
+        }
     }
 
     /** A request being completed, then sent once with {@link #send()} or {@link #call()}. Not thread-safe. */

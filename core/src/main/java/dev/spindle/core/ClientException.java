@@ -66,7 +66,13 @@ public class ClientException extends IOException {
          * fewer bytes than the length announced. The connection is closed (its framing is lost);
          * the server may have acted on the part it got.
          */
-        REQUEST_BODY_FAILED
+        REQUEST_BODY_FAILED,
+        /**
+         * A WebSocket opening handshake failed: the server answered with another status than 101
+         * (named in the message), or its 101 was not valid (a wrong {@code Sec-WebSocket-Accept},
+         * a sub-protocol or extension that was not offered).
+         */
+        HANDSHAKE_FAILED
     }
 
     /** What went wrong. */

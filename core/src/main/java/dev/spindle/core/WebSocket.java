@@ -18,6 +18,10 @@ import java.util.concurrent.CompletionStage;
  * read) rather than growing the server's memory.
  *
  * <p>The stages complete on the connection's thread: what is chained to them must not block it.
+ *
+ * <p>A client's socket ({@link Client#webSocket(String, Endpoint)}) is the same interface with the
+ * same {@link Endpoint} callbacks, the roles swapped: its frames are masked, the server's close
+ * code is what {@link Endpoint#onClose} hears, and it has no {@link #request()}.
  */
 public interface WebSocket {
     /**
@@ -71,7 +75,7 @@ public interface WebSocket {
      * The handshake request, as the route saw it: its path parameters, query, headers and cookies,
      * valid for as long as the socket is.
      *
-     * @return the request that opened this socket
+     * @return the request that opened this socket; null on a client's socket
      */
     Request request();
 

@@ -33,6 +33,14 @@ public final class Broadcast {
             this.plain = WebSocketFrames.frame(true, false, opcode, payload, null);
         }
 
+        int opcode() {
+            return opcode;
+        }
+
+        byte[] payload() {
+            return payload;
+        }
+
         byte[] plain() {
             return plain;
         }

@@ -4,6 +4,7 @@ package dev.spindle.core.websocket;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.random.RandomGenerator;
 
 /**
  * A WebSocket connection's output, on the connection's thread: frames appended in the order they
@@ -28,18 +29,30 @@ final class FrameOutput {
     private long appended;
     private long taken;
     private final ArrayDeque<Completion> completions = new ArrayDeque<>();
+    /** A client's masking keys (one per frame); null on a server, whose frames are unmasked. */
+    private final RandomGenerator mask;
+
+    FrameOutput(RandomGenerator mask) {
+        this.mask = mask;
+    }
 
     int pending() {
         return end - start;
     }
 
-    /** Appends a whole unmasked frame (a server's) with {@code payload}, which is not consumed. */
+    /** Appends a whole frame with {@code payload}, which is not consumed: masked with a fresh key on a client. */
     void frame(int opcode, ByteBuffer payload) {
         int length = payload.remaining();
-        ensure(WebSocketFrames.headerLength(length, false) + length);
+        boolean masked = mask != null;
+        ensure(WebSocketFrames.headerLength(length, masked) + length);
         ByteBuffer dst = ByteBuffer.wrap(out, end, out.length - end);
-        WebSocketFrames.writeHeader(dst, true, false, opcode, length, false, 0);
+        int key = masked ? mask.nextInt() : 0;
+        WebSocketFrames.writeHeader(dst, true, false, opcode, length, masked, key);
+        int from = dst.position();
         dst.put(payload.duplicate());
+        if (masked) {
+            WebSocketFrames.mask(dst, from, dst.position(), key, 0);
+        }
         advance(dst.position() - end);
     }
 

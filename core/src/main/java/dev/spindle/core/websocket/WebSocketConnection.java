@@ -24,6 +24,7 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,8 +53,9 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
     /** Whether permessage-deflate was agreed: messages go out compressed (by a pooled compressor). */
     private final boolean deflate;
     private final int highWater;
-
-    private final FrameOutput output = new FrameOutput();
+    /** A client's masking keys (RFC 6455 5.3), null on a server: outgoing frames are masked, incoming ones must not be. */
+    private final RandomGenerator mask;
+    private final FrameOutput output;
 
     /** Sends from any thread, bounded by the route's {@code maxQueuedBytes}. */
     private final SendQueue queue;
@@ -75,39 +77,39 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
     private boolean inputEnded;
     private boolean aborted;
     private boolean reported;
-    private boolean lingering;
-    private boolean lingerDone;
+    private boolean lingering, lingerDone;
     private long lastInput;
     private long lastOutputTaken;
     private long lastPing;
-    private long closeSentAt;
-    private long lingerStarted;
+    private long closeSentAt, lingerStarted;
 
-    /**
-     * @param accept what the handshake agreed, with its request
-     * @param request the handshake request, detached from the connection's buffers
-     * @param config the server's configuration (write timeout and high-water mark)
-     * @param wakeup runs the connection's {@link #resume()} on its thread, from any thread
-     * @param before bytes to write first: the 101 answer (and answers pipelined before it)
-     */
+    /** A server's socket after {@code accept}'s handshake: {@code before} (the 101) goes out first; {@code wakeup} runs {@link #resume()} on its thread. */
     public WebSocketConnection(WebSocketAccept accept, RequestState request, ServerConfig config, Runnable wakeup, byte[] before) {
+        this(accept.endpoint, accept.options, accept.subprotocol, accept.deflate != null,
+                accept.deflate != null && accept.deflate.clientNoContextTakeover(), request.api, config, wakeup, before, null);
+    }
+
+    /** Either side: {@code mask} is a client's (its frames masked, the server's refused masked), null on a server. */
+    WebSocketConnection(WebSocket.Endpoint endpoint, WebSocket.Options options, String subprotocol, boolean deflate,
+            boolean inflateReset, Request request, ServerConfig config, Runnable wakeup, byte[] before, RandomGenerator mask) {
         this.config = config;
-        boolean blocking = accept.endpoint instanceof BlockingEndpoint;
-        this.endpoint = blocking ? ((BlockingEndpoint) accept.endpoint).delegate() : accept.endpoint;
-        this.options = accept.options;
+        boolean blocking = endpoint instanceof BlockingEndpoint;
+        this.endpoint = blocking ? ((BlockingEndpoint) endpoint).delegate() : endpoint;
+        this.options = options;
         this.wakeup = wakeup;
         this.highWater = config.writeHighWaterMark();
-        this.session = new Session(request.api, accept.subprotocol);
+        this.mask = mask;
+        this.output = new FrameOutput(mask);
+        this.session = new Session(request, subprotocol);
         this.queue = new SendQueue(options.maxQueuedBytes());
-        this.events = blocking ? new EndpointEvents(endpoint, session, Math.max(64 * 1024, Math.min(options.maxMessageSize(), 4L << 20)),
+        this.events = blocking ? new EndpointEvents(this.endpoint, session, Math.max(64 * 1024, Math.min(options.maxMessageSize(), 4L << 20)),
                 this::wake, this::callbackFailed) : null;
-        this.messages = new MessageReader(this, options.maxMessageSize(), accept.deflate != null,
-                accept.deflate != null && accept.deflate.clientNoContextTakeover());
-        this.frames = new FrameReader(messages, true, options.maxMessageSize());
-        if (accept.deflate != null) {
+        this.messages = new MessageReader(this, options.maxMessageSize(), deflate, inflateReset);
+        this.frames = new FrameReader(messages, mask == null, options.maxMessageSize());
+        if (deflate) {
             frames.allowRsv1();
         }
-        this.deflate = accept.deflate != null;
+        this.deflate = deflate;
         long now = System.nanoTime();
         lastInput = now;
         lastOutputTaken = now;
@@ -354,7 +356,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
 
     /** Queues a close frame behind the sends already queued (the application's close, idle, shutdown). */
     private CompletableFuture<Void> queueClose(int code, String reason) {
-        byte[] frame = WebSocketFrames.frame(true, false, CLOSE, WebSocketFrames.closePayload(code, reason), null);
+        byte[] frame = WebSocketFrames.frame(true, false, CLOSE, WebSocketFrames.closePayload(code, reason), mask);
         CompletableFuture<Void> done = new CompletableFuture<>();
         if (!queue.offerClose(frame, done)) {
             done.complete(null);
@@ -588,7 +590,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
 
     @Override
     public String toString() {
-        return "WebSocketConnection[" + session.request.path() + (closeSent ? ", closing" : "") + "]";
+        return "WebSocketConnection[" + (session.request == null ? "client" : session.request.path()) + (closeSent ? ", closing" : "") + "]";
     }
 
     /** The application's view of the socket. */
@@ -621,20 +623,21 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
             }
             byte[] bytes = new byte[payload.remaining()];
             payload.get(payload.position(), bytes);
-            return enqueue(WebSocketFrames.frame(true, false, PING, bytes, null));
+            return enqueue(WebSocketFrames.frame(true, false, PING, bytes, mask));
         }
 
         /** A message a {@link Broadcast} encoded once: its frame as this socket agreed to receive it. */
         CompletionStage<Void> send(Broadcast.Message message) {
-            return enqueue(deflate ? message.compressed() : message.plain());
+            // a client masks each frame with its own key, so nothing encoded once serves it
+            return mask != null ? send(message.opcode(), message.payload()) : enqueue(deflate ? message.compressed() : message.plain());
         }
 
         private CompletionStage<Void> send(int opcode, byte[] payload) {
             if (deflate) {
                 byte[] compressed = PerMessageDeflate.compress(payload, 0, payload.length);
-                return enqueue(WebSocketFrames.frame(true, true, opcode, compressed, null));
+                return enqueue(WebSocketFrames.frame(true, true, opcode, compressed, mask));
             }
-            return enqueue(WebSocketFrames.frame(true, false, opcode, payload, null));
+            return enqueue(WebSocketFrames.frame(true, false, opcode, payload, mask));
         }
 
         private CompletionStage<Void> enqueue(byte[] frame) {
