@@ -33,7 +33,7 @@ class ReadmeExampleTest {
         readme = ReadmeClasses.compile(dir);
         assertThat(readme.names()).as("classes in the README's embedding section")
                 .contains("HelloService", "StreamingRoutes", "FilteredRoutes", "UploadRoutes", "JacksonCodec", "TodoRoutes",
-                        "HealthyService", "NotesService", "Notifications", "ChatRoom");
+                        "HealthyService", "NotesService", "Notifications", "ChatRoom", "RoomFollower");
     }
 
     private static Object call(String className, String method, Class<?>[] types, Object... args) throws Exception {
@@ -259,6 +259,28 @@ class ReadmeExampleTest {
             java.net.http.WebSocketHandshakeException refused = (java.net.http.WebSocketHandshakeException) stranger.handle((ok, e) -> e.getCause()).get();
             assertThat(refused.getResponse().statusCode()).isEqualTo(401);
             annSocket.sendClose(1000, "").get(5, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void roomFollowerHearsTheChatRoomThroughSpindlesClient() throws Exception {
+        Object chat = readme.load("ChatRoom").getDeclaredConstructor().newInstance();
+        Router routes = (Router) chat.getClass().getMethod("routes").invoke(chat);
+        try (HttpServer server = new VirtualThreadServer(ServerConfig.defaults().port(0), routes).start();
+             dev.spindle.core.Client client = dev.spindle.core.Client.create()) {
+            String lobby = "ws://127.0.0.1:" + server.port() + "/chat/lobby";
+            java.util.concurrent.BlockingQueue<String> heard = new java.util.concurrent.LinkedBlockingQueue<>();
+            java.util.function.Consumer<String> lines = heard::add;
+            java.util.concurrent.CompletionStage<?> opening = (java.util.concurrent.CompletionStage<?>) call("RoomFollower", "follow",
+                    new Class<?>[] {dev.spindle.core.Client.class, String.class, String.class, java.util.function.Consumer.class},
+                    client, lobby, "cy", lines);
+            dev.spindle.core.WebSocket socket = (dev.spindle.core.WebSocket) opening.toCompletableFuture().get(5, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(socket.subprotocol()).isEqualTo("chat.v1");
+            assertThat(heard.poll(5, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("cy joined");
+            socket.sendText("hello from a service").toCompletableFuture().get(5, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(heard.poll(5, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("cy: hello from a service");
+            socket.close(1000, "done").toCompletableFuture().get(5, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(socket.isOpen()).isFalse();
         }
     }
 
