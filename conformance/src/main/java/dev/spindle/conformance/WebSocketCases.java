@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * WebSocket routes (RFC 6455) on a server of the suite's strategy, over HTTP/1.1 with and without
@@ -40,7 +41,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * every size, sub-protocols, messages pushed from another thread to several sockets, the server's
  * close), and frames written by hand for what a well-behaved client never sends (an unmasked frame,
  * invalid UTF-8, a message over the limit, a ping over 125 bytes, fragments with pings between
- * them, the closing handshake byte by byte, a client that never reads). Run by
+ * them, the closing handshake byte by byte, a client that never reads), the families of the
+ * Autobahn testsuite's sections 1 to 7, 9, 12 and 13 as table rows (reserved bits and opcodes,
+ * fragmented control frames, UTF-8 across fragments, every class of close code, permessage-deflate
+ * messages whole and fragmented, a decompression bomb), and sockets over HTTP/2 (RFC 8441). Run by
  * {@link HttpConformanceSuite} against every server; tagged, to run alone ({@code -Dgroups=websocket}).
  */
 @org.junit.jupiter.api.Tag("websocket")
@@ -113,6 +117,7 @@ public abstract class WebSocketCases extends SuiteSection {
         return Router.builder()
                 .websocket("/blocking", blocking)
                 .websocket("/ws/{room}", echo, options)
+                .websocket("/deflate/{room}", echo, options.compression(true))
                 .websocket("/feed", subscribe, WebSocket.Options.defaults().maxQueuedBytes(64 * 1024))
                 .get("/plain", (req, res) -> res.text("plain"))
                 .build();
@@ -281,6 +286,86 @@ public abstract class WebSocketCases extends SuiteSection {
         return c;
     }
 
+    /** A handshake to {@code path} that offers permessage-deflate (RFC 7692), which the answer must agree to. */
+    private RawConnection deflateHandshake(String path) throws IOException {
+        RawConnection c = suite.connect(server().port());
+        c.send("GET " + path + " HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: " + KEY + "\r\nSec-WebSocket-Version: 13\r\n"
+                + "Sec-WebSocket-Extensions: permessage-deflate; client_no_context_takeover\r\n\r\n");
+        String head = readHead(c.input());
+        assertThat(head).startsWith("HTTP/1.1 101 ").containsPattern("(?i)\r\nSec-WebSocket-Extensions: permessage-deflate");
+        return c;
+    }
+
+    /** {@code data} compressed as one permessage-deflate message (RFC 7692 7.2.1: the flush's empty block's tail removed). */
+    private static byte[] deflated(byte[] data) {
+        java.util.zip.Deflater d = new java.util.zip.Deflater(java.util.zip.Deflater.DEFAULT_COMPRESSION, true);
+        d.setInput(data);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buf = new byte[8192];
+        int n;
+        while ((n = d.deflate(buf, 0, buf.length, java.util.zip.Deflater.SYNC_FLUSH)) > 0) {
+            out.write(buf, 0, n);
+        }
+        d.end();
+        byte[] all = out.toByteArray();
+        return java.util.Arrays.copyOf(all, all.length - 4);
+    }
+
+    private static String inflated(byte[] payload) throws java.util.zip.DataFormatException {
+        java.util.zip.Inflater i = new java.util.zip.Inflater(true);
+        i.setInput(concat(payload, new byte[] {0, 0, (byte) 0xFF, (byte) 0xFF}));
+        byte[] buf = new byte[1 << 16];
+        int n = i.inflate(buf);
+        i.end();
+        return new String(buf, 0, n, StandardCharsets.UTF_8);
+    }
+
+    /** permessage-deflate on the wire (Autobahn sections 12 and 13): a compressed message, whole or in fragments, comes back compressed. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(booleans = {false, true})
+    void aCompressedMessageIsEchoedCompressed(boolean fragmented) throws Exception {
+        String text = "compressed, compressed, compressed: " + "ü".repeat(40);
+        byte[] payload = deflated(bytes(text));
+        try (RawConnection c = deflateHandshake("/deflate/quiet")) {
+            if (fragmented) {
+                int half = payload.length / 2;
+                c.send(concat(withFirstByte(frame(false, 0x1, java.util.Arrays.copyOf(payload, half)), 0x41),
+                        frame(true, 0x0, java.util.Arrays.copyOfRange(payload, half, payload.length))));
+            } else {
+                c.send(withFirstByte(frame(true, 0x1, payload), 0xC1));
+            }
+            int first = c.input().read();
+            assertThat(first).as("a final text frame with RSV1: compressed").isEqualTo(0xC1);
+            int length = c.input().read();
+            assertThat(length & 0x80).isZero();
+            assertThat(length & 0x7F).isLessThan(126);
+            assertThat(inflated(c.input().readNBytes(length & 0x7F))).isEqualTo(text);
+        }
+    }
+
+    static Stream<Arguments> deflateErrors() {
+        return Stream.of(
+                Arguments.of("a message that inflates past the limit", withFirstByte(frame(true, 0x2, deflated(new byte[2 * MAX_MESSAGE])), 0xC2), 1009),
+                Arguments.of("RSV1 on a continuation", concat(withFirstByte(frame(false, 0x1, deflated(bytes("a"))), 0x41),
+                        withFirstByte(frame(true, 0x0, new byte[0]), 0xC0)), 1002),
+                Arguments.of("RSV1 on a ping", withFirstByte(frame(true, 0x9, bytes("p")), 0xC9), 1002),
+                Arguments.of("compressed bytes that do not inflate", withFirstByte(frame(true, 0x1, new byte[] {(byte) 0xFF, (byte) 0xFF, 0x00}), 0xC1), 1007));
+    }
+
+    /** Bad compressed input closes with its code, and a decompression bomb is stopped at the message limit (1009). */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("deflateErrors")
+    void badCompressedInputGetsTheCloseCodeForIt(String name, byte[] bad, int code) throws Exception {
+        try (RawConnection c = deflateHandshake("/deflate/quiet")) {
+            c.send(bad);
+            Frame close = readFrame(c.input());
+            assertThat(close.opcode()).as("a close frame").isEqualTo(0x8);
+            assertThat(close.code()).isEqualTo(code);
+            assertThat(c.closedByPeer()).isTrue();
+        }
+    }
+
     private static String readHead(InputStream in) throws IOException {
         StringBuilder s = new StringBuilder();
         while (!s.toString().endsWith("\r\n\r\n")) {
@@ -322,7 +407,44 @@ public abstract class WebSocketCases extends SuiteSection {
                 Arguments.of("a new message inside a fragmented one", concat(frame(false, 0x1, bytes("a")), frame(true, 0x1, bytes("b"))), 1002),
                 Arguments.of("a close code no peer may send", frame(true, 0x8, new byte[] {0x03, (byte) 0xED}), 1002),
                 Arguments.of("a length of 2^63 announced", announcing(Long.MIN_VALUE), 1002),
-                Arguments.of("a length of 2^62 announced", announcing(1L << 62), 1009));
+                Arguments.of("a length of 2^62 announced", announcing(1L << 62), 1009),
+                // the families of the Autobahn testsuite's sections 3 to 7, in frames of our own
+                Arguments.of("RSV1 on a socket without permessage-deflate", withFirstByte(frame(true, 0x1, bytes("x")), 0xC1), 1002),
+                Arguments.of("RSV3 set", withFirstByte(frame(true, 0x2, bytes("x")), 0x92), 1002),
+                Arguments.of("reserved data opcode 7", frame(true, 0x7, bytes("x")), 1002),
+                Arguments.of("reserved control opcode 11", frame(true, 0xB, new byte[0]), 1002),
+                Arguments.of("reserved control opcode 15", frame(true, 0xF, bytes("x")), 1002),
+                Arguments.of("a fragmented close", frame(false, 0x8, new byte[] {0x03, (byte) 0xE8}), 1002),
+                Arguments.of("a fragmented pong", frame(false, 0xA, bytes("p")), 1002),
+                Arguments.of("a close of one byte", frame(true, 0x8, new byte[] {0x03}), 1002),
+                Arguments.of("a close reason of invalid UTF-8", frame(true, 0x8, new byte[] {0x03, (byte) 0xE8, 'o', (byte) 0xFF}), 1007),
+                Arguments.of("invalid UTF-8 split across fragments", concat(frame(false, 0x1, new byte[] {'a', (byte) 0xCE}),
+                        frame(true, 0x0, new byte[] {(byte) 0x28})), 1007),
+                Arguments.of("a continuation after a whole message", concat(frame(true, 0x1, bytes("a")), frame(true, 0x0, bytes("b"))), 1002),
+                Arguments.of("an overlong UTF-8 encoding", frame(true, 0x1, new byte[] {(byte) 0xC0, (byte) 0xAF}), 1007),
+                Arguments.of("a UTF-16 surrogate in UTF-8", frame(true, 0x1, new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80}), 1007),
+                Arguments.of("a code point past U+10FFFF", frame(true, 0x1, new byte[] {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}), 1007));
+    }
+
+    static Stream<Arguments> closeCodes() {
+        Stream<Arguments> refused = Stream.of(0, 999, 1004, 1005, 1006, 1015, 1016, 1100, 2000, 2999, 5000, 65535)
+                .map(code -> Arguments.of(code, 1002));
+        Stream<Arguments> echoed = Stream.of(1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 3000, 3999, 4000, 4999)
+                .map(code -> Arguments.of(code, code));
+        return Stream.concat(refused, echoed);
+    }
+
+    /** Autobahn section 7.7 and 7.9: a close with a code a peer may send is answered with that code, any other with 1002. */
+    @ParameterizedTest(name = "close code {0} answered with {1}")
+    @MethodSource("closeCodes")
+    void aClientsCloseCodeIsEchoedWhenValidAndRefusedWith1002Otherwise(int code, int answer) throws Exception {
+        try (RawConnection c = handshake("/ws/quiet")) {
+            c.send(frame(true, 0x8, closePayload(code, "")));
+            Frame close = readFrame(c.input());
+            assertThat(close.opcode()).as("a close frame").isEqualTo(0x8);
+            assertThat(close.code()).isEqualTo(answer);
+            assertThat(c.closedByPeer()).isTrue();
+        }
     }
 
     /** Input that breaks RFC 6455 is answered with the close code for it, the connection then closed by the server. */
