@@ -59,6 +59,8 @@ public final class Client implements AutoCloseable {
     private final ConcurrentLinkedQueue<LoopPools> allLoopPools = new ConcurrentLinkedQueue<>();
     private final BlockingCalls blocking;
     private volatile boolean closed;
+    /** The WebSockets this client opened and that are still open: its close closes them. */
+    private final java.util.Set<WebSocket> webSockets = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private Client(ClientConfig config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -257,11 +259,14 @@ public final class Client implements AutoCloseable {
     /**
      * Closes the client: requests waiting for a connection fail ({@link ClientException.Reason#NOT_SENT}),
      * idle connections close, and busy ones close once their requests are answered, each on its
-     * own event loop. Requests made afterwards fail. Returns without waiting.
+     * own event loop; open WebSockets close with 1001. Requests made afterwards fail. Returns without waiting.
      */
     @Override
     public void close() {
         closed = true;
+        for (WebSocket socket : webSockets) {
+            socket.close(1001, "the client is closing");
+        }
         for (LoopPools pools; (pools = allLoopPools.poll()) != null; ) {
             LoopPools p = pools;
             try {
@@ -420,7 +425,16 @@ public final class Client implements AutoCloseable {
                 return CompletableFuture.failedFuture(new ClientException(ClientException.Reason.NOT_SENT, String.valueOf(uri.getAuthority()),
                         "WebSocket " + uri, "not sent: the client is closed", null));
             }
-            return WebSocketClient.connect(new WebSocketClient.Request(uri, headers, options, connectTimeout), endpoint);
+            return WebSocketClient.connect(new WebSocketClient.Request(uri, headers, options, connectTimeout), endpoint)
+                    .thenApply(socket -> {
+                        // the client's close closes its sockets too (1001), even one that opened as it closed
+                        client.webSockets.add(socket);
+                        socket.closed().whenComplete((done, failure) -> client.webSockets.remove(socket));
+                        if (client.closed) {
+                            socket.close(1001, "the client is closing");
+                        }
+                        return socket;
+                    });
         }
     }
 

@@ -206,6 +206,16 @@ class WebSocketClientTest {
     }
 
     @Test
+    void closingTheClientClosesItsSocketsWith1001() throws Exception {
+        Recorder r = new Recorder();
+        WebSocket ws = await(client.webSocket(url("/echo"), r));
+        client.close();
+        assertThat(r.closed.get(10, TimeUnit.SECONDS)).startsWith("1001");
+        awaitCondition(() -> serverEvents.stream().anyMatch(e -> e.startsWith("close 1001")));
+        assertThat(ws.isOpen()).isFalse();
+    }
+
+    @Test
     void theServersCloseCodeReachesTheClient() throws Exception {
         Recorder r = new Recorder();
         WebSocket ws = await(client.webSocket(url("/echo"), r));
