@@ -32,8 +32,6 @@ final class ConnectionLoop implements Runnable {
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     /** ... and at least, so that a deadline the tick has just passed over cannot make it spin. */
     private static final long MIN_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** How long the writer of a duplex connection waits for a wakeup before it looks at the connection anyway. */
-    private static final long WRITER_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
     /**
      * How long a read waits, at most, while a handler runs (reading its streamed body): the wakeup
      * cannot end a blocked read, so this is how soon the thread notices the handler finished or wants
@@ -208,7 +206,11 @@ final class ConnectionLoop implements Runnable {
     private void startWriter() {
         synchronized (this) {
             if (writer == null && !ended) {
-                writer = Thread.ofVirtual().name(thread.getName() + "-writer").start(this::writeWhileReading);
+                // published before it runs: assigned after start(), a wakeup (or the end) in between
+                // unparked null while the new writer, having seen none, parked for good
+                Thread w = Thread.ofVirtual().name(thread.getName() + "-writer").unstarted(this::writeWhileReading);
+                writer = w;
+                w.start();
             }
         }
     }
@@ -224,13 +226,8 @@ final class ConnectionLoop implements Runnable {
         try {
             while (!ended) {
                 if (!woken) {
-                    // the wakeup and the loop's end unpark it. The second's timeout is a safety net: a
-                    // never-reading client's socket was once seen with its overflow unhandled, the
-                    // writer parked and no wakeup pending (about 1 run in 10 of the conformance case)
-                    LockSupport.parkNanos(this, WRITER_RECHECK_NANOS);
-                    if (!woken && !ended) {
-                        woken = true;
-                    }
+                    // the wakeup and the loop's end unpark it; an idle socket costs no timer
+                    LockSupport.park(this);
                     continue;
                 }
                 woken = false;
