@@ -109,6 +109,7 @@ public final class BenchmarkApp {
      * @return {@code routes}, for chaining
      */
     public static Router.Builder register(Router.Builder routes, Downstream downstream) {
+        Broadcasts broadcasts = new Broadcasts();
         return routes
                 .get("/plaintext", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(HELLO))
                 .get("/json", (req, res) -> res.contentType(Response.APPLICATION_JSON).body(HELLO_JSON))
@@ -137,7 +138,11 @@ public final class BenchmarkApp {
                 .get("/remote-blocking/{ms}", Handler.blocking((req, res) -> downstream.fetch(millis(req, MAX_DELAY_MS), res)))
                 .get("/download", (req, res) -> res.contentType("application/octet-stream").file(DownloadFile.PATH))
                 .post("/multipart", Handler.blocking(BenchmarkApp::multipart), RouteOptions.defaults().maxBodySize(MAX_MULTIPART_BYTES))
-                .websocket("/ws/echo", new WsEcho(), WS_ECHO_OPTIONS);
+                .websocket("/ws/echo", new WsEcho(), WS_ECHO_OPTIONS)
+                // the fan-out benchmarks: one room of sockets, one set of event streams
+                .websocket("/ws/broadcast", broadcasts.room())
+                .get("/sse/broadcast", broadcasts::subscribe)
+                .post("/sse/publish", broadcasts::publish);
     }
 
     /**
