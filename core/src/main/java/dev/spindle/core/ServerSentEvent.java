@@ -23,6 +23,8 @@ public final class ServerSentEvent {
     private final String id;
     private final String event;
     private final Duration retry;
+    /** {@link #encode()}'s bytes, made on first need (an event is immutable, so they never change). */
+    private volatile byte[] encoded;
 
     private ServerSentEvent(String data, String id, String event, Duration retry) {
         this.data = data;
@@ -106,8 +108,20 @@ public final class ServerSentEvent {
         return value;
     }
 
-    /** The event as the stream carries it: its fields in UTF-8, then the blank line that ends it. */
+    /**
+     * The event as the stream carries it: its fields in UTF-8, then the blank line that ends it.
+     * Encoded once, so an event sent to many streams costs one encoding; callers never change the array.
+     */
     byte[] encode() {
+        byte[] bytes = encoded;
+        if (bytes == null) {
+            bytes = encodeFields();
+            encoded = bytes;
+        }
+        return bytes;
+    }
+
+    private byte[] encodeFields() {
         ByteArrayOutputStream out = new ByteArrayOutputStream(data.length() + 32);
         if (event != null) {
             field(out, "event", event);

@@ -14,7 +14,12 @@ public final class BodyPipe extends OutputStream {
     public static final int EMPTY = 0;
     static final int ENDED = -1;
 
-    private final byte[] chunk;
+    /** Where a chunk starts: an event stream's chunks stay this small, a download's grow at once. */
+    private static final int FIRST_CHUNK = 1024;
+
+    /** Grows to {@code capacity} as writes need it, so an idle stream holds a small array. */
+    private byte[] chunk;
+    private final int capacity;
     private final Runnable wakeup;
     private int length;
     /** The chunk is handed over: the producer waits until the connection takes it. */
@@ -24,7 +29,8 @@ public final class BodyPipe extends OutputStream {
     private IOException failure;
 
     public BodyPipe(int capacity, Runnable wakeup) {
-        this.chunk = new byte[capacity];
+        this.chunk = new byte[Math.min(capacity, FIRST_CHUNK)];
+        this.capacity = capacity;
         this.wakeup = wakeup;
     }
 
@@ -85,12 +91,15 @@ public final class BodyPipe extends OutputStream {
                 if (closed) {
                     throw new IOException("the body stream is closed");
                 }
+                if (chunk.length - length < len && chunk.length < capacity) {
+                    chunk = java.util.Arrays.copyOf(chunk, Math.min(capacity, Math.max(2 * chunk.length, length + len)));
+                }
                 int n = Math.min(len, chunk.length - length);
                 System.arraycopy(b, off, chunk, length, n);
                 length += n;
                 off += n;
                 len -= n;
-                if (length == chunk.length) {
+                if (length == capacity) {
                     ready = true;
                     wake = true;
                 }
@@ -158,6 +167,11 @@ public final class BodyPipe extends OutputStream {
         if (cancelled) {
             throw new IOException("the connection was closed before the body was sent");
         }
+    }
+
+    /** {@return the length of the chunk handed over and not yet taken, 0 when none is: what the next {@link #take} copies} */
+    public synchronized int readyLength() {
+        return ready ? length : 0;
     }
 
     /**

@@ -262,7 +262,8 @@ public abstract class OutgoingBody {
 
         @Override
         int pull(OutputBuffer out) throws IOException {
-            int at = reserve(out, CHUNK);
+            // room for what is handed over, not a whole chunk: an event stream's output buffer stays small
+            int at = reserve(out, pipe.readyLength());
             int n = pipe.take(out.array(), at);
             if (n > 0) {
                 commit(out, at, n);
