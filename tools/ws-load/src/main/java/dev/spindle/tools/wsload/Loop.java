@@ -74,7 +74,11 @@ final class Loop implements Runnable {
                     nextCheck = now + CHECK_NANOS;
                 }
                 if (publisher != null && publisher.status == Conn.OPEN) {
-                    publisher.pump(now);
+                    try {
+                        publisher.pump(now);
+                    } catch (RuntimeException e) {
+                        crashed(publisher, e);
+                    }
                 }
                 if (phase == Run.DRAIN) {
                     drained = outstanding == 0 && (publisher == null || publisher.status != Conn.OPEN || publisher.drained());
@@ -112,13 +116,17 @@ final class Loop implements Runnable {
                 c.onReadable();
             }
         } catch (RuntimeException e) {
-            // One bad connection must not end the loop: counted, and that connection closed.
-            error("internal_" + e.getClass().getSimpleName());
-            if (c.status == Conn.CONNECTING || c.status == Conn.HANDSHAKE) {
-                c.openFailed("internal_" + e.getClass().getSimpleName());
-            } else {
-                c.close();
-            }
+            crashed(c, e);
+        }
+    }
+
+    /** One bad connection must not end the loop: the exception is counted, and that connection closed. */
+    private void crashed(Conn c, RuntimeException e) {
+        error("internal_" + e.getClass().getSimpleName());
+        if (c.status == Conn.CONNECTING || c.status == Conn.HANDSHAKE) {
+            c.openFailed("internal_" + e.getClass().getSimpleName());
+        } else {
+            c.close();
         }
     }
 
@@ -126,7 +134,11 @@ final class Loop implements Runnable {
         if (phase == Run.RUN) {
             for (Conn c : conns) {
                 if (c.status == Conn.OPEN) {
-                    c.onRun(now);
+                    try {
+                        c.onRun(now);
+                    } catch (RuntimeException e) {
+                        crashed(c, e);
+                    }
                 }
             }
         } else if (phase == Run.CLOSE) {
@@ -135,7 +147,11 @@ final class Loop implements Runnable {
             }
             for (Conn c : conns) {
                 if (c.status == Conn.OPEN) {
-                    c.startClose(now);
+                    try {
+                        c.startClose(now);
+                    } catch (RuntimeException e) {
+                        crashed(c, e);
+                    }
                 } else if (c.status != Conn.CLOSING) {
                     c.close();
                 }

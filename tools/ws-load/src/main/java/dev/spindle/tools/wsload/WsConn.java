@@ -193,6 +193,16 @@ final class WsConn extends Conn implements WsParser.Sink {
     }
 
     @Override
+    void close() {
+        if (awaiting) {
+            awaiting = false;
+            loop.outstanding--;
+        }
+        parser.stop();
+        super.close();
+    }
+
+    @Override
     void onEof() {
         if (status == CLOSING) {
             loop.closeCode("eof_without_close");
