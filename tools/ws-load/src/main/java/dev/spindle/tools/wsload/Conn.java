@@ -3,7 +3,6 @@ package dev.spindle.tools.wsload;
 
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -50,7 +49,7 @@ abstract class Conn {
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             key = channel.register(loop.selector, SelectionKey.OP_CONNECT, this);
-            if (channel.connect(new InetSocketAddress(run.options.host(), run.options.port()))) {
+            if (channel.connect(run.address)) {
                 connected();
             }
         } catch (ConnectException e) {

@@ -63,7 +63,7 @@ record Options(String mode, String host, int port, int connections, double durat
                 case "--duration" -> duration = seconds(a, v, false);
                 case "--warmup" -> warmup = seconds(a, v, true);
                 case "--size" -> size = integer(a, v, 1, 16 * 1024 * 1024);
-                case "--inflight" -> inflight = integer(a, v, 1, 1 << 16);
+                case "--inflight" -> inflight = integer(a, v, 1, 1 << 14);
                 case "--open-concurrency" -> openConcurrency = integer(a, v, 1, 1 << 20);
                 case "--open-timeout" -> openTimeout = seconds(a, v, false);
                 case "--threads" -> threads = integer(a, v, 1, 256);

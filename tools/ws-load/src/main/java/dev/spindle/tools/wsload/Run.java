@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.tools.wsload;
 
+import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** What the selector threads share: the options, the phase, the window, the open slots and counters. */
@@ -11,6 +12,7 @@ final class Run {
     static final int CLOSE = 3;
 
     final Options options;
+    final InetSocketAddress address;
     final Tracker tracker;
     volatile int phase = OPEN;
     volatile long windowStart;
@@ -24,6 +26,7 @@ final class Run {
 
     Run(Options options) {
         this.options = options;
+        this.address = new InetSocketAddress(options.host(), options.port());
         this.tracker = new Tracker(options.inflight());
         this.openSlots = new AtomicInteger(options.openConcurrency());
     }

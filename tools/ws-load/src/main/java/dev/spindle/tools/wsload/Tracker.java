@@ -23,7 +23,8 @@ final class Tracker {
     private volatile Loop publisherLoop;
 
     Tracker(int inflight) {
-        int size = Integer.highestOneBit(Math.max(1024, inflight * 64 - 1)) << 1;
+        // Room for 8 K messages: a slot is reused only once its message finished (the publisher waits otherwise).
+        int size = Integer.highestOneBit(Math.max(1024, inflight * 8 - 1)) << 1;
         mask = size - 1;
         state = new AtomicLongArray(size);
         sentAt = new AtomicLongArray(size);

@@ -45,6 +45,10 @@ public final class WsLoad {
             System.err.println("ws-load: --pid " + o.pid() + ": /proc/" + o.pid() + "/stat cannot be read");
             return 2;
         }
+        if (new java.net.InetSocketAddress(o.host(), o.port()).isUnresolved()) {
+            System.err.println("ws-load: --host " + o.host() + " does not resolve");
+            return 2;
+        }
         try {
             return measure(o);
         } catch (IOException | RuntimeException e) {
