@@ -5,19 +5,23 @@
 # the server still answers, echoes and lets the memory go when they close.
 #
 #   scripts/websocket-idle.sh [--servers A,B] [--connections N] [--max-connections M] [--no-deflate]
-#                             [--quick] [--out DIR]
+#                             [--sse] [--quick] [--out DIR]
 #
-#   --servers A,B    rows of scripts/lib/bench-servers.sh or launcher classes (default:
-#                    VirtualThreadServer, SingleLoopServer, MultiLoopServer, IoUringServer)
+#   --servers A,B    rows of scripts/lib/bench-servers.sh or server classes (default:
+#                    VirtualThreadServer, SingleLoopServer, MultiLoopServer, IoUringServer); the
+#                    NettyServer and VertxServer references serve the same routes
 #   --connections N  idle sockets per server (default 10000)
 #   --max-connections M  the server's -Dspindle.maxConnections (default N + 100: the GET /plaintext
 #                    below is one more connection, and at the default limit, 10,000, 10,000 sockets
 #                    leave no room for it, so it is answered 503 "too many connections" by design)
 #   --no-deflate     offer no permessage-deflate (default: offer it, as /ws/echo accepts it): what the
 #                    extension's per-connection state costs
+#   --sse            idle GET /sse/broadcast event streams instead of WebSockets: what a held-open
+#                    server-sent-event stream costs (probes: one event by POST /sse/publish)
 #   --quick          1000 connections on VirtualThreadServer and MultiLoopServer; the run goes to a
 #                    temporary directory unless --out is given
-#   --out DIR        where the run goes (default results/websocket-idle/<UTC timestamp>/)
+#   --out DIR        where the run goes (default results/websocket-idle/<UTC timestamp>/, with --sse
+#                    results/sse-idle/<UTC timestamp>/)
 #
 # Each server starts on 127.0.0.1 (`java <spindle_java_opts> -Xms256m -Xmx256m
 # -Xlog:gc*:file=raw/<server>/gc.log -Dspindle.maxConnections=M -cp <cp> <MainClass> 0 2`, a
@@ -76,7 +80,7 @@ need_value() { [[ $# -ge 2 && -n "$2" && "$2" != --* ]] || { echo "error: $1 nee
 
 command_line="$(printf '%q ' "$0" "$@")"
 command_line="${command_line% }"
-servers_arg="" connections="" max_connections="" compression=deflate quick=0 out_arg=""
+servers_arg="" connections="" max_connections="" compression=deflate kind=websocket quick=0 out_arg=""
 while (( $# > 0 )); do
   case "$1" in
     -h | --help) help ;;
@@ -84,6 +88,7 @@ while (( $# > 0 )); do
     --connections) need_value "$@"; connections="$2"; shift ;;
     --max-connections) need_value "$@"; max_connections="$2"; shift ;;
     --no-deflate) compression=none ;;
+    --sse) kind=sse ;;
     --quick) quick=1 ;;
     --out) need_value "$@"; out_arg="$2"; shift ;;
     *) echo "error: unknown argument '$1'" >&2; usage ;;
@@ -116,8 +121,11 @@ for server in "${servers[@]}"; do
     fi
   done
   found="$(spindle_find_server "$class")"   # exits 2 with the list of servers if unknown
-  [[ "${found%% *}" == launchers ]] || { echo "error: $server is not a Spindle launcher (module ${found%% *}): only they serve /ws/echo" >&2; exit 2; }
-  plan+=("$server|${found#* }|$props|$workers")
+  case "${found%% *}" in
+    launchers | netty-server | references/vertx) ;;
+    *) echo "error: $server (module ${found%% *}) serves no /ws/echo or /sse/broadcast: the launchers, NettyServer and VertxServer do" >&2; exit 2 ;;
+  esac
+  plan+=("$server|${found%% *}|${found#* }|$props|$workers")
 done
 
 # Debian's python3 by its path: the first python3 on PATH may not see Debian's packages.
@@ -136,14 +144,20 @@ jvm_flags+=("-Xms$HEAP" "-Xmx$HEAP")
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 (( $(ulimit -n) > connections + 100 )) || spindle_die "open-files limit $(ulimit -n) is too low for $connections connections"
 
-cp="$(spindle_classpath launchers)"
 stamp="$(date -u +%Y-%m-%dT%H-%M-%SZ)"
-out="$(spindle_run_dir "$out_arg" "$quick" websocket-idle "$stamp")"
+out="$(spindle_run_dir "$out_arg" "$quick" "$( [[ $kind == sse ]] && echo sse-idle || echo websocket-idle)" "$stamp")"
 [[ ! -e "$out/summary.md" ]] || spindle_die "$out already holds a run; pick another --out"
 # what the JVMs load, copied, so a build in this tree during the run cannot change it
 snapshot="$(mktemp -d -t spindle-ws-idle-classes.XXXXXX)"
-cp="$(spindle_snapshot_cp "$cp" "$snapshot")"
-echo "websocket-idle: ${#plan[@]} server(s), $connections connections each; output $out" >&2
+declare -A cp_of=()
+for entry in "${plan[@]}"; do
+  IFS='|' read -r _ module _ <<<"$entry"
+  if [[ -z "${cp_of[$module]:-}" ]]; then
+    mkdir -p "$snapshot/${module//\//-}"
+    cp_of[$module]="$(spindle_snapshot_cp "$(spindle_classpath "$module")" "$snapshot/${module//\//-}")"
+  fi
+done
+echo "websocket-idle: ${#plan[@]} server(s), $connections idle $( [[ $kind == sse ]] && echo 'event streams' || echo 'WebSockets') each; output $out" >&2
 
 meta() { printf '%s\t%s\n' "$1" "${2//$'\n'/ }" >>"$out/meta.tsv"; }
 : >"$out/meta.tsv"
@@ -158,6 +172,7 @@ meta jvm_flags "${jvm_flags[*]} -Xlog:gc*:file=raw/<server>/gc.log"
 meta connections "$connections"
 meta server_props "${server_props[*]}"
 meta compression "$compression"
+meta kind "$kind"
 meta open_files "$(ulimit -n)"
 meta python "$("$PY" --version 2>&1); websockets $("$PY" -c 'import websockets; print(websockets.__version__)')"
 meta loadavg_start "$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -174,7 +189,8 @@ trap 'echo "interrupted; partial run in $out" >&2; exit 130' INT
 trap 'echo "terminated; partial run in $out" >&2; exit 143' TERM
 
 for entry in "${plan[@]}"; do
-  IFS='|' read -r name fqcn props workers <<<"$entry"
+  IFS='|' read -r name module fqcn props workers <<<"$entry"
+  cp="${cp_of[$module]}"
   dir="$out/raw/$name"
   mkdir -p "$dir"
   echo "$name" >>"$out/servers"
@@ -196,7 +212,7 @@ for entry in "${plan[@]}"; do
   echo "websocket-idle: $name pid $server_pid on 127.0.0.1:$port" >&2
   # in the background and waited for, so a signal reaches the trap at once
   timeout -k 10 "$CLIENT_TIMEOUT" "$PY" "$LIB/ws_idle.py" run --port "$port" --pid "$server_pid" \
-    --jcmd "$JAVA_HOME/bin/jcmd" --connections "$connections" --compression "$compression" --out "$dir/client.json" > >(tee "$dir/client.log" >&2) 2>&1 &
+    --jcmd "$JAVA_HOME/bin/jcmd" --connections "$connections" --compression "$compression" --kind "$kind" --out "$dir/client.json" > >(tee "$dir/client.log" >&2) 2>&1 &
   client_pid=$!
   rc=0
   wait "$client_pid" || rc=$?

@@ -12,6 +12,10 @@ random sockets each send a text message and must read its echo; a plain GET /pla
 connection must answer 200 (the server's connection limit must leave room for it); every socket is closed with 1000 and must read 1000 back; the heap after
 a full GC once more. Everything goes into one JSON file; the whole run is bounded by DEADLINE.
 
+With --kind sse the connections are GET /sse/broadcast event streams instead (no compression, no
+warm-up echo): each must answer 200 text/event-stream; a probe is one event published by POST
+/sse/publish that PROBES random streams must read; a close is the client closing its socket.
+
 report: one row per server, judged by verdict() (the rule is RULE, printed in summary.md).
 """
 
@@ -119,7 +123,8 @@ def verdict(r: dict) -> tuple[bool, list[str]]:
         why.append(f"GET /plaintext: {health.get('status') or health.get('error', 'not run')}")
     closes = r.get("closes", {})
     if closes.get("ok", 0) < opened:
-        why.append(f"{opened - closes.get('ok', 0)} closes did not read 1000 {closes.get('codes', {})}")
+        what = "closes failed" if r.get("kind") == "sse" else "closes did not read 1000"
+        why.append(f"{opened - closes.get('ok', 0)} {what} {closes.get('codes', {})}")
     if r.get("oom"):
         why.append("OutOfMemoryError in the server's output")
     if not r.get("alive", True):
@@ -215,6 +220,80 @@ async def close_one(ws) -> int | None:
     return ws.close_code
 
 
+class EventStream:
+    """One GET /sse/broadcast held open: its reader and writer once the head read 200."""
+
+    def __init__(self, reader, writer, head: str):
+        self.reader, self.writer, self.head = reader, writer, head
+
+    @property
+    def open(self) -> bool:
+        return not self.writer.is_closing() and not self.reader.at_eof()
+
+
+async def open_stream(port: int) -> EventStream:
+    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), OPEN_TIMEOUT)
+    try:
+        writer.write(b"GET /sse/broadcast HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        head = (await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), OPEN_TIMEOUT)).decode("latin-1")
+    except BaseException:
+        writer.close()
+        raise
+    status = head.split("\r\n", 1)[0].split()
+    if len(status) < 2 or status[1] != "200" or "text/event-stream" not in head.lower():
+        writer.close()
+        raise ConnectionError(f"not an event stream: {head.splitlines()[0] if head else 'no head'}")
+    return EventStream(reader, writer, head)
+
+
+async def open_streams(port: int, n: int) -> tuple[list, dict]:
+    streams, failures = [], {}
+    for start in range(0, n, BATCH):
+        for res in await asyncio.gather(*(open_stream(port) for _ in range(start, min(n, start + BATCH))),
+                                        return_exceptions=True):
+            if isinstance(res, BaseException):
+                key = f"{type(res).__name__}: {res}"[:160]
+                failures[key] = failures.get(key, 0) + 1
+            else:
+                streams.append(res)
+    return streams, failures
+
+
+async def hears(stream: EventStream, text: str) -> bool:
+    """Whether the stream reads a data line holding text (chunk-size lines and comments pass by)."""
+    want = text.encode()
+    while True:
+        line = await asyncio.wait_for(stream.reader.readline(), IO_TIMEOUT)
+        if not line:
+            return False
+        if line.startswith(b"data:") and want in line:
+            return True
+
+
+async def publish(port: int, text: str) -> int | None:
+    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), IO_TIMEOUT)
+    body = text.encode()
+    writer.write(b"POST /sse/publish HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: "
+                 + str(len(body)).encode() + b"\r\n\r\n" + body)
+    head = (await asyncio.wait_for(reader.readuntil(b"\r\n"), IO_TIMEOUT)).decode("latin-1").split()
+    writer.close()
+    return int(head[1]) if len(head) > 1 and head[1].isdigit() else None
+
+
+async def probe_streams(port: int, chosen: list) -> dict:
+    listening = [asyncio.ensure_future(hears(s, "probe \u2603")) for s in chosen]
+    status = await publish(port, "probe \u2603")
+    results = await asyncio.gather(*listening, return_exceptions=True)
+    return {"sent": len(chosen), "ok": sum(res is True for res in results), "publish_status": status,
+            "errors": sorted({f"{type(e).__name__}: {e}"[:160] for e in results if isinstance(e, BaseException)})}
+
+
+async def close_stream(stream: EventStream) -> str:
+    stream.writer.close()
+    await asyncio.wait_for(stream.writer.wait_closed(), IO_TIMEOUT)
+    return "closed"
+
+
 async def health(port: int) -> dict:
     t0 = time.monotonic()
     try:
@@ -241,19 +320,25 @@ async def run(args, r: dict) -> None:
     def measure(gc=True):
         return loop.run_in_executor(None, sample, pid, jcmd, gc)
 
-    compression = None if args.compression == "none" else args.compression
-    warm, fails = await open_all(url, WARMUP, compression)
-    r["warmup"] = {"opened": len(warm), "failures": fails,
-                   "echoed": sum(await asyncio.gather(*(echo(ws, "warm-up") for ws in warm)))}
-    await asyncio.gather(*(close_one(ws) for ws in warm), return_exceptions=True)
+    sse = args.kind == "sse"
+    compression = None if args.compression == "none" or sse else args.compression
+    if sse:
+        warm, fails = await open_streams(args.port, WARMUP)
+        r["warmup"] = {"opened": len(warm), "failures": fails}
+        await asyncio.gather(*(close_stream(s) for s in warm), return_exceptions=True)
+    else:
+        warm, fails = await open_all(url, WARMUP, compression)
+        r["warmup"] = {"opened": len(warm), "failures": fails,
+                       "echoed": sum(await asyncio.gather(*(echo(ws, "warm-up") for ws in warm)))}
+        await asyncio.gather(*(close_one(ws) for ws in warm), return_exceptions=True)
     await asyncio.sleep(1)
     r["base"] = await measure()
 
     t0 = time.monotonic()
-    sockets, fails = await open_all(url, n, compression)
+    sockets, fails = await (open_streams(args.port, n) if sse else open_all(url, n, compression))
     r["open_seconds"] = round(time.monotonic() - t0, 2)
     r["opened"], r["open_failures"] = len(sockets), fails
-    if sockets:
+    if sockets and not sse:
         r["extension"] = sockets[0].response_headers.get("Sec-WebSocket-Extensions", "")
     print(f"  opened {len(sockets)} of {n} in {r['open_seconds']} s", flush=True)
 
@@ -277,19 +362,23 @@ async def run(args, r: dict) -> None:
     still_open = [ws for ws in sockets if ws.open]
     r["open_after_idle"] = len(still_open)
     chosen = random.Random(args.seed).sample(still_open, min(PROBES, len(still_open)))
-    results = await asyncio.gather(*(echo(ws, f"probe {i} \u2603") for i, ws in enumerate(chosen)),
-                                   return_exceptions=True)
-    r["probes"] = {"sent": len(chosen), "ok": sum(res is True for res in results),
-                   "errors": sorted({f"{type(e).__name__}: {e}"[:160] for e in results if isinstance(e, BaseException)})}
+    if sse:
+        r["probes"] = await probe_streams(args.port, chosen)
+    else:
+        results = await asyncio.gather(*(echo(ws, f"probe {i} \u2603") for i, ws in enumerate(chosen)),
+                                       return_exceptions=True)
+        r["probes"] = {"sent": len(chosen), "ok": sum(res is True for res in results),
+                       "errors": sorted({f"{type(e).__name__}: {e}"[:160] for e in results if isinstance(e, BaseException)})}
     r["health"] = await health(args.port)
 
     codes = {}
+    closing = close_stream if sse else close_one
     for start in range(0, len(sockets), BATCH):
-        for res in await asyncio.gather(*(close_one(ws) for ws in sockets[start:start + BATCH]),
+        for res in await asyncio.gather(*(closing(ws) for ws in sockets[start:start + BATCH]),
                                         return_exceptions=True):
             key = f"{type(res).__name__}" if isinstance(res, BaseException) else str(res)
             codes[key] = codes.get(key, 0) + 1
-    r["closes"] = {"ok": codes.get("1000", 0), "codes": codes}
+    r["closes"] = {"ok": codes.get("closed" if sse else "1000", 0), "codes": codes}
     await asyncio.sleep(2)
     r["closed"] = await measure()
     print(f"  closed: {codes}; heap {fmt_bytes(r['closed']['heap'])}", flush=True)
@@ -297,7 +386,7 @@ async def run(args, r: dict) -> None:
 
 def cmd_run(args) -> int:
     r = {"connections": args.connections, "port": args.port, "pid": args.pid, "seed": args.seed,
-         "cpu_slice": CPU_SLICE,
+         "cpu_slice": CPU_SLICE, "kind": args.kind,
          "compression": args.compression,
          "batch": BATCH, "idle_seconds": IDLE_SECONDS, "cpu_window": CPU_WINDOW}
     r["nofile"] = raise_nofile(args.connections + 1024)
@@ -368,12 +457,18 @@ def write_report(run_dir: Path, echo: bool) -> int:
     meta = read_meta(run_dir)
     props = f" and {meta['server_props']}" if meta.get("server_props") else ""
     offer = "no extension offered" if meta.get("compression") == "none" else "permessage-deflate offered"
-    md = ["# Idle WebSocket connections", "",
-          f"Each server at -Xms256m -Xmx256m{props}; the connections to GET /ws/echo ({offer}) "
+    sse = meta.get("kind") == "sse"
+    what = "GET /sse/broadcast event streams" if sse else f"connections to GET /ws/echo ({offer})"
+    window = "two of Spindle's 15 s heartbeats" if sse else "one ping interval"
+    md = ["# Idle " + ("event streams" if sse else "WebSocket connections"), "",
+          f"Each server at -Xms256m -Xmx256m{props}; the {what} "
           f"opened {BATCH} at a time, then {IDLE_SECONDS:g} s idle and the server's CPU over "
-          f"{CPU_WINDOW:g} s (one ping interval; in brackets its busiest {CPU_SLICE:g} s); "
+          f"{CPU_WINDOW:g} s ({window}; in brackets its busiest {CPU_SLICE:g} s); "
           "heap is `jcmd GC.heap_info` used after `jcmd GC.run`, RSS is VmRSS; per connection = "
-          "(idle - baseline) / connections opened.", "", f"Rule: {RULE}", "",
+          "(idle - baseline) / connections opened.", "", f"Rule: {RULE}", ""] + (
+          ["For event streams a probe is one event published by POST /sse/publish that the probed stream must "
+           "read, and a close is the client closing its socket (no close code).", ""] if sse else []) + [
+          
           "| server | connections | heap/conn | RSS/conn | threads idle | idle CPU % (peak) | verdict |",
           "|---|---:|---:|---:|---:|---:|---|"]
     for x in rows:
@@ -381,7 +476,7 @@ def write_report(run_dir: Path, echo: bool) -> int:
                   f"{fmt_bytes(x['heap_per_conn'])} | {fmt_bytes(x['rss_per_conn'])} | {fmt(x['threads_idle'], 'd')} | "
                   f"{fmt(x['idle_cpu_pct'], '.2f')} ({fmt(x['idle_cpu_peak_slice'], '.1f')}) | {x['verdict']} |")
     md += ["", "| server | heap base | heap idle | heap after close | RSS base | RSS idle | threads base/closed "
-           "| probes | GET /plaintext | closes 1000 | extension |", "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|"]
+           "| probes | GET /plaintext | " + ("closes" if sse else "closes 1000") + " | extension |", "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|"]
     for x in rows:
         md.append(f"| {x['server']} | {fmt_bytes(x['heap_base'])} | {fmt_bytes(x['heap_idle'])} | "
                   f"{fmt_bytes(x['heap_closed'])} | {fmt_bytes(x['rss_base'])} | {fmt_bytes(x['rss_idle'])} | "
@@ -408,6 +503,7 @@ def main(argv: list[str]) -> int:
     r.add_argument("--connections", type=int, default=10000)
     r.add_argument("--seed", type=int, default=6455)
     r.add_argument("--compression", choices=["deflate", "none"], default="deflate")
+    r.add_argument("--kind", choices=["websocket", "sse"], default="websocket")
     r.add_argument("--out", required=True)
     rep = sub.add_parser("report")
     rep.add_argument("run_dir", type=Path)

@@ -32,6 +32,14 @@ final class Json {
                 }
                 sb.append(depth == 0 && !map.isEmpty() ? "\n}" : "}");
             }
+            case java.util.List<?> list -> {
+                sb.append('[');
+                for (int i = 0; i < list.size(); i++) {
+                    sb.append(i == 0 ? "" : ",");
+                    write(sb, list.get(i), depth + 1);
+                }
+                sb.append(']');
+            }
             case Double d -> {
                 if (Double.isFinite(d)) {
                     sb.append(d);

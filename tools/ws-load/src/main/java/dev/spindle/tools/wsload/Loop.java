@@ -34,6 +34,8 @@ final class Loop implements Runnable {
     private int mask = ThreadLocalRandom.current().nextInt() | 1;
 
     long completions;
+    /** {@link #completions} per measured window (--windows). */
+    final long[] windowCompletions;
     final Histogram latency = new Histogram();
     final Map<String, Long> errors = new TreeMap<>();
     final Map<String, Long> openFailures = new TreeMap<>();
@@ -47,6 +49,7 @@ final class Loop implements Runnable {
 
     Loop(Run run) throws IOException {
         this.run = run;
+        this.windowCompletions = new long[run.options.windows()];
         this.selector = Selector.open();
         this.payload = new byte[run.options.size()];
         for (int i = 0; i < payload.length; i++) {
@@ -249,8 +252,10 @@ final class Loop implements Runnable {
     }
 
     void complete(long now, long latencyNanos) {
-        if (run.inWindow(now)) {
+        int w = run.windowIndex(now);
+        if (w >= 0) {
             completions++;
+            windowCompletions[w]++;
             latency.record(latencyNanos / 1000);
         }
     }

@@ -2,12 +2,13 @@
 package dev.spindle.tools.wsload;
 
 /** The command line, checked: a bad value is an {@link IllegalArgumentException} with the message to show. */
-record Options(String mode, String host, int port, int connections, double duration, double warmup, int size, int inflight,
-        int openConcurrency, double openTimeout, int threads, long pid, String out) {
+record Options(String mode, String host, int port, int connections, double duration, int windows, double warmup, int size,
+        int inflight, int openConcurrency, double openTimeout, int threads, long pid, String out) {
 
     static final String USAGE = """
             usage: java -cp DIR dev.spindle.tools.wsload.WsLoad <echo|broadcast|sse> --port P [--host 127.0.0.1]
-                   [--connections N (100)] [--duration SECONDS (10)] [--warmup SECONDS (2)] [--size BYTES (32)]
+                   [--connections N (100)] [--duration SECONDS (10)] [--windows K (1)] [--warmup SECONDS (2)]
+                   [--size BYTES (32)]
                    [--inflight K (4, broadcast/sse)] [--open-concurrency C (200)] [--open-timeout SECONDS (30)]
                    [--threads T (1)] [--pid SERVER_PID] [--out FILE.json]""";
 
@@ -29,6 +30,7 @@ record Options(String mode, String host, int port, int connections, double durat
         int port = -1;
         int connections = 100;
         double duration = 10;
+        int windows = 1;
         double warmup = 2;
         int size = 32;
         int inflight = 4;
@@ -61,6 +63,7 @@ record Options(String mode, String host, int port, int connections, double durat
                 case "--port" -> port = integer(a, v, 1, 65535);
                 case "--connections" -> connections = integer(a, v, 1, Tracker.MAX_SUBSCRIBERS);
                 case "--duration" -> duration = seconds(a, v, false);
+                case "--windows" -> windows = integer(a, v, 1, 1000);
                 case "--warmup" -> warmup = seconds(a, v, true);
                 case "--size" -> size = integer(a, v, 1, 16 * 1024 * 1024);
                 case "--inflight" -> inflight = integer(a, v, 1, 1 << 14);
@@ -81,8 +84,8 @@ record Options(String mode, String host, int port, int connections, double durat
         if (!mode.equals("echo") && size < Tracker.SEQ_WIDTH) {
             throw new IllegalArgumentException("--size must be at least " + Tracker.SEQ_WIDTH + " in " + mode + " (the sequence number)");
         }
-        return new Options(mode, host, port, connections, duration, warmup, size, inflight, openConcurrency, openTimeout,
-                threads, pid, out);
+        return new Options(mode, host, port, connections, duration, windows, warmup, size, inflight, openConcurrency,
+                openTimeout, threads, pid, out);
     }
 
     private static int integer(String name, String v, int min, int max) {

@@ -36,6 +36,15 @@ final class Run {
         return nanos - windowStart >= 0 && nanos - windowEnd < 0 && phase != OPEN;
     }
 
+    /** Which of the measured windows {@code nanos} falls in, or -1 outside them all. */
+    int windowIndex(long nanos) {
+        if (!inWindow(nanos)) {
+            return -1;
+        }
+        int k = options.windows();
+        return (int) Math.min(k - 1, (nanos - windowStart) * k / (windowEnd - windowStart));
+    }
+
     boolean takeOpenSlot() {
         while (true) {
             int n = openSlots.get();

@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -99,17 +101,23 @@ public final class WsLoad {
         }
         ServerCpu.Sample start = null;
         ServerCpu.Sample end = null;
+        ServerCpu.Sample[] bounds = new ServerCpu.Sample[o.windows() + 1];
         if (failed == null) {
             // A first reading loads the classes, so the one at the window's start is not late.
             cpu.sample();
             long trafficStart = System.nanoTime();
             run.windowStart = trafficStart + (long) (o.warmup() * 1e9);
-            run.windowEnd = run.windowStart + (long) (o.duration() * 1e9);
+            long windowNanos = (long) (o.duration() * 1e9);
+            run.windowEnd = run.windowStart + windowNanos * o.windows();
             setPhase(run, loops, Run.RUN);
             sleepUntil(run.windowStart);
-            start = cpu.sample();
-            sleepUntil(run.windowEnd);
-            end = cpu.sample();
+            bounds[0] = cpu.sample();
+            for (int w = 1; w <= o.windows(); w++) {
+                sleepUntil(run.windowStart + windowNanos * w);
+                bounds[w] = cpu.sample();
+            }
+            start = bounds[0];
+            end = bounds[o.windows()];
             setPhase(run, loops, Run.DRAIN);
             long drainUntil = System.nanoTime() + (o.publishes() ? Publishing.EXPIRY_NANOS + 1_000_000_000L : ECHO_DRAIN_NANOS);
             while (!allDrained(loops) && System.nanoTime() - drainUntil < 0 && run.failure == null) {
@@ -136,6 +144,7 @@ public final class WsLoad {
             failed = "selector thread failed: " + run.failure;
         }
         Map<String, Object> report = report(o, run, loops, cpu, openSeconds, start, end, failed);
+        report.put("windows", start != null && end != null ? windows(o, loops, cpu, bounds) : null);
         String json = Json.write(report);
         if (o.out() != null) {
             Files.writeString(Path.of(o.out()), json, StandardCharsets.UTF_8);
@@ -144,6 +153,28 @@ public final class WsLoad {
         }
         System.err.println(summary(report));
         return failed == null ? 0 : 1;
+    }
+
+    /** Each measured window's completions and CPU, so a warm-up judges its trend from one run. */
+    private static List<Map<String, Object>> windows(Options o, Loop[] loops, ServerCpu cpu, ServerCpu.Sample[] bounds) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (int w = 0; w < o.windows(); w++) {
+            ServerCpu.Sample a = bounds[w];
+            ServerCpu.Sample b = bounds[w + 1];
+            long completions = 0;
+            for (Loop l : loops) {
+                completions += l.windowCompletions[w];
+            }
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("window_s", o.duration());
+            m.put("completions", completions);
+            boolean server = o.pid() > 0 && a.ticks() >= 0 && b.ticks() >= 0;
+            m.put("server_cpu_ticks_s", server ? round((b.ticks() - a.ticks()) / (double) cpu.clockTicks, 3) : null);
+            m.put("server_cpu_schedstat_s", server ? round((b.schedNanos() - a.schedNanos()) / 1e9, 6) : null);
+            m.put("client_cpu_s", a.clientNanos() >= 0 ? round((b.clientNanos() - a.clientNanos()) / 1e9, 3) : null);
+            out.add(m);
+        }
+        return out;
     }
 
     private static boolean anyAlive(Thread[] threads) {
