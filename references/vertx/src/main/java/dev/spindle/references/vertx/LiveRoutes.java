@@ -5,6 +5,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.compression.ZlibCodecFactory;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtensionHandler;
 import io.netty.handler.codec.http.websocketx.extensions.compression.PerMessageDeflateServerExtensionHandshaker;
+import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
@@ -111,19 +112,15 @@ final class LiveRoutes {
         return streams.size();
     }
 
-    private interface Session {
-        void open(ServerWebSocket ws);
-    }
-
     /**
      * Upgrades through the router. A request that is no WebSocket handshake has had Vert.x's own
      * answer (400, 405 or 426) by the time the future fails; on HTTP/2, where there is none, a 400.
      */
-    private static void upgrade(RoutingContext ctx, Session session) {
+    private static void upgrade(RoutingContext ctx, Handler<ServerWebSocket> session) {
         ctx.request().toWebSocket()
                 .onSuccess(ws -> {
                     ws.exceptionHandler(e -> failed(ws, e));
-                    session.open(ws);
+                    session.handle(ws);
                 })
                 .onFailure(e -> {
                     log.debug("no WebSocket on {}: {}", ctx.request().path(), e.toString());
