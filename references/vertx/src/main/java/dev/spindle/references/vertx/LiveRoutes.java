@@ -1,18 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.references.vertx;
 
-import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.compression.ZlibCodecFactory;
-import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtensionHandler;
-import io.netty.handler.codec.http.websocketx.extensions.compression.PerMessageDeflateServerExtensionHandshaker;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.ServerWebSocket;
-import io.vertx.core.net.impl.ConnectionBase;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -73,33 +66,6 @@ final class LiveRoutes {
                         ctx.next();
                     }
                 });
-    }
-
-    /**
-     * Lifts the pipelining cap permessage-deflate brings. With it on, Vert.x puts Netty's
-     * WebSocketServerExtensionHandler on every HTTP/1.1 connection, to negotiate on an upgrade. Since
-     * Netty 4.2.18 (the build's; Vert.x 5.1.6 came out on 4.2.17) that handler closes a connection
-     * with more than 128 requests read ahead of their answers, so 1,000 pipelined GETs lost the
-     * connection. Vert.x has no option for it: on each new connection the handler is swapped for the
-     * same negotiation without the cap, as on 4.2.17 (Vert.x's own queue of pending requests still
-     * pauses reading). The one place this app reaches into Vert.x's internals (ConnectionBase).
-     */
-    static void uncapPipelining(HttpConnection connection, HttpServerOptions options) {
-        if (!(connection instanceof ConnectionBase base)) {
-            return;
-        }
-        ChannelPipeline pipeline = base.channel().pipeline();
-        WebSocketServerExtensionHandler vertxs = pipeline.get(WebSocketServerExtensionHandler.class);
-        if (vertxs == null) {
-            // HTTP/2, or no compression configured
-            return;
-        }
-        // the handshaker Vert.x builds from the same options
-        PerMessageDeflateServerExtensionHandshaker deflate = new PerMessageDeflateServerExtensionHandshaker(
-                options.getWebSocketCompressionLevel(), ZlibCodecFactory.isSupportingWindowSizeAndMemLevel(),
-                PerMessageDeflateServerExtensionHandshaker.MAX_WINDOW_SIZE, options.getWebSocketAllowServerNoContext(),
-                options.getWebSocketPreferredClientNoContext());
-        pipeline.replace(vertxs, pipeline.context(vertxs).name(), new WebSocketServerExtensionHandler(Integer.MAX_VALUE, deflate));
     }
 
     /** Members of the room now, for tests. */
