@@ -55,6 +55,10 @@ import org.slf4j.LoggerFactory;
  * <p>Bodies are pre-encoded buffers and JSON is assembled by hand, as Spindle's app sends the same
  * pre-encoded bytes. Vert.x adds no {@code Date}: each instance keeps one, refreshed every second
  * by a periodic timer on its loop, and stamps it with {@code Server: spindle} on every answer.
+ *
+ * <p>The WebSocket and event-stream routes ({@code /ws/echo}, {@code /ws/broadcast},
+ * {@code /sse/broadcast}, {@code /sse/publish}) are {@link LiveRoutes}, one instance shared by all
+ * instances of the verticle, routed after the rest.
  */
 final class BenchmarkVerticle extends VerticleBase {
     private static final Logger log = LoggerFactory.getLogger(BenchmarkVerticle.class);
@@ -83,6 +87,7 @@ final class BenchmarkVerticle extends VerticleBase {
     private final HttpClient jdkClient;
     private final Duration shutdownGrace;
     private final AtomicInteger boundPort;
+    private final LiveRoutes live;
     private CharSequence date;
     private HttpServer server;
     private WebClient client;
@@ -97,9 +102,10 @@ final class BenchmarkVerticle extends VerticleBase {
      * @param jdkClient the blocking client of {@code /remote-blocking}, shared by all instances
      * @param shutdownGrace how long stopping waits for requests in flight
      * @param boundPort where the instance records the port it listens on
+     * @param live the WebSocket and event-stream routes, shared by all instances
      */
     BenchmarkVerticle(String host, int port, Path download, RemoteDownstream downstream, HttpClient jdkClient,
-                      Duration shutdownGrace, AtomicInteger boundPort) {
+                      Duration shutdownGrace, AtomicInteger boundPort, LiveRoutes live) {
         this.host = host;
         this.port = port;
         this.download = download;
@@ -107,6 +113,7 @@ final class BenchmarkVerticle extends VerticleBase {
         this.jdkClient = jdkClient;
         this.shutdownGrace = shutdownGrace;
         this.boundPort = boundPort;
+        this.live = live;
     }
 
     @Override
@@ -115,21 +122,26 @@ final class BenchmarkVerticle extends VerticleBase {
         vertx.setPeriodic(1000, id -> refreshDate());
         // this instance's own pool, its connections on this instance's loop
         client = WebClient.create(vertx, new WebClientOptions(), new PoolOptions().setHttp1MaxSize(DOWNSTREAM_CONNECTIONS));
-        server = vertx.createHttpServer(new HttpServerOptions()
+        HttpServerOptions options = new HttpServerOptions()
                 .setHost(host)
                 .setPort(port)
                 // the contract's request-line and header-section limits: Vert.x answers 414 and 431 beyond them
                 .setMaxInitialLineLength(MAX_REQUEST_LINE)
                 .setMaxHeaderSize(MAX_HEADER_SIZE)
-                // the app serves no WebSockets: without their compression Vert.x leaves out Netty's
-                // WebSocketServerExtensionHandler, which caps a connection at 128 pipelined requests
-                // (maxPipelineDepth) and drops the connection beyond
+                // the WebSocket routes: messages and frames up to 16 MiB, no compression. With one on, Vert.x
+                // puts Netty's WebSocketServerExtensionHandler on every HTTP/1.1 connection, which looks for
+                // an upgrade in each request and (Netty 4.2.18) drops a connection with more than 128
+                // pipelined requests unanswered (maxPipelineDepth), and Vert.x has no option to lift it: the
+                // other routes stay as they were, and the WebSocket benchmarks offer no extension
                 .setPerFrameWebSocketCompressionSupported(false)
                 .setPerMessageWebSocketCompressionSupported(false)
+                .setMaxWebSocketFrameSize(LiveRoutes.MAX_WEBSOCKET_MESSAGE)
+                .setMaxWebSocketMessageSize(LiveRoutes.MAX_WEBSOCKET_MESSAGE)
                 // h2c on the same port, both ways in (the preface, "Upgrade: h2c"): Vert.x's default, said
                 // here because the h2 scenarios count on it; 128 streams per connection, as Spindle allows
                 .setHttp2ClearTextEnabled(true)
-                .setInitialSettings(new Http2Settings().setMaxConcurrentStreams(MAX_CONCURRENT_STREAMS)));
+                .setInitialSettings(new Http2Settings().setMaxConcurrentStreams(MAX_CONCURRENT_STREAMS));
+        server = vertx.createHttpServer(options);
         // stamped before the router, so that its own answers (a missing Host, a target not starting with '/') carry them too
         Router router = router();
         server.requestHandler(request -> {
@@ -167,6 +179,7 @@ final class BenchmarkVerticle extends VerticleBase {
         read(router, "/delay/:ms").handler(this::delay);
         read(router, "/remote/:ms").handler(this::remote);
         read(router, "/remote-blocking/:ms").blockingHandler(this::remoteBlocking, false);
+        live.addTo(router);
         return router;
     }
 

@@ -56,6 +56,8 @@ public final class VertxServer implements AutoCloseable {
     private final int workers;
     private final CountDownLatch terminated = new CountDownLatch(1);
     private final AtomicInteger boundPort = new AtomicInteger();
+    /** The broadcast room and the event streams: one per server, across its event loops. */
+    private final LiveRoutes live = new LiveRoutes();
     private Vertx vertx;
     private HttpClient jdkClient;
 
@@ -88,7 +90,7 @@ public final class VertxServer implements AutoCloseable {
         RemoteDownstream downstream = RemoteDownstream.fromSystemProperties();
         try {
             int listen = requestedPort == 0 ? freePort() : requestedPort;
-            vertx.deployVerticle(() -> new BenchmarkVerticle(host, listen, DOWNLOAD, downstream, jdkClient, SHUTDOWN_GRACE, boundPort),
+            vertx.deployVerticle(() -> new BenchmarkVerticle(host, listen, DOWNLOAD, downstream, jdkClient, SHUTDOWN_GRACE, boundPort, live),
                             new DeploymentOptions().setInstances(workers))
                     .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
@@ -116,6 +118,11 @@ public final class VertxServer implements AutoCloseable {
             probe.bind(new InetSocketAddress(host, 0));
             return probe.getLocalPort();
         }
+    }
+
+    /** The WebSocket and event-stream routes' shared state, for tests. */
+    LiveRoutes live() {
+        return live;
     }
 
     /** @return the bound port */
