@@ -1892,7 +1892,10 @@ OTHER_RESULTS = (("ab", "A/B runs against another commit (`benchmark-servers.sh 
                  ("jmh", "JMH micro-benchmarks (`jmh.sh`)"),
                  ("fuzz", "fuzzing runs (`fuzz.sh`)"),
                  ("cluster", "instances behind nginx and HAProxy (`cluster.sh`)"),
-                 ("restart", "restarts under load on a shared port (`restart-under-load.sh`)"))
+                 ("restart", "restarts under load on a shared port (`restart-under-load.sh`)"),
+                 ("websocket", "the WebSocket and server-sent-event scenarios, with the references (`benchmark-websocket.sh`)"),
+                 ("websocket-idle", "memory and CPU of 10,000 idle WebSockets per server (`websocket-idle.sh`)"),
+                 ("sse-idle", "memory and CPU of 10,000 idle event streams per server (`websocket-idle.sh --sse`)"))
 
 
 def warmup_summary(run: Path, meta: dict) -> str:

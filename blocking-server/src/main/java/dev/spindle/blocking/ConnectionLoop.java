@@ -28,9 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ConnectionLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ConnectionLoop.class);
-    /** How long a waiting thread parks, at most, before it ticks the connection again. */
-    private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
-    /** ... and at least, so that a deadline the tick has just passed over cannot make it spin. */
+    /** How long a waiting thread parks at least, so that a deadline the tick has just passed over cannot make it spin. */
     private static final long MIN_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /**
      * How long a read waits, at most, while a handler runs (reading its streamed body): the wakeup
@@ -398,15 +396,18 @@ final class ConnectionLoop implements Runnable {
      */
     void beginDrain() {
         conn.drain();
+        // a loop parked until its next deadline (a streamed body, a handler) ticks now: the drain may end its wait
+        LockSupport.unpark(thread);
     }
 
     /**
-     * Parks until the wakeup runs (a handler finished, a body producer handed over a chunk) or a tick
-     * is due: in {@code nanosToTick} (a handler's timeout), or {@link #TICK_NANOS} at the latest.
+     * Parks until the wakeup runs (a handler finished, a body producer handed over a chunk), the
+     * server begins to drain, or the core's next deadline ({@code nanosToTick}) is due: no periodic
+     * tick, so 10,000 held-open event streams cost no timer wakeups between their events.
      */
     private void await(long nanosToTick) {
         if (!woken) {
-            LockSupport.parkNanos(this, Math.clamp(nanosToTick, MIN_PARK_NANOS, TICK_NANOS));
+            LockSupport.parkNanos(this, Math.max(nanosToTick, MIN_PARK_NANOS));
         }
         woken = false;
         conn.resume();
