@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpContentCompressor;
@@ -28,7 +29,9 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerUpgradeHandler;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -55,7 +58,9 @@ import org.slf4j.LoggerFactory;
  * {@link HttpPostRequestDecoder} chunk by chunk ({@link MultipartUploads}). Responses are written, not flushed: the flush
  * comes once per read batch in {@link #channelReadComplete}. While an offloaded or timed answer is
  * pending, later pipelined messages wait in order (and reading pauses), so answers keep the
- * order of the requests.
+ * order of the requests. A request for a WebSocket or an event stream ({@link WebSockets},
+ * {@link EventStreams}) takes the connection over: this handler hands it to their handlers and
+ * leaves the pipeline.
  */
 final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
     /** The file {@code /download} serves, written once per process. */
@@ -64,6 +69,8 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
     /** Headers are built from constants we trust: no per-value validation on the hot path. */
     private static final HttpHeadersFactory HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
     private static final AsciiString ZERO = AsciiString.cached("0");
+    /** The Allow of the WebSocket and event-stream routes, which take no HEAD. */
+    private static final AsciiString GET_ONLY = AsciiString.cached("GET");
     /** How long a closing connection keeps draining what the client still sends. */
     private static final long LINGER_MS = 2000;
     private static final AsciiString DOWNLOAD_LENGTH = AsciiString.cached(Integer.toString(BenchmarkLimits.DOWNLOAD_BYTES));
@@ -89,14 +96,22 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
     private boolean inputShutdown;
     /** Netty's compressor, put before this handler once the connection asks for {@code /users-list}; else null. */
     private HttpContentCompressor compressor;
+    /** The body being read is a {@code /sse/publish} event's data, not an {@code /echo} body. */
+    private boolean publishing;
+    /** The largest body the route being read takes. */
+    private int bodyLimit;
+    private final WebSockets webSockets;
+    private final EventStreams eventStreams;
 
-    BenchmarkHandler(Executor blocking, RemoteCalls remote) {
-        this(blocking, remote, true);
+    BenchmarkHandler(Executor blocking, RemoteCalls remote, WebSockets webSockets, EventStreams eventStreams) {
+        this(blocking, remote, webSockets, eventStreams, true);
     }
 
-    BenchmarkHandler(Executor blocking, RemoteCalls remote, boolean zeroCopy) {
+    BenchmarkHandler(Executor blocking, RemoteCalls remote, WebSockets webSockets, EventStreams eventStreams, boolean zeroCopy) {
         this.blocking = blocking;
         this.remote = remote;
+        this.webSockets = webSockets;
+        this.eventStreams = eventStreams;
         this.zeroCopy = zeroCopy;
     }
 
@@ -182,6 +197,9 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         }
         int query = uri.indexOf('?');
         String path = query < 0 ? uri : uri.substring(0, query);
+        if ((path.startsWith("/ws/") || path.startsWith("/sse/")) && liveRoute(req, path, method, keepAlive, http10)) {
+            return;
+        }
         BenchmarkRoutes.Target target = BenchmarkRoutes.match(path, get, method == HttpMethod.POST, remote.configured());
         switch (target.kind()) {
             case PLAINTEXT -> staticAnswer(true, Wire.HELLO, Wire.TEXT_PLAIN, Wire.HELLO_LENGTH, keepAlive, http10);
@@ -194,7 +212,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
                     staticAnswer(true, Wire.USERS_LIST, Wire.APPLICATION_JSON, Wire.USERS_LIST_LENGTH, keepAlive, http10);
                 }
             }
-            case ECHO -> startEcho(req, keepAlive, http10);
+            case ECHO -> startBody(req, keepAlive, http10, false);
             case MULTIPART -> startMultipart(req, keepAlive, http10);
             case SEARCH -> search(uri, keepAlive, http10);
             case DOWNLOAD -> download(method == HttpMethod.HEAD, keepAlive, http10);
@@ -208,6 +226,115 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
                     Unpooled.copiedBuffer(RemoteDownstream.unconfiguredMessage(), StandardCharsets.UTF_8), keepAlive, http10);
             case BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING -> answerAfter(target.kind(), target.millis(), keepAlive, http10);
         }
+    }
+
+    /**
+     * The WebSocket and event-stream routes, HTTP/1.1 only (HTTP/2's handler has none of them):
+     * true when {@code path} is one of them and the request is answered or handed over.
+     */
+    private boolean liveRoute(HttpRequest req, String path, HttpMethod method, boolean keepAlive, boolean http10) {
+        switch (path) {
+            case WebSockets.ECHO, WebSockets.BROADCAST -> {
+                HttpHeaders headers = req.headers();
+                if (method != HttpMethod.GET) {
+                    notAllowed(GET_ONLY, keepAlive, http10);
+                } else if (http10) {
+                    empty(HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED, keepAlive, http10);
+                } else if (!WebSockets.isUpgrade(headers) || !WebSockets.isVersion13(headers)) {
+                    upgradeRequired(keepAlive);
+                } else {
+                    upgradeToWebSocket(req, path.equals(WebSockets.ECHO));
+                }
+            }
+            case EventStreams.SUBSCRIBE -> {
+                if (method != HttpMethod.GET) {
+                    notAllowed(GET_ONLY, keepAlive, http10);
+                } else if (http10) {
+                    // chunked, which HTTP/1.0 does not have
+                    empty(HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED, keepAlive, http10);
+                } else {
+                    subscribe();
+                }
+            }
+            case EventStreams.PUBLISH -> {
+                if (method != HttpMethod.POST) {
+                    notAllowed(Wire.ALLOW_POST, keepAlive, http10);
+                } else {
+                    startBody(req, keepAlive, http10, true);
+                }
+            }
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** 426 for a request to a WebSocket route that is no version-13 handshake; the connection stays HTTP. */
+    private void upgradeRequired(boolean keepAlive) {
+        HttpHeaders headers = HEADERS.newHeaders()
+                .set(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET)
+                .set(HttpHeaderNames.SEC_WEBSOCKET_VERSION, WebSockets.VERSION)
+                .set(HttpHeaderNames.CONTENT_LENGTH, ZERO);
+        write(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.UPGRADE_REQUIRED, Unpooled.EMPTY_BUFFER, headers,
+                EmptyHttpHeaders.INSTANCE), keepAlive, false);
+    }
+
+    /**
+     * Puts the route's WebSocket handlers behind this one, hands them the handshake, and leaves the
+     * pipeline: from here the connection is theirs (the handshaker replaces the HTTP codec once the
+     * 101 is written, and removes the compressor if {@code /users-list} put one in).
+     */
+    private void upgradeToWebSocket(HttpRequest req, boolean echo) {
+        webSockets.install(ctx.pipeline(), echo, req instanceof FullHttpRequest);
+        // retained: handle() releases what it was given
+        ctx.fireChannelRead(ReferenceCountUtil.retain(req));
+        // what was read behind it in a pipelined batch (its last content, at least) follows it there
+        for (Object msg; queued != null && (msg = queued.poll()) != null; ) {
+            ctx.fireChannelRead(msg);
+        }
+        ctx.pipeline().remove(this);
+    }
+
+    /**
+     * Opens an event stream: the connection joins the group, its head goes out at once, and a
+     * handler that only waits for the close replaces this one. The compressor, if {@code /users-list}
+     * put one in, leaves first: it would hold the events back in its deflater.
+     */
+    private void subscribe() {
+        if (compressor != null) {
+            ctx.pipeline().remove(compressor);
+            compressor = null;
+        }
+        if (ctx.pipeline().get(HttpServerUpgradeHandler.class) != null) {
+            // no h2c upgrade can follow a request that never ends
+            ctx.pipeline().remove(HttpServerUpgradeHandler.class);
+        }
+        HttpResponse head = EventStreams.head();
+        addCommon(head.headers(), true, false);
+        eventStreams.join(ctx.channel());
+        ctx.writeAndFlush(head, ctx.voidPromise());
+        for (Object msg; queued != null && (msg = queued.poll()) != null; ) {
+            ReferenceCountUtil.release(msg);
+        }
+        ctx.pipeline().replace(this, ctx.name(), EventStreams.streamHandler());
+    }
+
+    /** {@code /sse/publish}'s data, read whole: at most {@link EventStreams#MAX_DATA}, then the event to every stream and 204. */
+    private void publish(CompositeByteBuf data, boolean keepAlive, boolean http10) {
+        boolean sent;
+        try {
+            sent = eventStreams.publish(ctx.alloc(), data);
+        } finally {
+            data.release();
+        }
+        if (!sent) {
+            empty(HttpResponseStatus.BAD_REQUEST, keepAlive, http10);
+            return;
+        }
+        // no Content-Length: a 204 has no body to measure
+        write(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NO_CONTENT, Unpooled.EMPTY_BUFFER,
+                HEADERS.newHeaders(), EmptyHttpHeaders.INSTANCE), keepAlive, http10);
     }
 
     private void search(String uri, boolean keepAlive, boolean http10) {
@@ -336,15 +463,18 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void startEcho(HttpRequest req, boolean keepAlive, boolean http10) {
+    /** Starts reading the body of {@code /echo}, or of {@code /sse/publish} when {@code publish}. */
+    private void startBody(HttpRequest req, boolean keepAlive, boolean http10, boolean publish) {
         HttpHeaders headers = req.headers();
         String coding = headers.get(HttpHeaderNames.TRANSFER_ENCODING);
         if (coding != null && !HttpHeaderValues.CHUNKED.contentEqualsIgnoreCase(coding)) {
             closeWith(HttpResponseStatus.NOT_IMPLEMENTED);
             return;
         }
-        if (HttpUtil.getContentLength(req, -1L) > Wire.MAX_BODY_SIZE) {
-            closeWith(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+        publishing = publish;
+        bodyLimit = publish ? EventStreams.MAX_DATA : Wire.MAX_BODY_SIZE;
+        if (HttpUtil.getContentLength(req, -1L) > bodyLimit) {
+            closeWith(tooLarge());
             return;
         }
         if (HttpUtil.is100ContinueExpected(req)) {
@@ -448,11 +578,17 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** The status of a body past its route's limit: 413, but 400 for {@code /sse/publish}, as its contract has it. */
+    private HttpResponseStatus tooLarge() {
+        return publishing ? HttpResponseStatus.BAD_REQUEST : HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE;
+    }
+
     private void onEchoContent(HttpContent content) {
         ByteBuf bytes = content.content();
-        if (echoBody.readableBytes() + (long) bytes.readableBytes() > Wire.MAX_BODY_SIZE) {
+        if (echoBody.readableBytes() + (long) bytes.readableBytes() > bodyLimit) {
+            HttpResponseStatus status = tooLarge();
             releaseEcho();
-            closeWith(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+            closeWith(status);
             return;
         }
         if (bytes.isReadable()) {
@@ -461,6 +597,10 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         if (content instanceof LastHttpContent) {
             CompositeByteBuf body = echoBody;
             echoBody = null;
+            if (publishing) {
+                publish(body, echoKeepAlive, echoHttp10);
+                return;
+            }
             HttpHeaders headers = HEADERS.newHeaders()
                     .set(HttpHeaderNames.CONTENT_TYPE, echoType)
                     .set(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());

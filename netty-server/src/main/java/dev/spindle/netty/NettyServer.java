@@ -82,6 +82,11 @@ import org.slf4j.LoggerFactory;
  * {@code -Dspindle.tls.password} the port speaks TLS instead (the JDK's, as Spindle's servers), and
  * {@link ApplicationProtocolNegotiationHandler} sets up the protocol ALPN chose: h2 (the same frame
  * codec and streams) or HTTP/1.1, also for a client that offers none.
+ *
+ * <p>WebSockets ({@code /ws/echo}, {@code /ws/broadcast}: {@link WebSockets}) and server-sent
+ * events ({@code /sse/broadcast}, {@code /sse/publish}: {@link EventStreams}) on HTTP/1.1 only:
+ * {@link BenchmarkHandler} installs their handlers on a connection when it asks for one of them,
+ * so no other connection's pipeline carries them.
  */
 public final class NettyServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NettyServer.class);
@@ -100,6 +105,9 @@ public final class NettyServer implements AutoCloseable {
     private ExecutorService blocking;
     private RemoteCalls remote;
     private Channel serverChannel;
+    /** The broadcast room and the event streams: one of each per server, so one per process as launched. */
+    private final WebSockets webSockets = new WebSockets();
+    private final EventStreams eventStreams = new EventStreams();
 
     /**
      * A server not yet started.
@@ -159,7 +167,7 @@ public final class NettyServer implements AutoCloseable {
                                                 ctx.pipeline().addLast(http2Codec(), http2Streams());
                                             } else {
                                                 ctx.pipeline().addLast("codec", http1Codec());
-                                                ctx.pipeline().addLast("app", new BenchmarkHandler(blocking, remote, false));
+                                                ctx.pipeline().addLast("app", new BenchmarkHandler(blocking, remote, webSockets, eventStreams, false));
                                             }
                                         }
 
@@ -201,7 +209,7 @@ public final class NettyServer implements AutoCloseable {
                                         }
                                     }));
                         }
-                        ch.pipeline().addLast("app", new BenchmarkHandler(blocking, remote));
+                        ch.pipeline().addLast("app", new BenchmarkHandler(blocking, remote, webSockets, eventStreams));
                     }
                 });
         if (epoll) {
