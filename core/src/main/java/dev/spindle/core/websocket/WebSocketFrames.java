@@ -127,10 +127,9 @@ final class WebSocketFrames {
 
     /** {@return the UTF-8 bytes of a text message} Unpaired surrogates become '?', as the JDK's encoder replaces them. */
     static byte[] utf8(CharSequence text) {
-        ByteBuffer utf8 = StandardCharsets.UTF_8.encode(java.nio.CharBuffer.wrap(text));
-        byte[] bytes = new byte[utf8.remaining()];
-        utf8.get(bytes);
-        return bytes;
+        // String.getBytes, not Charset.encode: no encoder from a thread-local cache, and a single
+        // pass for text that is all ASCII (the same '?' for an unpaired surrogate)
+        return text.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     /**
