@@ -2010,6 +2010,47 @@ public abstract class HttpConformanceSuite {
     }
 
     /**
+     * A streamed body whose producer hands nothing over for the handler timeout ends its
+     * connection then, whatever thread waits for it: the client has the part sent so far and a
+     * close, never a connection held open by a stalled producer.
+     */
+    @Test
+    void aStreamedBodyWhoseProducerStallsEndsItsConnectionAtTheHandlerTimeout() throws Exception {
+        assumeHas(Feature.CUSTOM_ROUTES);
+        assumeHas(Feature.TIMEOUTS);
+        CountDownLatch release = new CountDownLatch(1);
+        Router routes = Router.builder()
+                .get("/stall", (req, res) -> res.contentType("text/plain").stream(out -> {
+                    out.write("first part".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    try {
+                        release.await(1, TimeUnit.MINUTES);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }))
+                .build();
+        HttpServer own = newServer(config().handlerTimeout(SHORT_HANDLER_TIMEOUT), routes).start();
+        try (RawConnection c = connect(own.port())) {
+            c.send(request("GET", "/stall"));
+            StringBuilder seen = new StringBuilder();
+            // the chunk and its CRLF: what follows is the close, or (wrongly) nothing
+            while (seen.indexOf("first part\r\n") < 0) {
+                int b = c.input().read();
+                assertThat(b).as("the first part arrives before the connection ends").isNotNegative();
+                seen.append((char) b);
+            }
+            long stalled = System.nanoTime();
+            Duration bound = SHORT_HANDLER_TIMEOUT.plus(HANDLER_TIMEOUT_MARGIN);
+            assertThat(c.closedByPeer((int) bound.toMillis())).as("closed once the producer stalled").isTrue();
+            assertThat(Duration.ofNanos(System.nanoTime() - stalled)).as("at the handler timeout").isLessThan(bound);
+        } finally {
+            release.countDown();
+            own.close();
+        }
+    }
+
+    /**
      * A stuck handler holds the drain only until the handler timeout: {@code close()} while it runs
      * gets its request answered 503 with {@code Connection: close}, the connection closed, and
      * returns long before the drain timeout.

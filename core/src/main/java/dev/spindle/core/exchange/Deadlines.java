@@ -242,6 +242,10 @@ public final class Deadlines {
         if (waits.handling()) {
             return until(handlerStarted, handlerTimeout, now);
         }
+        if (waits.sending() && waits.awaitingProducer()) {
+            // a producer that hands nothing over for the handler timeout ends the connection
+            return until(producerWaitingSince, handlerTimeout, now);
+        }
         if (waits.requestInProgress()) {
             return until(requestStarted, headerTimeout, now);
         }
