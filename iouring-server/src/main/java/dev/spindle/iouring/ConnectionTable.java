@@ -25,6 +25,8 @@ final class ConnectionTable {
     private int occupied;
     private int generation;
     private RingConnection[] live = new RingConnection[256];
+    /** When each live connection must be ticked next ({@code System.nanoTime()}), by live index. */
+    private long[] tickDue = new long[256];
     private int liveCount;
 
     ConnectionTable(RingWorker worker, LoopContext context) {
@@ -34,19 +36,22 @@ final class ConnectionTable {
 
     /**
      * Serves {@code fd} with a new connection in a free slot, most recently freed first, under a
-     * new generation; a core that cannot be created leaves the slot free.
+     * new generation, its first tick due at the scan after {@code now}; a core that cannot be
+     * created leaves the slot free.
      *
      * @throws IllegalStateException if every slot {@link UserData} can encode is taken
      */
-    RingConnection open(int fd, boolean counted) {
+    RingConnection open(int fd, boolean counted, long now) {
         int slot = nextSlot();
         RingConnection c = new RingConnection(worker, context, fd, slot, ++generation, counted);
         // taken only now: a core that failed to be created leaves the slot free
         take(c);
         if (liveCount == live.length) {
             live = Arrays.copyOf(live, liveCount * 2);
+            tickDue = Arrays.copyOf(tickDue, liveCount * 2);
         }
         c.index = liveCount;
+        tickDue[liveCount] = now;
         live[liveCount++] = c;
         return c;
     }
@@ -102,6 +107,7 @@ final class ConnectionTable {
         }
         RingConnection last = live[--liveCount];
         live[i] = last;
+        tickDue[i] = tickDue[liveCount];
         last.index = i;
         live[liveCount] = null;
         c.index = -1;
@@ -128,6 +134,18 @@ final class ConnectionTable {
     /** The live connection at {@code i}, below {@link #liveCount()}. */
     RingConnection live(int i) {
         return live[i];
+    }
+
+    /** When the live connection at {@code i}, below {@link #liveCount()}, must be ticked next. */
+    long tickDue(int i) {
+        return tickDue[i];
+    }
+
+    /** Sets when {@code c} must be ticked next; nothing for a connection that is not live. */
+    void tickDue(RingConnection c, long due) {
+        if (c.index >= 0) {
+            tickDue[c.index] = due;
+        }
     }
 
     /** Whether some slot is still held: the kernel may still complete an operation of its connection. */

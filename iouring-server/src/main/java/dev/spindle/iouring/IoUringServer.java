@@ -40,7 +40,8 @@ import java.util.Objects;
  * </table>
  *
  * <p>Timeouts (decided by the core's {@code Connection.tick}, which each ring calls every
- * {@value RingWorker#SCAN_MILLIS} ms): idle keep-alive connections close after
+ * {@value RingWorker#SCAN_MILLIS} ms on the connections whose next deadline may have come): idle
+ * keep-alive connections close after
  * {@link ServerConfig#idleTimeout()}; a request not complete within
  * {@link ServerConfig#headerTimeout()} gets 408; output not taken within
  * {@link ServerConfig#writeTimeout()} drops the connection; a handler not done within

@@ -44,7 +44,11 @@ import org.slf4j.LoggerFactory;
  * so; shut the output down once when it lingers; read only while it wants input; select
  * {@code OP_WRITE} while output is pending. A connection waiting for a handler or a streamed body
  * has no interest at all until its wakeup queues it back here ({@link #resumeLater}). Every
- * {@value #SCAN_MILLIS} ms a scan ticks each connection, which applies the core's timeouts.
+ * {@value #SCAN_MILLIS} ms a scan ticks the connections whose tick is due, which applies the
+ * core's timeouts: one the loop served since its last tick (a read, a write, a wakeup) is due at
+ * once, as the core starts some clocks at a tick; after a tick, an idle or duplex connection with
+ * nothing to write is due when its {@link Connection#nanosToTick} says (at most
+ * {@value #MAX_TICK_SECONDS} s on), and any other one at once. A loop that drains ticks them all.
  *
  * <p>Any failure while serving one connection, {@link Error}s such as an {@link OutOfMemoryError}
  * included, closes that connection only (which frees what it held) and the loop serves on; a VM
@@ -69,6 +73,9 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
     static final long SCAN_MILLIS = 250;
     static final long SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(SCAN_MILLIS);
     private static final long SHUTDOWN_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** Bounds how long a scan leaves a connection unticked, whatever its nanosToTick says. */
+    static final long MAX_TICK_SECONDS = 10;
+    private static final long MAX_TICK_NANOS = TimeUnit.SECONDS.toNanos(MAX_TICK_SECONDS);
     static final int MAX_READS_PER_EVENT = 16;
     /** Caps one write call, so the JDK's per-thread temporary direct buffer stays small. */
     private static final int MAX_WRITE = 256 * 1024;
@@ -98,6 +105,8 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
     private final FailureLog failures = new FailureLog(log);
 
     private NioConnection[] connections = new NioConnection[64];
+    /** When each of {@link #connections} must be ticked next ({@code System.nanoTime()}), by index. */
+    private long[] tickDue = new long[64];
     private int size;
     /** The loop's clock, refreshed once per pass and per selected key. */
     private long now;
@@ -426,6 +435,9 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
         }
         if (c.outbound != null) {
             outbound.scheduleTick(c.outbound, now);
+        } else if (c.index >= 0) {
+            // the call may have started a clock that the core sets at its next tick
+            tickDue[c.index] = now;
         }
     }
 
@@ -512,14 +524,37 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
             if (i >= size) {
                 continue;
             }
+            if (!shuttingDown && tickDue[i] - now > 0) {
+                continue;
+            }
             NioConnection c = connections[i];
             try {
                 service(c, c.core.tick(now));
+                if (!c.closed) {
+                    tickDue[c.index] = dueAfterTick(c);
+                }
             } catch (Throwable t) {
                 failed(c, t);
             }
         }
         failures.flush();
+    }
+
+    /**
+     * When a connection just ticked (and served) must be ticked again. Only an idle or duplex one
+     * with nothing to write waits for its {@link Connection#nanosToTick}: that covers all of its
+     * deadlines (idle, drain grace, TLS handshake; a WebSocket's pings, idle and close timeouts),
+     * while another state may have one it leaves out (a write timeout, a producer's).
+     */
+    private long dueAfterTick(NioConnection c) {
+        if ((c.interest & SelectionKey.OP_WRITE) != 0) {
+            return now;
+        }
+        Connection.State state = c.core.state();
+        if (state != Connection.State.IDLE && state != Connection.State.DUPLEX) {
+            return now;
+        }
+        return now + Math.clamp(c.core.nanosToTick(now), 1, MAX_TICK_NANOS);
     }
 
     /**
@@ -591,8 +626,10 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
     private void add(NioConnection c) {
         if (size == connections.length) {
             connections = Arrays.copyOf(connections, size * 2);
+            tickDue = Arrays.copyOf(tickDue, size * 2);
         }
         c.index = size;
+        tickDue[size] = now;
         connections[size++] = c;
     }
 
@@ -603,6 +640,7 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
         }
         NioConnection last = connections[--size];
         connections[i] = last;
+        tickDue[i] = tickDue[size];
         last.index = i;
         connections[size] = null;
         c.index = -1;

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * </table>
  *
  * <p>Time belongs to the core: every {@value EventLoop#SCAN_MILLIS} ms each loop calls
- * {@link dev.spindle.core.spi.Connection#tick} on its connections, which applies the idle, header
+ * {@link dev.spindle.core.spi.Connection#tick} on its connections whose next deadline may have come
+ * (an idle one waits for it, so many idle sockets cost little), which applies the idle, header
  * (408), write and handler (503) timeouts and ends lingering. Beyond
  * {@link ServerConfig#maxConnections()} a new socket is served a core rejection (503, then a
  * close). Blocking routes run on virtual threads and are answered from the loop, in request order;
