@@ -28,7 +28,8 @@ final class ProtocolSwitch implements LayeredConnection {
     private final Executor blockingExecutor;
     private final Runnable wakeup;
     private final BodyBudget budget;
-    private final HttpConnection http1;
+    /** Until the connection switches to a WebSocket or to h2c by an upgrade: then let go, with its buffers. */
+    private HttpConnection http1;
     private LayeredConnection current;
     /** How many bytes of the preface arrived so far, while it is undecided; -1 once decided. */
     private int matched;
@@ -121,6 +122,7 @@ final class ProtocolSwitch implements LayeredConnection {
         Http2Connection h2 = install(Http2Connection.upgraded(router, config, blockingExecutor, wakeup, budget,
                 http1.h2cUpgrade(), http1.h2cSettings(), before));
         http1.closed();
+        http1 = null;
         return rest.length > 0 ? h2.received(ByteBuffer.wrap(rest)) : h2.next();
     }
 
@@ -130,6 +132,8 @@ final class ProtocolSwitch implements LayeredConnection {
         WebSocketConnection ws = new WebSocketConnection(http1.webSocketUpgrade(), http1.webSocketRequest(), config,
                 wakeup, before);
         http1.closed();
+        // an idle socket holds only its WebSocket state, not the HTTP/1.1 connection it began as
+        http1 = null;
         matched = -1;
         current = ws;
         if (draining) {
