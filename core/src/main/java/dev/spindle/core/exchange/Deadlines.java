@@ -169,7 +169,8 @@ public final class Deadlines {
         }
         if (waits.closing()) {
             if (!waits.lingering()) {
-                return Expired.NONE;
+                // a response that ends the connection (Connection: close) may still stream a body
+                return waits.sending() && producerStalled(now, waits, produced) ? Expired.PRODUCER : Expired.NONE;
             }
             if (lingerStarted == 0) {
                 lingerStarted = now;
@@ -199,13 +200,7 @@ public final class Deadlines {
             return Expired.NONE;
         }
         if (waits.sending()) {
-            boolean awaiting = waits.awaitingProducer();
-            if (!awaiting || produced || producerWaitingSince == 0) {
-                producerWaitingSince = awaiting ? now : 0;
-            } else if (now - producerWaitingSince >= handlerTimeout) {
-                return Expired.PRODUCER;
-            }
-            return Expired.NONE;
+            return producerStalled(now, waits, produced) ? Expired.PRODUCER : Expired.NONE;
         }
         if (waits.requestInProgress()) {
             if (requestStarted == 0 || waits.bodyStreaming() && read) {
@@ -225,6 +220,16 @@ public final class Deadlines {
             }
         }
         return flushed && now - lastActivity >= idleTimeout ? Expired.IDLE : Expired.NONE;
+    }
+
+    /** Whether a streamed body's producer has handed nothing over for the handler timeout; starts its clock when it first has nothing. */
+    private boolean producerStalled(long now, Waits waits, boolean produced) {
+        boolean awaiting = waits.awaitingProducer();
+        if (!awaiting || produced || producerWaitingSince == 0) {
+            producerWaitingSince = awaiting ? now : 0;
+            return false;
+        }
+        return now - producerWaitingSince >= handlerTimeout;
     }
 
     /**
