@@ -178,14 +178,7 @@ read -r -a client_pin <<<"$(pin "$pin_client")"
 wsload=("${client_pin[@]}" "$JAVA_HOME/bin/java" -XX:+UseParallelGC -Xms1g -Xmx1g -cp "$work/ws-load" dev.spindle.tools.wsload.WsLoad)
 
 meta() { printf '%s\t%s\n' "$1" "${2//$'\n'/ }" >>"$out/meta.tsv"; }
-: >"$out/meta.tsv"
-meta command "$command_line"
-meta started "$(date -u '+%Y-%m-%d %H:%M:%S')"
-meta commit "$(spindle_git_desc)"
-meta nproc "$(nproc)"
-meta machine "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1); $(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
-meta kernel "$(uname -r)"
-meta jdk "$JAVA_HOME: $("$JAVA_HOME/bin/java" -version 2>&1 | grep -v '^Picked up' | head -n 2 | paste -sd ';' | sed 's/;/; /g')"
+spindle_meta_begin "$out/meta.tsv" "$command_line"
 meta jvm_flags "${SPINDLE_JVM_FLAGS[*]} -Dspindle.maxConnections=$MAX_CONNECTIONS"
 meta generator "${wsload[*]//$work/<scratch>}"
 meta pin_server "${pin_server:-none}"

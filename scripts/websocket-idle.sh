@@ -160,14 +160,7 @@ done
 echo "websocket-idle: ${#plan[@]} server(s), $connections idle $( [[ $kind == sse ]] && echo 'event streams' || echo 'WebSockets') each; output $out" >&2
 
 meta() { printf '%s\t%s\n' "$1" "${2//$'\n'/ }" >>"$out/meta.tsv"; }
-: >"$out/meta.tsv"
-meta command "$command_line"
-meta started "$(date -u '+%Y-%m-%d %H:%M:%S')"
-meta commit "$(spindle_git_desc)"
-meta nproc "$(nproc)"
-meta machine "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1); $(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
-meta kernel "$(uname -r)"
-meta jdk "$JAVA_HOME: $("$JAVA_HOME/bin/java" -version 2>&1 | grep -v '^Picked up' | head -n 2 | paste -sd ';' | sed 's/;/; /g')"
+spindle_meta_begin "$out/meta.tsv" "$command_line"
 meta jvm_flags "${jvm_flags[*]} -Xlog:gc*:file=raw/<server>/gc.log"
 meta connections "$connections"
 meta server_props "${server_props[*]}"

@@ -360,6 +360,23 @@ spindle_stop_pid() {
   fi
 }
 
+# Starts a run's meta.tsv, FILE, with what every measuring run records: its command line, start,
+# commit, CPUs, machine, kernel and JDK (spindle_find_jdk first). Callers append their own rows.
+spindle_meta_begin() {
+  local file="$1" row
+  : >"$file"
+  for row in \
+    "command	$2" \
+    "started	$(date -u '+%Y-%m-%d %H:%M:%S')" \
+    "commit	$(spindle_git_desc)" \
+    "nproc	$(nproc)" \
+    "machine	$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1); $(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)" \
+    "kernel	$(uname -r)" \
+    "jdk	$JAVA_HOME: $("$JAVA_HOME/bin/java" -version 2>&1 | grep -v '^Picked up' | head -n 2 | paste -sd ';' | sed 's/;/; /g')"; do
+    printf '%s\n' "${row//$'\n'/ }" >>"$file"
+  done
+}
+
 # The commit this tree is at, and whether it has changes: what a result records beside its figures.
 spindle_git_desc() {
   local rev dirty untracked
