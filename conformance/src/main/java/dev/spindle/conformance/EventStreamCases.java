@@ -32,9 +32,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * HTTP/1.1 and HTTP/2, read by the JDK's {@code HttpClient} line by line as they arrive: each event
  * reaches the client before the next is sent, a reconnecting client's {@code Last-Event-ID} reaches
  * the handler, an idle stream carries heartbeat comments, a client that goes away closes its
- * stream, and one that stops reading meets the overflow policy with the server's memory bounded.
- * Run by {@link HttpConformanceSuite} against every server; tagged, to run alone
- * ({@code -Dgroups=sse}).
+ * stream (at once when it closes its connection), and one that stops reading meets the overflow
+ * policy with the server's memory bounded. Run by {@link HttpConformanceSuite} against every
+ * server; tagged, to run alone ({@code -Dgroups=sse}).
  */
 @org.junit.jupiter.api.Tag("sse")
 @org.junit.jupiter.api.Timeout(value = 30, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
@@ -165,6 +165,27 @@ public abstract class EventStreamCases extends SuiteSection {
         }
         stream.closed().toCompletableFuture().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         assertThat(stream.isOpen()).isFalse();
+    }
+
+    /**
+     * A client that closes its connection ends its stream at once, with no heartbeat to find out
+     * (the server reads while it sends, as a browser's {@code EventSource} closes to stop), so a
+     * server does not hold the streams of clients that left until its next event to them.
+     */
+    @Test
+    void aClientThatClosesItsConnectionEndsItsStreamAtOnce() throws Exception {
+        opened.clear();
+        EventStream stream;
+        try (RawConnection c = suite.connect(server().port())) {
+            c.send("GET /sse/live HTTP/1.1\r\nHost: x\r\n\r\n");
+            stream = awaitOpened();
+            stream.send(ServerSentEvent.data("seen"));
+            byte[] head = new byte[16];
+            assertThat(c.input().readNBytes(head, 0, head.length)).as("the response began").isEqualTo(head.length);
+        }
+        stream.closed().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertThat(stream.isOpen()).isFalse();
+        assertThat(stream.send(ServerSentEvent.data("late")).toCompletableFuture()).isCompletedExceptionally();
     }
 
     /**

@@ -1,46 +1,60 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core;
 
+import dev.spindle.core.exchange.BodySource;
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.io.OutputStream;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@link EventStream} behind {@link Response#eventStream}: senders queue encoded events in a
- * bounded queue; the response's body writer, on its own thread, takes them, writes them, and
- * flushes once the queue is empty (so a burst costs one flush), or writes a heartbeat comment when
- * nothing came for the heartbeat's time.
+ * bounded queue and wake the connection, which takes them when its output has room, and writes a
+ * heartbeat comment when nothing went out for the heartbeat's time ({@link #due}). No thread waits
+ * on an open stream: {@code opened} runs on one of its own and returns.
  */
-final class EventStreamWriter implements EventStream, Response.BodyWriter {
+final class EventStreamWriter implements EventStream, BodySource {
+    private static final Logger log = LoggerFactory.getLogger(EventStreamWriter.class);
+
     private record Item(byte[] bytes, CompletableFuture<Void> done) {
     }
 
-    private static final byte[] HEARTBEAT = ServerSentEvent.comment("");
-    private static final Item END = new Item(null, null);
+    private static final Item HEARTBEAT = new Item(ServerSentEvent.comment(""), null);
 
     private final Options options;
     private final Consumer<EventStream> opened;
-    private final LinkedBlockingQueue<Item> queue;
+    private final long heartbeat;
+    /** Linked, so an idle stream holds no array of maxQueued slots (10,000 streams would hold 40 MiB of empty ones). */
+    private final ConcurrentLinkedQueue<Item> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger queued = new AtomicInteger();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    /** Sends are taken. */
     private volatile boolean open = true;
-    /** The queue overflowed with {@link Overflow#CLOSE}: the writer stops without sending what waits. */
-    private volatile boolean overflowed;
-    /** The thread in {@link #writeTo} while it runs (under this object's lock), so an overflow can stop a write the client blocks. */
-    private Thread writer;
+    /** {@link #close()} was called: the body ends once the queue is empty. */
+    private volatile boolean closing;
+    /** The connection let go of the stream: nothing queued will go out. */
+    private volatile boolean cancelled;
+    /** Why the body fails (the queue overflowed with {@link Overflow#CLOSE}, or {@code opened} threw), or null. */
+    private volatile IOException failure;
+    private volatile Runnable wakeup;
+    /** A wakeup ran and the connection has not looked at the queue since: the next send need not wake it again. */
+    private volatile boolean wakePending;
+    /** The item being taken, and how much of it was; the connection's thread only. */
+    private Item head;
+    private int headOffset;
+    private long lastNow;
+    private long lastOutput;
 
     EventStreamWriter(Options options, Consumer<EventStream> opened) {
         this.options = options;
         this.opened = opened;
-        // one more slot than allowed, for close()'s end marker; linked, so an idle stream holds no
-        // array of maxQueued slots (10,000 streams would hold 40 MiB of empty ones)
-        this.queue = new LinkedBlockingQueue<>(options.maxQueued() + 1);
+        this.heartbeat = options.heartbeat().toNanos();
     }
 
     @Override
@@ -57,28 +71,32 @@ final class EventStreamWriter implements EventStream, Response.BodyWriter {
         if (!open) {
             return CompletableFuture.failedFuture(new IOException("the event stream is closed"));
         }
-        Item item = new Item(bytes, new CompletableFuture<>());
-        // the last slot is close()'s
-        if (queue.remainingCapacity() <= 1 || !queue.offer(item)) {
+        if (queued.incrementAndGet() > options.maxQueued()) {
+            queued.decrementAndGet();
+            IOException slow = new IOException("the client reads more slowly than events come: " + options.maxQueued()
+                    + " events wait (" + (options.overflow() == Overflow.CLOSE ? "stream closed" : "event dropped") + ")");
             if (options.overflow() == Overflow.CLOSE) {
-                overflowed = true;
-                close();
-                stopWriter();
+                // the connection ends at its next look, also while the client holds its output full
+                failure = slow;
+                end(slow);
             }
-            return CompletableFuture.failedFuture(new IOException("the client reads more slowly than events come: "
-                    + options.maxQueued() + " events wait (" + (options.overflow() == Overflow.CLOSE ? "stream closed" : "event dropped") + ")"));
+            return CompletableFuture.failedFuture(slow);
         }
-        if (!open) {
-            // closed meanwhile: the writer may already have failed what it held
-            item.done().completeExceptionally(new IOException("the event stream is closed"));
+        Item item = new Item(bytes, new CompletableFuture<>());
+        queue.add(item);
+        if (cancelled || failure != null) {
+            // ended while this was added: nobody will take it
+            sweep(new IOException("the event stream is closed"));
         }
+        wake();
         return item.done();
     }
 
-    /** A client that reads too slowly holds the writer in a write: interrupting it ends the body, and the connection. */
-    private synchronized void stopWriter() {
-        if (writer != null) {
-            writer.interrupt();
+    private void wake() {
+        Runnable w = wakeup;
+        if (w != null && !wakePending) {
+            wakePending = true;
+            w.run();
         }
     }
 
@@ -86,7 +104,8 @@ final class EventStreamWriter implements EventStream, Response.BodyWriter {
     public void close() {
         if (open) {
             open = false;
-            queue.offer(END);
+            closing = true;
+            wake();
         }
     }
 
@@ -101,58 +120,108 @@ final class EventStreamWriter implements EventStream, Response.BodyWriter {
     }
 
     @Override
-    public void writeTo(OutputStream out) throws IOException {
-        List<CompletableFuture<Void>> written = new ArrayList<>();
-        IOException failure = null;
-        synchronized (this) {
-            writer = Thread.currentThread();
-        }
+    public void start(Executor executor, Runnable wakeup) {
+        lastOutput = System.nanoTime();
+        this.wakeup = wakeup;
+        Runnable task = () -> {
+            try {
+                opened.accept(this);
+            } catch (RuntimeException | Error e) {
+                log.warn("an event stream's opened callback failed; ending its connection", e);
+                failure = new IOException("the event stream's opened callback failed", e);
+                wakePending = false;
+                end(failure);
+            }
+        };
         try {
-            opened.accept(this);
-            out.flush();   // the status and headers, so the client sees the stream open before the first event
-            long heartbeat = options.heartbeat().toNanos();
-            while (!overflowed) {
-                Item item = heartbeat == 0 ? queue.take() : queue.poll(heartbeat, TimeUnit.NANOSECONDS);
-                if (item == END || overflowed) {
-                    break;
-                }
-                if (item == null) {
-                    out.write(HEARTBEAT);
-                    out.flush();
-                    continue;
-                }
-                out.write(item.bytes());
-                written.add(item.done());
-                if (queue.isEmpty()) {
-                    out.flush();
-                    written.forEach(d -> d.complete(null));
-                    written.clear();
-                }
+            if (executor != null) {
+                executor.execute(task);
+            } else {
+                Thread.ofVirtual().name("spindle-event-stream").start(task);
             }
-            out.flush();
-            written.forEach(d -> d.complete(null));
-            written.clear();
-        } catch (IOException e) {
-            failure = e;
-            throw e;
-        } catch (InterruptedException e) {
-            failure = new InterruptedIOException("interrupted while streaming events");
-            throw failure;
-        } finally {
-            synchronized (this) {
-                writer = null;
-                // an overflow's interrupt meant for this stream, not for what the thread runs next
-                Thread.interrupted();
-            }
-            open = false;
-            IOException why = failure != null ? failure : new IOException("the event stream closed before this event went out");
-            written.forEach(d -> d.completeExceptionally(why));
-            for (Item left; (left = queue.poll()) != null; ) {
-                if (left != END) {
-                    left.done().completeExceptionally(why);
+        } catch (RejectedExecutionException e) {
+            failure = new IOException("the server is shutting down");
+            end(failure);
+        }
+    }
+
+    @Override
+    public int available(long now) throws IOException {
+        wakePending = false;
+        lastNow = now;
+        IOException failed = failure;
+        if (failed != null) {
+            throw failed;
+        }
+        if (cancelled) {
+            return -1;
+        }
+        if (head == null) {
+            head = queue.poll();
+            headOffset = 0;
+            if (head == null) {
+                if (closing) {
+                    return -1;
                 }
+                if (heartbeat == 0 || now - lastOutput < heartbeat) {
+                    return 0;
+                }
+                head = HEARTBEAT;
+            } else {
+                queued.decrementAndGet();
             }
-            closed.complete(null);
+        }
+        return head.bytes().length - headOffset;
+    }
+
+    @Override
+    public int take(byte[] dst, int at, int max) {
+        Item item = head;
+        int n = Math.min(max, item.bytes().length - headOffset);
+        System.arraycopy(item.bytes(), headOffset, dst, at, n);
+        headOffset += n;
+        lastOutput = lastNow;
+        if (headOffset == item.bytes().length) {
+            head = null;
+            if (item.done() != null) {
+                item.done().complete(null);
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public long due() {
+        return heartbeat == 0 ? Long.MAX_VALUE : lastOutput + heartbeat;
+    }
+
+    @Override
+    public void drain() {
+        close();
+    }
+
+    @Override
+    public void cancel() {
+        cancelled = true;
+        end(new IOException("the event stream closed before this event went out"));
+    }
+
+    /** The stream is over: nothing more is taken, what waits fails, {@link #closed()} completes. */
+    private void end(IOException why) {
+        open = false;
+        sweep(why);
+        Item partial = head;
+        if (partial != null && partial.done() != null && cancelled) {
+            partial.done().completeExceptionally(why);
+        }
+        closed.complete(null);
+        wake();
+    }
+
+    private void sweep(IOException why) {
+        for (Item left; (left = queue.poll()) != null; ) {
+            queued.decrementAndGet();
+            left.done().completeExceptionally(why);
         }
     }
 }

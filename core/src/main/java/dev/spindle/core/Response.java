@@ -341,7 +341,7 @@ public final class Response {
      * A {@code text/event-stream} body (server-sent events) with {@link EventStream.Options#defaults()}:
      * see {@link #eventStream(EventStream.Options, Consumer)}.
      *
-     * @param opened called with the stream once the response is under way, on the stream's thread
+     * @param opened called with the stream once the response is under way, on a thread of its own
      * @return this response
      */
     public Response eventStream(java.util.function.Consumer<EventStream> opened) {
@@ -351,8 +351,12 @@ public final class Response {
     /**
      * A {@code text/event-stream} body (server-sent events, {@code Cache-Control: no-cache}) that
      * stays open after the handler returns: {@code opened} receives the {@link EventStream}, which
-     * any thread may send events to until it, or the client, closes it. The body is written on a
-     * thread of its own, as {@link #stream(BodyWriter)}'s. Replaces any earlier body.
+     * any thread may send events to until it, or the client, closes it. {@code opened} runs once
+     * the response is under way, on a thread of its own (the server's blocking executor, or a new
+     * virtual thread), and may block; once it returns, an open stream holds no thread: the
+     * connection takes what is sent as its client reads. A client ends the stream by closing its
+     * connection (an {@code EventSource} does). A server that begins to close ends its streams once
+     * what they queued has gone out, so their clients reconnect to another. Replaces any earlier body.
      * {@snippet :
      * router.get("/prices", (req, res) -> res.eventStream(stream -> {
      *     subscribers.add(stream);                       // a publisher sends to each
@@ -361,15 +365,17 @@ public final class Response {
      * }
      *
      * @param options the queue bound, what a full queue does, the heartbeat
-     * @param opened called with the stream once the response is under way, on the stream's thread;
-     *        an exception from it ends the stream
+     * @param opened called with the stream once the response is under way, on a thread of its own;
+     *        an exception from it ends the stream and its connection
      * @return this response
      */
     public Response eventStream(EventStream.Options options, java.util.function.Consumer<EventStream> opened) {
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(opened, "opened");
         contentType("text/event-stream").header("Cache-Control", "no-cache");
-        return stream(new EventStreamWriter(options, opened));
+        clearBody();
+        state.bodySource = new EventStreamWriter(options, opened);
+        return this;
     }
 
     /**
@@ -420,7 +426,7 @@ public final class Response {
      * @return true for a streamed body
      */
     public boolean isStreamed() {
-        return state.bodyStream != null || state.bodyWriter != null || state.bodyFile != null;
+        return state.bodyStream != null || state.bodyWriter != null || state.bodyFile != null || state.bodySource != null;
     }
 
     /**
@@ -464,7 +470,7 @@ public final class Response {
     }
 
     private void clearBody() {
-        if (state.bodyStream != null || state.bodyFile != null) {
+        if (state.bodyStream != null || state.bodyFile != null || state.bodySource != null) {
             state.closeStreamedBody();
         }
         state.bodyArray = null;

@@ -149,7 +149,11 @@ public final class ResponseCoding {
     }
 
     private static void encodeStreamed(ResponseState res, ContentEncoding e) {
-        if (res.bodyWriter != null) {
+        if (res.bodySource != null) {
+            // the encoder is a stream: the source is written through it on a producer thread
+            res.bodyWriter = new EncodedWriter(new dev.spindle.core.exchange.SourceWriter(res.bodySource), e);
+            res.bodySource = null;
+        } else if (res.bodyWriter != null) {
             res.bodyWriter = new EncodedWriter(res.bodyWriter, e);
         } else if (res.bodyStream != null) {
             res.bodyStream = new EncodingInputStream(res.bodyStream, res.streamLength, e);

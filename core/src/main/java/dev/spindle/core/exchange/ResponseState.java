@@ -32,6 +32,8 @@ public final class ResponseState {
     public String bodyString;
     public InputStream bodyStream;
     public Response.BodyWriter bodyWriter;
+    /** A body the connection takes from without a producer thread (an event stream), or null. */
+    public BodySource bodySource;
     public FileChannel bodyFile;
     /** Length of a streamed body, or -1 when unknown. */
     public long streamLength = -1;
@@ -64,9 +66,18 @@ public final class ResponseState {
         bodyString = null;
         bodyStream = null;
         bodyWriter = null;
+        cancelSource();
         bodyFile = null;
         streamLength = -1;
         webSocket = null;
+    }
+
+    /** A source that will not be sent lets go, so whoever holds its stream learns it closed. */
+    private void cancelSource() {
+        if (bodySource != null) {
+            bodySource.cancel();
+            bodySource = null;
+        }
     }
 
     /**
@@ -107,6 +118,7 @@ public final class ResponseState {
         bodyStream = null;
         bodyFile = null;
         bodyWriter = null;
+        cancelSource();
     }
 
     /** Adds a header field the server made, its name and value known to be valid. */

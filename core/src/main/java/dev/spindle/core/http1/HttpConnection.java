@@ -349,7 +349,7 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
 
     @Override
     public Next next() {
-        return life.next(requests.flushed(), requests.wantsInput(), hasOutbound());
+        return life.next(requests.flushed(), requests.wantsInput(), hasOutbound(), requests.watchesInput());
     }
 
     @Override
@@ -455,12 +455,15 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
             case IDLE -> requests.abort();
             case NONE -> { }
         }
+        requests.tickSource(now);
         return next();
     }
 
     @Override
     public long nanosToTick(long now) {
-        return deadlines.nanosToTick(now, this);
+        long nanos = deadlines.nanosToTick(now, this);
+        long due = requests.sourceDue();
+        return due == Long.MAX_VALUE ? nanos : Math.clamp(due - now, 1, nanos);
     }
 
     /**

@@ -111,15 +111,16 @@ final class Lifecycle {
      * @param flushed nothing is left to send and no handler or body is in flight
      * @param read the connection, open, wants to read now
      * @param write output is pending
+     * @param watch a body is being sent that the peer's end of input ends (an event stream): read also while closing
      */
-    Next next(boolean flushed, boolean read, boolean write) {
+    Next next(boolean flushed, boolean read, boolean write, boolean watch) {
         if (aborted) {
             return Next.CLOSE;
         }
         if (closing && flushed) {
             return inputEnded || lingerDone ? Next.CLOSE : Next.LINGER;
         }
-        return Next.of(read && !closing && !inputEnded, write);
+        return Next.of((read && !closing || watch) && !inputEnded, write);
     }
 
     /**
@@ -133,7 +134,11 @@ final class Lifecycle {
             return State.CLOSED;
         }
         if (closing) {
-            return !flushed ? State.CLOSING : inputEnded || lingerDone ? State.CLOSED : State.LINGERING;
+            if (!flushed) {
+                // an event stream sent before the close still takes its events at any time
+                return busy == State.DUPLEX ? State.DUPLEX : State.CLOSING;
+            }
+            return inputEnded || lingerDone ? State.CLOSED : State.LINGERING;
         }
         return busy;
     }

@@ -4,6 +4,7 @@ package dev.spindle.core.http1;
 import dev.spindle.core.Response;
 import dev.spindle.core.bytes.OutputBuffer;
 import dev.spindle.core.exchange.BodyPipe;
+import dev.spindle.core.exchange.BodySource;
 import dev.spindle.core.spi.Connection;
 import java.io.IOException;
 import java.io.InputStream;
@@ -262,12 +263,16 @@ public abstract class OutgoingBody {
 
         @Override
         int pull(OutputBuffer out) throws IOException {
-            // room for what is handed over, not a whole chunk: an event stream's output buffer stays small
-            int at = reserve(out, pipe.readyLength());
-            int n = pipe.take(out.array(), at);
-            if (n > 0) {
-                commit(out, at, n);
-                return PROGRESS;
+            int n;
+            // room for what is handed over, not a whole chunk: an event stream's output buffer stays
+            // small; under the pipe's lock, so the producer cannot hand over a chunk in between
+            synchronized (pipe) {
+                int at = reserve(out, pipe.readyLength());
+                n = pipe.take(out.array(), at);
+                if (n > 0) {
+                    commit(out, at, n);
+                    return PROGRESS;
+                }
             }
             if (n == BodyPipe.EMPTY) {
                 return WAIT;
@@ -278,6 +283,54 @@ public abstract class OutgoingBody {
         @Override
         void close() {
             pipe.cancel();
+        }
+    }
+
+    /** A body the connection takes from as it has room, with no producer thread (an event stream). */
+    static final class SourceBody extends OutgoingBody {
+        private final BodySource source;
+
+        SourceBody(BodySource source, long length, boolean chunked) {
+            super(length, chunked);
+            this.source = source;
+        }
+
+        @Override
+        int pull(OutputBuffer out) throws IOException {
+            int ready = source.available(System.nanoTime());
+            if (ready < 0) {
+                return finish(out);
+            }
+            if (ready == 0) {
+                return WAIT;
+            }
+            int n = Math.min(ready, CHUNK);
+            int at = reserve(out, n);
+            commit(out, at, source.take(out.array(), at, n));
+            return PROGRESS;
+        }
+
+        /** Whether the source failed, looked at while the output is too full to pull: a source that overflowed ends the connection at once. */
+        boolean failed() {
+            try {
+                source.available(System.nanoTime());
+                return false;
+            } catch (IOException e) {
+                return true;
+            }
+        }
+
+        long due() {
+            return source.due();
+        }
+
+        void drain() {
+            source.drain();
+        }
+
+        @Override
+        void close() {
+            source.cancel();
         }
     }
 }

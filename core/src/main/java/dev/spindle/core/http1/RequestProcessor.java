@@ -120,7 +120,7 @@ final class RequestProcessor {
     /** What an open connection is busy with. */
     State busy() {
         return exchange != null ? State.HANDLING
-                : !writer.idle() ? State.SENDING
+                : !writer.idle() ? (writer.sendingSource() ? State.DUPLEX : State.SENDING)
                 : parser.inProgress(in) ? State.READING_REQUEST
                 : State.IDLE;
     }
@@ -130,7 +130,14 @@ final class RequestProcessor {
         if (feed.streaming()) {
             return API.hasRoom(feed.body()) && in.available() < highWater;
         }
-        return exchange == null && !writer.sending() && !writer.full() && !switched();
+        // an event stream's client ends it by closing: its end of input is read (a pipelined request is only buffered)
+        return exchange == null && (!writer.sending() || writer.sendingSource() && in.available() < highWater)
+                && !writer.full() && !switched();
+    }
+
+    /** Whether an event stream is being sent whose client's close must be seen, also on a connection that closes after it. */
+    boolean watchesInput() {
+        return writer.sendingSource() && !writer.full();
     }
 
     /** Nothing is pending or in flight. */
@@ -264,6 +271,11 @@ final class RequestProcessor {
                     return;
                 }
                 if (pulled == ResponseWriter.Outcome.WAIT) {
+                    if (life.inputEnded() && writer.sendingSource()) {
+                        log.debug("the client closed its event stream");
+                        abort();
+                        return;
+                    }
                     blockedOnOutput = writer.full();
                     return;
                 }
@@ -604,6 +616,27 @@ final class RequestProcessor {
         API.answerFailure(router, ex.request, response, timedOut);
         writer.refusal(response, ex.request.method == Method.HEAD, EndRecord.of(listeners, ex.request, true, 503, timedOut));
         life.stopReading();
+    }
+
+    /**
+     * At a tick: a source being sent whose heartbeat is due is pulled, and one on a draining
+     * server ends (its client reconnects elsewhere).
+     */
+    void tickSource(long now) {
+        if (!writer.sendingSource()) {
+            return;
+        }
+        if (life.draining()) {
+            writer.drainSource();
+        }
+        if (writer.sourceDue() - now <= 0 || life.draining()) {
+            process();
+        }
+    }
+
+    /** When {@link #tickSource} next has something to do, or {@link Long#MAX_VALUE}. */
+    long sourceDue() {
+        return writer.sendingSource() ? writer.sourceDue() : Long.MAX_VALUE;
     }
 
     /** Gives up on the connection: nothing more is sent, and the strategy closes it. */

@@ -100,6 +100,23 @@ final class ResponseWriter {
         return awaitingProducer;
     }
 
+    /** The body being sent is one its client ends by closing (an event stream): the connection reads meanwhile, to see that. */
+    boolean sendingSource() {
+        return outgoing instanceof OutgoingBody.SourceBody;
+    }
+
+    /** When the source being sent wants to be pulled without a wakeup (its heartbeat), or {@link Long#MAX_VALUE}. */
+    long sourceDue() {
+        return outgoing instanceof OutgoingBody.SourceBody source ? source.due() : Long.MAX_VALUE;
+    }
+
+    /** The server drains: a source being sent ends once what it queued has gone. */
+    void drainSource() {
+        if (outgoing instanceof OutgoingBody.SourceBody source) {
+            source.drain();
+        }
+    }
+
     ByteBuffer outbound() {
         if (out.pending() == 0 && outgoing instanceof OutgoingBody.InPlaceBody body && body.count() > 0) {
             return body.view();
@@ -192,6 +209,9 @@ final class ResponseWriter {
      *         {@link Outcome#FAILED} when its producer failed
      */
     Outcome pull() {
+        if (out.pending() >= highWater && outgoing instanceof OutgoingBody.SourceBody source && source.failed()) {
+            return Outcome.FAILED;
+        }
         while (out.pending() < highWater) {
             if (transferFiles && outgoing instanceof OutgoingBody.FileBody file && file.count() > 0
                     || outgoing instanceof OutgoingBody.InPlaceBody body && body.count() > 0) {
@@ -206,7 +226,8 @@ final class ResponseWriter {
                 return Outcome.FAILED;
             }
             if (r == OutgoingBody.WAIT) {
-                awaitingProducer = true;
+                // a source waits for its senders as long as its client stays: no producer's timeout
+                awaitingProducer = !(outgoing instanceof OutgoingBody.SourceBody);
                 return Outcome.WAIT;
             }
             deadlines.producerActivity();
@@ -312,6 +333,9 @@ final class ResponseWriter {
                 res.closeStreamedBody();
                 return Outcome.FAILED;
             }
+        } else if (res.bodySource != null) {
+            outgoing = new OutgoingBody.SourceBody(res.bodySource, length, chunked);
+            res.bodySource.start(blockingExecutor, wakeup);
         } else if (res.bodyWriter != null) {
             outgoing = OutgoingBody.PipedBody.start(res.bodyWriter, length, chunked, blockingExecutor, wakeup);
         } else if (blockingExecutor == null) {
@@ -327,6 +351,7 @@ final class ResponseWriter {
         res.bodyFile = null;
         res.bodyWriter = null;
         res.bodyStream = null;
+        res.bodySource = null;
         deadlines.sendingStarted();
         return outcome;
     }

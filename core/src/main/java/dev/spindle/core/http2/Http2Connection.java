@@ -385,6 +385,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             log.debug("idle for {}: GOAWAY", config.idleTimeout());
             goAway(ErrorCode.NO_ERROR, null);
         }
+        writer.tickSources(now, goingAway);
         writer.flush();
         return next();
     }

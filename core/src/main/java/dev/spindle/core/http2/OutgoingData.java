@@ -3,6 +3,7 @@ package dev.spindle.core.http2;
 
 import dev.spindle.core.Response;
 import dev.spindle.core.exchange.BodyPipe;
+import dev.spindle.core.exchange.BodySource;
 import dev.spindle.core.exchange.ResponseState;
 import java.io.IOException;
 import java.io.InputStream;
@@ -75,12 +76,25 @@ abstract class OutgoingData {
     /** Releases the source: it will not be read again. */
     abstract void close();
 
+    /** {@return when a source that waits wants to be read again without a wakeup (a heartbeat), or {@link Long#MAX_VALUE}} */
+    long due() {
+        return Long.MAX_VALUE;
+    }
+
+    /** The server drains: a source that ends when asked (an event stream) ends once what it queued is sent. */
+    void drain() {
+    }
+
     /** The source of a streamed response, as the handler left it; its fields are cleared. */
     static OutgoingData of(ResponseState res, Executor blockingExecutor, Runnable wakeup) {
         long length = res.streamLength;
         OutgoingData data;
         if (res.bodyFile != null) {
             data = new FileData(res.bodyFile, length);
+        } else if (res.bodySource != null) {
+            data = new SourceData(res.bodySource, length);
+            res.bodySource.start(blockingExecutor, wakeup);
+            res.bodySource = null;
         } else if (res.bodyWriter != null) {
             data = PipedData.start(res.bodyWriter, length, blockingExecutor, wakeup);
         } else if (blockingExecutor == null) {
@@ -191,6 +205,52 @@ abstract class OutgoingData {
         @Override
         void close() {
             pipe.cancel();
+        }
+    }
+
+    /** A body the connection reads as it has room, with no producer thread (an event stream). */
+    private static final class SourceData extends OutgoingData {
+        /** The least a read makes room for, so a heartbeat or a small event does not take a whole frame's chunk per stream. */
+        private static final int MIN_CHUNK = 512;
+        private final BodySource source;
+
+        SourceData(BodySource source, long length) {
+            super(length);
+            this.source = source;
+        }
+
+        @Override
+        int chunkSize() {
+            try {
+                return Math.clamp(source.available(System.nanoTime()), MIN_CHUNK, CHUNK);
+            } catch (IOException e) {
+                // the read that follows fails the same way
+                return MIN_CHUNK;
+            }
+        }
+
+        @Override
+        int readSome(byte[] dst) throws IOException {
+            int ready = source.available(System.nanoTime());
+            if (ready < 0) {
+                return END;
+            }
+            return ready == 0 ? WAIT : source.take(dst, 0, Math.min(ready, dst.length));
+        }
+
+        @Override
+        long due() {
+            return source.due();
+        }
+
+        @Override
+        void drain() {
+            source.drain();
+        }
+
+        @Override
+        void close() {
+            source.cancel();
         }
     }
 }

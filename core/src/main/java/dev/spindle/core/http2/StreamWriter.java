@@ -334,6 +334,23 @@ final class StreamWriter {
         producing.clear();
     }
 
+    /**
+     * At a tick: a waiting source whose heartbeat is due gets its turn, and while the connection
+     * goes away each is asked to end once what it queued is sent.
+     */
+    void tickSources(long now, boolean goingAway) {
+        for (int i = producing.size() - 1; i >= 0; i--) {
+            Stream s = producing.get(i);
+            if (goingAway) {
+                s.source.drain();
+            }
+            if (goingAway || s.source.due() - now <= 0) {
+                producing.remove(i);
+                enqueue(s);
+            }
+        }
+    }
+
     /** Whether no streamed body waits for its producer. */
     boolean noProducers() {
         return producing.isEmpty();
