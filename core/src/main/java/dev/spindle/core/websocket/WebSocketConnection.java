@@ -248,6 +248,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
             byte[] payload = code == NO_STATUS ? NONE : WebSocketFrames.closePayload(code, null);
             output.frame(CLOSE, ByteBuffer.wrap(payload));
             closeSent = true;
+            closeSentAt = System.nanoTime();
         }
         report(code, reason);
     }
@@ -486,7 +487,9 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
                 lingerDone = now - Math.max(lingerStarted, lastInput) >= Deadlines.LINGER_NANOS
                         || now - lingerStarted >= Deadlines.LINGER_MAX_NANOS;
             } else if (closeSent) {
-                if (now - closeSentAt >= options.closeTimeout().toNanos()) {
+                // once the client's close is in, only the write timeout bounds the echo: a strategy
+                // that writes asynchronously (io_uring) may tick before the echo's send completes
+                if (!closeReceived && now - closeSentAt >= options.closeTimeout().toNanos()) {
                     log.debug("a WebSocket client did not answer the close frame within {}", options.closeTimeout());
                     abort();
                     return Next.CLOSE;
@@ -518,7 +521,9 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
             due = Math.min(due, Math.min(Math.max(lingerStarted, lastInput) + Deadlines.LINGER_NANOS,
                     lingerStarted + Deadlines.LINGER_MAX_NANOS));
         } else if (closeSent) {
-            due = Math.min(due, closeSentAt + options.closeTimeout().toNanos());
+            if (!closeReceived) {
+                due = Math.min(due, closeSentAt + options.closeTimeout().toNanos());
+            }
         } else {
             long idle = options.idleTimeout().toNanos();
             long ping = options.pingInterval().toNanos();

@@ -237,6 +237,19 @@ class WebSocketConnectionTest {
         assertThat(events).contains("close 1005 ");
     }
 
+    @Test
+    void aTickBeforeTheEchoedCloseIsWrittenKeepsItForTheWrite() {
+        // a strategy that writes asynchronously (io_uring) may tick while the echo's send is in flight
+        Connection c = upgraded(WebSocket.Options.defaults().closeTimeout(Duration.ofMillis(200)), new StringBuilder());
+        c.received(ByteBuffer.wrap(clientFrame(true, WebSocketFrames.CLOSE, WebSocketFrames.closePayload(1000, "bye"))));
+        long now = System.nanoTime();
+        assertThat(c.nanosToTick(now)).as("no close timeout once the client's close is in").isGreaterThan(TimeUnit.MILLISECONDS.toNanos(100));
+        assertThat(c.tick(now)).isEqualTo(Next.READ_WRITE);
+        assertThat(closeCode(frames(drain(c)).getFirst())).isEqualTo(1000);
+        assertThat(c.next()).isEqualTo(Next.LINGER);
+        assertThat(events).last().isEqualTo("close 1000 bye");
+    }
+
     static Stream<Arguments> protocolErrors() {
         byte[] unmasked = WebSocketFrames.frame(true, false, WebSocketFrames.TEXT, "x".getBytes(StandardCharsets.UTF_8), null);
         byte[] badUtf8 = clientFrame(true, WebSocketFrames.TEXT, new byte[] {(byte) 0xC3, 0x28});
