@@ -179,7 +179,7 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
     }
 
     /** The core's wakeup, from any thread: the connection has work; the loop resumes it. */
-    private void resumeLater(NioConnection connection) {
+    void resumeLater(NioConnection connection) {
         if (tasks.stopped()) {
             return;
         }
@@ -473,9 +473,9 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
      * socket closed and may have sent its request already, which is answered with a close.
      */
     void serve(SocketChannel channel, boolean counted) {
-        NioConnection c = new NioConnection(channel, counted);
+        NioConnection c = new NioConnection(channel, counted, this);
         try {
-            c.core = counted ? context.newConnection(() -> resumeLater(c)) : context.rejectedConnection();
+            c.core = counted ? context.newConnection(c) : context.rejectedConnection();
             c.core.transferFiles(true);
             if (shuttingDown) {
                 c.core.drain();

@@ -11,8 +11,10 @@ import java.nio.channels.SocketChannel;
  * the channel, its key and the loop's socket bookkeeping around the core connection, which keeps
  * everything else (HTTP, time, lingering). Touched only by its loop's thread.
  */
-final class NioConnection {
+final class NioConnection implements Runnable {
     final SocketChannel channel;
+    /** The loop an accepted socket resumes on when its core connection wakes it ({@link #run()}); null for an outbound one. */
+    final EventLoop loop;
     /** Whether it counts against maxConnections (a rejected or an outbound socket does not). */
     final boolean counted;
     /** The core connection again when the loop opened the socket ({@link #core}, typed); null for an accepted one. */
@@ -31,8 +33,9 @@ final class NioConnection {
     boolean closed;
 
     /** An accepted socket. */
-    NioConnection(SocketChannel channel, boolean counted) {
+    NioConnection(SocketChannel channel, boolean counted, EventLoop loop) {
         this.channel = channel;
+        this.loop = loop;
         this.counted = counted;
         this.outbound = null;
     }
@@ -41,9 +44,16 @@ final class NioConnection {
     NioConnection(SocketChannel channel, OutboundConnection outbound) {
         this.channel = channel;
         this.counted = false;
+        this.loop = null;
         this.outbound = outbound;
         this.core = outbound;
         this.connecting = true;
+    }
+
+    /** The core connection's wakeup, from any thread: this object is it, so a socket costs no lambda besides. */
+    @Override
+    public void run() {
+        loop.resumeLater(this);
     }
 
     @Override

@@ -39,7 +39,7 @@ public final class RequestState {
     public int queryStart = -1;
     public int version;
     public int headerCount;
-    public int[] headers = new int[64];
+    public int[] headers;
     public int bodyStart;
     public int bodyEnd;
     public long contentLength = -1;
@@ -53,7 +53,8 @@ public final class RequestState {
     public String protocol;
 
     public Route route;
-    public final int[] params = new int[16];
+    /** The route's variables, offsets in pairs: room for a route's most (8), or as many as its route has once {@link #settled()}. */
+    public int[] params;
     /** The body of a request dispatched before its body arrived, or null when the body is buffered (or absent). */
     public RequestBody streamed;
     /** Whether whole-body accessors may block reading {@link #streamed} (not on an event loop). */
@@ -73,6 +74,17 @@ public final class RequestState {
     public boolean detached;
     /** The exception a router's filter chain answered (the handler's, a filter's), for the exchange's end; else null. */
     public Throwable failure;
+
+    private static final int[] NO_PARAMS = new int[0];
+
+    public RequestState() {
+        this(new int[64], new int[16]);
+    }
+
+    private RequestState(int[] headers, int[] params) {
+        this.headers = headers;
+        this.params = params;
+    }
 
     public void reset() {
         data = null;
@@ -114,7 +126,7 @@ public final class RequestState {
 
     /** Copies everything this request refers to, so it stays valid after the buffer is reused. */
     public RequestState detach() {
-        RequestState copy = new RequestState();
+        RequestState copy = new RequestState(Arrays.copyOf(headers, headerCount * 4), params.clone());
         int end = Math.max(bodyEnd, Math.max(targetEnd, lastHeaderEnd()));
         copy.array = Ascii.bytes(data, base, end);
         copy.data = MemorySegment.ofArray(copy.array);
@@ -128,7 +140,6 @@ public final class RequestState {
         copy.queryStart = queryStart;
         copy.version = version;
         copy.headerCount = headerCount;
-        copy.headers = Arrays.copyOf(headers, headerCount * 4);
         copy.bodyStart = bodyStart;
         copy.bodyEnd = bodyEnd;
         copy.contentLength = contentLength;
@@ -143,8 +154,19 @@ public final class RequestState {
         copy.onEnd = onEnd;
         copy.detached = true;
         copy.failure = failure;
-        System.arraycopy(params, 0, copy.params, 0, params.length);
         return copy;
+    }
+
+    /**
+     * Lets go of the room routing needs, in a detached copy that is never routed again and may live
+     * long (a WebSocket's request, kept as long as its socket).
+     *
+     * @return this state
+     */
+    public RequestState settled() {
+        int n = route == null ? 0 : 2 * route.paramCount();
+        params = n == 0 ? NO_PARAMS : Arrays.copyOf(params, n);
+        return this;
     }
 
     public int lastHeaderEnd() {

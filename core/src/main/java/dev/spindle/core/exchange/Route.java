@@ -112,6 +112,11 @@ public final class Route {
         return Method.OTHER;
     }
 
+    /** {@return how many path variables the pattern has} */
+    public int paramCount() {
+        return paramNames.length;
+    }
+
     public int paramIndex(String name) {
         for (int i = 0; i < paramNames.length; i++) {
             if (paramNames[i].equals(name)) {

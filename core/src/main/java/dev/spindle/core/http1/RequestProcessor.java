@@ -588,7 +588,7 @@ final class RequestProcessor {
         }
         ResponseEncoder.encodeWebSocketSwitch(writer.buffer(), res, accept);
         webSocket = accept;
-        webSocketRequest = req.detached ? req : req.detach();
+        webSocketRequest = (req.detached ? req : req.detach()).settled();
         EndRecord end = EndRecord.of(listeners, req, true, 101, null);
         if (end != null) {
             end.end(ExchangeEnd.Outcome.COMPLETE);

@@ -47,7 +47,7 @@ final class WebSocketStreams {
             res.api.header("sec-websocket-extensions", accept.extensions());
         }
         // the socket's request outlives the stream's arrays, which its answer lets go
-        WebSocketConnection ws = new WebSocketConnection(accept, s.request.detach(), config, wakeup, NONE);
+        WebSocketConnection ws = new WebSocketConnection(accept, s.request.detach().settled(), config, wakeup, NONE);
         s.webSocket = ws;
         open.add(s);
         writer.encodeTunnel(s, res, new SocketData(s));

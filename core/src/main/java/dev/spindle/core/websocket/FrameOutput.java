@@ -10,25 +10,32 @@ import java.util.random.RandomGenerator;
  * A WebSocket connection's output, on the connection's thread: frames appended in the order they
  * go out, handed to the strategy as one buffer, and the stages of the sends among them, each due
  * once the strategy has reported its last byte written. The buffer is let go once everything in it
- * was written (unless it is small), so an idle connection holds almost nothing.
+ * was written (unless it is small), and bytes that only go out now and then (the handshake's
+ * response, a server's pings) are handed out from where they lie rather than copied into one, so
+ * an idle connection holds no buffer.
  */
 final class FrameOutput {
     private static final byte[] NONE = new byte[0];
     /** The largest buffer kept once everything in it was written. */
     private static final int RETAINED = 1024;
+    /** A server's empty ping, unmasked: the same bytes on every socket. */
+    private static final byte[] SERVER_PING = {(byte) (0x80 | WebSocketFrames.PING), 0};
 
     /** A send's stage, due once the byte at {@code end} of all appended ones is written; {@code queued} bytes of the send queue it held. */
     record Completion(long end, CompletableFuture<Void> done, int queued) {
     }
 
     private byte[] out = NONE;
+    /** {@link #out} is someone else's array, handed out as it is: never written into, let go once written. */
+    private boolean borrowed;
     private int start;
     private int end;
     private ByteBuffer view;
     /** Bytes ever appended, and ever reported written. */
     private long appended;
     private long taken;
-    private final ArrayDeque<Completion> completions = new ArrayDeque<>();
+    /** Made at the first send: a socket that only receives holds none. */
+    private ArrayDeque<Completion> completions;
     /** A client's masking keys (one per frame); null on a server, whose frames are unmasked. */
     private final RandomGenerator mask;
 
@@ -56,7 +63,30 @@ final class FrameOutput {
         advance(dst.position() - end);
     }
 
-    void append(byte[] bytes) {
+    /** Appends {@code bytes}, which nobody changes afterwards: into an empty output they go as they are, not copied. */
+    void appendUnchanged(byte[] bytes) {
+        if (pending() == 0 && bytes.length > 0) {
+            out = bytes;
+            view = null;
+            borrowed = true;
+            start = 0;
+            end = 0;
+            advance(bytes.length);
+        } else {
+            append(bytes);
+        }
+    }
+
+    /** Appends an empty ping: a server's is the same two bytes on every socket, borrowed; a client's is masked afresh. */
+    void ping() {
+        if (mask == null) {
+            appendUnchanged(SERVER_PING);
+        } else {
+            frame(WebSocketFrames.PING, ByteBuffer.wrap(NONE));
+        }
+    }
+
+    private void append(byte[] bytes) {
         ensure(bytes.length);
         System.arraycopy(bytes, 0, out, end, bytes.length);
         advance(bytes.length);
@@ -65,6 +95,9 @@ final class FrameOutput {
     /** Appends a sender's frame, whose stage completes once it is written. */
     void append(byte[] frame, CompletableFuture<Void> done, int queued) {
         append(frame);
+        if (completions == null) {
+            completions = new ArrayDeque<>(4);
+        }
         completions.add(new Completion(appended, done, queued));
     }
 
@@ -74,13 +107,14 @@ final class FrameOutput {
     }
 
     private void ensure(int room) {
-        if (out.length - end >= room) {
+        if (!borrowed && out.length - end >= room) {
             return;
         }
         int pending = pending();
-        byte[] target = pending + room <= out.length ? out : new byte[Math.max(pending + room, Math.max(256, 2 * out.length))];
+        byte[] target = !borrowed && pending + room <= out.length ? out : new byte[Math.max(pending + room, Math.max(256, 2 * out.length))];
         System.arraycopy(out, start, target, 0, pending);
         out = target;
+        borrowed = false;
         start = 0;
         end = pending;
     }
@@ -103,27 +137,29 @@ final class FrameOutput {
         if (start == end) {
             start = 0;
             end = 0;
-            if (out.length > RETAINED) {
+            if (borrowed || out.length > RETAINED) {
                 out = NONE;
                 view = null;
+                borrowed = false;
             }
         }
     }
 
     /** {@return the next send whose frame is all written, taken off the list; null when none is} */
     Completion due() {
-        Completion c = completions.peek();
+        Completion c = completions == null ? null : completions.peek();
         return c != null && c.end() <= taken ? completions.poll() : null;
     }
 
     /** The connection is over: sends not yet written fail with {@code why}, and the buffer goes. */
     void release(Exception why) {
         Completion c;
-        while ((c = completions.poll()) != null) {
+        while (completions != null && (c = completions.poll()) != null) {
             c.done().completeExceptionally(why);
         }
         out = NONE;
         view = null;
+        borrowed = false;
         start = 0;
         end = 0;
     }

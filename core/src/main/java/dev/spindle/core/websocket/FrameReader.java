@@ -3,7 +3,6 @@ package dev.spindle.core.websocket;
 
 import static dev.spindle.core.websocket.WebSocketFrames.CONTINUATION;
 import static dev.spindle.core.websocket.WebSocketFrames.MAX_CONTROL_PAYLOAD;
-import static dev.spindle.core.websocket.WebSocketFrames.MAX_HEADER_LENGTH;
 import static dev.spindle.core.websocket.WebSocketFrames.MESSAGE_TOO_BIG;
 import static dev.spindle.core.websocket.WebSocketFrames.PROTOCOL_ERROR;
 
@@ -13,7 +12,8 @@ import java.nio.ByteBuffer;
  * Splits the bytes of a WebSocket connection into frames (RFC 6455 5.2), checks each header
  * against the rules that need no message state, and hands the frames to a {@link Listener}: a
  * data frame's payload as it arrives, in as many pieces as the input came in (nothing of it
- * buffered here), a control frame whole (at most 125 bytes, kept in a buffer of that size). A
+ * buffered here), a control frame whole (at most 125 bytes: read where it lies when it came in one
+ * piece, else gathered in a buffer of that size, made the first time one is split). A
  * header is checked as soon as its bytes are here, so a frame over the limit is refused before any
  * of its payload is read. Payloads are unmasked in place, in the caller's buffer.
  *
@@ -44,18 +44,22 @@ final class FrameReader {
     private final long maxFramePayload;
     private boolean rsv1Allowed;
 
-    private final byte[] head = new byte[MAX_HEADER_LENGTH];
+    /** The header's first two bytes, while it is read; its extended length gathers in {@link #phase}, its masking key in {@link #mask} (no buffer of its own). */
+    private int first;
     private int headLength;
     /** How long the header being read is, once its first two bytes tell; 2 until then. */
     private int headNeeded = 2;
-    private final ByteBuffer controlPayload = ByteBuffer.allocate(MAX_CONTROL_PAYLOAD);
+    /** Gathers a control frame's payload that came in pieces; null until one did. */
+    private ByteBuffer controlPayload;
+    /** An empty control frame's payload: no room, so nothing a listener does can change it. */
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
 
     private int opcode;
     private boolean masked;
     private int mask;
     /** Payload bytes of the current frame still to come; -1 while a header is being read. */
     private long remaining = -1;
-    /** Payload bytes of the current frame already read: where the masking key stands. */
+    /** Payload bytes of the current frame already read: where the masking key stands (while a header is read, its extended length). */
     private long phase;
 
     /**
@@ -82,7 +86,15 @@ final class FrameReader {
     void read(ByteBuffer src) {
         while (src.hasRemaining()) {
             if (remaining < 0) {
-                head[headLength++] = src.get();
+                int b = src.get() & 0xFF;
+                if (headLength < 2) {
+                    first = first << 8 | b;
+                } else if (headLength < headNeeded - (server ? 4 : 0)) {
+                    phase = phase << 8 | b;
+                } else {
+                    mask = mask << 8 | b;
+                }
+                headLength++;
                 if (headLength == 2) {
                     headNeeded = checkFirstBytes();
                 }
@@ -100,21 +112,28 @@ final class FrameReader {
             src.position(from + n);
             remaining -= n;
             phase += n;
-            if (WebSocketFrames.control(opcode)) {
-                controlPayload.put(piece);
-            } else {
+            if (!WebSocketFrames.control(opcode)) {
                 listener.data(piece);
+            } else if (remaining == 0 && phase == n) {
+                // the whole payload in this piece: handed on from the input, not copied
+                endFrame(piece);
+                continue;
+            } else {
+                if (controlPayload == null) {
+                    controlPayload = ByteBuffer.allocate(MAX_CONTROL_PAYLOAD);
+                }
+                controlPayload.put(piece);
             }
             if (remaining == 0) {
-                endFrame();
+                endFrame(WebSocketFrames.control(opcode) ? controlPayload.flip() : null);
             }
         }
     }
 
     /** Checks the first two bytes of a header; returns the header's whole length. */
     private int checkFirstBytes() {
-        int b0 = head[0] & 0xFF;
-        int b1 = head[1] & 0xFF;
+        int b0 = first >>> 8 & 0xFF;
+        int b1 = first & 0xFF;
         boolean fin = (b0 & 0x80) != 0;
         boolean rsv1 = (b0 & 0x40) != 0;
         int op = b0 & 0x0F;
@@ -145,10 +164,10 @@ final class FrameReader {
     }
 
     private void startFrame() {
-        int b0 = head[0] & 0xFF;
-        int length7 = head[1] & 0x7F;
-        ByteBuffer h = ByteBuffer.wrap(head, 2, headLength - 2);
-        long length = length7 == 126 ? h.getShort() & 0xFFFF : length7 == 127 ? h.getLong() : length7;
+        int b0 = first >>> 8 & 0xFF;
+        int length7 = first & 0x7F;
+        // 2 or 8 bytes of extended length, big-endian, unsigned (a 64-bit one with its top bit set is negative)
+        long length = length7 >= 126 ? phase : length7;
         if (length < 0) {
             throw new WebSocketException(PROTOCOL_ERROR, "a 64-bit payload length with its most significant bit set");
         }
@@ -157,25 +176,32 @@ final class FrameReader {
         }
         opcode = b0 & 0x0F;
         masked = server;
-        mask = masked ? h.getInt() : 0;
+        if (!masked) {
+            mask = 0;
+        }
         remaining = length;
         phase = 0;
+        first = 0;
         headLength = 0;
         headNeeded = 2;
         if (WebSocketFrames.control(opcode)) {
-            controlPayload.clear();
+            if (controlPayload != null) {
+                controlPayload.clear();
+            }
         } else {
             listener.dataFrame(opcode, (b0 & 0x80) != 0, (b0 & 0x40) != 0, length);
         }
         if (length == 0) {
-            endFrame();
+            endFrame(EMPTY);
         }
     }
 
-    private void endFrame() {
+    /** @param control a control frame's whole payload; unused after a data frame */
+    private void endFrame(ByteBuffer control) {
         remaining = -1;
+        phase = 0;
         if (WebSocketFrames.control(opcode)) {
-            listener.control(opcode, controlPayload.flip());
+            listener.control(opcode, control);
         } else {
             listener.dataEnd();
         }

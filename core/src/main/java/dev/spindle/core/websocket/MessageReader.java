@@ -51,7 +51,8 @@ final class MessageReader implements FrameReader.Listener {
 
     private final Listener listener;
     private final long maxMessageSize;
-    private final Utf8Validator utf8 = new Utf8Validator();
+    /** Made at the first text message. */
+    private Utf8Validator utf8;
 
     /** The opcode of the message being read, {@link WebSocketFrames#CONTINUATION} between messages. */
     private int messageOpcode = CONTINUATION;
@@ -64,7 +65,6 @@ final class MessageReader implements FrameReader.Listener {
     private final boolean inflates;
     private final boolean resetPerMessage;
     private boolean compressed;
-    private final byte[] probe = new byte[1];
 
     MessageReader(Listener listener, long maxMessageSize) {
         this(listener, maxMessageSize, null, false);
@@ -107,7 +107,11 @@ final class MessageReader implements FrameReader.Listener {
             }
             messageOpcode = opcode;
             size = 0;
-            utf8.reset();
+            if (opcode == TEXT && utf8 == null) {
+                utf8 = new Utf8Validator();
+            } else if (opcode == TEXT) {
+                utf8.reset();
+            }
             compressed = rsv1;
             if (rsv1 && !inflates) {
                 throw new WebSocketException(PROTOCOL_ERROR, "a compressed message without permessage-deflate");
@@ -147,7 +151,8 @@ final class MessageReader implements FrameReader.Listener {
             while (true) {
                 if (size == message.length) {
                     if (message.length >= maxMessageSize) {
-                        if (inflater.inflate(probe) > 0) {
+                        // one byte more than the limit allows, in a message at the limit only
+                        if (inflater.inflate(new byte[1]) > 0) {
                             throw new WebSocketException(MESSAGE_TOO_BIG, "a message inflating to more than " + maxMessageSize + " bytes");
                         }
                         break;

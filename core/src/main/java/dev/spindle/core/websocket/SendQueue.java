@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.websocket;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 
@@ -21,14 +23,37 @@ final class SendQueue {
         FULL
     }
 
+    private static final VarHandle WOKEN;
+
+    static {
+        try {
+            WOKEN = MethodHandles.lookup().findVarHandle(SendQueue.class, "woken", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final int maxBytes;
-    private final ArrayDeque<Outgoing> queue = new ArrayDeque<>();
+    /** A wakeup of the connection's thread is on its way: the connection's flag, kept here so it costs no object of its own. */
+    private volatile boolean woken;
+    /** Made at the first send and let go when sealed: an idle socket holds none. */
+    private ArrayDeque<Outgoing> queue;
     /** Bytes of sends queued or in the output and not yet written. */
     private long bytes;
     private boolean sealed;
 
     SendQueue(int maxBytes) {
         this.maxBytes = maxBytes;
+    }
+
+    /** {@return true when no wakeup was on its way, and one is now: the caller sends it} */
+    boolean claimWakeup() {
+        return WOKEN.compareAndSet(this, false, true);
+    }
+
+    /** The wakeup came: the next send needs another. */
+    void woke() {
+        woken = false;
     }
 
     synchronized Offer offer(byte[] frame, CompletableFuture<Void> done) {
@@ -39,7 +64,7 @@ final class SendQueue {
             return Offer.FULL;
         }
         bytes += frame.length;
-        queue.add(new Outgoing(frame, done, false));
+        queue().add(new Outgoing(frame, done, false));
         return Offer.QUEUED;
     }
 
@@ -49,12 +74,20 @@ final class SendQueue {
             return false;
         }
         sealed = true;
-        queue.add(new Outgoing(frame, done, true));
+        queue().add(new Outgoing(frame, done, true));
         return true;
     }
 
+    /** The queue, made at the first frame; under this object's lock. */
+    private ArrayDeque<Outgoing> queue() {
+        if (queue == null) {
+            queue = new ArrayDeque<>(4);
+        }
+        return queue;
+    }
+
     synchronized Outgoing poll() {
-        return queue.poll();
+        return queue == null ? null : queue.poll();
     }
 
     /** A send's {@code length} bytes were written: their room is free again. */
@@ -71,12 +104,14 @@ final class SendQueue {
         ArrayDeque<Outgoing> dropped;
         synchronized (this) {
             sealed = true;
-            dropped = new ArrayDeque<>(queue);
-            queue.clear();
+            dropped = queue;
+            queue = null;
             bytes = 0;
         }
-        for (Outgoing o : dropped) {
-            o.done().completeExceptionally(why);
+        if (dropped != null) {
+            for (Outgoing o : dropped) {
+                o.done().completeExceptionally(why);
+            }
         }
     }
 }

@@ -23,7 +23,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,7 +58,6 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
 
     /** Sends from any thread, bounded by the route's {@code maxQueuedBytes}. */
     private final SendQueue queue;
-    private final AtomicBoolean woken = new AtomicBoolean();
     /** The thread inside one of the connection's calls, which pulls the queue before it returns (no wakeup needed). */
     private volatile Thread inside;
     private volatile boolean overflowed;
@@ -114,7 +112,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         lastInput = now;
         lastOutputTaken = now;
         lastPing = now;
-        output.append(before);
+        output.appendUnchanged(before);
     }
 
     /**
@@ -152,7 +150,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
     }
 
     private void wake() {
-        if (inside != Thread.currentThread() && woken.compareAndSet(false, true)) {
+        if (inside != Thread.currentThread() && queue.claimWakeup()) {
             wakeup.run();
         }
     }
@@ -384,7 +382,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
 
     @Override
     public Next resume() {
-        woken.set(false);
+        queue.woke();
         enter();
         try {
             pull();
@@ -501,7 +499,7 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
                     queueClose(GOING_AWAY, "idle timeout");
                 } else if (ping > 0 && now - Math.max(lastInput, lastPing) >= ping) {
                     lastPing = now;
-                    output.frame(PING, ByteBuffer.wrap(NONE));
+                    output.ping();
                 }
             }
             pull();
