@@ -518,11 +518,9 @@ public final class WebSocketConnection implements LayeredConnection, MessageRead
         if (lingering) {
             due = Math.min(due, Math.min(Math.max(lingerStarted, lastInput) + Deadlines.LINGER_NANOS,
                     lingerStarted + Deadlines.LINGER_MAX_NANOS));
-        } else if (closeSent) {
-            if (!closeReceived) {
-                due = Math.min(due, closeSentAt + options.closeTimeout().toNanos());
-            }
-        } else {
+        } else if (closeSent && !closeReceived) {
+            due = Math.min(due, closeSentAt + options.closeTimeout().toNanos());
+        } else if (!closeSent) {
             long idle = options.idleTimeout().toNanos();
             long ping = options.pingInterval().toNanos();
             if (idle > 0) {
