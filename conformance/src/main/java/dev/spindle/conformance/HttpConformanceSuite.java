@@ -393,6 +393,14 @@ public abstract class HttpConformanceSuite {
         }
     }
 
+    /** Deadlines kept after a connection slept (408, idle timeout, WebSocket pings and idle close): see {@link DeadlineCases}. */
+    @Nested
+    class Deadlines extends DeadlineCases {
+        Deadlines() {
+            super(HttpConformanceSuite.this.target());
+        }
+    }
+
     /**
      * This suite's server, as the sections ({@link ExchangeEnds}, {@link Compression},
      * {@link Multipart}, {@link WebService}) see it: each answer is this suite's, asked for when a case needs it (so

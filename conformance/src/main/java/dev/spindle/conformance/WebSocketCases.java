@@ -366,7 +366,7 @@ public abstract class WebSocketCases extends SuiteSection {
         }
     }
 
-    private static String readHead(InputStream in) throws IOException {
+    static String readHead(InputStream in) throws IOException {
         StringBuilder s = new StringBuilder();
         while (!s.toString().endsWith("\r\n\r\n")) {
             int b = in.read();
