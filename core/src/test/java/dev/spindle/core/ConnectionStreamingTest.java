@@ -138,6 +138,25 @@ class ConnectionStreamingTest {
                 Arguments.of(a.get()[0], true, a.get()[1], a.get()[2])));
     }
 
+    /** An idle keep-alive connection lets go of its input and output arrays after a quiet while, and the next request makes them again. */
+    @Test
+    void aQuietKeepAliveConnectionLetsGoOfItsBuffersAndServesTheNextRequest() throws Exception {
+        Router routes = Router.builder().get("/hello", (req, res) -> res.text("hello")).build();
+        HttpConnection c = connection(routes, ServerConfig.defaults(), true);
+        feed(c, get("/hello"));
+        assertThat(parseAll(drain(c)).get(0).bodyText()).isEqualTo("hello");
+        long now = System.nanoTime();
+        c.tick(now);
+        assertThat(c.bufferCapacity()).as("held while recently busy").isPositive();
+        assertThat(c.nanosToTick(now)).as("the quiet while").isLessThanOrEqualTo(TimeUnit.SECONDS.toNanos(5));
+        long later = now + TimeUnit.SECONDS.toNanos(6);
+        c.tick(later);
+        assertThat(c.bufferCapacity()).as("an idle connection holds no arrays").isZero();
+        assertThat(c.nanosToTick(later)).as("then its idle timeout").isGreaterThan(TimeUnit.SECONDS.toNanos(5));
+        feed(c, get("/hello") + get("/hello"));
+        assertThat(parseAll(drain(c))).extracting(RawResponse::bodyText).containsExactly("hello", "hello");
+    }
+
     @Test
     void unknownLengthToHttp10IsDelimitedByTheClose() throws Exception {
         Router routes = Router.builder().get("/big", (req, res) -> res.body(new ByteArrayInputStream(PAYLOAD), -1)).build();

@@ -86,8 +86,17 @@ class EventStreamConnectionTest {
         s.send(ServerSentEvent.data("two").id("2"));
         assertThat(resumed(c)).isEqualTo("0011\r\ndata: two\nid: 2\n\n\r\n");
         assertThat(c.next()).isEqualTo(Next.READ);
-        assertThat(c.nanosToTick(System.nanoTime())).as("no heartbeat: nothing to tick for soon")
-                .isGreaterThan(TimeUnit.SECONDS.toNanos(5));
+        long now = System.nanoTime();
+        c.tick(now);
+        assertThat(c.nanosToTick(now)).as("no heartbeat: the next tick lets the quiet stream's buffers go")
+                .isBetween(TimeUnit.SECONDS.toNanos(4), TimeUnit.SECONDS.toNanos(5));
+        long later = now + TimeUnit.SECONDS.toNanos(6);
+        c.tick(later);
+        assertThat(c.bufferCapacity()).as("input array let go").isZero();
+        assertThat(c.outputCapacity()).as("output array let go").isZero();
+        assertThat(c.nanosToTick(later)).as("then nothing to tick for soon").isGreaterThan(TimeUnit.SECONDS.toNanos(5));
+        s.send(ServerSentEvent.data("three"));
+        assertThat(resumed(c)).as("an event after the buffers went").isEqualTo("000d\r\ndata: three\n\n\r\n");
 
         assertThat(c.endOfInput()).as("the client closed: the stream ends with its connection").isEqualTo(Next.CLOSE);
         s.closed().toCompletableFuture().get(5, TimeUnit.SECONDS);

@@ -14,6 +14,8 @@ public final class OutputBuffer {
     /** Capacity above which an emptied buffer is let go, so a large response does not stay allocated. */
     public static final int RETAIN_LIMIT = 1 << 20;
 
+    private static final byte[] EMPTY = new byte[0];
+
     private final int initialCapacity;
     private byte[] data;
     private int start;
@@ -65,6 +67,20 @@ public final class OutputBuffer {
         }
     }
 
+    /**
+     * Lets go of the array while nothing is pending (a quiet connection), so an idle connection holds
+     * none; the next {@link #ensure} makes one of the initial capacity again.
+     */
+    public void release() {
+        if (start == end && data.length > 0) {
+            start = 0;
+            end = 0;
+            data = EMPTY;
+            view = ByteBuffer.wrap(data);
+            tail = null;
+        }
+    }
+
     /** Bytes of memory held, for tests and the memory bound. */
     public int capacity() {
         return data.length;
@@ -89,7 +105,7 @@ public final class OutputBuffer {
         if (start > 0 && live + n <= data.length) {
             System.arraycopy(data, start, data, 0, live);
         } else {
-            long wanted = Math.max((long) data.length * 2, (long) live + n);
+            long wanted = Math.max(Math.max((long) data.length * 2, initialCapacity), (long) live + n);
             byte[] bigger = new byte[(int) Math.min(wanted, Integer.MAX_VALUE - 16)];
             System.arraycopy(data, start, bigger, 0, live);
             data = bigger;

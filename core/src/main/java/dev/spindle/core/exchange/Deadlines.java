@@ -120,6 +120,11 @@ public final class Deadlines {
         producerActivity = true;
     }
 
+    /** {@return when a tick last found activity (or the first tick), a {@link System#nanoTime()} value; 0 before the first tick} */
+    public long lastActivity() {
+        return lastActivity;
+    }
+
     /** A streamed request body begins: its wait starts at the next tick. */
     public void bodyStarted() {
         bodyWaitingSince = 0;

@@ -36,6 +36,12 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
      */
     static final int INPUT_INITIAL_BYTES = 2048;
     static final int OUTPUT_INITIAL_BYTES = 4096;
+    /**
+     * How long a connection has nothing to do before it lets go of its input and output arrays
+     * (6 KiB), so that idle keep-alive connections and open event streams hold none; the next
+     * request or event makes them again.
+     */
+    static final long QUIET_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
 
     private final ServerConfig config;
     /** Replaced by an empty one once the connection only drops input ({@link #shedBuffers()}). */
@@ -456,6 +462,11 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
             case NONE -> { }
         }
         requests.tickSource(now);
+        if (holdsBuffers() && quiet() && now - deadlines.lastActivity() >= QUIET_NANOS) {
+            in.release();
+            writer.releaseBuffer();
+            requests.releaseRequest();
+        }
         return next();
     }
 
@@ -463,7 +474,21 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
     public long nanosToTick(long now) {
         long nanos = deadlines.nanosToTick(now, this);
         long due = requests.sourceDue();
+        if (holdsBuffers() && quiet()) {
+            long last = deadlines.lastActivity();
+            due = Math.min(due, (last != 0 ? last : now) + QUIET_NANOS);
+        }
         return due == Long.MAX_VALUE ? nanos : Math.clamp(due - now, 1, nanos);
+    }
+
+    private boolean holdsBuffers() {
+        return in.capacity() > 0 || writer.capacity() > 0;
+    }
+
+    /** Nothing to read, write or run: idle between requests, or an event stream waiting for its next event. */
+    private boolean quiet() {
+        State s = requests.busy();
+        return (s == State.IDLE || s == State.DUPLEX) && !life.closing() && !hasOutbound() && in.available() == 0;
     }
 
     /**

@@ -38,6 +38,9 @@ public final class InputBuffer {
      */
     private boolean pinned;
 
+    private static final byte[] EMPTY = new byte[0];
+    private static final MemorySegment EMPTY_MEMORY = MemorySegment.ofArray(EMPTY);
+
     private final int initialCapacity;
     /** The server's budget for buffered bodies, or null for none. */
     private final BodyBudget budget;
@@ -217,7 +220,7 @@ public final class InputBuffer {
         if (live + n <= own.length && start > 0) {
             System.arraycopy(own, start, own, 0, live);
         } else {
-            long wanted = Math.max((long) own.length * 2, (long) live + n);
+            long wanted = Math.max(Math.max((long) own.length * 2, initialCapacity), (long) live + n);
             int length = (int) Math.min(wanted, Integer.MAX_VALUE - 16);
             if (!reserve(length)) {
                 // doubling is only a guess at what is coming: near the end of the budget grow by a
@@ -399,6 +402,21 @@ public final class InputBuffer {
         array = own;
         start = 0;
         end = 0;
+    }
+
+    /**
+     * Lets go of the own array while it holds nothing and nothing refers to it (a quiet
+     * connection), so an idle connection holds none; the next append makes one again.
+     */
+    void release() {
+        if (own.length > 0 && reserved == 0 && !pinned && start == end && !isLent()) {
+            own = EMPTY;
+            ownMemory = EMPTY_MEMORY;
+            memory = ownMemory;
+            array = own;
+            start = 0;
+            end = 0;
+        }
     }
 
     /** Takes what is buffered and not parsed (the bytes after a request that switched protocols). */

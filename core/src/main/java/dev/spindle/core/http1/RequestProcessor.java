@@ -634,6 +634,16 @@ final class RequestProcessor {
         }
     }
 
+    /**
+     * A quiet connection lets go of what its last request referred to (the array its head was
+     * parsed in), which nothing reads once its exchange is over: the end record copied what it needs.
+     */
+    void releaseRequest() {
+        if (exchange == null && !feed.streaming() && !request.detached) {
+            request.reset();
+        }
+    }
+
     /** When {@link #tickSource} next has something to do, or {@link Long#MAX_VALUE}. */
     long sourceDue() {
         return writer.sendingSource() ? writer.sourceDue() : Long.MAX_VALUE;

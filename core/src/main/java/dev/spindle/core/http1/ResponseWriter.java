@@ -377,6 +377,11 @@ final class ResponseWriter {
         }
     }
 
+    /** A quiet connection lets go of its output array (a new one is made for the next answer). */
+    void releaseBuffer() {
+        out.release();
+    }
+
     /** A lingering connection sends nothing more: the buffer goes. */
     void shed() {
         out = new OutputBuffer(0);
