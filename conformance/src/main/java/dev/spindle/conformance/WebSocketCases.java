@@ -10,7 +10,6 @@ import dev.spindle.core.Router;
 import dev.spindle.core.WebSocket;
 import dev.spindle.core.testing.RawResponse;
 import java.io.ByteArrayOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -367,15 +366,7 @@ public abstract class WebSocketCases extends SuiteSection {
     }
 
     static String readHead(InputStream in) throws IOException {
-        StringBuilder s = new StringBuilder();
-        while (!s.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                throw new EOFException("the connection ended in the head: " + s);
-            }
-            s.append((char) b);
-        }
-        return s.toString();
+        return WebSocketWire.readHead(in);
     }
 
     /** The ping is answered with its payload, between the fragments of a message, which arrives whole. */
@@ -679,53 +670,18 @@ public abstract class WebSocketCases extends SuiteSection {
 
     /** One whole frame of the server's (RFC 6455 5.2), which must be unmasked and final. */
     static Frame readFrame(InputStream in) throws IOException {
-        int b0 = readByte(in);
-        int b1 = readByte(in);
-        assertThat(b1 & 0x80).as("a server's frame is not masked").isZero();
-        assertThat(b0 & 0x80).as("the server sends whole messages").isNotZero();
-        long length = b1 & 0x7F;
-        if (length == 126) {
-            length = (readByte(in) << 8) | readByte(in);
-        } else if (length == 127) {
-            length = 0;
-            for (int i = 0; i < 8; i++) {
-                length = (length << 8) | readByte(in);
-            }
-        }
-        byte[] payload = in.readNBytes((int) length);
-        if (payload.length < length) {
-            throw new EOFException("the connection ended inside a frame");
-        }
-        return new Frame(b0 & 0x0F, payload);
-    }
-
-    private static int readByte(InputStream in) throws IOException {
-        int b = in.read();
-        if (b < 0) {
-            throw new EOFException("the connection ended before a frame");
-        }
-        return b;
+        WebSocketWire.ServerFrame f = WebSocketWire.readServerFrame(in);
+        assertThat(f.first() & 0x80).as("the server sends whole messages").isNotZero();
+        return new Frame(f.opcode(), f.payload());
     }
 
     /** A client's frame, masked with a fixed key as RFC 6455 5.3 requires of clients. */
     static byte[] frame(boolean fin, int opcode, byte[] payload) {
-        byte[] key = {0x37, (byte) 0xFA, 0x21, 0x3D};
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write((fin ? 0x80 : 0) | opcode);
-        writeLength(out, payload.length, true);
-        out.writeBytes(key);
-        for (int i = 0; i < payload.length; i++) {
-            out.write(payload[i] ^ key[i & 3]);
-        }
-        return out.toByteArray();
+        return WebSocketWire.clientFrame((fin ? 0x80 : 0) | opcode, payload);
     }
 
     private static byte[] unmasked(int opcode, byte[] payload) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(0x80 | opcode);
-        writeLength(out, payload.length, false);
-        out.writeBytes(payload);
-        return out.toByteArray();
+        return WebSocketWire.frame(0x80 | opcode, payload, false);
     }
 
     /** The header of a masked binary frame announcing {@code length} bytes, and none of them. */
@@ -733,22 +689,6 @@ public abstract class WebSocketCases extends SuiteSection {
         ByteBuffer b = ByteBuffer.allocate(14);
         b.put((byte) 0x82).put((byte) (0x80 | 127)).putLong(length).putInt(0x01020304);
         return b.array();
-    }
-
-    private static void writeLength(ByteArrayOutputStream out, int length, boolean masked) {
-        int mask = masked ? 0x80 : 0;
-        if (length < 126) {
-            out.write(mask | length);
-        } else if (length < 65536) {
-            out.write(mask | 126);
-            out.write(length >>> 8);
-            out.write(length);
-        } else {
-            out.write(mask | 127);
-            for (int shift = 56; shift >= 0; shift -= 8) {
-                out.write((int) ((long) length >>> shift));
-            }
-        }
     }
 
     private static byte[] withFirstByte(byte[] frame, int first) {

@@ -3,6 +3,7 @@ package dev.spindle.netty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.conformance.WebSocketWire;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -121,12 +122,11 @@ class NettyServerLiveRoutesTest {
             int n = deflater.deflate(out, 0, out.length, Deflater.SYNC_FLUSH);
             deflater.end();
             // RFC 7692 7.2.1: the sync flush's trailing 00 00 ff ff is left off
-            writeFrame(s.getOutputStream(), 0xC1, Arrays.copyOf(out, n - 4));
+            s.getOutputStream().write(WebSocketWire.clientFrame(0xC1, Arrays.copyOf(out, n - 4)));
 
-            DataInputStream in = new DataInputStream(s.getInputStream());
-            int first = in.readUnsignedByte();
-            assertThat(first).as("FIN, RSV1 (compressed), text").isEqualTo(0xC1);
-            byte[] payload = in.readNBytes(readLength(in));
+            WebSocketWire.ServerFrame frame = WebSocketWire.readServerFrame(s.getInputStream());
+            assertThat(frame.first()).as("FIN, RSV1 (compressed), text").isEqualTo(0xC1);
+            byte[] payload = frame.payload();
             Inflater inflater = new Inflater(true);
             inflater.setInput(concat(payload, new byte[] {0, 0, (byte) 0xff, (byte) 0xff}));
             byte[] inflated = new byte[256];
@@ -154,9 +154,10 @@ class NettyServerLiveRoutesTest {
             assertThat(new String(in.readNBytes(Integer.parseInt(delayed.get("content-length"))), StandardCharsets.US_ASCII))
                     .isEqualTo("{\"delayed\":20}");
             assertThat(readHead(in).get(":status")).isEqualTo("101");
-            writeFrame(out, 0x81, "after the wait".getBytes(StandardCharsets.UTF_8));
-            assertThat(in.readUnsignedByte()).as("FIN, text").isEqualTo(0x81);
-            assertThat(new String(in.readNBytes(readLength(in)), StandardCharsets.UTF_8)).isEqualTo("after the wait");
+            out.write(WebSocketWire.clientFrame(0x81, "after the wait".getBytes(StandardCharsets.UTF_8)));
+            WebSocketWire.ServerFrame echo = WebSocketWire.readServerFrame(in);
+            assertThat(echo.first()).as("FIN, text").isEqualTo(0x81);
+            assertThat(echo.text()).isEqualTo("after the wait");
         }
     }
 
@@ -381,32 +382,6 @@ class NettyServerLiveRoutesTest {
         // RFC 6455's own example key and its accept value
         assertThat(head.get("sec-websocket-accept")).isEqualTo("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
         return head;
-    }
-
-    /** A client frame (masked, as RFC 6455 requires) with a payload under 126 bytes. */
-    private static void writeFrame(OutputStream out, int firstByte, byte[] payload) throws IOException {
-        byte[] mask = {0x12, 0x34, 0x56, 0x78};
-        ByteArrayOutputStream frame = new ByteArrayOutputStream();
-        frame.write(firstByte);
-        frame.write(0x80 | payload.length);
-        frame.writeBytes(mask);
-        for (int i = 0; i < payload.length; i++) {
-            frame.write(payload[i] ^ mask[i % 4]);
-        }
-        out.write(frame.toByteArray());
-        out.flush();
-    }
-
-    /** A server frame's payload length (servers do not mask). */
-    private static int readLength(DataInputStream in) throws IOException {
-        int b = in.readUnsignedByte();
-        assertThat(b & 0x80).as("an unmasked server frame").isZero();
-        int length = b & 0x7f;
-        if (length == 126) {
-            return in.readUnsignedShort();
-        }
-        assertThat(length).isLessThan(127);
-        return length;
     }
 
     private static byte[] concat(byte[] a, byte[] b) {

@@ -3,6 +3,7 @@ package dev.spindle.references.vertx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.spindle.conformance.WebSocketWire;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -105,13 +106,14 @@ class VertxLiveRoutesTest {
                     + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
                     + "Sec-WebSocket-Extensions: permessage-deflate\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
             InputStream in = s.getInputStream();
-            String head = head(in).toLowerCase(Locale.ROOT);
+            String head = WebSocketWire.readHead(in).toLowerCase(Locale.ROOT);
             assertThat(head).startsWith("http/1.1 101 ").doesNotContain("sec-websocket-extensions");
 
             String text = "not compressed ".repeat(20);
-            out.write(maskedFrame(0x81, text.getBytes(StandardCharsets.UTF_8)));
-            assertThat(in.read()).as("FIN and text, no RSV1").isEqualTo(0x81);
-            assertThat(new String(payload(in), StandardCharsets.UTF_8)).isEqualTo(text);
+            out.write(WebSocketWire.clientFrame(0x81, text.getBytes(StandardCharsets.UTF_8)));
+            WebSocketWire.ServerFrame echo = WebSocketWire.readServerFrame(in);
+            assertThat(echo.first()).as("FIN and text, no RSV1").isEqualTo(0x81);
+            assertThat(echo.text()).isEqualTo(text);
         }
     }
 
@@ -148,7 +150,7 @@ class VertxLiveRoutesTest {
             s.getOutputStream().write("GET /sse/broadcast HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
             InputStream in = s.getInputStream();
             // the head arrives with no event published: it was flushed at once
-            String head = head(in).toLowerCase(Locale.ROOT);
+            String head = WebSocketWire.readHead(in).toLowerCase(Locale.ROOT);
             assertThat(head).startsWith("http/1.1 200 ")
                     .contains("\r\ncontent-type: text/event-stream\r\n")
                     .contains("\r\ncache-control: no-cache\r\n")
@@ -269,19 +271,6 @@ class VertxLiveRoutesTest {
         }
     }
 
-    /** The response head, through the blank line. */
-    private static String head(InputStream in) throws IOException {
-        ByteArrayOutputStream head = new ByteArrayOutputStream();
-        while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                throw new IOException("closed inside the head: " + head.toString(StandardCharsets.ISO_8859_1));
-            }
-            head.write(b);
-        }
-        return head.toString(StandardCharsets.ISO_8859_1);
-    }
-
     /** One chunk of a chunked body, decoded as UTF-8. */
     private static String chunk(InputStream in) throws IOException {
         ByteArrayOutputStream line = new ByteArrayOutputStream();
@@ -296,39 +285,5 @@ class VertxLiveRoutesTest {
         byte[] data = in.readNBytes(size);
         assertThat(in.readNBytes(2)).as("CRLF after the chunk").isEqualTo(new byte[] {'\r', '\n'});
         return new String(data, StandardCharsets.UTF_8);
-    }
-
-    /** A frame's payload after its first byte: the server's frames are unmasked. */
-    private static byte[] payload(InputStream in) throws IOException {
-        int b1 = in.read();
-        assertThat(b1 & 0x80).as("server frames unmasked").isZero();
-        long length = b1 & 0x7F;
-        if (length == 126) {
-            length = ((long) in.read() << 8) | in.read();
-        } else if (length == 127) {
-            length = 0;
-            for (int i = 0; i < 8; i++) {
-                length = (length << 8) | in.read();
-            }
-        }
-        return in.readNBytes((int) length);
-    }
-
-    private static byte[] maskedFrame(int firstByte, byte[] payload) {
-        ByteArrayOutputStream frame = new ByteArrayOutputStream();
-        frame.write(firstByte);
-        if (payload.length < 126) {
-            frame.write(0x80 | payload.length);
-        } else {
-            frame.write(0x80 | 126);
-            frame.write(payload.length >> 8);
-            frame.write(payload.length & 0xFF);
-        }
-        byte[] mask = {0x12, 0x34, 0x56, 0x78};
-        frame.writeBytes(mask);
-        for (int i = 0; i < payload.length; i++) {
-            frame.write(payload[i] ^ mask[i & 3]);
-        }
-        return frame.toByteArray();
     }
 }
