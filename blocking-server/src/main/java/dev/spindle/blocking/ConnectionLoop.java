@@ -24,7 +24,10 @@ import org.slf4j.LoggerFactory;
  * the late result. Only blocking handlers pay that hop. While the connection waits for a handler or
  * a streamed body's producer, the thread parks until the connection's wakeup runs or a tick is due.
  * The core keeps all the time (read timeouts come from {@link Connection#nanosToTick}); only a
- * blocked write is timed outside it, by the server's watchdog.
+ * blocked write is timed outside it, by the server's watchdog. A duplex connection (an open
+ * WebSocket, an event stream) reads with no timeout, and the watchdog has its deadlines ticked on
+ * another thread: its deadlines are seconds apart, and each timed read that ran out cost a
+ * {@link SocketTimeoutException}, a poller re-registration and a timer.
  */
 final class ConnectionLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ConnectionLoop.class);
@@ -46,12 +49,23 @@ final class ConnectionLoop implements Runnable {
     private final boolean counted;
     private volatile Thread thread;
     private volatile boolean woken;
-    /** The thread writing what other threads send on a duplex connection while this loop reads, or null. */
+    /**
+     * The thread writing what other threads send on a duplex connection while this loop reads, or
+     * null: started by a wakeup or a due tick, it ends once nothing is left for it.
+     */
     private volatile Thread writer;
-    /** The connection became duplex (an open WebSocket): the first wakeup starts {@link #writer}. */
+    /** The connection became duplex (an open WebSocket, an event stream): a wakeup starts {@link #writer}. */
     private volatile boolean duplex;
     /** The loop is over: the writer stops. */
     private volatile boolean ended;
+    /**
+     * When the next tick is due while this loop's thread reads with no timeout (duplex), or 0 when
+     * it ticks by itself: set under the connection's lock by whichever thread called the core last,
+     * read by the server's watchdog ({@link #tickIfDue}).
+     */
+    private volatile long tickDue;
+    /** The watchdog handed a due tick to the writer, which has not run it yet. */
+    private volatile boolean tickQueued;
     /**
      * True while blocked, with no request in progress, in a read begun before the connection drained:
      * that read's timeout knows nothing of the drain's grace, so a closing server ends it by closing
@@ -63,8 +77,8 @@ final class ConnectionLoop implements Runnable {
     private InputStream in;
     private OutputStream out;
     private boolean outputShut;
-    /** {@link Connection#drain()} was called: the server is closing. */
-    private boolean draining;
+    /** {@link Connection#drain()} was called: the server is closing. (A tick on another thread may drain too.) */
+    private volatile boolean draining;
     private ReadBuffer reads;
     /** Bytes read while parked, to be fed to the connection once a pool thread has it again. */
     private int carried;
@@ -131,6 +145,8 @@ final class ConnectionLoop implements Runnable {
         while (true) {
             long now = System.nanoTime();
             Next next;
+            Connection.State state;
+            long nanosToTick;
             // the writer thread of a duplex connection takes the same lock for its calls and writes
             synchronized (conn) {
                 if (woken) {
@@ -157,21 +173,26 @@ final class ConnectionLoop implements Runnable {
                     await(conn.nanosToTick(now));
                     continue;
                 }
+                state = conn.state();
+                nanosToTick = conn.nanosToTick(now);
+                // from here on the watchdog ticks a duplex connection, whose read has no timeout
+                tickDue = state == Connection.State.DUPLEX ? due(now, nanosToTick) : 0;
             }
             boolean mayPark = waitsForRequestBytes() && server.dispatch().parksIdle() && !Thread.currentThread().isVirtual();
             int n;
-            Connection.State state = conn.state();
             idle = !draining && state == Connection.State.IDLE;
             if (state == Connection.State.DUPLEX && !duplex) {
                 duplex = true;
                 if (woken) {
-                    startWriter();
+                    wakeWriter();
                 }
             }
             try {
-                int timeout = timeoutMillis(conn.nanosToTick(now));
+                int timeout = timeoutMillis(nanosToTick);
                 if (state == Connection.State.HANDLING) {
                     timeout = Math.min(timeout, HANDLING_READ_MILLIS);
+                } else if (state == Connection.State.DUPLEX) {
+                    timeout = 0;
                 }
                 // a keep-alive client's next request (or the rest of one) usually follows at once; a client
                 // silent for longer, idle or stalled inside a request, gives its thread back
@@ -188,6 +209,7 @@ final class ConnectionLoop implements Runnable {
                 idle = false;
             }
             synchronized (conn) {
+                tickDue = 0;
                 if (n < 0) {
                     conn.endOfInput();
                 } else if (n > 0) {
@@ -200,12 +222,14 @@ final class ConnectionLoop implements Runnable {
         }
     }
 
-    /** Starts the writer, once: at the first wakeup of a duplex connection, so a socket nobody else sends on never has one. */
-    private void startWriter() {
+    /**
+     * Starts the writer unless one runs. Under this loop's monitor, as the writer's {@link #retire()}
+     * is: a wakeup either finds it running, and it sees the flag before it ends, or finds none.
+     */
+    private void wakeWriter() {
         synchronized (this) {
             if (writer == null && !ended) {
-                // published before it runs: assigned after start(), a wakeup (or the end) in between
-                // unparked null while the new writer, having seen none, parked for good
+                // published before it runs, so that a wakeup meanwhile does not start a second one
                 Thread w = Thread.ofVirtual().name(thread.getName() + "-writer").unstarted(this::writeWhileReading);
                 writer = w;
                 w.start();
@@ -214,45 +238,120 @@ final class ConnectionLoop implements Runnable {
     }
 
     /**
-     * The writer of a duplex connection (an open WebSocket), while this loop's thread blocks in its
-     * read: what other threads send reaches the client at once, not at the read's next timeout.
-     * Each round takes the connection's lock, so the core is never called from two threads at once;
-     * a write that blocks holds the reader back, which is the back-pressure wanted. It ends with the
-     * loop, and closes the socket when the core ends the connection, so that the blocked read ends.
+     * The writer ends when nothing is left for it, so an idle socket holds no parked thread (its
+     * stack, about 1 KiB per connection) between its wakeups and deadlines.
+     *
+     * @return true when it may end: nothing was woken or ticked since its last round
+     */
+    private boolean retire() {
+        synchronized (this) {
+            if (woken || tickQueued) {
+                return false;
+            }
+            writer = null;
+            return true;
+        }
+    }
+
+    /**
+     * The writer of a duplex connection (an open WebSocket, an event stream), while this loop's
+     * thread blocks in its read: what other threads send reaches the client at once, and the ticks
+     * the watchdog hands over run. Each round takes the connection's lock, so the core is never
+     * called from two threads at once; a write that blocks holds the reader back, which is the
+     * back-pressure wanted. It ends once nothing is left for it, or with the loop, and closes the
+     * socket when the core ends the connection, so that the blocked read ends.
      */
     private void writeWhileReading() {
         try {
             while (!ended) {
-                if (!woken) {
-                    // the wakeup and the loop's end unpark it; an idle socket costs no timer
-                    LockSupport.park(this);
-                    continue;
-                }
-                woken = false;
-                Next next;
-                synchronized (conn) {
-                    if (ended) {
+                boolean tick = tickQueued;
+                if (!woken && !tick) {
+                    if (retire()) {
                         return;
                     }
-                    conn.resume();
-                    next = flush();
-                    // a linger the reader has not begun: only its input could end it, and it may be blocked in a read for long
-                    if (next == Next.LINGER && outputShut) {
-                        continue;
-                    }
+                    continue;
                 }
-                if (next == Next.CLOSE || next == Next.LINGER) {
-                    closeNow();
+                boolean over = writeRound(tick);
+                if (tick) {
+                    tickQueued = false;
+                }
+                if (over) {
                     return;
                 }
             }
-        } catch (IOException e) {
-            log.debug("connection {} ended while writing: {}", socket.getRemoteSocketAddress(), e.toString());
-            closeNow();
         } catch (Throwable t) {
+            writeFailed(t);
+        }
+    }
+
+    /**
+     * One round of the thread writing beside the reader, under the connection's lock: resumes after
+     * a wakeup, ticks when asked to, writes, and closes the socket when the core ends the connection,
+     * so that the blocked read ends.
+     *
+     * @return true when the loop is over for this thread: ended, or its socket closed
+     */
+    private boolean writeRound(boolean tick) throws IOException {
+        Next next;
+        synchronized (conn) {
+            if (ended) {
+                return true;
+            }
+            if (woken) {
+                woken = false;
+                conn.resume();
+            }
+            long now = System.nanoTime();
+            if (tick) {
+                drainIfClosing();
+                conn.tick(now);
+            }
+            next = flush();
+            if (tickDue != 0) {
+                // the reader still blocks in its untimed read: the watchdog ticks at the new deadline
+                now = System.nanoTime();
+                tickDue = due(now, conn.nanosToTick(now));
+            }
+            // a linger the reader has not begun: only its input could end it, and it may be blocked in a read for long
+            if (next == Next.LINGER && outputShut) {
+                return false;
+            }
+        }
+        if (next == Next.CLOSE || next == Next.LINGER) {
+            closeNow();
+            return true;
+        }
+        return false;
+    }
+
+    private void writeFailed(Throwable t) {
+        if (t instanceof IOException) {
+            log.debug("connection {} ended while writing: {}", socket.getRemoteSocketAddress(), t.toString());
+            closeNow();
+        } else {
             closeNow();
             failed("connection failed while writing; closing it", t);
         }
+    }
+
+    /**
+     * From the server's watchdog: hands a due tick of a connection whose thread reads with no
+     * timeout to the writer, starting one if none runs; it never blocks, as a tick may write.
+     * Once the server closes, such a connection ticks at once, so that it drains.
+     */
+    void tickIfDue(long now) {
+        long due = tickDue;
+        if (due == 0 || tickQueued || (now - due < 0 && (draining || !server.isClosing()))) {
+            return;
+        }
+        tickQueued = true;
+        wakeWriter();
+    }
+
+    /** The nanoTime at which a tick is due, never 0 (which {@link #tickDue} keeps for none). */
+    private static long due(long now, long nanosToTick) {
+        long due = now + nanosToTick;
+        return due == 0 ? 1 : due;
     }
 
     /**
@@ -352,7 +451,6 @@ final class ConnectionLoop implements Runnable {
     private void end() {
         closeNow();
         ended = true;
-        LockSupport.unpark(writer);
         synchronized (conn) {
             conn.closed();
         }
@@ -415,10 +513,9 @@ final class ConnectionLoop implements Runnable {
 
     private void wake() {
         woken = true;
-        if (duplex && writer == null) {
-            startWriter();
+        if (duplex) {
+            wakeWriter();
         }
-        LockSupport.unpark(writer);
         LockSupport.unpark(thread);
     }
 
