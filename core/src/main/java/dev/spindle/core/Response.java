@@ -354,9 +354,11 @@ public final class Response {
      * any thread may send events to until it, or the client, closes it. {@code opened} runs once
      * the response is under way, on a thread of its own (the server's blocking executor, or a new
      * virtual thread), and may block; once it returns, an open stream holds no thread: the
-     * connection takes what is sent as its client reads. A client ends the stream by closing its
-     * connection (an {@code EventSource} does). A server that begins to close ends its streams once
-     * what they queued has gone out, so their clients reconnect to another. Replaces any earlier body.
+     * connection takes what is sent as its client reads. {@code opened} runs after the handler
+     * returned, so what it needs of the request is read in the handler. A client ends the stream by
+     * closing its connection (an {@code EventSource} does). A server that begins to close ends its
+     * streams once what they queued has gone out, so their clients reconnect to another. Replaces
+     * any earlier body.
      * {@snippet :
      * router.get("/prices", (req, res) -> res.eventStream(stream -> {
      *     subscribers.add(stream);                       // a publisher sends to each
