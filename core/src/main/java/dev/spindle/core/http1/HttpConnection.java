@@ -473,7 +473,7 @@ public final class HttpConnection implements LayeredConnection, Deadlines.Waits 
     @Override
     public long nanosToTick(long now) {
         long nanos = deadlines.nanosToTick(now, this);
-        long due = requests.sourceDue();
+        long due = writer.sourceDue();
         if (holdsBuffers() && quiet()) {
             long last = deadlines.lastActivity();
             due = Math.min(due, (last != 0 ? last : now) + QUIET_NANOS);

@@ -130,14 +130,16 @@ final class RequestProcessor {
         if (feed.streaming()) {
             return API.hasRoom(feed.body()) && in.available() < highWater;
         }
-        // an event stream's client ends it by closing: its end of input is read (a pipelined request is only buffered)
-        return exchange == null && (!writer.sending() || writer.sendingSource() && in.available() < highWater)
-                && !writer.full() && !switched();
+        return exchange == null && !writer.sending() && !writer.full() && !switched();
     }
 
-    /** Whether an event stream is being sent whose client's close must be seen, also on a connection that closes after it. */
+    /**
+     * Whether an event stream is being sent, whose client ends it by closing: its end of input is
+     * read, also on a connection that closes after it (a pipelined request is only buffered, up to
+     * the high-water mark).
+     */
     boolean watchesInput() {
-        return writer.sendingSource() && !writer.full();
+        return writer.sendingSource() && !writer.full() && in.available() < highWater;
     }
 
     /** Nothing is pending or in flight. */
@@ -642,11 +644,6 @@ final class RequestProcessor {
         if (exchange == null && !feed.streaming() && !request.detached) {
             request.reset();
         }
-    }
-
-    /** When {@link #tickSource} next has something to do, or {@link Long#MAX_VALUE}. */
-    long sourceDue() {
-        return writer.sendingSource() ? writer.sourceDue() : Long.MAX_VALUE;
     }
 
     /** Gives up on the connection: nothing more is sent, and the strategy closes it. */
