@@ -11,6 +11,7 @@ import dev.spindle.core.spi.OutboundLoop;
 import dev.spindle.core.websocket.WebSocketClient;
 import dev.spindle.core.spi.OutboundLoops;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -412,12 +413,19 @@ public final class Client implements AutoCloseable {
         }
 
         /**
-         * Connects and makes the handshake, on a virtual thread of its own (never blocking an event loop).
+         * Connects and makes the handshake, never blocking an event loop. On an event loop of a
+         * Spindle server (an inline or asynchronous handler, or an endpoint's callback, on the NIO
+         * and io_uring servers) the loop opens the socket and drives it beside the connections it
+         * serves, and the endpoint's callbacks run on that loop, as a server route's inline
+         * endpoint's do: they must not block ({@link WebSocket.Endpoint#blocking} runs them on
+         * virtual threads instead). Anywhere else the socket is a blocking one driven by two
+         * virtual threads, and the callbacks run on its reader.
          *
-         * @param endpoint the socket's callbacks, which run on the socket's reader thread
-         * @return completes once a valid 101 arrived and {@link WebSocket.Endpoint#onOpen} ran, or
-         *         fails with a {@link ClientException} saying why: the status of a refusal
-         *         ({@link ClientException.Reason#HANDSHAKE_FAILED}), an invalid 101, a connect failure
+         * @param endpoint the socket's callbacks
+         * @return completes once a valid 101 arrived and {@link WebSocket.Endpoint#onOpen} ran (on
+         *         the loop, or the reader thread), or fails with a {@link ClientException} saying
+         *         why: the status of a refusal ({@link ClientException.Reason#HANDSHAKE_FAILED}), an
+         *         invalid 101, a connect failure or timeout
          */
         public CompletionStage<WebSocket> connect(WebSocket.Endpoint endpoint) {
             Objects.requireNonNull(endpoint, "endpoint");
@@ -425,7 +433,24 @@ public final class Client implements AutoCloseable {
                 return CompletableFuture.failedFuture(new ClientException(ClientException.Reason.NOT_SENT, String.valueOf(uri.getAuthority()),
                         "WebSocket " + uri, "not sent: the client is closed", null));
             }
-            return WebSocketClient.connect(new WebSocketClient.Request(uri, headers, options, connectTimeout), endpoint)
+            WebSocketClient.Request request = new WebSocketClient.Request(uri, headers, options, connectTimeout);
+            OutboundLoop loop = OutboundLoops.current();
+            CompletionStage<WebSocket> opened;
+            if (loop != null && uri.getRawAuthority() != null && uri.getHost() != null) {
+                Destination destination;
+                try {
+                    destination = client.destinations.computeIfAbsent(uri.getRawAuthority(), Client::destination);
+                } catch (IllegalArgumentException e) {
+                    return CompletableFuture.failedFuture(new ClientException(ClientException.Reason.NOT_SENT, uri.getRawAuthority(),
+                            "WebSocket " + uri, "not sent: " + e.getMessage(), e));
+                }
+                InetSocketAddress now = destination.addressNow();
+                opened = WebSocketClient.connect(request, endpoint, loop,
+                        now != null ? CompletableFuture.completedFuture(now) : destination.resolve());
+            } else {
+                opened = WebSocketClient.connect(request, endpoint);
+            }
+            return opened
                     .thenApply(socket -> {
                         // the client's close closes its sockets too (1001), even one that opened as it closed
                         client.webSockets.add(socket);

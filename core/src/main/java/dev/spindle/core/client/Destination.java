@@ -80,7 +80,7 @@ public final class Destination {
      * @return the address, or null while it is being looked up, if it could not be, or once it is
      *         due to be looked up again
      */
-    InetSocketAddress addressNow() {
+    public InetSocketAddress addressNow() {
         Lookup l = lookup.get();
         if (l == null || !l.future.isDone() || l.future.isCompletedExceptionally() || stale(l)) {
             return null;
@@ -94,7 +94,7 @@ public final class Destination {
      *
      * @return completes with the address, or fails with an {@link UnknownHostException}
      */
-    CompletableFuture<InetSocketAddress> resolve() {
+    public CompletableFuture<InetSocketAddress> resolve() {
         for (;;) {
             Lookup l = lookup.get();
             if (l != null && (!l.future.isDone() || !stale(l))) {

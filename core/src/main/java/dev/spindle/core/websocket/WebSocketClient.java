@@ -3,23 +3,17 @@ package dev.spindle.core.websocket;
 
 import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientException.Reason;
-import dev.spindle.core.ServerConfig;
 import dev.spindle.core.WebSocket;
 import dev.spindle.core.bytes.Ascii;
+import dev.spindle.core.spi.OutboundLoop;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,17 +21,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The client side of RFC 6455 over a blocking socket: the opening handshake (4.1, checking the
- * 101's {@code Sec-WebSocket-Accept}, sub-protocol and extensions), then the server's own engine,
- * {@link WebSocketConnection}, in client mode (its frames masked with a fresh key from a
- * per-connection {@link SecureRandom}, the server's refused when masked) driven by two virtual
- * threads: one reads, one writes and keeps the engine's time. Blocking sockets on virtual threads
- * serve callers on an event loop and off it alike, and never block a loop.
+ * The client side of RFC 6455: where the handshake goes ({@link Target}, from a {@code ws:} URI)
+ * and the two ways a socket is driven, both through one sans-I/O {@link WebSocketClientConnection}
+ * (the handshake, then the server's own engine, {@link WebSocketConnection}, in client mode: its
+ * frames masked with a fresh key from a per-connection {@link SecureRandom}, the server's refused
+ * when masked). On an event loop the loop opens the socket and drives it beside the ones it
+ * serves, and the endpoint's callbacks run on the loop; anywhere else a blocking socket is driven
+ * by two virtual threads ({@link SocketDriver}), one reading (running the callbacks), one writing
+ * and keeping the engine's time. Either way no event loop ever blocks.
  */
 public final class WebSocketClient {
-    private static final int MAX_HEAD = 16 * 1024;
-    private static final ServerConfig ENGINE = ServerConfig.defaults();
-
     /**
      * What to ask for.
      *
@@ -54,40 +47,42 @@ public final class WebSocketClient {
         }
     }
 
+    /**
+     * Where a handshake goes, from its URI.
+     *
+     * @param host the host, an IPv6 literal without brackets
+     * @param port the port, 80 when the URI names none
+     * @param hostField the request's {@code Host} field
+     * @param target the request target: path and query
+     */
+    record Target(String host, int port, String hostField, String target) {
+        String authority() {
+            return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+        }
+
+        String describe() {
+            return "WebSocket GET " + target;
+        }
+    }
+
     private WebSocketClient() {
     }
 
     /**
-     * Opens a socket on a virtual thread.
+     * Where {@code uri} points, or why it cannot be asked.
      *
-     * @param request what to ask for
-     * @param endpoint the socket's callbacks
-     * @return completes, on that virtual thread, once a valid 101 arrived and {@link WebSocket.Endpoint#onOpen} ran;
-     *         fails with a {@link ClientException} on a connect failure, a refusal or an invalid answer
+     * @param uri a {@code ws:} or {@code http:} URI with a host
+     * @return the target
+     * @throws ClientException ({@link Reason#NOT_SENT}) for another scheme or no host
      */
-    public static CompletionStage<WebSocket> connect(Request request, WebSocket.Endpoint endpoint) {
-        CompletableFuture<WebSocket> result = new CompletableFuture<>();
-        Thread.ofVirtual().name("spindle-websocket-client").start(() -> {
-            try {
-                open(request, endpoint, result);
-            } catch (ClientException e) {
-                result.completeExceptionally(e);
-            } catch (RuntimeException | Error e) {
-                result.completeExceptionally(e);
-            }
-        });
-        return result;
-    }
-
-    private static void open(Request request, WebSocket.Endpoint endpoint, CompletableFuture<WebSocket> result) throws ClientException {
-        URI uri = request.uri();
+    static Target target(URI uri) throws ClientException {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         String host = uri.getHost();
         int port = uri.getPort() < 0 ? 80 : uri.getPort();
-        String authority = (host == null ? "?" : host) + ":" + port;
-        String target = (uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath())
+        String path = (uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath())
                 + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
-        String describe = "WebSocket GET " + target;
+        String authority = (host == null ? "?" : host) + ":" + port;
+        String describe = "WebSocket GET " + path;
         if (!scheme.equals("ws") && !scheme.equals("http")) {
             throw new ClientException(Reason.NOT_SENT, authority, describe,
                     "not sent: only ws: (plaintext) is spoken, not " + (scheme.isEmpty() ? "a URI without scheme" : scheme + ":"), null);
@@ -95,81 +90,112 @@ public final class WebSocketClient {
         if (host == null) {
             throw new ClientException(Reason.NOT_SENT, authority, describe, "not sent: the URI names no host", null);
         }
-        SecureRandom random = new SecureRandom();
-        byte[] nonce = new byte[16];
-        random.nextBytes(nonce);
-        String key = Base64.getEncoder().encodeToString(nonce);
-        WebSocket.Options options = request.options();
-        int timeout = (int) Math.min(Integer.MAX_VALUE, request.connectTimeout().toMillis());
-        Socket socket = new Socket();
+        String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        String hostField = (bare.indexOf(':') >= 0 ? "[" + bare + "]" : bare) + (uri.getPort() < 0 ? "" : ":" + port);
+        return new Target(bare, port, hostField, path);
+    }
+
+    /**
+     * Opens a socket over a blocking connect on a virtual thread, driven by {@link SocketDriver}.
+     *
+     * @param request what to ask for
+     * @param endpoint the socket's callbacks, run on the socket's reader thread
+     * @return completes, on the reader thread, once a valid 101 arrived and {@link WebSocket.Endpoint#onOpen} ran;
+     *         fails with a {@link ClientException} on a connect failure, a refusal or an invalid answer
+     */
+    public static CompletionStage<WebSocket> connect(Request request, WebSocket.Endpoint endpoint) {
+        CompletableFuture<WebSocket> result = new CompletableFuture<>();
+        Target target;
         try {
+            target = target(request.uri());
+        } catch (ClientException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Thread.ofVirtual().name("spindle-websocket-client").start(() -> {
             try {
-                socket.setTcpNoDelay(true);
-                socket.connect(new InetSocketAddress(host, port), timeout);
-            } catch (SocketTimeoutException e) {
-                throw new ClientException(Reason.CONNECT_TIMEOUT, authority, describe, "not connected within " + timeout + " ms", e);
-            } catch (IOException e) {
-                throw new ClientException(Reason.CONNECT_FAILED, authority, describe, "could not connect: " + e, e);
+                openBlocking(target, request, endpoint, result);
+            } catch (RuntimeException | Error e) {
+                result.completeExceptionally(e);
             }
-            byte[] rest;
-            Map<String, List<String>> fields;
-            try {
-                socket.setSoTimeout(timeout);
-                OutputStream out = socket.getOutputStream();
-                out.write(handshake(uri, host, port, target, key, request).getBytes(StandardCharsets.ISO_8859_1));
-                out.flush();
-                InputStream in = socket.getInputStream();
-                byte[] head = new byte[MAX_HEAD];
-                int n = 0;
-                int end = -1;
-                while (end < 0) {
-                    if (n == head.length) {
-                        throw new ClientException(Reason.MALFORMED_RESPONSE, authority, describe,
-                                "the handshake's answer has a head over " + MAX_HEAD + " bytes", null);
-                    }
-                    int r = in.read(head, n, head.length - n);
-                    if (r < 0) {
-                        throw new ClientException(Reason.CONNECTION_CLOSED, authority, describe,
-                                "the server closed the connection before answering the handshake", null);
-                    }
-                    n += r;
-                    end = headEnd(head, n);
-                }
-                rest = Arrays.copyOfRange(head, end, n);
-                fields = new LinkedHashMap<>();
-                String status = parseHead(new String(head, 0, end, StandardCharsets.ISO_8859_1), fields);
-                checkStatus(status, authority, describe);
-                socket.setSoTimeout(0);
-            } catch (ClientException e) {
-                throw e;
-            } catch (SocketTimeoutException e) {
-                throw new ClientException(Reason.RESPONSE_TIMEOUT, authority, describe, "no handshake answer within " + timeout + " ms", e);
-            } catch (IOException e) {
-                throw new ClientException(Reason.CONNECTION_CLOSED, authority, describe, "the handshake failed: " + e, e);
-            }
-            String invalid = invalid(fields, key, options);
-            if (invalid != null) {
-                throw new ClientException(Reason.HANDSHAKE_FAILED, authority, describe, "invalid handshake answer (101): " + invalid, null);
-            }
-            List<String> protocol = fields.getOrDefault("sec-websocket-protocol", List.of());
-            List<String> extensions = fields.getOrDefault("sec-websocket-extensions", List.of());
-            boolean deflate = !extensions.isEmpty();
-            boolean inflateReset = deflate && hasParam(extensions.getFirst(), "server_no_context_takeover");
-            SocketDriver driver = new SocketDriver(socket);
-            WebSocketConnection engine = new WebSocketConnection(endpoint, options, protocol.isEmpty() ? null : protocol.getFirst().trim(),
-                    deflate, inflateReset, null, ENGINE, driver::wake, new byte[0], random);
-            driver.start(engine, () -> engine.open(rest));
-            result.complete(engine.socket());
-        } catch (ClientException | RuntimeException | Error e) {
+        });
+        return result;
+    }
+
+    private static void openBlocking(Target target, Request request, WebSocket.Endpoint endpoint, CompletableFuture<WebSocket> result) {
+        Socket socket = new Socket();
+        SocketDriver driver = new SocketDriver(socket);
+        WebSocketClientConnection connection = new WebSocketClientConnection(target, request, endpoint, result, c -> driver.wake());
+        int timeout = (int) Math.min(Integer.MAX_VALUE, request.connectTimeout().toMillis());
+        try {
+            socket.setTcpNoDelay(true);
+            socket.connect(new InetSocketAddress(target.host(), target.port()), timeout);
+        } catch (SocketTimeoutException e) {
+            closeQuietly(socket);
+            result.completeExceptionally(new ClientException(Reason.CONNECT_TIMEOUT, target.authority(), target.describe(),
+                    "not connected within " + timeout + " ms", e));
+            return;
+        } catch (IOException e) {
+            closeQuietly(socket);
+            connection.connectFailed(e);
+            return;
+        } catch (RuntimeException | Error e) {
             closeQuietly(socket);
             throw e;
         }
+        driver.start(connection, connection::connected);
     }
 
-    private static String handshake(URI uri, String host, int port, String target, String key, Request request) {
-        StringBuilder b = new StringBuilder(256).append("GET ").append(target).append(" HTTP/1.1\r\n");
-        String hostField = host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host;
-        b.append("Host: ").append(hostField).append(uri.getPort() < 0 ? "" : ":" + port).append("\r\n");
+    /**
+     * Opens a socket on {@code loop}, which connects it and drives it beside the sockets it serves;
+     * call on the loop's thread.
+     *
+     * @param request what to ask for
+     * @param endpoint the socket's callbacks, run on the loop (unless it is a blocking endpoint)
+     * @param loop the calling thread's loop
+     * @param address the destination's address, known now or once looked up (off the loop)
+     * @return completes on the loop's thread once a valid 101 arrived and {@link WebSocket.Endpoint#onOpen} ran,
+     *         or fails with a {@link ClientException}
+     */
+    public static CompletionStage<WebSocket> connect(Request request, WebSocket.Endpoint endpoint, OutboundLoop loop,
+            CompletionStage<InetSocketAddress> address) {
+        CompletableFuture<WebSocket> result = new CompletableFuture<>();
+        Target target;
+        try {
+            target = target(request.uri());
+        } catch (ClientException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        // the connect timeout counts from here, the lookup included
+        WebSocketClientConnection connection = new WebSocketClientConnection(target, request, endpoint, result, loop::resume);
+        CompletableFuture<InetSocketAddress> found = address.toCompletableFuture();
+        if (found.isDone() && !found.isCompletedExceptionally()) {
+            loop.connect(found.join(), connection);
+            return result;
+        }
+        found.whenComplete((a, error) -> {
+            try {
+                loop.execute(() -> {
+                    if (error != null) {
+                        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                                ? error.getCause() : error;
+                        result.completeExceptionally(new ClientException(Reason.CONNECT_FAILED, target.authority(), target.describe(),
+                                "could not connect: cannot resolve " + target.host() + " (" + cause.getMessage() + ")", cause));
+                    } else if (!result.isDone()) {
+                        loop.connect(a, connection);
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                result.completeExceptionally(new ClientException(Reason.NOT_SENT, target.authority(), target.describe(),
+                        "not sent: the event loop has stopped", stopped));
+            }
+        });
+        return result;
+    }
+
+    /** {@return the handshake request (RFC 6455 4.1) for {@code target}, with the nonce {@code key}} */
+    static String handshake(Target target, String key, Request request) {
+        StringBuilder b = new StringBuilder(256).append("GET ").append(target.target()).append(" HTTP/1.1\r\n");
+        b.append("Host: ").append(target.hostField()).append("\r\n");
         b.append("Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ").append(key).append("\r\n");
         b.append("Sec-WebSocket-Version: ").append(WebSocketHandshake.VERSION).append("\r\n");
         if (!request.options().subprotocols().isEmpty()) {
@@ -204,18 +230,8 @@ public final class WebSocketClient {
         return true;
     }
 
-    /** {@return the index after the head's blank line, or -1 when it has not arrived} */
-    private static int headEnd(byte[] b, int n) {
-        for (int i = 3; i < n; i++) {
-            if (b[i] == '\n' && b[i - 1] == '\r' && b[i - 2] == '\n' && b[i - 3] == '\r') {
-                return i + 1;
-            }
-        }
-        return -1;
-    }
-
     /** Splits the head into its status line (returned) and its fields, by lower-case name. */
-    private static String parseHead(String head, Map<String, List<String>> fields) {
+    static String parseHead(String head, Map<String, List<String>> fields) {
         String[] lines = head.split("\r\n");
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
@@ -227,15 +243,21 @@ public final class WebSocketClient {
         return lines[0];
     }
 
-    private static void checkStatus(String line, String authority, String describe) throws ClientException {
+    /** Why a handshake's answer is not a 101. */
+    record Refusal(Reason reason, String detail) {
+    }
+
+    /** {@return why the status line is not a 101, or null when it is} */
+    static Refusal checkStatus(String line) {
         String[] parts = line.split(" ", 3);
         if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
-            throw new ClientException(Reason.MALFORMED_RESPONSE, authority, describe, "not an HTTP/1.1 status line: " + line, null);
+            return new Refusal(Reason.MALFORMED_RESPONSE, "not an HTTP/1.1 status line: " + line);
         }
         if (!parts[1].equals("101")) {
-            throw new ClientException(Reason.HANDSHAKE_FAILED, authority, describe, "the server refused the WebSocket handshake: status "
-                    + parts[1] + (parts.length > 2 ? " " + parts[2] : ""), null);
+            return new Refusal(Reason.HANDSHAKE_FAILED, "the server refused the WebSocket handshake: status " + parts[1]
+                    + (parts.length > 2 ? " " + parts[2] : ""));
         }
+        return null;
     }
 
     /** {@return what is wrong with a 101's fields (RFC 6455 4.1, the client's checks), or null} */
@@ -279,7 +301,7 @@ public final class WebSocketClient {
         return null;
     }
 
-    private static boolean hasParam(String extension, String name) {
+    static boolean hasParam(String extension, String name) {
         for (String p : extension.split(";")) {
             if (p.trim().equalsIgnoreCase(name)) {
                 return true;

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.spindle.core.websocket;
+
+import dev.spindle.core.ClientException;
+import dev.spindle.core.ClientException.Reason;
+import dev.spindle.core.ServerConfig;
+import dev.spindle.core.WebSocket;
+import dev.spindle.core.spi.Next;
+import dev.spindle.core.spi.OutboundConnection;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The client side of a WebSocket without any I/O: the opening handshake (RFC 6455 4.1: the
+ * request, then the 101's checks), then the server's own engine, {@link WebSocketConnection}, in
+ * client mode, to which every call goes from then on. Whoever opened the socket drives it as an
+ * {@link OutboundConnection}: an event loop on its own outbound socket, or {@link SocketDriver} on a
+ * blocking one. The connect and the handshake together are bounded by the request's connect
+ * timeout, counted from this connection's creation; a failure before the 101 fails the result with
+ * a {@link ClientException} and answers {@link Next#CLOSE}.
+ */
+final class WebSocketClientConnection implements OutboundConnection {
+    private static final int MAX_HEAD = 16 * 1024;
+    private static final ServerConfig ENGINE = ServerConfig.defaults();
+    private static final ByteBuffer NOTHING = ByteBuffer.allocate(0).asReadOnlyBuffer();
+    private static final long NO_DEADLINE_TICK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final WebSocketClient.Target target;
+    private final WebSocketClient.Request request;
+    private final WebSocket.Endpoint endpoint;
+    private final CompletableFuture<WebSocket> result;
+    private final Consumer<WebSocketClientConnection> wake;
+    private final SecureRandom random = new SecureRandom();
+    private final String key;
+    private final long deadline;
+    private final boolean bounded;
+    /** The handshake request; a strategy's write may move its position, so {@link #sent} says what went. */
+    private ByteBuffer handshake;
+    private int sent;
+    private byte[] head;
+    private int headLength;
+    private boolean connected;
+    private boolean over;
+    /** The engine once the 101 was accepted; every call goes to it from then on. */
+    private volatile WebSocketConnection engine;
+
+    /**
+     * A connection that has not connected yet.
+     *
+     * @param target where to, from the request's URI
+     * @param request the handshake's URI, headers, options and connect timeout
+     * @param endpoint the socket's callbacks
+     * @param result completes with the socket once the 101 was accepted and onOpen ran
+     * @param wake the engine's wakeup, from any thread: makes the driver call {@link #resume()} on this connection's thread
+     */
+    WebSocketClientConnection(WebSocketClient.Target target, WebSocketClient.Request request, WebSocket.Endpoint endpoint,
+            CompletableFuture<WebSocket> result, Consumer<WebSocketClientConnection> wake) {
+        this.target = target;
+        this.request = request;
+        this.endpoint = endpoint;
+        this.result = result;
+        this.wake = wake;
+        byte[] nonce = new byte[16];
+        random.nextBytes(nonce);
+        this.key = java.util.Base64.getEncoder().encodeToString(nonce);
+        long timeout = request.connectTimeout().toNanos();
+        this.bounded = timeout > 0;
+        this.deadline = System.nanoTime() + timeout;
+        this.handshake = ByteBuffer.wrap(WebSocketClient.handshake(target, key, request).getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    @Override
+    public Next connected() {
+        connected = true;
+        return next();
+    }
+
+    @Override
+    public Next connectFailed(IOException cause) {
+        fail(Reason.CONNECT_FAILED, "could not connect: " + cause, cause);
+        return Next.CLOSE;
+    }
+
+    @Override
+    public void transferFiles(boolean on) {
+    }
+
+    @Override
+    public Next received(ByteBuffer src) {
+        if (engine != null) {
+            return engine.received(src);
+        }
+        if (over) {
+            src.position(src.limit());
+            return Next.CLOSE;
+        }
+        if (head == null) {
+            head = new byte[Math.min(MAX_HEAD, Math.max(512, src.remaining()))];
+        }
+        while (src.hasRemaining()) {
+            if (headLength == head.length) {
+                if (head.length == MAX_HEAD) {
+                    src.position(src.limit());
+                    fail(Reason.MALFORMED_RESPONSE, "the handshake's answer has a head over " + MAX_HEAD + " bytes", null);
+                    return Next.CLOSE;
+                }
+                head = Arrays.copyOf(head, Math.min(MAX_HEAD, head.length * 2));
+            }
+            int n = Math.min(src.remaining(), head.length - headLength);
+            int from = Math.max(0, headLength - 3);
+            src.get(head, headLength, n);
+            headLength += n;
+            int end = headEnd(head, from, headLength);
+            if (end >= 0) {
+                byte[] rest = new byte[headLength - end + src.remaining()];
+                System.arraycopy(head, end, rest, 0, headLength - end);
+                src.get(rest, headLength - end, src.remaining());
+                return answered(end, rest);
+            }
+        }
+        return next();
+    }
+
+    @Override
+    public Next received(MemorySegment memory, long offset, int length) {
+        if (engine != null) {
+            return engine.received(memory, offset, length);
+        }
+        return OutboundConnection.super.received(memory, offset, length);
+    }
+
+    /** The 101 (or a refusal) arrived whole: checks it, then opens the engine on what followed it. */
+    private Next answered(int end, byte[] rest) {
+        Map<String, List<String>> fields = new LinkedHashMap<>();
+        String status = WebSocketClient.parseHead(new String(head, 0, end, StandardCharsets.ISO_8859_1), fields);
+        head = null;
+        WebSocketClient.Refusal refused = WebSocketClient.checkStatus(status);
+        if (refused != null) {
+            fail(refused.reason(), refused.detail(), null);
+            return Next.CLOSE;
+        }
+        WebSocket.Options options = request.options();
+        String invalid = WebSocketClient.invalid(fields, key, options);
+        if (invalid != null) {
+            fail(Reason.HANDSHAKE_FAILED, "invalid handshake answer (101): " + invalid, null);
+            return Next.CLOSE;
+        }
+        List<String> protocol = fields.getOrDefault("sec-websocket-protocol", List.of());
+        List<String> extensions = fields.getOrDefault("sec-websocket-extensions", List.of());
+        boolean deflate = !extensions.isEmpty();
+        boolean inflateReset = deflate && WebSocketClient.hasParam(extensions.getFirst(), "server_no_context_takeover");
+        engine = new WebSocketConnection(endpoint, options, protocol.isEmpty() ? null : protocol.getFirst().trim(),
+                deflate, inflateReset, null, ENGINE, () -> wake.accept(this), new byte[0], random);
+        Next next = engine.open(rest);
+        result.complete(engine.socket());
+        return next;
+    }
+
+    /** {@return the index after the head's blank line, looking from {@code from}, or -1 when it has not arrived} */
+    private static int headEnd(byte[] b, int from, int n) {
+        for (int i = Math.max(3, from + 3); i < n; i++) {
+            if (b[i] == '\n' && b[i - 1] == '\r' && b[i - 2] == '\n' && b[i - 3] == '\r') {
+                return i + 1;
+            }
+        }
+        return -1;
+    }
+
+    private void fail(Reason reason, String detail, Throwable cause) {
+        over = true;
+        head = null;
+        handshake = null;
+        result.completeExceptionally(new ClientException(reason, target.authority(), target.describe(), detail, cause));
+    }
+
+    @Override
+    public Next endOfInput() {
+        if (engine != null) {
+            return engine.endOfInput();
+        }
+        if (!over) {
+            fail(Reason.CONNECTION_CLOSED, "the server closed the connection before answering the handshake", null);
+        }
+        return Next.CLOSE;
+    }
+
+    @Override
+    public Next resume() {
+        return engine != null ? engine.resume() : next();
+    }
+
+    @Override
+    public Next next() {
+        if (engine != null) {
+            return engine.next();
+        }
+        if (over) {
+            return Next.CLOSE;
+        }
+        if (!connected) {
+            return Next.WAIT;
+        }
+        return Next.of(true, pending() > 0);
+    }
+
+    @Override
+    public State state() {
+        if (engine != null) {
+            return engine.state();
+        }
+        if (over) {
+            return State.CLOSED;
+        }
+        if (connected && pending() > 0) {
+            return State.SENDING;
+        }
+        return headLength > 0 ? State.READING_REQUEST : State.HANDLING;
+    }
+
+    @Override
+    public ByteBuffer outbound() {
+        if (engine != null) {
+            return engine.outbound();
+        }
+        return connected && !over && handshake != null ? handshake.position(sent) : NOTHING;
+    }
+
+    private int pending() {
+        return handshake == null ? 0 : handshake.limit() - sent;
+    }
+
+    @Override
+    public Next written(int bytes) {
+        if (engine != null) {
+            return engine.written(bytes);
+        }
+        if (bytes == 0) {
+            return next();
+        }
+        if (over || !connected || bytes > pending()) {
+            throw new IllegalArgumentException(bytes + " bytes reported written, " + pending() + " pending");
+        }
+        sent += bytes;
+        if (pending() == 0) {
+            handshake = null;
+        }
+        return next();
+    }
+
+    @Override
+    public void closeAfterResponse() {
+    }
+
+    /** Any thread: the engine sends its close (1001) once open; a handshake under way is not cut short. */
+    @Override
+    public void drain() {
+        WebSocketConnection e = engine;
+        if (e != null) {
+            e.drain();
+        }
+    }
+
+    @Override
+    public Next tick(long now) {
+        if (engine != null) {
+            return engine.tick(now);
+        }
+        if (!over && bounded && now - deadline >= 0) {
+            long millis = request.connectTimeout().toMillis();
+            if (connected) {
+                fail(Reason.RESPONSE_TIMEOUT, "no handshake answer within " + millis + " ms", null);
+            } else {
+                fail(Reason.CONNECT_TIMEOUT, "not connected within " + millis + " ms", null);
+            }
+        }
+        return next();
+    }
+
+    @Override
+    public long nanosToTick(long now) {
+        if (engine != null) {
+            return engine.nanosToTick(now);
+        }
+        return bounded ? Math.max(1, deadline - now) : NO_DEADLINE_TICK_NANOS;
+    }
+
+    @Override
+    public void closed() {
+        if (engine != null) {
+            engine.closed();
+            return;
+        }
+        if (!over) {
+            fail(Reason.CONNECTION_CLOSED, "the connection closed before the handshake was answered", null);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "WebSocket client " + target.describe() + " to " + target.authority() + (engine == null ? " (handshake)" : "");
+    }
+}
