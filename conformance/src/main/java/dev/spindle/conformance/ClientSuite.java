@@ -665,66 +665,6 @@ public abstract class ClientSuite {
         }
     }
 
-    /** Forwards each connection to a port, counting the connections it accepts. */
-    private static final class CountingProxy implements AutoCloseable {
-        private final ServerSocket listener = new ServerSocket(0, 50, LOOPBACK);
-        private final AtomicInteger accepted = new AtomicInteger();
-        private final Queue<Socket> sockets = new ConcurrentLinkedQueue<>();
-
-        CountingProxy(int target) throws IOException {
-            Thread.ofPlatform().daemon().name("counting-proxy").start(() -> {
-                try {
-                    while (true) {
-                        Socket in = listener.accept();
-                        accepted.incrementAndGet();
-                        Socket out = new Socket(LOOPBACK, target);
-                        sockets.add(in);
-                        sockets.add(out);
-                        pump(in, out);
-                        pump(out, in);
-                    }
-                } catch (IOException closed) {
-                    // the test is over
-                }
-            });
-        }
-
-        private static void pump(Socket from, Socket to) {
-            Thread.ofVirtual().start(() -> {
-                try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                    in.transferTo(out);
-                } catch (IOException e) {
-                    // one side went away
-                } finally {
-                    closeQuietly(from);
-                    closeQuietly(to);
-                }
-            });
-        }
-
-        int port() {
-            return listener.getLocalPort();
-        }
-
-        AtomicInteger accepted() {
-            return accepted;
-        }
-
-        @Override
-        public void close() throws IOException {
-            listener.close();
-            sockets.forEach(CountingProxy::closeQuietly);
-        }
-
-        private static void closeQuietly(Socket s) {
-            try {
-                s.close();
-            } catch (IOException e) {
-                // closing anyway
-            }
-        }
-    }
-
     /**
      * What a raw server sends for one request: the bytes, written at once or a byte at a time 1 ms
      * apart; bytes written {@link #LATE_MILLIS} later, if any; and whether it then closes the

@@ -4,6 +4,7 @@ package dev.spindle.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.core.Client;
+import dev.spindle.core.ClientConfig;
 import dev.spindle.core.ClientException;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpServer;
@@ -11,6 +12,7 @@ import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.WebSocket;
 import dev.spindle.core.testing.RawResponse;
+import dev.spindle.core.testing.TestTls;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -49,7 +51,10 @@ public abstract class WebSocketClientSuite {
     /** Callbacks or completions that ran on another thread than their handler, though it ran on an event loop. */
     private final Queue<String> threadMismatches = new ConcurrentLinkedQueue<>();
     private Client client;
+    /** Trusts the test certificate, for {@code wss:}. */
+    private Client trusting;
     private HttpServer downstream;
+    private HttpServer secureDownstream;
     private HttpServer caller;
 
     /**
@@ -72,8 +77,12 @@ public abstract class WebSocketClientSuite {
     void start() throws IOException {
         client = Client.create();
         resources.add(client);
+        trusting = Client.create(ClientConfig.defaults().trustStore(TestTls.localhost().trustStore(), TestTls.PASSWORD.toCharArray()));
+        resources.add(trusting);
         downstream = newServer(ServerConfig.defaults().port(0), downstreamRoutes()).start();
         resources.add(downstream::close);
+        secureDownstream = newServer(ServerConfig.defaults().port(0).tls(TestTls.serverTls()), downstreamRoutes()).start();
+        resources.add(secureDownstream::close);
         caller = newServer(ServerConfig.defaults().port(0).workers(1), callerRoutes()).start();
         resources.add(caller::close);
     }
@@ -132,7 +141,8 @@ public abstract class WebSocketClientSuite {
                             heard.complete(String.join(",", texts) + " | " + code);
                         }
                     };
-                    return client.webSocket(req.queryParam("url")).connect(endpoint)
+                    Client c = req.queryParam("trust") != null ? trusting : client;
+                    return c.webSocket(req.queryParam("url")).connect(endpoint)
                             .thenCompose(socket -> {
                                 onHandlerThread(handler, "the handshake's completion");
                                 return heard;
@@ -193,6 +203,23 @@ public abstract class WebSocketClientSuite {
 
     /** Who answers a failed handshake: nobody (a closed port), the downstream (no such route), or a raw server. */
     private enum Peer { CLOSED_PORT, DOWNSTREAM, RAW }
+
+    @Test
+    void aWssSocketTalksThroughTlsAndAnUntrustedCertificateFailsIt() throws IOException {
+        for (String host : List.of("127.0.0.1", "localhost")) {
+            assertThat(get("/talk?trust=1&url=" + secureUrl(host + ":" + secureDownstream.port(), "/echo")))
+                    .as("to %s over TLS", host).isEqualTo("welcome,one,two | 1000");
+        }
+        assertThat(get("/talk?url=" + secureUrl("127.0.0.1:" + secureDownstream.port(), "/echo")))
+                .as("the JDK's trust store does not hold the test certificate").isEqualTo("CERTIFICATE_UNTRUSTED");
+        assertThat(get("/talk?trust=1&url=" + url("127.0.0.1:" + secureDownstream.port(), "/echo")))
+                .as("plain ws: to a TLS port: its 400").isEqualTo("HANDSHAKE_FAILED");
+        assertThat(threadMismatches).isEmpty();
+    }
+
+    private static String secureUrl(String hostPort, String path) {
+        return java.net.URLEncoder.encode("wss://" + hostPort + path, StandardCharsets.UTF_8);
+    }
 
     static Stream<Arguments> failedHandshakes() {
         return Stream.of(

@@ -10,6 +10,7 @@ import dev.spindle.core.client.LoopPools;
 import dev.spindle.core.spi.OutboundLoop;
 import dev.spindle.core.websocket.WebSocketClient;
 import dev.spindle.core.spi.OutboundLoops;
+import dev.spindle.core.tls.ClientTls;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -42,9 +43,16 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>Responses are buffered whole ({@link ClientResponse}), or streamed at the reader's pace when
  * the request asks for it ({@link RequestBuilder#streamResponse()}); a request that gets none fails
  * with a {@link ClientException} whose {@link ClientException#reason()} says why. Any status, 404
- * or 500 included, is a response, not a failure. Only {@code http://} addresses are supported for
- * now. Host names are resolved off the event loops; an address found is kept for 30 seconds, a
- * failed lookup for 10, then the name is looked up again.
+ * or 500 included, is a response, not a failure. Host names are resolved off the event loops; an
+ * address found is kept for 30 seconds, a failed lookup for 10, then the name is looked up again.
+ *
+ * <p>{@code https://} addresses speak TLS through the same TLS layer as Spindle's servers, on the
+ * loops and off them alike: the server's certificate must be trusted and name the host (see
+ * {@link ClientConfig} for a trust store, a client certificate or a context of one's own), SNI
+ * names the host, and a connection to a server the client spoke to resumes its TLS session. A
+ * handshake that fails says why ({@link ClientException.Reason#CERTIFICATE_UNTRUSTED},
+ * {@link ClientException.Reason#HOSTNAME_MISMATCH}, {@link ClientException.Reason#TLS_HANDSHAKE_TIMEOUT},
+ * {@link ClientException.Reason#TLS_FAILED}). HTTP/2 is not spoken yet: ALPN offers HTTP/1.1.
  */
 public final class Client implements AutoCloseable {
     private final ClientConfig config;
@@ -59,6 +67,8 @@ public final class Client implements AutoCloseable {
     /** Every loop's pools, for {@link #close()}. */
     private final ConcurrentLinkedQueue<LoopPools> allLoopPools = new ConcurrentLinkedQueue<>();
     private final BlockingCalls blocking;
+    /** How requests to {@code https:} addresses speak TLS. */
+    private final ClientTls tls;
     private volatile boolean closed;
     /** The WebSockets this client opened and that are still open: its close closes them. */
     private final java.util.Set<WebSocket> webSockets = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -68,7 +78,8 @@ public final class Client implements AutoCloseable {
         this.settings = config.settings();
         this.interceptors = config.interceptorArray();
         this.limits = new LoopPools.PoolLimits(config.maxConnectionsPerDestination(), config.maxWaitingRequests());
-        this.blocking = new BlockingCalls(settings, config.maxConnectionsPerDestination());
+        this.tls = config.clientTls();
+        this.blocking = new BlockingCalls(settings, config.maxConnectionsPerDestination(), tls);
     }
 
     /**
@@ -102,10 +113,9 @@ public final class Client implements AutoCloseable {
     /**
      * A {@code GET} request, to be completed and sent.
      *
-     * @param uri an absolute {@code http://} address, such as {@code http://127.0.0.1:8081/delay/100}
+     * @param uri an absolute {@code http://} or {@code https://} address, such as {@code http://127.0.0.1:8081/delay/100}
      * @return the request
-     * @throws IllegalArgumentException if {@code uri} is not an absolute {@code http://} address
-     *         (an {@code https://} one is not supported yet)
+     * @throws IllegalArgumentException if {@code uri} is not an absolute {@code http://} or {@code https://} address
      */
     public RequestBuilder get(String uri) {
         return request("GET", uri);
@@ -114,9 +124,9 @@ public final class Client implements AutoCloseable {
     /**
      * A {@code POST} request, to be completed (usually with a body) and sent.
      *
-     * @param uri an absolute {@code http://} address
+     * @param uri an absolute {@code http://} or {@code https://} address
      * @return the request
-     * @throws IllegalArgumentException if {@code uri} is not an absolute {@code http://} address
+     * @throws IllegalArgumentException if {@code uri} is not an absolute {@code http://} or {@code https://} address
      */
     public RequestBuilder post(String uri) {
         return request("POST", uri);
@@ -126,31 +136,31 @@ public final class Client implements AutoCloseable {
      * A request with any method, to be completed and sent.
      *
      * @param method the method, a token such as {@code PUT}, case-sensitive
-     * @param uri an absolute {@code http://} address: host, optional port (80 by default), path
-     *        and query, already percent-encoded; a fragment is dropped
+     * @param uri an absolute {@code http://} or {@code https://} address: host, optional port (80
+     *        or 443 by default), path and query, already percent-encoded; a fragment is dropped
      * @return the request
      * @throws IllegalArgumentException if the method is not a token or {@code uri} is not an
-     *         absolute {@code http://} address (an {@code https://} one is not supported yet)
+     *         absolute {@code http://} or {@code https://} address
      */
     public RequestBuilder request(String method, String uri) {
         Objects.requireNonNull(method, "method");
         Objects.requireNonNull(uri, "uri");
-        if (uri.regionMatches(true, 0, "https://", 0, 8)) {
-            throw new IllegalArgumentException("https is not supported yet: " + uri);
+        boolean secure = uri.regionMatches(true, 0, "https://", 0, 8);
+        if (!secure && !uri.regionMatches(true, 0, "http://", 0, 7)) {
+            throw new IllegalArgumentException("the address must be absolute and start with http:// or https://, got \"" + uri + "\"");
         }
-        if (!uri.regionMatches(true, 0, "http://", 0, 7)) {
-            throw new IllegalArgumentException("the address must be absolute and start with http://, got \"" + uri + "\"");
-        }
-        int start = 7;
+        int start = secure ? 8 : 7;
         int end = start;
         while (end < uri.length() && uri.charAt(end) != '/' && uri.charAt(end) != '?' && uri.charAt(end) != '#') {
             end++;
         }
         Destination destination = lastDestination;
-        if (destination == null || !uri.regionMatches(start, destination.authority(), 0, end - start)
+        if (destination == null || destination.secure() != secure || !uri.regionMatches(start, destination.authority(), 0, end - start)
                 || destination.authority().length() != end - start) {
             // most clients call one or a few services: the last one is found without a substring
-            destination = destinations.computeIfAbsent(uri.substring(start, end), Client::destination);
+            String authority = uri.substring(start, end);
+            destination = destinations.computeIfAbsent(secure ? "https://" + authority : authority,
+                    key -> destination(authority, secure));
             lastDestination = destination;
         }
         int fragment = uri.indexOf('#', end);
@@ -167,7 +177,7 @@ public final class Client implements AutoCloseable {
         return new RequestBuilder(this, destination, request);
     }
 
-    private static Destination destination(String authority) {
+    private static Destination destination(String authority, boolean secure) {
         if (authority.isEmpty()) {
             throw new IllegalArgumentException("the address has no host");
         }
@@ -193,7 +203,7 @@ public final class Client implements AutoCloseable {
         if (host.isEmpty()) {
             throw new IllegalArgumentException("the address has no host: " + authority);
         }
-        int port = 80;
+        int port = secure ? 443 : 80;
         if (colon >= 0) {
             try {
                 port = Integer.parseInt(authority, colon + 1, authority.length(), 10);
@@ -204,7 +214,7 @@ public final class Client implements AutoCloseable {
                 throw new IllegalArgumentException("port out of range in the address: " + authority);
             }
         }
-        return new Destination(host, port, authority);
+        return new Destination(host, port, authority, secure);
     }
 
     /** Runs the configuration's interceptors on a request being sent, on the caller's thread. */
@@ -248,7 +258,7 @@ public final class Client implements AutoCloseable {
         if (pools != null && pools.loop() == loop) {
             return pools;
         }
-        pools = new LoopPools(loop, settings, limits);
+        pools = new LoopPools(loop, settings, limits, tls);
         loopPools.set(pools);
         allLoopPools.add(pools);
         if (closed) {
@@ -439,16 +449,19 @@ public final class Client implements AutoCloseable {
             if (loop != null && uri.getRawAuthority() != null && uri.getHost() != null) {
                 Destination destination;
                 try {
-                    destination = client.destinations.computeIfAbsent(uri.getRawAuthority(), Client::destination);
+                    String authority = uri.getRawAuthority();
+                    boolean secure = "wss".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
+                    destination = client.destinations.computeIfAbsent(secure ? "https://" + authority : authority,
+                            key -> destination(authority, secure));
                 } catch (IllegalArgumentException e) {
                     return CompletableFuture.failedFuture(new ClientException(ClientException.Reason.NOT_SENT, uri.getRawAuthority(),
                             "WebSocket " + uri, "not sent: " + e.getMessage(), e));
                 }
                 InetSocketAddress now = destination.addressNow();
-                opened = WebSocketClient.connect(request, endpoint, loop,
+                opened = WebSocketClient.connect(request, endpoint, client.tls, loop,
                         now != null ? CompletableFuture.completedFuture(now) : destination.resolve());
             } else {
-                opened = WebSocketClient.connect(request, endpoint);
+                opened = WebSocketClient.connect(request, endpoint, client.tls);
             }
             return opened
                     .thenApply(socket -> {

@@ -3,12 +3,21 @@ package dev.spindle.core;
 
 import dev.spindle.core.client.ClientSettings;
 import dev.spindle.core.spi.SystemProperty;
+import dev.spindle.core.tls.ClientTls;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * What a {@link Client} is told: timeouts, pool sizes and limits. Immutable; each setter-like
@@ -27,7 +36,13 @@ import java.util.function.Function;
  * </table>
  *
  * <p>Beside the table, {@link #interceptor(ClientInterceptor)} adds code that sees every request
- * before it is sent (none by default).
+ * before it is sent (none by default), and TLS for {@code https:} addresses is the JDK's unless
+ * told otherwise: the JDK's trusted certificates ({@code cacerts}) judge servers, a server's
+ * certificate must name the host the address gave, and no client certificate is presented.
+ * {@link #trustStore} trusts the certificates of a key store file instead, {@link #keyStore}
+ * presents its key and certificate when a server asks for one (mutual TLS),
+ * {@link #tls(SSLContext)} takes a context the application built, and
+ * {@link #hostnameVerification(boolean)} turns the host check off (for tests only).
  *
  * <p>Every setter checks its value and leaves this configuration unchanged: a value outside the
  * range its {@code @param} gives throws {@link IllegalArgumentException}, a null one
@@ -45,6 +60,11 @@ public final class ClientConfig {
     private int maxPipelined = ENGINE_DEFAULTS.maxPipelined();
     private long maxResponseBodySize = ENGINE_DEFAULTS.maxBodySize();
     private ClientInterceptor[] interceptors = NO_INTERCEPTORS;
+    private SSLContext tlsContext;
+    private KeyStore trustStore;
+    private KeyStore keyStore;
+    private char[] keyPassword;
+    private boolean hostnameVerification = true;
 
     private ClientConfig() {
     }
@@ -184,6 +204,112 @@ public final class ClientConfig {
     /** {@return the interceptors, in the order they run; empty when there are none} */
     public List<ClientInterceptor> interceptors() { return List.of(interceptors); }
 
+    /**
+     * TLS with a context the application built: its trust managers judge servers, its key managers
+     * present a client certificate. Replaces {@link #trustStore} and {@link #keyStore}.
+     *
+     * @param context an initialised context
+     * @return a copy with this context
+     */
+    public ClientConfig tls(SSLContext context) {
+        Objects.requireNonNull(context, "context");
+        return with(c -> {
+            c.tlsContext = context;
+            c.trustStore = null;
+            c.keyStore = null;
+            c.keyPassword = null;
+        });
+    }
+
+    /**
+     * Trusts the certificates in a key store file (PKCS#12 or JKS, recognised by its content),
+     * such as a private CA's or a test server's self-signed one, instead of the JDK's.
+     *
+     * @param file the key store file, read now
+     * @param password its password
+     * @return a copy that trusts them
+     * @throws IllegalArgumentException if the file cannot be read or is not a key store, or the
+     *         password is wrong (the message names the file)
+     */
+    public ClientConfig trustStore(Path file, char[] password) {
+        KeyStore store = load(file, password);
+        return with(c -> {
+            c.tlsContext = null;
+            c.trustStore = store;
+        });
+    }
+
+    /**
+     * Presents the key and certificate chain in a key store file when a server asks for a client
+     * certificate (mutual TLS). The key password must be the store password, as {@code keytool}
+     * makes it for PKCS#12.
+     *
+     * @param file the key store file, read now
+     * @param password its password
+     * @return a copy that presents it
+     * @throws IllegalArgumentException as {@link #trustStore}
+     */
+    public ClientConfig keyStore(Path file, char[] password) {
+        KeyStore store = load(file, password);
+        char[] copy = password.clone();
+        return with(c -> {
+            c.tlsContext = null;
+            c.keyStore = store;
+            c.keyPassword = copy;
+        });
+    }
+
+    /**
+     * Whether a server's certificate must name the host the address gave (on by default). Off,
+     * any trusted certificate is taken for any host: only for tests.
+     *
+     * @param on whether to check
+     * @return a copy with the check on or off
+     */
+    public ClientConfig hostnameVerification(boolean on) { return with(c -> c.hostnameVerification = on); }
+
+    /** @return whether a server's certificate must name the host */
+    public boolean hostnameVerification() { return hostnameVerification; }
+
+    private static KeyStore load(Path file, char[] password) {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(password, "password");
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException("no key store file at " + file);
+        }
+        try {
+            return KeyStore.getInstance(file.toFile(), password);
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot use key store " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** How the client speaks TLS: the context made from the stores, or the JDK's default. */
+    ClientTls clientTls() {
+        try {
+            SSLContext context = tlsContext;
+            if (context == null && trustStore == null && keyStore == null) {
+                context = SSLContext.getDefault();
+            } else if (context == null) {
+                TrustManagerFactory trust = null;
+                if (trustStore != null) {
+                    trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+                    trust.init(trustStore);
+                }
+                KeyManagerFactory keys = null;
+                if (keyStore != null) {
+                    keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+                    keys.init(keyStore, keyPassword);
+                }
+                context = SSLContext.getInstance("TLS");
+                context.init(keys == null ? null : keys.getKeyManagers(), trust == null ? null : trust.getTrustManagers(), null);
+            }
+            return new ClientTls(context, hostnameVerification);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot set up TLS: " + e.getMessage(), e);
+        }
+    }
+
     /** The interceptors, not copied: the client reads them per request. */
     ClientInterceptor[] interceptorArray() {
         return interceptors;
@@ -205,6 +331,11 @@ public final class ClientConfig {
         c.maxPipelined = maxPipelined;
         c.maxResponseBodySize = maxResponseBodySize;
         c.interceptors = interceptors;
+        c.tlsContext = tlsContext;
+        c.trustStore = trustStore;
+        c.keyStore = keyStore;
+        c.keyPassword = keyPassword;
+        c.hostnameVerification = hostnameVerification;
         return c;
     }
 
@@ -240,6 +371,8 @@ public final class ClientConfig {
         return "ClientConfig[connectTimeout=" + connectTimeout + ", responseTimeout=" + responseTimeout + ", idleTimeout="
                 + idleTimeout + ", maxConnectionsPerDestination=" + maxConnectionsPerDestination + ", maxWaitingRequests="
                 + maxWaitingRequests + ", maxPipelined=" + maxPipelined + ", maxResponseBodySize=" + maxResponseBodySize
-                + (interceptors.length > 0 ? ", interceptors=" + interceptors.length : "") + "]";
+                + (interceptors.length > 0 ? ", interceptors=" + interceptors.length : "")
+                + (tlsContext != null ? ", tls=context" : "") + (trustStore != null ? ", trustStore" : "") + (keyStore != null ? ", keyStore" : "")
+                + (hostnameVerification ? "" : ", hostnameVerification=false") + "]";
     }
 }

@@ -72,7 +72,27 @@ public class ClientException extends IOException {
          * (named in the message), or its 101 was not valid (a wrong {@code Sec-WebSocket-Accept},
          * a sub-protocol or extension that was not offered).
          */
-        HANDSHAKE_FAILED
+        HANDSHAKE_FAILED,
+        /**
+         * The server's certificate chain is not trusted (not issued by a certificate the client's
+         * trust store holds, expired, or not yet valid): nothing was sent. See
+         * {@link ClientConfig#trustStore}.
+         */
+        CERTIFICATE_UNTRUSTED,
+        /**
+         * The server's certificate is trusted but names another host than the one the address
+         * gave (RFC 9110 4.3.4, the rules of RFC 6125 as the JDK's {@code HttpsURLConnection}
+         * applies them): nothing was sent. See {@link ClientConfig#hostnameVerification(boolean)}.
+         */
+        HOSTNAME_MISMATCH,
+        /** The TLS handshake did not finish within the connect timeout: nothing was sent. */
+        TLS_HANDSHAKE_TIMEOUT,
+        /**
+         * The TLS handshake failed otherwise (no protocol version or cipher suite in common, an
+         * alert from the server such as a refused client certificate, a server that does not speak
+         * TLS); the message says what the TLS engine reported. Nothing was sent.
+         */
+        TLS_FAILED
     }
 
     /** What went wrong. */

@@ -21,6 +21,8 @@ class ClientApiTest {
             "http://example.test?b=1, example.test, /?b=1",
             "http://example.test/a#frag, example.test, /a",
             "HTTP://[::1]:9000/x, [::1]:9000, /x",
+            "https://example.test/a, example.test, /a",
+            "HTTPS://127.0.0.1:8443/a?b=1, 127.0.0.1:8443, /a?b=1",
     })
     void addressesSplitIntoDestinationAndTarget(String uri, String authority, String target) {
         Client.RequestBuilder r = client.get(uri);
@@ -30,8 +32,8 @@ class ClientApiTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "https://127.0.0.1:8443/x | https is not supported yet",
-            "ftp://127.0.0.1/x | must be absolute and start with http://",
+            "https:///x | no host",
+            "ftp://127.0.0.1/x | must be absolute and start with http:// or https://",
             "/relative | must be absolute and start with http://",
             "http:///x | no host",
             "http://127.0.0.1:99999/x | port out of range",

@@ -127,4 +127,24 @@ public final class Ascii {
         }
         return false;
     }
+
+    /**
+     * Whether {@code host} is an IP literal, not a name: digits and dots (IPv4), or a colon (IPv6),
+     * nothing a DNS name looks like.
+     *
+     * @param host a host as an address gives it, an IPv6 literal without brackets
+     * @return true for an IP literal
+     */
+    public static boolean isIpLiteral(String host) {
+        if (host.indexOf(':') >= 0) {
+            return true;
+        }
+        for (int i = 0; i < host.length(); i++) {
+            char c = host.charAt(i);
+            if (c != '.' && (c < '0' || c > '9')) {
+                return false;
+            }
+        }
+        return !host.isEmpty();
+    }
 }

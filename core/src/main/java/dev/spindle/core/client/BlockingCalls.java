@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.client;
 
+import dev.spindle.core.tls.ClientTls;
 import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientException.Reason;
 import dev.spindle.core.ClientResponse;
@@ -19,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 public final class BlockingCalls {
     private final ClientSettings settings;
     private final int maxIdle;
+    private final ClientTls tls;
     private final Set<Destination> used = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
@@ -29,6 +31,18 @@ public final class BlockingCalls {
      * @param maxIdle how many idle connections each destination keeps
      */
     public BlockingCalls(ClientSettings settings, int maxIdle) {
+        this(settings, maxIdle, ClientTls.jdkDefaults());
+    }
+
+    /**
+     * The blocking calls of one client, speaking TLS to {@code https:} destinations as {@code tls} says.
+     *
+     * @param settings the settings of every connection
+     * @param maxIdle how many idle connections each destination keeps
+     * @param tls how the client speaks TLS
+     */
+    public BlockingCalls(ClientSettings settings, int maxIdle, ClientTls tls) {
+        this.tls = tls;
         this.settings = settings;
         this.maxIdle = maxIdle;
     }
@@ -58,7 +72,7 @@ public final class BlockingCalls {
                 }
             }
         }
-        c = BlockingConnection.open(destination, address(destination, request), settings);
+        c = BlockingConnection.open(destination, address(destination, request), settings, tls);
         used.add(destination);
         return finish(destination, c, c.exchange(request));
     }

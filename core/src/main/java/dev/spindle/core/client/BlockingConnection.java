@@ -4,6 +4,8 @@ package dev.spindle.core.client;
 import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientResponse;
 import dev.spindle.core.spi.Next;
+import dev.spindle.core.spi.OutboundConnection;
+import dev.spindle.core.tls.ClientTls;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -29,6 +31,8 @@ final class BlockingConnection implements ResponseStream.Driver {
     private static final int READ_BYTES = 16 * 1024;
 
     final ClientConnection core;
+    /** What the socket's bytes and events go to: the connection, or TLS around it. */
+    private final OutboundConnection wire;
     private final Socket socket;
     private InputStream in;
     private WritableByteChannel out;
@@ -43,8 +47,9 @@ final class BlockingConnection implements ResponseStream.Driver {
     /** The streamed response body of the current exchange, once it arrived whole (ended for its reader once the connection is free). */
     private ResponseStream bodyEnded;
 
-    private BlockingConnection(ClientConnection core) {
+    private BlockingConnection(ClientConnection core, OutboundConnection wire) {
         this.core = core;
+        this.wire = wire;
         this.socket = new Socket();
         core.driver(this);
     }
@@ -75,7 +80,7 @@ final class BlockingConnection implements ResponseStream.Driver {
         }
         Thread.ofVirtual().name("spindle-client-body-" + core.authority()).start(() -> {
             driving = Thread.currentThread();
-            Next next = core.next();
+            Next next = wire.next();
             try {
                 while (bodyEnded == null && !core.isClosed()) {
                     next = step(next);
@@ -100,8 +105,9 @@ final class BlockingConnection implements ResponseStream.Driver {
      * A connection to {@code address}, connected by its first {@link #exchange}: a connect failure
      * then fails that request with the connection's reason.
      */
-    static BlockingConnection open(Destination destination, InetSocketAddress address, ClientSettings settings) {
-        BlockingConnection c = new BlockingConnection(new ClientConnection(destination.authority(), settings));
+    static BlockingConnection open(Destination destination, InetSocketAddress address, ClientSettings settings, ClientTls tls) {
+        ClientConnection core = new ClientConnection(destination.authority(), settings);
+        BlockingConnection c = new BlockingConnection(core, destination.wire(core, tls, settings.connectTimeout()));
         c.address = address;
         c.connectMillis = (int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis());
         return c;
@@ -115,15 +121,15 @@ final class BlockingConnection implements ResponseStream.Driver {
             in = socket.getInputStream();
             out = Channels.newChannel(socket.getOutputStream());
             readBuffer = new byte[READ_BYTES];
-            core.connected();
+            wire.connected();
         } catch (SocketTimeoutException e) {
             // the connection's own clock decides it timed out; if it thinks not, the socket's failure stands
-            core.tick(System.nanoTime());
+            wire.tick(System.nanoTime());
             if (!core.isClosed()) {
-                core.connectFailed(e);
+                wire.connectFailed(e);
             }
         } catch (IOException e) {
-            core.connectFailed(e);
+            wire.connectFailed(e);
         }
     }
 
@@ -143,7 +149,8 @@ final class BlockingConnection implements ResponseStream.Driver {
             connect();
             address = null;
         }
-        Next next = core.next();
+        // a layer around the connection (TLS) takes the request's bytes when resumed
+        Next next = wire.resume();
         while (!answer.isDone()) {
             if (Thread.interrupted()) {
                 close();
@@ -168,7 +175,7 @@ final class BlockingConnection implements ResponseStream.Driver {
     private Next step(Next next) throws InterruptedException {
         if (woken) {
             woken = false;
-            return core.resume();
+            return wire.resume();
         }
         try {
             if (next == Next.CLOSE) {
@@ -176,26 +183,26 @@ final class BlockingConnection implements ResponseStream.Driver {
                 return Next.CLOSE;
             }
             if (next.writes()) {
-                ByteBuffer bytes = core.outbound();
-                return core.written(out.write(bytes));
+                ByteBuffer bytes = wire.outbound();
+                return wire.written(out.write(bytes));
             }
             if (!next.reads() || core.sendingBody()) {
                 // waiting for a body's source or reader (a read now would block past their wakeup), or for a deadline
-                long wait = core.nanosToTick(System.nanoTime());
+                long wait = wire.nanosToTick(System.nanoTime());
                 if (!woken) {
                     LockSupport.parkNanos(this, Math.max(1, Math.min(wait, 1_000_000_000L)));
                 }
-                return woken ? core.next() : core.tick(System.nanoTime());
+                return woken ? wire.next() : wire.tick(System.nanoTime());
             }
-            long wait = core.nanosToTick(System.nanoTime());
+            long wait = wire.nanosToTick(System.nanoTime());
             socket.setSoTimeout(wait == Long.MAX_VALUE ? 0 : (int) Math.min(Integer.MAX_VALUE, Math.max(1, (wait + 999_999) / 1_000_000)));
             int n;
             try {
                 n = in.read(readBuffer);
             } catch (SocketTimeoutException e) {
-                return core.tick(System.nanoTime());
+                return wire.tick(System.nanoTime());
             }
-            return n < 0 ? core.endOfInput() : core.received(ByteBuffer.wrap(readBuffer, 0, n));
+            return n < 0 ? wire.endOfInput() : wire.received(ByteBuffer.wrap(readBuffer, 0, n));
         } catch (IOException e) {
             if (Thread.currentThread().isInterrupted()) {
                 close();
@@ -209,23 +216,34 @@ final class BlockingConnection implements ResponseStream.Driver {
 
     /**
      * Whether it may carry another request: idle, not past its idle timeout, and nothing arrived
-     * while it idled (bytes no request asked for would be read as the next request's answer; the
-     * loops fail such a connection as they arrive).
+     * while it idled but what TLS says between records (a TLS 1.3 session ticket): the bytes
+     * that arrived are fed to the connection, which fails on any it did not ask for (they would
+     * be read as the next request's answer), as the loops do as they arrive.
      */
     boolean reusable() {
-        core.tick(System.nanoTime());
-        if (core.isIdle() && !socket.isClosed() && !unaskedBytes()) {
+        wire.tick(System.nanoTime());
+        if (core.isIdle() && !socket.isClosed()) {
+            feedArrived();
+        }
+        if (core.isIdle() && !core.isClosed() && !socket.isClosed()) {
             return true;
         }
         close();
         return false;
     }
 
-    private boolean unaskedBytes() {
+    private void feedArrived() {
         try {
-            return in != null && in.available() > 0;
+            for (int ready; in != null && (ready = in.available()) > 0 && !core.isClosed(); ) {
+                int n = in.read(readBuffer, 0, Math.min(readBuffer.length, ready));
+                if (n < 0) {
+                    wire.endOfInput();
+                    return;
+                }
+                wire.received(ByteBuffer.wrap(readBuffer, 0, n));
+            }
         } catch (IOException e) {
-            return true;
+            close();
         }
     }
 
@@ -238,7 +256,7 @@ final class BlockingConnection implements ResponseStream.Driver {
         }
         if (!closedReported) {
             closedReported = true;
-            core.closed();
+            wire.closed();
         }
     }
 }

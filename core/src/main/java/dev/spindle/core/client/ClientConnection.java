@@ -8,6 +8,7 @@ import dev.spindle.core.ClientException.Reason;
 import dev.spindle.core.ClientResponse;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.spi.OutboundConnection;
+import dev.spindle.core.tls.TlsFailure;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -275,9 +276,17 @@ public final class ClientConnection implements OutboundConnection {
         return next();
     }
 
+    /** Also once open, when TLS around it failed ({@link TlsFailure}): its requests fail with that reason. */
     @Override
     public Next connectFailed(IOException cause) {
-        if (phase == Phase.CONNECTING) {
+        if (cause instanceof TlsFailure tls && phase != Phase.CLOSED) {
+            if (phase == Phase.CONNECTING) {
+                failAll(tls.reason(), tls.getMessage(), cause);
+            } else {
+                failConnection(tls.reason(), tls.getMessage(), cause);
+            }
+            settle();
+        } else if (phase == Phase.CONNECTING) {
             String why = cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
             failAll(Reason.CONNECT_FAILED, "could not connect: " + why, cause);
             settle();

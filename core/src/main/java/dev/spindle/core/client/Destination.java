@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.client;
 
+import dev.spindle.core.bytes.Ascii;
+import dev.spindle.core.spi.OutboundConnection;
+import dev.spindle.core.tls.ClientTls;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
@@ -30,10 +35,14 @@ public final class Destination {
         volatile long doneAt;
     }
 
+    /** What ALPN offers: HTTP/1.1 is what the client speaks. */
+    private static final List<String> HTTP_1_1 = List.of("http/1.1");
+
     private final String host;
     private final int port;
     private final String authority;
     private final boolean literal;
+    private final boolean secure;
     private final LongSupplier clock;
     private final AtomicReference<Lookup> lookup = new AtomicReference<>();
     /** Idle connections of the blocking path, most recently used first. */
@@ -48,13 +57,30 @@ public final class Destination {
      * @param authority {@code host:port} as the address gave it: the requests' {@code Host}
      */
     public Destination(String host, int port, String authority) {
-        this(host, port, authority, System::nanoTime);
+        this(host, port, authority, false);
+    }
+
+    /**
+     * A destination spoken to over TLS or not.
+     *
+     * @param host the host name or IP literal (an IPv6 literal without its brackets)
+     * @param port the port
+     * @param authority {@code host:port} as the address gave it: the requests' {@code Host}
+     * @param secure whether it is an {@code https:} destination
+     */
+    public Destination(String host, int port, String authority, boolean secure) {
+        this(host, port, authority, secure, System::nanoTime);
     }
 
     Destination(String host, int port, String authority, LongSupplier clock) {
+        this(host, port, authority, false, clock);
+    }
+
+    private Destination(String host, int port, String authority, boolean secure, LongSupplier clock) {
         this.host = host;
         this.port = port;
         this.authority = authority;
+        this.secure = secure;
         this.clock = clock;
         InetAddress address = literal(host);
         this.literal = address != null;
@@ -72,6 +98,34 @@ public final class Destination {
      */
     public String authority() {
         return authority;
+    }
+
+    /** {@return whether requests go over TLS ({@code https:})} */
+    public boolean secure() {
+        return secure;
+    }
+
+    /** {@return the host the address gave, an IPv6 literal without brackets} */
+    public String host() {
+        return host;
+    }
+
+    /** {@return the port} */
+    public int port() {
+        return port;
+    }
+
+    /**
+     * What a strategy drives for {@code core}, a new connection to this destination: the
+     * connection itself, or TLS around it for an {@code https:} one.
+     *
+     * @param core the HTTP/1.1 connection
+     * @param tls how the client speaks TLS
+     * @param handshakeTimeout the most the connect and the TLS handshake take together
+     * @return the connection to drive
+     */
+    OutboundConnection wire(ClientConnection core, ClientTls tls, Duration handshakeTimeout) {
+        return secure ? tls.around(core, host, port, HTTP_1_1, handshakeTimeout) : core;
     }
 
     /**
@@ -135,7 +189,7 @@ public final class Destination {
     }
 
     private static InetAddress literal(String host) {
-        if (!isLiteral(host)) {
+        if (!Ascii.isIpLiteral(host)) {
             return null;
         }
         try {
@@ -143,20 +197,6 @@ public final class Destination {
         } catch (IllegalArgumentException e) {
             return null;
         }
-    }
-
-    /** Digits and dots (IPv4), or a colon (IPv6): nothing a DNS name looks like. */
-    private static boolean isLiteral(String host) {
-        if (host.indexOf(':') >= 0) {
-            return true;
-        }
-        for (int i = 0; i < host.length(); i++) {
-            char c = host.charAt(i);
-            if (c != '.' && (c < '0' || c > '9')) {
-                return false;
-            }
-        }
-        return !host.isEmpty();
     }
 
     @Override

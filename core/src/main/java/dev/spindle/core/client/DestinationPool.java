@@ -5,6 +5,7 @@ import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientException.Reason;
 import dev.spindle.core.ClientResponse;
 import dev.spindle.core.spi.OutboundLoop;
+import dev.spindle.core.tls.ClientTls;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -23,6 +24,7 @@ final class DestinationPool {
     private final Destination destination;
     private final ClientSettings settings;
     private final LoopPools.PoolLimits limits;
+    private final ClientTls tls;
     /** Open or opening; a connection leaves when the loop reports it closed. */
     private final ArrayList<PooledConnection> connections = new ArrayList<>();
     /** Idle connections, the most recently used first. */
@@ -32,8 +34,9 @@ final class DestinationPool {
     private boolean dispatching;
     private boolean closed;
 
-    DestinationPool(OutboundLoop loop, Destination destination, ClientSettings settings, LoopPools.PoolLimits limits) {
+    DestinationPool(OutboundLoop loop, Destination destination, ClientSettings settings, LoopPools.PoolLimits limits, ClientTls tls) {
         this.loop = loop;
+        this.tls = tls;
         this.destination = destination;
         this.settings = settings;
         this.limits = limits;
@@ -109,7 +112,8 @@ final class DestinationPool {
     }
 
     private void open(InetSocketAddress address, PooledExchange x) {
-        PooledConnection c = new PooledConnection(new ClientConnection(destination.authority(), settings), this);
+        ClientConnection core = new ClientConnection(destination.authority(), settings);
+        PooledConnection c = new PooledConnection(core, destination.wire(core, tls, settings.connectTimeout()), this);
         connections.add(c);
         // queued before the connect, which may complete (or fail) within the call
         sendOn(c, x, false);

@@ -5,6 +5,7 @@ import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientException.Reason;
 import dev.spindle.core.ClientResponse;
 import dev.spindle.core.spi.OutboundLoop;
+import dev.spindle.core.tls.ClientTls;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,6 +21,7 @@ public final class LoopPools {
     private final OutboundLoop loop;
     private final ClientSettings settings;
     private final PoolLimits limits;
+    private final ClientTls tls;
     private final HashMap<Destination, DestinationPool> pools = new HashMap<>();
     private boolean closed;
 
@@ -31,6 +33,19 @@ public final class LoopPools {
      * @param limits the pools' limits
      */
     public LoopPools(OutboundLoop loop, ClientSettings settings, PoolLimits limits) {
+        this(loop, settings, limits, ClientTls.jdkDefaults());
+    }
+
+    /**
+     * The pools of one client on {@code loop}, speaking TLS to {@code https:} destinations as {@code tls} says.
+     *
+     * @param loop the loop whose thread uses them
+     * @param settings the settings of every connection
+     * @param limits the pools' limits
+     * @param tls how the client speaks TLS
+     */
+    public LoopPools(OutboundLoop loop, ClientSettings settings, PoolLimits limits, ClientTls tls) {
+        this.tls = tls;
         this.loop = loop;
         this.settings = settings;
         this.limits = limits;
@@ -61,7 +76,7 @@ public final class LoopPools {
         }
         DestinationPool pool = pools.get(destination);
         if (pool == null) {
-            pool = new DestinationPool(loop, destination, settings, limits);
+            pool = new DestinationPool(loop, destination, settings, limits, tls);
             pools.put(destination, pool);
         }
         pool.submit(new PooledExchange(pool, request, result));

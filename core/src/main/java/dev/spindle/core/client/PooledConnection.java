@@ -7,19 +7,23 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * A {@link ClientConnection} as its pool hands it to the loop: every call goes to the connection,
+ * A {@link ClientConnection} as its pool hands it to the loop: every call goes to the connection
+ * (through TLS for an {@code https:} destination),
  * and {@link #closed()} also tells the pool, which drops it. The loop knows it by this object. It
  * drives the connection's streamed bodies too: their readers wake it through the loop, and a body
  * read to its end frees it for the next request.
  */
 final class PooledConnection implements OutboundConnection, ResponseStream.Driver {
     final ClientConnection core;
+    /** What the loop's calls go to: the connection, or TLS around it. */
+    private final OutboundConnection wire;
     private final DestinationPool pool;
     /** On the pool's idle stack (an entry may be stale: the connection is checked when taken). */
     boolean inIdle;
 
-    PooledConnection(ClientConnection core, DestinationPool pool) {
+    PooledConnection(ClientConnection core, OutboundConnection wire, DestinationPool pool) {
         this.core = core;
+        this.wire = wire;
         this.pool = pool;
         core.driver(this);
     }
@@ -38,79 +42,79 @@ final class PooledConnection implements OutboundConnection, ResponseStream.Drive
 
     @Override
     public Next connected() {
-        return core.connected();
+        return wire.connected();
     }
 
     @Override
     public Next connectFailed(IOException cause) {
-        return core.connectFailed(cause);
+        return wire.connectFailed(cause);
     }
 
     @Override
     public Next received(ByteBuffer src) {
-        return core.received(src);
+        return wire.received(src);
     }
 
     @Override
     public Next endOfInput() {
-        return core.endOfInput();
+        return wire.endOfInput();
     }
 
     @Override
     public Next resume() {
-        return core.resume();
+        return wire.resume();
     }
 
     @Override
     public Next next() {
-        return core.next();
+        return wire.next();
     }
 
     @Override
     public State state() {
-        return core.state();
+        return wire.state();
     }
 
     @Override
     public ByteBuffer outbound() {
-        return core.outbound();
+        return wire.outbound();
     }
 
     @Override
     public Next written(int bytes) {
-        return core.written(bytes);
+        return wire.written(bytes);
     }
 
     @Override
     public void closeAfterResponse() {
-        core.closeAfterResponse();
+        wire.closeAfterResponse();
     }
 
     @Override
     public void drain() {
-        core.drain();
+        wire.drain();
     }
 
     @Override
     public Next tick(long now) {
-        return core.tick(now);
+        return wire.tick(now);
     }
 
     @Override
     public long nanosToTick(long now) {
-        return core.nanosToTick(now);
+        return wire.nanosToTick(now);
     }
 
     /** Dropped from the pool first, so that requests the connection fails now go to others. */
     @Override
     public void closed() {
         pool.dropped(this);
-        core.closed();
+        wire.closed();
         pool.dispatchWaiting();
     }
 
     @Override
     public String toString() {
-        return core.toString();
+        return wire.toString();
     }
 }

@@ -50,6 +50,8 @@ final class TlsLayer {
     private boolean established;
     private boolean closeSent;
     private boolean failed;
+    /** What failed the layer, for a client's requests; null while nothing did. */
+    private SSLException failure;
 
     TlsLayer(SSLEngine engine, LayeredConnection http) {
         this.engine = engine;
@@ -78,13 +80,24 @@ final class TlsLayer {
         fill();
     }
 
-    /** The peer closed its side of the socket, with or without {@code close_notify}. */
-    void inputEnded() {
+    /**
+     * The peer closed its side of the socket, with or without {@code close_notify}.
+     *
+     * @return whether it sent {@code close_notify} first (without it, what it sent may be cut short)
+     */
+    boolean inputEnded() {
         try {
             engine.closeInbound();
+            return true;
         } catch (SSLException e) {
             log.debug("the peer closed without close_notify: {}", e.getMessage());
+            return false;
         }
+    }
+
+    /** {@return what failed the layer, or null} */
+    SSLException failure() {
+        return failure;
     }
 
     ByteBuffer outbound() {
@@ -301,6 +314,7 @@ final class TlsLayer {
     private void fail(SSLException e) {
         log.debug("TLS failed: {}", e.getMessage());
         failed = true;
+        failure = e;
         netIn = null;
         engine.closeOutbound();
         try {

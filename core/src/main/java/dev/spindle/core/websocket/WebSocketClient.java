@@ -5,7 +5,9 @@ import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientException.Reason;
 import dev.spindle.core.WebSocket;
 import dev.spindle.core.bytes.Ascii;
+import dev.spindle.core.spi.OutboundConnection;
 import dev.spindle.core.spi.OutboundLoop;
+import dev.spindle.core.tls.ClientTls;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -19,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The client side of RFC 6455: where the handshake goes ({@link Target}, from a {@code ws:} URI)
@@ -28,9 +31,13 @@ import java.util.concurrent.CompletionStage;
  * when masked). On an event loop the loop opens the socket and drives it beside the ones it
  * serves, and the endpoint's callbacks run on the loop; anywhere else a blocking socket is driven
  * by two virtual threads ({@link SocketDriver}), one reading (running the callbacks), one writing
- * and keeping the engine's time. Either way no event loop ever blocks.
+ * and keeping the engine's time. Either way no event loop ever blocks. A {@code wss:} socket has the
+ * client's TLS ({@link ClientTls}) around the same connection, as its HTTP requests do.
  */
 public final class WebSocketClient {
+    /** What ALPN offers: the handshake is HTTP/1.1's (RFC 8441 over h2 is not spoken by the client). */
+    private static final List<String> HTTP_1_1 = List.of("http/1.1");
+
     /**
      * What to ask for.
      *
@@ -54,8 +61,9 @@ public final class WebSocketClient {
      * @param port the port, 80 when the URI names none
      * @param hostField the request's {@code Host} field
      * @param target the request target: path and query
+     * @param secure whether it is spoken over TLS ({@code wss:})
      */
-    record Target(String host, int port, String hostField, String target) {
+    record Target(String host, int port, String hostField, String target, boolean secure) {
         String authority() {
             return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
         }
@@ -71,28 +79,29 @@ public final class WebSocketClient {
     /**
      * Where {@code uri} points, or why it cannot be asked.
      *
-     * @param uri a {@code ws:} or {@code http:} URI with a host
+     * @param uri a {@code ws:}, {@code wss:}, {@code http:} or {@code https:} URI with a host
      * @return the target
      * @throws ClientException ({@link Reason#NOT_SENT}) for another scheme or no host
      */
     static Target target(URI uri) throws ClientException {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        boolean secure = scheme.equals("wss") || scheme.equals("https");
         String host = uri.getHost();
-        int port = uri.getPort() < 0 ? 80 : uri.getPort();
+        int port = uri.getPort() < 0 ? (secure ? 443 : 80) : uri.getPort();
         String path = (uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath())
                 + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
         String authority = (host == null ? "?" : host) + ":" + port;
         String describe = "WebSocket GET " + path;
-        if (!scheme.equals("ws") && !scheme.equals("http")) {
+        if (!secure && !scheme.equals("ws") && !scheme.equals("http")) {
             throw new ClientException(Reason.NOT_SENT, authority, describe,
-                    "not sent: only ws: (plaintext) is spoken, not " + (scheme.isEmpty() ? "a URI without scheme" : scheme + ":"), null);
+                    "not sent: only ws: and wss: are spoken, not " + (scheme.isEmpty() ? "a URI without scheme" : scheme + ":"), null);
         }
         if (host == null) {
             throw new ClientException(Reason.NOT_SENT, authority, describe, "not sent: the URI names no host", null);
         }
         String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
         String hostField = (bare.indexOf(':') >= 0 ? "[" + bare + "]" : bare) + (uri.getPort() < 0 ? "" : ":" + port);
-        return new Target(bare, port, hostField, path);
+        return new Target(bare, port, hostField, path, secure);
     }
 
     /**
@@ -103,7 +112,7 @@ public final class WebSocketClient {
      * @return completes, on the reader thread, once a valid 101 arrived and {@link WebSocket.Endpoint#onOpen} ran;
      *         fails with a {@link ClientException} on a connect failure, a refusal or an invalid answer
      */
-    public static CompletionStage<WebSocket> connect(Request request, WebSocket.Endpoint endpoint) {
+    public static CompletionStage<WebSocket> connect(Request request, WebSocket.Endpoint endpoint, ClientTls tls) {
         CompletableFuture<WebSocket> result = new CompletableFuture<>();
         Target target;
         try {
@@ -113,7 +122,7 @@ public final class WebSocketClient {
         }
         Thread.ofVirtual().name("spindle-websocket-client").start(() -> {
             try {
-                openBlocking(target, request, endpoint, result);
+                openBlocking(target, request, endpoint, tls, result);
             } catch (RuntimeException | Error e) {
                 result.completeExceptionally(e);
             }
@@ -121,10 +130,12 @@ public final class WebSocketClient {
         return result;
     }
 
-    private static void openBlocking(Target target, Request request, WebSocket.Endpoint endpoint, CompletableFuture<WebSocket> result) {
+    private static void openBlocking(Target target, Request request, WebSocket.Endpoint endpoint, ClientTls tls,
+            CompletableFuture<WebSocket> result) {
         Socket socket = new Socket();
         SocketDriver driver = new SocketDriver(socket);
-        WebSocketClientConnection connection = new WebSocketClientConnection(target, request, endpoint, result, c -> driver.wake());
+        OutboundConnection connection = wire(new WebSocketClientConnection(target, request, endpoint, result, driver::wake), target,
+                request, tls);
         int timeout = (int) Math.min(Integer.MAX_VALUE, request.connectTimeout().toMillis());
         try {
             socket.setTcpNoDelay(true);
@@ -156,7 +167,7 @@ public final class WebSocketClient {
      * @return completes on the loop's thread once a valid 101 arrived and {@link WebSocket.Endpoint#onOpen} ran,
      *         or fails with a {@link ClientException}
      */
-    public static CompletionStage<WebSocket> connect(Request request, WebSocket.Endpoint endpoint, OutboundLoop loop,
+    public static CompletionStage<WebSocket> connect(Request request, WebSocket.Endpoint endpoint, ClientTls tls, OutboundLoop loop,
             CompletionStage<InetSocketAddress> address) {
         CompletableFuture<WebSocket> result = new CompletableFuture<>();
         Target target;
@@ -165,8 +176,11 @@ public final class WebSocketClient {
         } catch (ClientException e) {
             return CompletableFuture.failedFuture(e);
         }
-        // the connect timeout counts from here, the lookup included
-        WebSocketClientConnection connection = new WebSocketClientConnection(target, request, endpoint, result, loop::resume);
+        // the connect timeout counts from here, the lookup included; the loop knows the socket by what it drives
+        AtomicReference<OutboundConnection> driven = new AtomicReference<>();
+        OutboundConnection connection = wire(new WebSocketClientConnection(target, request, endpoint, result,
+                () -> loop.resume(driven.get())), target, request, tls);
+        driven.set(connection);
         CompletableFuture<InetSocketAddress> found = address.toCompletableFuture();
         if (found.isDone() && !found.isCompletedExceptionally()) {
             loop.connect(found.join(), connection);
@@ -190,6 +204,11 @@ public final class WebSocketClient {
             }
         });
         return result;
+    }
+
+    /** What a driver drives for {@code connection}: itself, or TLS around it for {@code wss:}. */
+    private static OutboundConnection wire(WebSocketClientConnection connection, Target target, Request request, ClientTls tls) {
+        return target.secure() ? tls.around(connection, target.host(), target.port(), HTTP_1_1, request.connectTimeout()) : connection;
     }
 
     /** {@return the handshake request (RFC 6455 4.1) for {@code target}, with the nonce {@code key}} */

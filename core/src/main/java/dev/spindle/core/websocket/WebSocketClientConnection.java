@@ -7,6 +7,7 @@ import dev.spindle.core.ServerConfig;
 import dev.spindle.core.WebSocket;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.spi.OutboundConnection;
+import dev.spindle.core.tls.TlsFailure;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * The client side of a WebSocket without any I/O: the opening handshake (RFC 6455 4.1: the
@@ -39,7 +39,7 @@ final class WebSocketClientConnection implements OutboundConnection {
     private final WebSocketClient.Request request;
     private final WebSocket.Endpoint endpoint;
     private final CompletableFuture<WebSocket> result;
-    private final Consumer<WebSocketClientConnection> wake;
+    private final Runnable wakeup;
     private final SecureRandom random = new SecureRandom();
     private final String key;
     private final long deadline;
@@ -61,15 +61,16 @@ final class WebSocketClientConnection implements OutboundConnection {
      * @param request the handshake's URI, headers, options and connect timeout
      * @param endpoint the socket's callbacks
      * @param result completes with the socket once the 101 was accepted and onOpen ran
-     * @param wake the engine's wakeup, from any thread: makes the driver call {@link #resume()} on this connection's thread
+     * @param wakeup the engine's wakeup, from any thread: makes the driver call {@link #resume()} on
+     *        this connection's thread (on what it drives: TLS around this one, for {@code wss:})
      */
     WebSocketClientConnection(WebSocketClient.Target target, WebSocketClient.Request request, WebSocket.Endpoint endpoint,
-            CompletableFuture<WebSocket> result, Consumer<WebSocketClientConnection> wake) {
+            CompletableFuture<WebSocket> result, Runnable wakeup) {
         this.target = target;
         this.request = request;
         this.endpoint = endpoint;
         this.result = result;
-        this.wake = wake;
+        this.wakeup = wakeup;
         byte[] nonce = new byte[16];
         random.nextBytes(nonce);
         this.key = java.util.Base64.getEncoder().encodeToString(nonce);
@@ -85,9 +86,20 @@ final class WebSocketClientConnection implements OutboundConnection {
         return next();
     }
 
+    /** Also once open, when TLS around it failed ({@link TlsFailure}): the socket ends. */
     @Override
     public Next connectFailed(IOException cause) {
-        fail(Reason.CONNECT_FAILED, "could not connect: " + cause, cause);
+        if (engine != null) {
+            engine.abort();
+            return Next.CLOSE;
+        }
+        if (!over) {
+            if (cause instanceof TlsFailure tls) {
+                fail(tls.reason(), tls.getMessage(), cause);
+            } else {
+                fail(Reason.CONNECT_FAILED, "could not connect: " + cause, cause);
+            }
+        }
         return Next.CLOSE;
     }
 
@@ -160,7 +172,7 @@ final class WebSocketClientConnection implements OutboundConnection {
         boolean deflate = !extensions.isEmpty();
         boolean inflateReset = deflate && WebSocketClient.hasParam(extensions.getFirst(), "server_no_context_takeover");
         engine = new WebSocketConnection(endpoint, options, protocol.isEmpty() ? null : protocol.getFirst().trim(),
-                deflate, inflateReset, null, ENGINE, () -> wake.accept(this), new byte[0], random);
+                deflate, inflateReset, null, ENGINE, wakeup, new byte[0], random);
         Next next = engine.open(rest);
         result.complete(engine.socket());
         return next;

@@ -27,8 +27,57 @@ public final class TestTls {
     private TestTls() {
     }
 
+    /**
+     * Another self-signed key pair, made once per JVM and name.
+     *
+     * @param keyStore its PKCS#12 key store (password {@link #PASSWORD})
+     * @param trustStore a PKCS#12 store holding only its certificate, as a client trusts it
+     * @param certificate the certificate
+     */
+    public record KeyPair(Path keyStore, Path trustStore, Certificate certificate) {
+        /** {@return TLS settings for a server with this key} */
+        public Tls serverTls() {
+            return Tls.fromKeyStore(keyStore, PASSWORD.toCharArray());
+        }
+    }
+
+    private static final java.util.concurrent.ConcurrentHashMap<String, KeyPair> PAIRS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * A key pair whose certificate names {@code san} ({@code keytool}'s {@code -ext san=} form, such
+     * as {@code dns:elsewhere.test}), made once per JVM.
+     *
+     * @param san the subject alternative names
+     * @return the key pair
+     */
+    public static KeyPair keyPair(String san) {
+        return PAIRS.computeIfAbsent(san, name -> withTrustStore(makeKeyStore("CN=" + name.replaceAll("[^A-Za-z0-9.]", "-"), name)));
+    }
+
+    /** {@return the default pair ({@code 127.0.0.1} and {@code localhost}, the key of {@link #serverTls()}) with its trust store} */
+    public static KeyPair localhost() {
+        return PAIRS.computeIfAbsent("", name -> withTrustStore(Holder.KEY_STORE));
+    }
+
+    private static KeyPair withTrustStore(Path store) {
+        try {
+            Certificate certificate = KeyStore.getInstance(store.toFile(), PASSWORD.toCharArray()).getCertificate(ALIAS);
+            KeyStore trusted = KeyStore.getInstance("PKCS12");
+            trusted.load(null, null);
+            trusted.setCertificateEntry(ALIAS, certificate);
+            Path trust = store.resolveSibling("trust.p12");
+            try (java.io.OutputStream out = Files.newOutputStream(trust)) {
+                trusted.store(out, PASSWORD.toCharArray());
+            }
+            trust.toFile().deleteOnExit();
+            return new KeyPair(store, trust, certificate);
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalStateException("cannot make the trust store for " + store + ": " + e, e);
+        }
+    }
+
     private static final class Holder {
-        static final Path KEY_STORE = makeKeyStore();
+        static final Path KEY_STORE = makeKeyStore("CN=localhost", "ip:127.0.0.1,dns:localhost");
         static final Tls SERVER = Tls.fromKeyStore(KEY_STORE, PASSWORD.toCharArray());
         static final SSLContext CLIENT = clientContext(KEY_STORE);
     }
@@ -48,7 +97,7 @@ public final class TestTls {
         return Holder.CLIENT;
     }
 
-    private static Path makeKeyStore() {
+    private static Path makeKeyStore(String dname, String san) {
         try {
             Path dir = Files.createTempDirectory("spindle-tls");
             Path store = dir.resolve("server.p12");
@@ -57,7 +106,7 @@ public final class TestTls {
             Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
             List<String> command = List.of(keytool.toString(), "-genkeypair", "-noprompt",
                     "-alias", ALIAS, "-keyalg", "EC", "-groupname", "secp256r1",
-                    "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost", "-validity", "2",
+                    "-dname", dname, "-ext", "san=" + san, "-validity", "2",
                     "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD);
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

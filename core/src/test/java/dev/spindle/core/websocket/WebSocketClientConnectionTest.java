@@ -33,7 +33,7 @@ class WebSocketClientConnectionTest {
             public void onText(WebSocket s, String message) {
                 texts.add(message);
             }
-        }, result, c -> wakeups++);
+        }, result, () -> wakeups++);
     }
 
     /** Takes all of the handshake request as a strategy would (its write moves the buffer), in two writes. */

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.spindle.conformance;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Forwards each connection to a port, counting the connections it accepts. */
+final class CountingProxy implements AutoCloseable {
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+
+    private final ServerSocket listener = new ServerSocket(0, 50, LOOPBACK);
+    private final AtomicInteger accepted = new AtomicInteger();
+    private final Queue<Socket> sockets = new ConcurrentLinkedQueue<>();
+
+    CountingProxy(int target) throws IOException {
+        Thread.ofPlatform().daemon().name("counting-proxy").start(() -> {
+            try {
+                while (true) {
+                    Socket in = listener.accept();
+                    accepted.incrementAndGet();
+                    Socket out = new Socket(LOOPBACK, target);
+                    sockets.add(in);
+                    sockets.add(out);
+                    pump(in, out);
+                    pump(out, in);
+                }
+            } catch (IOException closed) {
+                // the test is over
+            }
+        });
+    }
+
+    private static void pump(Socket from, Socket to) {
+        Thread.ofVirtual().start(() -> {
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                in.transferTo(out);
+            } catch (IOException e) {
+                // one side went away
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        });
+    }
+
+    int port() {
+        return listener.getLocalPort();
+    }
+
+    AtomicInteger accepted() {
+        return accepted;
+    }
+
+    @Override
+    public void close() throws IOException {
+        listener.close();
+        sockets.forEach(CountingProxy::closeQuietly);
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException e) {
+            // closing anyway
+        }
+    }
+}

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.spindle.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.spindle.core.Client;
+import dev.spindle.core.ClientConfig;
+import dev.spindle.core.ClientException;
+import dev.spindle.core.ClientResponse;
+import dev.spindle.core.Handler;
+import dev.spindle.core.HttpServer;
+import dev.spindle.core.Response;
+import dev.spindle.core.Router;
+import dev.spindle.core.ServerConfig;
+import dev.spindle.core.Tls;
+import dev.spindle.core.testing.RawResponse;
+import dev.spindle.core.testing.TestTls;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.stream.Stream;
+import java.util.zip.CRC32;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Spindle's {@link Client} calling {@code https://} downstreams from handlers of the server under
+ * test: Spindle TLS servers of the same strategy (with a trusted certificate, one for another host,
+ * one that asks for a client certificate) and raw servers that never finish a handshake. Each call
+ * is made both ways a handler makes it: {@code send()} from an asynchronous handler (on an event
+ * loop, through the loop's own pool, completing on the handler's thread) and {@code call()} from a
+ * blocking one. A table of handshakes that must fail, each with its reason. Each strategy module
+ * subclasses it.
+ */
+@Timeout(60)
+public abstract class HttpsClientSuite {
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    private static final char[] PASSWORD = TestTls.PASSWORD.toCharArray();
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final Queue<String> threadMismatches = new ConcurrentLinkedQueue<>();
+    private final Map<String, Client> clients = new HashMap<>();
+    private final Map<String, Integer> ports = new HashMap<>();
+    private CountingProxy trustedProxy;
+    private HttpServer caller;
+
+    /**
+     * A server of the strategy under test, not started.
+     *
+     * @param config its configuration
+     * @param router its routes
+     * @return the server
+     */
+    protected abstract HttpServer newServer(ServerConfig config, Router router);
+
+    /**
+     * Whether the strategy runs handlers on event loops, where the client sends through the loop's pool.
+     *
+     * @return true for the event-loop strategies
+     */
+    protected abstract boolean handlersOnEventLoop();
+
+    @BeforeEach
+    void start() throws IOException {
+        TestTls.KeyPair localhost = TestTls.localhost();
+        TestTls.KeyPair other = TestTls.keyPair("dns:elsewhere.test");
+        TestTls.KeyPair clientKey = TestTls.keyPair("dns:client.test");
+        ClientConfig trusting = ClientConfig.defaults().responseTimeout(Duration.ofSeconds(10)).trustStore(localhost.trustStore(), PASSWORD);
+        client("trusting", trusting);
+        client("jdk", ClientConfig.defaults());
+        client("other", ClientConfig.defaults().trustStore(other.trustStore(), PASSWORD));
+        client("other-unverified", ClientConfig.defaults().trustStore(other.trustStore(), PASSWORD).hostnameVerification(false));
+        client("short", trusting.connectTimeout(Duration.ofMillis(300)));
+        client("mutual", trusting.keyStore(clientKey.keyStore(), PASSWORD));
+
+        HttpServer trusted = server("trusted", TestTls.serverTls());
+        trustedProxy = new CountingProxy(trusted.port());
+        resources.add(trustedProxy);
+        ports.put("trusted-proxy", trustedProxy.port());
+        server("other", other.serverTls());
+        server("mutual", mutualTls(clientKey));
+        ports.put("silent", rawServer(null));
+        ports.put("plain", rawServer("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"));
+        ports.put("closing", rawServer(""));
+        caller = newServer(ServerConfig.defaults().port(0).workers(1), callerRoutes()).start();
+        resources.add(caller::close);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+    }
+
+    private void client(String name, ClientConfig config) {
+        Client c = Client.create(config);
+        resources.add(c);
+        clients.put(name, c);
+    }
+
+    private HttpServer server(String name, Tls tls) throws IOException {
+        HttpServer s = newServer(ServerConfig.defaults().port(0).tls(tls), downstreamRoutes()).start();
+        resources.add(s::close);
+        ports.put(name, s.port());
+        return s;
+    }
+
+    /** The localhost key, and trust in the client's certificate alone, which the server asks for. */
+    private static Tls mutualTls(TestTls.KeyPair clientKey) {
+        try {
+            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keys.init(KeyStore.getInstance(TestTls.keyStore().toFile(), PASSWORD), PASSWORD);
+            TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            trust.init(KeyStore.getInstance(clientKey.trustStore().toFile(), PASSWORD));
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(keys.getKeyManagers(), trust.getTrustManagers(), null);
+            return Tls.of(context).parameters(p -> p.setNeedClientAuth(true));
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Router downstreamRoutes() {
+        return Router.builder()
+                .get("/hello", (req, res) -> res.text("hello"))
+                .post("/count", Handler.blocking((req, res) -> res.text(summary(req.bodyStream()))))
+                .get("/large/{bytes}", (req, res) -> {
+                    byte[] body = pattern(Integer.parseInt(req.pathParam("bytes")));
+                    res.stream(out -> {
+                        for (int at = 0; at < body.length; at += 8192) {
+                            out.write(body, at, Math.min(8192, body.length - at));
+                        }
+                    });
+                })
+                .build();
+    }
+
+    private Router callerRoutes() {
+        return Router.builder()
+                .get("/get", Handler.async((req, res) -> {
+                    Thread handler = Thread.currentThread();
+                    return clients.get(req.queryParam("client")).get(req.queryParam("url")).send().handle((answer, failure) -> {
+                        if (handlersOnEventLoop() && Thread.currentThread() != handler) {
+                            threadMismatches.add(handler.getName() + " -> " + Thread.currentThread().getName());
+                        }
+                        res.text(outcome(answer, failure));
+                        return null;
+                    });
+                }))
+                .get("/get-blocking", Handler.blocking((req, res) -> {
+                    try {
+                        res.text(outcome(clients.get(req.queryParam("client")).get(req.queryParam("url")).call(), null));
+                    } catch (ClientException e) {
+                        res.text(outcome(null, e));
+                    }
+                }))
+                // a body of MiB each way through TLS, streamed: the downstream counts the upload, the download is relayed
+                .post("/upload", Handler.async((req, res) -> clients.get("trusting").post(req.queryParam("url"))
+                        .body(req.bodyPublisher(), req.bodyLength()).send().handle((answer, failure) -> {
+                            res.text(outcome(answer, failure));
+                            return null;
+                        })))
+                .get("/download", Handler.async((req, res) -> clients.get("trusting").get(req.queryParam("url"))
+                        .streamResponse().send().handle((answer, failure) -> {
+                            relay(res, answer, failure);
+                            return null;
+                        })))
+                .build();
+    }
+
+    private static void relay(Response res, ClientResponse answer, Throwable failure) {
+        if (failure != null) {
+            res.status(502).text(outcome(null, failure));
+        } else {
+            res.status(answer.status()).body(answer.bodyStream(), -1);
+        }
+    }
+
+    private static String outcome(ClientResponse answer, Throwable failure) {
+        if (failure != null) {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            return cause instanceof ClientException e ? e.reason().name() : cause.toString();
+        }
+        return answer.status() + " " + answer.bodyText();
+    }
+
+    private static String summary(InputStream in) throws IOException {
+        CRC32 crc = new CRC32();
+        long length = 0;
+        byte[] buffer = new byte[16 * 1024];
+        for (int n; (n = in.read(buffer)) >= 0; ) {
+            crc.update(buffer, 0, n);
+            length += n;
+        }
+        return length + " " + Long.toHexString(crc.getValue());
+    }
+
+    private static byte[] pattern(int n) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) ('a' + i % 26);
+        }
+        return b;
+    }
+
+    private String https(String server, String host, String path) {
+        return URLEncoder.encode("https://" + host + ":" + ports.get(server) + path, StandardCharsets.UTF_8);
+    }
+
+    private RawResponse request(String head, byte[] body) throws IOException {
+        try (RawConnection c = new RawConnection(caller.port())) {
+            c.send(head.getBytes(StandardCharsets.ISO_8859_1));
+            if (body != null) {
+                c.send(body);
+            }
+            return c.read();
+        }
+    }
+
+    private String get(String route, String client, String url) throws IOException {
+        RawResponse r = request("GET /" + route + "?client=" + client + "&url=" + url + " HTTP/1.1\r\nHost: x\r\n\r\n", null);
+        assertThat(r.status()).isEqualTo(200);
+        return r.bodyText();
+    }
+
+    @Test
+    void callsOverTlsReuseOneConnectionAndCompleteOnTheHandlersThread() throws IOException {
+        for (String route : List.of("get", "get-blocking")) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(get(route, "trusting", https("trusted-proxy", "127.0.0.1", "/hello"))).isEqualTo("200 hello");
+            }
+        }
+        assertThat(get("get", "trusting", https("trusted", "localhost", "/hello"))).as("by name: SNI and the DNS name in the certificate")
+                .isEqualTo("200 hello");
+        assertThat(threadMismatches).as("completions on the handler's loop thread").isEmpty();
+        // off a loop both ways of calling share the blocking path's pool
+        assertThat(trustedProxy.accepted()).as("one kept-alive connection per pool").hasValue(handlersOnEventLoop() ? 2 : 1);
+    }
+
+    @Test
+    void bodiesOfMegabytesStreamBothWaysThroughTls() throws IOException {
+        byte[] upload = pattern(3 << 20);
+        CRC32 crc = new CRC32();
+        crc.update(upload);
+        RawResponse up = request("POST /upload?url=" + https("trusted", "127.0.0.1", "/count") + " HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                + upload.length + "\r\n\r\n", upload);
+        assertThat(up.bodyText()).isEqualTo("200 " + upload.length + " " + Long.toHexString(crc.getValue()));
+        RawResponse down = request("GET /download?url=" + https("trusted", "127.0.0.1", "/large/" + (3 << 20)) + " HTTP/1.1\r\nHost: x\r\n\r\n", null);
+        assertThat(down.status()).isEqualTo(200);
+        assertThat(down.body()).isEqualTo(pattern(3 << 20));
+    }
+
+    static Stream<Arguments> handshakes() {
+        return Stream.of(
+                Arguments.of("a certificate no trust store holds", "jdk", "trusted", "127.0.0.1", "CERTIFICATE_UNTRUSTED"),
+                Arguments.of("a trusted certificate for another host", "other", "other", "127.0.0.1", "HOSTNAME_MISMATCH"),
+                Arguments.of("the same without the host check", "other-unverified", "other", "127.0.0.1", "200 hello"),
+                Arguments.of("a server that never answers the ClientHello", "short", "silent", "127.0.0.1", "TLS_HANDSHAKE_TIMEOUT"),
+                Arguments.of("a server that answers in plain HTTP", "trusting", "plain", "127.0.0.1", "TLS_FAILED"),
+                Arguments.of("a server that closes at once", "trusting", "closing", "127.0.0.1", "TLS_FAILED"),
+                Arguments.of("a client certificate asked for, none given", "trusting", "mutual", "127.0.0.1", "TLS_FAILED"),
+                Arguments.of("a client certificate asked for and given", "mutual", "mutual", "127.0.0.1", "200 hello"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("handshakes")
+    void aHandshakeEndsAsItMustAndTheCallerServesOn(String name, String client, String server, String host, String outcome)
+            throws IOException {
+        for (String route : List.of("get", "get-blocking")) {
+            assertThat(get(route, client, https(server, host, "/hello"))).as(route).isEqualTo(outcome);
+        }
+        assertThat(get("get", "trusting", https("trusted", "127.0.0.1", "/hello"))).isEqualTo("200 hello");
+        assertThat(threadMismatches).isEmpty();
+    }
+
+    /** A server on a fresh port that reads, then answers {@code reply} once (null: never; "": closes at once); returns its port. */
+    private int rawServer(String reply) throws IOException {
+        ServerSocket raw = new ServerSocket(0, 50, LOOPBACK);
+        resources.add(raw);
+        Thread.ofVirtual().start(() -> {
+            try {
+                while (true) {
+                    Socket s = raw.accept();
+                    Thread.ofVirtual().start(() -> {
+                        try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+                            if (reply == null) {
+                                in.transferTo(OutputStream.nullOutputStream());
+                                return;
+                            }
+                            if (!reply.isEmpty()) {
+                                in.read(new byte[512]);
+                                out.write(reply.getBytes(StandardCharsets.ISO_8859_1));
+                                out.flush();
+                            }
+                        } catch (IOException e) {
+                            // the client went away
+                        }
+                    });
+                }
+            } catch (IOException closed) {
+                // the test is over
+            }
+        });
+        return raw.getLocalPort();
+    }
+}
