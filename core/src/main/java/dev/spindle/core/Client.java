@@ -10,7 +10,7 @@ import dev.spindle.core.client.LoopPools;
 import dev.spindle.core.spi.OutboundLoop;
 import dev.spindle.core.websocket.WebSocketClient;
 import dev.spindle.core.spi.OutboundLoops;
-import dev.spindle.core.tls.ClientTls;
+import dev.spindle.core.client.ClientTls;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;

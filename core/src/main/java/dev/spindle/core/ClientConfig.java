@@ -3,7 +3,7 @@ package dev.spindle.core;
 
 import dev.spindle.core.client.ClientSettings;
 import dev.spindle.core.spi.SystemProperty;
-import dev.spindle.core.tls.ClientTls;
+import dev.spindle.core.client.ClientTls;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.client;
 
-import dev.spindle.core.tls.ClientTls;
 import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientException.Reason;
 import dev.spindle.core.ClientResponse;

@@ -5,7 +5,6 @@ import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientResponse;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.spi.OutboundConnection;
-import dev.spindle.core.tls.ClientTls;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;

@@ -3,7 +3,6 @@ package dev.spindle.core.client;
 
 import dev.spindle.core.bytes.Ascii;
 import dev.spindle.core.spi.OutboundConnection;
-import dev.spindle.core.tls.ClientTls;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;

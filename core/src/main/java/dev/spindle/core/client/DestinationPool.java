@@ -5,7 +5,6 @@ import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientException.Reason;
 import dev.spindle.core.ClientResponse;
 import dev.spindle.core.spi.OutboundLoop;
-import dev.spindle.core.tls.ClientTls;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

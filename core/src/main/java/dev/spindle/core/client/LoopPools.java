@@ -5,7 +5,6 @@ import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientException.Reason;
 import dev.spindle.core.ClientResponse;
 import dev.spindle.core.spi.OutboundLoop;
-import dev.spindle.core.tls.ClientTls;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

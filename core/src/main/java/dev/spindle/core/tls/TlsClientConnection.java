@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * {@code close_notify} once connected closes the plaintext connection ({@link #closed()}): what it
  * was receiving may have been cut short and is not taken as complete.
  */
-final class TlsClientConnection implements OutboundConnection {
+public final class TlsClientConnection implements OutboundConnection {
     private static final Logger log = LoggerFactory.getLogger(TlsClientConnection.class);
 
     private final OutboundConnection plain;
@@ -41,7 +41,15 @@ final class TlsClientConnection implements OutboundConnection {
     /** The handshake or a record failed, or the peer closed: the plaintext side has been told. */
     private boolean over;
 
-    TlsClientConnection(OutboundConnection plain, SSLEngine engine, String host, Duration handshakeTimeout) {
+    /**
+     * TLS around {@code plain}.
+     *
+     * @param plain the connection the plaintext goes to, connected once the handshake is done
+     * @param engine a client engine for the host ({@code ClientTls} makes it)
+     * @param host the host the address gave, for messages
+     * @param handshakeTimeout the most the connect and the handshake take together; zero for no limit
+     */
+    public TlsClientConnection(OutboundConnection plain, SSLEngine engine, String host, Duration handshakeTimeout) {
         this.plain = plain;
         this.engine = engine;
         this.host = host;

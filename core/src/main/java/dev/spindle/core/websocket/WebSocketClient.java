@@ -7,7 +7,7 @@ import dev.spindle.core.WebSocket;
 import dev.spindle.core.bytes.Ascii;
 import dev.spindle.core.spi.OutboundConnection;
 import dev.spindle.core.spi.OutboundLoop;
-import dev.spindle.core.tls.ClientTls;
+import dev.spindle.core.client.ClientTls;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;

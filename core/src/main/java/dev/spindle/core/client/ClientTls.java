@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.spindle.core.tls;
+package dev.spindle.core.client;
 
 import dev.spindle.core.bytes.Ascii;
 import dev.spindle.core.spi.OutboundConnection;
+import dev.spindle.core.tls.TlsClientConnection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
