@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Interop of Spindle's HTTPS client with other TLS servers: nginx (Debian `nginx`) with TLS 1.2 only
+# and with TLS 1.3 only, and h2o (Debian `h2o`, its default protocols), each in front of a Spindle
+# backend (VirtualThreadServer with the benchmark app) on 127.0.0.1. A CI step.
+#
+#   scripts/client-interop.sh [output_dir]
+#
+#   output_dir  the servers' configurations and logs, the certificate, the client's output;
+#               default a temporary directory
+#
+# Makes a self-signed certificate for 127.0.0.1 and localhost (openssl) and a trust store holding
+# only it (keytool), and a 3 MiB file the TLS servers serve themselves at /files/big. Then
+# tools/client-interop (compiled here against the launchers' classpath) calls every target both
+# ways a handler calls, blocking (`call()`) and from an asynchronous handler on an event loop of a
+# MultiLoopServer it runs (`send()`): the file, checked byte for byte; 512 KiB POSTed to the
+# backend's /echo through the target and echoed back, checked; three GET /plaintext kept alive.
+# Each case at most 30 s.
+#
+# Installs what is missing: Debian nginx, h2o and openssl. Prints one line per case (ok/FAIL) and a
+# PASS/FAIL line per target.
+# Exit status: 0 every case passed; 1 something failed; 2 bad arguments.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+usage() {
+  echo "usage: $(basename "$0") [output_dir]   (--help for more)" >&2
+  exit 2
+}
+case "${1:-}" in
+  -h | --help) spindle_script_help "${BASH_SOURCE[0]}" ;;
+  -*) echo "error: unknown option $1" >&2; usage ;;
+esac
+(( $# <= 1 )) || usage
+out="${1:-$(mktemp -d "${TMPDIR:-/tmp}/spindle-client-interop-XXXXXX")}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd -P)"
+
+spindle_find_jdk
+spindle_java_opts
+spindle_ensure_packages nginx h2o openssl
+NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+H2O="$(command -v h2o || echo /usr/bin/h2o)"
+[[ -x "$NGINX" && -x "$H2O" ]] || spindle_die "nginx ($NGINX) or h2o ($H2O) is not installed"
+
+PASSWORD=spindle-interop
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
+  -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$out/key.pem" -out "$out/cert.pem" >"$out/openssl.log" 2>&1 ||
+  { cat "$out/openssl.log" >&2; spindle_die "openssl could not make the test certificate"; }
+rm -f "$out/trust.p12"
+"$JAVA_HOME/bin/keytool" -importcert -noprompt -alias interop -file "$out/cert.pem" -keystore "$out/trust.p12" \
+  -storetype PKCS12 -storepass "$PASSWORD" >"$out/keytool.log" 2>&1 ||
+  { cat "$out/keytool.log" >&2; spindle_die "keytool could not make the trust store"; }
+mkdir -p "$out/www/files"
+head -c $(( 3 << 20 )) /dev/urandom >"$out/www/files/big"
+
+cp="$(spindle_classpath launchers)"
+cp="$(spindle_snapshot_cp "$cp" "$out/classpath")"
+mkdir -p "$out/tool"
+mapfile -t sources < <(find "$SPINDLE_ROOT/tools/client-interop/src/main/java" -name '*.java')
+"$JAVA_HOME/bin/javac" --release 25 -cp "$cp" -d "$out/tool" "${sources[@]}" || spindle_die "tools/client-interop did not compile"
+
+backend_pid="" nginx_pid="" h2o_pid=""
+cleanup() {
+  spindle_stop_pid "$h2o_pid" 10
+  spindle_stop_pid "$nginx_pid" 10
+  spindle_stop_pid "$backend_pid" 10
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+"$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" -cp "$cp" dev.spindle.launch.VirtualThreadServer 0 2 \
+  >"$out/backend.out" 2>"$out/backend.err" &
+backend_pid=$!
+backend="$(spindle_await_ready "$backend_pid" "$out/backend.out" "$out/backend.err")"
+
+# three free ports, found by binding and letting go (nothing else binds on this machine's loopback meanwhile)
+read -r tls12 tls13 h2o_port < <(/usr/bin/python3 - <<'PY'
+import socket
+socks = [socket.socket() for _ in range(3)]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+for s in socks:
+    s.close()
+PY
+)
+
+nginx_server() {
+  cat <<EOF
+    server {
+        listen 127.0.0.1:$1 ssl;
+        ssl_protocols $2;
+        ssl_certificate $out/cert.pem;
+        ssl_certificate_key $out/key.pem;
+        location /files/ { root $out/www; }
+        location / {
+            proxy_pass http://127.0.0.1:$backend;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_request_buffering off;
+            proxy_buffering off;
+        }
+    }
+EOF
+}
+mkdir -p "$out/nginx"
+cat >"$out/nginx/nginx.conf" <<EOF
+daemon off;
+worker_processes 1;
+pid $out/nginx/nginx.pid;
+error_log $out/nginx/error.log warn;
+events { worker_connections 256; }
+http {
+    access_log off;
+    client_max_body_size 8m;
+    client_body_temp_path $out/nginx/body;
+    proxy_temp_path $out/nginx/proxy;
+    fastcgi_temp_path $out/nginx/fastcgi;
+    uwsgi_temp_path $out/nginx/uwsgi;
+    scgi_temp_path $out/nginx/scgi;
+    keepalive_requests 1000;
+$(nginx_server "$tls12" TLSv1.2)
+$(nginx_server "$tls13" TLSv1.3)
+}
+EOF
+"$NGINX" -p "$out/nginx" -c "$out/nginx/nginx.conf" -e "$out/nginx/error.log" >"$out/nginx/stdout.log" 2>&1 &
+nginx_pid=$!
+
+mkdir -p "$out/h2o"
+# h2o started by root would switch to nobody, who cannot write the run's directory: it stays who it is
+cat >"$out/h2o/h2o.conf" <<EOF
+user: $(id -un)
+pid-file: $out/h2o/h2o.pid
+error-log: $out/h2o/error.log
+listen:
+  host: 127.0.0.1
+  port: $h2o_port
+  ssl:
+    certificate-file: $out/cert.pem
+    key-file: $out/key.pem
+hosts:
+  "127.0.0.1:$h2o_port":
+    paths:
+      /files:
+        file.dir: $out/www/files
+      /:
+        proxy.reverse.url: http://127.0.0.1:$backend/
+EOF
+"$H2O" -c "$out/h2o/h2o.conf" >"$out/h2o/stdout.log" 2>&1 &
+h2o_pid=$!
+
+# each TLS server is ready once its port accepts
+await_port() {
+  local name="$1" port="$2" pid="$3" i
+  for (( i = 0; i < 100; i++ )); do
+    kill -0 "$pid" 2>/dev/null || { cat "$out/$name/"*.log >&2 || true; spindle_die "$name exited before it listened on $port"; }
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  cat "$out/$name/"*.log >&2 || true
+  spindle_die "$name did not listen on $port within 10 s"
+}
+await_port nginx "$tls12" "$nginx_pid"
+await_port nginx "$tls13" "$nginx_pid"
+await_port h2o "$h2o_port" "$h2o_pid"
+
+rc=0
+timeout -k 5 180 "$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" -cp "$out/tool:$cp" dev.spindle.tools.clientinterop.ClientInterop \
+  --trust "$out/trust.p12" --password "$PASSWORD" --file "$out/www/files/big" --served-at /files/big \
+  "nginx-tls1.2=https://127.0.0.1:$tls12" "nginx-tls1.3=https://localhost:$tls13" "h2o=https://127.0.0.1:$h2o_port" \
+  2>"$out/client.log" || rc=$?
+cat "$out/client.log" >&2
+failed=0
+for target in nginx-tls1.2 nginx-tls1.3 h2o; do
+  cases="$(grep -c "^  ok $target " "$out/client.log" || true)"
+  if grep -q "^  FAIL $target " "$out/client.log" || (( cases != 6 )); then
+    printf 'FAIL %-14s %s of 6 cases passed\n' "$target" "$cases"
+    failed=1
+  else
+    printf 'PASS %-14s 6 cases\n' "$target"
+  fi
+done
+kill -0 "$backend_pid" 2>/dev/null || { echo "FAIL the backend exited during the run" >&2; failed=1; }
+(( rc == 0 && failed == 0 )) || { echo "client-interop: failed; logs in $out" >&2; exit 1; }
+echo "client-interop: every case passed; logs in $out" >&2
