@@ -23,6 +23,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.time.Duration;
@@ -33,10 +34,13 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 import java.util.zip.CRC32;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -295,6 +299,104 @@ public abstract class HttpsClientSuite {
         }
         assertThat(get("get", "trusting", https("trusted", "127.0.0.1", "/hello"))).isEqualTo("200 hello");
         assertThat(threadMismatches).isEmpty();
+    }
+
+    /** What a raw TLS server does after its handshake and the request's head. */
+    private enum TlsEnding { CLOSE_NOTIFY, TCP_CLOSE, GARBAGE }
+
+    static Stream<Arguments> tlsFaults() {
+        String closeDelimited = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\na body the close ends";
+        return Stream.of(
+                Arguments.of("a body ended by close_notify and the close", closeDelimited, TlsEnding.CLOSE_NOTIFY, "200 a body the close ends"),
+                Arguments.of("a body ended by a TCP close without close_notify (maybe cut short)", closeDelimited, TlsEnding.TCP_CLOSE,
+                        "CONNECTION_CLOSED"),
+                Arguments.of("bytes that are no TLS record after the handshake", "", TlsEnding.GARBAGE, "TLS_FAILED"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("tlsFaults")
+    void aServerThatEndsTlsBadlyFailsTheRequestAndTheCallerServesOn(String name, String reply, TlsEnding ending, String outcome)
+            throws IOException {
+        int port = rawTlsServer(accepted -> TestTls.keyStore(), reply, ending);
+        for (String route : List.of("get", "get-blocking")) {
+            assertThat(get(route, "trusting", URLEncoder.encode("https://127.0.0.1:" + port + "/", StandardCharsets.UTF_8)))
+                    .as(route).isEqualTo(outcome);
+        }
+        assertThat(get("get", "trusting", https("trusted", "127.0.0.1", "/hello"))).isEqualTo("200 hello");
+    }
+
+    @Test
+    void aCertificateThatChangesOnReconnectIsCheckedAgain() throws IOException {
+        // the first connection presents the trusted certificate, every later one another's
+        TestTls.KeyPair other = TestTls.keyPair("dns:elsewhere.test");
+        int port = rawTlsServer(accepted -> accepted == 1 ? TestTls.keyStore() : other.keyStore(),
+                "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nfirst", TlsEnding.CLOSE_NOTIFY);
+        String url = URLEncoder.encode("https://127.0.0.1:" + port + "/", StandardCharsets.UTF_8);
+        assertThat(get("get", "trusting", url)).isEqualTo("200 first");
+        assertThat(get("get", "trusting", url)).as("a new connection, whose session is not resumed with another key")
+                .isEqualTo("CERTIFICATE_UNTRUSTED");
+    }
+
+    /**
+     * A TLS server of its own on a fresh port: each connection gets the key in {@code keyStore}'s
+     * store (given the count of connections so far, from 1), reads a request head, answers {@code reply}, then
+     * ends as {@code ending} says; returns its port.
+     */
+    private int rawTlsServer(IntFunction<Path> keyStore, String reply, TlsEnding ending) throws IOException {
+        ServerSocket raw = new ServerSocket(0, 50, LOOPBACK);
+        resources.add(raw);
+        AtomicInteger accepted = new AtomicInteger();
+        Thread.ofVirtual().start(() -> {
+            try {
+                while (true) {
+                    Socket plain = raw.accept();
+                    SSLContext context = serverContext(keyStore.apply(accepted.incrementAndGet()));
+                    Thread.ofVirtual().start(() -> serveRawTls(plain, context, reply, ending));
+                }
+            } catch (IOException closed) {
+                // the test is over
+            }
+        });
+        return raw.getLocalPort();
+    }
+
+    private static void serveRawTls(Socket plain, SSLContext context, String reply, TlsEnding ending) {
+        try (plain) {
+            SSLSocket tls = (SSLSocket) context.getSocketFactory().createSocket(plain, null, plain.getPort(), false);
+            tls.setUseClientMode(false);
+            tls.startHandshake();
+            InputStream in = tls.getInputStream();
+            for (int matched = 0, b; matched < 4 && (b = in.read()) >= 0; ) {
+                matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : (b == '\r' ? 1 : 0);
+            }
+            OutputStream out = tls.getOutputStream();
+            out.write(reply.getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            switch (ending) {
+                case CLOSE_NOTIFY -> tls.close();
+                case TCP_CLOSE -> plain.close();
+                case GARBAGE -> {
+                    plain.getOutputStream().write("this is no TLS record\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                    plain.getOutputStream().flush();
+                    plain.getInputStream().transferTo(OutputStream.nullOutputStream());
+                }
+            }
+        } catch (IOException e) {
+            // the client went away
+        }
+    }
+
+    /** A server context with the key in {@code keyStore} (password {@link TestTls#PASSWORD}). */
+    private static SSLContext serverContext(Path keyStore) {
+        try {
+            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keys.init(KeyStore.getInstance(keyStore.toFile(), PASSWORD), PASSWORD);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(keys.getKeyManagers(), null, null);
+            return context;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** A server on a fresh port that reads, then answers {@code reply} once (null: never; "": closes at once); returns its port. */
