@@ -99,6 +99,7 @@ public abstract class HttpsClientSuite {
         client("other-unverified", ClientConfig.defaults().trustStore(other.trustStore(), PASSWORD).hostnameVerification(false));
         client("short", trusting.connectTimeout(Duration.ofMillis(300)));
         client("mutual", trusting.keyStore(clientKey.keyStore(), PASSWORD));
+        client("following", trusting.followRedirects(2));
 
         HttpServer trusted = server("trusted", TestTls.serverTls());
         trustedProxy = new CountingProxy(trusted.port());
@@ -151,6 +152,7 @@ public abstract class HttpsClientSuite {
     private static Router downstreamRoutes() {
         return Router.builder()
                 .get("/hello", (req, res) -> res.text("hello"))
+                .get("/moved", (req, res) -> res.status(302).header("Location", "/hello").text("moved"))
                 .post("/count", Handler.blocking((req, res) -> res.text(summary(req.bodyStream()))))
                 .get("/large/{bytes}", (req, res) -> {
                     byte[] body = pattern(Integer.parseInt(req.pathParam("bytes")));
@@ -263,6 +265,15 @@ public abstract class HttpsClientSuite {
         assertThat(threadMismatches).as("completions on the handler's loop thread").isEmpty();
         // off a loop both ways of calling share the blocking path's pool
         assertThat(trustedProxy.accepted()).as("one kept-alive connection per pool").hasValue(handlersOnEventLoop() ? 2 : 1);
+    }
+
+    @Test
+    void aRedirectIsFollowedWhereTheCallWasMade() throws IOException {
+        for (String route : List.of("get", "get-blocking")) {
+            assertThat(get(route, "following", https("trusted", "127.0.0.1", "/moved"))).as(route).isEqualTo("200 hello");
+            assertThat(get(route, "trusting", https("trusted", "127.0.0.1", "/moved"))).as(route + ", not asked to").isEqualTo("302 moved");
+        }
+        assertThat(threadMismatches).as("the redirect's request completes on the handler's loop thread too").isEmpty();
     }
 
     @Test

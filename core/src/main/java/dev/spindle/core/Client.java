@@ -604,7 +604,8 @@ public final class Client implements AutoCloseable {
         public CompletionStage<ClientResponse> send() {
             markSent();
             client.intercept(this);
-            return client.send(destination, request);
+            CompletionStage<ClientResponse> answer = client.send(destination, request);
+            return client.config.followRedirects() == 0 ? answer : answer.thenCompose(r -> Redirects.follow(client, this, r, 0));
         }
 
         /**
@@ -620,7 +621,25 @@ public final class Client implements AutoCloseable {
         public ClientResponse call() throws ClientException, InterruptedException {
             markSent();
             client.intercept(this);
-            return client.call(destination, request);
+            ClientResponse answer = client.call(destination, request);
+            RequestBuilder from = this;
+            for (int hops = 0; hops < client.config.followRedirects(); hops++) {
+                RequestBuilder next = Redirects.next(client, from, answer);
+                if (next == null) {
+                    break;
+                }
+                Redirects.discard(answer);
+                next.markSent();
+                client.intercept(next);
+                answer = client.call(next.destination, next.request);
+                from = next;
+            }
+            return answer;
+        }
+
+        /** {@return the address it goes to, without fragment} */
+        String address() {
+            return (destination.secure() ? "https://" : "http://") + destination.authority() + request.target();
         }
 
         /** {@return the method, such as {@code GET}} */
@@ -638,7 +657,15 @@ public final class Client implements AutoCloseable {
             return request.target();
         }
 
-        private void markSent() {
+        Destination destination() {
+            return destination;
+        }
+
+        ClientRequest clientRequest() {
+            return request;
+        }
+
+        void markSent() {
             if (sent) {
                 throw new IllegalStateException("this request was sent already: build a new one");
             }

@@ -32,6 +32,7 @@ import javax.net.ssl.TrustManagerFactory;
  *   <tr><td>maxConnectionsPerDestination</td><td>spindle.client.maxConnections</td><td>64</td><td>connections open or opening to one destination ({@code host:port}) from one event loop; off a loop, the idle connections kept per destination</td></tr>
  *   <tr><td>maxWaitingRequests</td><td>spindle.client.maxWaiting</td><td>1024</td><td>requests of one event loop that wait for a connection to a destination while all are busy; one more fails with {@link ClientException.Reason#POOL_FULL}</td></tr>
  *   <tr><td>maxPipelined</td><td>spindle.client.maxPipelined</td><td>1</td><td>requests written on a connection before the first is answered (1: no pipelining)</td></tr>
+ *   <tr><td>followRedirects</td><td>spindle.client.followRedirects</td><td>0</td><td>redirects (301, 302, 303, 307, 308 with a {@code Location}) followed per request before its last answer is returned as it is; 0 follows none</td></tr>
  *   <tr><td>maxResponseBodySize</td><td>spindle.client.maxResponseBodySize</td><td>8 MiB</td><td>largest response body buffered; a larger one fails with {@link ClientException.Reason#BODY_TOO_LARGE}</td></tr>
  * </table>
  *
@@ -58,6 +59,7 @@ public final class ClientConfig {
     private int maxConnectionsPerDestination = 64;
     private int maxWaitingRequests = 1024;
     private int maxPipelined = ENGINE_DEFAULTS.maxPipelined();
+    private int followRedirects;
     private long maxResponseBodySize = ENGINE_DEFAULTS.maxBodySize();
     private ClientInterceptor[] interceptors = NO_INTERCEPTORS;
     private SSLContext tlsContext;
@@ -94,6 +96,7 @@ public final class ClientConfig {
         c.maxConnectionsPerDestination = prop("spindle.client.maxConnections", c.maxConnectionsPerDestination, Integer::parseInt);
         c.maxWaitingRequests = prop("spindle.client.maxWaiting", c.maxWaitingRequests, Integer::parseInt);
         c.maxPipelined = prop("spindle.client.maxPipelined", c.maxPipelined, Integer::parseInt);
+        c.followRedirects = prop("spindle.client.followRedirects", c.followRedirects, Integer::parseInt);
         c.maxResponseBodySize = prop("spindle.client.maxResponseBodySize", c.maxResponseBodySize, Long::parseLong);
         return c.validated();
     }
@@ -171,6 +174,23 @@ public final class ClientConfig {
      * @return a copy with this depth
      */
     public ClientConfig maxPipelined(int count) { return with(c -> c.maxPipelined = count); }
+
+    /**
+     * How many redirects a request follows (off, 0, by default). A 301, 302, 303, 307 or 308 with a
+     * {@code Location} is followed to that address (resolved against the request's): a 303, and a
+     * 301 or 302 answering a {@code POST}, as a {@code GET} without body, the others with the same
+     * method and body, unless the body was streamed (it cannot be sent twice: the redirect is the
+     * answer). From {@code https:} to {@code http:} nothing is followed, and the caller's
+     * {@code Authorization}, {@code Cookie} and {@code Proxy-Authorization} fields do not go to
+     * another origin. Past the limit, or when not followed, the redirect itself is the response.
+     *
+     * @param max at least 0
+     * @return a copy with this limit
+     */
+    public ClientConfig followRedirects(int max) { return with(c -> c.followRedirects = max); }
+
+    /** @return how many redirects a request follows */
+    public int followRedirects() { return followRedirects; }
 
     /** {@return how many requests a connection may carry before the first is answered} */
     public int maxPipelined() { return maxPipelined; }
@@ -329,6 +349,7 @@ public final class ClientConfig {
         c.maxConnectionsPerDestination = maxConnectionsPerDestination;
         c.maxWaitingRequests = maxWaitingRequests;
         c.maxPipelined = maxPipelined;
+        c.followRedirects = followRedirects;
         c.maxResponseBodySize = maxResponseBodySize;
         c.interceptors = interceptors;
         c.tlsContext = tlsContext;
@@ -351,6 +372,9 @@ public final class ClientConfig {
         if (maxWaitingRequests < 0) {
             throw new IllegalArgumentException("maxWaitingRequests must not be negative, got " + maxWaitingRequests);
         }
+        if (followRedirects < 0) {
+            throw new IllegalArgumentException("followRedirects must not be negative, got " + followRedirects);
+        }
         if (maxPipelined < 1) {
             throw new IllegalArgumentException("maxPipelined must be positive, got " + maxPipelined);
         }
@@ -371,6 +395,7 @@ public final class ClientConfig {
         return "ClientConfig[connectTimeout=" + connectTimeout + ", responseTimeout=" + responseTimeout + ", idleTimeout="
                 + idleTimeout + ", maxConnectionsPerDestination=" + maxConnectionsPerDestination + ", maxWaitingRequests="
                 + maxWaitingRequests + ", maxPipelined=" + maxPipelined + ", maxResponseBodySize=" + maxResponseBodySize
+                + (followRedirects > 0 ? ", followRedirects=" + followRedirects : "")
                 + (interceptors.length > 0 ? ", interceptors=" + interceptors.length : "")
                 + (tlsContext != null ? ", tls=context" : "") + (trustStore != null ? ", trustStore" : "") + (keyStore != null ? ", keyStore" : "")
                 + (hostnameVerification ? "" : ", hostnameVerification=false") + "]";

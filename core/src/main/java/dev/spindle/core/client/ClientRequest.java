@@ -196,7 +196,8 @@ public final class ClientRequest {
         return this;
     }
 
-    boolean streamsResponse() {
+    /** {@return whether the response is to be streamed} */
+    public boolean streamsResponse() {
         return streamResponse;
     }
 
@@ -255,6 +256,36 @@ public final class ClientRequest {
 
     int targetTo() {
         return targetTo;
+    }
+
+    /** {@return how many header fields the caller added} */
+    public int fieldCount() {
+        return fieldCount;
+    }
+
+    /** {@return the name of the caller's {@code i}-th field} */
+    public String fieldName(int i) {
+        return fields[i * 2];
+    }
+
+    /** {@return the value of the caller's {@code i}-th field} */
+    public String fieldValue(int i) {
+        return fields[i * 2 + 1];
+    }
+
+    /** {@return the buffered body, or null when there is none or it is streamed} */
+    public byte[] bufferedBody() {
+        return body;
+    }
+
+    /** {@return whether the body is streamed from a source, which is taken once} */
+    public boolean hasStreamedBody() {
+        return bodySource != null;
+    }
+
+    /** {@return its own response timeout, or null for the connection's} */
+    public java.time.Duration ownResponseTimeout() {
+        return responseNanos < 0 ? null : java.time.Duration.ofNanos(responseNanos);
     }
 
     /**
@@ -316,18 +347,6 @@ public final class ClientRequest {
     /** Whether the request may be sent again (on another connection): not once its streamed body was taken. */
     boolean resendable() {
         return !bodyTaken;
-    }
-
-    int fieldCount() {
-        return fieldCount;
-    }
-
-    String fieldName(int i) {
-        return fields[i * 2];
-    }
-
-    String fieldValue(int i) {
-        return fields[i * 2 + 1];
     }
 
     /** Why a field may not be set by the caller, or null if it may. */
