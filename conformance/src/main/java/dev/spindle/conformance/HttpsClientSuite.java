@@ -69,6 +69,7 @@ public abstract class HttpsClientSuite {
     private final Map<String, Client> clients = new HashMap<>();
     private final Map<String, Integer> ports = new HashMap<>();
     private CountingProxy trustedProxy;
+    private ConnectProxy tunnels;
     private HttpServer caller;
 
     /**
@@ -100,6 +101,15 @@ public abstract class HttpsClientSuite {
         client("short", trusting.connectTimeout(Duration.ofMillis(300)));
         client("mutual", trusting.keyStore(clientKey.keyStore(), PASSWORD));
         client("following", trusting.followRedirects(2));
+        tunnels = new ConnectProxy(false);
+        resources.add(tunnels);
+        ConnectProxy refusing = new ConnectProxy(true);
+        resources.add(refusing);
+        client("proxied", trusting.proxy("127.0.0.1", tunnels.port()));
+        client("proxy-refuses", trusting.proxy("127.0.0.1", refusing.port()));
+        try (ServerSocket nothing = new ServerSocket(0, 1, LOOPBACK)) {
+            client("proxy-gone", trusting.proxy("127.0.0.1", nothing.getLocalPort()));
+        }
 
         HttpServer trusted = server("trusted", TestTls.serverTls());
         trustedProxy = new CountingProxy(trusted.port());
@@ -107,6 +117,9 @@ public abstract class HttpsClientSuite {
         ports.put("trusted-proxy", trustedProxy.port());
         server("other", other.serverTls());
         server("mutual", mutualTls(clientKey));
+        HttpServer plainServer = newServer(ServerConfig.defaults().port(0), downstreamRoutes()).start();
+        resources.add(plainServer::close);
+        ports.put("plain-http", plainServer.port());
         ports.put("silent", rawServer(null));
         ports.put("plain", rawServer("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"));
         ports.put("closing", rawServer(""));
@@ -274,6 +287,23 @@ public abstract class HttpsClientSuite {
             assertThat(get(route, "trusting", https("trusted", "127.0.0.1", "/moved"))).as(route + ", not asked to").isEqualTo("302 moved");
         }
         assertThat(threadMismatches).as("the redirect's request completes on the handler's loop thread too").isEmpty();
+    }
+
+    @Test
+    void callsGoThroughAProxysTunnelWithTlsInsideIt() throws IOException {
+        for (String route : List.of("get", "get-blocking")) {
+            assertThat(get(route, "proxied", https("trusted", "127.0.0.1", "/hello"))).as(route + ", https").isEqualTo("200 hello");
+            assertThat(get(route, "proxied", https("trusted", "localhost", "/hello"))).as(route + ", https by name").isEqualTo("200 hello");
+            assertThat(get(route, "proxied", URLEncoder.encode("http://127.0.0.1:" + ports.get("plain-http") + "/hello", StandardCharsets.UTF_8)))
+                    .as(route + ", http").isEqualTo("200 hello");
+            assertThat(get(route, "proxied", https("other", "127.0.0.1", "/hello")))
+                    .as(route + ": the certificate is checked end to end, through the tunnel").isEqualTo("CERTIFICATE_UNTRUSTED");
+            assertThat(get(route, "proxy-refuses", https("trusted", "127.0.0.1", "/hello"))).as(route + ", a 403").isEqualTo("CONNECT_FAILED");
+            assertThat(get(route, "proxy-gone", https("trusted", "127.0.0.1", "/hello"))).as(route + ", no proxy").isEqualTo("CONNECT_FAILED");
+        }
+        assertThat(tunnels.targets()).as("the destinations asked for, one tunnel each, kept alive")
+                .contains("127.0.0.1:" + ports.get("trusted"), "localhost:" + ports.get("trusted"), "127.0.0.1:" + ports.get("plain-http"));
+        assertThat(threadMismatches).isEmpty();
     }
 
     @Test

@@ -69,6 +69,8 @@ public final class Client implements AutoCloseable {
     private final BlockingCalls blocking;
     /** How requests to {@code https:} addresses speak TLS. */
     private final ClientTls tls;
+    /** The proxy every connection tunnels through, or null. */
+    private final Destination proxy;
     private volatile boolean closed;
     /** The WebSockets this client opened and that are still open: its close closes them. */
     private final java.util.Set<WebSocket> webSockets = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -79,6 +81,7 @@ public final class Client implements AutoCloseable {
         this.interceptors = config.interceptorArray();
         this.limits = new LoopPools.PoolLimits(config.maxConnectionsPerDestination(), config.maxWaitingRequests());
         this.tls = config.clientTls();
+        this.proxy = config.proxy() == null ? null : destination(config.proxy(), false, null);
         this.blocking = new BlockingCalls(settings, config.maxConnectionsPerDestination(), tls);
     }
 
@@ -160,7 +163,7 @@ public final class Client implements AutoCloseable {
             // most clients call one or a few services: the last one is found without a substring
             String authority = uri.substring(start, end);
             destination = destinations.computeIfAbsent(secure ? "https://" + authority : authority,
-                    key -> destination(authority, secure));
+                    key -> destination(authority, secure, proxy));
             lastDestination = destination;
         }
         int fragment = uri.indexOf('#', end);
@@ -177,7 +180,7 @@ public final class Client implements AutoCloseable {
         return new RequestBuilder(this, destination, request);
     }
 
-    private static Destination destination(String authority, boolean secure) {
+    private static Destination destination(String authority, boolean secure, Destination proxy) {
         if (authority.isEmpty()) {
             throw new IllegalArgumentException("the address has no host");
         }
@@ -214,7 +217,7 @@ public final class Client implements AutoCloseable {
                 throw new IllegalArgumentException("port out of range in the address: " + authority);
             }
         }
-        return new Destination(host, port, authority, secure);
+        return new Destination(host, port, authority, secure, proxy);
     }
 
     /** Runs the configuration's interceptors on a request being sent, on the caller's thread. */
@@ -451,8 +454,9 @@ public final class Client implements AutoCloseable {
                 try {
                     String authority = uri.getRawAuthority();
                     boolean secure = "wss".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
-                    destination = client.destinations.computeIfAbsent(secure ? "https://" + authority : authority,
-                            key -> destination(authority, secure));
+                    // its own entry: WebSockets go straight to their destination, past any proxy
+                    destination = client.destinations.computeIfAbsent((secure ? "wss://" : "ws://") + authority,
+                            key -> destination(authority, secure, null));
                 } catch (IllegalArgumentException e) {
                     return CompletableFuture.failedFuture(new ClientException(ClientException.Reason.NOT_SENT, uri.getRawAuthority(),
                             "WebSocket " + uri, "not sent: " + e.getMessage(), e));

@@ -60,6 +60,8 @@ public final class ClientConfig {
     private int maxWaitingRequests = 1024;
     private int maxPipelined = ENGINE_DEFAULTS.maxPipelined();
     private int followRedirects;
+    /** {@code host:port} of an HTTP proxy every connection tunnels through, or null. */
+    private String proxy;
     private long maxResponseBodySize = ENGINE_DEFAULTS.maxBodySize();
     private ClientInterceptor[] interceptors = NO_INTERCEPTORS;
     private SSLContext tlsContext;
@@ -191,6 +193,29 @@ public final class ClientConfig {
 
     /** @return how many redirects a request follows */
     public int followRedirects() { return followRedirects; }
+
+    /**
+     * An HTTP proxy every connection goes through: the socket connects to the proxy, which is
+     * asked to open a tunnel to the destination ({@code CONNECT host:port}, RFC 9110 9.3.6); TLS
+     * for an {@code https:} address runs inside the tunnel, end to end, checked as without a proxy.
+     * A proxy that refuses (its status line is in the message) or cannot be reached fails the
+     * request with {@link ClientException.Reason#CONNECT_FAILED}. WebSockets do not go through it.
+     *
+     * @param host the proxy's host name or IP literal
+     * @param port its port, 1 to 65535
+     * @return a copy that tunnels through it
+     */
+    public ClientConfig proxy(String host, int port) {
+        Objects.requireNonNull(host, "host");
+        if (host.isEmpty() || port < 1 || port > 65535) {
+            throw new IllegalArgumentException("not a proxy address: " + host + ":" + port);
+        }
+        String authority = (host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + port;
+        return with(c -> c.proxy = authority);
+    }
+
+    /** @return the proxy's {@code host:port}, or null when connections go straight to their destination */
+    public String proxy() { return proxy; }
 
     /** {@return how many requests a connection may carry before the first is answered} */
     public int maxPipelined() { return maxPipelined; }
@@ -350,6 +375,7 @@ public final class ClientConfig {
         c.maxWaitingRequests = maxWaitingRequests;
         c.maxPipelined = maxPipelined;
         c.followRedirects = followRedirects;
+        c.proxy = proxy;
         c.maxResponseBodySize = maxResponseBodySize;
         c.interceptors = interceptors;
         c.tlsContext = tlsContext;
@@ -395,7 +421,7 @@ public final class ClientConfig {
         return "ClientConfig[connectTimeout=" + connectTimeout + ", responseTimeout=" + responseTimeout + ", idleTimeout="
                 + idleTimeout + ", maxConnectionsPerDestination=" + maxConnectionsPerDestination + ", maxWaitingRequests="
                 + maxWaitingRequests + ", maxPipelined=" + maxPipelined + ", maxResponseBodySize=" + maxResponseBodySize
-                + (followRedirects > 0 ? ", followRedirects=" + followRedirects : "")
+                + (followRedirects > 0 ? ", followRedirects=" + followRedirects : "") + (proxy != null ? ", proxy=" + proxy : "")
                 + (interceptors.length > 0 ? ", interceptors=" + interceptors.length : "")
                 + (tlsContext != null ? ", tls=context" : "") + (trustStore != null ? ", trustStore" : "") + (keyStore != null ? ", keyStore" : "")
                 + (hostnameVerification ? "" : ", hostnameVerification=false") + "]";

@@ -112,10 +112,10 @@ public final class BlockingCalls {
 
     private static InetSocketAddress address(Destination d, ClientRequest request) throws ClientException, InterruptedException {
         try {
-            return d.resolve().get();
+            return d.connectsTo().resolve().get();
         } catch (ExecutionException e) {
             throw new ClientException(Reason.CONNECT_FAILED, d.authority(), request.describe(),
-                    "could not connect: cannot resolve " + d.authority() + " (" + e.getCause().getMessage() + ")", e.getCause());
+                    "could not connect: cannot resolve " + d.connectsTo().authority() + " (" + e.getCause().getMessage() + ")", e.getCause());
         }
     }
 

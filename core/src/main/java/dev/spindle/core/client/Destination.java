@@ -42,6 +42,7 @@ public final class Destination {
     private final String authority;
     private final boolean literal;
     private final boolean secure;
+    private final Destination proxy;
     private final LongSupplier clock;
     private final AtomicReference<Lookup> lookup = new AtomicReference<>();
     /** Idle connections of the blocking path, most recently used first. */
@@ -68,18 +69,32 @@ public final class Destination {
      * @param secure whether it is an {@code https:} destination
      */
     public Destination(String host, int port, String authority, boolean secure) {
-        this(host, port, authority, secure, System::nanoTime);
+        this(host, port, authority, secure, null, System::nanoTime);
+    }
+
+    /**
+     * A destination reached through a tunnel of an HTTP proxy.
+     *
+     * @param host the host name or IP literal (an IPv6 literal without its brackets)
+     * @param port the port
+     * @param authority {@code host:port} as the address gave it: the requests' {@code Host}
+     * @param secure whether it is an {@code https:} destination
+     * @param proxy the proxy the sockets connect to (CONNECT then opens the tunnel), or null for none
+     */
+    public Destination(String host, int port, String authority, boolean secure, Destination proxy) {
+        this(host, port, authority, secure, proxy, System::nanoTime);
     }
 
     Destination(String host, int port, String authority, LongSupplier clock) {
-        this(host, port, authority, false, clock);
+        this(host, port, authority, false, null, clock);
     }
 
-    private Destination(String host, int port, String authority, boolean secure, LongSupplier clock) {
+    private Destination(String host, int port, String authority, boolean secure, Destination proxy, LongSupplier clock) {
         this.host = host;
         this.port = port;
         this.authority = authority;
         this.secure = secure;
+        this.proxy = proxy;
         this.clock = clock;
         InetAddress address = literal(host);
         this.literal = address != null;
@@ -116,7 +131,7 @@ public final class Destination {
 
     /**
      * What a strategy drives for {@code core}, a new connection to this destination: the
-     * connection itself, or TLS around it for an {@code https:} one.
+     * connection itself, or TLS around it for an {@code https:} one; through a proxy, in a tunnel.
      *
      * @param core the HTTP/1.1 connection
      * @param tls how the client speaks TLS
@@ -124,7 +139,13 @@ public final class Destination {
      * @return the connection to drive
      */
     OutboundConnection wire(ClientConnection core, ClientTls tls, Duration handshakeTimeout) {
-        return secure ? tls.around(core, host, port, HTTP_1_1, handshakeTimeout) : core;
+        OutboundConnection c = secure ? tls.around(core, host, port, HTTP_1_1, handshakeTimeout) : core;
+        return proxy == null ? c : new ProxyTunnel(c, (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port, proxy.authority());
+    }
+
+    /** {@return where the sockets connect: the proxy, or this destination} */
+    Destination connectsTo() {
+        return proxy != null ? proxy : this;
     }
 
     /**

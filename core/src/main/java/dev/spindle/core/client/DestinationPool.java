@@ -59,7 +59,7 @@ final class DestinationPool {
             return true;
         }
         if (connections.size() < limits.maxConnections()) {
-            InetSocketAddress address = destination.addressNow();
+            InetSocketAddress address = destination.connectsTo().addressNow();
             if (address == null) {
                 awaitAddress();
                 return false;
@@ -201,12 +201,12 @@ final class DestinationPool {
             return;
         }
         resolving = true;
-        destination.resolve().whenComplete((address, error) -> {
+        destination.connectsTo().resolve().whenComplete((address, error) -> {
             try {
                 loop.execute(() -> {
                     resolving = false;
                     if (error != null) {
-                        failWaiting(Reason.CONNECT_FAILED, "could not connect: cannot resolve " + destination.authority()
+                        failWaiting(Reason.CONNECT_FAILED, "could not connect: cannot resolve " + destination.connectsTo().authority()
                                 + " (" + error.getMessage() + ")", error);
                     } else {
                         dispatchWaiting();
