@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.spindle.core.Client;
 import dev.spindle.core.ClientConfig;
 import dev.spindle.core.ClientException;
+import dev.spindle.core.ClientPool;
 import dev.spindle.core.ClientResponse;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpServer;
@@ -410,6 +411,9 @@ public abstract class ClientSuite {
                 }
             }, r -> Thread.ofVirtual().start(r)));
         }
+        String destination = "http://127.0.0.1:" + downstream.port();
+        ClientPool during = awaitPool(destination, p -> p.waiting() == MAX_WAITING);
+        assertThat(during).as("while two are in flight and two wait").isEqualTo(new ClientPool(destination, MAX_CONNECTIONS, 0, MAX_WAITING));
         List<String> bodies = new ArrayList<>();
         for (CompletableFuture<RawResponse> call : calls) {
             bodies.add(call.get(20, TimeUnit.SECONDS).bodyText());
@@ -417,8 +421,31 @@ public abstract class ClientSuite {
         assertThat(bodies).filteredOn("slept 1000"::equals).hasSize(MAX_CONNECTIONS + MAX_WAITING);
         assertThat(bodies).filteredOn("POOL_FULL"::equals).hasSize(1);
         assertThat(downstream.accepted()).as("no more connections than the limit").hasValue(MAX_CONNECTIONS);
+        assertThat(awaitPool(destination, p -> p.idle() == MAX_CONNECTIONS)).as("after")
+                .isEqualTo(new ClientPool(destination, MAX_CONNECTIONS, MAX_CONNECTIONS, 0));
         assertThat(threadMismatches).isEmpty();
         assertCallerStillServes();
+    }
+
+    /** The client's pool for {@code destination} once {@code until} holds for it (at most 10 s), as {@link Client#pools()} says. */
+    private ClientPool awaitPool(String destination, java.util.function.Predicate<ClientPool> until) throws InterruptedException {
+        ClientPool last = null;
+        for (int i = 0; i < 1000; i++) {
+            last = client.pools().stream().filter(p -> p.destination().equals(destination)).findFirst().orElse(null);
+            if (last != null && until.test(last)) {
+                return last;
+            }
+            Thread.sleep(10);
+        }
+        return last;
+    }
+
+    @Test
+    void theBlockingPathsConnectionsAreCountedInUseAndIdle() throws Exception {
+        String destination = "http://127.0.0.1:" + downstream.port();
+        assertThat(get("/call-blocking/" + downstream.port() + "/0").bodyText()).isEqualTo("slept 0");
+        assertThat(awaitPool(destination, p -> p.idle() >= 1)).as("its kept-alive connection")
+                .isEqualTo(new ClientPool(destination, 1, 1, 0));
     }
 
     @Test

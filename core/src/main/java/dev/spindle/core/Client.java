@@ -271,6 +271,26 @@ public final class Client implements AutoCloseable {
     }
 
     /**
+     * What the client holds per destination now: connections open and idle, requests waiting for
+     * one, summed over every event loop's pools and the blocking path. For metrics (the Micrometer
+     * module gauges it); callable from any thread, it waits for nothing.
+     *
+     * @return one entry per destination the client has called, by destination
+     */
+    public java.util.List<ClientPool> pools() {
+        java.util.Map<Destination, int[]> counts = new java.util.HashMap<>();
+        for (LoopPools p : allLoopPools) {
+            p.counts(counts);
+        }
+        blocking.counts(counts);
+        java.util.List<ClientPool> pools = new java.util.ArrayList<>(counts.size());
+        counts.forEach((d, c) -> pools.add(new ClientPool((d.secure() ? "https://" : "http://") + d.authority(), c[0],
+                Math.min(c[1], c[0]), c[2])));
+        pools.sort(java.util.Comparator.comparing(ClientPool::destination));
+        return pools;
+    }
+
+    /**
      * Closes the client: requests waiting for a connection fail ({@link ClientException.Reason#NOT_SENT}),
      * idle connections close, and busy ones close once their requests are answered, each on its
      * own event loop; open WebSockets close with 1001. Requests made afterwards fail. Returns without waiting.

@@ -62,7 +62,7 @@ public final class BlockingCalls {
         BlockingConnection c = takeIdle(destination);
         if (c != null) {
             try {
-                return finish(destination, c, c.exchange(request));
+                return run(destination, c, request);
             } catch (ClientException e) {
                 boolean stale = request.resendable()
                         && (e.reason() == Reason.NOT_SENT || e.reason() == Reason.CONNECTION_CLOSED && request.isIdempotent());
@@ -73,7 +73,35 @@ public final class BlockingCalls {
         }
         c = BlockingConnection.open(destination, address(destination, request), settings, tls);
         used.add(destination);
-        return finish(destination, c, c.exchange(request));
+        return run(destination, c, request);
+    }
+
+    /** The exchange on {@code c}, counted in use until it is released (for a streamed body, at the body's end). */
+    private ClientResponse run(Destination d, BlockingConnection c, ClientRequest request) throws ClientException, InterruptedException {
+        d.blockingInUse.incrementAndGet();
+        ClientResponse response;
+        try {
+            response = c.exchange(request);
+        } catch (ClientException | InterruptedException | RuntimeException | Error e) {
+            d.blockingInUse.decrementAndGet();
+            throw e;
+        }
+        return finish(d, c, response);
+    }
+
+    /**
+     * What each destination's connections are, as the blocking path holds them: in use or idle
+     * (both counted open), none waiting (a call makes its own).
+     *
+     * @param into where to add them, by destination: open, idle, waiting
+     */
+    public void counts(java.util.Map<Destination, int[]> into) {
+        for (Destination d : used) {
+            int idle = d.idleBlockingCount.get();
+            int[] sum = into.computeIfAbsent(d, k -> new int[3]);
+            sum[0] += Math.max(0, d.blockingInUse.get()) + Math.max(0, idle);
+            sum[1] += Math.max(0, idle);
+        }
     }
 
     private ClientResponse finish(Destination d, BlockingConnection c, ClientResponse response) {
@@ -87,6 +115,7 @@ public final class BlockingCalls {
     }
 
     private void release(Destination d, BlockingConnection c) {
+        d.blockingInUse.decrementAndGet();
         if (!closed && c.reusable()) {
             if (d.idleBlockingCount.incrementAndGet() <= maxIdle) {
                 d.idleBlocking.push(c);

@@ -48,6 +48,8 @@ public final class Destination {
     /** Idle connections of the blocking path, most recently used first. */
     final ConcurrentLinkedDeque<BlockingConnection> idleBlocking = new ConcurrentLinkedDeque<>();
     final AtomicInteger idleBlockingCount = new AtomicInteger();
+    /** Connections of the blocking path taken for a call and not released yet. */
+    final AtomicInteger blockingInUse = new AtomicInteger();
 
     /**
      * A destination.

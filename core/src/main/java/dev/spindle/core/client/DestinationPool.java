@@ -29,6 +29,10 @@ final class DestinationPool {
     /** Idle connections, the most recently used first. */
     private final ArrayDeque<PooledConnection> idle = new ArrayDeque<>();
     private final ArrayDeque<PooledExchange> waiting = new ArrayDeque<>();
+    /** How many connections are on {@link #idle} and flagged so ({@link PooledConnection#inIdle}). */
+    private int idleCount;
+    /** What {@link #publish()} last saw, for readers on other threads (metrics). */
+    private volatile int openNow, idleNow, waitingNow;
     private boolean resolving;
     private boolean dispatching;
     private boolean closed;
@@ -44,6 +48,26 @@ final class DestinationPool {
     void submit(PooledExchange x) {
         if (!dispatch(x)) {
             enqueue(x);
+        }
+        publish();
+    }
+
+    /** Makes the counts readable from other threads: after each call that may change them. */
+    private void publish() {
+        openNow = connections.size();
+        idleNow = idleCount;
+        waitingNow = waiting.size();
+    }
+
+    /** {@return connections open or opening, idle ones among them, and requests waiting; from any thread} */
+    int[] counts() {
+        return new int[] {openNow, idleNow, waitingNow};
+    }
+
+    private void leftIdle(PooledConnection c) {
+        if (c.inIdle) {
+            c.inIdle = false;
+            idleCount--;
         }
     }
 
@@ -91,7 +115,7 @@ final class DestinationPool {
 
     private PooledConnection takeIdle() {
         for (PooledConnection c; (c = idle.pollFirst()) != null; ) {
-            c.inIdle = false;
+            leftIdle(c);
             if (c.core.isIdle()) {
                 return c;
             }
@@ -121,6 +145,8 @@ final class DestinationPool {
 
     /** The loop acts on what the connection answers next (bytes to write) once resumed. */
     private void sendOn(PooledConnection c, PooledExchange x, boolean resume) {
+        // a pipelining connection may be sent on while it waits on the idle stack
+        leftIdle(c);
         x.connection = c;
         c.core.send(x.request, x);
         if (resume) {
@@ -147,6 +173,7 @@ final class DestinationPool {
         } else {
             x.result.completeExceptionally(failure);
         }
+        publish();
     }
 
     private void reuse(PooledConnection c) {
@@ -158,6 +185,7 @@ final class DestinationPool {
         }
         if (c.core.isIdle() && !c.inIdle) {
             c.inIdle = true;
+            idleCount++;
             idle.push(c);
         }
     }
@@ -170,10 +198,13 @@ final class DestinationPool {
     /** A streamed body was read to its end: the connection takes the next request. */
     void streamEnded(PooledConnection c) {
         reuse(c);
+        publish();
     }
 
     void dropped(PooledConnection c) {
         connections.remove(c);
+        leftIdle(c);
+        publish();
     }
 
     /** Hands waiting requests to connections while some can take them (one closed, or the address is known). */
@@ -194,6 +225,7 @@ final class DestinationPool {
         } finally {
             dispatching = false;
         }
+        publish();
     }
 
     private void awaitAddress() {
@@ -221,6 +253,7 @@ final class DestinationPool {
     private void failWaiting(Reason reason, String detail, Throwable cause) {
         List<PooledExchange> failed = new ArrayList<>(waiting);
         waiting.clear();
+        publish();
         for (PooledExchange x : failed) {
             x.result.completeExceptionally(failure(x, reason, detail, cause));
         }
@@ -234,7 +267,12 @@ final class DestinationPool {
             c.core.closeAfterResponse();
             loop.resume(c);
         }
+        for (PooledConnection c : idle) {
+            c.inIdle = false;
+        }
         idle.clear();
+        idleCount = 0;
+        publish();
     }
 
     private ClientException failure(PooledExchange x, Reason reason, String detail, Throwable cause) {

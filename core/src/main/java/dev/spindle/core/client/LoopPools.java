@@ -6,9 +6,10 @@ import dev.spindle.core.ClientException.Reason;
 import dev.spindle.core.ClientResponse;
 import dev.spindle.core.spi.OutboundLoop;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One client's connection pools on one event loop, one pool per destination: used only on that
@@ -21,7 +22,8 @@ public final class LoopPools {
     private final ClientSettings settings;
     private final PoolLimits limits;
     private final ClientTls tls;
-    private final HashMap<Destination, DestinationPool> pools = new HashMap<>();
+    /** Changed on the loop's thread only; concurrent so that {@link #counts} reads it from any thread. */
+    private final ConcurrentHashMap<Destination, DestinationPool> pools = new ConcurrentHashMap<>();
     private boolean closed;
 
     /**
@@ -93,6 +95,22 @@ public final class LoopPools {
         for (DestinationPool pool : all) {
             pool.close();
         }
+    }
+
+    /**
+     * What each destination's pool holds, as it last said, from any thread: connections open or
+     * opening, idle ones among them, requests waiting for one.
+     *
+     * @param into where to add them, by destination: three counts each, summed with what is there
+     */
+    public void counts(Map<Destination, int[]> into) {
+        pools.forEach((d, p) -> {
+            int[] sum = into.computeIfAbsent(d, k -> new int[3]);
+            int[] c = p.counts();
+            for (int i = 0; i < 3; i++) {
+                sum[i] += c[i];
+            }
+        });
     }
 
     /**
