@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.micrometer;
 
+import dev.spindle.core.Client;
+import dev.spindle.core.ClientPool;
 import dev.spindle.core.ExchangeEnd;
 import dev.spindle.core.ExchangeListener;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -92,6 +94,12 @@ public final class SpindleMetrics implements ExchangeListener {
     public static final String STREAMS_ACTIVE = "spindle.http2.streams.active";
     /** The gauge of open connections. */
     public static final String CONNECTIONS = "spindle.connections.open";
+    /** Gauge: a {@link Client}'s connections open (idle included), by {@code destination}. */
+    public static final String CLIENT_OPEN = "spindle.client.connections.open";
+    /** Gauge: a {@link Client}'s idle kept-alive connections, by {@code destination}. */
+    public static final String CLIENT_IDLE = "spindle.client.connections.idle";
+    /** Gauge: a {@link Client}'s requests waiting for a connection, by {@code destination}. */
+    public static final String CLIENT_WAITING = "spindle.client.requests.waiting";
     /** The tag value for what is not known: no request line, no status, no whole answer, no route. */
     public static final String UNKNOWN = "UNKNOWN";
     /** The {@code method} tag of a method outside the standard set. */
@@ -162,6 +170,42 @@ public final class SpindleMetrics implements ExchangeListener {
                     .description("Connections open").register(registry);
         }
         return this;
+    }
+
+    /**
+     * Gauges of a client's pools ({@link Client#pools()}): {@value #CLIENT_OPEN},
+     * {@value #CLIENT_IDLE} and {@value #CLIENT_WAITING}, each tagged {@code destination} with one
+     * of {@code destinations} as {@link ClientPool#destination()} names it (such as
+     * {@code https://payments.internal:443}: the tag's values are the ones given, so they stay
+     * few). A destination the client has not called yet reads 0.
+     *
+     * @param client the client
+     * @param destinations the destinations to watch, {@code http://} or {@code https://} and the
+     *        address's {@code host:port} as given
+     * @return this
+     */
+    public SpindleMetrics bindClient(Client client, String... destinations) {
+        Objects.requireNonNull(client, "client");
+        for (String destination : destinations) {
+            Objects.requireNonNull(destination, "destination");
+            Tags tags = common.and("destination", destination);
+            Gauge.builder(CLIENT_OPEN, client, c -> pool(c, destination).open()).tags(tags)
+                    .description("The client's connections open to the destination, idle ones included").register(registry);
+            Gauge.builder(CLIENT_IDLE, client, c -> pool(c, destination).idle()).tags(tags)
+                    .description("The client's idle kept-alive connections to the destination").register(registry);
+            Gauge.builder(CLIENT_WAITING, client, c -> pool(c, destination).waiting()).tags(tags)
+                    .description("The client's requests waiting for a connection to the destination").register(registry);
+        }
+        return this;
+    }
+
+    private static ClientPool pool(Client client, String destination) {
+        for (ClientPool p : client.pools()) {
+            if (p.destination().equals(destination)) {
+                return p;
+            }
+        }
+        return new ClientPool(destination, 0, 0, 0);
     }
 
     private static double sum(List<IntSupplier> suppliers) {

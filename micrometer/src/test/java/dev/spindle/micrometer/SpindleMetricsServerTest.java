@@ -4,6 +4,7 @@ package dev.spindle.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.blocking.VirtualThreadServer;
+import dev.spindle.core.Client;
 import dev.spindle.core.Handler;
 import dev.spindle.core.HttpException;
 import dev.spindle.core.HttpServer;
@@ -256,6 +257,22 @@ class SpindleMetricsServerTest {
             Scrape scrape = awaitScrape(s -> gauge(s, "spindle_http2_streams_active") == 0 && gauge(s, "spindle_exchanges_active") == 0
                     && s.sum(COUNT, Map.of("uri", "/slow")) == 1, "the h2 stream ended");
             assertThat(scrape.sum(COUNT, tags("GET", "/users/{id}", "200", "SUCCESS", "none"))).isEqualTo(1);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("strategies")
+    void gaugesAClientsPoolsByDestination(Strategy strategy) throws Exception {
+        try (HttpServer server = strategy.start().start(config(), router(), metrics); Client client = Client.create()) {
+            String destination = "http://127.0.0.1:" + server.port();
+            metrics.bindClient(client, destination, "http://127.0.0.1:1");
+            Map<String, String> tag = Map.of("destination", destination);
+            assertThat(client.get(destination + "/users/3").call().status()).isEqualTo(200);
+            Scrape scrape = awaitScrape(s -> s.sum("spindle_client_connections_idle", tag) == 1, "the kept-alive connection idle");
+            assertThat(scrape.sum("spindle_client_connections_open", tag)).isEqualTo(1);
+            assertThat(scrape.sum("spindle_client_requests_waiting", tag)).isZero();
+            assertThat(scrape.sum("spindle_client_connections_open", Map.of("destination", "http://127.0.0.1:1")))
+                    .as("a destination not called").isZero();
         }
     }
 
