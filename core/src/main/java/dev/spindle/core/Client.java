@@ -181,47 +181,14 @@ public final class Client implements AutoCloseable {
     }
 
     private static Destination destination(String authority, boolean secure, Destination proxy) {
-        if (authority.isEmpty()) {
-            throw new IllegalArgumentException("the address has no host");
-        }
-        if (authority.indexOf('@') >= 0) {
-            throw new IllegalArgumentException("user information in the address is not supported: " + authority);
-        }
-        String host;
-        int colon;
-        if (authority.charAt(0) == '[') {
-            int close = authority.indexOf(']');
-            if (close < 0) {
-                throw new IllegalArgumentException("unclosed IPv6 literal in the address: " + authority);
-            }
-            host = authority.substring(1, close);
-            colon = close + 1 < authority.length() && authority.charAt(close + 1) == ':' ? close + 1 : -1;
-            if (colon < 0 && close + 1 != authority.length()) {
-                throw new IllegalArgumentException("bad host in the address: " + authority);
-            }
-        } else {
-            colon = authority.lastIndexOf(':');
-            host = colon < 0 ? authority : authority.substring(0, colon);
-        }
-        if (host.isEmpty()) {
-            throw new IllegalArgumentException("the address has no host: " + authority);
-        }
-        int port = secure ? 443 : 80;
-        if (colon >= 0) {
-            try {
-                port = Integer.parseInt(authority, colon + 1, authority.length(), 10);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("bad port in the address: " + authority);
-            }
-            if (port < 1 || port > 65535) {
-                throw new IllegalArgumentException("port out of range in the address: " + authority);
-            }
-        }
-        return new Destination(host, port, authority, secure, proxy);
+        return Destination.parse(authority, secure, proxy);
     }
 
     /** Runs the configuration's interceptors on a request being sent, on the caller's thread. */
     void intercept(RequestBuilder request) {
+        if (config.decompression()) {
+            Decompression.offer(request);
+        }
         for (ClientInterceptor interceptor : interceptors) {
             interceptor.beforeSend(request);
         }
@@ -629,7 +596,19 @@ public final class Client implements AutoCloseable {
             markSent();
             client.intercept(this);
             CompletionStage<ClientResponse> answer = client.send(destination, request);
-            return client.config.followRedirects() == 0 ? answer : answer.thenCompose(r -> Redirects.follow(client, this, r, 0));
+            if (client.config.followRedirects() > 0) {
+                answer = answer.thenCompose(r -> Redirects.follow(client, this, r, 0));
+            }
+            return client.config.decompression() ? answer.thenApply(this::decoded) : answer;
+        }
+
+        /** The response decoded ({@link ClientConfig#decompression(boolean)}); a failure as a stage's. */
+        private ClientResponse decoded(ClientResponse r) {
+            try {
+                return Decompression.decode(r, client.config.maxResponseBodySize(), destination.authority(), request.describe());
+            } catch (ClientException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
         }
 
         /**
@@ -658,7 +637,9 @@ public final class Client implements AutoCloseable {
                 answer = client.call(next.destination, next.request);
                 from = next;
             }
-            return answer;
+            return client.config.decompression()
+                    ? Decompression.decode(answer, client.config.maxResponseBodySize(), destination.authority(), request.describe())
+                    : answer;
         }
 
         /** {@return the address it goes to, without fragment} */

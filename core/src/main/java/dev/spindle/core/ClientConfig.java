@@ -33,6 +33,7 @@ import javax.net.ssl.TrustManagerFactory;
  *   <tr><td>maxWaitingRequests</td><td>spindle.client.maxWaiting</td><td>1024</td><td>requests of one event loop that wait for a connection to a destination while all are busy; one more fails with {@link ClientException.Reason#POOL_FULL}</td></tr>
  *   <tr><td>maxPipelined</td><td>spindle.client.maxPipelined</td><td>1</td><td>requests written on a connection before the first is answered (1: no pipelining)</td></tr>
  *   <tr><td>followRedirects</td><td>spindle.client.followRedirects</td><td>0</td><td>redirects (301, 302, 303, 307, 308 with a {@code Location}) followed per request before its last answer is returned as it is; 0 follows none</td></tr>
+ *   <tr><td>decompression</td><td>spindle.client.decompression</td><td>false</td><td>requests offer {@code Accept-Encoding: gzip} (unless they name their own) and buffered gzip responses are handed over decoded</td></tr>
  *   <tr><td>maxResponseBodySize</td><td>spindle.client.maxResponseBodySize</td><td>8 MiB</td><td>largest response body buffered; a larger one fails with {@link ClientException.Reason#BODY_TOO_LARGE}</td></tr>
  * </table>
  *
@@ -60,6 +61,7 @@ public final class ClientConfig {
     private int maxWaitingRequests = 1024;
     private int maxPipelined = ENGINE_DEFAULTS.maxPipelined();
     private int followRedirects;
+    private boolean decompression;
     /** {@code host:port} of an HTTP proxy every connection tunnels through, or null. */
     private String proxy;
     private long maxResponseBodySize = ENGINE_DEFAULTS.maxBodySize();
@@ -99,8 +101,16 @@ public final class ClientConfig {
         c.maxWaitingRequests = prop("spindle.client.maxWaiting", c.maxWaitingRequests, Integer::parseInt);
         c.maxPipelined = prop("spindle.client.maxPipelined", c.maxPipelined, Integer::parseInt);
         c.followRedirects = prop("spindle.client.followRedirects", c.followRedirects, Integer::parseInt);
+        c.decompression = prop("spindle.client.decompression", c.decompression, ClientConfig::bool);
         c.maxResponseBodySize = prop("spindle.client.maxResponseBodySize", c.maxResponseBodySize, Long::parseLong);
         return c.validated();
+    }
+
+    private static boolean bool(String value) {
+        if (!value.equals("true") && !value.equals("false")) {
+            throw new IllegalArgumentException("not true or false: " + value);
+        }
+        return Boolean.parseBoolean(value);
     }
 
     private static Duration millis(String value) {
@@ -193,6 +203,22 @@ public final class ClientConfig {
 
     /** @return how many redirects a request follows */
     public int followRedirects() { return followRedirects; }
+
+    /**
+     * Whether requests offer gzip ({@code Accept-Encoding: gzip}, unless a request names what it
+     * accepts itself) and a buffered response in gzip is handed over decoded, without its
+     * {@code Content-Encoding} and {@code Content-Length} (off by default). The decoded body is
+     * bounded by {@link #maxResponseBodySize()} too ({@link ClientException.Reason#BODY_TOO_LARGE}
+     * past it: no decompression bomb gets through), and bytes that are no gzip fail it with
+     * {@link ClientException.Reason#MALFORMED_RESPONSE}. A streamed response comes as it was sent.
+     *
+     * @param on whether to decode
+     * @return a copy with decompression on or off
+     */
+    public ClientConfig decompression(boolean on) { return with(c -> c.decompression = on); }
+
+    /** @return whether gzip is offered and decoded */
+    public boolean decompression() { return decompression; }
 
     /**
      * An HTTP proxy every connection goes through: the socket connects to the proxy, which is
@@ -376,6 +402,7 @@ public final class ClientConfig {
         c.maxPipelined = maxPipelined;
         c.followRedirects = followRedirects;
         c.proxy = proxy;
+        c.decompression = decompression;
         c.maxResponseBodySize = maxResponseBodySize;
         c.interceptors = interceptors;
         c.tlsContext = tlsContext;
@@ -422,6 +449,7 @@ public final class ClientConfig {
                 + idleTimeout + ", maxConnectionsPerDestination=" + maxConnectionsPerDestination + ", maxWaitingRequests="
                 + maxWaitingRequests + ", maxPipelined=" + maxPipelined + ", maxResponseBodySize=" + maxResponseBodySize
                 + (followRedirects > 0 ? ", followRedirects=" + followRedirects : "") + (proxy != null ? ", proxy=" + proxy : "")
+                + (decompression ? ", decompression" : "")
                 + (interceptors.length > 0 ? ", interceptors=" + interceptors.length : "")
                 + (tlsContext != null ? ", tls=context" : "") + (trustStore != null ? ", trustStore" : "") + (keyStore != null ? ", keyStore" : "")
                 + (hostnameVerification ? "" : ", hostnameVerification=false") + "]";

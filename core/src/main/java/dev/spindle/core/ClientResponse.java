@@ -87,6 +87,24 @@ public final class ClientResponse {
     }
 
     /**
+     * This buffered response with {@code decoded} as its body and without its {@code Content-Encoding}
+     * and {@code Content-Length} fields: what the client hands over once it decoded the body.
+     */
+    ClientResponse decoded(byte[] decoded) {
+        int[] kept = new int[fields.length];
+        int count = 0;
+        for (int i = 0; i < fieldCount; i++) {
+            String name = headerName(i);
+            if (!name.equalsIgnoreCase("Content-Encoding") && !name.equalsIgnoreCase("Content-Length")) {
+                System.arraycopy(fields, i * 4, kept, count * 4, 4);
+                count++;
+            }
+        }
+        return new ClientResponse(status, http10, head, reasonStart, reasonEnd, kept, count, decoded, decoded.length, trailerBytes,
+                trailerFields, trailerCount, null);
+    }
+
+    /**
      * The status code of the final response.
      *
      * @return the code, from 200 to 599 (a {@code 1xx} is never final here)

@@ -221,6 +221,55 @@ public final class Destination {
         }
     }
 
+    /**
+     * The destination an address's authority names.
+     *
+     * @param authority {@code host[:port]} as the address gave it
+     * @param secure whether it is an {@code https:} address (port 443 by default, else 80)
+     * @param proxy the proxy its connections tunnel through, or null
+     * @return the destination
+     * @throws IllegalArgumentException for no host, user information, a bad IPv6 literal or port
+     */
+    public static Destination parse(String authority, boolean secure, Destination proxy) {
+        if (authority.isEmpty()) {
+            throw new IllegalArgumentException("the address has no host");
+        }
+        if (authority.indexOf('@') >= 0) {
+            throw new IllegalArgumentException("user information in the address is not supported: " + authority);
+        }
+        String host;
+        int colon;
+        if (authority.charAt(0) == '[') {
+            int close = authority.indexOf(']');
+            if (close < 0) {
+                throw new IllegalArgumentException("unclosed IPv6 literal in the address: " + authority);
+            }
+            host = authority.substring(1, close);
+            colon = close + 1 < authority.length() && authority.charAt(close + 1) == ':' ? close + 1 : -1;
+            if (colon < 0 && close + 1 != authority.length()) {
+                throw new IllegalArgumentException("bad host in the address: " + authority);
+            }
+        } else {
+            colon = authority.lastIndexOf(':');
+            host = colon < 0 ? authority : authority.substring(0, colon);
+        }
+        if (host.isEmpty()) {
+            throw new IllegalArgumentException("the address has no host: " + authority);
+        }
+        int port = secure ? 443 : 80;
+        if (colon >= 0) {
+            try {
+                port = Integer.parseInt(authority, colon + 1, authority.length(), 10);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("bad port in the address: " + authority);
+            }
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("port out of range in the address: " + authority);
+            }
+        }
+        return new Destination(host, port, authority, secure, proxy);
+    }
+
     @Override
     public String toString() {
         return authority;

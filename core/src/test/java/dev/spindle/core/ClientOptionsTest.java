@@ -25,17 +25,19 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Redirects ({@link ClientConfig#followRedirects(int)}) against raw servers, the same through
- * {@code call()} and {@code send()}: which are followed, with which method, body and fields, and
- * which are the answer.
+ * The client's options that act on whole exchanges, against raw servers, each through
+ * {@code call()} and {@code send()}: redirects ({@link ClientConfig#followRedirects(int)}: which
+ * are followed, with which method, body and fields, and which are the answer) and decompression
+ * ({@link ClientConfig#decompression(boolean)}).
  */
-class ClientRedirectTest {
+class ClientOptionsTest {
     private ServerSocket server;
     private ServerSocket other;
     private SSLServerSocket secure;
     private final Client following = Client.create(ClientConfig.defaults().followRedirects(3)
             .trustStore(TestTls.localhost().trustStore(), TestTls.PASSWORD.toCharArray()));
     private final Client plain = Client.create();
+    private final Client decoding = Client.create(ClientConfig.defaults().decompression(true).maxResponseBodySize(1 << 20));
 
     @BeforeEach
     void start() throws IOException {
@@ -49,6 +51,7 @@ class ClientRedirectTest {
     void stop() throws IOException {
         following.close();
         plain.close();
+        decoding.close();
         server.close();
         other.close();
         secure.close();
@@ -113,6 +116,11 @@ class ClientRedirectTest {
                 String[] parts = requestLine.split(" ");
                 String path = parts[1];
                 String answer;
+                if (path.startsWith("/gzip/")) {
+                    out.write(gzipAnswer(path.substring(6), fields.getOrDefault("accept-encoding", "-")));
+                    out.flush();
+                    continue;
+                }
                 if (path.startsWith("/chain/")) {
                     int left = Integer.parseInt(path.substring(7));
                     answer = left == 0 ? "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nchain end"
@@ -132,6 +140,79 @@ class ClientRedirectTest {
         } catch (IOException | RuntimeException e) {
             // the client went away
         }
+    }
+
+    /** {@code /gzip/text} in gzip when offered, else plain; {@code /gzip/bomb} 4 MiB of zeros in gzip; {@code /gzip/corrupt} no gzip at all. */
+    private static byte[] gzipAnswer(String kind, String acceptEncoding) throws IOException {
+        byte[] body;
+        boolean gzip = acceptEncoding.contains("gzip");
+        switch (kind) {
+            case "bomb" -> {
+                body = gzip(new byte[4 << 20]);
+                gzip = true;
+            }
+            case "corrupt" -> {
+                body = "this is not gzip".getBytes(StandardCharsets.US_ASCII);
+                gzip = true;
+            }
+            default -> {
+                byte[] text = ("hello, accept-encoding " + acceptEncoding).getBytes(StandardCharsets.US_ASCII);
+                body = gzip ? gzip(text) : text;
+            }
+        }
+        byte[] head = ("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n" + (gzip ? "Content-Encoding: gzip\r\n" : "")
+                + "Content-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] all = java.util.Arrays.copyOf(head, head.length + body.length);
+        System.arraycopy(body, 0, all, head.length, body.length);
+        return all;
+    }
+
+    private static byte[] gzip(byte[] bytes) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(out)) {
+            z.write(bytes);
+        }
+        return out.toByteArray();
+    }
+
+    static Stream<Arguments> decodings() {
+        return Stream.of(
+                Arguments.of("gzip offered and decoded", "decoding", "/gzip/text", null,
+                        "200 hello, accept-encoding gzip | encoding - | length -"),
+                Arguments.of("the caller's own Accept-Encoding stands", "decoding", "/gzip/text", "identity",
+                        "200 hello, accept-encoding identity | encoding - | length 31"),
+                Arguments.of("off: nothing offered, nothing decoded", "plain", "/gzip/text", null,
+                        "200 hello, accept-encoding - | encoding - | length 24"),
+                Arguments.of("a body that decodes past the limit", "decoding", "/gzip/bomb", null, "BODY_TOO_LARGE"),
+                Arguments.of("a body that is no gzip", "decoding", "/gzip/corrupt", null, "MALFORMED_RESPONSE"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("decodings")
+    void gzipResponsesAreDecodedWhenAsked(String name, String which, String path, String acceptEncoding, String expected) throws Exception {
+        Client client = which.equals("decoding") ? decoding : plain;
+        String url = "http://127.0.0.1:" + server.getLocalPort() + path;
+        for (boolean async : new boolean[] {false, true}) {
+            Client.RequestBuilder r = client.get(url);
+            if (acceptEncoding != null) {
+                r.header("Accept-Encoding", acceptEncoding);
+            }
+            String outcome;
+            try {
+                ClientResponse response = async ? r.send().toCompletableFuture().get() : r.call();
+                outcome = response.status() + " " + response.bodyText() + " | encoding " + orDash(response.header("Content-Encoding"))
+                        + " | length " + orDash(response.header("Content-Length"));
+            } catch (ClientException e) {
+                outcome = e.reason().name();
+            } catch (java.util.concurrent.ExecutionException e) {
+                outcome = e.getCause() instanceof ClientException c ? c.reason().name() : e.getCause().toString();
+            }
+            assertThat(outcome).as(async ? "send()" : "call()").isEqualTo(expected);
+        }
+    }
+
+    private static String orDash(String value) {
+        return value == null ? "-" : value;
     }
 
     private static String line(InputStream in) throws IOException {
