@@ -31,7 +31,10 @@ public interface OutboundConnection extends Connection {
 
     /**
      * The socket could not be connected (refused, unreachable, timed out by the kernel): every
-     * request waiting on this connection fails, and the connection is over.
+     * request waiting on this connection fails, and the connection is over. A layer the core puts
+     * around a connection (TLS, a proxy's tunnel) calls it too, on the connection inside, when its
+     * own opening fails or, for TLS, when it fails later: the connection's requests then fail with
+     * the reason the layer's exception carries. Strategies call it only before {@link #connected()}.
      *
      * @param cause why, as the socket reported it; kept as the cause of the requests' failures
      * @return {@link Next#CLOSE}: close the socket, then call {@link #closed()}
