@@ -606,6 +606,12 @@ public abstract class ClientSuite {
                         replies(Reply.of("HTTP/1.1 200 OK\r\nContent-Le").thenClose()), List.of("CONNECTION_CLOSED"), 0),
                 new RawCase("the server closes before any byte of the response", "GET",
                         replies(Reply.of("").thenClose()), List.of("CONNECTION_CLOSED"), 0),
+                new RawCase("a kept-alive connection closed unanswered as a GET arrives: sent again, on a new one", "GET",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst"), Reply.of("").thenClose(), SECOND),
+                        List.of("200 [first] Content-Length", "200 [second] Content-Length"), 2),
+                new RawCase("the same for a POST: not idempotent, not sent again", "POST",
+                        replies(Reply.of("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst"), Reply.of("").thenClose(), SECOND),
+                        List.of("200 [first] Content-Length", "CONNECTION_CLOSED"), 1),
                 // RFC 9112 6.3: Transfer-Encoding wins; the message may be smuggling, so the connection is not reused
                 new RawCase("Content-Length and chunked: chunked wins, the connection is not reused", "GET",
                         replies(Reply.of("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")),

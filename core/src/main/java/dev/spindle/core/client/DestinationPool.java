@@ -16,7 +16,10 @@ import java.util.concurrent.RejectedExecutionException;
  * only. Idle keep-alive connections are reused most recent first (the warmest, and the others may
  * idle out); a request finding none opens a connection while fewer than the limit are open or
  * opening, else waits in a bounded queue for the first connection to free up. A request that a
- * connection ended without sending ({@link Reason#NOT_SENT}) is sent once more, on another.
+ * connection ended without sending ({@link Reason#NOT_SENT}) is sent once more, on another; so is
+ * an idempotent one whose reused keep-alive connection closed before answering it (the server
+ * closed it as the request went out), as the blocking path does. Never one whose streamed body was
+ * taken, and never after a timeout.
  */
 final class DestinationPool {
     private final OutboundLoop loop;
@@ -148,6 +151,7 @@ final class DestinationPool {
         // a pipelining connection may be sent on while it waits on the idle stack
         leftIdle(c);
         x.connection = c;
+        x.reused = resume;
         c.core.send(x.request, x);
         if (resume) {
             loop.resume(c);
@@ -164,7 +168,8 @@ final class DestinationPool {
         if (response != null) {
             x.result.complete(response);
         } else if (!x.retried && !closed && x.request.resendable() && failure instanceof ClientException e
-                && e.reason() == Reason.NOT_SENT) {
+                && (e.reason() == Reason.NOT_SENT || (x.reused && x.request.isIdempotent()
+                        && (e.reason() == Reason.CONNECTION_CLOSED || e.reason() == Reason.NOT_ANSWERED)))) {
             x.retried = true;
             if (!dispatch(x)) {
                 // it was first in line once

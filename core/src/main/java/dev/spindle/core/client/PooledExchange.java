@@ -11,8 +11,10 @@ final class PooledExchange implements BiConsumer<ClientResponse, Throwable> {
     final ClientRequest request;
     final CompletableFuture<ClientResponse> result;
     PooledConnection connection;
-    /** Sent again once already, after a connection ended before sending it. */
+    /** Sent again once already, after a connection ended before sending it, or a reused one closed unanswered. */
     boolean retried;
+    /** Sent on a connection that had carried requests before (a keep-alive one the server may have closed meanwhile). */
+    boolean reused;
 
     PooledExchange(DestinationPool pool, ClientRequest request, CompletableFuture<ClientResponse> result) {
         this.pool = pool;
