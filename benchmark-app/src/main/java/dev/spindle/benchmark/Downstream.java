@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * another server whose {@code GET /delay/{ms}} they call, its body answered as theirs. The calls go
  * through Spindle's own {@link Client} (on an event loop, through that loop's pool of keep-alive
  * connections; on a blocking handler's thread, over a blocking socket), or through the JDK's
- * {@link HttpClient} (HTTP/1.1) when {@value #CLIENT_PROPERTY} is {@code jdk} or the downstream is
- * {@code https://}, which Spindle's client does not speak yet. One client per downstream, created
+ * {@link HttpClient} (HTTP/1.1) when {@value #CLIENT_PROPERTY} is {@code jdk}; an {@code https://}
+ * downstream is called over TLS by either (Spindle's trusting {@code spindle.client.trustStore}
+ * when it is set). One client per downstream, created
  * at the first call. Spindle's client reads the {@code spindle.client.*} properties
  * ({@link ClientConfig#fromSystemProperties()}); unless they say otherwise it opens up to
  * {@value #MAX_CONNECTIONS} connections per event loop (a connection per concurrent call, as the
@@ -78,7 +79,7 @@ public final class Downstream {
      *        the routes then answer 503
      * @param margin how long a call may take beyond its {@code ms} before it is answered 504
      * @param jdkClient true to call it with the JDK's {@link HttpClient}, false for Spindle's
-     *        {@link Client} (the JDK's all the same for an {@code https://} base)
+     *        {@link Client}
      */
     public Downstream(URI base, Duration margin, boolean jdkClient) {
         if (base != null && !"http".equals(base.getScheme()) && !"https".equals(base.getScheme())) {
@@ -87,7 +88,7 @@ public final class Downstream {
         String b = base == null ? null : base.toString();
         this.delayPrefix = b == null ? null : (b.endsWith("/") ? b.substring(0, b.length() - 1) : b) + "/delay/";
         this.margin = margin;
-        this.jdk = jdkClient || (base != null && "https".equals(base.getScheme()));
+        this.jdk = jdkClient;
     }
 
     /**

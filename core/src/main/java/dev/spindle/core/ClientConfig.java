@@ -34,6 +34,7 @@ import javax.net.ssl.TrustManagerFactory;
  *   <tr><td>maxPipelined</td><td>spindle.client.maxPipelined</td><td>1</td><td>requests written on a connection before the first is answered (1: no pipelining)</td></tr>
  *   <tr><td>followRedirects</td><td>spindle.client.followRedirects</td><td>0</td><td>redirects (301, 302, 303, 307, 308 with a {@code Location}) followed per request before its last answer is returned as it is; 0 follows none</td></tr>
  *   <tr><td>decompression</td><td>spindle.client.decompression</td><td>false</td><td>requests offer {@code Accept-Encoding: gzip} (unless they name their own) and buffered gzip responses are handed over decoded</td></tr>
+ *   <tr><td>trustStore</td><td>spindle.client.trustStore, spindle.client.trustStorePassword</td><td>the JDK's</td><td>a key store file whose certificates are trusted instead of the JDK's ({@link #trustStore})</td></tr>
  *   <tr><td>maxResponseBodySize</td><td>spindle.client.maxResponseBodySize</td><td>8 MiB</td><td>largest response body buffered; a larger one fails with {@link ClientException.Reason#BODY_TOO_LARGE}</td></tr>
  * </table>
  *
@@ -102,6 +103,8 @@ public final class ClientConfig {
         c.maxPipelined = prop("spindle.client.maxPipelined", c.maxPipelined, Integer::parseInt);
         c.followRedirects = prop("spindle.client.followRedirects", c.followRedirects, Integer::parseInt);
         c.decompression = prop("spindle.client.decompression", c.decompression, ClientConfig::bool);
+        char[] trustPassword = prop("spindle.client.trustStorePassword", "", value -> value).toCharArray();
+        c.trustStore = prop("spindle.client.trustStore", null, value -> load(Path.of(value), trustPassword));
         c.maxResponseBodySize = prop("spindle.client.maxResponseBodySize", c.maxResponseBodySize, Long::parseLong);
         return c.validated();
     }

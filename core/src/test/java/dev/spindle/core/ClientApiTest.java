@@ -115,4 +115,26 @@ class ClientApiTest {
             System.clearProperty("spindle.client.responseTimeoutMs");
         }
     }
+
+    @Test
+    void configReadsTheTlsAndExchangeProperties() {
+        System.setProperty("spindle.client.trustStore", dev.spindle.core.testing.TestTls.localhost().trustStore().toString());
+        System.setProperty("spindle.client.trustStorePassword", dev.spindle.core.testing.TestTls.PASSWORD);
+        System.setProperty("spindle.client.followRedirects", "2");
+        System.setProperty("spindle.client.decompression", "true");
+        try {
+            ClientConfig c = ClientConfig.fromSystemProperties();
+            assertThat(c.followRedirects()).isEqualTo(2);
+            assertThat(c.decompression()).isTrue();
+            assertThat(c.toString()).contains("trustStore");
+            System.setProperty("spindle.client.trustStorePassword", "wrong");
+            assertThatThrownBy(ClientConfig::fromSystemProperties).hasMessageContaining("spindle.client.trustStore");
+            System.setProperty("spindle.client.decompression", "yes");
+            assertThatThrownBy(ClientConfig::fromSystemProperties).hasMessageContaining("spindle.client.decompression");
+        } finally {
+            for (String p : new String[] {"trustStore", "trustStorePassword", "followRedirects", "decompression"}) {
+                System.clearProperty("spindle.client." + p);
+            }
+        }
+    }
 }
