@@ -204,7 +204,7 @@ public final class ClientConfig {
      */
     public ClientConfig followRedirects(int max) { return with(c -> c.followRedirects = max); }
 
-    /** @return how many redirects a request follows */
+    /** {@return how many redirects a request follows} */
     public int followRedirects() { return followRedirects; }
 
     /**
@@ -220,7 +220,7 @@ public final class ClientConfig {
      */
     public ClientConfig decompression(boolean on) { return with(c -> c.decompression = on); }
 
-    /** @return whether gzip is offered and decoded */
+    /** {@return whether gzip is offered and decoded} */
     public boolean decompression() { return decompression; }
 
     /**
@@ -243,7 +243,7 @@ public final class ClientConfig {
         return with(c -> c.proxy = authority);
     }
 
-    /** @return the proxy's {@code host:port}, or null when connections go straight to their destination */
+    /** {@return the proxy's {@code host:port}, or null when connections go straight to their destination} */
     public String proxy() { return proxy; }
 
     /** {@return how many requests a connection may carry before the first is answered} */
@@ -342,7 +342,7 @@ public final class ClientConfig {
      */
     public ClientConfig hostnameVerification(boolean on) { return with(c -> c.hostnameVerification = on); }
 
-    /** @return whether a server's certificate must name the host */
+    /** {@return whether a server's certificate must name the host} */
     public boolean hostnameVerification() { return hostnameVerification; }
 
     private static KeyStore load(Path file, char[] password) {
