@@ -107,8 +107,10 @@ nginx_server() {
 EOF
 }
 mkdir -p "$out/nginx"
+# the workers would otherwise switch to nobody, who cannot read the run's directory (mktemp's is 0700)
 cat >"$out/nginx/nginx.conf" <<EOF
 daemon off;
+$( (( EUID == 0 )) && echo "user $(id -un);")
 worker_processes 1;
 pid $out/nginx/nginx.pid;
 error_log $out/nginx/error.log warn;
