@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.core.client;
 
+import dev.spindle.core.bytes.HeadCollector;
+import dev.spindle.core.bytes.OutputBuffer;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.spi.OutboundConnection;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 /**
  * A tunnel through an HTTP proxy (RFC 9110 9.3.6), without any I/O: on the socket to the proxy it
@@ -17,17 +18,14 @@ import java.util.Arrays;
  * message names the proxy's status line.
  */
 final class ProxyTunnel implements OutboundConnection {
-    private static final int MAX_HEAD = 16 * 1024;
     private static final ByteBuffer NOTHING = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
     private final OutboundConnection inner;
     private final String target;
     private final String proxy;
-    /** The CONNECT request; a strategy's write may move its position, so {@link #sent} says what went. */
-    private final ByteBuffer request;
-    private int sent;
-    private byte[] head = new byte[512];
-    private int headLength;
+    /** The CONNECT request. */
+    private final OutputBuffer request;
+    private HeadCollector head = new HeadCollector();
     private boolean connected;
     private boolean open;
     private boolean over;
@@ -43,8 +41,9 @@ final class ProxyTunnel implements OutboundConnection {
         this.inner = inner;
         this.target = target;
         this.proxy = proxy;
-        this.request = ByteBuffer.wrap(("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n")
-                .getBytes(StandardCharsets.ISO_8859_1));
+        byte[] bytes = ("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        this.request = new OutputBuffer(bytes.length);
+        request.put(bytes);
     }
 
     @Override
@@ -68,43 +67,26 @@ final class ProxyTunnel implements OutboundConnection {
             src.position(src.limit());
             return Next.CLOSE;
         }
-        while (src.hasRemaining()) {
-            if (headLength == head.length) {
-                if (head.length == MAX_HEAD) {
-                    src.position(src.limit());
-                    return refused("an answer to CONNECT with a head over " + MAX_HEAD + " bytes");
-                }
-                head = Arrays.copyOf(head, Math.min(MAX_HEAD, head.length * 2));
-            }
-            int from = Math.max(0, headLength - 3);
-            int n = Math.min(src.remaining(), head.length - headLength);
-            src.get(head, headLength, n);
-            headLength += n;
-            for (int i = Math.max(3, from + 3); i < headLength; i++) {
-                if (head[i] == '\n' && head[i - 1] == '\r' && head[i - 2] == '\n' && head[i - 3] == '\r') {
-                    return answered(i + 1, src);
-                }
-            }
+        HeadCollector.Head answer;
+        try {
+            answer = head.collect(src);
+        } catch (HeadCollector.TooLarge e) {
+            return refused("an answer to CONNECT with " + e.getMessage());
         }
-        return next();
+        return answer == null ? next() : answered(answer);
     }
 
     /** The proxy's answer arrived whole: a 2xx opens the tunnel, with what followed it for the connection inside. */
-    private Next answered(int end, ByteBuffer src) {
-        String head = new String(this.head, 0, end, StandardCharsets.ISO_8859_1);
-        String statusLine = head.substring(0, head.indexOf('\r'));
-        byte[] rest = Arrays.copyOfRange(this.head, end, headLength);
-        this.head = null;
+    private Next answered(HeadCollector.Head answer) {
+        String statusLine = answer.text().substring(0, answer.text().indexOf('\r'));
+        head = null;
         if (!statusLine.startsWith("HTTP/1.") || statusLine.length() < 12 || statusLine.charAt(9) != '2') {
             return refused("\"" + statusLine + "\"");
         }
         open = true;
         inner.connected();
-        if (rest.length > 0) {
-            inner.received(ByteBuffer.wrap(rest));
-        }
-        if (src.hasRemaining()) {
-            inner.received(src);
+        if (answer.rest().length > 0) {
+            inner.received(ByteBuffer.wrap(answer.rest()));
         }
         return next();
     }
@@ -145,7 +127,7 @@ final class ProxyTunnel implements OutboundConnection {
     }
 
     private int pending() {
-        return request.limit() - sent;
+        return request.pending();
     }
 
     @Override
@@ -161,7 +143,7 @@ final class ProxyTunnel implements OutboundConnection {
         if (open) {
             return inner.outbound();
         }
-        return connected && !over && pending() > 0 ? request.position(sent) : NOTHING;
+        return connected && !over && pending() > 0 ? request.view() : NOTHING;
     }
 
     @Override
@@ -172,7 +154,7 @@ final class ProxyTunnel implements OutboundConnection {
         if (bytes > pending()) {
             throw new IllegalArgumentException(bytes + " bytes reported written, " + pending() + " pending");
         }
-        sent += bytes;
+        request.written(bytes);
         return next();
     }
 

@@ -5,6 +5,8 @@ import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientException.Reason;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.WebSocket;
+import dev.spindle.core.bytes.HeadCollector;
+import dev.spindle.core.bytes.OutputBuffer;
 import dev.spindle.core.spi.Next;
 import dev.spindle.core.spi.OutboundConnection;
 import dev.spindle.core.tls.TlsFailure;
@@ -13,7 +15,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,6 @@ import java.util.concurrent.TimeUnit;
  * a {@link ClientException} and answers {@link Next#CLOSE}.
  */
 final class WebSocketClientConnection implements OutboundConnection {
-    private static final int MAX_HEAD = 16 * 1024;
     private static final ServerConfig ENGINE = ServerConfig.defaults();
     private static final ByteBuffer NOTHING = ByteBuffer.allocate(0).asReadOnlyBuffer();
     private static final long NO_DEADLINE_TICK_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -44,11 +44,9 @@ final class WebSocketClientConnection implements OutboundConnection {
     private final String key;
     private final long deadline;
     private final boolean bounded;
-    /** The handshake request; a strategy's write may move its position, so {@link #sent} says what went. */
-    private ByteBuffer handshake;
-    private int sent;
-    private byte[] head;
-    private int headLength;
+    /** The handshake request until it has all gone. */
+    private OutputBuffer handshake;
+    private HeadCollector head = new HeadCollector();
     private boolean connected;
     private boolean over;
     /** The engine once the 101 was accepted; every call goes to it from then on. */
@@ -77,7 +75,9 @@ final class WebSocketClientConnection implements OutboundConnection {
         long timeout = request.connectTimeout().toNanos();
         this.bounded = timeout > 0;
         this.deadline = System.nanoTime() + timeout;
-        this.handshake = ByteBuffer.wrap(WebSocketClient.handshake(target, key, request).getBytes(StandardCharsets.ISO_8859_1));
+        byte[] bytes = WebSocketClient.handshake(target, key, request).getBytes(StandardCharsets.ISO_8859_1);
+        this.handshake = new OutputBuffer(bytes.length);
+        handshake.put(bytes);
     }
 
     @Override
@@ -116,31 +116,14 @@ final class WebSocketClientConnection implements OutboundConnection {
             src.position(src.limit());
             return Next.CLOSE;
         }
-        if (head == null) {
-            head = new byte[Math.min(MAX_HEAD, Math.max(512, src.remaining()))];
+        HeadCollector.Head answer;
+        try {
+            answer = head.collect(src);
+        } catch (HeadCollector.TooLarge e) {
+            fail(Reason.MALFORMED_RESPONSE, "the handshake's answer has " + e.getMessage(), null);
+            return Next.CLOSE;
         }
-        while (src.hasRemaining()) {
-            if (headLength == head.length) {
-                if (head.length == MAX_HEAD) {
-                    src.position(src.limit());
-                    fail(Reason.MALFORMED_RESPONSE, "the handshake's answer has a head over " + MAX_HEAD + " bytes", null);
-                    return Next.CLOSE;
-                }
-                head = Arrays.copyOf(head, Math.min(MAX_HEAD, head.length * 2));
-            }
-            int n = Math.min(src.remaining(), head.length - headLength);
-            int from = Math.max(0, headLength - 3);
-            src.get(head, headLength, n);
-            headLength += n;
-            int end = headEnd(head, from, headLength);
-            if (end >= 0) {
-                byte[] rest = new byte[headLength - end + src.remaining()];
-                System.arraycopy(head, end, rest, 0, headLength - end);
-                src.get(rest, headLength - end, src.remaining());
-                return answered(end, rest);
-            }
-        }
-        return next();
+        return answer == null ? next() : answered(answer);
     }
 
     @Override
@@ -152,9 +135,9 @@ final class WebSocketClientConnection implements OutboundConnection {
     }
 
     /** The 101 (or a refusal) arrived whole: checks it, then opens the engine on what followed it. */
-    private Next answered(int end, byte[] rest) {
+    private Next answered(HeadCollector.Head answer) {
         Map<String, List<String>> fields = new LinkedHashMap<>();
-        String status = WebSocketClient.parseHead(new String(head, 0, end, StandardCharsets.ISO_8859_1), fields);
+        String status = WebSocketClient.parseHead(answer.text(), fields);
         head = null;
         WebSocketClient.Refusal refused = WebSocketClient.checkStatus(status);
         if (refused != null) {
@@ -173,19 +156,9 @@ final class WebSocketClientConnection implements OutboundConnection {
         boolean inflateReset = deflate && WebSocketClient.hasParam(extensions.getFirst(), "server_no_context_takeover");
         engine = new WebSocketConnection(endpoint, options, protocol.isEmpty() ? null : protocol.getFirst().trim(),
                 deflate, inflateReset, null, ENGINE, wakeup, new byte[0], random);
-        Next next = engine.open(rest);
+        Next next = engine.open(answer.rest());
         result.complete(engine.socket());
         return next;
-    }
-
-    /** {@return the index after the head's blank line, looking from {@code from}, or -1 when it has not arrived} */
-    private static int headEnd(byte[] b, int from, int n) {
-        for (int i = Math.max(3, from + 3); i < n; i++) {
-            if (b[i] == '\n' && b[i - 1] == '\r' && b[i - 2] == '\n' && b[i - 3] == '\r') {
-                return i + 1;
-            }
-        }
-        return -1;
     }
 
     private void fail(Reason reason, String detail, Throwable cause) {
@@ -236,7 +209,7 @@ final class WebSocketClientConnection implements OutboundConnection {
         if (connected && pending() > 0) {
             return State.SENDING;
         }
-        return headLength > 0 ? State.READING_REQUEST : State.HANDLING;
+        return head != null && head.started() ? State.READING_REQUEST : State.HANDLING;
     }
 
     @Override
@@ -244,11 +217,11 @@ final class WebSocketClientConnection implements OutboundConnection {
         if (engine != null) {
             return engine.outbound();
         }
-        return connected && !over && handshake != null ? handshake.position(sent) : NOTHING;
+        return connected && !over && handshake != null ? handshake.view() : NOTHING;
     }
 
     private int pending() {
-        return handshake == null ? 0 : handshake.limit() - sent;
+        return handshake == null ? 0 : handshake.pending();
     }
 
     @Override
@@ -262,7 +235,7 @@ final class WebSocketClientConnection implements OutboundConnection {
         if (over || !connected || bytes > pending()) {
             throw new IllegalArgumentException(bytes + " bytes reported written, " + pending() + " pending");
         }
-        sent += bytes;
+        handshake.written(bytes);
         if (pending() == 0) {
             handshake = null;
         }
