@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.conformance;
 
+import static dev.spindle.conformance.Bodies.pattern;
+import static dev.spindle.conformance.Bodies.summary;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -33,7 +35,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import java.util.zip.CRC32;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -127,36 +128,9 @@ public abstract class ClientSuite {
                     return CompletableFuture.runAsync(() -> res.text("slept " + ms),
                             CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS));
                 }))
-                .post("/count", Handler.blocking((req, res) -> res.text(summary(req.bodyStream()))))
-                .get("/large/{bytes}", (req, res) -> {
-                    byte[] body = pattern(Integer.parseInt(req.pathParam("bytes")));
-                    res.stream(out -> {
-                        for (int at = 0; at < body.length; at += 8192) {
-                            out.write(body, at, Math.min(8192, body.length - at));
-                        }
-                    });
-                })
+                .post("/count", Bodies.count())
+                .get("/large/{bytes}", Bodies.large())
                 .build();
-    }
-
-    /** The length and CRC-32 of a stream's bytes, as {@code "<length> <crc>"}. */
-    private static String summary(InputStream in) throws IOException {
-        CRC32 crc = new CRC32();
-        long length = 0;
-        byte[] buffer = new byte[16 * 1024];
-        for (int n; (n = in.read(buffer)) >= 0; ) {
-            crc.update(buffer, 0, n);
-            length += n;
-        }
-        return length + " " + Long.toHexString(crc.getValue());
-    }
-
-    private static byte[] pattern(int n) {
-        byte[] b = new byte[n];
-        for (int i = 0; i < n; i++) {
-            b[i] = (byte) ('a' + i % 26);
-        }
-        return b;
     }
 
     private Router callerRoutes() {

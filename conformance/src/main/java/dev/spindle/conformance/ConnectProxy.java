@@ -2,7 +2,6 @@
 package dev.spindle.conformance;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -38,11 +37,7 @@ final class ConnectProxy implements AutoCloseable {
 
     private void tunnel(Socket in, boolean refuses) {
         try {
-            InputStream from = in.getInputStream();
-            StringBuilder head = new StringBuilder();
-            for (int b; !head.toString().endsWith("\r\n\r\n") && (b = from.read()) >= 0; ) {
-                head.append((char) b);
-            }
+            String head = RawSockets.readHead(in.getInputStream());
             String[] requestLine = head.substring(0, Math.max(0, head.indexOf("\r\n"))).split(" ");
             OutputStream to = in.getOutputStream();
             if (requestLine.length != 3 || !requestLine[0].equals("CONNECT")) {
@@ -61,24 +56,11 @@ final class ConnectProxy implements AutoCloseable {
             sockets.add(out);
             to.write("HTTP/1.1 200 Connection Established\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
             to.flush();
-            pump(in, out);
-            pump(out, in);
+            RawSockets.pump(in, out);
+            RawSockets.pump(out, in);
         } catch (IOException | RuntimeException e) {
-            closeQuietly(in);
+            RawSockets.closeQuietly(in);
         }
-    }
-
-    private static void pump(Socket from, Socket to) {
-        Thread.ofVirtual().start(() -> {
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                in.transferTo(out);
-            } catch (IOException e) {
-                // one side went away
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        });
     }
 
     int port() {
@@ -93,14 +75,6 @@ final class ConnectProxy implements AutoCloseable {
     @Override
     public void close() throws IOException {
         listener.close();
-        sockets.forEach(ConnectProxy::closeQuietly);
-    }
-
-    private static void closeQuietly(Socket s) {
-        try {
-            s.close();
-        } catch (IOException e) {
-            // closing anyway
-        }
+        sockets.forEach(RawSockets::closeQuietly);
     }
 }

@@ -2,8 +2,6 @@
 package dev.spindle.conformance;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -28,24 +26,11 @@ final class CountingProxy implements AutoCloseable {
                     Socket out = new Socket(LOOPBACK, target);
                     sockets.add(in);
                     sockets.add(out);
-                    pump(in, out);
-                    pump(out, in);
+                    RawSockets.pump(in, out);
+                    RawSockets.pump(out, in);
                 }
             } catch (IOException closed) {
                 // the test is over
-            }
-        });
-    }
-
-    private static void pump(Socket from, Socket to) {
-        Thread.ofVirtual().start(() -> {
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                in.transferTo(out);
-            } catch (IOException e) {
-                // one side went away
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
             }
         });
     }
@@ -61,14 +46,6 @@ final class CountingProxy implements AutoCloseable {
     @Override
     public void close() throws IOException {
         listener.close();
-        sockets.forEach(CountingProxy::closeQuietly);
-    }
-
-    private static void closeQuietly(Socket s) {
-        try {
-            s.close();
-        } catch (IOException e) {
-            // closing anyway
-        }
+        sockets.forEach(RawSockets::closeQuietly);
     }
 }

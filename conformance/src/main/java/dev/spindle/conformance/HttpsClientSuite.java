@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.conformance;
 
+import static dev.spindle.conformance.Bodies.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.spindle.core.Client;
@@ -15,6 +16,7 @@ import dev.spindle.core.ServerConfig;
 import dev.spindle.core.Tls;
 import dev.spindle.core.testing.RawResponse;
 import dev.spindle.core.testing.TestTls;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -37,7 +39,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import java.util.stream.Stream;
-import java.util.zip.CRC32;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
@@ -166,15 +167,8 @@ public abstract class HttpsClientSuite {
         return Router.builder()
                 .get("/hello", (req, res) -> res.text("hello"))
                 .get("/moved", (req, res) -> res.status(302).header("Location", "/hello").text("moved"))
-                .post("/count", Handler.blocking((req, res) -> res.text(summary(req.bodyStream()))))
-                .get("/large/{bytes}", (req, res) -> {
-                    byte[] body = pattern(Integer.parseInt(req.pathParam("bytes")));
-                    res.stream(out -> {
-                        for (int at = 0; at < body.length; at += 8192) {
-                            out.write(body, at, Math.min(8192, body.length - at));
-                        }
-                    });
-                })
+                .post("/count", Bodies.count())
+                .get("/large/{bytes}", Bodies.large())
                 .build();
     }
 
@@ -225,25 +219,6 @@ public abstract class HttpsClientSuite {
             return cause instanceof ClientException e ? e.reason().name() : cause.toString();
         }
         return answer.status() + " " + answer.bodyText();
-    }
-
-    private static String summary(InputStream in) throws IOException {
-        CRC32 crc = new CRC32();
-        long length = 0;
-        byte[] buffer = new byte[16 * 1024];
-        for (int n; (n = in.read(buffer)) >= 0; ) {
-            crc.update(buffer, 0, n);
-            length += n;
-        }
-        return length + " " + Long.toHexString(crc.getValue());
-    }
-
-    private static byte[] pattern(int n) {
-        byte[] b = new byte[n];
-        for (int i = 0; i < n; i++) {
-            b[i] = (byte) ('a' + i % 26);
-        }
-        return b;
     }
 
     private String https(String server, String host, String path) {
@@ -309,11 +284,9 @@ public abstract class HttpsClientSuite {
     @Test
     void bodiesOfMegabytesStreamBothWaysThroughTls() throws IOException {
         byte[] upload = pattern(3 << 20);
-        CRC32 crc = new CRC32();
-        crc.update(upload);
         RawResponse up = request("POST /upload?url=" + https("trusted", "127.0.0.1", "/count") + " HTTP/1.1\r\nHost: x\r\nContent-Length: "
                 + upload.length + "\r\n\r\n", upload);
-        assertThat(up.bodyText()).isEqualTo("200 " + upload.length + " " + Long.toHexString(crc.getValue()));
+        assertThat(up.bodyText()).isEqualTo("200 " + Bodies.summary(new ByteArrayInputStream(upload)));
         RawResponse down = request("GET /download?url=" + https("trusted", "127.0.0.1", "/large/" + (3 << 20)) + " HTTP/1.1\r\nHost: x\r\n\r\n", null);
         assertThat(down.status()).isEqualTo(200);
         assertThat(down.body()).isEqualTo(pattern(3 << 20));
@@ -406,10 +379,7 @@ public abstract class HttpsClientSuite {
             SSLSocket tls = (SSLSocket) context.getSocketFactory().createSocket(plain, null, plain.getPort(), false);
             tls.setUseClientMode(false);
             tls.startHandshake();
-            InputStream in = tls.getInputStream();
-            for (int matched = 0, b; matched < 4 && (b = in.read()) >= 0; ) {
-                matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : (b == '\r' ? 1 : 0);
-            }
+            RawSockets.readHead(tls.getInputStream());
             OutputStream out = tls.getOutputStream();
             out.write(reply.getBytes(StandardCharsets.ISO_8859_1));
             out.flush();

@@ -265,10 +265,7 @@ public abstract class WebSocketClientSuite {
                     Socket s = raw.accept();
                     Thread.ofVirtual().start(() -> {
                         try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
-                            int matched = 0;
-                            for (int b; matched < 4 && (b = in.read()) >= 0; ) {
-                                matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : (b == '\r' ? 1 : 0);
-                            }
+                            RawSockets.readHead(in);
                             if (reply == null) {
                                 in.transferTo(OutputStream.nullOutputStream());
                                 return;
