@@ -131,9 +131,9 @@
 # one, started likewise but with the run's TLS key store (raw/downstream-tls/): every row is started
 # with -Dspindle.remoteTls=https://127.0.0.1:<its port> and a PKCS12 trust store of its certificate
 # (-Dspindle.client.trustStore/-Dspindle.client.trustStorePassword for Spindle's client and the
-# Netty reference's, -Djavax.net.ssl.trustStore/-Password for the JDK's default trust), so the
+# Netty and Vert.x references', -Djavax.net.ssl.trustStore/-Password for the JDK's default trust), so the
 # figure is remote100-c1000's with the client's TLS added. A row that does not serve the route
-# (404 to the route check) has it n/a.
+# (404 to the route check: Helidon SE and the Spring references, for now) has it n/a.
 # Writes raw/<server>/<scenario>-round<N>.txt, summary.csv, summary.md, charts/<scenario>.svg and .png,
 # environment.md; a run of every scenario under results/ (not results/ab/, no --baseline) also
 # rewrites results/README.md to show it.
@@ -204,7 +204,7 @@ SCENARIOS_FULL=(
   "remote100-c1000|GET|/remote/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with Spindle's Client (asynchronous handler, no thread held: on an event loop or ring through that loop's own keep-alive pool; a -jdkclient row uses the JDK HttpClient.sendAsync instead; a reference row, with its framework's asynchronous client)|100"
   "remote-blocking100-c1000|GET|/remote-blocking/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with Spindle's Client.call (blocking handler, on its virtual thread; a -jdkclient row uses the JDK HttpClient.send; a reference row, with its framework's blocking client)|100"
   # wrk speaks plain HTTP to the row; the row speaks HTTPS to a second downstream (the run's key store)
-  "remote-tls100-c1000|GET|/remote-tls/100|1000|||10s|1|0|as remote100-c1000, but the downstream (a second one) is called over HTTPS: the row's TLS client handshakes once per pooled connection and encrypts every call and answer (Spindle's Client trusting -Dspindle.client.trustStore; a -jdkclient row the JDK HttpClient with -Djavax.net.ssl.trustStore; the Netty reference its SslContextBuilder.forClient() with that store); n/a on a row that does not serve GET /remote-tls/{ms}|100"
+  "remote-tls100-c1000|GET|/remote-tls/100|1000|||10s|1|0|as remote100-c1000, but the downstream (a second one) is called over HTTPS: the row's TLS client handshakes once per pooled connection and encrypts every call and answer (Spindle's Client trusting -Dspindle.client.trustStore; a -jdkclient row the JDK HttpClient with -Djavax.net.ssl.trustStore; the Netty reference its SslContextBuilder.forClient() with that store; Vert.x a second WebClient with setSsl and PfxOptions of it); n/a on a row (Helidon SE, the Spring ones, until they serve it) that does not serve GET /remote-tls/{ms}|100"
   # HTTP/2 (h2load, field 13 = streams per connection): many streams on few connections
   "plaintext-h2c|GET|/plaintext|64|||2s|0|0|h2c with prior knowledge|||32"
   "json-h2c|GET|/json|64|||2s|0|0|h2c with prior knowledge|||32"
