@@ -126,7 +126,14 @@
 # whole run (one warm JVM serves every row alike; a start per round would give the first row of
 # each round a cold downstream), warms it up, and starts every row with
 # -Dspindle.remote=http://127.0.0.1:<its port>; it shares the machine's CPUs with the server under
-# test and wrk, and is stopped at exit. Its logs: raw/downstream/.
+# test and wrk, and is stopped at exit. Its logs: raw/downstream/. remote-tls100-c1000 (in --full and
+# by --scenarios; not in the default run) calls GET /remote-tls/100, whose downstream is a second
+# one, started likewise but with the run's TLS key store (raw/downstream-tls/): every row is started
+# with -Dspindle.remoteTls=https://127.0.0.1:<its port> and a PKCS12 trust store of its certificate
+# (-Dspindle.client.trustStore/-Dspindle.client.trustStorePassword for Spindle's client and the
+# Netty and Vert.x references', -Djavax.net.ssl.trustStore/-Password for the JDK's default trust), so the
+# figure is remote100-c1000's with the client's TLS added. A row that does not serve the route
+# (404 to the route check: Helidon SE and the Spring references, for now) has it n/a.
 # Writes raw/<server>/<scenario>-round<N>.txt, summary.csv, summary.md, charts/<scenario>.svg and .png,
 # environment.md; a run of every scenario under results/ (not results/ab/, no --baseline) also
 # rewrites results/README.md to show it.
@@ -196,6 +203,8 @@ SCENARIOS_FULL=(
   "delay100-c1000|GET|/delay/100|1000|||10s|1|0|the route answers after 100 ms from a timer (asynchronous handler, no thread held)|100"
   "remote100-c1000|GET|/remote/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with Spindle's Client (asynchronous handler, no thread held: on an event loop or ring through that loop's own keep-alive pool; a -jdkclient row uses the JDK HttpClient.sendAsync instead; a reference row, with its framework's asynchronous client)|100"
   "remote-blocking100-c1000|GET|/remote-blocking/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with Spindle's Client.call (blocking handler, on its virtual thread; a -jdkclient row uses the JDK HttpClient.send; a reference row, with its framework's blocking client)|100"
+  # wrk speaks plain HTTP to the row; the row speaks HTTPS to a second downstream (the run's key store)
+  "remote-tls100-c1000|GET|/remote-tls/100|1000|||10s|1|0|as remote100-c1000, but the downstream (a second one) is called over HTTPS: the row's TLS client handshakes once per pooled connection and encrypts every call and answer (Spindle's Client trusting -Dspindle.client.trustStore; a -jdkclient row the JDK HttpClient with -Djavax.net.ssl.trustStore; the Netty reference its SslContextBuilder.forClient() with that store; Vert.x a second WebClient with setSsl and PfxOptions of it); n/a on a row (Helidon SE, the Spring ones, until they serve it) that does not serve GET /remote-tls/{ms}|100"
   # HTTP/2 (h2load, field 13 = streams per connection): many streams on few connections
   "plaintext-h2c|GET|/plaintext|64|||2s|0|0|h2c with prior knowledge|||32"
   "json-h2c|GET|/json|64|||2s|0|0|h2c with prior knowledge|||32"
@@ -369,9 +378,11 @@ DOWNSTREAM_CLASS=MultiLoopServer
 DOWNSTREAM_WARMUP=5   # seconds of /delay/1 before the first row; the rows' remote scenarios keep it warm
 (( ! quick )) || DOWNSTREAM_WARMUP=1
 need_downstream=0   # 1 when a selected scenario calls the downstream (its path starts with /remote)
+need_tls_downstream=0   # 1 when one calls the downstream over HTTPS (/remote-tls): a second downstream, with TLS
 for sc in "${SCENARIOS[@]}"; do
   IFS='|' read -r -a f <<<"$sc"
   [[ "${f[2]}" != /remote* ]] || need_downstream=1
+  [[ "${f[2]}" != /remote-tls/* ]] || need_tls_downstream=1
   if [[ "${f[8]}" == 1 ]]; then TLS_SCENARIOS+=("$sc"); else PLAIN_SCENARIOS+=("$sc"); fi
 done
 case "$duration_arg" in
@@ -441,6 +452,7 @@ DOWNSTREAM_MAX_CONNECTIONS=$(( open_files > 2000 ? open_files - 1000 : 1000 ))
 
 
 server_pid="" child_pid="" snapshot="" downstream_pid="" downstream_port="" jstat_pid=""
+downstream_tls_pid="" downstream_tls_port=""
 # The server JVMs alive now, by "<row>/<plain|tls>": with one start per run every row's stays up
 # until the end, so cleanup stops each of them (by PID) on any exit.
 declare -A live_pid=() live_port=() live_start=()
@@ -479,12 +491,17 @@ stop_server() {
   stop_forced="$SPINDLE_STOP_FORCED"
 }
 
-# Stops the downstream server we started, by its PID only, like stop_server.
+# Stops the downstream servers we started (plain and TLS), by their PIDs only, like stop_server.
 stop_downstream() {
-  [[ -n "$downstream_pid" ]] || return 0
-  local pid="$downstream_pid"
-  downstream_pid=""
-  spindle_stop_pid "$pid" "$STOP_TIMEOUT"
+  local pid
+  if [[ -n "$downstream_pid" ]]; then
+    pid="$downstream_pid" downstream_pid=""
+    spindle_stop_pid "$pid" "$STOP_TIMEOUT"
+  fi
+  if [[ -n "$downstream_tls_pid" ]]; then
+    pid="$downstream_tls_pid" downstream_tls_pid=""
+    spindle_stop_pid "$pid" "$STOP_TIMEOUT"
+  fi
 }
 
 # Stops every server JVM still alive: SIGTERM to all first, so they wind down together.
@@ -721,10 +738,11 @@ if [[ -n "$baseline" ]]; then
   run_rows=("${with_twins[@]}")
 fi
 
-# The TLS scenarios' key: made once per run, in the private directory removed at exit, so it is
-# never in the output directory (which may be committed). The password is per run too.
-TLS_PROPS=() tls_key_desc=""
-if (( ${#TLS_SCENARIOS[@]} > 0 )); then
+# The TLS scenarios' key (and the TLS downstream's): made once per run, in the private directory
+# removed at exit, so it is never in the output directory (which may be committed). The password is
+# per run too. The remote-tls scenario's rows trust its certificate from a trust store made from it.
+TLS_PROPS=() tls_key_desc="" KEY_PROPS=() TRUST_PROPS=()
+if (( ${#TLS_SCENARIOS[@]} > 0 || need_tls_downstream )); then
   tls_dir="$snapshot/tls"
   mkdir -m 700 "$tls_dir"
   tls_password="$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
@@ -734,7 +752,19 @@ if (( ${#TLS_SCENARIOS[@]} > 0 )); then
     spindle_die "keytool could not make the TLS scenarios' key store: $tls_key_desc"
   # "Generating 256-bit EC (secp256r1) key pair and self-signed certificate (SHA384withECDSA) ..."
   tls_key_desc="$(sed -n 's/^Generating //p' <<<"$tls_key_desc" | head -n 1)"
-  TLS_PROPS=("-Dspindle.tls.keystore=$tls_dir/keystore.p12" "-Dspindle.tls.password=$tls_password")
+  KEY_PROPS=("-Dspindle.tls.keystore=$tls_dir/keystore.p12" "-Dspindle.tls.password=$tls_password")
+  (( ${#TLS_SCENARIOS[@]} == 0 )) || TLS_PROPS=("${KEY_PROPS[@]}")
+fi
+if (( need_tls_downstream )); then
+  trust_log="$("$JAVA_HOME/bin/keytool" -exportcert -rfc -alias spindle-bench -keystore "$tls_dir/keystore.p12" \
+    -storepass "$tls_password" -file "$tls_dir/downstream.pem" 2>&1 &&
+    "$JAVA_HOME/bin/keytool" -importcert -noprompt -alias spindle-downstream -file "$tls_dir/downstream.pem" \
+      -storetype PKCS12 -keystore "$tls_dir/trust.p12" -storepass "$tls_password" 2>&1)" ||
+    spindle_die "keytool could not make the TLS downstream's trust store: $trust_log"
+  # Spindle's client reads the first pair; the JDK's default trust (HttpClient, and the references'
+  # clients that take no store of their own) the second
+  TRUST_PROPS=("-Dspindle.client.trustStore=$tls_dir/trust.p12" "-Dspindle.client.trustStorePassword=$tls_password"
+    "-Djavax.net.ssl.trustStore=$tls_dir/trust.p12" "-Djavax.net.ssl.trustStorePassword=$tls_password")
 fi
 
 if [[ -e "$out/measurements.tsv" ]]; then
@@ -871,7 +901,8 @@ write_environment() {
 | wrk | $(wrk -v 2>&1 | head -n 1 | sed 's/ Copyright.*//'): \`${client_cmd[*]:+${client_cmd[*]} }wrk -t$WRK_THREADS -c<connections> -d${duration}s --timeout <timeout> --latency [-s script] <url>\` |
 | CPU pinning | server: ${pin_server:-none}; wrk and the checks: ${pin_client:-none} |$( (( ! h2_selected )) || printf '\n| h2load (HTTP/2 scenarios) | %s: `%sh2load -t%s -c<connections> -m<streams per connection> -D%s --warm-up-time %ss [--npn-list=h2] --log-file <temporary file> <url>`, the server CPU sampled from the end of its warm-up time; an h2 window of the warm-up: `h2load -D<seconds> --warm-up-time 0`; h2 is checked per start first (`h2load -n 1 -c 1`): a row that does not speak it has those cells n/a |' "$(h2load --version 2>&1 | head -n 1)" "${client_cmd[*]:+${client_cmd[*]} }" "$WRK_THREADS" "$duration" "$H2_WARMUP")
 | network path | $network_path |${downstream_port:+
-| downstream (remote scenarios) | $downstream_fqcn, workers $workers, the same JVM flags; one JVM for the whole run on 127.0.0.1:$downstream_port$downstream_where, started before round 1 and warmed up (GET /delay/1, 64 connections, ${DOWNSTREAM_WARMUP}s), with \`-Dspindle.maxConnections=$DOWNSTREAM_MAX_CONNECTIONS\` (the open-files limit less 1,000: the JVM of every row and its pool of kept-alive connections live for the whole run, and must not exhaust the fixture); every row is started with \`-Dspindle.remote=http://127.0.0.1:$downstream_port\`. It runs on the same machine and shares its CPUs (not pinned) with the server under test and wrk, so its work counts against both. Logs: raw/downstream/ |}
+| downstream (remote scenarios) | $downstream_fqcn, workers $workers, the same JVM flags; one JVM for the whole run on 127.0.0.1:$downstream_port$downstream_where, started before round 1 and warmed up (GET /delay/1, 64 connections, ${DOWNSTREAM_WARMUP}s), with \`-Dspindle.maxConnections=$DOWNSTREAM_MAX_CONNECTIONS\` (the open-files limit less 1,000: the JVM of every row and its pool of kept-alive connections live for the whole run, and must not exhaust the fixture); every row is started with \`-Dspindle.remote=http://127.0.0.1:$downstream_port\`. It runs on the same machine and shares its CPUs (not pinned) with the server under test and wrk, so its work counts against both. Logs: raw/downstream/ |}${downstream_tls_port:+
+| TLS downstream (remote-tls) | a second JVM of $downstream_fqcn, as the downstream above, on https://127.0.0.1:$downstream_tls_port with the key store of the run (${tls_key_desc:-?}; \`-Dspindle.tls.keystore\`), warmed up over HTTPS likewise; every row is started with \`-Dspindle.remoteTls=https://127.0.0.1:$downstream_tls_port\` and a PKCS12 trust store of its certificate (made by keytool per run, deleted at the end) as \`-Dspindle.client.trustStore\` and \`-Djavax.net.ssl.trustStore\` (with their per-run passwords). Logs: raw/downstream-tls/ |}
 | rounds | $rounds, interleaved (all servers for round 1, then round 2, ...); $(if [[ "$starts_per_server" == 1 ]]; then echo "one start per row for the whole run, every row's JVM alive at once on its own port, ${REWARM}s of the start's first scenario before each round"; else echo "a fresh start per row and round (\`--start-per-round\`)"; fi) |
 | per scenario | ${duration}s, ${PAUSE}s pause between scenarios |
 | warm-up | per server start: $(if [[ "$warmup_mode" == fixed ]]; then echo "${warmup} windows of 1 s"; else echo "1 s windows until steady (the median of the last 3 within ${STEADY_PCT}% of the median of the 3 before, and at most $JIT_QUIET methods compiled per window over the last 3, by \`jstat -compiler\`), at most ${warmup_cap}s"; fi) of the start's first scenario (its connections and script${TLS_PROPS[*]:+; over HTTPS for the TLS start}), then ${WARMUP_PASS}s of each other scenario with another route or body; every window in raw/<row>/warmup-start<K>.tsv, the outcome in starts.tsv |${TLS_PROPS[*]:+
@@ -961,32 +992,40 @@ EOF
     echo "No TLS start passed its HTTPS checks for: ${missing[*]} (see summary.md, Failures)."
   fi
 }
-# Starts the downstream (once per run, before any row): its ready line awaited, then a warm-up
-# of /delay/1 so its JIT is done before the first row calls it. A failure ends the run.
+# Starts a downstream (once per run, before any row): $1 "plain" for the remote scenarios, "tls" for
+# remote-tls (a second JVM of the same class speaking HTTPS with the run's key store). Its ready line
+# awaited, then a warm-up of /delay/1 so its JIT is done before the first row calls it. A failure
+# ends the run.
 start_downstream() {
-  local dir="$out/raw/downstream" line="" i
+  local kind="$1" dir="$out/raw/downstream" line="" i pid port scheme=http what="the downstream $DOWNSTREAM_CLASS"
+  local -a props=()
+  [[ "$kind" != tls ]] || dir="$out/raw/downstream-tls" scheme=https what="the TLS downstream $DOWNSTREAM_CLASS" props=("${KEY_PROPS[@]}")
   mkdir -p "$dir"
   # every row's JVM stays alive for the whole run, each with its own pool of kept-alive connections to
   # the downstream: the fixture takes as many as its open-files limit allows (less a margin), so no row's
   # calls are answered 503 because earlier rows hold connections
   "${downstream_cmd[@]}" "$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" "-Dspindle.maxConnections=$DOWNSTREAM_MAX_CONNECTIONS" \
-    -cp "$downstream_cp" "$downstream_fqcn" 0 "$workers" >"$dir/server.out" 2>"$dir/server.err" </dev/null &
-  downstream_pid=$!
+    "${props[@]}" -cp "$downstream_cp" "$downstream_fqcn" 0 "$workers" >"$dir/server.out" 2>"$dir/server.err" </dev/null &
+  pid=$!
+  # recorded at once, so an exit meanwhile stops it
+  if [[ "$kind" == tls ]]; then downstream_tls_pid="$pid"; else downstream_pid="$pid"; fi
   for (( i = 0; i < READY_TIMEOUT * 10; i++ )); do
     line="$(grep -m 1 ' listening on ' "$dir/server.out" 2>/dev/null || true)"
     [[ -n "$line" ]] && break
-    spindle_pid_alive "$downstream_pid" ||
-      spindle_die "the downstream $DOWNSTREAM_CLASS exited before its ready line: $(tail -n 3 "$dir/server.err" | tr '\n' ' ')"
+    spindle_pid_alive "$pid" ||
+      spindle_die "$what exited before its ready line: $(tail -n 3 "$dir/server.err" | tr '\n' ' ')"
     sleep 0.1
   done
-  [[ -n "$line" ]] || spindle_die "the downstream $DOWNSTREAM_CLASS printed no 'listening on' line within ${READY_TIMEOUT}s"
-  downstream_port="$(grep -oE ':[0-9]+' <<<"$line" | tail -n 1 | tr -d ':')"
-  [[ -n "$downstream_port" ]] || spindle_die "no port in the downstream's ready line '$line'"
-  echo "downstream: $DOWNSTREAM_CLASS on 127.0.0.1:$downstream_port (pid $downstream_pid, workers $workers)" >&2
-  run_child "${pin_client_cmd[@]}" "${downstream_cmd[@]}" wrk -t"$WRK_THREADS" -c64 -d"${DOWNSTREAM_WARMUP}s" "http://127.0.0.1:$downstream_port/delay/1" \
+  [[ -n "$line" ]] || spindle_die "$what printed no 'listening on' line within ${READY_TIMEOUT}s"
+  port="$(grep -oE ':[0-9]+' <<<"$line" | tail -n 1 | tr -d ':')"
+  [[ -n "$port" ]] || spindle_die "no port in the ready line '$line' of $what"
+  if [[ "$kind" == tls ]]; then downstream_tls_port="$port"; else downstream_port="$port"; fi
+  echo "${what#the }: $scheme://127.0.0.1:$port (pid $pid, workers $workers)" >&2
+  run_child "${pin_client_cmd[@]}" "${downstream_cmd[@]}" wrk -t"$WRK_THREADS" -c64 -d"${DOWNSTREAM_WARMUP}s" "$scheme://127.0.0.1:$port/delay/1" \
       >"$dir/warmup.txt" 2>&1 || true
 }
-(( ! need_downstream )) || start_downstream
+(( ! need_downstream )) || start_downstream plain
+(( ! need_tls_downstream )) || start_downstream tls
 
 write_environment >"$out/environment.md"
 
@@ -1006,6 +1045,7 @@ start_server() {
     conformance) tag="conformance-" ;;
   esac
   [[ -z "$downstream_port" ]] || props+=("-Dspindle.remote=http://127.0.0.1:$downstream_port")
+  [[ -z "$downstream_tls_port" ]] || props+=("-Dspindle.remoteTls=https://127.0.0.1:$downstream_tls_port" "${TRUST_PROPS[@]}")
   (( ! netns )) || props+=("-Dspindle.host=$target_host")
   local java="$JAVA_HOME/bin/java" module="${row_module[$name]}"
   "${server_cmd[@]}" "$java" "${SPINDLE_JVM_FLAGS[@]}" "${props[@]}" -cp "${module_cp[${row_cp_key[$name]:-$module}]}" \
@@ -1120,6 +1160,7 @@ plan_tenths=$(( live_rows * (starts_per_row * (plain_start_tenths + tls_start_te
   + rounds * (plain_cells_tenths + tls_cells_tenths + phases_per_row * rewarm_tenths)) ))
 (( ! conformance )) || plan_tenths=$(( plan_tenths + live_rows * 120 ))   # a start and ~120 cases per row
 (( ! need_downstream )) || plan_tenths=$(( plan_tenths + 100 ))
+(( ! need_tls_downstream )) || plan_tenths=$(( plan_tenths + 100 ))
 plan_tenths=$(( plan_tenths + 200 ))   # the report and its charts
 # ETA: the cells left at the measured pace (or the planned one), plus the starts left at their worst.
 eta() {
@@ -1456,6 +1497,10 @@ open_phase() {
   if [[ -n "$downstream_port" ]] && grep -q -- '"--remote"' "$checker"; then
     check_args+=(--remote)
   fi
+  # /remote-tls/100 through the TLS downstream; a row without the route answers 404: its cell is n/a
+  if [[ -n "$downstream_tls_port" ]] && grep -q -- '"--remote-tls"' "$checker"; then
+    check_args+=(--remote-tls)
+  fi
   # POST /multipart with the wrk body of each multipart scenario of this start (a baseline's checker may not know it)
   local sc f
   if grep -q -- '"--multipart"' "$checker"; then
@@ -1781,6 +1826,10 @@ trap - INT TERM
 if (( need_downstream )) && ! spindle_pid_alive "$downstream_pid"; then
   echo "warning: the downstream $DOWNSTREAM_CLASS exited during the run; remote figures after that are 502s" >&2
   event - downstream warning "the downstream $DOWNSTREAM_CLASS exited during the run: $(tail -n 2 "$out/raw/downstream/server.err" | tr '\n' ' ')"
+fi
+if (( need_tls_downstream )) && ! spindle_pid_alive "$downstream_tls_pid"; then
+  echo "warning: the TLS downstream $DOWNSTREAM_CLASS exited during the run; remote-tls figures after that are 502s" >&2
+  event - downstream warning "the TLS downstream $DOWNSTREAM_CLASS exited during the run: $(tail -n 2 "$out/raw/downstream-tls/server.err" | tr '\n' ' ')"
 fi
 stop_downstream
 

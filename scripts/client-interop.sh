@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Interop of Spindle's HTTPS client with other TLS servers: nginx (Debian `nginx`) with TLS 1.2 only
-# and with TLS 1.3 only, and h2o (Debian `h2o`, its default protocols), each in front of a Spindle
-# backend (VirtualThreadServer with the benchmark app) on 127.0.0.1. A CI step.
+# Interop of Spindle's HTTPS client with other TLS servers on 127.0.0.1: nginx (Debian `nginx`) with
+# TLS 1.2 only and with TLS 1.3 only, and h2o (Debian `h2o`, its default protocols), each in front of
+# a Spindle backend (VirtualThreadServer with the benchmark app); and, reached directly over TLS
+# with no proxy in front, the Netty reference (NettyServer, the JDK's TLS through Netty's SslHandler)
+# and Spindle's own MultiLoopServer, VirtualThreadServer and IoUringServer (SKIPPED when io_uring is
+# not available here), each serving the benchmark app's routes itself with -Dspindle.tls.keystore.
+# A CI step.
 #
 #   scripts/client-interop.sh [output_dir]
 #
 #   output_dir  the servers' configurations and logs, the certificate, the client's output;
 #               default a temporary directory
 #
-# Makes a self-signed certificate for 127.0.0.1 and localhost (openssl) and a trust store holding
-# only it (keytool), and a 3 MiB file the TLS servers serve themselves at /files/big. Then
-# tools/client-interop (compiled here against the launchers' classpath) calls every target both
-# ways a handler calls, blocking (`call()`) and from an asynchronous handler on an event loop of a
-# MultiLoopServer it runs (`send()`): the file, checked byte for byte; 512 KiB POSTed to the
-# backend's /echo through the target and echoed back, checked; three GET /plaintext kept alive.
-# Each case at most 30 s.
+# Makes a self-signed certificate for 127.0.0.1 and localhost (openssl), the direct servers' key
+# store (PKCS12) and a trust store holding only the certificate (keytool), and a 3 MiB file nginx and
+# h2o serve themselves at /files/big. Then tools/client-interop (compiled here against the
+# launchers' classpath) calls every target both ways a handler calls, blocking (`call()`) and from
+# an asynchronous handler on an event loop of a MultiLoopServer it runs (`send()`): a file, checked
+# byte for byte (from nginx and h2o their /files/big; from the direct servers, which have no static
+# file route, the benchmark app's GET /download, its 1 MiB whose byte i is i % 251); 512 KiB POSTed
+# to /echo (the backend's through nginx and h2o) and echoed back, checked; three GET /plaintext kept
+# alive. Each case at most 30 s.
 #
 # Installs what is missing: Debian nginx, h2o and openssl. Prints one line per case (ok/FAIL) and a
-# PASS/FAIL line per target.
+# PASS/FAIL line per target (SKIPPED for IoUringServer without io_uring, with the kernel's reason).
 # Exit status: 0 every case passed; 1 something failed; 2 bad arguments.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
@@ -52,17 +58,33 @@ rm -f "$out/trust.p12"
 "$JAVA_HOME/bin/keytool" -importcert -noprompt -alias interop -file "$out/cert.pem" -keystore "$out/trust.p12" \
   -storetype PKCS12 -storepass "$PASSWORD" >"$out/keytool.log" 2>&1 ||
   { cat "$out/keytool.log" >&2; spindle_die "keytool could not make the trust store"; }
+openssl pkcs12 -export -inkey "$out/key.pem" -in "$out/cert.pem" -name interop -out "$out/keystore.p12" \
+  -passout "pass:$PASSWORD" >>"$out/openssl.log" 2>&1 ||
+  { cat "$out/openssl.log" >&2; spindle_die "openssl could not make the servers' key store"; }
 mkdir -p "$out/www/files"
 head -c $(( 3 << 20 )) /dev/urandom >"$out/www/files/big"
+# what the benchmark app's (and the Netty reference's) GET /download answers: 1 MiB, byte i = i % 251
+/usr/bin/python3 -c 'import sys; sys.stdout.buffer.write(bytes(i % 251 for i in range(1 << 20)))' >"$out/download.bin"
 
 cp="$(spindle_classpath launchers)"
 cp="$(spindle_snapshot_cp "$cp" "$out/classpath")"
+netty_cp="$(spindle_classpath netty-server)"
+netty_cp="$(spindle_snapshot_cp "$netty_cp" "$out/classpath-netty")"
 mkdir -p "$out/tool"
 mapfile -t sources < <(find "$SPINDLE_ROOT/tools/client-interop/src/main/java" -name '*.java')
 "$JAVA_HOME/bin/javac" --release 25 -cp "$cp" -d "$out/tool" "${sources[@]}" || spindle_die "tools/client-interop did not compile"
 
 backend_pid="" nginx_pid="" h2o_pid=""
+# the servers called directly over TLS: main class -> classpath, and once started, its pid and port
+DIRECT=(NettyServer MultiLoopServer VirtualThreadServer IoUringServer)
+declare -A direct_cp=([NettyServer]="$netty_cp") direct_fqcn=([NettyServer]=dev.spindle.netty.NettyServer)
+declare -A direct_pid=() direct_port=()
+for name in "${DIRECT[@]:1}"; do
+  direct_cp[$name]="$cp" direct_fqcn[$name]="dev.spindle.launch.$name"
+done
 cleanup() {
+  local name
+  for name in "${!direct_pid[@]}"; do spindle_stop_pid "${direct_pid[$name]}" 10; done
   spindle_stop_pid "$h2o_pid" 10
   spindle_stop_pid "$nginx_pid" 10
   spindle_stop_pid "$backend_pid" 10
@@ -74,7 +96,26 @@ trap 'exit 143' TERM
 "$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" -cp "$cp" dev.spindle.launch.VirtualThreadServer 0 2 \
   >"$out/backend.out" 2>"$out/backend.err" &
 backend_pid=$!
+# the direct servers start meanwhile: their JVMs warm up side by side
+mkdir -p "$out/direct"
+for name in "${DIRECT[@]}"; do
+  "$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" "-Dspindle.tls.keystore=$out/keystore.p12" "-Dspindle.tls.password=$PASSWORD" \
+    -cp "${direct_cp[$name]}" "${direct_fqcn[$name]}" 0 2 >"$out/direct/$name.out" 2>"$out/direct/$name.err" &
+  direct_pid[$name]=$!
+done
 backend="$(spindle_await_ready "$backend_pid" "$out/backend.out" "$out/backend.err")"
+declare -A skipped=()
+for name in "${DIRECT[@]}"; do
+  if ! direct_port[$name]="$(spindle_await_ready "${direct_pid[$name]}" "$out/direct/$name.out" "$out/direct/$name.err" 2>"$out/direct/$name.ready")"; then
+    # a kernel without io_uring (or one that forbids it) is the machine's, not the client's, failure
+    if [[ "$name" == IoUringServer ]] && grep -q 'io_uring is not available' "$out/direct/$name.err"; then
+      skipped[$name]="$(grep -m 1 -o 'io_uring is not available.*' "$out/direct/$name.err")"
+      continue
+    fi
+    cat "$out/direct/$name.ready" >&2
+    spindle_die "$name did not start over TLS"
+  fi
+done
 
 # three free ports, found by binding and letting go (nothing else binds on this machine's loopback meanwhile)
 read -r tls12 tls13 h2o_port < <(/usr/bin/python3 - <<'PY'
@@ -169,22 +210,40 @@ await_port nginx "$tls12" "$nginx_pid"
 await_port nginx "$tls13" "$nginx_pid"
 await_port h2o "$h2o_port" "$h2o_pid"
 
+targets=(nginx-tls1.2 nginx-tls1.3 h2o)
+direct_args=(--file "$out/download.bin" --served-at /download)
+for name in "${DIRECT[@]}"; do
+  [[ -z "${skipped[$name]:-}" ]] || continue
+  targets+=("$name")
+  # one of Spindle's by name, so its certificate is checked against a DNS name too
+  host=127.0.0.1
+  [[ "$name" != MultiLoopServer ]] || host=localhost
+  direct_args+=("$name=https://$host:${direct_port[$name]}")
+done
+
 rc=0
-timeout -k 5 180 "$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" -cp "$out/tool:$cp" dev.spindle.tools.clientinterop.ClientInterop \
+timeout -k 5 240 "$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" -cp "$out/tool:$cp" dev.spindle.tools.clientinterop.ClientInterop \
   --trust "$out/trust.p12" --password "$PASSWORD" --file "$out/www/files/big" --served-at /files/big \
   "nginx-tls1.2=https://127.0.0.1:$tls12" "nginx-tls1.3=https://localhost:$tls13" "h2o=https://127.0.0.1:$h2o_port" \
-  2>"$out/client.log" || rc=$?
+  "${direct_args[@]}" 2>"$out/client.log" || rc=$?
 cat "$out/client.log" >&2
 failed=0
-for target in nginx-tls1.2 nginx-tls1.3 h2o; do
+for target in "${targets[@]}"; do
   cases="$(grep -c "^  ok $target " "$out/client.log" || true)"
   if grep -q "^  FAIL $target " "$out/client.log" || (( cases != 6 )); then
-    printf 'FAIL %-14s %s of 6 cases passed\n' "$target" "$cases"
+    printf 'FAIL %-19s %s of 6 cases passed\n' "$target" "$cases"
     failed=1
   else
-    printf 'PASS %-14s 6 cases\n' "$target"
+    printf 'PASS %-19s 6 cases\n' "$target"
   fi
 done
+for name in "${!skipped[@]}"; do
+  printf 'SKIPPED %-16s %s\n' "$name" "${skipped[$name]}"
+done
 kill -0 "$backend_pid" 2>/dev/null || { echo "FAIL the backend exited during the run" >&2; failed=1; }
+for name in "${!direct_pid[@]}"; do
+  [[ -n "${skipped[$name]:-}" ]] || spindle_pid_alive "${direct_pid[$name]}" ||
+    { echo "FAIL $name exited during the run" >&2; failed=1; }
+done
 (( rc == 0 && failed == 0 )) || { echo "client-interop: failed; logs in $out" >&2; exit 1; }
 echo "client-interop: every case passed; logs in $out" >&2

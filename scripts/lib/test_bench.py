@@ -703,6 +703,56 @@ class UsersListCheckTest(unittest.TestCase):
         self.assertIn("not served", results[0][2])
 
 
+def remote_tls_checks(answer: str) -> tuple[list, list]:
+    """bench.run_checks with remote_tls against a server whose GET /remote-tls/100 answers as `answer`
+    says: "ok" (the downstream's /delay/100 body passed through), "404" or "502"."""
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            body = b'{"delayed":100}' if self.path == "/remote-tls/100" and answer == "ok" else b""
+            status = 200 if body else (502 if self.path == "/remote-tls/100" and answer == "502" else 404)
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_POST = do_GET
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.handle_error = lambda *_: None
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        absent: list[str] = []
+        results = bench.run_checks("127.0.0.1", server.server_address[1], 5.0, absent=absent, remote_tls=True)
+        return [r for r in results if "/remote-tls" in r[0]], [p for p in absent if p.startswith("/remote-tls")]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class RemoteTlsCheckTest(unittest.TestCase):
+    def test_the_downstream_body_passes(self):
+        results, absent = remote_tls_checks("ok")
+        self.assertEqual(absent, [])
+        self.assertEqual([r[1] for r in results], [None], results)
+
+    def test_a_404_is_absent_the_scenario_path(self):
+        results, absent = remote_tls_checks("404")
+        self.assertEqual(absent, ["/remote-tls/100"])
+        self.assertIn("/remote-tls/100", bench.OPTIONAL_ROUTES)
+        self.assertEqual([r[1] for r in results], [None], results)
+
+    def test_a_502_fails(self):
+        results, absent = remote_tls_checks("502")
+        self.assertEqual(absent, [])
+        self.assertTrue(results[0][1], results)
+
+
 if __name__ == "__main__":
     unittest.main()
 

@@ -98,7 +98,7 @@ public final class BenchmarkApp {
      * @return {@code routes}, for chaining
      */
     public static Router.Builder register(Router.Builder routes) {
-        return register(routes, Downstream.fromSystemProperties());
+        return register(routes, Downstream.fromSystemProperties(), Downstream.fromSystemProperties(Downstream.TLS_PROPERTY));
     }
 
     /**
@@ -109,6 +109,20 @@ public final class BenchmarkApp {
      * @return {@code routes}, for chaining
      */
     public static Router.Builder register(Router.Builder routes, Downstream downstream) {
+        return register(routes, downstream, Downstream.fromSystemProperties(Downstream.TLS_PROPERTY));
+    }
+
+    /**
+     * Adds the benchmark app's routes to {@code routes}, the remote ones calling {@code downstream},
+     * {@code /remote-tls/{ms}} calling {@code tlsDownstream}.
+     *
+     * @param routes the builder to add to
+     * @param downstream the service {@code /remote/{ms}} and {@code /remote-blocking/{ms}} call
+     * @param tlsDownstream the service {@code /remote-tls/{ms}} calls (over HTTPS, as the matrix's
+     *        remote-tls scenario gives it; any http(s) address works)
+     * @return {@code routes}, for chaining
+     */
+    public static Router.Builder register(Router.Builder routes, Downstream downstream, Downstream tlsDownstream) {
         Broadcasts broadcasts = new Broadcasts();
         return routes
                 .get("/plaintext", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(HELLO))
@@ -136,6 +150,8 @@ public final class BenchmarkApp {
                 // the same downstream call twice: no thread waits for sendAsync; send holds its thread
                 .get("/remote/{ms}", Handler.async((req, res) -> downstream.fetchAsync(millis(req, MAX_DELAY_MS), res)))
                 .get("/remote-blocking/{ms}", Handler.blocking((req, res) -> downstream.fetch(millis(req, MAX_DELAY_MS), res)))
+                // /remote/{ms} with its own downstream, which the matrix reaches over HTTPS
+                .get("/remote-tls/{ms}", Handler.async((req, res) -> tlsDownstream.fetchAsync(millis(req, MAX_DELAY_MS), res)))
                 .get("/download", (req, res) -> res.contentType("application/octet-stream").file(DownloadFile.PATH))
                 .post("/multipart", Handler.blocking(BenchmarkApp::multipart), RouteOptions.defaults().maxBodySize(MAX_MULTIPART_BYTES))
                 .websocket("/ws/echo", new WsEcho(), WS_ECHO_OPTIONS)

@@ -45,6 +45,12 @@ import org.slf4j.LoggerFactory;
 public final class Downstream {
     /** The system property naming the downstream's base address, e.g. {@code http://127.0.0.1:8081}. */
     public static final String PROPERTY = "spindle.remote";
+    /**
+     * The system property naming the downstream of {@code /remote-tls/{ms}}, an {@code https://}
+     * address, e.g. {@code https://127.0.0.1:8443}; Spindle's client trusts its certificate from
+     * {@code spindle.client.trustStore}, the JDK's from {@code javax.net.ssl.trustStore}.
+     */
+    public static final String TLS_PROPERTY = "spindle.remoteTls";
     /** The system property choosing the client: {@code spindle} (the default) or {@code jdk}. */
     public static final String CLIENT_PROPERTY = "spindle.remote.client";
     /** Spindle's client: connections per event loop to the downstream, unless {@code spindle.client.maxConnections} says. */
@@ -56,6 +62,8 @@ public final class Downstream {
 
     /** {@code <base>/delay/}, or null when no downstream is configured. */
     private final String delayPrefix;
+    /** The property the 503 names when no downstream is configured. */
+    private final String property;
     private final Duration margin;
     private final boolean jdk;
     private volatile HttpClient client;
@@ -82,6 +90,10 @@ public final class Downstream {
      *        {@link Client}
      */
     public Downstream(URI base, Duration margin, boolean jdkClient) {
+        this(base, margin, jdkClient, PROPERTY);
+    }
+
+    private Downstream(URI base, Duration margin, boolean jdkClient, String property) {
         if (base != null && !"http".equals(base.getScheme()) && !"https".equals(base.getScheme())) {
             throw new IllegalArgumentException("downstream must be an http or https address: " + base);
         }
@@ -89,6 +101,7 @@ public final class Downstream {
         this.delayPrefix = b == null ? null : (b.endsWith("/") ? b.substring(0, b.length() - 1) : b) + "/delay/";
         this.margin = margin;
         this.jdk = jdkClient;
+        this.property = property;
     }
 
     /**
@@ -98,8 +111,20 @@ public final class Downstream {
      * @throws IllegalArgumentException if the property is not an http(s) address
      */
     public static Downstream fromSystemProperties() {
-        String raw = System.getProperty(PROPERTY);
-        return new Downstream(raw == null || raw.isBlank() ? null : URI.create(raw.trim()), DEFAULT_MARGIN);
+        return fromSystemProperties(PROPERTY);
+    }
+
+    /**
+     * The downstream named by {@code property}, or none if it is unset or blank.
+     *
+     * @param property {@value #PROPERTY}, or {@value #TLS_PROPERTY} for {@code /remote-tls/{ms}}'s
+     * @return the configured downstream, with the default margin
+     * @throws IllegalArgumentException if the property is not an http(s) address
+     */
+    public static Downstream fromSystemProperties(String property) {
+        String raw = System.getProperty(property);
+        return new Downstream(raw == null || raw.isBlank() ? null : URI.create(raw.trim()), DEFAULT_MARGIN,
+                "jdk".equals(System.getProperty(CLIENT_PROPERTY, "").trim()), property);
     }
 
     /**
@@ -167,7 +192,8 @@ public final class Downstream {
 
     private String uri(int ms) {
         if (delayPrefix == null) {
-            throw new HttpException(503, "no downstream configured: start the server with -D" + PROPERTY + "=http://host:port");
+            throw new HttpException(503, "no downstream configured: start the server with -D" + property
+                    + (TLS_PROPERTY.equals(property) ? "=https://host:port" : "=http://host:port"));
         }
         return delayPrefix + ms;
     }

@@ -77,6 +77,8 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
 
     private final Executor blocking;
     private final RemoteCalls remote;
+    /** The calls of {@code /remote-tls/{ms}}, to the downstream over HTTPS. */
+    private final RemoteCalls remoteTls;
     /** Whether {@code /download} may go as a file region (sendfile); not through TLS, which must see the bytes. */
     private final boolean zeroCopy;
     private ChannelHandlerContext ctx;
@@ -103,13 +105,15 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
     private final WebSockets webSockets;
     private final EventStreams eventStreams;
 
-    BenchmarkHandler(Executor blocking, RemoteCalls remote, WebSockets webSockets, EventStreams eventStreams) {
-        this(blocking, remote, webSockets, eventStreams, true);
+    BenchmarkHandler(Executor blocking, RemoteCalls remote, RemoteCalls remoteTls, WebSockets webSockets, EventStreams eventStreams) {
+        this(blocking, remote, remoteTls, webSockets, eventStreams, true);
     }
 
-    BenchmarkHandler(Executor blocking, RemoteCalls remote, WebSockets webSockets, EventStreams eventStreams, boolean zeroCopy) {
+    BenchmarkHandler(Executor blocking, RemoteCalls remote, RemoteCalls remoteTls, WebSockets webSockets, EventStreams eventStreams,
+            boolean zeroCopy) {
         this.blocking = blocking;
         this.remote = remote;
+        this.remoteTls = remoteTls;
         this.webSockets = webSockets;
         this.eventStreams = eventStreams;
         this.zeroCopy = zeroCopy;
@@ -200,7 +204,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
         if ((path.startsWith("/ws/") || path.startsWith("/sse/")) && liveRoute(req, path, method, keepAlive, http10)) {
             return;
         }
-        BenchmarkRoutes.Target target = BenchmarkRoutes.match(path, get, method == HttpMethod.POST, remote.configured());
+        BenchmarkRoutes.Target target = BenchmarkRoutes.match(path, get, method == HttpMethod.POST, remote.configured(), remoteTls.configured());
         switch (target.kind()) {
             case PLAINTEXT -> staticAnswer(true, Wire.HELLO, Wire.TEXT_PLAIN, Wire.HELLO_LENGTH, keepAlive, http10);
             case JSON -> staticAnswer(true, Wire.HELLO_JSON, Wire.APPLICATION_JSON, Wire.HELLO_JSON_LENGTH, keepAlive, http10);
@@ -224,7 +228,9 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
             case BAD_VALUE -> empty(HttpResponseStatus.BAD_REQUEST, keepAlive, http10);
             case NO_DOWNSTREAM -> respond(HttpResponseStatus.SERVICE_UNAVAILABLE, Wire.TEXT_PLAIN,
                     Unpooled.copiedBuffer(RemoteDownstream.unconfiguredMessage(), StandardCharsets.UTF_8), keepAlive, http10);
-            case BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING -> answerAfter(target.kind(), target.millis(), keepAlive, http10);
+            case NO_TLS_DOWNSTREAM -> respond(HttpResponseStatus.SERVICE_UNAVAILABLE, Wire.TEXT_PLAIN,
+                    Unpooled.copiedBuffer(RemoteDownstream.unconfiguredTlsMessage(), StandardCharsets.UTF_8), keepAlive, http10);
+            case BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING, REMOTE_TLS -> answerAfter(target.kind(), target.millis(), keepAlive, http10);
         }
     }
 
@@ -361,6 +367,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
                     capped, TimeUnit.MILLISECONDS);
             // a client connection on this event loop: the answer comes back on this thread, no thread waits
             case REMOTE -> remote.fetch(ctx.channel().eventLoop(), capped, (status, type, body) -> answerLater(status, type, body, keepAlive, http10));
+            case REMOTE_TLS -> remoteTls.fetch(ctx.channel().eventLoop(), capped, (status, type, body) -> answerLater(status, type, body, keepAlive, http10));
             case REMOTE_BLOCKING -> offload(() -> remote.fetchBlocking(capped, (status, type, body) ->
                     ctx.executor().execute(() -> answerLater(status, type, body, keepAlive, http10))));
             default -> offload(() -> {

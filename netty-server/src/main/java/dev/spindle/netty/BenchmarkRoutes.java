@@ -21,8 +21,11 @@ final class BenchmarkRoutes {
         MULTIPART,
         /** {@code /users/{id}}: {@link Target#value} is the id, decoded. */
         USER,
-        /** {@code /blocking/{ms}}, {@code /delay/{ms}}, {@code /remote/{ms}}, {@code /remote-blocking/{ms}}: {@link Target#millis}. */
-        BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING,
+        /**
+         * {@code /blocking/{ms}}, {@code /delay/{ms}}, {@code /remote/{ms}}, {@code /remote-blocking/{ms}},
+         * {@code /remote-tls/{ms}} (the TLS downstream's): {@link Target#millis}.
+         */
+        BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING, REMOTE_TLS,
         NOT_FOUND,
         /** A method the route does not take: 405 with {@code Allow: GET, HEAD}. */
         GET_ONLY,
@@ -33,7 +36,9 @@ final class BenchmarkRoutes {
         /** A millisecond value that is no number or out of range: 400. */
         BAD_VALUE,
         /** A remote route while no downstream is configured: 503. */
-        NO_DOWNSTREAM
+        NO_DOWNSTREAM,
+        /** {@code /remote-tls/{ms}} while no TLS downstream is configured: 503. */
+        NO_TLS_DOWNSTREAM
     }
 
     /** A request's route and its variable (null, or 0 ms, when it has none). */
@@ -61,8 +66,9 @@ final class BenchmarkRoutes {
      * @param get whether the method is GET or HEAD
      * @param post whether the method is POST
      * @param downstreamConfigured whether the remote routes have a downstream to call
+     * @param tlsDownstreamConfigured whether {@code /remote-tls/{ms}} has its TLS downstream to call
      */
-    static Target match(String path, boolean get, boolean post, boolean downstreamConfigured) {
+    static Target match(String path, boolean get, boolean post, boolean downstreamConfigured, boolean tlsDownstreamConfigured) {
         switch (path) {
             case "/plaintext":
                 return get ? plain(Kind.PLAINTEXT) : plain(Kind.GET_ONLY);
@@ -81,11 +87,11 @@ final class BenchmarkRoutes {
             case "/multipart":
                 return post ? plain(Kind.MULTIPART) : plain(Kind.POST_ONLY);
             default:
-                return variable(path, get, downstreamConfigured);
+                return variable(path, get, downstreamConfigured, tlsDownstreamConfigured);
         }
     }
 
-    private static Target variable(String path, boolean get, boolean downstreamConfigured) {
+    private static Target variable(String path, boolean get, boolean downstreamConfigured, boolean tlsDownstreamConfigured) {
         Kind kind;
         String value;
         if (path.startsWith("/users/")) {
@@ -103,6 +109,9 @@ final class BenchmarkRoutes {
         } else if (path.startsWith("/remote-blocking/")) {
             kind = Kind.REMOTE_BLOCKING;
             value = path.substring(17);
+        } else if (path.startsWith("/remote-tls/")) {
+            kind = Kind.REMOTE_TLS;
+            value = path.substring(12);
         } else {
             return plain(Kind.NOT_FOUND);
         }
@@ -125,6 +134,9 @@ final class BenchmarkRoutes {
         }
         if ((kind == Kind.REMOTE || kind == Kind.REMOTE_BLOCKING) && !downstreamConfigured) {
             return plain(Kind.NO_DOWNSTREAM);
+        }
+        if (kind == Kind.REMOTE_TLS && !tlsDownstreamConfigured) {
+            return plain(Kind.NO_TLS_DOWNSTREAM);
         }
         return new Target(kind, null, capped);
     }

@@ -42,15 +42,17 @@ final class Http2BenchmarkHandler extends ChannelInboundHandlerAdapter {
 
     private final Executor blocking;
     private final RemoteCalls remote;
+    private final RemoteCalls remoteTls;
     private ChannelHandlerContext ctx;
     /** The body of an {@code /echo} request being read, else null. */
     private CompositeByteBuf echoBody;
     private CharSequence echoType;
     private boolean answered;
 
-    Http2BenchmarkHandler(Executor blocking, RemoteCalls remote) {
+    Http2BenchmarkHandler(Executor blocking, RemoteCalls remote, RemoteCalls remoteTls) {
         this.blocking = blocking;
         this.remote = remote;
+        this.remoteTls = remoteTls;
     }
 
     @Override
@@ -110,7 +112,7 @@ final class Http2BenchmarkHandler extends ChannelInboundHandlerAdapter {
         }
         int query = uri.indexOf('?');
         String path = query < 0 ? uri : uri.substring(0, query);
-        BenchmarkRoutes.Target target = BenchmarkRoutes.match(path, get, POST.contentEquals(methodName), remote.configured());
+        BenchmarkRoutes.Target target = BenchmarkRoutes.match(path, get, POST.contentEquals(methodName), remote.configured(), remoteTls.configured());
         switch (target.kind()) {
             case PLAINTEXT -> staticAnswer(true, head, Wire.HELLO, Wire.TEXT_PLAIN);
             case JSON -> staticAnswer(true, head, Wire.HELLO_JSON, Wire.APPLICATION_JSON);
@@ -136,7 +138,9 @@ final class Http2BenchmarkHandler extends ChannelInboundHandlerAdapter {
             case MALFORMED, BAD_VALUE -> empty(HttpResponseStatus.BAD_REQUEST);
             case NO_DOWNSTREAM -> respond(HttpResponseStatus.SERVICE_UNAVAILABLE, Wire.TEXT_PLAIN,
                     Unpooled.copiedBuffer(RemoteDownstream.unconfiguredMessage(), StandardCharsets.UTF_8), false);
-            case BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING -> answerAfter(target.kind(), target.millis());
+            case NO_TLS_DOWNSTREAM -> respond(HttpResponseStatus.SERVICE_UNAVAILABLE, Wire.TEXT_PLAIN,
+                    Unpooled.copiedBuffer(RemoteDownstream.unconfiguredTlsMessage(), StandardCharsets.UTF_8), false);
+            case BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING, REMOTE_TLS -> answerAfter(target.kind(), target.millis());
         }
     }
 
@@ -161,6 +165,7 @@ final class Http2BenchmarkHandler extends ChannelInboundHandlerAdapter {
             // a timer on the connection's event loop (the stream channel's): no thread waits
             case DELAY -> ctx.executor().schedule(() -> later("{\"delayed\":" + capped + "}"), capped, TimeUnit.MILLISECONDS);
             case REMOTE -> remote.fetch(ctx.channel().eventLoop(), capped, (status, type, body) -> later(status, type, body));
+            case REMOTE_TLS -> remoteTls.fetch(ctx.channel().eventLoop(), capped, (status, type, body) -> later(status, type, body));
             case REMOTE_BLOCKING -> offload(() -> remote.fetchBlocking(capped, (status, type, body) ->
                     ctx.executor().execute(() -> later(status, type, body))));
             default -> offload(() -> {

@@ -66,7 +66,9 @@ import org.slf4j.LoggerFactory;
  * collects its own body), pre-encoded headers, and one flush per read batch.
  * {@code /remote/{ms}} calls the downstream ({@code -Dspindle.remote}, read at start) with a Netty
  * client on the connection's own event loop, {@code /remote-blocking/{ms}} with the JDK's
- * {@code HttpClient.send} on a virtual thread ({@link RemoteCalls}). {@code /users-list} is
+ * {@code HttpClient.send} on a virtual thread ({@link RemoteCalls}); {@code /remote-tls/{ms}} as
+ * {@code /remote/{ms}}, over HTTPS to {@code -Dspindle.remoteTls}, trusting the PKCS12 store of
+ * {@code -Dspindle.client.trustStore} (else the JDK's default trust). {@code /users-list} is
  * gzip-compressed on HTTP/1.1 by Netty's {@code HttpContentCompressor}, which {@link BenchmarkHandler}
  * puts in a connection's pipeline when that connection first asks for the route.
  *
@@ -104,6 +106,7 @@ public final class NettyServer implements AutoCloseable {
     private EventLoopGroup loops;
     private ExecutorService blocking;
     private RemoteCalls remote;
+    private RemoteCalls remoteTls;
     private Channel serverChannel;
     /** The broadcast room and the event streams: one of each per server, so one per process as launched. */
     private final WebSockets webSockets = new WebSockets();
@@ -143,6 +146,9 @@ public final class NettyServer implements AutoCloseable {
         blocking = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("netty-blocking-", 0).factory());
         // the remote routes' downstream, read as the server starts; its client connections use the same transport
         remote = new RemoteCalls(RemoteDownstream.fromSystemProperties(), epoll ? EpollSocketChannel.class : NioSocketChannel.class);
+        // /remote-tls/{ms}'s: the same client over HTTPS (-Dspindle.remoteTls, trusting -Dspindle.client.trustStore)
+        remoteTls = new RemoteCalls(RemoteDownstream.fromSystemProperties(RemoteDownstream.TLS_PROPERTY),
+                epoll ? EpollSocketChannel.class : NioSocketChannel.class);
         // one Date per second for everyone, computed off the request path
         loops.next().scheduleAtFixedRate(Wire::refreshDate, 1000 - System.currentTimeMillis() % 1000, 1000, TimeUnit.MILLISECONDS);
         ServerBootstrap bootstrap = new ServerBootstrap()
@@ -167,7 +173,7 @@ public final class NettyServer implements AutoCloseable {
                                                 ctx.pipeline().addLast(http2Codec(), http2Streams());
                                             } else {
                                                 ctx.pipeline().addLast("codec", http1Codec());
-                                                ctx.pipeline().addLast("app", new BenchmarkHandler(blocking, remote, webSockets, eventStreams, false));
+                                                ctx.pipeline().addLast("app", new BenchmarkHandler(blocking, remote, remoteTls, webSockets, eventStreams, false));
                                             }
                                         }
 
@@ -209,7 +215,7 @@ public final class NettyServer implements AutoCloseable {
                                         }
                                     }));
                         }
-                        ch.pipeline().addLast("app", new BenchmarkHandler(blocking, remote, webSockets, eventStreams));
+                        ch.pipeline().addLast("app", new BenchmarkHandler(blocking, remote, remoteTls, webSockets, eventStreams));
                     }
                 });
         if (epoll) {
@@ -283,7 +289,7 @@ public final class NettyServer implements AutoCloseable {
         return new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
             @Override
             protected void initChannel(Http2StreamChannel stream) {
-                stream.pipeline().addLast(new Http2BenchmarkHandler(blocking, remote));
+                stream.pipeline().addLast(new Http2BenchmarkHandler(blocking, remote, remoteTls));
             }
         });
     }
@@ -326,6 +332,9 @@ public final class NettyServer implements AutoCloseable {
         }
         if (remote != null) {
             remote.close();
+        }
+        if (remoteTls != null) {
+            remoteTls.close();
         }
         terminated.countDown();
     }

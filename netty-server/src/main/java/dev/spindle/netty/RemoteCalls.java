@@ -39,6 +39,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManagerFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,7 +88,9 @@ final class RemoteCalls implements AutoCloseable {
         int port = base == null ? -1 : base.getPort() != -1 ? base.getPort() : https ? 443 : 80;
         this.address = base == null ? null : new InetSocketAddress(base.getHost(), port);
         this.host = base == null ? null : base.getPort() == -1 ? base.getHost() : base.getHost() + ":" + port;
-        this.tls = https ? SslContextBuilder.forClient().build() : null;
+        // the JDK's default trust unless -Dspindle.client.trustStore names the downstream's certificate
+        TrustManagerFactory trust = https ? RemoteDownstream.trustFromSystemProperties() : null;
+        this.tls = https ? SslContextBuilder.forClient().trustManager(trust).build() : null;
         this.jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     }
 

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.references.support;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.time.Duration;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * The downstream of a reference's {@code /remote/{ms}} and {@code /remote-blocking/{ms}} routes, as
@@ -26,6 +33,16 @@ import java.time.Duration;
 public record RemoteDownstream(URI base, Duration margin) {
     /** The system property naming the downstream's base address, e.g. {@code http://127.0.0.1:8081}. */
     public static final String PROPERTY = "spindle.remote";
+    /**
+     * The system property naming the downstream of {@code /remote-tls/{ms}}, an {@code https://}
+     * address; its certificate is trusted from {@value #TRUST_STORE_PROPERTY} where the client's
+     * idiom takes a store, else from the JDK's default trust ({@code javax.net.ssl.trustStore}).
+     */
+    public static final String TLS_PROPERTY = "spindle.remoteTls";
+    /** The PKCS12 trust store of the TLS downstream's certificate (the property Spindle's client reads too). */
+    public static final String TRUST_STORE_PROPERTY = "spindle.client.trustStore";
+    /** The password of {@value #TRUST_STORE_PROPERTY}. */
+    public static final String TRUST_STORE_PASSWORD_PROPERTY = "spindle.client.trustStorePassword";
     /** The system property overriding the margin, in milliseconds (the conformance suite shortens it). */
     public static final String MARGIN_PROPERTY = "spindle.remote.marginMs";
     /** The margin when {@value #MARGIN_PROPERTY} is unset. */
@@ -52,7 +69,18 @@ public record RemoteDownstream(URI base, Duration margin) {
      * @throws IllegalArgumentException if a property is malformed
      */
     public static RemoteDownstream fromSystemProperties() {
-        String raw = System.getProperty(PROPERTY);
+        return fromSystemProperties(PROPERTY);
+    }
+
+    /**
+     * Reads {@code property} (the base address) and {@value #MARGIN_PROPERTY} now.
+     *
+     * @param property {@value #PROPERTY}, or {@value #TLS_PROPERTY} for {@code /remote-tls/{ms}}'s downstream
+     * @return the configured downstream, unconfigured when the property is unset or blank
+     * @throws IllegalArgumentException if a property is malformed
+     */
+    public static RemoteDownstream fromSystemProperties(String property) {
+        String raw = System.getProperty(property);
         URI base = null;
         if (raw != null && !raw.isBlank()) {
             String b = raw.trim();
@@ -113,5 +141,34 @@ public record RemoteDownstream(URI base, Duration margin) {
     /** {@return the 503 body when no downstream is configured, naming the property} */
     public static String unconfiguredMessage() {
         return "no downstream configured: start the server with -D" + PROPERTY + "=http://host:port";
+    }
+
+    /** {@return the 503 body of {@code /remote-tls/{ms}} when no TLS downstream is configured} */
+    public static String unconfiguredTlsMessage() {
+        return "no TLS downstream configured: start the server with -D" + TLS_PROPERTY + "=https://host:port";
+    }
+
+    /**
+     * The trust store {@value #TRUST_STORE_PROPERTY} names, loaded (PKCS12), for clients that take
+     * a {@link TrustManagerFactory}.
+     *
+     * @return the trust managers' factory, or null when the property is unset (the JDK's default trust then)
+     * @throws IllegalArgumentException if the store cannot be read
+     */
+    public static TrustManagerFactory trustFromSystemProperties() {
+        String file = System.getProperty(TRUST_STORE_PROPERTY);
+        if (file == null || file.isBlank()) {
+            return null;
+        }
+        char[] password = System.getProperty(TRUST_STORE_PASSWORD_PROPERTY, "").toCharArray();
+        try (InputStream in = Files.newInputStream(Path.of(file.trim()))) {
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(in, password);
+            TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            trust.init(store);
+            return trust;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException(TRUST_STORE_PROPERTY + " " + file + " cannot be read: " + e.getMessage(), e);
+        }
     }
 }

@@ -19,6 +19,7 @@ import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.PoolOptions;
+import io.vertx.core.net.PfxOptions;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -84,6 +85,8 @@ final class BenchmarkVerticle extends VerticleBase {
     private final int port;
     private final Path download;
     private final RemoteDownstream downstream;
+    /** The downstream of {@code /remote-tls/{ms}}, called over HTTPS. */
+    private final RemoteDownstream tlsDownstream;
     private final HttpClient jdkClient;
     private final Duration shutdownGrace;
     private final AtomicInteger boundPort;
@@ -91,6 +94,7 @@ final class BenchmarkVerticle extends VerticleBase {
     private CharSequence date;
     private HttpServer server;
     private WebClient client;
+    private WebClient tlsClient;
 
     /**
      * An instance not yet deployed.
@@ -99,17 +103,19 @@ final class BenchmarkVerticle extends VerticleBase {
      * @param port the port, the same for every instance (Vert.x shares its socket among them)
      * @param download the file {@code /download} serves
      * @param downstream the downstream of the remote routes (perhaps none: they answer 503)
+     * @param tlsDownstream the downstream of {@code /remote-tls/{ms}} (perhaps none: it answers 503)
      * @param jdkClient the blocking client of {@code /remote-blocking}, shared by all instances
      * @param shutdownGrace how long stopping waits for requests in flight
      * @param boundPort where the instance records the port it listens on
      * @param live the WebSocket and event-stream routes, shared by all instances
      */
-    BenchmarkVerticle(String host, int port, Path download, RemoteDownstream downstream, HttpClient jdkClient,
-                      Duration shutdownGrace, AtomicInteger boundPort, LiveRoutes live) {
+    BenchmarkVerticle(String host, int port, Path download, RemoteDownstream downstream, RemoteDownstream tlsDownstream,
+                      HttpClient jdkClient, Duration shutdownGrace, AtomicInteger boundPort, LiveRoutes live) {
         this.host = host;
         this.port = port;
         this.download = download;
         this.downstream = downstream;
+        this.tlsDownstream = tlsDownstream;
         this.jdkClient = jdkClient;
         this.shutdownGrace = shutdownGrace;
         this.boundPort = boundPort;
@@ -122,6 +128,14 @@ final class BenchmarkVerticle extends VerticleBase {
         vertx.setPeriodic(1000, id -> refreshDate());
         // this instance's own pool, its connections on this instance's loop
         client = WebClient.create(vertx, new WebClientOptions(), new PoolOptions().setHttp1MaxSize(DOWNSTREAM_CONNECTIONS));
+        // /remote-tls's: the same pool over TLS, trusting -Dspindle.client.trustStore (else the JDK's default trust)
+        WebClientOptions tls = new WebClientOptions().setSsl(true);
+        String trustStore = System.getProperty(RemoteDownstream.TRUST_STORE_PROPERTY);
+        if (trustStore != null && !trustStore.isBlank()) {
+            tls.setTrustOptions(new PfxOptions().setPath(trustStore.trim())
+                    .setPassword(System.getProperty(RemoteDownstream.TRUST_STORE_PASSWORD_PROPERTY, "")));
+        }
+        tlsClient = WebClient.create(vertx, tls, new PoolOptions().setHttp1MaxSize(DOWNSTREAM_CONNECTIONS));
         HttpServerOptions options = new HttpServerOptions()
                 .setHost(host)
                 .setPort(port)
@@ -159,7 +173,10 @@ final class BenchmarkVerticle extends VerticleBase {
     /** Stops accepting and lets requests in flight finish (each connection closes after its answer), up to the grace period. */
     @Override
     public Future<?> stop() {
-        return server.shutdown(shutdownGrace).onComplete(done -> client.close());
+        return server.shutdown(shutdownGrace).onComplete(done -> {
+            client.close();
+            tlsClient.close();
+        });
     }
 
     private Router router() {
@@ -177,7 +194,8 @@ final class BenchmarkVerticle extends VerticleBase {
         // unordered: Vert.x would otherwise run one blocking handler at a time per instance
         read(router, "/blocking/:ms").blockingHandler(BenchmarkVerticle::blocking, false);
         read(router, "/delay/:ms").handler(this::delay);
-        read(router, "/remote/:ms").handler(this::remote);
+        read(router, "/remote/:ms").handler(ctx -> remote(ctx, downstream, client));
+        read(router, "/remote-tls/:ms").handler(ctx -> remote(ctx, tlsDownstream, tlsClient));
         read(router, "/remote-blocking/:ms").blockingHandler(this::remoteBlocking, false);
         live.addTo(router);
         return router;
@@ -275,9 +293,13 @@ final class BenchmarkVerticle extends VerticleBase {
      * completes, as {@link RemoteDownstream} tabulates. The request's timeout bounds both getting a
      * connection and the wait for data; the downstream sends its whole answer after the delay.
      */
-    private void remote(RoutingContext ctx) {
-        Integer ms = remoteDelay(ctx);
+    private void remote(RoutingContext ctx, RemoteDownstream downstream, WebClient client) {
+        Integer ms = millis(ctx, MAX_DELAY_MS);
         if (ms == null) {
+            return;
+        }
+        if (!downstream.configured()) {
+            fail(ctx, 503, downstream == tlsDownstream ? RemoteDownstream.unconfiguredTlsMessage() : RemoteDownstream.unconfiguredMessage());
             return;
         }
         long timeout = downstream.timeout(ms).toMillis();

@@ -88,9 +88,10 @@ public final class VertxServer implements AutoCloseable {
         vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(workers).setWorkerPoolSize(workerPool));
         jdkClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         RemoteDownstream downstream = RemoteDownstream.fromSystemProperties();
+        RemoteDownstream tlsDownstream = RemoteDownstream.fromSystemProperties(RemoteDownstream.TLS_PROPERTY);
         try {
             int listen = requestedPort == 0 ? freePort() : requestedPort;
-            vertx.deployVerticle(() -> new BenchmarkVerticle(host, listen, DOWNLOAD, downstream, jdkClient, SHUTDOWN_GRACE, boundPort, live),
+            vertx.deployVerticle(() -> new BenchmarkVerticle(host, listen, DOWNLOAD, downstream, tlsDownstream, jdkClient, SHUTDOWN_GRACE, boundPort, live),
                             new DeploymentOptions().setInstances(workers))
                     .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {

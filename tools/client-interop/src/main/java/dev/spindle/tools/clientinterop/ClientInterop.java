@@ -36,24 +36,30 @@ import java.util.zip.CRC32;
  * on this thread) and on an event loop ({@code send()} from an asynchronous handler of a
  * MultiLoopServer this tool runs): a static file the target serves itself, checked byte for byte;
  * a body POSTed to the backend's {@code /echo} through the target and echoed back; three requests
- * on one kept-alive connection. One line per case on stderr, {@code ok} or {@code FAIL}.
+ * on one kept-alive connection. Servers that are targets themselves (no proxy in front) answer
+ * {@code /echo} and {@code /plaintext} on their own. One line per case on stderr, {@code ok} or
+ * {@code FAIL}.
  *
- * <pre>ClientInterop --trust STORE --password PW --file PATH --served-at /files/big NAME=https://HOST:PORT ...</pre>
+ * <pre>ClientInterop --trust STORE --password PW --file PATH --served-at /files/big NAME=https://HOST:PORT ...
+ *     [--file PATH2 --served-at /download NAME2=https://HOST:PORT ...]</pre>
+ *
+ * A target's file is the {@code --file} and {@code --served-at} given last before it: the proxies
+ * serve a file of their own, a benchmark app its {@code /download}.
  *
  * Exit status: 0 every case passed, 1 one failed, 2 bad arguments.
  */
 public final class ClientInterop {
     private static final int ECHO_BYTES = 512 * 1024;
 
+    /** A server to call: its base address and the file it serves at {@code filePath}. */
+    private record Target(String base, byte[] file, String filePath) {
+    }
+
     private final Client client;
-    private final byte[] file;
-    private final String filePath;
     private final byte[] echo;
 
-    private ClientInterop(Client client, byte[] file, String filePath) {
+    private ClientInterop(Client client) {
         this.client = client;
-        this.file = file;
-        this.filePath = filePath;
         this.echo = new byte[ECHO_BYTES];
         new Random(7).nextBytes(echo);
     }
@@ -63,41 +69,52 @@ public final class ClientInterop {
         String password = null;
         Path file = null;
         String servedAt = null;
-        Map<String, String> targets = new LinkedHashMap<>();
+        byte[] bytes = null;
+        Map<String, Target> targets = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
+            if (args[i].startsWith("--") && i + 1 == args.length) {
+                usage(args[i] + " needs a value");
+            }
             switch (args[i]) {
                 case "--trust" -> trust = Path.of(args[++i]);
                 case "--password" -> password = args[++i];
-                case "--file" -> file = Path.of(args[++i]);
+                case "--file" -> {
+                    file = Path.of(args[++i]);
+                    bytes = Files.readAllBytes(file);
+                }
                 case "--served-at" -> servedAt = args[++i];
                 default -> {
                     int eq = args[i].indexOf('=');
                     if (eq <= 0) {
                         usage("not NAME=URL: " + args[i]);
                     }
-                    targets.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+                    if (file == null || servedAt == null) {
+                        usage("--file and --served-at must come before the target " + args[i]);
+                    }
+                    if (targets.put(args[i].substring(0, eq), new Target(args[i].substring(eq + 1), bytes, servedAt)) != null) {
+                        usage("two targets named " + args[i].substring(0, eq));
+                    }
                 }
             }
         }
-        if (trust == null || password == null || file == null || servedAt == null || targets.isEmpty()) {
-            usage("--trust, --password, --file, --served-at and a target are needed");
+        if (trust == null || password == null || targets.isEmpty()) {
+            usage("--trust, --password and a target are needed");
         }
         try (Client client = Client.create(ClientConfig.defaults().responseTimeout(Duration.ofSeconds(10))
                 .trustStore(trust, password.toCharArray()))) {
-            ClientInterop interop = new ClientInterop(client, Files.readAllBytes(file), servedAt);
-            System.exit(interop.run(targets) ? 0 : 1);
+            System.exit(new ClientInterop(client).run(targets) ? 0 : 1);
         }
     }
 
     private static void usage(String why) {
         System.err.println("error: " + why);
-        System.err.println("usage: ClientInterop --trust STORE --password PW --file PATH --served-at PATH NAME=https://HOST:PORT ...");
+        System.err.println("usage: ClientInterop --trust STORE --password PW {--file PATH --served-at PATH NAME=https://HOST:PORT ...} ...");
         System.exit(2);
     }
 
-    private boolean run(Map<String, String> targets) throws IOException {
+    private boolean run(Map<String, Target> targets) throws IOException {
         HttpServer loop = new MultiLoopServer(ServerConfig.defaults().port(0).workers(1), Router.builder()
-                .get("/run", Handler.async((req, res) -> onLoop(req.queryParam("base"), req.queryParam("case"))
+                .get("/run", Handler.async((req, res) -> onLoop(targets.get(req.queryParam("target")), req.queryParam("case"))
                         .handle((outcome, failure) -> {
                             res.text(failure == null ? outcome : "FAIL " + describe(failure));
                             return null;
@@ -105,10 +122,10 @@ public final class ClientInterop {
                 .build()).start();
         boolean passed = true;
         try {
-            for (Map.Entry<String, String> t : targets.entrySet()) {
+            for (Map.Entry<String, Target> t : targets.entrySet()) {
                 for (String c : List.of("file", "echo", "keep-alive")) {
                     passed &= report(t.getKey(), c, "blocking", blocking(t.getValue(), c));
-                    passed &= report(t.getKey(), c, "event loop", viaLoop(loop.port(), t.getValue(), c));
+                    passed &= report(t.getKey(), c, "event loop", viaLoop(loop.port(), t.getKey(), c));
                 }
             }
         } finally {
@@ -124,10 +141,11 @@ public final class ClientInterop {
     }
 
     /** The case on this thread, with {@code call()}. */
-    private String blocking(String base, String c) {
+    private String blocking(Target t, String c) {
+        String base = t.base();
         try {
             return switch (c) {
-                case "file" -> checkFile(client.get(base + filePath).call());
+                case "file" -> checkFile(t, client.get(base + t.filePath()).call());
                 case "echo" -> checkEcho(client.post(base + "/echo").header("Content-Type", "application/octet-stream")
                         .body(new ByteArrayInputStream(echo), echo.length).call());
                 default -> {
@@ -150,9 +168,10 @@ public final class ClientInterop {
     }
 
     /** The case on the loop of this tool's server, with {@code send()}. */
-    private CompletionStage<String> onLoop(String base, String c) {
+    private CompletionStage<String> onLoop(Target t, String c) {
+        String base = t.base();
         return switch (c) {
-            case "file" -> client.get(base + filePath).send().thenApply(this::checkFile);
+            case "file" -> client.get(base + t.filePath()).send().thenApply(r -> checkFile(t, r));
             case "echo" -> client.post(base + "/echo").header("Content-Type", "application/octet-stream")
                     .body(new ByteArrayInputStream(echo), echo.length).send().thenApply(this::checkEcho);
             default -> {
@@ -168,8 +187,8 @@ public final class ClientInterop {
     }
 
     /** Asks this tool's own server to run the case on its loop (a plain GET over a socket). */
-    private static String viaLoop(int port, String base, String c) {
-        String target = "/run?base=" + URLEncoder.encode(base, StandardCharsets.UTF_8) + "&case=" + c;
+    private static String viaLoop(int port, String name, String c) {
+        String target = "/run?target=" + URLEncoder.encode(name, StandardCharsets.UTF_8) + "&case=" + c;
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
             s.setSoTimeout(30_000);
             OutputStream out = s.getOutputStream();
@@ -183,10 +202,11 @@ public final class ClientInterop {
         }
     }
 
-    private String checkFile(ClientResponse r) {
+    private static String checkFile(Target t, ClientResponse r) {
         if (r.status() != 200) {
             return "FAIL status " + r.status();
         }
+        byte[] file = t.file();
         byte[] body = r.bodyBytes();
         return Arrays.equals(body, file) ? "ok " + body.length + " bytes, crc " + crc(body)
                 : "FAIL " + body.length + " bytes, crc " + crc(body) + ", expected " + file.length + " bytes, crc " + crc(file);
