@@ -76,10 +76,11 @@ CORE_FORBIDDEN=(
   # byte helpers depend on nothing of Spindle
   "dev.spindle.core.bytes -> dev.spindle.*"
   # the client speaks its own HTTP/1.1, over the API's result types and the strategy contract: none
-  # of the server's wire protocols or exchanges (its https: connections go through the TLS layer,
-  # tls.TlsClientConnection, as spi wraps the servers' in tls.TlsConnection)
+  # of the server's HTTP/1.1 or exchanges (its https: connections go through the TLS layer,
+  # tls.TlsClientConnection, as spi wraps the servers' in tls.TlsConnection). Its HTTP/2 uses the
+  # frames and HPACK of http2 through http2.Http2Codec, one implementation for both sides; the
+  # server's streams and connection stay apart (http2 knows no client, below)
   "dev.spindle.core.client -> dev.spindle.core.http1"
-  "dev.spindle.core.client -> dev.spindle.core.http2"
   "dev.spindle.core.client -> dev.spindle.core.exchange"
   # and only the API (which builds its responses) and the drivers opening its sockets use it
   "dev.spindle.core.http1 -> dev.spindle.core.client"

@@ -24,6 +24,9 @@ final class CountingProxy implements AutoCloseable {
                     Socket in = listener.accept();
                     accepted.incrementAndGet();
                     Socket out = new Socket(LOOPBACK, target);
+                    // no Nagle: an HTTP/2 peer's small frames (WINDOW_UPDATE) must not wait for an ACK
+                    in.setTcpNoDelay(true);
+                    out.setTcpNoDelay(true);
                     sockets.add(in);
                     sockets.add(out);
                     RawSockets.pump(in, out);

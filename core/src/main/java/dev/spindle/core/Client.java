@@ -79,7 +79,8 @@ public final class Client implements AutoCloseable {
         this.config = Objects.requireNonNull(config, "config");
         this.settings = config.settings();
         this.interceptors = config.interceptorArray();
-        this.limits = new LoopPools.PoolLimits(config.maxConnectionsPerDestination(), config.maxWaitingRequests());
+        this.limits = new LoopPools.PoolLimits(config.maxConnectionsPerDestination(), config.maxWaitingRequests(), config.http2(),
+                config.h2cPriorKnowledge());
         this.tls = config.clientTls();
         this.proxy = config.proxy() == null ? null : destination(config.proxy(), false, null);
         this.blocking = new BlockingCalls(settings, config.maxConnectionsPerDestination(), tls);

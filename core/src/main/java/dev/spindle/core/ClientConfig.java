@@ -34,6 +34,8 @@ import javax.net.ssl.TrustManagerFactory;
  *   <tr><td>maxPipelined</td><td>spindle.client.maxPipelined</td><td>1</td><td>requests written on a connection before the first is answered (1: no pipelining)</td></tr>
  *   <tr><td>followRedirects</td><td>spindle.client.followRedirects</td><td>0</td><td>redirects (301, 302, 303, 307, 308 with a {@code Location}) followed per request before its last answer is returned as it is; 0 follows none</td></tr>
  *   <tr><td>decompression</td><td>spindle.client.decompression</td><td>false</td><td>requests offer {@code Accept-Encoding: gzip} (unless they name their own) and buffered gzip responses are handed over decoded</td></tr>
+ *   <tr><td>http2</td><td>spindle.client.http2</td><td>false</td><td>{@code https:} connections made on an event loop offer HTTP/2 by ALPN ({@code h2}, then {@code http/1.1}) and speak it when the server chooses it</td></tr>
+ *   <tr><td>h2cPriorKnowledge</td><td>spindle.client.h2c</td><td>false</td><td>{@code http:} connections made on an event loop speak HTTP/2 from their first byte (RFC 9113 3.3): only for servers known to</td></tr>
  *   <tr><td>trustStore</td><td>spindle.client.trustStore, spindle.client.trustStorePassword</td><td>the JDK's</td><td>a key store file whose certificates are trusted instead of the JDK's ({@link #trustStore})</td></tr>
  *   <tr><td>maxResponseBodySize</td><td>spindle.client.maxResponseBodySize</td><td>8 MiB</td><td>largest response body buffered; a larger one fails with {@link ClientException.Reason#BODY_TOO_LARGE}</td></tr>
  * </table>
@@ -63,6 +65,8 @@ public final class ClientConfig {
     private int maxPipelined = ENGINE_DEFAULTS.maxPipelined();
     private int followRedirects;
     private boolean decompression;
+    private boolean http2;
+    private boolean h2cPriorKnowledge;
     /** {@code host:port} of an HTTP proxy every connection tunnels through, or null. */
     private String proxy;
     private long maxResponseBodySize = ENGINE_DEFAULTS.maxBodySize();
@@ -103,6 +107,8 @@ public final class ClientConfig {
         c.maxPipelined = prop("spindle.client.maxPipelined", c.maxPipelined, Integer::parseInt);
         c.followRedirects = prop("spindle.client.followRedirects", c.followRedirects, Integer::parseInt);
         c.decompression = prop("spindle.client.decompression", c.decompression, ClientConfig::bool);
+        c.http2 = prop("spindle.client.http2", c.http2, ClientConfig::bool);
+        c.h2cPriorKnowledge = prop("spindle.client.h2c", c.h2cPriorKnowledge, ClientConfig::bool);
         char[] trustPassword = prop("spindle.client.trustStorePassword", "", value -> value).toCharArray();
         c.trustStore = prop("spindle.client.trustStore", null, value -> load(Path.of(value), trustPassword));
         c.maxResponseBodySize = prop("spindle.client.maxResponseBodySize", c.maxResponseBodySize, Long::parseLong);
@@ -222,6 +228,36 @@ public final class ClientConfig {
 
     /** {@return whether gzip is offered and decoded} */
     public boolean decompression() { return decompression; }
+
+    /**
+     * Whether {@code https:} connections offer HTTP/2 by ALPN (RFC 9113 3.2; off by default): the
+     * server chooses, and a connection where it chose {@code h2} carries up to as many requests at
+     * once as the server allows ({@code SETTINGS_MAX_CONCURRENT_STREAMS}), one per stream, with
+     * flow control both ways; one where it chose HTTP/1.1, or that offers no ALPN, is HTTP/1.1 as
+     * before. Applies to requests sent on an event loop; {@link Client#call} stays on HTTP/1.1.
+     *
+     * @param on whether to offer HTTP/2
+     * @return a copy with HTTP/2 offered or not
+     */
+    public ClientConfig http2(boolean on) { return with(c -> c.http2 = on); }
+
+    /** {@return whether {@code https:} connections offer HTTP/2} */
+    public boolean http2() { return http2; }
+
+    /**
+     * Whether {@code http:} connections speak HTTP/2 from their first byte, without asking (h2c
+     * with prior knowledge, RFC 9113 3.3; off by default): for downstreams known to speak it, as a
+     * service mesh's sidecar or a gRPC-style backend does. A server that does not fails the
+     * requests (the connection closes, or answers with bytes that are no HTTP/2 frames:
+     * {@link ClientException.Reason#MALFORMED_RESPONSE}). Applies to requests sent on an event loop.
+     *
+     * @param on whether to speak h2c
+     * @return a copy with h2c on or off
+     */
+    public ClientConfig h2cPriorKnowledge(boolean on) { return with(c -> c.h2cPriorKnowledge = on); }
+
+    /** {@return whether {@code http:} connections speak HTTP/2 by prior knowledge} */
+    public boolean h2cPriorKnowledge() { return h2cPriorKnowledge; }
 
     /**
      * An HTTP proxy every connection goes through: the socket connects to the proxy, which is
@@ -406,6 +442,8 @@ public final class ClientConfig {
         c.followRedirects = followRedirects;
         c.proxy = proxy;
         c.decompression = decompression;
+        c.http2 = http2;
+        c.h2cPriorKnowledge = h2cPriorKnowledge;
         c.maxResponseBodySize = maxResponseBodySize;
         c.interceptors = interceptors;
         c.tlsContext = tlsContext;
@@ -452,7 +490,7 @@ public final class ClientConfig {
                 + idleTimeout + ", maxConnectionsPerDestination=" + maxConnectionsPerDestination + ", maxWaitingRequests="
                 + maxWaitingRequests + ", maxPipelined=" + maxPipelined + ", maxResponseBodySize=" + maxResponseBodySize
                 + (followRedirects > 0 ? ", followRedirects=" + followRedirects : "") + (proxy != null ? ", proxy=" + proxy : "")
-                + (decompression ? ", decompression" : "")
+                + (decompression ? ", decompression" : "") + (http2 ? ", http2" : "") + (h2cPriorKnowledge ? ", h2cPriorKnowledge" : "")
                 + (interceptors.length > 0 ? ", interceptors=" + interceptors.length : "")
                 + (tlsContext != null ? ", tls=context" : "") + (trustStore != null ? ", trustStore" : "") + (keyStore != null ? ", keyStore" : "")
                 + (hostnameVerification ? "" : ", hostnameVerification=false") + "]";

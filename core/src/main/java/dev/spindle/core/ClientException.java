@@ -62,6 +62,12 @@ public class ClientException extends IOException {
          */
         POOL_FULL,
         /**
+         * The server reset the request's HTTP/2 stream ({@code RST_STREAM} with the code named in
+         * the message, other than {@code REFUSED_STREAM}, which is {@link #NOT_SENT}): the server
+         * may have acted on the request. The connection goes on.
+         */
+        STREAM_RESET,
+        /**
          * The request's streamed body could not be sent whole: its source failed, or gave more or
          * fewer bytes than the length announced. The connection is closed (its framing is lost);
          * the server may have acted on the part it got.

@@ -34,13 +34,12 @@ public final class ClientResponse {
         new ClientEngineAccess();
     }
 
-    private static final String HTTP_1_0 = "HTTP/1.0";
-    private static final String HTTP_1_1 = "HTTP/1.1";
     private static final int[] NO_FIELDS = new int[0];
     private static final byte[] NO_BYTES = new byte[0];
 
     private final int status;
-    private final boolean http10;
+    /** As the server said it: {@code HTTP/1.1}, {@code HTTP/1.0} or {@code HTTP/2}. */
+    private final String version;
     /** The status line and header section as received; {@link #fields} index into it. */
     private final byte[] head;
     private final int reasonStart;
@@ -57,22 +56,22 @@ public final class ClientResponse {
     /** The body as it arrives, for a streamed response; null for a buffered one. */
     private final RequestBody streamed;
 
-    ClientResponse(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd, int[] fields, int fieldCount,
+    ClientResponse(int status, String version, byte[] head, int reasonStart, int reasonEnd, int[] fields, int fieldCount,
             byte[] body, int bodyLength, byte[] trailerBytes, int[] trailerFields, int trailerCount) {
-        this(status, http10, head, reasonStart, reasonEnd, fields, fieldCount, body, bodyLength, trailerBytes, trailerFields,
+        this(status, version, head, reasonStart, reasonEnd, fields, fieldCount, body, bodyLength, trailerBytes, trailerFields,
                 trailerCount, null);
     }
 
     /** A streamed response: its head, and its body as the connection feeds it. */
-    ClientResponse(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd, int[] fields, int fieldCount,
+    ClientResponse(int status, String version, byte[] head, int reasonStart, int reasonEnd, int[] fields, int fieldCount,
             RequestBody streamed) {
-        this(status, http10, head, reasonStart, reasonEnd, fields, fieldCount, null, 0, null, null, 0, streamed);
+        this(status, version, head, reasonStart, reasonEnd, fields, fieldCount, null, 0, null, null, 0, streamed);
     }
 
-    private ClientResponse(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd, int[] fields, int fieldCount,
+    private ClientResponse(int status, String version, byte[] head, int reasonStart, int reasonEnd, int[] fields, int fieldCount,
             byte[] body, int bodyLength, byte[] trailerBytes, int[] trailerFields, int trailerCount, RequestBody streamed) {
         this.status = status;
-        this.http10 = http10;
+        this.version = version;
         this.head = head;
         this.reasonStart = reasonStart;
         this.reasonEnd = reasonEnd;
@@ -100,7 +99,7 @@ public final class ClientResponse {
                 count++;
             }
         }
-        return new ClientResponse(status, http10, head, reasonStart, reasonEnd, kept, count, decoded, decoded.length, trailerBytes,
+        return new ClientResponse(status, version, head, reasonStart, reasonEnd, kept, count, decoded, decoded.length, trailerBytes,
                 trailerFields, trailerCount, null);
     }
 
@@ -116,10 +115,10 @@ public final class ClientResponse {
     /**
      * The HTTP version the server answered with.
      *
-     * @return {@code "HTTP/1.1"} or {@code "HTTP/1.0"}
+     * @return {@code "HTTP/1.1"}, {@code "HTTP/1.0"} or {@code "HTTP/2"}
      */
     public String version() {
-        return http10 ? HTTP_1_0 : HTTP_1_1;
+        return version;
     }
 
     /**

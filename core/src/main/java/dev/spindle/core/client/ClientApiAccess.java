@@ -54,7 +54,7 @@ public abstract class ClientApiAccess {
      * A response over the arrays given, which it keeps (the caller must not change them).
      *
      * @param status the final status code
-     * @param http10 whether the server answered HTTP/1.0
+     * @param version the version the server answered with: {@code HTTP/1.1}, {@code HTTP/1.0} or {@code HTTP/2}
      * @param head the status line and header section as received
      * @param reasonStart where the reason phrase starts in {@code head}
      * @param reasonEnd where it ends
@@ -67,7 +67,7 @@ public abstract class ClientApiAccess {
      * @param trailerCount how many fields {@code trailerFields} holds
      * @return the response
      */
-    public abstract ClientResponse response(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd,
+    public abstract ClientResponse response(int status, String version, byte[] head, int reasonStart, int reasonEnd,
             int[] fields, int fieldCount, byte[] body, int bodyLength, byte[] trailerBytes, int[] trailerFields,
             int trailerCount);
 
@@ -75,7 +75,7 @@ public abstract class ClientApiAccess {
      * A streamed response over the head's arrays, which it keeps, and the body the connection feeds.
      *
      * @param status the final status code
-     * @param http10 whether the server answered HTTP/1.0
+     * @param version the version the server answered with: {@code HTTP/1.1}, {@code HTTP/1.0} or {@code HTTP/2}
      * @param head the status line and header section as received
      * @param reasonStart where the reason phrase starts in {@code head}
      * @param reasonEnd where it ends
@@ -85,7 +85,7 @@ public abstract class ClientApiAccess {
      * @param collectLimit the most {@link ClientResponse#readBody()} collects
      * @return the response
      */
-    public abstract ClientResponse streamedResponse(int status, boolean http10, byte[] head, int reasonStart, int reasonEnd,
+    public abstract ClientResponse streamedResponse(int status, String version, byte[] head, int reasonStart, int reasonEnd,
             int[] fields, int fieldCount, RequestBody body, long collectLimit);
 
     /**

@@ -60,7 +60,7 @@ import org.slf4j.LoggerFactory;
  * <p>Completing a request's future runs its dependent actions on the connection's thread, after
  * the call that completed it has updated the connection: they may send the next request on it.
  */
-public final class ClientConnection implements OutboundConnection {
+public final class ClientConnection implements OutboundConnection, PoolableConnection {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
     private static final int OUTPUT_INITIAL_BYTES = 1024;
 
@@ -185,7 +185,8 @@ public final class ClientConnection implements OutboundConnection {
      * @param request the request; it must not change until its response completes
      * @param outcome called once, on the connection's thread
      */
-    void send(ClientRequest request, BiConsumer<ClientResponse, Throwable> outcome) {
+    @Override
+    public void send(ClientRequest request, BiConsumer<ClientResponse, Throwable> outcome) {
         send(new ClientCall(request, outcome));
     }
 
@@ -215,8 +216,8 @@ public final class ClientConnection implements OutboundConnection {
         return authority;
     }
 
-    /** Who drives this connection, for the streamed bodies of its responses. */
-    void driver(ResponseStream.Driver driver) {
+    @Override
+    public void driver(ResponseStream.Driver driver) {
         this.driver = driver;
     }
 
@@ -254,6 +255,12 @@ public final class ClientConnection implements OutboundConnection {
      */
     public int inFlight() {
         return inFlight.size();
+    }
+
+    /** {@return the pipelining depth} */
+    @Override
+    public int capacity() {
+        return settings.maxPipelined();
     }
 
     /**
@@ -523,8 +530,7 @@ public final class ClientConnection implements OutboundConnection {
 
     @Override
     public String toString() {
-        return "ClientConnection[" + authority + ", " + phase + (closing ? ", closing" : "") + ", " + inFlight.size()
-                + " in flight, " + waiting.size() + " waiting]";
+        return "ClientConnection[" + authority + ", " + phase + ", " + inFlight.size() + " in flight, " + waiting.size() + " waiting]";
     }
 
     /** Encodes waiting requests while the pipelining depth allows, none after a non-idempotent one. */

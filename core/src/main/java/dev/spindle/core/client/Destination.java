@@ -36,6 +36,7 @@ public final class Destination {
 
     /** What ALPN offers: HTTP/1.1 is what the client speaks. */
     private static final List<String> HTTP_1_1 = List.of("http/1.1");
+    private static final List<String> H2_HTTP_1_1 = List.of("h2", "http/1.1");
 
     private final String host;
     private final int port;
@@ -135,13 +136,18 @@ public final class Destination {
      * What a strategy drives for {@code core}, a new connection to this destination: the
      * connection itself, or TLS around it for an {@code https:} one; through a proxy, in a tunnel.
      *
-     * @param core the HTTP/1.1 connection
+     * @param core the HTTP connection
      * @param tls how the client speaks TLS
      * @param handshakeTimeout the most the connect and the TLS handshake take together
      * @return the connection to drive
      */
     OutboundConnection wire(ClientConnection core, ClientTls tls, Duration handshakeTimeout) {
-        OutboundConnection c = secure ? tls.around(core, host, port, HTTP_1_1, handshakeTimeout) : core;
+        return wire(core, tls, false, handshakeTimeout);
+    }
+
+    /** As {@link #wire(ClientConnection, ClientTls, Duration)}, with ALPN offering {@code h2} first if {@code offerHttp2}. */
+    OutboundConnection wire(OutboundConnection core, ClientTls tls, boolean offerHttp2, Duration handshakeTimeout) {
+        OutboundConnection c = secure ? tls.around(core, host, port, offerHttp2 ? H2_HTTP_1_1 : HTTP_1_1, handshakeTimeout) : core;
         return proxy == null ? c : new ProxyTunnel(c, (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port, proxy.authority());
     }
 

@@ -36,6 +36,12 @@ final class DestinationPool {
     private int idleCount;
     /** What {@link #publish()} last saw, for readers on other threads (metrics). */
     private volatile int openNow, idleNow, waitingNow;
+    /** What the destination's connections speak, as far as the pool knows: ALPN tells it on the first. */
+    private enum Protocol { HTTP_1_1, HTTP_2, UNKNOWN }
+
+    private Protocol protocol;
+    /** Connections opened while the protocol was unknown, still negotiating it. */
+    private int probing;
     private boolean resolving;
     private boolean dispatching;
     private boolean closed;
@@ -46,6 +52,8 @@ final class DestinationPool {
         this.destination = destination;
         this.settings = settings;
         this.limits = limits;
+        this.protocol = destination.secure() ? (limits.offerHttp2() ? Protocol.UNKNOWN : Protocol.HTTP_1_1)
+                : limits.h2cPriorKnowledge() ? Protocol.HTTP_2 : Protocol.HTTP_1_1;
     }
 
     void submit(PooledExchange x) {
@@ -80,10 +88,18 @@ final class DestinationPool {
 
     /** Sends {@code x} on a connection if one can take it now; false if it must wait. */
     private boolean dispatch(PooledExchange x) {
-        PooledConnection c = takeIdle();
+        PooledConnection c = takeIdle(x.previous);
+        if (c == null && protocol == Protocol.HTTP_2) {
+            // streams on a connection open (or opening) before another connection
+            c = leastBusy(x.previous);
+        }
         if (c != null) {
             sendOn(c, x, true);
             return true;
+        }
+        if (protocol == Protocol.UNKNOWN && probing > 0) {
+            // the first connection's handshake tells whether one connection carries them all
+            return false;
         }
         if (connections.size() < limits.maxConnections()) {
             InetSocketAddress address = destination.connectsTo().addressNow();
@@ -95,7 +111,7 @@ final class DestinationPool {
             return true;
         }
         if (settings.maxPipelined() > 1) {
-            c = leastBusy();
+            c = leastBusy(x.previous);
             if (c != null) {
                 sendOn(c, x, true);
                 return true;
@@ -116,21 +132,31 @@ final class DestinationPool {
         }
     }
 
-    private PooledConnection takeIdle() {
-        for (PooledConnection c; (c = idle.pollFirst()) != null; ) {
+    /** The most recently used idle connection other than {@code avoid}. */
+    private PooledConnection takeIdle(PooledConnection avoid) {
+        PooledConnection skipped = null;
+        PooledConnection found = null;
+        for (PooledConnection c; found == null && (c = idle.pollFirst()) != null; ) {
             leftIdle(c);
-            if (c.core.isIdle()) {
-                return c;
+            if (c == avoid) {
+                skipped = c;
+            } else if (c.core.isIdle()) {
+                found = c;
             }
         }
-        return null;
+        if (skipped != null && skipped.core.isIdle()) {
+            skipped.inIdle = true;
+            idleCount++;
+            idle.push(skipped);
+        }
+        return found;
     }
 
-    private PooledConnection leastBusy() {
+    private PooledConnection leastBusy(PooledConnection avoid) {
         PooledConnection best = null;
         for (PooledConnection c : connections) {
             int pending = c.core.pending();
-            if (c.core.isReusable() && pending < settings.maxPipelined() && (best == null || pending < best.core.pending())) {
+            if (c != avoid && c.core.isReusable() && pending < c.core.capacity() && (best == null || pending < best.core.pending())) {
                 best = c;
             }
         }
@@ -138,8 +164,20 @@ final class DestinationPool {
     }
 
     private void open(InetSocketAddress address, PooledExchange x) {
-        ClientConnection core = new ClientConnection(destination.authority(), settings);
-        PooledConnection c = new PooledConnection(core, destination.wire(core, tls, settings.connectTimeout()), this);
+        PooledConnection c;
+        if (destination.secure() && limits.offerHttp2()) {
+            PooledConnection[] self = new PooledConnection[1];
+            NegotiatedConnection core = new NegotiatedConnection(destination.authority(), settings, h2 -> learned(self[0], h2));
+            c = self[0] = new PooledConnection(core, destination.wire(core, tls, true, settings.connectTimeout()), this);
+            c.probing = protocol == Protocol.UNKNOWN;
+            probing += c.probing ? 1 : 0;
+        } else if (protocol == Protocol.HTTP_2) {
+            Http2ClientConnection core = new Http2ClientConnection(destination.authority(), destination.secure(), settings, System::nanoTime);
+            c = new PooledConnection(core, destination.wire(core, tls, true, settings.connectTimeout()), this);
+        } else {
+            ClientConnection core = new ClientConnection(destination.authority(), settings);
+            c = new PooledConnection(core, destination.wire(core, tls, settings.connectTimeout()), this);
+        }
         connections.add(c);
         // queued before the connect, which may complete (or fail) within the call
         sendOn(c, x, false);
@@ -162,6 +200,7 @@ final class DestinationPool {
     void settled(PooledExchange x, ClientResponse response, Throwable failure) {
         PooledConnection c = x.connection;
         x.connection = null;
+        x.previous = c;
         if (c != null) {
             reuse(c);
         }
@@ -185,7 +224,7 @@ final class DestinationPool {
         if (closed) {
             return;
         }
-        while (!waiting.isEmpty() && c.core.isReusable() && c.core.pending() < settings.maxPipelined()) {
+        while (!waiting.isEmpty() && c.core.isReusable() && c.core.pending() < c.core.capacity()) {
             sendOn(c, waiting.poll(), true);
         }
         if (c.core.isIdle() && !c.inIdle) {
@@ -206,7 +245,22 @@ final class DestinationPool {
         publish();
     }
 
+    /** A connection's handshake said which protocol the destination speaks: the requests waiting for it go out. */
+    private void learned(PooledConnection c, boolean http2) {
+        if (c.probing) {
+            c.probing = false;
+            probing--;
+        }
+        protocol = http2 ? Protocol.HTTP_2 : Protocol.HTTP_1_1;
+        // on the next turn of the loop: the connection is within its handshake's callback now
+        loop.execute(this::dispatchWaiting);
+    }
+
     void dropped(PooledConnection c) {
+        if (c.probing) {
+            c.probing = false;
+            probing--;
+        }
         connections.remove(c);
         leftIdle(c);
         publish();

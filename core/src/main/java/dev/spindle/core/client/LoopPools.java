@@ -124,14 +124,26 @@ public final class LoopPools {
         return pool == null ? 0 : pool.connectionCount();
     }
 
-    /** The limits of one destination's pool on one loop. */
-    public record PoolLimits(int maxConnections, int maxWaiting) {
+    /**
+     * The limits of one destination's pool on one loop, and the protocols its connections speak.
+     *
+     * @param maxConnections connections open or opening at once, at least 1
+     * @param maxWaiting requests waiting for a connection, at least 0
+     * @param offerHttp2 whether {@code https:} connections offer {@code h2} by ALPN
+     * @param h2cPriorKnowledge whether {@code http:} connections speak HTTP/2 from their first byte
+     */
+    public record PoolLimits(int maxConnections, int maxWaiting, boolean offerHttp2, boolean h2cPriorKnowledge) {
         /**
-         * Checks the limits.
+         * Limits for HTTP/1.1 connections.
          *
          * @param maxConnections connections open or opening at once, at least 1
          * @param maxWaiting requests waiting for a connection, at least 0
          */
+        public PoolLimits(int maxConnections, int maxWaiting) {
+            this(maxConnections, maxWaiting, false, false);
+        }
+
+        /** Checks the limits. */
         public PoolLimits {
             if (maxConnections < 1 || maxWaiting < 0) {
                 throw new IllegalArgumentException("pool limits out of range: " + maxConnections + " connections, "

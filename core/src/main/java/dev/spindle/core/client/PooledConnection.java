@@ -7,21 +7,23 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * A {@link ClientConnection} as its pool hands it to the loop: every call goes to the connection
+ * A client connection (HTTP/1.1, HTTP/2, or one TLS negotiates) as its pool hands it to the loop: every call goes to the connection
  * (through TLS for an {@code https:} destination),
  * and {@link #closed()} also tells the pool, which drops it. The loop knows it by this object. It
  * drives the connection's streamed bodies too: their readers wake it through the loop, and a body
  * read to its end frees it for the next request.
  */
 final class PooledConnection implements OutboundConnection, ResponseStream.Driver {
-    final ClientConnection core;
+    final PoolableConnection core;
     /** What the loop's calls go to: the connection, or TLS around it. */
     private final OutboundConnection wire;
     private final DestinationPool pool;
     /** On the pool's idle stack (an entry may be stale: the connection is checked when taken). */
     boolean inIdle;
+    /** Opened to learn the destination's protocol (ALPN) and not told yet. */
+    boolean probing;
 
-    PooledConnection(ClientConnection core, OutboundConnection wire, DestinationPool pool) {
+    PooledConnection(PoolableConnection core, OutboundConnection wire, DestinationPool pool) {
         this.core = core;
         this.wire = wire;
         this.pool = pool;

@@ -13,6 +13,8 @@ final class PooledExchange implements BiConsumer<ClientResponse, Throwable> {
     PooledConnection connection;
     /** Sent again once already, after a connection ended before sending it, or a reused one closed unanswered. */
     boolean retried;
+    /** The connection it was sent on before it was sent again: not chosen again (a server that refused its stream may refuse it again). */
+    PooledConnection previous;
     /** Sent on a connection that had carried requests before (a keep-alive one the server may have closed meanwhile). */
     boolean reused;
 

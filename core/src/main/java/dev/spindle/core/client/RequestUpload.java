@@ -34,6 +34,8 @@ final class RequestUpload implements Flow.Subscriber<ByteBuffer> {
     /** The request whose body this is: its response timeout runs from the body's end. */
     private final ClientCall call;
     private final long length;
+    /** HTTP/1.1 frames a body of unknown length as chunks; HTTP/2's DATA frames need none. */
+    private final boolean chunked;
     private final Runnable wakeup;
     private final ConcurrentLinkedQueue<ByteBuffer> items = new ConcurrentLinkedQueue<>();
     /** Buffers asked for and not yet delivered. */
@@ -43,9 +45,10 @@ final class RequestUpload implements Flow.Subscriber<ByteBuffer> {
     private volatile Throwable error;
     private long sent;
 
-    private RequestUpload(ClientCall call, Runnable wakeup) {
+    private RequestUpload(ClientCall call, Runnable wakeup, boolean framed) {
         this.call = call;
         this.length = call.request.streamedBodyLength();
+        this.chunked = framed && length < 0;
         this.wakeup = wakeup;
     }
 
@@ -55,7 +58,17 @@ final class RequestUpload implements Flow.Subscriber<ByteBuffer> {
      * @param wakeup runs (on the subscriber's thread) when the connection has something to pump
      */
     static RequestUpload start(ClientCall call, Runnable wakeup) {
-        RequestUpload upload = new RequestUpload(call, wakeup);
+        return start(call, wakeup, true);
+    }
+
+    /**
+     * As {@link #start(ClientCall, Runnable)}, with the body's bytes encoded as they come, without
+     * chunks whatever its length: for HTTP/2, whose DATA frames the connection cuts from them.
+     *
+     * @param framed whether a body of unknown length is encoded in chunks (HTTP/1.1)
+     */
+    static RequestUpload start(ClientCall call, Runnable wakeup, boolean framed) {
+        RequestUpload upload = new RequestUpload(call, wakeup, framed);
         try {
             call.request.takeBodySource().subscribe(upload);
         } catch (RuntimeException e) {
@@ -124,7 +137,7 @@ final class RequestUpload implements Flow.Subscriber<ByteBuffer> {
                 if (length >= 0 && sent != length) {
                     throw failure("the request body's source gave " + sent + " of the " + length + " bytes announced");
                 }
-                if (length < 0) {
+                if (chunked) {
                     out.ensure(LAST_CHUNK.length);
                     out.put(LAST_CHUNK);
                 }
@@ -151,7 +164,7 @@ final class RequestUpload implements Flow.Subscriber<ByteBuffer> {
         if (length >= 0 && sent + n > length) {
             throw failure("the request body's source gave more than the " + length + " bytes announced");
         }
-        if (length < 0) {
+        if (chunked) {
             out.ensure(n + 8 + 2 * CRLF.length);
             int digits = 1;
             for (int v = n >>> 4; v != 0; v >>>= 4) {

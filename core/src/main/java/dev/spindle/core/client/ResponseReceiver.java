@@ -17,7 +17,7 @@ abstract class ResponseReceiver implements ResponseParser.Listener {
     private static final int MAX_ARRAY = Integer.MAX_VALUE - 16;
 
     private int status;
-    private boolean http10;
+    private String version;
     private byte[] head;
     private int reasonStart;
     private int reasonEnd;
@@ -38,7 +38,7 @@ abstract class ResponseReceiver implements ResponseParser.Listener {
                 case CHUNKED, CLOSE -> -1;
             };
             call.stream = newStream(length);
-            call.response = ClientApiAccess.get().streamedResponse(p.status(), p.http10(), Arrays.copyOf(p.buffer(), p.bufferLength()),
+            call.response = ClientApiAccess.get().streamedResponse(p.status(), version(p), Arrays.copyOf(p.buffer(), p.bufferLength()),
                     p.reasonStart(), p.reasonEnd(), Arrays.copyOf(p.fieldOffsets(), p.fieldCount() * 4), p.fieldCount(),
                     call.stream.body, maxBodySize());
             streamStarted(call);
@@ -50,7 +50,7 @@ abstract class ResponseReceiver implements ResponseParser.Listener {
                     + " bytes, more than the limit of " + maxBodySize());
         }
         status = p.status();
-        http10 = p.http10();
+        version = version(p);
         head = Arrays.copyOf(p.buffer(), p.bufferLength());
         reasonStart = p.reasonStart();
         reasonEnd = p.reasonEnd();
@@ -95,11 +95,15 @@ abstract class ResponseReceiver implements ResponseParser.Listener {
         int trailerCount = p.fieldCount();
         byte[] trailerBytes = trailerCount > 0 ? Arrays.copyOf(p.buffer(), p.bufferLength()) : null;
         int[] trailerFields = trailerCount > 0 ? Arrays.copyOf(p.fieldOffsets(), trailerCount * 4) : null;
-        ClientResponse response = ClientApiAccess.get().response(status, http10, head, reasonStart, reasonEnd, fields,
+        ClientResponse response = ClientApiAccess.get().response(status, version, head, reasonStart, reasonEnd, fields,
                 fieldCount, body, bodyLength, trailerBytes, trailerFields, trailerCount);
         boolean keep = reusable;
         clear();
         answered(response, keep);
+    }
+
+    private static String version(ResponseParser p) {
+        return p.http10() ? "HTTP/1.0" : "HTTP/1.1";
     }
 
     void clear() {

@@ -2,7 +2,7 @@
 package dev.spindle.core.http2;
 
 /** HTTP/2 error codes (RFC 9113 section 7), as sent in RST_STREAM and GOAWAY. */
-enum ErrorCode {
+public enum ErrorCode {
     NO_ERROR(0x0),
     PROTOCOL_ERROR(0x1),
     INTERNAL_ERROR(0x2),
@@ -27,8 +27,13 @@ enum ErrorCode {
         this.code = code;
     }
 
+    /** {@return the code on the wire} */
+    public int code() {
+        return code;
+    }
+
     /** The name of a code received from the peer; unknown codes are allowed (RFC 9113 7) and named by number. */
-    static String name(long code) {
+    public static String name(long code) {
         return code >= 0 && code < BY_CODE.length ? BY_CODE[(int) code].name() : "0x" + Long.toHexString(code);
     }
 }

@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
  * during the call: it is a view of the reader's input or of its own buffer, positioned and limited
  * around the bytes meant; the listener may consume it but must not keep it.
  */
-interface FrameListener {
+public interface FrameListener {
     /**
      * A DATA frame (RFC 9113 6.1).
      *

@@ -220,7 +220,7 @@ final class FrameReader {
             case Frames.TYPE_SETTINGS -> !onStream0 ? protocolError("SETTINGS on stream " + streamId) // 6.5
                     : (flags & FLAG_ACK) != 0 && length != 0 ? frameSizeError("a SETTINGS ACK with a payload")
                     : length % Frames.SETTING_LENGTH != 0 ? frameSizeError("a SETTINGS frame of " + length + " bytes, not a multiple of 6") : null;
-            case Frames.TYPE_PUSH_PROMISE -> protocolError("PUSH_PROMISE sent to a server"); // 8.4: only a server pushes
+            case Frames.TYPE_PUSH_PROMISE -> protocolError("PUSH_PROMISE, which this side does not accept"); // 8.4: only a server pushes, and a client that disabled it refuses it
             case Frames.TYPE_PING -> !onStream0 ? protocolError("PING on stream " + streamId) // 6.7
                     : length != 8 ? frameSizeError("a PING frame of " + length + " bytes") : null;
             case Frames.TYPE_GOAWAY -> !onStream0 ? protocolError("GOAWAY on stream " + streamId) // 6.8

@@ -5,7 +5,7 @@ package dev.spindle.core.http2;
  * An HTTP/2 error the connection answers (RFC 9113 5.4): a connection error (stream 0) ends the
  * connection with GOAWAY; a stream error resets only its stream with RST_STREAM.
  */
-final class Http2Exception extends Exception {
+public final class Http2Exception extends Exception {
     private final ErrorCode code;
     private final int streamId;
 
@@ -16,28 +16,30 @@ final class Http2Exception extends Exception {
     }
 
     /** An error that ends the connection. */
-    static Http2Exception connection(ErrorCode code, String message) {
+    public static Http2Exception connection(ErrorCode code, String message) {
         return new Http2Exception(code, 0, message);
     }
 
     /** An error that resets only stream {@code streamId} (non-zero). */
-    static Http2Exception stream(int streamId, ErrorCode code, String message) {
+    public static Http2Exception stream(int streamId, ErrorCode code, String message) {
         if (streamId == 0) {
             throw new IllegalArgumentException("a stream error needs a stream");
         }
         return new Http2Exception(code, streamId, message);
     }
 
-    ErrorCode code() {
+    /** {@return the error code the connection answers with} */
+    public ErrorCode code() {
         return code;
     }
 
     /** The stream to reset, or 0 for a connection error. */
-    int streamId() {
+    public int streamId() {
         return streamId;
     }
 
-    boolean connectionError() {
+    /** {@return whether it ends the connection (else it resets its stream)} */
+    public boolean connectionError() {
         return streamId == 0;
     }
 }

@@ -42,6 +42,16 @@ public interface OutboundConnection extends Connection {
     Next connectFailed(IOException cause);
 
     /**
+     * The application protocol a layer around this connection negotiated (TLS's ALPN), told just
+     * before {@link #connected()}: a connection that offered more than one becomes the one the
+     * server chose. Strategies never call it; by default it is ignored.
+     *
+     * @param protocol the ALPN protocol id the server chose, such as {@code h2}; null if none was
+     */
+    default void negotiated(String protocol) {
+    }
+
+    /**
      * Bytes read into native memory, as a buffer over them (a copy-free view).
      *
      * @param memory the memory the bytes are in

@@ -229,6 +229,7 @@ public final class TlsClientConnection implements OutboundConnection {
         @Override
         public void applicationProtocol(String protocol) {
             established = true;
+            plain.negotiated(protocol);
             plain.connected();
         }
 
