@@ -154,7 +154,7 @@ public abstract class WebSocketClientSuite {
                 }))
                 .get("/open", Handler.async((req, res) -> {
                     Thread handler = Thread.currentThread();
-                    return client.webSocket(req.queryParam("url")).connectTimeout(Duration.ofMillis(300))
+                    return client.webSocket(req.queryParam("url")).connectTimeout(Duration.ofMillis(1000))
                             .connect(new WebSocket.Endpoint() { })
                             .handle((socket, failure) -> {
                                 onHandlerThread(handler, "the handshake's failure");

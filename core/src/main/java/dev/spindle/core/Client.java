@@ -83,7 +83,7 @@ public final class Client implements AutoCloseable {
                 config.h2cPriorKnowledge());
         this.tls = config.clientTls();
         this.proxy = config.proxy() == null ? null : destination(config.proxy(), false, null);
-        this.blocking = new BlockingCalls(settings, config.maxConnectionsPerDestination(), tls);
+        this.blocking = new BlockingCalls(settings, config.maxConnectionsPerDestination(), tls, config.http2(), config.h2cPriorKnowledge());
     }
 
     /**

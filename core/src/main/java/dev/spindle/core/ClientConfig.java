@@ -34,8 +34,8 @@ import javax.net.ssl.TrustManagerFactory;
  *   <tr><td>maxPipelined</td><td>spindle.client.maxPipelined</td><td>1</td><td>requests written on a connection before the first is answered (1: no pipelining)</td></tr>
  *   <tr><td>followRedirects</td><td>spindle.client.followRedirects</td><td>0</td><td>redirects (301, 302, 303, 307, 308 with a {@code Location}) followed per request before its last answer is returned as it is; 0 follows none</td></tr>
  *   <tr><td>decompression</td><td>spindle.client.decompression</td><td>false</td><td>requests offer {@code Accept-Encoding: gzip} (unless they name their own) and buffered gzip responses are handed over decoded</td></tr>
- *   <tr><td>http2</td><td>spindle.client.http2</td><td>false</td><td>{@code https:} connections made on an event loop offer HTTP/2 by ALPN ({@code h2}, then {@code http/1.1}) and speak it when the server chooses it</td></tr>
- *   <tr><td>h2cPriorKnowledge</td><td>spindle.client.h2c</td><td>false</td><td>{@code http:} connections made on an event loop speak HTTP/2 from their first byte (RFC 9113 3.3): only for servers known to</td></tr>
+ *   <tr><td>http2</td><td>spindle.client.http2</td><td>false</td><td>{@code https:} connections offer HTTP/2 by ALPN ({@code h2}, then {@code http/1.1}) and speak it when the server chooses it</td></tr>
+ *   <tr><td>h2cPriorKnowledge</td><td>spindle.client.h2c</td><td>false</td><td>{@code http:} connections speak HTTP/2 from their first byte (RFC 9113 3.3): only for servers known to</td></tr>
  *   <tr><td>trustStore</td><td>spindle.client.trustStore, spindle.client.trustStorePassword</td><td>the JDK's</td><td>a key store file whose certificates are trusted instead of the JDK's ({@link #trustStore})</td></tr>
  *   <tr><td>maxResponseBodySize</td><td>spindle.client.maxResponseBodySize</td><td>8 MiB</td><td>largest response body buffered; a larger one fails with {@link ClientException.Reason#BODY_TOO_LARGE}</td></tr>
  * </table>
@@ -234,7 +234,8 @@ public final class ClientConfig {
      * server chooses, and a connection where it chose {@code h2} carries up to as many requests at
      * once as the server allows ({@code SETTINGS_MAX_CONCURRENT_STREAMS}), one per stream, with
      * flow control both ways; one where it chose HTTP/1.1, or that offers no ALPN, is HTTP/1.1 as
-     * before. Applies to requests sent on an event loop; {@link Client#call} stays on HTTP/1.1.
+     * before. On an event loop the loop's pool multiplexes; off the loops ({@link Client#call}, a
+     * {@code send} from another thread) a few connections per destination are shared by every thread.
      *
      * @param on whether to offer HTTP/2
      * @return a copy with HTTP/2 offered or not
@@ -249,7 +250,7 @@ public final class ClientConfig {
      * with prior knowledge, RFC 9113 3.3; off by default): for downstreams known to speak it, as a
      * service mesh's sidecar or a gRPC-style backend does. A server that does not fails the
      * requests (the connection closes, or answers with bytes that are no HTTP/2 frames:
-     * {@link ClientException.Reason#MALFORMED_RESPONSE}). Applies to requests sent on an event loop.
+     * {@link ClientException.Reason#MALFORMED_RESPONSE}).
      *
      * @param on whether to speak h2c
      * @return a copy with h2c on or off

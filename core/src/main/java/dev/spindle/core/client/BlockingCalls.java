@@ -21,6 +21,10 @@ public final class BlockingCalls {
     private final int maxIdle;
     private final ClientTls tls;
     private final Set<Destination> used = ConcurrentHashMap.newKeySet();
+    /** HTTP/2 for {@code https:} destinations (by ALPN) and for {@code http:} ones (prior knowledge), or null. */
+    private final BlockingHttp2 http2;
+    private final boolean offerHttp2;
+    private final boolean h2cPriorKnowledge;
     private volatile boolean closed;
 
     /**
@@ -41,9 +45,26 @@ public final class BlockingCalls {
      * @param tls how the client speaks TLS
      */
     public BlockingCalls(ClientSettings settings, int maxIdle, ClientTls tls) {
+        this(settings, maxIdle, tls, false, false);
+    }
+
+    /**
+     * The blocking calls of one client, speaking HTTP/2 where told: calls to a destination that
+     * speaks it share its connections ({@link BlockingHttp2}), at most {@code maxIdle} of them.
+     *
+     * @param settings the settings of every connection
+     * @param maxIdle how many idle HTTP/1.1 connections each destination keeps, and how many HTTP/2 ones it opens
+     * @param tls how the client speaks TLS
+     * @param offerHttp2 whether {@code https:} connections offer {@code h2} by ALPN
+     * @param h2cPriorKnowledge whether {@code http:} connections speak HTTP/2 from their first byte
+     */
+    public BlockingCalls(ClientSettings settings, int maxIdle, ClientTls tls, boolean offerHttp2, boolean h2cPriorKnowledge) {
         this.tls = tls;
         this.settings = settings;
         this.maxIdle = maxIdle;
+        this.offerHttp2 = offerHttp2;
+        this.h2cPriorKnowledge = h2cPriorKnowledge;
+        this.http2 = offerHttp2 || h2cPriorKnowledge ? new BlockingHttp2(settings, tls, maxIdle) : null;
     }
 
     /**
@@ -58,6 +79,13 @@ public final class BlockingCalls {
     public ClientResponse call(Destination destination, ClientRequest request) throws ClientException, InterruptedException {
         if (closed) {
             throw new ClientException(Reason.NOT_SENT, destination.authority(), request.describe(), "not sent: the client is closed", null);
+        }
+        if (destination.secure() ? offerHttp2 : h2cPriorKnowledge) {
+            used.add(destination);
+            ClientResponse response = http2.call(destination, address(destination, request), request);
+            if (response != null) {
+                return response;
+            }
         }
         BlockingConnection c = takeIdle(destination);
         if (c != null) {
@@ -96,6 +124,9 @@ public final class BlockingCalls {
      * @param into where to add them, by destination: open, idle, waiting
      */
     public void counts(java.util.Map<Destination, int[]> into) {
+        if (http2 != null) {
+            http2.counts(into);
+        }
         for (Destination d : used) {
             int idle = d.idleBlockingCount.get();
             int[] sum = into.computeIfAbsent(d, k -> new int[3]);
@@ -158,6 +189,9 @@ public final class BlockingCalls {
     /** Closes the idle connections; later calls fail, calls under way finish and close theirs. */
     public void close() {
         closed = true;
+        if (http2 != null) {
+            http2.close();
+        }
         for (Destination d : used) {
             closeIdle(d);
         }

@@ -23,7 +23,7 @@ final class NegotiatedConnection implements OutboundConnection, PoolableConnecti
 
     private final String authority;
     private final ClientSettings settings;
-    /** Told once which protocol the server chose: true for HTTP/2. */
+    /** Told which protocol the server chose, once its handshake said (not for a connection that failed first): true for HTTP/2. */
     private final Consumer<Boolean> learned;
     private final List<ClientRequest> requests = new ArrayList<>();
     private final List<BiConsumer<ClientResponse, Throwable>> outcomes = new ArrayList<>();
@@ -47,6 +47,7 @@ final class NegotiatedConnection implements OutboundConnection, PoolableConnecti
     public void negotiated(String protocol) {
         if (chosen == null) {
             become(H2.equals(protocol));
+            learned.accept(H2.equals(protocol));
         }
     }
 
@@ -69,7 +70,6 @@ final class NegotiatedConnection implements OutboundConnection, PoolableConnecti
         if (closeAfterResponse) {
             pooled.closeAfterResponse();
         }
-        learned.accept(http2);
     }
 
     /** The connection chosen; HTTP/1.1 if a call comes before the handshake said (it failed). */

@@ -8,6 +8,7 @@ import dev.spindle.core.bytes.Ascii;
 import dev.spindle.core.spi.OutboundConnection;
 import dev.spindle.core.spi.OutboundLoop;
 import dev.spindle.core.client.ClientTls;
+import dev.spindle.core.client.SocketDriver;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;

@@ -9,6 +9,7 @@ import dev.spindle.core.ClientException;
 import dev.spindle.core.Router;
 import dev.spindle.core.ServerConfig;
 import dev.spindle.core.WebSocket;
+import dev.spindle.core.client.SocketDriver;
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.Next;
 import java.io.ByteArrayOutputStream;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.spindle.core.websocket;
+package dev.spindle.core.client;
 
 import dev.spindle.core.spi.Connection;
 import dev.spindle.core.spi.Next;
@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * bytes are written outside it, so a slow peer never holds the reader back. Blocking sockets on
  * virtual threads never block an event loop, whoever asked for the socket.
  */
-final class SocketDriver {
+public final class SocketDriver {
     private static final Logger log = LoggerFactory.getLogger(SocketDriver.class);
 
     private final Socket socket;
@@ -31,12 +31,31 @@ final class SocketDriver {
     private volatile Thread writer;
     private boolean halfClosed;
 
-    SocketDriver(Socket socket) {
+    /**
+     * A driver for {@code socket}, which the caller connects before {@link #start}.
+     *
+     * @param socket the socket
+     */
+    public SocketDriver(Socket socket) {
         this.socket = socket;
     }
 
+    /**
+     * Runs {@code action} on the connection under the driver's lock, from any thread (a request
+     * handed to a shared connection), before or after {@link #start}.
+     *
+     * @param action what to do
+     * @param <T> what it answers
+     * @return what it answered
+     */
+    public <T> T locked(Supplier<T> action) {
+        synchronized (lock) {
+            return action.get();
+        }
+    }
+
     /** The connection's wakeup, from any thread: its {@link Connection#resume()} runs on the writer. */
-    void wake() {
+    public void wake() {
         woken.set(true);
         kick();
     }
@@ -48,8 +67,13 @@ final class SocketDriver {
         }
     }
 
-    /** Makes {@code first} (the connection's opening call) under the lock, then starts the threads. */
-    void start(Connection connection, Supplier<Next> first) {
+    /**
+     * Makes {@code first} (the connection's opening call) under the lock, then starts the threads.
+     *
+     * @param connection what the socket carries
+     * @param first its opening call, such as {@code connected()}
+     */
+    public void start(Connection connection, Supplier<Next> first) {
         this.connection = connection;
         Next next;
         synchronized (lock) {
@@ -145,7 +169,11 @@ final class SocketDriver {
 
     private void finish() {
         if (over.compareAndSet(false, true)) {
-            WebSocketClient.closeQuietly(socket);
+            try {
+                socket.close();
+            } catch (IOException e) {
+                // closing anyway
+            }
             synchronized (lock) {
                 connection.closed();
             }
