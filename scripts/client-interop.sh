@@ -117,10 +117,10 @@ for name in "${DIRECT[@]}"; do
   fi
 done
 
-# three free ports, found by binding and letting go (nothing else binds on this machine's loopback meanwhile)
-read -r tls12 tls13 h2o_port < <(/usr/bin/python3 - <<'PY'
+# four free ports, found by binding and letting go (nothing else binds on this machine's loopback meanwhile)
+read -r tls12 tls13 h2c_port h2o_port < <(/usr/bin/python3 - <<'PY'
 import socket
-socks = [socket.socket() for _ in range(3)]
+socks = [socket.socket() for _ in range(4)]
 for s in socks:
     s.bind(("127.0.0.1", 0))
 print(" ".join(str(s.getsockname()[1]) for s in socks))
@@ -129,13 +129,31 @@ for s in socks:
 PY
 )
 
+# HTTP/2 on a listener: nginx 1.25.1 and later by the `http2 on;` directive (its `listen ... http2`
+# is deprecated there), earlier ones (Debian 12's 1.22) by `listen ... http2` only
+nginx_version="$("$NGINX" -v 2>&1 | sed -n 's|.*nginx/\([0-9.]*\).*|\1|p')"
+if [[ "$(printf '%s\n' 1.25.1 "$nginx_version" | sort -V | head -n 1)" == 1.25.1 ]]; then
+  nginx_listen_h2="" nginx_http2_on="http2 on;"
+else
+  nginx_listen_h2=" http2" nginx_http2_on=""
+fi
+# nginx_server PORT PROTOCOLS: TLS with those protocols (h2 or http/1.1 by ALPN); no PROTOCOLS: h2c
+# by prior knowledge on a plain port
 nginx_server() {
+  local listen="listen 127.0.0.1:$1" tls=""
+  if [[ -n "${2:-}" ]]; then
+    listen+=" ssl$nginx_listen_h2;"
+    tls="ssl_protocols $2;
+        ssl_certificate $out/cert.pem;
+        ssl_certificate_key $out/key.pem;"
+  else
+    listen+="$nginx_listen_h2;"
+  fi
   cat <<EOF
     server {
-        listen 127.0.0.1:$1 ssl;
-        ssl_protocols $2;
-        ssl_certificate $out/cert.pem;
-        ssl_certificate_key $out/key.pem;
+        $listen
+        $nginx_http2_on
+        $tls
         location /files/ { root $out/www; }
         location / {
             proxy_pass http://127.0.0.1:$backend;
@@ -167,6 +185,7 @@ http {
     keepalive_requests 1000;
 $(nginx_server "$tls12" TLSv1.2)
 $(nginx_server "$tls13" TLSv1.3)
+$(nginx_server "$h2c_port")
 }
 EOF
 "$NGINX" -p "$out/nginx" -c "$out/nginx/nginx.conf" -e "$out/nginx/error.log" >"$out/nginx/stdout.log" 2>&1 &
@@ -208,33 +227,42 @@ await_port() {
 }
 await_port nginx "$tls12" "$nginx_pid"
 await_port nginx "$tls13" "$nginx_pid"
+await_port nginx "$h2c_port" "$nginx_pid"
 await_port h2o "$h2o_port" "$h2o_pid"
 
-targets=(nginx-tls1.2 nginx-tls1.3 h2o)
+# the cases per target: over TLS, file, echo and keep-alive in HTTP/1.1 both ways (6), then in h2 on
+# the loop with the concurrent case (4); h2c, on the loop only (4)
+declare -A expected=([nginx-tls1.2]=10 [nginx-tls1.3]=10 [h2o]=10 [nginx-h2c]=4)
+targets=(nginx-tls1.2 nginx-tls1.3 h2o nginx-h2c)
 direct_args=(--file "$out/download.bin" --served-at /download)
 for name in "${DIRECT[@]}"; do
   [[ -z "${skipped[$name]:-}" ]] || continue
   targets+=("$name")
+  expected[$name]=10
   # one of Spindle's by name, so its certificate is checked against a DNS name too
   host=127.0.0.1
   [[ "$name" != MultiLoopServer ]] || host=localhost
   direct_args+=("$name=https://$host:${direct_port[$name]}")
 done
+# the backend's plain port: a Spindle server (VirtualThreadServer) taking the HTTP/2 preface
+targets+=(backend-h2c)
+expected[backend-h2c]=4
+direct_args+=("backend-h2c=http://127.0.0.1:$backend")
 
 rc=0
 timeout -k 5 240 "$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" -cp "$out/tool:$cp" dev.spindle.tools.clientinterop.ClientInterop \
   --trust "$out/trust.p12" --password "$PASSWORD" --file "$out/www/files/big" --served-at /files/big \
   "nginx-tls1.2=https://127.0.0.1:$tls12" "nginx-tls1.3=https://localhost:$tls13" "h2o=https://127.0.0.1:$h2o_port" \
-  "${direct_args[@]}" 2>"$out/client.log" || rc=$?
+  "nginx-h2c=http://127.0.0.1:$h2c_port" "${direct_args[@]}" 2>"$out/client.log" || rc=$?
 cat "$out/client.log" >&2
 failed=0
 for target in "${targets[@]}"; do
   cases="$(grep -c "^  ok $target " "$out/client.log" || true)"
-  if grep -q "^  FAIL $target " "$out/client.log" || (( cases != 6 )); then
-    printf 'FAIL %-19s %s of 6 cases passed\n' "$target" "$cases"
+  if grep -q "^  FAIL $target " "$out/client.log" || (( cases != expected[$target] )); then
+    printf 'FAIL %-19s %s of %s cases passed\n' "$target" "$cases" "${expected[$target]}"
     failed=1
   else
-    printf 'PASS %-19s 6 cases\n' "$target"
+    printf 'PASS %-19s %s cases\n' "$target" "${expected[$target]}"
   fi
 done
 for name in "${!skipped[@]}"; do
