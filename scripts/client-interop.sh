@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Interop of Spindle's HTTPS client with other TLS servers on 127.0.0.1: nginx (Debian `nginx`) with
-# TLS 1.2 only and with TLS 1.3 only, and h2o (Debian `h2o`, its default protocols), each in front of
-# a Spindle backend (VirtualThreadServer with the benchmark app); and, reached directly over TLS
-# with no proxy in front, the Netty reference (NettyServer, the JDK's TLS through Netty's SslHandler)
-# and Spindle's own MultiLoopServer, VirtualThreadServer and IoUringServer (SKIPPED when io_uring is
-# not available here), each serving the benchmark app's routes itself with -Dspindle.tls.keystore.
+# Interop of Spindle's HTTPS client with other TLS servers on 127.0.0.1, in HTTP/1.1 and HTTP/2:
+# nginx (Debian `nginx`) with TLS 1.2 only and with TLS 1.3 only, and h2o (Debian `h2o`, its default
+# protocols), each in front of a Spindle backend (VirtualThreadServer with the benchmark app); and,
+# reached directly over TLS with no proxy in front, the Netty reference (NettyServer, the JDK's TLS
+# through Netty's SslHandler) and Spindle's own MultiLoopServer, VirtualThreadServer and IoUringServer
+# (SKIPPED when io_uring is not available here), each serving the benchmark app's routes itself with
+# -Dspindle.tls.keystore. Every one of them offers h2 by ALPN (nginx's servers `listen ... ssl http2`,
+# or `http2 on;` from nginx 1.25.1). Besides, h2c by prior knowledge on two plain ports: a third nginx
+# server (nginx-h2c) and the backend's own (backend-h2c, a Spindle server taking the HTTP/2 preface).
 # A CI step.
 #
 #   scripts/client-interop.sh [output_dir]
@@ -16,15 +19,22 @@
 # Makes a self-signed certificate for 127.0.0.1 and localhost (openssl), the direct servers' key
 # store (PKCS12) and a trust store holding only the certificate (keytool), and a 3 MiB file nginx and
 # h2o serve themselves at /files/big. Then tools/client-interop (compiled here against the
-# launchers' classpath) calls every target both ways a handler calls, blocking (`call()`) and from
-# an asynchronous handler on an event loop of a MultiLoopServer it runs (`send()`): a file, checked
-# byte for byte (from nginx and h2o their /files/big; from the direct servers, which have no static
-# file route, the benchmark app's GET /download, its 1 MiB whose byte i is i % 251); 512 KiB POSTed
-# to /echo (the backend's through nginx and h2o) and echoed back, checked; three GET /plaintext kept
-# alive. Each case at most 30 s.
+# launchers' classpath) calls every TLS target in HTTP/1.1 (the client's HTTP/2 off) both ways a
+# handler calls, blocking (`call()`) and from an asynchronous handler on an event loop of a
+# MultiLoopServer it runs (`send()`): a file, checked byte for byte (from nginx and h2o their
+# /files/big; from the direct servers, which have no static file route, the benchmark app's GET
+# /download, its 1 MiB whose byte i is i % 251); 512 KiB POSTed to /echo (the backend's through nginx
+# and h2o) and echoed back, checked; three GET /plaintext kept alive. Then, on the loop only (the
+# client speaks HTTP/2 on event loops only), in h2 with `http2(true)` (h2c targets with
+# `h2cPriorKnowledge(true)`): 32 GET /plaintext sent at once, all answered on one connection, and the
+# same three cases, the three kept-alive GETs on that one connection. Every response's version must be
+# the case's (HTTP/1.1, or HTTP/2: an HTTP/2 case that fell back to HTTP/1.1 fails). Each case at
+# most 30 s; the whole run about 20 s once built.
 #
 # Installs what is missing: Debian nginx, h2o and openssl. Prints one line per case (ok/FAIL) and a
-# PASS/FAIL line per target (SKIPPED for IoUringServer without io_uring, with the kernel's reason).
+# PASS/FAIL line per target (10 cases over TLS, 4 over h2c; SKIPPED for IoUringServer without
+# io_uring, with the kernel's reason). Maven (when a module needs building) takes MAVEN_ARGS, such as
+# `MAVEN_ARGS="-o -Dmaven.repo.local=DIR"`.
 # Exit status: 0 every case passed; 1 something failed; 2 bad arguments.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
@@ -140,20 +150,12 @@ fi
 # nginx_server PORT PROTOCOLS: TLS with those protocols (h2 or http/1.1 by ALPN); no PROTOCOLS: h2c
 # by prior knowledge on a plain port
 nginx_server() {
-  local listen="listen 127.0.0.1:$1" tls=""
-  if [[ -n "${2:-}" ]]; then
-    listen+=" ssl$nginx_listen_h2;"
-    tls="ssl_protocols $2;
-        ssl_certificate $out/cert.pem;
-        ssl_certificate_key $out/key.pem;"
-  else
-    listen+="$nginx_listen_h2;"
-  fi
+  local lines=("listen 127.0.0.1:$1${2:+ ssl}$nginx_listen_h2;") line
+  [[ -z "$nginx_http2_on" ]] || lines+=("$nginx_http2_on")
+  [[ -z "${2:-}" ]] || lines+=("ssl_protocols $2;" "ssl_certificate $out/cert.pem;" "ssl_certificate_key $out/key.pem;")
+  echo "    server {"
+  for line in "${lines[@]}"; do echo "        $line"; done
   cat <<EOF
-    server {
-        $listen
-        $nginx_http2_on
-        $tls
         location /files/ { root $out/www; }
         location / {
             proxy_pass http://127.0.0.1:$backend;
