@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Interop of Spindle's HTTPS client with other TLS servers on 127.0.0.1: nginx (Debian `nginx`) with
-# TLS 1.2 only and with TLS 1.3 only, and h2o (Debian `h2o`, its default protocols), each in front of
-# a Spindle backend (VirtualThreadServer with the benchmark app); and, reached directly over TLS
-# with no proxy in front, the Netty reference (NettyServer, the JDK's TLS through Netty's SslHandler)
-# and Spindle's own MultiLoopServer, VirtualThreadServer and IoUringServer (SKIPPED when io_uring is
-# not available here), each serving the benchmark app's routes itself with -Dspindle.tls.keystore.
+# Interop of Spindle's HTTPS client with other TLS servers on 127.0.0.1, in HTTP/1.1 and HTTP/2:
+# nginx (Debian `nginx`) with TLS 1.2 only and with TLS 1.3 only, and h2o (Debian `h2o`, its default
+# protocols), each in front of a Spindle backend (VirtualThreadServer with the benchmark app); and,
+# reached directly over TLS with no proxy in front, the Netty reference (NettyServer, the JDK's TLS
+# through Netty's SslHandler) and Spindle's own MultiLoopServer, VirtualThreadServer and IoUringServer
+# (SKIPPED when io_uring is not available here), each serving the benchmark app's routes itself with
+# -Dspindle.tls.keystore. Every one of them offers h2 by ALPN (nginx's servers `listen ... ssl http2`,
+# or `http2 on;` from nginx 1.25.1). Besides, h2c by prior knowledge on two plain ports: a third nginx
+# server (nginx-h2c) and the backend's own (backend-h2c, a Spindle server taking the HTTP/2 preface).
 # A CI step.
 #
 #   scripts/client-interop.sh [output_dir]
@@ -16,15 +19,22 @@
 # Makes a self-signed certificate for 127.0.0.1 and localhost (openssl), the direct servers' key
 # store (PKCS12) and a trust store holding only the certificate (keytool), and a 3 MiB file nginx and
 # h2o serve themselves at /files/big. Then tools/client-interop (compiled here against the
-# launchers' classpath) calls every target both ways a handler calls, blocking (`call()`) and from
-# an asynchronous handler on an event loop of a MultiLoopServer it runs (`send()`): a file, checked
-# byte for byte (from nginx and h2o their /files/big; from the direct servers, which have no static
-# file route, the benchmark app's GET /download, its 1 MiB whose byte i is i % 251); 512 KiB POSTed
-# to /echo (the backend's through nginx and h2o) and echoed back, checked; three GET /plaintext kept
-# alive. Each case at most 30 s.
+# launchers' classpath) calls every TLS target in HTTP/1.1 (the client's HTTP/2 off) both ways a
+# handler calls, blocking (`call()`) and from an asynchronous handler on an event loop of a
+# MultiLoopServer it runs (`send()`): a file, checked byte for byte (from nginx and h2o their
+# /files/big; from the direct servers, which have no static file route, the benchmark app's GET
+# /download, its 1 MiB whose byte i is i % 251); 512 KiB POSTed to /echo (the backend's through nginx
+# and h2o) and echoed back, checked; three GET /plaintext kept alive. Then, on the loop only (the
+# client speaks HTTP/2 on event loops only), in h2 with `http2(true)` (h2c targets with
+# `h2cPriorKnowledge(true)`): 32 GET /plaintext sent at once, all answered on one connection, and the
+# same three cases, the three kept-alive GETs on that one connection. Every response's version must be
+# the case's (HTTP/1.1, or HTTP/2: an HTTP/2 case that fell back to HTTP/1.1 fails). Each case at
+# most 30 s; the whole run about 20 s once built.
 #
 # Installs what is missing: Debian nginx, h2o and openssl. Prints one line per case (ok/FAIL) and a
-# PASS/FAIL line per target (SKIPPED for IoUringServer without io_uring, with the kernel's reason).
+# PASS/FAIL line per target (10 cases over TLS, 4 over h2c; SKIPPED for IoUringServer without
+# io_uring, with the kernel's reason). Maven (when a module needs building) takes MAVEN_ARGS, such as
+# `MAVEN_ARGS="-o -Dmaven.repo.local=DIR"`.
 # Exit status: 0 every case passed; 1 something failed; 2 bad arguments.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
@@ -117,10 +127,10 @@ for name in "${DIRECT[@]}"; do
   fi
 done
 
-# three free ports, found by binding and letting go (nothing else binds on this machine's loopback meanwhile)
-read -r tls12 tls13 h2o_port < <(/usr/bin/python3 - <<'PY'
+# four free ports, found by binding and letting go (nothing else binds on this machine's loopback meanwhile)
+read -r tls12 tls13 h2c_port h2o_port < <(/usr/bin/python3 - <<'PY'
 import socket
-socks = [socket.socket() for _ in range(3)]
+socks = [socket.socket() for _ in range(4)]
 for s in socks:
     s.bind(("127.0.0.1", 0))
 print(" ".join(str(s.getsockname()[1]) for s in socks))
@@ -129,13 +139,23 @@ for s in socks:
 PY
 )
 
+# HTTP/2 on a listener: nginx 1.25.1 and later by the `http2 on;` directive (its `listen ... http2`
+# is deprecated there), earlier ones (Debian 12's 1.22) by `listen ... http2` only
+nginx_version="$("$NGINX" -v 2>&1 | sed -n 's|.*nginx/\([0-9.]*\).*|\1|p')"
+if [[ "$(printf '%s\n' 1.25.1 "$nginx_version" | sort -V | head -n 1)" == 1.25.1 ]]; then
+  nginx_listen_h2="" nginx_http2_on="http2 on;"
+else
+  nginx_listen_h2=" http2" nginx_http2_on=""
+fi
+# nginx_server PORT PROTOCOLS: TLS with those protocols (h2 or http/1.1 by ALPN); no PROTOCOLS: h2c
+# by prior knowledge on a plain port
 nginx_server() {
+  local lines=("listen 127.0.0.1:$1${2:+ ssl}$nginx_listen_h2;") line
+  [[ -z "$nginx_http2_on" ]] || lines+=("$nginx_http2_on")
+  [[ -z "${2:-}" ]] || lines+=("ssl_protocols $2;" "ssl_certificate $out/cert.pem;" "ssl_certificate_key $out/key.pem;")
+  echo "    server {"
+  for line in "${lines[@]}"; do echo "        $line"; done
   cat <<EOF
-    server {
-        listen 127.0.0.1:$1 ssl;
-        ssl_protocols $2;
-        ssl_certificate $out/cert.pem;
-        ssl_certificate_key $out/key.pem;
         location /files/ { root $out/www; }
         location / {
             proxy_pass http://127.0.0.1:$backend;
@@ -167,6 +187,7 @@ http {
     keepalive_requests 1000;
 $(nginx_server "$tls12" TLSv1.2)
 $(nginx_server "$tls13" TLSv1.3)
+$(nginx_server "$h2c_port")
 }
 EOF
 "$NGINX" -p "$out/nginx" -c "$out/nginx/nginx.conf" -e "$out/nginx/error.log" >"$out/nginx/stdout.log" 2>&1 &
@@ -208,33 +229,42 @@ await_port() {
 }
 await_port nginx "$tls12" "$nginx_pid"
 await_port nginx "$tls13" "$nginx_pid"
+await_port nginx "$h2c_port" "$nginx_pid"
 await_port h2o "$h2o_port" "$h2o_pid"
 
-targets=(nginx-tls1.2 nginx-tls1.3 h2o)
+# the cases per target: over TLS, file, echo and keep-alive in HTTP/1.1 both ways (6), then in h2 on
+# the loop with the concurrent case (4); h2c, on the loop only (4)
+declare -A expected=([nginx-tls1.2]=10 [nginx-tls1.3]=10 [h2o]=10 [nginx-h2c]=4)
+targets=(nginx-tls1.2 nginx-tls1.3 h2o nginx-h2c)
 direct_args=(--file "$out/download.bin" --served-at /download)
 for name in "${DIRECT[@]}"; do
   [[ -z "${skipped[$name]:-}" ]] || continue
   targets+=("$name")
+  expected[$name]=10
   # one of Spindle's by name, so its certificate is checked against a DNS name too
   host=127.0.0.1
   [[ "$name" != MultiLoopServer ]] || host=localhost
   direct_args+=("$name=https://$host:${direct_port[$name]}")
 done
+# the backend's plain port: a Spindle server (VirtualThreadServer) taking the HTTP/2 preface
+targets+=(backend-h2c)
+expected[backend-h2c]=4
+direct_args+=("backend-h2c=http://127.0.0.1:$backend")
 
 rc=0
 timeout -k 5 240 "$JAVA_HOME/bin/java" "${SPINDLE_JVM_FLAGS[@]}" -cp "$out/tool:$cp" dev.spindle.tools.clientinterop.ClientInterop \
   --trust "$out/trust.p12" --password "$PASSWORD" --file "$out/www/files/big" --served-at /files/big \
   "nginx-tls1.2=https://127.0.0.1:$tls12" "nginx-tls1.3=https://localhost:$tls13" "h2o=https://127.0.0.1:$h2o_port" \
-  "${direct_args[@]}" 2>"$out/client.log" || rc=$?
+  "nginx-h2c=http://127.0.0.1:$h2c_port" "${direct_args[@]}" 2>"$out/client.log" || rc=$?
 cat "$out/client.log" >&2
 failed=0
 for target in "${targets[@]}"; do
   cases="$(grep -c "^  ok $target " "$out/client.log" || true)"
-  if grep -q "^  FAIL $target " "$out/client.log" || (( cases != 6 )); then
-    printf 'FAIL %-19s %s of 6 cases passed\n' "$target" "$cases"
+  if grep -q "^  FAIL $target " "$out/client.log" || (( cases != expected[$target] )); then
+    printf 'FAIL %-19s %s of %s cases passed\n' "$target" "$cases" "${expected[$target]}"
     failed=1
   else
-    printf 'PASS %-19s 6 cases\n' "$target"
+    printf 'PASS %-19s %s cases\n' "$target" "${expected[$target]}"
   fi
 done
 for name in "${!skipped[@]}"; do
