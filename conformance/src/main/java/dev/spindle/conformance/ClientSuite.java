@@ -72,6 +72,8 @@ public abstract class ClientSuite {
     private Client streaming;
     /** For the raw servers' responses: a small body limit, so a few bytes exceed it. */
     private Client faults;
+    /** One connection per loop and destination, and a total timeout on every call. */
+    private Client bounded;
     private CountingProxy downstream;
     private HttpServer caller;
 
@@ -106,6 +108,8 @@ public abstract class ClientSuite {
         faults = Client.create(ClientConfig.defaults().responseTimeout(Duration.ofSeconds(3))
                 .maxResponseBodySize(FAULT_BODY_LIMIT));
         resources.add(faults);
+        bounded = Client.create(ClientConfig.defaults().totalTimeout(Duration.ofMillis(400)).maxConnectionsPerDestination(1));
+        resources.add(bounded);
         HttpServer target = newServer(ServerConfig.defaults().port(0), downstreamRoutes()).start();
         resources.add(target::close);
         downstream = new CountingProxy(target.port());
@@ -210,6 +214,24 @@ public abstract class ClientSuite {
                         res.status(answer.status()).body(answer.bodyStream(), -1);
                     } catch (ClientException e) {
                         answer(res, null, e);
+                    }
+                }))
+                // two calls at once on one connection per loop: the second waits for it (on a loop) or opens its own
+                .get("/bounded/{port}/{ms}", Handler.async((req, res) -> {
+                    long start = System.nanoTime();
+                    List<CompletableFuture<String>> outcomes = new ArrayList<>();
+                    for (int i = 0; i < 2; i++) {
+                        outcomes.add(bounded.get(address(req.pathParam("port"), req.pathParam("ms"))).send()
+                                .handle(ClientSuite::outcome).toCompletableFuture());
+                    }
+                    return CompletableFuture.allOf(outcomes.toArray(CompletableFuture[]::new)).thenRun(() -> res.text(
+                            outcomes.get(0).join() + "," + outcomes.get(1).join() + " in " + (System.nanoTime() - start) / 1_000_000));
+                }))
+                .get("/bounded-blocking/{port}/{ms}", Handler.blocking((req, res) -> {
+                    try {
+                        res.text(outcome(bounded.get(address(req.pathParam("port"), req.pathParam("ms"))).call(), null));
+                    } catch (ClientException e) {
+                        res.text(outcome(null, e));
                     }
                 }))
                 .get("/call-blocking/{port}/{ms}", Handler.blocking((req, res) -> {
@@ -463,6 +485,16 @@ public abstract class ClientSuite {
             assertThat(waiting.get(10, TimeUnit.SECONDS).bodyText()).isEqualTo("RESPONSE_TIMEOUT");
             assertThat(get("/call-blocking/" + silent.port() + "/0").bodyText()).isEqualTo("RESPONSE_TIMEOUT");
         }
+        assertCallerStillServes();
+    }
+
+    @Test
+    void aTotalTimeoutBoundsTheWholeCallWhereverItWaits() throws IOException {
+        String answer = get("/bounded/" + downstream.port() + "/2000").bodyText();
+        assertThat(answer).as("a call sent and one waiting for the connection").startsWith("TOTAL_TIMEOUT,TOTAL_TIMEOUT in ");
+        assertThat(Long.parseLong(answer.substring(answer.lastIndexOf(' ') + 1))).as("ms until both failed").isLessThan(1500);
+        assertThat(get("/bounded-blocking/" + downstream.port() + "/2000").bodyText()).isEqualTo("TOTAL_TIMEOUT");
+        assertThat(get("/bounded/" + downstream.port() + "/0").bodyText()).as("within the timeout").startsWith("200 [slept 0]");
         assertCallerStillServes();
     }
 

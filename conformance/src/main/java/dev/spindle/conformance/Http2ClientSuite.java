@@ -113,7 +113,8 @@ public abstract class Http2ClientSuite {
 
     private Router callerRoutes() {
         return Router.builder()
-                .get("/h2c/{port}/{path}", Handler.async((req, res) -> h2c.get(url("http", req.pathParam("port"), req)).send()
+                .get("/h2c/{port}/{path}", Handler.async((req, res) -> h2c.get(url("http", req.pathParam("port"), req))
+                        .totalTimeout(Duration.ofMillis(req.queryParam("total", Long.class, 0L))).send()
                         .handle((answer, failure) -> answer(res, answer, failure))))
                 .get("/h2/{port}/{path}", Handler.async((req, res) -> h2.get(url("https", req.pathParam("port"), req)).send()
                         .handle((answer, failure) -> answer(res, answer, failure))))
@@ -236,6 +237,13 @@ public abstract class Http2ClientSuite {
         assertThat(get("/h2c/" + downstream.port() + "/large~" + (2 * BODY_LIMIT))).startsWith("502 BODY_TOO_LARGE");
         assertCallerStillServes();
         assertThat(downstream.accepted().get()).as("the reset stream kept its connection").isEqualTo(1);
+    }
+
+    @Test
+    void aTotalTimeoutResetsOnlyItsStream() throws IOException {
+        assertThat(get("/h2c/" + downstream.port() + "/delay~3000?total=300")).startsWith("502 TOTAL_TIMEOUT");
+        assertCallerStillServes();
+        assertThat(downstream.accepted().get()).as("the stream was reset, the connection kept").isEqualTo(1);
     }
 
     @Test

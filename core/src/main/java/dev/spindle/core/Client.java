@@ -474,6 +474,8 @@ public final class Client implements AutoCloseable {
         private final Destination destination;
         private final ClientRequest request;
         private boolean sent;
+        /** This call's own total timeout, or null for the client's. */
+        private Duration totalTimeout;
 
         private RequestBuilder(Client client, Destination destination, ClientRequest request) {
             this.client = client;
@@ -586,6 +588,23 @@ public final class Client implements AutoCloseable {
         }
 
         /**
+         * A total timeout for this call alone, instead of the client's
+         * ({@link ClientConfig#totalTimeout()}): from {@link #send()} or {@link #call()} to the
+         * response (its head, if streamed), whatever it waits for meanwhile.
+         *
+         * @param timeout the timeout; zero for none
+         * @return this builder
+         * @throws IllegalArgumentException if {@code timeout} is negative
+         */
+        public RequestBuilder totalTimeout(Duration timeout) {
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("the total timeout must not be negative: " + timeout);
+            }
+            totalTimeout = timeout;
+            return this;
+        }
+
+        /**
          * Sends the request without waiting. On an event loop it goes through that loop's pool and
          * the stage completes on the loop's thread; elsewhere a virtual thread makes the call.
          *
@@ -676,6 +695,10 @@ public final class Client implements AutoCloseable {
                 throw new IllegalStateException("this request was sent already: build a new one");
             }
             sent = true;
+            long total = (totalTimeout != null ? totalTimeout : client.config.totalTimeout()).toNanos();
+            if (total > 0 && !request.hasDeadline()) {
+                request.deadline(System.nanoTime() + total, total);
+            }
         }
     }
 }

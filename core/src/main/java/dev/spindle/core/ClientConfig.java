@@ -28,6 +28,7 @@ import javax.net.ssl.TrustManagerFactory;
  *   <tr><th>setting</th><th>property</th><th>default</th><th>meaning</th></tr>
  *   <tr><td>connectTimeout</td><td>spindle.client.connectTimeoutMs</td><td>10 s</td><td>a connection not open within it fails its requests with {@link ClientException.Reason#CONNECT_TIMEOUT}; 0 for none</td></tr>
  *   <tr><td>responseTimeout</td><td>spindle.client.responseTimeoutMs</td><td>30 s</td><td>a response not complete within it (from the request being written) fails with {@link ClientException.Reason#RESPONSE_TIMEOUT} and closes its connection; 0 for none</td></tr>
+ *   <tr><td>totalTimeout</td><td>spindle.client.totalTimeoutMs</td><td>none</td><td>a call without its response (its head, if streamed) this long after it was made fails with {@link ClientException.Reason#TOTAL_TIMEOUT}, wherever it is: waiting for a connection, connecting, sent, redirected or retried; 0 for none</td></tr>
  *   <tr><td>idleTimeout</td><td>spindle.client.idleTimeoutMs</td><td>30 s</td><td>a keep-alive connection with no request for this long is closed (below the 60 s servers usually keep one, so the client closes first); 0 for none</td></tr>
  *   <tr><td>maxConnectionsPerDestination</td><td>spindle.client.maxConnections</td><td>64</td><td>connections open or opening to one destination ({@code host:port}) from one event loop; off a loop, the idle connections kept per destination</td></tr>
  *   <tr><td>maxWaitingRequests</td><td>spindle.client.maxWaiting</td><td>1024</td><td>requests of one event loop that wait for a connection to a destination while all are busy; one more fails with {@link ClientException.Reason#POOL_FULL}</td></tr>
@@ -60,6 +61,7 @@ public final class ClientConfig {
     private Duration connectTimeout = ENGINE_DEFAULTS.connectTimeout();
     private Duration responseTimeout = ENGINE_DEFAULTS.responseTimeout();
     private Duration idleTimeout = ENGINE_DEFAULTS.idleTimeout();
+    private Duration totalTimeout = Duration.ZERO;
     private int maxConnectionsPerDestination = 64;
     private int maxWaitingRequests = 1024;
     private int maxPipelined = ENGINE_DEFAULTS.maxPipelined();
@@ -102,6 +104,7 @@ public final class ClientConfig {
         c.connectTimeout = prop("spindle.client.connectTimeoutMs", c.connectTimeout, ClientConfig::millis);
         c.responseTimeout = prop("spindle.client.responseTimeoutMs", c.responseTimeout, ClientConfig::millis);
         c.idleTimeout = prop("spindle.client.idleTimeoutMs", c.idleTimeout, ClientConfig::millis);
+        c.totalTimeout = prop("spindle.client.totalTimeoutMs", c.totalTimeout, ClientConfig::millis);
         c.maxConnectionsPerDestination = prop("spindle.client.maxConnections", c.maxConnectionsPerDestination, Integer::parseInt);
         c.maxWaitingRequests = prop("spindle.client.maxWaiting", c.maxWaitingRequests, Integer::parseInt);
         c.maxPipelined = prop("spindle.client.maxPipelined", c.maxPipelined, Integer::parseInt);
@@ -151,6 +154,22 @@ public final class ClientConfig {
 
     /** {@return how long a response may take; zero for no limit} */
     public Duration responseTimeout() { return responseTimeout; }
+
+    /**
+     * How long a whole call may take, from {@code send()} or {@code call()} to its response (to
+     * its head, for a streamed one): waiting for a connection, connecting, TLS, sending, redirects
+     * and retries included (none by default). Past it the call fails with
+     * {@link ClientException.Reason#TOTAL_TIMEOUT} and lets go of what it held: it leaves a pool's
+     * queue, its HTTP/2 stream is reset, its HTTP/1.1 connection is closed. A call may set its own
+     * ({@code RequestBuilder.totalTimeout}).
+     *
+     * @param d zero or positive; zero for none
+     * @return a copy with this timeout
+     */
+    public ClientConfig totalTimeout(Duration d) { return with(c -> c.totalTimeout = Objects.requireNonNull(d, "totalTimeout")); }
+
+    /** {@return how long a whole call may take; zero for no limit} */
+    public Duration totalTimeout() { return totalTimeout; }
 
     /**
      * How long a keep-alive connection stays open without a request.
@@ -437,6 +456,7 @@ public final class ClientConfig {
         c.connectTimeout = connectTimeout;
         c.responseTimeout = responseTimeout;
         c.idleTimeout = idleTimeout;
+        c.totalTimeout = totalTimeout;
         c.maxConnectionsPerDestination = maxConnectionsPerDestination;
         c.maxWaitingRequests = maxWaitingRequests;
         c.maxPipelined = maxPipelined;
@@ -456,7 +476,7 @@ public final class ClientConfig {
     }
 
     private ClientConfig validated() {
-        for (Duration d : new Duration[] {connectTimeout, responseTimeout, idleTimeout}) {
+        for (Duration d : new Duration[] {connectTimeout, responseTimeout, idleTimeout, totalTimeout}) {
             if (d.isNegative()) {
                 throw new IllegalArgumentException("timeouts must not be negative, got " + d);
             }
@@ -488,7 +508,7 @@ public final class ClientConfig {
     @Override
     public String toString() {
         return "ClientConfig[connectTimeout=" + connectTimeout + ", responseTimeout=" + responseTimeout + ", idleTimeout="
-                + idleTimeout + ", maxConnectionsPerDestination=" + maxConnectionsPerDestination + ", maxWaitingRequests="
+                + idleTimeout + (totalTimeout.isZero() ? "" : ", totalTimeout=" + totalTimeout) + ", maxConnectionsPerDestination=" + maxConnectionsPerDestination + ", maxWaitingRequests="
                 + maxWaitingRequests + ", maxPipelined=" + maxPipelined + ", maxResponseBodySize=" + maxResponseBodySize
                 + (followRedirects > 0 ? ", followRedirects=" + followRedirects : "") + (proxy != null ? ", proxy=" + proxy : "")
                 + (decompression ? ", decompression" : "") + (http2 ? ", http2" : "") + (h2cPriorKnowledge ? ", h2cPriorKnowledge" : "")

@@ -31,6 +31,14 @@ public class ClientException extends IOException {
          */
         RESPONSE_TIMEOUT,
         /**
+         * The call did not have its response within its total timeout
+         * ({@link ClientConfig#totalTimeout}), counted from the call: waiting for a connection,
+         * connecting, TLS, sending, redirects and retries included; for a streamed response, until
+         * its head. What it held is let go of: it leaves a pool's queue, its HTTP/2 stream is reset,
+         * its HTTP/1.1 connection is closed. If it was sent, the server may have acted on it.
+         */
+        TOTAL_TIMEOUT,
+        /**
          * The response broke HTTP/1.1's rules (RFC 9112): a bad status line or header field,
          * ambiguous framing, a bad chunk. The connection is closed; the server may have acted on
          * the request.

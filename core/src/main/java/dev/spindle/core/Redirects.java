@@ -79,6 +79,8 @@ final class Redirects {
         if (request.ownResponseTimeout() != null) {
             b.clientRequest().responseTimeout(request.ownResponseTimeout());
         }
+        // the total timeout counts from the first call, over every hop
+        b.clientRequest().deadline(request.deadline(), request.totalNanos());
         return b;
     }
 

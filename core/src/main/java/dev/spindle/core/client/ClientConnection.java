@@ -464,6 +464,9 @@ public final class ClientConnection implements OutboundConnection, PoolableConne
         if (drainRequested && !closing) {
             closeAfterResponse();
         }
+        if (phase != Phase.CLOSED) {
+            CallDeadlines.expire(waiting, now, call -> fail(call, Reason.TOTAL_TIMEOUT, call.request.totalTimeoutDetail(), null));
+        }
         switch (phase) {
             case CONNECTING -> {
                 if (connectNanos > 0 && now - createdAt >= connectNanos) {
@@ -472,7 +475,10 @@ public final class ClientConnection implements OutboundConnection, PoolableConne
             }
             case OPEN -> {
                 ClientCall head = inFlight.peek();
-                if (head != null && head.stream != null) {
+                if (head != null && CallDeadlines.due(head, now)) {
+                    // the only way to stop its response on HTTP/1.1: the connection ends
+                    failConnection(Reason.TOTAL_TIMEOUT, head.request.totalTimeoutDetail(), null);
+                } else if (head != null && head.stream != null) {
                     long timeout = head.request.responseNanos(responseNanos);
                     if (timeout > 0 && !paused() && now - head.stream.lastProgress >= timeout) {
                         failConnection(Reason.RESPONSE_TIMEOUT, "no body bytes within " + millis(timeout)
@@ -512,10 +518,10 @@ public final class ClientConnection implements OutboundConnection, PoolableConne
             }
             case CLOSED -> Long.MAX_VALUE;
         };
-        if (deadline == Long.MAX_VALUE) {
-            return Long.MAX_VALUE;
+        if (phase != Phase.CLOSED) {
+            deadline = Math.min(deadline, Math.min(CallDeadlines.earliest(waiting), CallDeadlines.earliest(inFlight)));
         }
-        return Math.max(1, deadline - now);
+        return deadline == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(1, deadline - now);
     }
 
     @Override

@@ -48,6 +48,9 @@ public final class ClientRequest {
     private boolean streamResponse;
     /** Its own response timeout in nanoseconds; negative: the connection's. */
     private long responseNanos = -1;
+    /** When the whole call must have its response ({@link System#nanoTime()}), and the timeout it came from; 0: none. */
+    private long deadline;
+    private long totalNanos;
 
     /**
      * A request without header fields or body.
@@ -215,6 +218,42 @@ public final class ClientRequest {
         }
         this.responseNanos = timeout.toNanos();
         return this;
+    }
+
+    /**
+     * A deadline for the whole call (the total timeout): its response (its head, for a streamed
+     * one) must have arrived by then, or the call fails with {@code TOTAL_TIMEOUT}, wherever it is
+     * (waiting for a connection, connecting, sent). Set when the call starts; a redirect or a
+     * retry keeps it.
+     *
+     * @param deadline the time by {@link System#nanoTime()}
+     * @param totalNanos the timeout it came from, for the message
+     * @return this request
+     */
+    public ClientRequest deadline(long deadline, long totalNanos) {
+        this.deadline = deadline;
+        this.totalNanos = totalNanos;
+        return this;
+    }
+
+    /** {@return whether the call has a deadline} */
+    public boolean hasDeadline() {
+        return totalNanos > 0;
+    }
+
+    /** {@return the call's deadline, by {@link System#nanoTime()}; meaningful when {@link #hasDeadline()}} */
+    public long deadline() {
+        return deadline;
+    }
+
+    /** {@return the total timeout the deadline came from, in nanoseconds; 0 for none} */
+    public long totalNanos() {
+        return totalNanos;
+    }
+
+    /** {@return the message of a call past its deadline} */
+    String totalTimeoutDetail() {
+        return "no response within " + totalNanos / 1_000_000 + " ms of the call (total timeout)";
     }
 
     /** Its response timeout in nanoseconds: its own, else {@code connectionDefault}; zero for none. */

@@ -9,7 +9,9 @@ import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The connections of one client to one destination on one event loop, used on that loop's thread
@@ -129,7 +131,29 @@ final class DestinationPool {
                     + " requests wait for one already (the limit)", null));
         } else {
             waiting.add(x);
+            watchDeadline(x);
         }
+    }
+
+    /** A request with a total timeout leaves the queue when it is due (a connection's own clock bounds it once it is sent). */
+    private void watchDeadline(PooledExchange x) {
+        if (!x.request.hasDeadline() || x.watched) {
+            return;
+        }
+        x.watched = true;
+        long delay = Math.max(0, x.request.deadline() - System.nanoTime());
+        CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() -> {
+            try {
+                loop.execute(() -> {
+                    if (waiting.remove(x)) {
+                        x.result.completeExceptionally(failure(x, Reason.TOTAL_TIMEOUT, x.request.totalTimeoutDetail(), null));
+                        publish();
+                    }
+                });
+            } catch (RejectedExecutionException stopped) {
+                // the loop has stopped: nothing waits on it any more
+            }
+        });
     }
 
     /** The most recently used idle connection other than {@code avoid}. */
@@ -213,6 +237,7 @@ final class DestinationPool {
             if (!dispatch(x)) {
                 // it was first in line once
                 waiting.addFirst(x);
+                watchDeadline(x);
             }
         } else {
             x.result.completeExceptionally(failure);

@@ -338,6 +338,9 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
         if (drainRequested && !closing) {
             closeAfterResponse();
         }
+        if (phase.compareTo(Phase.OPEN) <= 0) {
+            CallDeadlines.expire(waiting, now, call -> fail(call, Reason.TOTAL_TIMEOUT, call.request.totalTimeoutDetail(), null));
+        }
         switch (phase) {
             case CONNECTING -> {
                 if (connectNanos > 0 && now - createdAt >= connectNanos) {
@@ -346,6 +349,11 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
             }
             case OPEN -> {
                 for (Http2ClientStream s : new ArrayList<>(streams.values())) {
+                    if (CallDeadlines.due(s.call, now)) {
+                        reset(s, ErrorCode.CANCEL);
+                        failStream(s, Reason.TOTAL_TIMEOUT, s.call.request.totalTimeoutDetail(), null);
+                        continue;
+                    }
                     long due = deadline(s);
                     if (due != Long.MAX_VALUE && now >= due) {
                         long timeout = s.call.request.responseNanos(responseNanos);
@@ -375,13 +383,16 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
     @Override
     public long nanosToTick(long now) {
         long deadline = switch (phase) {
-            case CONNECTING -> connectNanos > 0 ? createdAt + connectNanos : Long.MAX_VALUE;
+            case CONNECTING -> Math.min(connectNanos > 0 ? createdAt + connectNanos : Long.MAX_VALUE, CallDeadlines.earliest(waiting));
             case OPEN -> {
                 long d = streams.isEmpty() && waiting.isEmpty() && idleNanos > 0 ? idleSince + idleNanos : Long.MAX_VALUE;
                 for (Http2ClientStream s : streams.values()) {
                     d = Math.min(d, deadline(s));
+                    if (s.call.request.hasDeadline() && s.call.stream == null) {
+                        d = Math.min(d, s.call.request.deadline());
+                    }
                 }
-                yield d;
+                yield Math.min(d, CallDeadlines.earliest(waiting));
             }
             case ENDING -> endingSince + GOAWAY_LINGER_NANOS;
             case CLOSED -> Long.MAX_VALUE;

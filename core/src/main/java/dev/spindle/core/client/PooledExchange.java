@@ -15,6 +15,8 @@ final class PooledExchange implements BiConsumer<ClientResponse, Throwable> {
     boolean retried;
     /** The connection it was sent on before it was sent again: not chosen again (a server that refused its stream may refuse it again). */
     PooledConnection previous;
+    /** A timer for its total timeout runs. */
+    boolean watched;
     /** Sent on a connection that had carried requests before (a keep-alive one the server may have closed meanwhile). */
     boolean reused;
 
