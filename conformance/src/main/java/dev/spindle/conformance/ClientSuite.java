@@ -5,6 +5,7 @@ import static dev.spindle.conformance.Bodies.pattern;
 import static dev.spindle.conformance.Bodies.summary;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.spindle.core.Client;
@@ -94,21 +95,37 @@ public abstract class ClientSuite {
      */
     protected abstract boolean handlersOnEventLoop();
 
+    /**
+     * The protocol the suite's clients speak to the downstreams: HTTP/1.1 by default; a subclass
+     * may turn HTTP/2 on (the cases that answer with raw HTTP/1.1 bytes then do not apply).
+     *
+     * @param defaults the configuration to add to
+     * @return what the suite's clients start from
+     */
+    protected ClientConfig protocol(ClientConfig defaults) {
+        return defaults;
+    }
+
+    /** {@return whether the suite's clients speak HTTP/2 to plain downstreams} */
+    private boolean overHttp2() {
+        return protocol(ClientConfig.defaults()).h2cPriorKnowledge();
+    }
+
     @BeforeEach
     void start() throws IOException {
-        client = Client.create(ClientConfig.defaults().responseTimeout(Duration.ofMillis(1500))
+        client = Client.create(protocol(ClientConfig.defaults()).responseTimeout(Duration.ofMillis(1500))
                 .maxConnectionsPerDestination(MAX_CONNECTIONS).maxWaitingRequests(MAX_WAITING));
         resources.add(client);
-        pipelining = Client.create(ClientConfig.defaults().responseTimeout(Duration.ofSeconds(5))
+        pipelining = Client.create(protocol(ClientConfig.defaults()).responseTimeout(Duration.ofSeconds(5))
                 .maxConnectionsPerDestination(1).maxPipelined(8));
         resources.add(pipelining);
         // bodies of many MiB through a busy machine: a wait for more may be long, never 10 s
-        streaming = Client.create(ClientConfig.defaults().responseTimeout(Duration.ofSeconds(10)));
+        streaming = Client.create(protocol(ClientConfig.defaults()).responseTimeout(Duration.ofSeconds(10)));
         resources.add(streaming);
-        faults = Client.create(ClientConfig.defaults().responseTimeout(Duration.ofSeconds(3))
+        faults = Client.create(protocol(ClientConfig.defaults()).responseTimeout(Duration.ofSeconds(3))
                 .maxResponseBodySize(FAULT_BODY_LIMIT));
         resources.add(faults);
-        bounded = Client.create(ClientConfig.defaults().totalTimeout(Duration.ofMillis(400)).maxConnectionsPerDestination(1));
+        bounded = Client.create(protocol(ClientConfig.defaults()).totalTimeout(Duration.ofMillis(400)).maxConnectionsPerDestination(1));
         resources.add(bounded);
         HttpServer target = newServer(ServerConfig.defaults().port(0), downstreamRoutes()).start();
         resources.add(target::close);
@@ -313,6 +330,7 @@ public abstract class ClientSuite {
 
     @Test
     void pipelinedAnswersAreReadInTheOrderOfTheirRequests() throws IOException {
+        assumeFalse(overHttp2(), "its fault server answers in raw HTTP/1.1 (over HTTP/2 requests are streams, not pipelined)");
         assumeTrue(handlersOnEventLoop(), "only an event loop's pool pipelines");
         // a server that answers only once all six requests are in: they must have been pipelined on one connection
         try (FaultServer server = new FaultServer(FaultServer.Fault.AFTER_SIX)) {
@@ -395,6 +413,7 @@ public abstract class ClientSuite {
 
     @Test
     void aLoopOpensAtMostTheLimitPerDestinationAndQueuesABoundedNumber() throws Exception {
+        assumeFalse(overHttp2(), "over HTTP/2 the requests share one connection (Http2ClientSuite counts them)");
         assumeTrue(handlersOnEventLoop(), "only an event loop's pool has a limit and a queue");
         List<CompletableFuture<RawResponse>> calls = new ArrayList<>();
         // two in flight, two waiting, one refused: all arrive well before the first answer
@@ -500,6 +519,7 @@ public abstract class ClientSuite {
 
     @Test
     void aDownstreamDyingMidBodyClosesTheCall() throws IOException {
+        assumeFalse(overHttp2(), "its fault server answers in raw HTTP/1.1");
         try (FaultServer dying = new FaultServer(FaultServer.Fault.CUT_BODY)) {
             assertThat(get("/call/" + dying.port() + "/0").bodyText()).isEqualTo("CONNECTION_CLOSED");
             assertThat(get("/call-blocking/" + dying.port() + "/0").bodyText()).isEqualTo("CONNECTION_CLOSED");
@@ -518,6 +538,7 @@ public abstract class ClientSuite {
 
     @Test
     void oddButValidResponsesReachTheHandler() throws Exception {
+        assumeFalse(overHttp2(), "its cases are raw HTTP/1.1 bytes");
         assertRawCases(List.of(
                 new RawCase("100 Continue before the response", "GET",
                         replies(Reply.of("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")),
@@ -574,6 +595,7 @@ public abstract class ClientSuite {
 
     @Test
     void invalidResponsesFailWithTheirReason() throws Exception {
+        assumeFalse(overHttp2(), "its cases are raw HTTP/1.1 bytes (HTTP/2 faults: Http2ClientSuite)");
         String bigField = "X-Big: " + "a".repeat(33 * 1024) + "\r\n";
         StringBuilder manyFields = new StringBuilder();
         for (int i = 0; i <= 128; i++) {

@@ -54,6 +54,8 @@ public abstract class Http2ClientSuite {
     private final List<AutoCloseable> resources = new ArrayList<>();
     private Client h2c;
     private Client h2;
+    /** h2c over one connection per loop and destination. */
+    private Client single;
     private CountingProxy downstream;
     private int tlsPort;
     private int tlsHttp1Port;
@@ -73,6 +75,8 @@ public abstract class Http2ClientSuite {
         h2c = Client.create(ClientConfig.defaults().h2cPriorKnowledge(true).responseTimeout(Duration.ofSeconds(10))
                 .maxResponseBodySize(BODY_LIMIT).maxConnectionsPerDestination(4));
         resources.add(h2c);
+        single = Client.create(ClientConfig.defaults().h2cPriorKnowledge(true).responseTimeout(Duration.ofSeconds(5)).maxConnectionsPerDestination(1));
+        resources.add(single);
         TestTls.KeyPair localhost = TestTls.localhost();
         h2 = Client.create(ClientConfig.defaults().http2(true).responseTimeout(Duration.ofSeconds(10))
                 .trustStore(localhost.trustStore(), PASSWORD));
@@ -128,6 +132,16 @@ public abstract class Http2ClientSuite {
                         res.text(ok + " of " + answers.size());
                         return null;
                     });
+                }))
+                // the later requests take less time: their answers come back in the other order
+                .get("/staggered/{port}", Handler.async((req, res) -> {
+                    List<CompletableFuture<String>> answers = new ArrayList<>();
+                    for (int ms = 300; ms >= 0; ms -= 60) {
+                        answers.add(single.get("http://127.0.0.1:" + req.pathParam("port") + "/delay/" + ms).send()
+                                .handle((answer, failure) -> failure != null ? failure.toString() : answer.bodyText()).toCompletableFuture());
+                    }
+                    return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+                            .thenRun(() -> res.text(String.join(",", answers.stream().map(CompletableFuture::join).toList())));
                 }))
                 .post("/post/{port}", Handler.async((req, res) -> h2c.post("http://127.0.0.1:" + req.pathParam("port") + "/count")
                         .body(pattern(Integer.parseInt(req.queryParam("bytes")))).send()
@@ -187,6 +201,25 @@ public abstract class Http2ClientSuite {
         assertThat(downstream.accepted().get()).as("connections the 64 requests took").isEqualTo(1);
         assertThat(get("/many/" + downstream.port() + "/200")).as("past the server's 128 streams").isEqualTo("200 200 of 200");
         assertThat(downstream.accepted().get()).isLessThanOrEqualTo(4);
+    }
+
+    @Test
+    void answersInAnotherOrderReachTheirRequests() throws IOException {
+        assertThat(get("/staggered/" + downstream.port())).isEqualTo("200 slept 300,slept 240,slept 180,slept 120,slept 60,slept 0");
+        assertThat(downstream.accepted().get()).isEqualTo(1);
+    }
+
+    @Test
+    void aConnectionTheServerClosesWhileIdleIsReplaced() throws Exception {
+        HttpServer brief = newServer(ServerConfig.defaults().port(0).idleTimeout(Duration.ofMillis(200)), downstreamRoutes()).start();
+        resources.add(brief::close);
+        CountingProxy counted = new CountingProxy(brief.port());
+        resources.add(counted);
+        assertThat(get("/h2c/" + counted.port() + "/delay~0")).isEqualTo("200 HTTP/2 slept 0");
+        // the server's GOAWAY ends the idle connection meanwhile
+        Thread.sleep(800);
+        assertThat(get("/h2c/" + counted.port() + "/delay~1")).isEqualTo("200 HTTP/2 slept 1");
+        assertThat(counted.accepted().get()).as("a new connection after the idle close").isEqualTo(2);
     }
 
     @Test

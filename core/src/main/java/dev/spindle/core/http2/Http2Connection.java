@@ -91,6 +91,8 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
     private boolean outputSeen;
     private long lastInput;
     private long lastOutput;
+    /** When bytes were last written: with {@link #lastInput}, what the idle timeout runs from. */
+    private long lastWritten;
     private long lingerStarted;
     private final long createdAt = System.nanoTime();
     /** The time of the last tick: what stream activity is stamped with (a read is not worth a clock call). */
@@ -348,6 +350,10 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             inputSeen = false;
             lastInput = now;
         }
+        if (outputSeen || lastWritten == 0) {
+            lastWritten = now;
+        }
+        // no output pending is no stalled write: the write timeout runs only while bytes wait
         if (outputSeen || out.pending() == 0 || lastOutput == 0) {
             outputSeen = false;
             lastOutput = now;
@@ -381,7 +387,7 @@ public final class Http2Connection implements LayeredConnection, FrameListener {
             return next();
         }
         if (streams.size() == 0 && !block.open() && out.pending() == 0 && !goingAway
-                && now - Math.max(lastInput, lastOutput) >= config.idleTimeout().toNanos()) {
+                && now - Math.max(lastInput, lastWritten) >= config.idleTimeout().toNanos()) {
             log.debug("idle for {}: GOAWAY", config.idleTimeout());
             goAway(ErrorCode.NO_ERROR, null);
         }

@@ -385,6 +385,20 @@ class Http2ConnectionTest {
         assertThat(peer.response(3).status()).isEqualTo("200");
     }
 
+    @Test
+    void aConnectionIdleForTheIdleTimeoutGoesAway() throws Exception {
+        Http2Connection c = connection(ServerConfig.defaults().idleTimeout(java.time.Duration.ofMillis(200)));
+        H2Peer peer = new H2Peer(c).start();
+        peer.send(get(1, "/plaintext"));
+        assertThat(peer.response(1).status()).isEqualTo("200");
+        long start = System.nanoTime();
+        c.tick(start);
+        c.tick(start + 100_000_000L);
+        assertThat(peer.read()).as("within the idle timeout").noneMatch(f -> f.type() == GOAWAY);
+        c.tick(start + 250_000_000L);
+        assertThat(peer.read()).anyMatch(f -> f.type() == GOAWAY && f.errorCode() == 0);
+    }
+
     /**
      * A body dribbled a byte at a time, each well within the header timeout of the last: the
      * request must still be whole within the header timeout of its start, as on HTTP/1.1.
