@@ -104,6 +104,8 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
     private boolean blockEndStream;
     private int continuations;
     private long sent;
+    /** Open streams whose response body streams to a reader: {@link #resume()} feeds them. */
+    private int streamedResponses;
     private long idleSince;
     private volatile boolean drainRequested;
     private boolean settling;
@@ -253,7 +255,7 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
 
     @Override
     public Next resume() {
-        if (phase == Phase.OPEN) {
+        if (phase == Phase.OPEN && streamedResponses > 0) {
             long now = clock.getAsLong();
             for (Http2ClientStream s : new ArrayList<>(streams.values())) {
                 if (s.call.stream == null) {
@@ -270,9 +272,9 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
                     finish(s);
                 }
             }
-            if (!sending.isEmpty()) {
-                pumpData();
-            }
+        }
+        if (phase == Phase.OPEN && !sending.isEmpty()) {
+            pumpData();
         }
         settle();
         return next();
@@ -450,6 +452,9 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
             streams.put(id, s);
             if (s.hasBody()) {
                 sending.add(s);
+            } else {
+                // the HEADERS frame ended the request's half
+                s.endSent = true;
             }
         }
     }
@@ -623,6 +628,7 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
         boolean trailers = s.headDone();
         boolean finalHead = s.blockDecoded(fits, settings.maxHeaderCount(), blockEndStream, settings.maxBodySize(), driver, clock.getAsLong());
         if (finalHead && s.call.stream != null) {
+            streamedResponses++;
             settled.add(s.call);
         }
         if (blockEndStream && (finalHead || trailers)) {
@@ -648,6 +654,10 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
         try {
             response = s.ended();
         } catch (ResponseException e) {
+            if (!s.endSent) {
+                // the request's half is still open: closed by the stream error (RFC 9113 8.1.1)
+                reset(s, ErrorCode.PROTOCOL_ERROR);
+            }
             failStream(s, e.reason(), detail(e), null);
             return;
         }
@@ -665,7 +675,9 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
     }
 
     private void remove(Http2ClientStream s) {
-        streams.remove(s.id);
+        if (streams.remove(s.id) != null && s.call.stream != null) {
+            streamedResponses--;
+        }
         sending.remove(s);
         s.cancel();
         openStreams();
