@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Stream;
@@ -203,6 +204,17 @@ public abstract class WebSocketClientSuite {
 
     /** Who answers a failed handshake: nobody (a closed port), the downstream (no such route), or a raw server. */
     private enum Peer { CLOSED_PORT, DOWNSTREAM, RAW }
+
+    @Test
+    void anOpenSocketIsCountedInTheClientsPools() throws Exception {
+        String destination = "ws://127.0.0.1:" + downstream.port();
+        WebSocket socket = client.webSocket(destination + "/echo", new WebSocket.Endpoint() { })
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(client.pools()).contains(new dev.spindle.core.ClientPool(destination, 1, 0, 0));
+        socket.close(1000, "done");
+        socket.closed().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(client.pools()).noneMatch(p -> p.destination().equals(destination));
+    }
 
     @Test
     void aWssSocketTalksThroughTlsAndAnUntrustedCertificateFailsIt() throws IOException {

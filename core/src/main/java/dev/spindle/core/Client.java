@@ -73,7 +73,8 @@ public final class Client implements AutoCloseable {
     private final Destination proxy;
     private volatile boolean closed;
     /** The WebSockets this client opened and that are still open: its close closes them. */
-    private final java.util.Set<WebSocket> webSockets = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Open WebSockets, each with its destination as {@link #pools()} names it ({@code ws://host:port}). */
+    private final java.util.Map<WebSocket, String> webSockets = new java.util.concurrent.ConcurrentHashMap<>();
 
     private Client(ClientConfig config) {
         this.config = Objects.requireNonNull(config, "config");
@@ -243,7 +244,9 @@ public final class Client implements AutoCloseable {
      * one, summed over every event loop's pools and the blocking path. For metrics (the Micrometer
      * module gauges it); callable from any thread, it waits for nothing.
      *
-     * @return one entry per destination the client has called, by destination
+     * @return one entry per destination the client has called, by destination; open WebSockets as
+     *         their own destinations ({@code ws://host:port}, {@code wss://host:port}), each socket one
+     *         connection open
      */
     public java.util.List<ClientPool> pools() {
         java.util.Map<Destination, int[]> counts = new java.util.HashMap<>();
@@ -254,6 +257,10 @@ public final class Client implements AutoCloseable {
         java.util.List<ClientPool> pools = new java.util.ArrayList<>(counts.size());
         counts.forEach((d, c) -> pools.add(new ClientPool((d.secure() ? "https://" : "http://") + d.authority(), c[0],
                 Math.min(c[1], c[0]), c[2])));
+        // a WebSocket is a connection of its own: open while it is, never idle, nothing waits for it
+        java.util.Map<String, Integer> sockets = new java.util.TreeMap<>();
+        webSockets.values().forEach(d -> sockets.merge(d, 1, Integer::sum));
+        sockets.forEach((d, n) -> pools.add(new ClientPool(d, n, 0, 0)));
         pools.sort(java.util.Comparator.comparing(ClientPool::destination));
         return pools;
     }
@@ -266,7 +273,7 @@ public final class Client implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        for (WebSocket socket : webSockets) {
+        for (WebSocket socket : webSockets.keySet()) {
             socket.close(1001, "the client is closing");
         }
         for (LoopPools pools; (pools = allLoopPools.poll()) != null; ) {
@@ -458,7 +465,8 @@ public final class Client implements AutoCloseable {
             return opened
                     .thenApply(socket -> {
                         // the client's close closes its sockets too (1001), even one that opened as it closed
-                        client.webSockets.add(socket);
+                        client.webSockets.put(socket, ("wss".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme())
+                                ? "wss://" : "ws://") + uri.getRawAuthority());
                         socket.closed().whenComplete((done, failure) -> client.webSockets.remove(socket));
                         if (client.closed) {
                             socket.close(1001, "the client is closing");

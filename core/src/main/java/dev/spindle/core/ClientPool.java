@@ -9,8 +9,9 @@ import java.util.Objects;
  * after its last change, so a sum taken while requests run is a moment's view, not an atomic one.
  *
  * @param destination the scheme and authority, such as {@code https://api.example.test:443}
- *        ({@code http://} or {@code https://}, then the address's {@code host:port} as given)
- * @param open connections open or opening, idle ones included
+ *        ({@code http://} or {@code https://}, then the address's {@code host:port} as given); open
+ *        WebSockets as {@code ws://} or {@code wss://} destinations of their own
+ * @param open connections open or opening, idle ones included (a WebSocket: each open socket)
  * @param idle open connections with no request, kept alive for the next one
  * @param waiting requests waiting for a connection (at most {@link ClientConfig#maxWaitingRequests()} per loop)
  */
