@@ -86,7 +86,7 @@ public final class ClientConnection implements OutboundConnection, PoolableConne
 
         @Override
         void streamStarted(ClientCall call) {
-            settled.add(call);
+            outcomes.add(call);
         }
 
         @Override
@@ -111,8 +111,8 @@ public final class ClientConnection implements OutboundConnection, PoolableConne
     private final ArrayDeque<ClientCall> waiting = new ArrayDeque<>();
     /** Encoded, awaiting their responses, in order: the first is the one being received. */
     private final ArrayDeque<ClientCall> inFlight = new ArrayDeque<>();
-    /** Answered or failed, their futures to complete when the current call into the connection is done. */
-    private final ArrayDeque<ClientCall> settled = new ArrayDeque<>();
+    /** What is owed once the current call into the connection is done. */
+    private final CallOutcomes outcomes = new CallOutcomes();
     private final long createdAt;
 
     private Phase phase = Phase.CONNECTING;
@@ -120,7 +120,6 @@ public final class ClientConnection implements OutboundConnection, PoolableConne
     private boolean closing;
     private long idleSince;
     private volatile boolean drainRequested;
-    private boolean settling;
     private ResponseStream.Driver driver = ResponseStream.NO_DRIVER;
     /** A request's streamed body being sent. */
     private RequestUpload upload;
@@ -128,9 +127,6 @@ public final class ClientConnection implements OutboundConnection, PoolableConne
     private final InputStash stash = new InputStash();
     /** The server closed its side while input was stashed: handled once the stash is fed. */
     private boolean endStashed;
-    /** A streamed body that arrived whole: its driver hears it at the end of the current call (whether the connection is free). */
-    private ResponseStream endedStream;
-    private boolean endedReusable;
 
     /**
      * A connection to {@code authority}, connecting from now on (its connect timeout runs).
@@ -332,7 +328,7 @@ public final class ClientConnection implements OutboundConnection, PoolableConne
                 }
             }
         } catch (ResponseException e) {
-            failConnection(e.reason(), detail(e), null);
+            failConnection(e.reason(), CallOutcomes.detail(e), null);
         }
         src.position(src.limit());
     }
@@ -361,7 +357,7 @@ public final class ClientConnection implements OutboundConnection, PoolableConne
                     failConnection(Reason.CONNECTION_CLOSED, "the server closed the connection before responding", null);
                 }
             } catch (ResponseException e) {
-                failConnection(e.reason(), detail(e), null);
+                failConnection(e.reason(), CallOutcomes.detail(e), null);
             }
             // nothing more can arrive: the connection is over
             if (phase == Phase.OPEN) {
@@ -470,7 +466,7 @@ public final class ClientConnection implements OutboundConnection, PoolableConne
         switch (phase) {
             case CONNECTING -> {
                 if (connectNanos > 0 && now - createdAt >= connectNanos) {
-                    failAll(Reason.CONNECT_TIMEOUT, "not connected within " + millis(connectNanos) + " ms (connect timeout)", null);
+                    failAll(Reason.CONNECT_TIMEOUT, "not connected within " + CallOutcomes.millis(connectNanos) + " ms (connect timeout)", null);
                 }
             }
             case OPEN -> {
@@ -481,17 +477,17 @@ public final class ClientConnection implements OutboundConnection, PoolableConne
                 } else if (head != null && head.stream != null) {
                     long timeout = head.request.responseNanos(responseNanos);
                     if (timeout > 0 && !paused() && now - head.stream.lastProgress >= timeout) {
-                        failConnection(Reason.RESPONSE_TIMEOUT, "no body bytes within " + millis(timeout)
+                        failConnection(Reason.RESPONSE_TIMEOUT, "no body bytes within " + CallOutcomes.millis(timeout)
                                 + " ms (response timeout) of the streamed response, after " + parser.bodyReceived() + " body bytes", null);
                     }
                 } else if (head != null) {
                     long timeout = head.request.responseNanos(responseNanos);
                     if (timeout > 0 && now - head.encodedAt >= timeout) {
-                        failConnection(Reason.RESPONSE_TIMEOUT, "no complete response within " + millis(timeout)
+                        failConnection(Reason.RESPONSE_TIMEOUT, "no complete response within " + CallOutcomes.millis(timeout)
                                 + " ms (response timeout)" + (parser.inBody() ? ", after " + parser.bodyReceived() + " body bytes" : ""), null);
                     }
                 } else if (waiting.isEmpty() && idleNanos > 0 && now - idleSince >= idleNanos) {
-                    log.debug("connection to {} idle for {} ms: closing it", authority, millis(idleNanos));
+                    log.debug("connection to {} idle for {} ms: closing it", authority, CallOutcomes.millis(idleNanos));
                     close();
                 }
             }
@@ -584,10 +580,9 @@ public final class ClientConnection implements OutboundConnection, PoolableConne
         ClientCall call = inFlight.poll();
         if (call.stream == null) {
             call.response = response;
-            settled.add(call);
+            outcomes.add(call);
         } else {
-            endedStream = call.stream;
-            endedReusable = reusable;
+            outcomes.streamEnded(call.stream, reusable);
         }
         if (!reusable) {
             // the server ends the connection here: what was pipelined behind it will not be answered
@@ -654,14 +649,7 @@ public final class ClientConnection implements OutboundConnection, PoolableConne
     }
 
     private void fail(ClientCall call, Reason reason, String detail, Throwable cause) {
-        ClientException failure = new ClientException(reason, authority, call.request.describe(), detail, cause);
-        if (call.stream != null) {
-            // its response was delivered at the head: the reader of its body hears it
-            call.stream.fail(failure);
-            return;
-        }
-        call.failure = failure;
-        settled.add(call);
+        outcomes.fail(call, new ClientException(reason, authority, call.request.describe(), detail, cause));
     }
 
     /** Over, with nothing pending left to fail. */
@@ -677,35 +665,8 @@ public final class ClientConnection implements OutboundConnection, PoolableConne
         }
     }
 
-    /** Completes the futures of the requests answered or failed, once the connection is consistent again. */
+    /** Hands on what is owed, once the connection is consistent again. */
     private void settle() {
-        if (settling) {
-            return;
-        }
-        settling = true;
-        try {
-            for (ClientCall call; (call = settled.poll()) != null; ) {
-                call.settle();
-            }
-        } finally {
-            settling = false;
-        }
-        ResponseStream ended = endedStream;
-        if (ended != null) {
-            endedStream = null;
-            if (endedReusable && phase == Phase.OPEN) {
-                driver.ended(ended);
-            } else {
-                ended.end();
-            }
-        }
-    }
-
-    private String detail(ResponseException e) {
-        return e.reason() == Reason.MALFORMED_RESPONSE ? "malformed response: " + e.getMessage() : e.getMessage();
-    }
-
-    private static long millis(long nanos) {
-        return nanos / 1_000_000;
+        outcomes.settle(driver, phase == Phase.OPEN);
     }
 }

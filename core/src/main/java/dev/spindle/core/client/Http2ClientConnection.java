@@ -79,9 +79,8 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
     /** Streams with request body left to send, in turn. */
     private final ArrayDeque<Http2ClientStream> sending = new ArrayDeque<>();
     private final ArrayDeque<ClientCall> waiting = new ArrayDeque<>();
-    private final ArrayDeque<ClientCall> settled = new ArrayDeque<>();
-    /** Streamed bodies that arrived whole, their drivers told at the end of the current call. */
-    private final ArrayDeque<ResponseStream> endedStreams = new ArrayDeque<>();
+    /** What is owed once the current call into the connection is done. */
+    private final CallOutcomes outcomes = new CallOutcomes();
     private Phase phase = Phase.CONNECTING;
     /** No more requests are taken; those pending are finished. */
     private boolean closing;
@@ -108,7 +107,6 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
     private int streamedResponses;
     private long idleSince;
     private volatile boolean drainRequested;
-    private boolean settling;
     private ResponseStream.Driver driver = ResponseStream.NO_DRIVER;
 
     /**
@@ -232,7 +230,7 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
                 }
             } catch (ResponseException e) {
                 // thrown while a stream's frame was handled: that stream alone
-                resetStream(blockStreamOrCurrent, ErrorCode.PROTOCOL_ERROR, e.reason(), detail(e));
+                resetStream(blockStreamOrCurrent, ErrorCode.PROTOCOL_ERROR, e.reason(), CallOutcomes.detail(e));
             }
         }
         src.position(src.limit());
@@ -346,7 +344,7 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
         switch (phase) {
             case CONNECTING -> {
                 if (connectNanos > 0 && now - createdAt >= connectNanos) {
-                    failEverything(Reason.CONNECT_TIMEOUT, "not connected within " + millis(connectNanos) + " ms (connect timeout)", null);
+                    failEverything(Reason.CONNECT_TIMEOUT, "not connected within " + CallOutcomes.millis(connectNanos) + " ms (connect timeout)", null);
                 }
             }
             case OPEN -> {
@@ -361,11 +359,11 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
                         long timeout = s.call.request.responseNanos(responseNanos);
                         reset(s, ErrorCode.CANCEL);
                         failStream(s, Reason.RESPONSE_TIMEOUT, (s.call.stream != null ? "no body bytes within " : "no complete response within ")
-                                + millis(timeout) + " ms (response timeout)", null);
+                                + CallOutcomes.millis(timeout) + " ms (response timeout)", null);
                     }
                 }
                 if (streams.isEmpty() && waiting.isEmpty() && idleNanos > 0 && now - idleSince >= idleNanos) {
-                    log.debug("HTTP/2 connection to {} idle for {} ms: closing it", authority, millis(idleNanos));
+                    log.debug("HTTP/2 connection to {} idle for {} ms: closing it", authority, CallOutcomes.millis(idleNanos));
                     closing = true;
                     goAway(ErrorCode.NO_ERROR, null);
                 }
@@ -629,7 +627,7 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
         boolean finalHead = s.blockDecoded(fits, settings.maxHeaderCount(), blockEndStream, settings.maxBodySize(), driver, clock.getAsLong());
         if (finalHead && s.call.stream != null) {
             streamedResponses++;
-            settled.add(s.call);
+            outcomes.add(s.call);
         }
         if (blockEndStream && (finalHead || trailers)) {
             s.remoteEnded = true;
@@ -658,7 +656,7 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
                 // the request's half is still open: closed by the stream error (RFC 9113 8.1.1)
                 reset(s, ErrorCode.PROTOCOL_ERROR);
             }
-            failStream(s, e.reason(), detail(e), null);
+            failStream(s, e.reason(), CallOutcomes.detail(e), null);
             return;
         }
         remove(s);
@@ -668,9 +666,9 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
         }
         if (response != null) {
             s.call.response = response;
-            settled.add(s.call);
+            outcomes.add(s.call);
         } else {
-            endedStreams.add(s.call.stream);
+            outcomes.streamEnded(s.call.stream, true);
         }
     }
 
@@ -903,13 +901,7 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
     }
 
     private void fail(ClientCall call, Reason reason, String detail, Throwable cause) {
-        ClientException failure = failure(call, reason, detail, cause);
-        if (call.stream != null) {
-            call.stream.fail(failure);
-            return;
-        }
-        call.failure = failure;
-        settled.add(call);
+        outcomes.fail(call, failure(call, reason, detail, cause));
     }
 
     private ClientException failure(ClientCall call, Reason reason, String detail, Throwable cause) {
@@ -917,31 +909,6 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
     }
 
     private void settle() {
-        if (settling) {
-            return;
-        }
-        settling = true;
-        try {
-            for (ClientCall call; (call = settled.poll()) != null; ) {
-                call.settle();
-            }
-            for (ResponseStream ended; (ended = endedStreams.poll()) != null; ) {
-                if (phase == Phase.OPEN) {
-                    driver.ended(ended);
-                } else {
-                    ended.end();
-                }
-            }
-        } finally {
-            settling = false;
-        }
-    }
-
-    private static String detail(ResponseException e) {
-        return e.reason() == Reason.MALFORMED_RESPONSE ? "malformed response: " + e.getMessage() : e.getMessage();
-    }
-
-    private static long millis(long nanos) {
-        return nanos / 1_000_000;
+        outcomes.settle(driver, phase == Phase.OPEN);
     }
 }

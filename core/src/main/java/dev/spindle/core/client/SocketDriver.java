@@ -122,6 +122,9 @@ public final class SocketDriver {
                 }
                 kick();
             }
+        } catch (RuntimeException e) {
+            log.warn("the connection on {} failed; closing it", socket.getRemoteSocketAddress(), e);
+            finish();
         }
     }
 
@@ -163,6 +166,9 @@ public final class SocketDriver {
             }
         } catch (IOException e) {
             log.debug("socket write failed: {}", e.toString());
+        } catch (RuntimeException e) {
+            // a connection that fails here ends its socket, never leaves it without a writer
+            log.warn("the connection on {} failed; closing it", socket.getRemoteSocketAddress(), e);
         }
         finish();
     }

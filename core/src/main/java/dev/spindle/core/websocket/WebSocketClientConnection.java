@@ -46,6 +46,8 @@ final class WebSocketClientConnection implements OutboundConnection {
     private final boolean bounded;
     /** The handshake request until it has all gone. */
     private OutputBuffer handshake;
+    /** Handshake bytes handed out and not yet reported written when the engine took over. */
+    private int handshakeUnreported;
     private HeadCollector head = new HeadCollector();
     private boolean connected;
     private boolean over;
@@ -154,6 +156,9 @@ final class WebSocketClientConnection implements OutboundConnection {
         List<String> extensions = fields.getOrDefault("sec-websocket-extensions", List.of());
         boolean deflate = !extensions.isEmpty();
         boolean inflateReset = deflate && WebSocketClient.hasParam(extensions.getFirst(), "server_no_context_takeover");
+        // a driver that writes outside its lock may report the handshake's last bytes written after the answer came
+        handshakeUnreported = pending();
+        handshake = null;
         engine = new WebSocketConnection(endpoint, options, protocol.isEmpty() ? null : protocol.getFirst().trim(),
                 deflate, inflateReset, null, ENGINE, wakeup, new byte[0], random);
         Next next = engine.open(answer.rest());
@@ -227,7 +232,9 @@ final class WebSocketClientConnection implements OutboundConnection {
     @Override
     public Next written(int bytes) {
         if (engine != null) {
-            return engine.written(bytes);
+            int handshakeBytes = Math.min(bytes, handshakeUnreported);
+            handshakeUnreported -= handshakeBytes;
+            return engine.written(bytes - handshakeBytes);
         }
         if (bytes == 0) {
             return next();

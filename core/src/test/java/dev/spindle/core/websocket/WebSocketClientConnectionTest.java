@@ -96,6 +96,25 @@ class WebSocketClientConnectionTest {
         assertThat(out.get(out.position() + 1) & 0x80).as("the mask bit").isEqualTo(0x80);
     }
 
+    /** A driver writing outside its lock reports the handshake written only after the 101 came (the socket reader was quicker). */
+    @Test
+    void theHandshakeReportedWrittenAfterTheAnswerCountsAsTheHandshakes() throws Exception {
+        WebSocketClientConnection c = connection(Duration.ofSeconds(5));
+        c.connected();
+        ByteBuffer out = c.outbound();
+        byte[] sent = new byte[out.remaining()];
+        out.get(out.position(), sent);
+        String request = new String(sent, StandardCharsets.ISO_8859_1);
+        c.received(ByteBuffer.wrap(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "
+                + accept(request) + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1)));
+        assertThat(result).isCompleted();
+        result.join().sendText("hi");
+        c.resume();
+        assertThat(c.written(sent.length)).as("the late report changes nothing of the engine's").isEqualTo(Next.READ_WRITE);
+        assertThat(c.outbound().remaining()).as("the frame still to write").isEqualTo(8);
+        assertThat(c.written(8)).isEqualTo(Next.READ);
+    }
+
     @Test
     void noAnswerWithinTheConnectTimeoutFailsAsAResponseTimeout() throws Exception {
         WebSocketClientConnection c = connection(Duration.ofMillis(200));
