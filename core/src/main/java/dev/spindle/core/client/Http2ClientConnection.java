@@ -103,6 +103,13 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
     private boolean blockEndStream;
     private int continuations;
     private long sent;
+    /**
+     * The earliest deadline while open, kept between changes: asked after every event, it is
+     * worked out again only once streams come or go, a reader makes room or a tick ran (a deadline
+     * that moved later meanwhile only brings a tick early, which finds nothing due).
+     */
+    private long openDeadline;
+    private boolean deadlineStale = true;
     /** Open streams whose response body streams to a reader: {@link #resume()} feeds them. */
     private int streamedResponses;
     private long idleSince;
@@ -148,6 +155,7 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
     }
 
     private void send(ClientCall call) {
+        deadlineStale = true;
         if (phase.compareTo(Phase.OPEN) > 0 || closing) {
             fail(call, Reason.NOT_SENT, "not sent: the connection " + (closing ? "takes no more requests (it is closing)" : "is closed"), null);
         } else {
@@ -253,6 +261,7 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
 
     @Override
     public Next resume() {
+        deadlineStale = true;
         if (phase == Phase.OPEN && streamedResponses > 0) {
             long now = clock.getAsLong();
             for (Http2ClientStream s : new ArrayList<>(streams.values())) {
@@ -335,6 +344,7 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
 
     @Override
     public Next tick(long now) {
+        deadlineStale = true;
         if (drainRequested && !closing) {
             closeAfterResponse();
         }
@@ -385,14 +395,18 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
         long deadline = switch (phase) {
             case CONNECTING -> Math.min(connectNanos > 0 ? createdAt + connectNanos : Long.MAX_VALUE, CallDeadlines.earliest(waiting));
             case OPEN -> {
-                long d = streams.isEmpty() && waiting.isEmpty() && idleNanos > 0 ? idleSince + idleNanos : Long.MAX_VALUE;
-                for (Http2ClientStream s : streams.values()) {
-                    d = Math.min(d, deadline(s));
-                    if (s.call.request.hasDeadline() && s.call.stream == null) {
-                        d = Math.min(d, s.call.request.deadline());
+                if (deadlineStale) {
+                    long d = streams.isEmpty() && waiting.isEmpty() && idleNanos > 0 ? idleSince + idleNanos : Long.MAX_VALUE;
+                    for (Http2ClientStream s : streams.values()) {
+                        d = Math.min(d, deadline(s));
+                        if (s.call.request.hasDeadline() && s.call.stream == null) {
+                            d = Math.min(d, s.call.request.deadline());
+                        }
                     }
+                    openDeadline = Math.min(d, CallDeadlines.earliest(waiting));
+                    deadlineStale = false;
                 }
-                yield Math.min(d, CallDeadlines.earliest(waiting));
+                yield openDeadline;
             }
             case ENDING -> endingSince + GOAWAY_LINGER_NANOS;
             case CLOSED -> Long.MAX_VALUE;
@@ -448,6 +462,7 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
             writeHeaders(s);
             call.encodedAt = clock.getAsLong();
             streams.put(id, s);
+            deadlineStale = true;
             if (s.hasBody()) {
                 sending.add(s);
             } else {
@@ -673,6 +688,7 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
     }
 
     private void remove(Http2ClientStream s) {
+        deadlineStale = true;
         if (streams.remove(s.id) != null && s.call.stream != null) {
             streamedResponses--;
         }
