@@ -28,9 +28,10 @@ import reactor.netty.resources.ConnectionProvider;
  * Spring's {@link WebClient} on Reactor Netty (no thread waits), {@link #callBlocking} with a
  * {@link RestClient} on the JDK's client (its thread waits). Both answer as {@link RemoteDownstream}
  * tabulates: the downstream's body and content type, 502 when it fails or answers other than 200,
- * 504 past its timeout, 503 when none is configured.
+ * 504 past its timeout, 503 when none is configured. One per downstream and protocol
+ * ({@link DownstreamClients}: HTTP/1.1, HTTPS, HTTP/2 over TLS); closing it closes its JDK client.
  */
-public final class DownstreamCalls {
+public final class DownstreamCalls implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DownstreamCalls.class);
     private static final MediaType FAILURE_TYPE = MediaType.parseMediaType("text/plain;charset=UTF-8");
     /**
@@ -43,6 +44,8 @@ public final class DownstreamCalls {
     private final RemoteDownstream downstream;
     private final WebClient webClient;
     private final HttpClient jdkClient;
+    /** The 503 body when no downstream is configured, naming the property to set. */
+    private final String unconfiguredMessage;
     /**
      * A {@link RestClient}'s read timeout belongs to its request factory (there is no per-request
      * one), and the timeout depends on the delay asked: one client per delay, built on first use,
@@ -56,9 +59,26 @@ public final class DownstreamCalls {
      * @param jdkClient the JDK client under the blocking {@link RestClient}s
      */
     public DownstreamCalls(RemoteDownstream downstream, WebClient webClient, HttpClient jdkClient) {
+        this(downstream, webClient, jdkClient, RemoteDownstream.unconfiguredMessage());
+    }
+
+    /**
+     * @param downstream where the calls go, and how long they may take
+     * @param webClient the asynchronous client, on Reactor Netty
+     * @param jdkClient the JDK client under the blocking {@link RestClient}s
+     * @param unconfiguredMessage the 503 body when {@code downstream} is not configured
+     */
+    public DownstreamCalls(RemoteDownstream downstream, WebClient webClient, HttpClient jdkClient, String unconfiguredMessage) {
         this.downstream = downstream;
         this.webClient = webClient;
         this.jdkClient = jdkClient;
+        this.unconfiguredMessage = unconfiguredMessage;
+    }
+
+    /** Closes the JDK client (idempotent; the WebClient's loops and pool belong to the context's resource factory). */
+    @Override
+    public void close() {
+        jdkClient.close();
     }
 
     /** {@return the WebClient's connection pool: room for a connection per concurrent call, callers never refused} */
@@ -142,8 +162,8 @@ public final class DownstreamCalls {
                 "downstream did not answer within " + downstream.timeout(delay).toMillis() + " ms");
     }
 
-    private static ResponseEntity<byte[]> unconfigured() {
-        return failure(HttpStatus.SERVICE_UNAVAILABLE, RemoteDownstream.unconfiguredMessage());
+    private ResponseEntity<byte[]> unconfigured() {
+        return failure(HttpStatus.SERVICE_UNAVAILABLE, unconfiguredMessage);
     }
 
     private static ResponseEntity<byte[]> failure(HttpStatus status, String message) {
