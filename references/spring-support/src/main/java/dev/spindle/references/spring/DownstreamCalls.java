@@ -7,8 +7,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
@@ -44,14 +46,25 @@ public final class DownstreamCalls implements AutoCloseable {
     private final RemoteDownstream downstream;
     private final WebClient webClient;
     private final HttpClient jdkClient;
+    /**
+     * HTTP/2 on the JDK's client: its clients, one connection each, and the streams each may carry
+     * at once; null over HTTP/1.1. The JDK's client opens one HTTP/2 connection per destination and
+     * fails a request beyond the server's SETTINGS_MAX_CONCURRENT_STREAMS ("too many concurrent
+     * streams", JDK-8225647) rather than waiting or opening another: the calls are spread over
+     * {@code lanes}, each bounded by its permits, and wait for a stream when all are taken.
+     */
+    private final List<HttpClient> lanes;
+    private final Semaphore[] lanePermits;
+    /** All lanes' streams: a caller holding one of these finds a lane with a stream free. */
+    private final Semaphore streams;
     /** The 503 body when no downstream is configured, naming the property to set. */
     private final String unconfiguredMessage;
     /**
      * A {@link RestClient}'s read timeout belongs to its request factory (there is no per-request
-     * one), and the timeout depends on the delay asked: one client per delay, built on first use,
-     * all on the one JDK {@code HttpClient} (at most {@code MAX_DELAY_MS + 1} of them, one in a benchmark run).
+     * one), and the timeout depends on the delay asked: one client per delay (and lane), built on
+     * first use, on the JDK {@code HttpClient} (at most {@code MAX_DELAY_MS + 1} of them per lane, one in a benchmark run).
      */
-    private final Map<Integer, RestClient> blockingClients = new ConcurrentHashMap<>();
+    private final Map<Long, RestClient> blockingClients = new ConcurrentHashMap<>();
 
     /**
      * @param downstream where the calls go, and how long they may take
@@ -73,12 +86,41 @@ public final class DownstreamCalls implements AutoCloseable {
         this.webClient = webClient;
         this.jdkClient = jdkClient;
         this.unconfiguredMessage = unconfiguredMessage;
+        this.lanes = null;
+        this.lanePermits = null;
+        this.streams = null;
     }
 
-    /** Closes the JDK client (idempotent; the WebClient's loops and pool belong to the context's resource factory). */
+    /**
+     * Calls whose blocking side speaks HTTP/2 on the JDK's client, over {@code lanes} clients (one
+     * connection each) carrying at most {@code streamsPerLane} calls at once each.
+     *
+     * @param downstream where the calls go, and how long they may take
+     * @param webClient the asynchronous client, on Reactor Netty
+     * @param lanes the JDK clients (HTTP/2) under the blocking {@link RestClient}s, at least one
+     * @param streamsPerLane the streams each may carry at once (at most the downstream's SETTINGS_MAX_CONCURRENT_STREAMS)
+     * @param unconfiguredMessage the 503 body when {@code downstream} is not configured
+     */
+    public DownstreamCalls(RemoteDownstream downstream, WebClient webClient, List<HttpClient> lanes, int streamsPerLane,
+            String unconfiguredMessage) {
+        this.downstream = downstream;
+        this.webClient = webClient;
+        this.jdkClient = lanes.getFirst();
+        this.unconfiguredMessage = unconfiguredMessage;
+        this.lanes = List.copyOf(lanes);
+        this.lanePermits = new Semaphore[lanes.size()];
+        for (int i = 0; i < lanePermits.length; i++) {
+            lanePermits[i] = new Semaphore(streamsPerLane);
+        }
+        this.streams = new Semaphore(streamsPerLane * lanes.size(), true);
+    }
+
+    /** Closes the JDK clients (idempotent; the WebClient's loops and pool belong to the context's resource factory). */
     @Override
     public void close() {
-        jdkClient.close();
+        for (HttpClient c : lanes != null ? lanes : List.of(jdkClient)) {
+            c.close();
+        }
     }
 
     /** {@return the WebClient's connection pool: room for a connection per concurrent call, callers never refused} */
@@ -119,8 +161,34 @@ public final class DownstreamCalls implements AutoCloseable {
         if (!downstream.configured()) {
             return unconfigured();
         }
+        if (lanes == null) {
+            return callBlocking(delay, 0, jdkClient);
+        }
         try {
-            return passThrough(blockingClients.computeIfAbsent(delay, this::restClient)
+            streams.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return badGateway(e);
+        }
+        try {
+            // holding one of all the lanes' streams, some lane has one free
+            for (int i = 0; ; i = (i + 1) % lanePermits.length) {
+                if (lanePermits[i].tryAcquire()) {
+                    try {
+                        return callBlocking(delay, i, lanes.get(i));
+                    } finally {
+                        lanePermits[i].release();
+                    }
+                }
+            }
+        } finally {
+            streams.release();
+        }
+    }
+
+    private ResponseEntity<byte[]> callBlocking(int delay, int lane, HttpClient client) {
+        try {
+            return passThrough(blockingClients.computeIfAbsent((long) lane << 32 | delay, k -> restClient(client, delay))
                     .get().uri(downstream.delayUri(delay))
                     .retrieve()
                     .toEntity(byte[].class));
@@ -135,8 +203,8 @@ public final class DownstreamCalls implements AutoCloseable {
         }
     }
 
-    private RestClient restClient(int delay) {
-        JdkClientHttpRequestFactory requests = new JdkClientHttpRequestFactory(jdkClient);
+    private RestClient restClient(HttpClient client, int delay) {
+        JdkClientHttpRequestFactory requests = new JdkClientHttpRequestFactory(client);
         requests.setReadTimeout(downstream.timeout(delay));
         return RestClient.builder().requestFactory(requests).build();
     }

@@ -6,6 +6,8 @@ import java.net.http.HttpClient;
 import java.security.GeneralSecurityException;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Function;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -41,6 +43,10 @@ public class DownstreamClients {
     public static final String TLS = "tlsDownstreamCalls";
     /** The bean name of the calls over HTTP/2 to {@code -Dspindle.remoteTls} ({@code /remote-h2/{ms}}). */
     public static final String H2 = "h2DownstreamCalls";
+    /** The JDK HTTP/2 clients (one connection each) of {@value #H2}'s blocking calls: 10 x 100 streams hold the matrix's 1,000. */
+    static final int H2_LANES = 10;
+    /** Streams each carries at once: within the 128 the downstream allows, with room for streams still closing. */
+    static final int H2_STREAMS_PER_LANE = 100;
 
     /**
      * A resource factory of the context's own, not Reactor Netty's global one (which the first
@@ -133,7 +139,10 @@ public class DownstreamClients {
     /**
      * {@code /remote-h2/{ms}}'s calls: HTTP/2 over TLS, h2 chosen by ALPN. Reactor Netty's
      * {@code HttpClient.protocol(HttpProtocol.H2)} multiplexes streams on each pooled connection (up
-     * to the downstream's limit, opening another beyond it); the JDK's {@code Version.HTTP_2} likewise.
+     * to the downstream's limit, opening another beyond it). The JDK's {@code Version.HTTP_2} client
+     * opens one connection and fails calls beyond the downstream's limit (JDK-8225647): the
+     * blocking calls go over {@value #H2_LANES} of them, each carrying at most
+     * {@value #H2_STREAMS_PER_LANE} at once, and wait for a stream beyond that.
      *
      * @param resources the context's resource factory
      * @return the calls (its JDK client closed with the context)
@@ -151,9 +160,13 @@ public class DownstreamClients {
                 .clientConnector(new ReactorClientHttpConnector(resources,
                         client -> client.protocol(HttpProtocol.H2).secure(ssl -> ssl.sslContext(spec))))
                 .build();
-        HttpClient jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).sslContext(sslContext(trust)).build();
-        return new DownstreamCalls(RemoteDownstream.fromSystemProperties(RemoteDownstream.TLS_PROPERTY), webClient, jdk,
-                RemoteDownstream.unconfiguredTlsMessage());
+        SSLContext context = sslContext(trust);
+        List<HttpClient> lanes = new ArrayList<>();
+        for (int i = 0; i < H2_LANES; i++) {
+            lanes.add(HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).sslContext(context).build());
+        }
+        return new DownstreamCalls(RemoteDownstream.fromSystemProperties(RemoteDownstream.TLS_PROPERTY), webClient, lanes,
+                H2_STREAMS_PER_LANE, RemoteDownstream.unconfiguredTlsMessage());
     }
 
     /** The JDK client's TLS: {@code trust}'s managers, or the JDK's default context (javax.net.ssl.trustStore) when null. */
