@@ -48,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * listening socket among them, handing each accepted connection to one instance's event loop.
  *
  * <p>Handlers run on the instance's event loop and must not block it: {@code /delay} answers from
- * a Vert.x timer, {@code /remote} through Vert.x's {@link WebClient}, and the two blocking routes
+ * a Vert.x timer, {@code /remote} through Vert.x's {@link WebClient} ({@code /remote-tls} through a
+ * second one over HTTPS, {@code /remote-h2} a third over HTTP/2 by ALPN, both to
+ * {@code -Dspindle.remoteTls}), and the two blocking routes
  * ({@code /blocking}'s sleep, {@code /remote-blocking}'s JDK {@code HttpClient.send}) are
  * {@link Route#blockingHandler blocking handlers}, which Vert.x runs on its shared worker pool
  * (see {@link VertxServer} for its size). Vert.x serves a connection's pipelined requests one
