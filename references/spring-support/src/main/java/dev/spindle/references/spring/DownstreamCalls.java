@@ -39,9 +39,13 @@ public final class DownstreamCalls implements AutoCloseable {
     /**
      * Reactor Netty's default pool holds 2 connections per processor (at least 16) and queues
      * twice that many callers, failing the rest: the benchmark's 1,000 concurrent {@code /remote}
-     * calls need a connection each, as the JDK client of the blocking route opens them.
+     * calls need a connection each, as the JDK client of the blocking route opens them. At most 1,024
+     * per destination (as Spindle's client opens per loop): past that calls wait for one. An
+     * unbounded pool let a cold start's burst over TLS open a connection per waiting call (2,000+
+     * handshakes at once, none finishing), and the servlet requests piling up behind them exhausted
+     * the 512 MiB heap of Spring MVC's row.
      */
-    private static final int MAX_CONNECTIONS = 4096;
+    private static final int MAX_CONNECTIONS = 1024;
 
     private final RemoteDownstream downstream;
     private final WebClient webClient;
