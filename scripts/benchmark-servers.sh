@@ -131,9 +131,13 @@
 # one, started likewise but with the run's TLS key store (raw/downstream-tls/): every row is started
 # with -Dspindle.remoteTls=https://127.0.0.1:<its port> and a PKCS12 trust store of its certificate
 # (-Dspindle.client.trustStore/-Dspindle.client.trustStorePassword for Spindle's client and the
-# Netty and Vert.x references', -Djavax.net.ssl.trustStore/-Password for the JDK's default trust), so the
-# figure is remote100-c1000's with the client's TLS added. A row that does not serve the route
-# (404 to the route check: Helidon SE and the Spring references, for now) has it n/a.
+# references', -Djavax.net.ssl.trustStore/-Password for the JDK's default trust), so the
+# figure is remote100-c1000's with the client's TLS added. remote-h2-100-c1000 (likewise in --full
+# and by --scenarios only) calls GET /remote-h2/100: the same TLS downstream, which offers h2 by
+# ALPN, reached over HTTP/2, each connection multiplexing up to its 128 concurrent streams (Spindle's
+# Client with http2(true); a -jdkclient row the JDK HttpClient with Version.HTTP_2; each reference
+# its framework's HTTP/2 client). A row that does not serve a route (404 to the route check) has its
+# scenario n/a.
 # Writes raw/<server>/<scenario>-round<N>.txt, summary.csv, summary.md, charts/<scenario>.svg and .png,
 # environment.md; a run of every scenario under results/ (not results/ab/, no --baseline) also
 # rewrites results/README.md to show it.
@@ -204,7 +208,9 @@ SCENARIOS_FULL=(
   "remote100-c1000|GET|/remote/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with Spindle's Client (asynchronous handler, no thread held: on an event loop or ring through that loop's own keep-alive pool; a -jdkclient row uses the JDK HttpClient.sendAsync instead; a reference row, with its framework's asynchronous client)|100"
   "remote-blocking100-c1000|GET|/remote-blocking/100|1000|||10s|1|0|the route calls the downstream's /delay/100 with Spindle's Client.call (blocking handler, on its virtual thread; a -jdkclient row uses the JDK HttpClient.send; a reference row, with its framework's blocking client)|100"
   # wrk speaks plain HTTP to the row; the row speaks HTTPS to a second downstream (the run's key store)
-  "remote-tls100-c1000|GET|/remote-tls/100|1000|||10s|1|0|as remote100-c1000, but the downstream (a second one) is called over HTTPS: the row's TLS client handshakes once per pooled connection and encrypts every call and answer (Spindle's Client trusting -Dspindle.client.trustStore; a -jdkclient row the JDK HttpClient with -Djavax.net.ssl.trustStore; the Netty reference its SslContextBuilder.forClient() with that store; Vert.x a second WebClient with setSsl and PfxOptions of it); n/a on a row (Helidon SE, the Spring ones, until they serve it) that does not serve GET /remote-tls/{ms}|100"
+  "remote-tls100-c1000|GET|/remote-tls/100|1000|||10s|1|0|as remote100-c1000, but the downstream (a second one) is called over HTTPS: the row's TLS client handshakes once per pooled connection and encrypts every call and answer (Spindle's Client trusting -Dspindle.client.trustStore; a -jdkclient row the JDK HttpClient with -Djavax.net.ssl.trustStore; the Netty reference its SslContextBuilder.forClient() with that store; Vert.x a second WebClient with setSsl and PfxOptions of it; Helidon SE a second WebClient whose Tls trusts it; the Spring ones a WebClient on Reactor Netty with an Http11SslContextSpec of it); n/a on a row that does not serve GET /remote-tls/{ms}|100"
+  # the same TLS downstream over HTTP/2 (h2 by ALPN): few connections, up to 128 streams each
+  "remote-h2-100-c1000|GET|/remote-h2/100|1000|||10s|1|0|as remote-tls100-c1000, but the row's client speaks HTTP/2 to the TLS downstream (h2 chosen by ALPN), each connection multiplexing up to the downstream's 128 concurrent streams (Spindle's Client with ClientConfig.http2(true), maxConnectionsPerDestination still bounding the connections; a -jdkclient row the JDK HttpClient with Version.HTTP_2, over 10 clients of at most 100 streams each, as one fails the calls past its connection's limit; Netty Http2FrameCodec and Http2MultiplexHandler, a stream channel per call on up to 16 connections per loop; Vert.x a WebClient with HTTP_2 and ALPN, up to 16 connections per verticle; Helidon SE its WebClient preferring h2; Spring WebFlux Reactor Netty's HttpProtocol.H2; Spring MVC a blocking RestClient on the JDK HttpClient's HTTP_2, lanes as the -jdkclient row's); n/a on a row that does not serve GET /remote-h2/{ms}|100"
   # HTTP/2 (h2load, field 13 = streams per connection): many streams on few connections
   "plaintext-h2c|GET|/plaintext|64|||2s|0|0|h2c with prior knowledge|||32"
   "json-h2c|GET|/json|64|||2s|0|0|h2c with prior knowledge|||32"
@@ -378,11 +384,13 @@ DOWNSTREAM_CLASS=MultiLoopServer
 DOWNSTREAM_WARMUP=5   # seconds of /delay/1 before the first row; the rows' remote scenarios keep it warm
 (( ! quick )) || DOWNSTREAM_WARMUP=1
 need_downstream=0   # 1 when a selected scenario calls the downstream (its path starts with /remote)
-need_tls_downstream=0   # 1 when one calls the downstream over HTTPS (/remote-tls): a second downstream, with TLS
+need_tls_downstream=0   # 1 when one calls the downstream over HTTPS (/remote-tls, /remote-h2): a second downstream, with TLS
+need_h2_route=0   # 1 when one calls it over HTTP/2 (/remote-h2): the start's route check asks for that route too
 for sc in "${SCENARIOS[@]}"; do
   IFS='|' read -r -a f <<<"$sc"
   [[ "${f[2]}" != /remote* ]] || need_downstream=1
-  [[ "${f[2]}" != /remote-tls/* ]] || need_tls_downstream=1
+  [[ "${f[2]}" != /remote-tls/* && "${f[2]}" != /remote-h2/* ]] || need_tls_downstream=1
+  [[ "${f[2]}" != /remote-h2/* ]] || need_h2_route=1
   if [[ "${f[8]}" == 1 ]]; then TLS_SCENARIOS+=("$sc"); else PLAIN_SCENARIOS+=("$sc"); fi
 done
 case "$duration_arg" in
@@ -902,7 +910,7 @@ write_environment() {
 | CPU pinning | server: ${pin_server:-none}; wrk and the checks: ${pin_client:-none} |$( (( ! h2_selected )) || printf '\n| h2load (HTTP/2 scenarios) | %s: `%sh2load -t%s -c<connections> -m<streams per connection> -D%s --warm-up-time %ss [--npn-list=h2] --log-file <temporary file> <url>`, the server CPU sampled from the end of its warm-up time; an h2 window of the warm-up: `h2load -D<seconds> --warm-up-time 0`; h2 is checked per start first (`h2load -n 1 -c 1`): a row that does not speak it has those cells n/a |' "$(h2load --version 2>&1 | head -n 1)" "${client_cmd[*]:+${client_cmd[*]} }" "$WRK_THREADS" "$duration" "$H2_WARMUP")
 | network path | $network_path |${downstream_port:+
 | downstream (remote scenarios) | $downstream_fqcn, workers $workers, the same JVM flags; one JVM for the whole run on 127.0.0.1:$downstream_port$downstream_where, started before round 1 and warmed up (GET /delay/1, 64 connections, ${DOWNSTREAM_WARMUP}s), with \`-Dspindle.maxConnections=$DOWNSTREAM_MAX_CONNECTIONS\` (the open-files limit less 1,000: the JVM of every row and its pool of kept-alive connections live for the whole run, and must not exhaust the fixture); every row is started with \`-Dspindle.remote=http://127.0.0.1:$downstream_port\`. It runs on the same machine and shares its CPUs (not pinned) with the server under test and wrk, so its work counts against both. Logs: raw/downstream/ |}${downstream_tls_port:+
-| TLS downstream (remote-tls) | a second JVM of $downstream_fqcn, as the downstream above, on https://127.0.0.1:$downstream_tls_port with the key store of the run (${tls_key_desc:-?}; \`-Dspindle.tls.keystore\`), warmed up over HTTPS likewise; every row is started with \`-Dspindle.remoteTls=https://127.0.0.1:$downstream_tls_port\` and a PKCS12 trust store of its certificate (made by keytool per run, deleted at the end) as \`-Dspindle.client.trustStore\` and \`-Djavax.net.ssl.trustStore\` (with their per-run passwords). Logs: raw/downstream-tls/ |}
+| TLS downstream (remote-tls, remote-h2) | a second JVM of $downstream_fqcn, as the downstream above, on https://127.0.0.1:$downstream_tls_port with the key store of the run (${tls_key_desc:-?}; \`-Dspindle.tls.keystore\`), warmed up over HTTPS likewise; every row is started with \`-Dspindle.remoteTls=https://127.0.0.1:$downstream_tls_port\` and a PKCS12 trust store of its certificate (made by keytool per run, deleted at the end) as \`-Dspindle.client.trustStore\` and \`-Djavax.net.ssl.trustStore\` (with their per-run passwords). Logs: raw/downstream-tls/ |}
 | rounds | $rounds, interleaved (all servers for round 1, then round 2, ...); $(if [[ "$starts_per_server" == 1 ]]; then echo "one start per row for the whole run, every row's JVM alive at once on its own port, ${REWARM}s of the start's first scenario before each round"; else echo "a fresh start per row and round (\`--start-per-round\`)"; fi) |
 | per scenario | ${duration}s, ${PAUSE}s pause between scenarios |
 | warm-up | per server start: $(if [[ "$warmup_mode" == fixed ]]; then echo "${warmup} windows of 1 s"; else echo "1 s windows until steady (the median of the last 3 within ${STEADY_PCT}% of the median of the 3 before, and at most $JIT_QUIET methods compiled per window over the last 3, by \`jstat -compiler\`), at most ${warmup_cap}s"; fi) of the start's first scenario (its connections and script${TLS_PROPS[*]:+; over HTTPS for the TLS start}), then ${WARMUP_PASS}s of each other scenario with another route or body; every window in raw/<row>/warmup-start<K>.tsv, the outcome in starts.tsv |${TLS_PROPS[*]:+
@@ -1501,6 +1509,10 @@ open_phase() {
   if [[ -n "$downstream_tls_port" ]] && grep -q -- '"--remote-tls"' "$checker"; then
     check_args+=(--remote-tls)
   fi
+  # /remote-h2/100, the same downstream over HTTP/2, when a scenario calls it (n/a on a 404 likewise)
+  if [[ -n "$downstream_tls_port" ]] && (( need_h2_route )) && grep -q -- '"--remote-h2"' "$checker"; then
+    check_args+=(--remote-h2)
+  fi
   # POST /multipart with the wrk body of each multipart scenario of this start (a baseline's checker may not know it)
   local sc f
   if grep -q -- '"--multipart"' "$checker"; then
@@ -1828,7 +1840,7 @@ if (( need_downstream )) && ! spindle_pid_alive "$downstream_pid"; then
   event - downstream warning "the downstream $DOWNSTREAM_CLASS exited during the run: $(tail -n 2 "$out/raw/downstream/server.err" | tr '\n' ' ')"
 fi
 if (( need_tls_downstream )) && ! spindle_pid_alive "$downstream_tls_pid"; then
-  echo "warning: the TLS downstream $DOWNSTREAM_CLASS exited during the run; remote-tls figures after that are 502s" >&2
+  echo "warning: the TLS downstream $DOWNSTREAM_CLASS exited during the run; remote-tls and remote-h2 figures after that are 502s" >&2
   event - downstream warning "the TLS downstream $DOWNSTREAM_CLASS exited during the run: $(tail -n 2 "$out/raw/downstream-tls/server.err" | tr '\n' ' ')"
 fi
 stop_downstream

@@ -3,15 +3,16 @@
 """Helpers of scripts/benchmark-servers.sh; standard library only (python3 >= 3.9), but for the report's
 charts (scripts/lib/charts.py: matplotlib, imported only by `report`).
 
-  bench.py check --port P [--host H] [--tls] [--remote] [--remote-tls] [--multipart SIZE]
+  bench.py check --port P [--host H] [--tls] [--remote] [--remote-tls] [--remote-h2] [--multipart SIZE]
                                            answers of every benchmark route (exit 1 if wrong); with
                                            --tls over HTTPS (exit 3 if the port speaks plain HTTP);
                                            with --remote also the routes that call a downstream; with
                                            --remote-tls GET /remote-tls/100 (the TLS downstream's); with
+                                           --remote-h2 GET /remote-h2/100 (the same, over HTTP/2); with
                                            --multipart also POST /multipart of the wrk body with a
                                            file part of SIZE bytes. A route a row does not serve
                                            (404 to POST /multipart, GET /users-list or
-                                           GET /remote-tls/100) passes and
+                                           GET /remote-tls/100, GET /remote-h2/100) passes and
                                            prints "absent  POST /multipart": its scenarios are n/a
   bench.py parse OUTPUT                    one wrk or h2load output -> "rps avg_ms p99_ms errors non2xx requests"
   bench.py h2load-latency LOG              h2load's --log-file -> the percentile line appended to its output
@@ -67,7 +68,7 @@ MULTIPART_ALPHABET = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234
 MULTIPART_FIELD = "bench upload"
 # Routes a row may lack (the references serve only what their own module does), with their method: a
 # 404 is "absent" and its scenarios n/a, not a wrong answer. The path is the scenarios table's.
-OPTIONAL_ROUTES = {"/multipart": "POST", "/users-list": "GET", "/remote-tls/100": "GET"}
+OPTIONAL_ROUTES = {"/multipart": "POST", "/users-list": "GET", "/remote-tls/100": "GET", "/remote-h2/100": "GET"}
 # GET /users-list (the json-gzip scenario): Spindle's BenchmarkApp.usersList() and the Netty reference's
 # Fixtures.usersList() build these bytes the same way; the check compares them (keep the three alike).
 USERS_FIRST = ("Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Margaret", "Niklaus")
@@ -200,10 +201,11 @@ def tls_handshake(host: str, port: int, timeout: float, ctx: ssl.SSLContext) -> 
 def run_checks(host: str, port: int, timeout: float, ctx: ssl.SSLContext | None = None,
                remote: bool = False, multipart_sizes: tuple[int, ...] = (),
                absent: list[str] | None = None,
-               remote_tls: bool = False) -> list[tuple[str, str | None, str | None]]:
+               remote_tls: bool = False, remote_h2: bool = False) -> list[tuple[str, str | None, str | None]]:
     """Every check as (name, None if passed else the reason, a note on how it passed); over
     HTTPS when given a TLS context; with `remote`, the routes calling the downstream too; with
     `remote_tls`, GET /remote-tls/100 (the TLS downstream's /delay/100, the scenario's own path); with
+    `remote_h2`, GET /remote-h2/100 (the same downstream, which the row calls over HTTP/2); with
     `multipart_sizes`, POST /multipart of the wrk body of each file size. An optional route the
     server does not serve (404) passes with a note and its path goes to `absent`."""
     results: list[tuple[str, str | None]] = []
@@ -299,15 +301,17 @@ def run_checks(host: str, port: int, timeout: float, ctx: ssl.SSLContext | None 
             _expect_json(data, {"delayed": 10})
         return run
 
-    def remote_tls_route():
+    def optional_remote_route(path: str):
         # the scenario's path itself, so a 404 here marks exactly its cells n/a
-        status, data = request("GET", "/remote-tls/100")
-        if status == 404:
-            absent.append("/remote-tls/100")
-            return "not served: 404, its scenario is n/a on this row"
-        status_is(status)
-        _expect_json(data, {"delayed": 100})
-        return None
+        def run():
+            status, data = request("GET", path)
+            if status == 404:
+                absent.append(path)
+                return "not served: 404, its scenario is n/a on this row"
+            status_is(status)
+            _expect_json(data, {"delayed": 100})
+            return None
+        return run
 
     def download():
         status, data = request("GET", "/download")
@@ -390,7 +394,9 @@ def run_checks(host: str, port: int, timeout: float, ctx: ssl.SSLContext | None 
         check("GET /remote/10", remote_route("/remote/10"))
         check("GET /remote-blocking/10", remote_route("/remote-blocking/10"))
     if remote_tls:
-        check("GET /remote-tls/100", remote_tls_route)
+        check("GET /remote-tls/100", optional_remote_route("/remote-tls/100"))
+    if remote_h2:
+        check("GET /remote-h2/100", optional_remote_route("/remote-h2/100"))
     check("GET /download", download)
     # first without Accept-Encoding (whether the row serves the route at all), then gzip asked for
     check("GET /users-list", users_list_route(False))
@@ -423,7 +429,7 @@ def cmd_check(args) -> int:
             return 1
     absent: list[str] = []
     results = run_checks(args.host, args.port, args.timeout, ctx, args.remote, tuple(args.multipart or ()), absent,
-                         remote_tls=args.remote_tls)
+                         remote_tls=args.remote_tls, remote_h2=args.remote_h2)
     for path in absent:
         # read by benchmark-servers.sh: this row's scenarios on that path are n/a
         print(f"absent  {OPTIONAL_ROUTES.get(path, 'GET')} {path}")
@@ -1572,7 +1578,7 @@ class Report:
             return []
         lines = ["Share of the upper bound: " + ", ".join(f"{name} {share:.0%}" for name, share in shares) + "."]
         wait_s = int(sc["wait_ms"]) / 1000
-        if sc.get("blocking") == "1" and not any(p in sc["path"] for p in ("/delay/", "/remote/", "/remote-tls/")):
+        if sc.get("blocking") == "1" and not any(p in sc["path"] for p in ("/delay/", "/remote/", "/remote-tls/", "/remote-h2/")):
             cpus = self.meta.get("server_cpus", "")
             caps = [(s["name"], n) for s in self.servers
                     if (n := platform_threads(s, int(cpus) if cpus.isdigit() else None)) is not None
@@ -2183,6 +2189,8 @@ def main(argv: list[str]) -> int:
                    help="also check /remote/10 and /remote-blocking/10 (the server was given a downstream)")
     p.add_argument("--remote-tls", action="store_true",
                    help="also check /remote-tls/100 (the server was given a TLS downstream); a 404 is absent")
+    p.add_argument("--remote-h2", action="store_true",
+                   help="also check /remote-h2/100 (the TLS downstream called over HTTP/2); a 404 is absent")
     p.add_argument("--multipart", type=int, action="append", metavar="SIZE",
                    help="also POST /multipart the wrk body with a file part of SIZE bytes (repeatable)")
     p.add_argument("--tls", action="store_true",

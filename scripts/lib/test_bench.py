@@ -703,9 +703,9 @@ class UsersListCheckTest(unittest.TestCase):
         self.assertIn("not served", results[0][2])
 
 
-def remote_tls_checks(answer: str) -> tuple[list, list]:
-    """bench.run_checks with remote_tls against a server whose GET /remote-tls/100 answers as `answer`
-    says: "ok" (the downstream's /delay/100 body passed through), "404" or "502"."""
+def remote_tls_checks(answer: str, route: str = "/remote-tls/100") -> tuple[list, list]:
+    """bench.run_checks with remote_tls (or, for /remote-h2/100, remote_h2) against a server whose GET
+    `route` answers as `answer` says: "ok" (the downstream's /delay/100 body passed through), "404" or "502"."""
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -713,8 +713,8 @@ def remote_tls_checks(answer: str) -> tuple[list, list]:
             pass
 
         def do_GET(self):
-            body = b'{"delayed":100}' if self.path == "/remote-tls/100" and answer == "ok" else b""
-            status = 200 if body else (502 if self.path == "/remote-tls/100" and answer == "502" else 404)
+            body = b'{"delayed":100}' if self.path == route and answer == "ok" else b""
+            status = 200 if body else (502 if self.path == route and answer == "502" else 404)
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
@@ -728,8 +728,11 @@ def remote_tls_checks(answer: str) -> tuple[list, list]:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         absent: list[str] = []
-        results = bench.run_checks("127.0.0.1", server.server_address[1], 5.0, absent=absent, remote_tls=True)
-        return [r for r in results if "/remote-tls" in r[0]], [p for p in absent if p.startswith("/remote-tls")]
+        h2 = route.startswith("/remote-h2")
+        prefix = "/remote-h2" if h2 else "/remote-tls"
+        results = bench.run_checks("127.0.0.1", server.server_address[1], 5.0, absent=absent,
+                                   remote_tls=not h2, remote_h2=h2)
+        return [r for r in results if prefix in r[0]], [p for p in absent if p.startswith(prefix)]
     finally:
         server.shutdown()
         server.server_close()
@@ -751,6 +754,26 @@ class RemoteTlsCheckTest(unittest.TestCase):
         results, absent = remote_tls_checks("502")
         self.assertEqual(absent, [])
         self.assertTrue(results[0][1], results)
+
+
+class RemoteH2CheckTest(unittest.TestCase):
+    def test_the_downstream_body_passes(self):
+        results, absent = remote_tls_checks("ok", "/remote-h2/100")
+        self.assertEqual(absent, [])
+        self.assertEqual([r[0] for r in results], ["GET /remote-h2/100"])
+        self.assertEqual([r[1] for r in results], [None], results)
+
+    def test_a_404_is_absent_the_scenario_path(self):
+        results, absent = remote_tls_checks("404", "/remote-h2/100")
+        self.assertEqual(absent, ["/remote-h2/100"])
+        self.assertEqual(bench.OPTIONAL_ROUTES.get("/remote-h2/100"), "GET")
+        self.assertEqual([r[1] for r in results], [None], results)
+
+    def test_a_502_fails(self):
+        results, absent = remote_tls_checks("502", "/remote-h2/100")
+        self.assertEqual(absent, [])
+        self.assertTrue(results[0][1], results)
+
 
 
 if __name__ == "__main__":

@@ -98,7 +98,8 @@ public final class BenchmarkApp {
      * @return {@code routes}, for chaining
      */
     public static Router.Builder register(Router.Builder routes) {
-        return register(routes, Downstream.fromSystemProperties(), Downstream.fromSystemProperties(Downstream.TLS_PROPERTY));
+        return register(routes, Downstream.fromSystemProperties(), Downstream.fromSystemProperties(Downstream.TLS_PROPERTY),
+                Downstream.http2(Downstream.TLS_PROPERTY));
     }
 
     /**
@@ -109,7 +110,8 @@ public final class BenchmarkApp {
      * @return {@code routes}, for chaining
      */
     public static Router.Builder register(Router.Builder routes, Downstream downstream) {
-        return register(routes, downstream, Downstream.fromSystemProperties(Downstream.TLS_PROPERTY));
+        return register(routes, downstream, Downstream.fromSystemProperties(Downstream.TLS_PROPERTY),
+                Downstream.http2(Downstream.TLS_PROPERTY));
     }
 
     /**
@@ -123,6 +125,24 @@ public final class BenchmarkApp {
      * @return {@code routes}, for chaining
      */
     public static Router.Builder register(Router.Builder routes, Downstream downstream, Downstream tlsDownstream) {
+        return register(routes, downstream, tlsDownstream, Downstream.http2(Downstream.TLS_PROPERTY));
+    }
+
+    /**
+     * Adds the benchmark app's routes to {@code routes}, the remote ones calling {@code downstream},
+     * {@code /remote-tls/{ms}} calling {@code tlsDownstream}, {@code /remote-h2/{ms}} calling
+     * {@code h2Downstream}.
+     *
+     * @param routes the builder to add to
+     * @param downstream the service {@code /remote/{ms}} and {@code /remote-blocking/{ms}} call
+     * @param tlsDownstream the service {@code /remote-tls/{ms}} calls (over HTTPS, as the matrix's
+     *        remote-tls scenario gives it; any http(s) address works)
+     * @param h2Downstream the service {@code /remote-h2/{ms}} calls, over HTTP/2 ({@link Downstream#http2(String)};
+     *        the matrix gives it the TLS downstream, which offers h2 by ALPN)
+     * @return {@code routes}, for chaining
+     */
+    public static Router.Builder register(Router.Builder routes, Downstream downstream, Downstream tlsDownstream,
+            Downstream h2Downstream) {
         Broadcasts broadcasts = new Broadcasts();
         return routes
                 .get("/plaintext", (req, res) -> res.contentType(Response.TEXT_PLAIN).body(HELLO))
@@ -152,6 +172,8 @@ public final class BenchmarkApp {
                 .get("/remote-blocking/{ms}", Handler.blocking((req, res) -> downstream.fetch(millis(req, MAX_DELAY_MS), res)))
                 // /remote/{ms} with its own downstream, which the matrix reaches over HTTPS
                 .get("/remote-tls/{ms}", Handler.async((req, res) -> tlsDownstream.fetchAsync(millis(req, MAX_DELAY_MS), res)))
+                // the same TLS downstream over HTTP/2: one connection multiplexes up to its 128 concurrent streams
+                .get("/remote-h2/{ms}", Handler.async((req, res) -> h2Downstream.fetchAsync(millis(req, MAX_DELAY_MS), res)))
                 .get("/download", (req, res) -> res.contentType("application/octet-stream").file(DownloadFile.PATH))
                 .post("/multipart", Handler.blocking(BenchmarkApp::multipart), RouteOptions.defaults().maxBodySize(MAX_MULTIPART_BYTES))
                 .websocket("/ws/echo", new WsEcho(), WS_ECHO_OPTIONS)

@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * connections; on a blocking handler's thread, over a blocking socket), or through the JDK's
  * {@link HttpClient} (HTTP/1.1) when {@value #CLIENT_PROPERTY} is {@code jdk}; an {@code https://}
  * downstream is called over TLS by either (Spindle's trusting {@code spindle.client.trustStore}
- * when it is set). One client per downstream, created
+ * when it is set); the downstream of {@code /remote-h2/{ms}} ({@link #http2(String)}) is called over
+ * HTTP/2 by either (Spindle's with {@link ClientConfig#http2(boolean)}, offering {@code h2} by
+ * ALPN, the JDK's with {@link HttpClient.Version#HTTP_2}). One client per downstream, created
  * at the first call. Spindle's client reads the {@code spindle.client.*} properties
  * ({@link ClientConfig#fromSystemProperties()}); unless they say otherwise it opens up to
  * {@value #MAX_CONNECTIONS} connections per event loop (a connection per concurrent call, as the
@@ -58,6 +60,10 @@ public final class Downstream {
     /** How long a call may take beyond the {@code ms} it asks the downstream to wait. */
     public static final Duration DEFAULT_MARGIN = Duration.ofSeconds(5);
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /** The JDK's HTTP/2 clients of an http2 downstream: 10 x 100 streams hold the matrix's 1,000 concurrent calls. */
+    static final int JDK_H2_LANES = 10;
+    /** The streams each carries at once. */
+    static final int JDK_H2_STREAMS = 100;
     private static final Logger log = LoggerFactory.getLogger(Downstream.class);
 
     /** {@code <base>/delay/}, or null when no downstream is configured. */
@@ -66,7 +72,13 @@ public final class Downstream {
     private final String property;
     private final Duration margin;
     private final boolean jdk;
+    /** Whether the client speaks HTTP/2 to it ({@code h2} offered by ALPN). */
+    private final boolean http2;
+    /** Whether the protocol of the first answer was logged yet (at debug). */
+    private volatile boolean versionLogged;
     private volatile HttpClient client;
+    /** The JDK's client over HTTP/2: several, as one connection carries only the server's limit of streams. */
+    private volatile JdkHttp2Lanes lanes;
     private volatile Client spindleClient;
 
     /**
@@ -90,10 +102,10 @@ public final class Downstream {
      *        {@link Client}
      */
     public Downstream(URI base, Duration margin, boolean jdkClient) {
-        this(base, margin, jdkClient, PROPERTY);
+        this(base, margin, jdkClient, PROPERTY, false);
     }
 
-    private Downstream(URI base, Duration margin, boolean jdkClient, String property) {
+    private Downstream(URI base, Duration margin, boolean jdkClient, String property, boolean http2) {
         if (base != null && !"http".equals(base.getScheme()) && !"https".equals(base.getScheme())) {
             throw new IllegalArgumentException("downstream must be an http or https address: " + base);
         }
@@ -102,6 +114,7 @@ public final class Downstream {
         this.margin = margin;
         this.jdk = jdkClient;
         this.property = property;
+        this.http2 = http2;
     }
 
     /**
@@ -123,8 +136,33 @@ public final class Downstream {
      */
     public static Downstream fromSystemProperties(String property) {
         String raw = System.getProperty(property);
+        return fromSystemProperties(property, false);
+    }
+
+    /**
+     * The downstream named by {@code property}, called over HTTP/2: the {@code /remote-h2/{ms}}
+     * route's. Spindle's client offers {@code h2} by ALPN ({@link ClientConfig#http2(boolean)}; one
+     * connection carries as many calls at once as the server allows, and
+     * {@code maxConnectionsPerDestination} still bounds the connections), the JDK's asks for
+     * {@link HttpClient.Version#HTTP_2}; both fall back to HTTP/1.1 where the server does not choose h2.
+     *
+     * @param property the property naming its base address ({@value #TLS_PROPERTY} in the matrix)
+     * @return the configured downstream, or none if the property is unset or blank
+     * @throws IllegalArgumentException if the property is not an http(s) address
+     */
+    public static Downstream http2(String property) {
+        return fromSystemProperties(property, true);
+    }
+
+    private static Downstream fromSystemProperties(String property, boolean http2) {
+        String raw = System.getProperty(property);
         return new Downstream(raw == null || raw.isBlank() ? null : URI.create(raw.trim()), DEFAULT_MARGIN,
-                "jdk".equals(System.getProperty(CLIENT_PROPERTY, "").trim()), property);
+                "jdk".equals(System.getProperty(CLIENT_PROPERTY, "").trim()), property, http2);
+    }
+
+    /** {@return whether the calls go over HTTP/2} */
+    public boolean http2() {
+        return http2;
     }
 
     /**
@@ -147,7 +185,8 @@ public final class Downstream {
                     }).toCompletableFuture();
         }
         HttpRequest request = request(ms);
-        return client().sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+        return (http2 ? lanes().sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+                : client().sendAsync(request, HttpResponse.BodyHandlers.ofByteArray()))
                 .handle((answer, failure) -> {
                     if (failure != null) {
                         throw failed(request, failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure);
@@ -198,7 +237,11 @@ public final class Downstream {
         return delayPrefix + ms;
     }
 
-    private static void answer(ClientResponse answer, Response res) {
+    private void answer(ClientResponse answer, Response res) {
+        if (!versionLogged && log.isDebugEnabled()) {
+            versionLogged = true;
+            log.debug("downstream {} answered over {} (Spindle's client)", delayPrefix, answer.version());
+        }
         if (answer.status() != 200) {
             throw new HttpException(502, "downstream answered " + answer.status());
         }
@@ -217,7 +260,11 @@ public final class Downstream {
         return new HttpException(502, "downstream call failed: " + failure);
     }
 
-    private static void answer(HttpResponse<byte[]> answer, Response res) {
+    private void answer(HttpResponse<byte[]> answer, Response res) {
+        if (!versionLogged && log.isDebugEnabled()) {
+            versionLogged = true;
+            log.debug("downstream {} answered over {} (the JDK's client)", delayPrefix, answer.version());
+        }
         if (answer.statusCode() != 200) {
             throw new HttpException(502, "downstream answered " + answer.statusCode());
         }
@@ -250,6 +297,9 @@ public final class Downstream {
                     if (config.maxConnectionsPerDestination() == defaults.maxConnectionsPerDestination()) {
                         config = config.maxConnectionsPerDestination(MAX_CONNECTIONS);
                     }
+                    if (http2) {
+                        config = config.http2(true);
+                    }
                     c = Client.create(config);
                     spindleClient = c;
                 }
@@ -258,14 +308,32 @@ public final class Downstream {
         return c;
     }
 
+    /**
+     * The JDK's HTTP/2 clients: {@value #JDK_H2_LANES} of them (a connection each), each carrying at most
+     * {@value #JDK_H2_STREAMS} calls at once (within the 128 streams a Spindle downstream allows), as the
+     * JDK's client fails the calls beyond a connection's limit (JDK-8225647) rather than open another.
+     */
+    private JdkHttp2Lanes lanes() {
+        JdkHttp2Lanes l = lanes;
+        if (l == null) {
+            synchronized (this) {
+                l = lanes;
+                if (l == null) {
+                    l = new JdkHttp2Lanes(JDK_H2_LANES, JDK_H2_STREAMS, Downstream::newJdkClient);
+                    lanes = l;
+                }
+            }
+        }
+        return l;
+    }
+
     private HttpClient client() {
         HttpClient c = client;
         if (c == null) {
             synchronized (this) {
                 c = client;
                 if (c == null) {
-                    // virtual threads run the client's completions: a burst of answers starts no platform threads
-                    c = HttpClient.newBuilder()
+                    c = http2 ? newJdkClient() : HttpClient.newBuilder()
                             .version(HttpClient.Version.HTTP_1_1)
                             .connectTimeout(CONNECT_TIMEOUT)
                             .executor(Executors.newVirtualThreadPerTaskExecutor())
@@ -275,5 +343,14 @@ public final class Downstream {
             }
         }
         return c;
+    }
+
+    /** A JDK client asking for HTTP/2 (h2 by ALPN over TLS); virtual threads run its completions, so a burst of answers starts no platform threads. */
+    private static HttpClient newJdkClient() {
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_2)
+                .connectTimeout(CONNECT_TIMEOUT)
+                .executor(Executors.newVirtualThreadPerTaskExecutor())
+                .build();
     }
 }

@@ -230,7 +230,7 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
                     Unpooled.copiedBuffer(RemoteDownstream.unconfiguredMessage(), StandardCharsets.UTF_8), keepAlive, http10);
             case NO_TLS_DOWNSTREAM -> respond(HttpResponseStatus.SERVICE_UNAVAILABLE, Wire.TEXT_PLAIN,
                     Unpooled.copiedBuffer(RemoteDownstream.unconfiguredTlsMessage(), StandardCharsets.UTF_8), keepAlive, http10);
-            case BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING, REMOTE_TLS -> answerAfter(target.kind(), target.millis(), keepAlive, http10);
+            case BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING, REMOTE_TLS, REMOTE_H2 -> answerAfter(target.kind(), target.millis(), keepAlive, http10);
         }
     }
 
@@ -368,6 +368,8 @@ final class BenchmarkHandler extends ChannelInboundHandlerAdapter {
             // a client connection on this event loop: the answer comes back on this thread, no thread waits
             case REMOTE -> remote.fetch(ctx.channel().eventLoop(), capped, (status, type, body) -> answerLater(status, type, body, keepAlive, http10));
             case REMOTE_TLS -> remoteTls.fetch(ctx.channel().eventLoop(), capped, (status, type, body) -> answerLater(status, type, body, keepAlive, http10));
+            // the TLS downstream over HTTP/2: a stream on one of this loop's multiplexed connections
+            case REMOTE_H2 -> remoteTls.fetchH2(ctx.channel().eventLoop(), capped, (status, type, body) -> answerLater(status, type, body, keepAlive, http10));
             case REMOTE_BLOCKING -> offload(() -> remote.fetchBlocking(capped, (status, type, body) ->
                     ctx.executor().execute(() -> answerLater(status, type, body, keepAlive, http10))));
             default -> offload(() -> {

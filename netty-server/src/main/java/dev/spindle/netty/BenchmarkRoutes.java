@@ -23,9 +23,10 @@ final class BenchmarkRoutes {
         USER,
         /**
          * {@code /blocking/{ms}}, {@code /delay/{ms}}, {@code /remote/{ms}}, {@code /remote-blocking/{ms}},
-         * {@code /remote-tls/{ms}} (the TLS downstream's): {@link Target#millis}.
+         * {@code /remote-tls/{ms}} and {@code /remote-h2/{ms}} (the TLS downstream's, over HTTPS and
+         * over HTTP/2): {@link Target#millis}.
          */
-        BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING, REMOTE_TLS,
+        BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING, REMOTE_TLS, REMOTE_H2,
         NOT_FOUND,
         /** A method the route does not take: 405 with {@code Allow: GET, HEAD}. */
         GET_ONLY,
@@ -112,6 +113,9 @@ final class BenchmarkRoutes {
         } else if (path.startsWith("/remote-tls/")) {
             kind = Kind.REMOTE_TLS;
             value = path.substring(12);
+        } else if (path.startsWith("/remote-h2/")) {
+            kind = Kind.REMOTE_H2;
+            value = path.substring(11);
         } else {
             return plain(Kind.NOT_FOUND);
         }
@@ -135,7 +139,7 @@ final class BenchmarkRoutes {
         if ((kind == Kind.REMOTE || kind == Kind.REMOTE_BLOCKING) && !downstreamConfigured) {
             return plain(Kind.NO_DOWNSTREAM);
         }
-        if (kind == Kind.REMOTE_TLS && !tlsDownstreamConfigured) {
+        if ((kind == Kind.REMOTE_TLS || kind == Kind.REMOTE_H2) && !tlsDownstreamConfigured) {
             return plain(Kind.NO_TLS_DOWNSTREAM);
         }
         return new Target(kind, null, capped);

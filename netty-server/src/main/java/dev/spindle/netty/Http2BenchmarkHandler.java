@@ -140,7 +140,7 @@ final class Http2BenchmarkHandler extends ChannelInboundHandlerAdapter {
                     Unpooled.copiedBuffer(RemoteDownstream.unconfiguredMessage(), StandardCharsets.UTF_8), false);
             case NO_TLS_DOWNSTREAM -> respond(HttpResponseStatus.SERVICE_UNAVAILABLE, Wire.TEXT_PLAIN,
                     Unpooled.copiedBuffer(RemoteDownstream.unconfiguredTlsMessage(), StandardCharsets.UTF_8), false);
-            case BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING, REMOTE_TLS -> answerAfter(target.kind(), target.millis());
+            case BLOCKING, DELAY, REMOTE, REMOTE_BLOCKING, REMOTE_TLS, REMOTE_H2 -> answerAfter(target.kind(), target.millis());
         }
     }
 
@@ -166,6 +166,8 @@ final class Http2BenchmarkHandler extends ChannelInboundHandlerAdapter {
             case DELAY -> ctx.executor().schedule(() -> later("{\"delayed\":" + capped + "}"), capped, TimeUnit.MILLISECONDS);
             case REMOTE -> remote.fetch(ctx.channel().eventLoop(), capped, (status, type, body) -> later(status, type, body));
             case REMOTE_TLS -> remoteTls.fetch(ctx.channel().eventLoop(), capped, (status, type, body) -> later(status, type, body));
+            // the TLS downstream over HTTP/2: a stream on one of this loop's multiplexed connections
+            case REMOTE_H2 -> remoteTls.fetchH2(ctx.channel().eventLoop(), capped, (status, type, body) -> later(status, type, body));
             case REMOTE_BLOCKING -> offload(() -> remote.fetchBlocking(capped, (status, type, body) ->
                     ctx.executor().execute(() -> later(status, type, body))));
             default -> offload(() -> {

@@ -68,7 +68,9 @@ import org.slf4j.LoggerFactory;
  * client on the connection's own event loop, {@code /remote-blocking/{ms}} with the JDK's
  * {@code HttpClient.send} on a virtual thread ({@link RemoteCalls}); {@code /remote-tls/{ms}} as
  * {@code /remote/{ms}}, over HTTPS to {@code -Dspindle.remoteTls}, trusting the PKCS12 store of
- * {@code -Dspindle.client.trustStore} (else the JDK's default trust). {@code /users-list} is
+ * {@code -Dspindle.client.trustStore} (else the JDK's default trust); {@code /remote-h2/{ms}} that
+ * downstream over HTTP/2 ({@link Http2RemoteCalls}: h2 by ALPN, child stream channels of a few
+ * multiplexed connections per event loop). {@code /users-list} is
  * gzip-compressed on HTTP/1.1 by Netty's {@code HttpContentCompressor}, which {@link BenchmarkHandler}
  * puts in a connection's pipeline when that connection first asks for the route.
  *

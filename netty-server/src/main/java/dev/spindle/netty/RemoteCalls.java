@@ -72,6 +72,8 @@ final class RemoteCalls implements AutoCloseable {
     private final SslContext tls;
     private final FastThreadLocal<Loop> loops = new FastThreadLocal<>();
     private final HttpClient jdk;
+    /** The same downstream over HTTP/2 ({@code /remote-h2/{ms}}), for an https one; else null. */
+    private final Http2RemoteCalls h2;
 
     /**
      * Calls to {@code downstream}, its address resolved now.
@@ -91,7 +93,25 @@ final class RemoteCalls implements AutoCloseable {
         // the JDK's default trust unless -Dspindle.client.trustStore names the downstream's certificate
         TrustManagerFactory trust = https ? RemoteDownstream.trustFromSystemProperties() : null;
         this.tls = https ? SslContextBuilder.forClient().trustManager(trust).build() : null;
+        this.h2 = https ? new Http2RemoteCalls(downstream, channelType, trust) : null;
         this.jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    /**
+     * Calls the downstream over HTTP/2 from {@code loop}'s own thread ({@link Http2RemoteCalls}, h2 by
+     * ALPN); an {@code http://} downstream has none: 502.
+     *
+     * @param loop the calling connection's event loop (the current thread)
+     * @param ms the delay to ask for
+     * @param answer told the outcome
+     */
+    void fetchH2(EventLoop loop, int ms, Answer answer) {
+        if (h2 == null) {
+            fail(answer, HttpResponseStatus.BAD_GATEWAY, "HTTP/2 to the downstream needs an https:// address (h2 by ALPN): "
+                    + downstream.base(), null);
+            return;
+        }
+        h2.fetch(loop, ms, answer);
     }
 
     /** {@return whether a downstream is configured (else the routes answer 503)} */

@@ -33,7 +33,10 @@ import java.util.Optional;
  * own virtual thread, so every handler is plain blocking code: {@code /blocking} and
  * {@code /delay} both just sleep (a sleeping virtual thread gives its carrier back),
  * {@code /echo} and {@code /download} read and write streams, and {@code /remote} and
- * {@code /remote-blocking} both make the same blocking call with Helidon's {@link WebClient}.
+ * {@code /remote-blocking} both make the same blocking call with Helidon's {@link WebClient};
+ * {@code /remote-tls} makes it over HTTPS (a second WebClient, its TLS trusting
+ * {@code -Dspindle.client.trustStore}), {@code /remote-h2} over HTTP/2 (a third, h2 chosen by ALPN),
+ * both to {@code -Dspindle.remoteTls}.
  *
  * <p>Bodies are pre-encoded byte arrays and JSON is assembled by hand: Spindle's app sends the
  * same pre-encoded bytes, so a JSON media module (serialising a constant on every request) would
@@ -59,18 +62,25 @@ final class BenchmarkRoutes implements HttpService {
     private static final byte[] OK = ascii("OK");
     private static final byte[] EMPTY = new byte[0];
 
-    private final RemoteDownstream downstream;
-    private final WebClient client;
+    private final Remote remote;
+    private final Remote remoteTls;
+    private final Remote remoteH2;
+
+    /** A downstream, the client that calls it, and the 503 message when none is configured. */
+    record Remote(RemoteDownstream downstream, WebClient client, String unconfigured) {
+    }
 
     /**
-     * The routes, the remote ones calling {@code downstream} through {@code client}.
+     * The routes, the remote ones calling their downstreams through their clients.
      *
-     * @param downstream the downstream of the remote routes (perhaps none: they answer 503)
-     * @param client the client that calls it
+     * @param remote {@code /remote/{ms}}'s and {@code /remote-blocking/{ms}}'s (perhaps unconfigured: they answer 503)
+     * @param remoteTls {@code /remote-tls/{ms}}'s, over HTTPS
+     * @param remoteH2 {@code /remote-h2/{ms}}'s, over HTTP/2
      */
-    BenchmarkRoutes(RemoteDownstream downstream, WebClient client) {
-        this.downstream = downstream;
-        this.client = client;
+    BenchmarkRoutes(Remote remote, Remote remoteTls, Remote remoteH2) {
+        this.remote = remote;
+        this.remoteTls = remoteTls;
+        this.remoteH2 = remoteH2;
     }
 
     /** Every response carries {@code Server: spindle}, as every Spindle server's does. */
@@ -94,8 +104,11 @@ final class BenchmarkRoutes implements HttpService {
         read(rules, "/delay/{ms}", BenchmarkRoutes::delay);
         read(rules, "/download", BenchmarkRoutes::download);
         // Helidon 4 has no asynchronous handler: both are the same blocking call on the request's virtual thread
-        read(rules, "/remote/{ms}", this::remote);
-        read(rules, "/remote-blocking/{ms}", this::remote);
+        read(rules, "/remote/{ms}", (req, res) -> remote(req, res, remote));
+        read(rules, "/remote-blocking/{ms}", (req, res) -> remote(req, res, remote));
+        // the same call over HTTPS, and over HTTP/2 (h2 by ALPN), to the TLS downstream
+        read(rules, "/remote-tls/{ms}", (req, res) -> remote(req, res, remoteTls));
+        read(rules, "/remote-h2/{ms}", (req, res) -> remote(req, res, remoteH2));
     }
 
     /**
@@ -173,16 +186,17 @@ final class BenchmarkRoutes implements HttpService {
      * (the socket's, per read): the downstream sends its whole answer after the delay, so one read
      * waits for all of it.
      */
-    private void remote(ServerRequest req, ServerResponse res) {
+    private static void remote(ServerRequest req, ServerResponse res, Remote remote) {
         Integer ms = millis(req, res, MAX_DELAY_MS);
         if (ms == null) {
             return;
         }
+        RemoteDownstream downstream = remote.downstream();
         if (!downstream.configured()) {
-            fail(res, Status.SERVICE_UNAVAILABLE_503, RemoteDownstream.unconfiguredMessage());
+            fail(res, Status.SERVICE_UNAVAILABLE_503, remote.unconfigured());
             return;
         }
-        try (HttpClientResponse answer = client.get()
+        try (HttpClientResponse answer = remote.client().get()
                 .uri(downstream.delayUri(ms))
                 .readTimeout(downstream.timeout(ms))
                 .request()) {

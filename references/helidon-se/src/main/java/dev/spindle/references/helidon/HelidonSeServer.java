@@ -4,13 +4,17 @@ package dev.spindle.references.helidon;
 import dev.spindle.references.support.BenchmarkLimits;
 import dev.spindle.references.support.ReferenceLauncher;
 import dev.spindle.references.support.RemoteDownstream;
+import io.helidon.common.configurable.Resource;
 import io.helidon.common.socket.SocketOptions;
+import io.helidon.common.tls.Tls;
 import io.helidon.webclient.api.WebClient;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http1.Http1Config;
 import io.helidon.webserver.http2.Http2Config;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -19,7 +23,10 @@ import java.util.concurrent.CountDownLatch;
  * ({@link BenchmarkRoutes}). Helidon 4 accepts on a platform thread per listener and serves every
  * connection, and every request, on a virtual thread; the handlers are plain blocking code. The
  * remote routes call the downstream named by {@code -Dspindle.remote} (read at start) with
- * Helidon's {@link WebClient}. HTTP/2 (h2c, by the preface or {@code Upgrade: h2c}) comes from
+ * Helidon's {@link WebClient}; {@code /remote-tls/{ms}} calls {@code -Dspindle.remoteTls} with a
+ * second one over HTTPS (its {@link Tls} trusting the PKCS12 store of {@code -Dspindle.client.trustStore},
+ * else the JDK's default trust), {@code /remote-h2/{ms}} the same downstream with a third that
+ * speaks HTTP/2 ({@code helidon-webclient-http2}, h2 chosen by ALPN). HTTP/2 (h2c, by the preface or {@code Upgrade: h2c}) comes from
  * {@code helidon-webserver-http2} on the same listener and routing; the server has no TLS mode.
  *
  * <p>Launcher: {@code HelidonSeServer <port> [workers]}. {@code workers} is accepted and ignored,
@@ -32,11 +39,16 @@ public final class HelidonSeServer implements AutoCloseable {
     private static final int DOWNSTREAM_CONNECTIONS = 4096;
     /** SETTINGS_MAX_CONCURRENT_STREAMS of an HTTP/2 connection: Spindle's default, so the h2 scenarios load both alike. */
     private static final long MAX_CONCURRENT_STREAMS = 128;
+    /** The protocol ids of Helidon's client (ALPN names): HTTP/1.1, and HTTP/2 over TLS. */
+    private static final String HTTP_1_1 = "http/1.1";
+    private static final String H2 = "h2";
     private final String host;
     private final int requestedPort;
     private final CountDownLatch terminated = new CountDownLatch(1);
     private WebServer server;
     private WebClient client;
+    private WebClient tlsClient;
+    private WebClient h2Client;
 
     /**
      * A server not yet started.
@@ -57,12 +69,33 @@ public final class HelidonSeServer implements AutoCloseable {
      */
     public HelidonSeServer start() throws IOException {
         // its own cache of keep-alive connections, as large as the benchmark's concurrency (the
-        // shared default keeps 256 and closes the others after each call)
+        // shared default keeps 256 and closes the others after each call); HTTP/1.1 only, as the
+        // downstream is called (with helidon-webclient-http2 present it would otherwise ask to upgrade to h2c)
         client = WebClient.builder()
                 .shareConnectionCache(false)
                 .connectionCacheSize(DOWNSTREAM_CONNECTIONS)
+                .addProtocolPreference(HTTP_1_1)
                 .build();
-        BenchmarkRoutes routes = new BenchmarkRoutes(RemoteDownstream.fromSystemProperties(), client);
+        // /remote-tls's: the same over HTTPS (ALPN offers http/1.1 only); /remote-h2's: HTTP/2 by ALPN
+        // ("h2" only), each HTTP/2 connection carrying as many streams as the downstream allows
+        Tls tls = downstreamTls();
+        tlsClient = WebClient.builder()
+                .shareConnectionCache(false)
+                .connectionCacheSize(DOWNSTREAM_CONNECTIONS)
+                .tls(tls)
+                .addProtocolPreference(HTTP_1_1)
+                .build();
+        h2Client = WebClient.builder()
+                .shareConnectionCache(false)
+                .connectionCacheSize(DOWNSTREAM_CONNECTIONS)
+                .tls(tls)
+                .addProtocolPreference(H2)
+                .build();
+        RemoteDownstream tlsDownstream = RemoteDownstream.fromSystemProperties(RemoteDownstream.TLS_PROPERTY);
+        BenchmarkRoutes routes = new BenchmarkRoutes(
+                new BenchmarkRoutes.Remote(RemoteDownstream.fromSystemProperties(), client, RemoteDownstream.unconfiguredMessage()),
+                new BenchmarkRoutes.Remote(tlsDownstream, tlsClient, RemoteDownstream.unconfiguredTlsMessage()),
+                new BenchmarkRoutes.Remote(tlsDownstream, h2Client, RemoteDownstream.unconfiguredTlsMessage()));
         server = WebServer.builder()
                 .host(host)
                 .port(requestedPort)
@@ -94,7 +127,7 @@ public final class HelidonSeServer implements AutoCloseable {
                 .build()
                 .start();
         if (!server.isRunning()) {
-            client.closeResource();
+            closeClients();
             throw new IOException("cannot bind " + host + ":" + requestedPort);
         }
         return this;
@@ -114,10 +147,33 @@ public final class HelidonSeServer implements AutoCloseable {
         if (server != null) {
             server.stop();
         }
-        if (client != null) {
-            client.closeResource();
-        }
+        closeClients();
         terminated.countDown();
+    }
+
+    private void closeClients() {
+        for (WebClient c : List.of(client, tlsClient, h2Client)) {
+            c.closeResource();
+        }
+    }
+
+    /**
+     * The TLS of the TLS downstream's clients: trusting the PKCS12 store {@code -Dspindle.client.trustStore}
+     * names (its password {@code -Dspindle.client.trustStorePassword}), as Helidon's {@code Keys} load
+     * a trust store; the JDK's default trust when it is unset.
+     */
+    private static Tls downstreamTls() {
+        String store = System.getProperty(RemoteDownstream.TRUST_STORE_PROPERTY);
+        if (store == null || store.isBlank()) {
+            return Tls.builder().build();
+        }
+        String password = System.getProperty(RemoteDownstream.TRUST_STORE_PASSWORD_PROPERTY, "");
+        return Tls.builder()
+                .trust(keys -> keys.keystore(k -> k.trustStore(true)
+                        .type("PKCS12")
+                        .keystore(Resource.create(Path.of(store.trim())))
+                        .passphrase(password)))
+                .build();
     }
 
     /**

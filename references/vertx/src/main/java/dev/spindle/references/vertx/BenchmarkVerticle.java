@@ -18,6 +18,7 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.net.PfxOptions;
 import io.vertx.ext.web.Route;
@@ -47,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * listening socket among them, handing each accepted connection to one instance's event loop.
  *
  * <p>Handlers run on the instance's event loop and must not block it: {@code /delay} answers from
- * a Vert.x timer, {@code /remote} through Vert.x's {@link WebClient}, and the two blocking routes
+ * a Vert.x timer, {@code /remote} through Vert.x's {@link WebClient} ({@code /remote-tls} through a
+ * second one over HTTPS, {@code /remote-h2} a third over HTTP/2 by ALPN, both to
+ * {@code -Dspindle.remoteTls}), and the two blocking routes
  * ({@code /blocking}'s sleep, {@code /remote-blocking}'s JDK {@code HttpClient.send}) are
  * {@link Route#blockingHandler blocking handlers}, which Vert.x runs on its shared worker pool
  * (see {@link VertxServer} for its size). Vert.x serves a connection's pipelined requests one
@@ -69,6 +72,12 @@ final class BenchmarkVerticle extends VerticleBase {
     static final int MAX_HEADER_SIZE = 32 * 1024;
     /** Connections each instance's client may hold to the downstream: the matrix's 1,000 concurrent calls fit on one loop. */
     static final int DOWNSTREAM_CONNECTIONS = 1000;
+    /**
+     * HTTP/2 connections an instance's {@code /remote-h2} pool may open (Vert.x's default is 1): 16 of
+     * 128 streams each hold the matrix's 1,000 concurrent calls, as Spindle's pool opens another
+     * connection once one's streams are all taken.
+     */
+    static final int H2_CONNECTIONS = 16;
     /** SETTINGS_MAX_CONCURRENT_STREAMS of an HTTP/2 connection: Spindle's default, so the h2 scenarios load both alike. */
     static final long MAX_CONCURRENT_STREAMS = 128;
 
@@ -95,6 +104,8 @@ final class BenchmarkVerticle extends VerticleBase {
     private HttpServer server;
     private WebClient client;
     private WebClient tlsClient;
+    /** {@code /remote-h2}'s: the TLS downstream over HTTP/2 (h2 by ALPN), streams multiplexed on few connections. */
+    private WebClient h2Client;
 
     /**
      * An instance not yet deployed.
@@ -136,6 +147,10 @@ final class BenchmarkVerticle extends VerticleBase {
                     .setPassword(System.getProperty(RemoteDownstream.TRUST_STORE_PASSWORD_PROPERTY, "")));
         }
         tlsClient = WebClient.create(vertx, tls, new PoolOptions().setHttp1MaxSize(DOWNSTREAM_CONNECTIONS));
+        // /remote-h2's: the same TLS, HTTP/2 chosen by ALPN; each connection carries as many streams as the
+        // downstream allows (its SETTINGS_MAX_CONCURRENT_STREAMS, 128), up to H2_CONNECTIONS of them per instance
+        WebClientOptions h2 = new WebClientOptions(tls).setProtocolVersion(HttpVersion.HTTP_2).setUseAlpn(true);
+        h2Client = WebClient.create(vertx, h2, new PoolOptions().setHttp2MaxSize(H2_CONNECTIONS));
         HttpServerOptions options = new HttpServerOptions()
                 .setHost(host)
                 .setPort(port)
@@ -196,6 +211,7 @@ final class BenchmarkVerticle extends VerticleBase {
         read(router, "/delay/:ms").handler(this::delay);
         read(router, "/remote/:ms").handler(ctx -> remote(ctx, downstream, client));
         read(router, "/remote-tls/:ms").handler(ctx -> remote(ctx, tlsDownstream, tlsClient));
+        read(router, "/remote-h2/:ms").handler(ctx -> remote(ctx, tlsDownstream, h2Client));
         read(router, "/remote-blocking/:ms").blockingHandler(this::remoteBlocking, false);
         live.addTo(router);
         return router;
