@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
@@ -138,11 +137,7 @@ public final class DownstreamCalls implements AutoCloseable {
 
     /**
      * Calls the downstream's {@code /delay/{delay}} with the {@link WebClient}; Reactor Netty's
-     * per-request response timeout (a timer on the connection's event loop) bounds the wait for the
-     * answer, and the same timeout on the whole call bounds getting a connection too (a connect, a
-     * TLS handshake, a wait for a pooled connection), as the other references' request timeouts do:
-     * without it a burst of calls to a cold TLS downstream waited for handshakes and the pool
-     * (Reactor Netty's 45 s acquire timeout) while their servlet requests piled up.
+     * per-request response timeout (a timer on the connection's event loop) bounds it.
      *
      * @param delay the delay to ask for
      * @return the answer, completed on an event loop
@@ -156,9 +151,7 @@ public final class DownstreamCalls implements AutoCloseable {
                 .retrieve()
                 .toEntity(byte[].class)
                 .map(DownstreamCalls::passThrough)
-                .timeout(downstream.timeout(delay))
-                .onErrorResume(e -> Mono.just(e instanceof TimeoutException || e.getCause() instanceof ReadTimeoutException
-                        ? timedOut(delay) : badGateway(e)));
+                .onErrorResume(e -> Mono.just(e.getCause() instanceof ReadTimeoutException ? timedOut(delay) : badGateway(e)));
     }
 
     /**
