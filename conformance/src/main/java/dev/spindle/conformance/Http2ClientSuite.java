@@ -143,6 +143,19 @@ public abstract class Http2ClientSuite {
                     return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
                             .thenRun(() -> res.text(String.join(",", answers.stream().map(CompletableFuture::join).toList())));
                 }))
+                .get("/many-h2/{port}/{n}", Handler.async((req, res) -> {
+                    List<CompletableFuture<ClientResponse>> answers = new ArrayList<>();
+                    for (int i = 0; i < Integer.parseInt(req.pathParam("n")); i++) {
+                        answers.add(h2.get("https://localhost:" + req.pathParam("port") + "/delay/200").send().toCompletableFuture());
+                    }
+                    return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).handle((done, failure) -> {
+                        long ok = answers.stream().filter(a -> !a.isCompletedExceptionally() && a.join().version().equals("HTTP/2")).count();
+                        int open = h2.pools().stream().filter(p -> p.destination().equals("https://localhost:" + req.pathParam("port")))
+                                .mapToInt(dev.spindle.core.ClientPool::open).sum();
+                        res.text(ok + " of " + answers.size() + " over " + open);
+                        return null;
+                    });
+                }))
                 .post("/post/{port}", Handler.async((req, res) -> h2c.post("http://127.0.0.1:" + req.pathParam("port") + "/count")
                         .body(pattern(Integer.parseInt(req.queryParam("bytes")))).send()
                         .handle((answer, failure) -> answer(res, answer, failure))))
@@ -226,6 +239,14 @@ public abstract class Http2ClientSuite {
     void alpnChoosesHttp2OverTls() throws IOException {
         assertThat(get("/h2/" + tlsPort + "/version")).isEqualTo("200 HTTP/2 HTTP/2");
         assertThat(get("/h2/" + tlsPort + "/delay~10")).as("again, on the same connection").isEqualTo("200 HTTP/2 slept 10");
+    }
+
+    @Test
+    void manyConcurrentRequestsOverTlsShareAFewConnections() throws IOException {
+        String answer = get("/many-h2/" + tlsPort + "/300");
+        assertThat(answer).startsWith("200 300 of 300 over ");
+        // each connection carries up to the server's 128 streams, one still in its handshake as many
+        assertThat(Integer.parseInt(answer.substring(answer.lastIndexOf(' ') + 1))).as("connections").isBetween(1, 4);
     }
 
     @Test

@@ -145,7 +145,7 @@ final class BlockingHttp2 {
             }
         };
         if (d.secure()) {
-            NegotiatedConnection core = new NegotiatedConnection(d.authority(), settings, h2 -> links.http2 = h2);
+            NegotiatedConnection core = new NegotiatedConnection(d.authority(), settings, Boolean.TRUE.equals(links.http2), h2 -> links.http2 = h2);
             link.core = core;
             link.wire = d.wire(core, tls, true, settings.connectTimeout());
         } else {

@@ -191,7 +191,8 @@ final class DestinationPool {
         PooledConnection c;
         if (destination.secure() && limits.offerHttp2()) {
             PooledConnection[] self = new PooledConnection[1];
-            NegotiatedConnection core = new NegotiatedConnection(destination.authority(), settings, h2 -> learned(self[0], h2));
+            NegotiatedConnection core = new NegotiatedConnection(destination.authority(), settings, protocol == Protocol.HTTP_2,
+                    h2 -> learned(self[0], h2));
             c = self[0] = new PooledConnection(core, destination.wire(core, tls, true, settings.connectTimeout()), this);
             c.probing = protocol == Protocol.UNKNOWN;
             probing += c.probing ? 1 : 0;

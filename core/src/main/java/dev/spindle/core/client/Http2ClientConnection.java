@@ -55,7 +55,8 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
     private static final int STREAM_WINDOW = 256 * 1024;
     private static final int CONNECTION_WINDOW = 16 << 20;
     private static final int MAX_FRAME_SIZE = 16_384;
-    private static final int DEFAULT_MAX_STREAMS = 100;
+    /** The streams assumed allowed until the server's SETTINGS say (RFC 9113 6.5.2 advises no fewer than 100). */
+    static final int DEFAULT_MAX_STREAMS = 100;
     /** DATA frames are cut only while less than this waits to be written. */
     private static final int OUTPUT_HIGH_WATER = 64 * 1024;
     private static final int MAX_CONTINUATIONS = 64;

@@ -25,6 +25,7 @@ final class NegotiatedConnection implements OutboundConnection, PoolableConnecti
     private final ClientSettings settings;
     /** Told which protocol the server chose, once its handshake said (not for a connection that failed first): true for HTTP/2. */
     private final Consumer<Boolean> learned;
+    private final int capacityWhileNegotiating;
     private final List<ClientRequest> requests = new ArrayList<>();
     private final List<BiConsumer<ClientResponse, Throwable>> outcomes = new ArrayList<>();
     private ResponseStream.Driver driver = ResponseStream.NO_DRIVER;
@@ -32,9 +33,15 @@ final class NegotiatedConnection implements OutboundConnection, PoolableConnecti
     private OutboundConnection chosen;
     private PoolableConnection pooled;
 
-    NegotiatedConnection(String authority, ClientSettings settings, Consumer<Boolean> learned) {
+    /**
+     * @param expectHttp2 whether the destination chose {@code h2} before: then the connection takes
+     *        as many requests during its handshake as an HTTP/2 one would, rather than one (which
+     *        would send each further request to yet another new connection)
+     */
+    NegotiatedConnection(String authority, ClientSettings settings, boolean expectHttp2, Consumer<Boolean> learned) {
         this.authority = authority;
         this.settings = settings;
+        this.capacityWhileNegotiating = expectHttp2 ? Http2ClientConnection.DEFAULT_MAX_STREAMS : 1;
         this.learned = learned;
     }
 
@@ -105,10 +112,10 @@ final class NegotiatedConnection implements OutboundConnection, PoolableConnecti
         return pooled != null ? pooled.pending() : requests.size();
     }
 
-    /** {@return the chosen connection's; 1 while the handshake runs, so that requests wait for what it learns} */
+    /** {@return the chosen connection's; while the handshake runs, an HTTP/2 connection's if the destination spoke it before, else 1} */
     @Override
     public int capacity() {
-        return pooled != null ? pooled.capacity() : 1;
+        return pooled != null ? pooled.capacity() : capacityWhileNegotiating;
     }
 
     @Override
