@@ -19,7 +19,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
@@ -460,7 +459,7 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
             nextStreamId += 2;
             call.firstByte = sent + codec.pending();
             Http2ClientStream s = new Http2ClientStream(call, id, peerInitialWindow, STREAM_WINDOW, driver::wakeup);
-            writeHeaders(s);
+            Http2RequestEncoder.encode(s.call.request, s.id, !s.hasBody(), scheme, authority, peerMaxFrameSize, codec);
             call.encodedAt = clock.getAsLong();
             streams.put(id, s);
             deadlineStale = true;
@@ -471,53 +470,6 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
                 s.endSent = true;
             }
         }
-    }
-
-    private void writeHeaders(Http2ClientStream s) {
-        ClientRequest r = s.call.request;
-        boolean endStream = !s.hasBody();
-        codec.beginHeaders(s.id, endStream);
-        codec.field(":method", r.method());
-        codec.field(":scheme", scheme);
-        String host = null;
-        for (int i = 0; i < r.fieldCount(); i++) {
-            if (r.fieldName(i).equalsIgnoreCase("host")) {
-                host = r.fieldValue(i);
-            }
-        }
-        codec.field(":authority", host != null ? host : authority);
-        codec.field(":path", r.targetSource().substring(r.targetFrom(), r.targetTo()));
-        for (int i = 0; i < r.fieldCount(); i++) {
-            String name = lowerCase(r.fieldName(i));
-            if (name.equals("host") || name.equals("connection") || name.equals("keep-alive") || name.equals("proxy-connection")
-                    || name.equals("transfer-encoding") || name.equals("upgrade") || name.equals("te") && !r.fieldValue(i).equalsIgnoreCase("trailers")) {
-                continue;
-            }
-            if (name.equals("authorization") || name.equals("cookie") || name.equals("proxy-authorization")) {
-                codec.sensitiveField(name, r.fieldValue(i));
-            } else {
-                codec.field(name, r.fieldValue(i));
-            }
-        }
-        byte[] body = r.bodyBytes();
-        if (r.streamsBody()) {
-            if (r.streamedBodyLength() >= 0) {
-                codec.field("content-length", Long.toString(r.streamedBodyLength()));
-            }
-        } else if (body != null || r.bodyExpected()) {
-            codec.field("content-length", Integer.toString(body != null ? body.length : 0));
-        }
-        codec.endHeaders(peerMaxFrameSize);
-    }
-
-    private static String lowerCase(String name) {
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (c >= 'A' && c <= 'Z') {
-                return name.toLowerCase(Locale.ROOT);
-            }
-        }
-        return name;
     }
 
     /** Cuts DATA frames from the request bodies in turn, as the windows and the output allow. */
