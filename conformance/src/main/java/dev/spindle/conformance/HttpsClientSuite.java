@@ -364,7 +364,7 @@ public abstract class HttpsClientSuite {
             try {
                 while (true) {
                     Socket plain = raw.accept();
-                    SSLContext context = serverContext(keyStore.apply(accepted.incrementAndGet()));
+                    SSLContext context = RawSockets.serverContext(keyStore.apply(accepted.incrementAndGet()));
                     Thread.ofVirtual().start(() -> serveRawTls(plain, context, reply, ending));
                 }
             } catch (IOException closed) {
@@ -394,19 +394,6 @@ public abstract class HttpsClientSuite {
             }
         } catch (IOException e) {
             // the client went away
-        }
-    }
-
-    /** A server context with the key in {@code keyStore} (password {@link TestTls#PASSWORD}). */
-    private static SSLContext serverContext(Path keyStore) {
-        try {
-            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            keys.init(KeyStore.getInstance(keyStore.toFile(), PASSWORD), PASSWORD);
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(keys.getKeyManagers(), null, null);
-            return context;
-        } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalStateException(e);
         }
     }
 

@@ -5,8 +5,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 
-/** What the suites' raw servers and proxies do on plain sockets. */
+/** What the suites' raw servers and proxies do on sockets. */
 final class RawSockets {
     private RawSockets() {
     }
@@ -38,6 +43,20 @@ final class RawSockets {
                 closeQuietly(to);
             }
         });
+    }
+
+    /** A server context with the key in {@code keyStore} (password {@link dev.spindle.core.testing.TestTls#PASSWORD}). */
+    static SSLContext serverContext(Path keyStore) {
+        char[] password = dev.spindle.core.testing.TestTls.PASSWORD.toCharArray();
+        try {
+            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keys.init(KeyStore.getInstance(keyStore.toFile(), password), password);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(keys.getKeyManagers(), null, null);
+            return context;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalStateException("cannot build a server SSLContext from " + keyStore + ": " + e, e);
+        }
     }
 
     static void closeQuietly(Socket s) {

@@ -72,7 +72,6 @@ public final class Client implements AutoCloseable {
     /** The proxy every connection tunnels through, or null. */
     private final Destination proxy;
     private volatile boolean closed;
-    /** The WebSockets this client opened and that are still open: its close closes them. */
     /** Open WebSockets, each with its destination as {@link #pools()} names it ({@code ws://host:port}). */
     private final java.util.Map<WebSocket, String> webSockets = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -84,7 +83,7 @@ public final class Client implements AutoCloseable {
                 config.h2cPriorKnowledge());
         this.tls = config.clientTls();
         this.proxy = config.proxy() == null ? null : destination(config.proxy(), false, null);
-        this.blocking = new BlockingCalls(settings, config.maxConnectionsPerDestination(), tls, config.http2(), config.h2cPriorKnowledge());
+        this.blocking = new BlockingCalls(settings, config.maxConnectionsPerDestination(), config.maxWaitingRequests(), tls, config.http2(), config.h2cPriorKnowledge());
     }
 
     /**

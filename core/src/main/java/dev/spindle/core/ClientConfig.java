@@ -184,19 +184,22 @@ public final class ClientConfig {
 
     /**
      * The most connections open or opening to one destination from one event loop (each loop has
-     * its own pool); off a loop, the most idle connections kept per destination.
+     * its own pool); off a loop, the most HTTP/1.1 connections to one destination in use at once
+     * across all threads (calls past them wait their turn, see {@link #maxWaitingRequests(int)}),
+     * and the most kept idle.
      *
      * @param count at least 1; default 64
      * @return a copy with this limit
      */
     public ClientConfig maxConnectionsPerDestination(int count) { return with(c -> c.maxConnectionsPerDestination = count); }
 
-    /** {@return the most connections to one destination from one event loop} */
+    /** {@return the most connections to one destination from one event loop, or in use at once off the loops} */
     public int maxConnectionsPerDestination() { return maxConnectionsPerDestination; }
 
     /**
-     * The most requests of one event loop that wait for a busy destination's connection; one more
-     * fails with {@link ClientException.Reason#POOL_FULL}.
+     * The most requests of one event loop that wait for a busy destination's connection (off the
+     * loops: the most calls waiting for one across all threads, each no longer than its total
+     * timeout); one more fails with {@link ClientException.Reason#POOL_FULL}.
      *
      * @param count zero or more; default 1024
      * @return a copy with this limit

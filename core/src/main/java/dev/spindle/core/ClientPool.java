@@ -13,7 +13,7 @@ import java.util.Objects;
  *        WebSockets as {@code ws://} or {@code wss://} destinations of their own
  * @param open connections open or opening, idle ones included (a WebSocket: each open socket)
  * @param idle open connections with no request, kept alive for the next one
- * @param waiting requests waiting for a connection (at most {@link ClientConfig#maxWaitingRequests()} per loop)
+ * @param waiting requests waiting for a connection (at most {@link ClientConfig#maxWaitingRequests()} per loop, and as many off the loops)
  */
 public record ClientPool(String destination, int open, int idle, int waiting) {
     /** Checks the figures. */

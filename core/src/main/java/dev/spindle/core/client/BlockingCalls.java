@@ -5,66 +5,68 @@ import dev.spindle.core.ClientException;
 import dev.spindle.core.ClientException.Reason;
 import dev.spindle.core.ClientResponse;
 import java.net.InetSocketAddress;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One client's requests made off any event loop: each runs on the caller's thread over a blocking
  * socket ({@link BlockingConnection}), and keep-alive connections wait between requests in a small
- * idle pool per destination shared by every thread (lock-free deques). A request that fails on a
- * reused connection because the server had closed it meanwhile (not sent, or an idempotent one
+ * idle pool per destination shared by every thread (lock-free deques). A destination has at most
+ * {@code maxConnections} HTTP/1.1 connections in use across all threads (so idle ones, taken only
+ * when free, never make more); callers past them wait their turn, first come first served, at most
+ * {@code maxWaiting} of them (one more fails {@link Reason#POOL_FULL}), each no longer than its total
+ * timeout. Without the bound a burst of calls to a slow TLS downstream opened a connection and ran
+ * a handshake per call, each holding its buffers, until the heap ran out. A request that fails on
+ * a reused connection because the server had closed it meanwhile (not sent, or an idempotent one
  * whose connection closed unanswered) is sent once more, on a new connection.
  */
 public final class BlockingCalls {
     private final ClientSettings settings;
-    private final int maxIdle;
+    private final int maxConnections;
+    private final int maxWaiting;
     private final ClientTls tls;
-    private final Set<Destination> used = ConcurrentHashMap.newKeySet();
+    /** Each destination called so far, with its turns. */
+    private final ConcurrentHashMap<Destination, Turns> used = new ConcurrentHashMap<>();
     /** HTTP/2 for {@code https:} destinations (by ALPN) and for {@code http:} ones (prior knowledge), or null. */
     private final BlockingHttp2 http2;
     private final boolean offerHttp2;
     private final boolean h2cPriorKnowledge;
     private volatile boolean closed;
 
-    /**
-     * The blocking calls of one client.
-     *
-     * @param settings the settings of every connection
-     * @param maxIdle how many idle connections each destination keeps
-     */
-    public BlockingCalls(ClientSettings settings, int maxIdle) {
-        this(settings, maxIdle, ClientTls.jdkDefaults());
-    }
+    /** A destination's HTTP/1.1 connections in use, as permits, and the callers waiting for one. */
+    private static final class Turns {
+        final Semaphore inUse;
+        final AtomicInteger waiting = new AtomicInteger();
 
-    /**
-     * The blocking calls of one client, speaking TLS to {@code https:} destinations as {@code tls} says.
-     *
-     * @param settings the settings of every connection
-     * @param maxIdle how many idle connections each destination keeps
-     * @param tls how the client speaks TLS
-     */
-    public BlockingCalls(ClientSettings settings, int maxIdle, ClientTls tls) {
-        this(settings, maxIdle, tls, false, false);
+        Turns(int maxConnections) {
+            inUse = new Semaphore(maxConnections, true);
+        }
     }
 
     /**
      * The blocking calls of one client, speaking HTTP/2 where told: calls to a destination that
-     * speaks it share its connections ({@link BlockingHttp2}), at most {@code maxIdle} of them.
+     * speaks it share its connections ({@link BlockingHttp2}), at most {@code maxConnections} of them.
      *
      * @param settings the settings of every connection
-     * @param maxIdle how many idle HTTP/1.1 connections each destination keeps, and how many HTTP/2 ones it opens
+     * @param maxConnections how many HTTP/1.1 connections to one destination are in use at once (and
+     *        kept idle), and how many HTTP/2 ones it opens
+     * @param maxWaiting how many calls wait for one of a destination's connections; one more fails {@link Reason#POOL_FULL}
      * @param tls how the client speaks TLS
      * @param offerHttp2 whether {@code https:} connections offer {@code h2} by ALPN
      * @param h2cPriorKnowledge whether {@code http:} connections speak HTTP/2 from their first byte
      */
-    public BlockingCalls(ClientSettings settings, int maxIdle, ClientTls tls, boolean offerHttp2, boolean h2cPriorKnowledge) {
+    public BlockingCalls(ClientSettings settings, int maxConnections, int maxWaiting, ClientTls tls, boolean offerHttp2,
+            boolean h2cPriorKnowledge) {
         this.tls = tls;
         this.settings = settings;
-        this.maxIdle = maxIdle;
+        this.maxConnections = maxConnections;
+        this.maxWaiting = maxWaiting;
         this.offerHttp2 = offerHttp2;
         this.h2cPriorKnowledge = h2cPriorKnowledge;
-        this.http2 = offerHttp2 || h2cPriorKnowledge ? new BlockingHttp2(settings, tls, maxIdle) : null;
+        this.http2 = offerHttp2 || h2cPriorKnowledge ? new BlockingHttp2(settings, tls, maxConnections) : null;
     }
 
     /**
@@ -80,28 +82,64 @@ public final class BlockingCalls {
         if (closed) {
             throw new ClientException(Reason.NOT_SENT, destination.authority(), request.describe(), "not sent: the client is closed", null);
         }
+        Turns turns = used.computeIfAbsent(destination, d -> new Turns(maxConnections));
         if (destination.secure() ? offerHttp2 : h2cPriorKnowledge) {
-            used.add(destination);
             ClientResponse response = http2.call(destination, address(destination, request), request);
             if (response != null) {
                 return response;
             }
         }
-        BlockingConnection c = takeIdle(destination);
-        if (c != null) {
-            try {
-                return run(destination, c, request);
-            } catch (ClientException e) {
-                boolean stale = request.resendable()
-                        && (e.reason() == Reason.NOT_SENT || e.reason() == Reason.CONNECTION_CLOSED && request.isIdempotent());
-                if (!stale) {
-                    throw e;
+        takeTurn(destination, turns, request);
+        boolean handedOn = false;
+        try {
+            BlockingConnection c = takeIdle(destination);
+            if (c != null) {
+                try {
+                    ClientResponse response = run(destination, c, request);
+                    handedOn = true;
+                    return response;
+                } catch (ClientException e) {
+                    boolean stale = request.resendable()
+                            && (e.reason() == Reason.NOT_SENT || e.reason() == Reason.CONNECTION_CLOSED && request.isIdempotent());
+                    if (!stale) {
+                        throw e;
+                    }
                 }
             }
+            c = BlockingConnection.open(destination, address(destination, request), settings, tls);
+            ClientResponse response = run(destination, c, request);
+            handedOn = true;
+            return response;
+        } finally {
+            if (!handedOn) {
+                turns.inUse.release();
+            }
         }
-        c = BlockingConnection.open(destination, address(destination, request), settings, tls);
-        used.add(destination);
-        return run(destination, c, request);
+    }
+
+    /** Waits until one of the destination's connections may be used by this call: at once, in its turn, or not at all. */
+    private void takeTurn(Destination d, Turns turns, ClientRequest request) throws ClientException, InterruptedException {
+        if (turns.inUse.tryAcquire()) {
+            return;
+        }
+        if (turns.waiting.incrementAndGet() > maxWaiting) {
+            turns.waiting.decrementAndGet();
+            throw new ClientException(Reason.POOL_FULL, d.authority(), request.describe(), "not sent: all " + maxConnections
+                    + " connections to the destination are in use and " + maxWaiting + " calls already wait for one", null);
+        }
+        try {
+            if (!request.hasDeadline()) {
+                turns.inUse.acquire();
+            } else if (!turns.inUse.tryAcquire(request.deadline() - System.nanoTime(), TimeUnit.NANOSECONDS)) {
+                throw new ClientException(Reason.TOTAL_TIMEOUT, d.authority(), request.describe(), request.totalTimeoutDetail(), null);
+            }
+        } finally {
+            turns.waiting.decrementAndGet();
+        }
+        if (closed) {
+            turns.inUse.release();
+            throw new ClientException(Reason.NOT_SENT, d.authority(), request.describe(), "not sent: the client is closed", null);
+        }
     }
 
     /** The exchange on {@code c}, counted in use until it is released (for a streamed body, at the body's end). */
@@ -119,7 +157,7 @@ public final class BlockingCalls {
 
     /**
      * What each destination's connections are, as the blocking path holds them: in use or idle
-     * (both counted open), none waiting (a call makes its own).
+     * (both counted open), and the calls waiting for one.
      *
      * @param into where to add them, by destination: open, idle, waiting
      */
@@ -127,12 +165,13 @@ public final class BlockingCalls {
         if (http2 != null) {
             http2.counts(into);
         }
-        for (Destination d : used) {
+        used.forEach((d, turns) -> {
             int idle = d.idleBlockingCount.get();
             int[] sum = into.computeIfAbsent(d, k -> new int[3]);
             sum[0] += Math.max(0, d.blockingInUse.get()) + Math.max(0, idle);
             sum[1] += Math.max(0, idle);
-        }
+            sum[2] += Math.max(0, turns.waiting.get());
+        });
     }
 
     private ClientResponse finish(Destination d, BlockingConnection c, ClientResponse response) {
@@ -145,19 +184,27 @@ public final class BlockingCalls {
         return response;
     }
 
+    /** The call on {@code c} is over: the connection goes idle (or closes), then the destination's next caller takes its turn. */
     private void release(Destination d, BlockingConnection c) {
         d.blockingInUse.decrementAndGet();
-        if (!closed && c.reusable()) {
-            if (d.idleBlockingCount.incrementAndGet() <= maxIdle) {
-                d.idleBlocking.push(c);
-                if (closed) {
-                    closeIdle(d);
+        try {
+            if (!closed && c.reusable()) {
+                if (d.idleBlockingCount.incrementAndGet() <= maxConnections) {
+                    d.idleBlocking.push(c);
+                    if (closed) {
+                        closeIdle(d);
+                    }
+                    return;
                 }
-                return;
+                d.idleBlockingCount.decrementAndGet();
             }
-            d.idleBlockingCount.decrementAndGet();
+            c.close();
+        } finally {
+            Turns turns = used.get(d);
+            if (turns != null) {
+                turns.inUse.release();
+            }
         }
-        c.close();
     }
 
     private BlockingConnection takeIdle(Destination d) {
@@ -192,8 +239,6 @@ public final class BlockingCalls {
         if (http2 != null) {
             http2.close();
         }
-        for (Destination d : used) {
-            closeIdle(d);
-        }
+        used.keySet().forEach(BlockingCalls::closeIdle);
     }
 }

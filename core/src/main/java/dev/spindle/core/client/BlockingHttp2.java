@@ -22,7 +22,9 @@ import java.util.concurrent.ExecutionException;
  * multiplexing the calls of every thread, up to the server's concurrent streams. A caller hands
  * its request to the connection under the driver's lock and waits for the outcome. Over TLS the
  * first connection's handshake tells whether the destination speaks HTTP/2 at all: one that chose
- * HTTP/1.1 is left to the blocking HTTP/1.1 path ({@link #call} answers null) once its calls end.
+ * HTTP/1.1 is left to the blocking HTTP/1.1 path ({@link #call} answers null): the connection that
+ * found out closes once its calls are answered, so such a destination costs one connection more,
+ * once per client.
  */
 final class BlockingHttp2 {
     private final ClientSettings settings;
@@ -145,7 +147,13 @@ final class BlockingHttp2 {
             }
         };
         if (d.secure()) {
-            NegotiatedConnection core = new NegotiatedConnection(d.authority(), settings, Boolean.TRUE.equals(links.http2), h2 -> links.http2 = h2);
+            NegotiatedConnection core = new NegotiatedConnection(d.authority(), settings, Boolean.TRUE.equals(links.http2), h2 -> {
+                links.http2 = h2;
+                if (!h2) {
+                    // the destination's later calls take the HTTP/1.1 path: this one closes once its calls are answered
+                    link.core.closeAfterResponse();
+                }
+            });
             link.core = core;
             link.wire = d.wire(core, tls, true, settings.connectTimeout());
         } else {

@@ -7,7 +7,6 @@ import dev.spindle.core.ClientResponse;
 import dev.spindle.core.http2.ErrorCode;
 import dev.spindle.core.http2.FrameListener;
 import dev.spindle.core.http2.HpackDecoder;
-import dev.spindle.core.http2.HpackException;
 import dev.spindle.core.http2.Http2Codec;
 import dev.spindle.core.http2.Http2Exception;
 import dev.spindle.core.spi.Next;
@@ -17,7 +16,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
@@ -58,13 +56,14 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
     static final int DEFAULT_MAX_STREAMS = 100;
     /** DATA frames are cut only while less than this waits to be written. */
     private static final int OUTPUT_HIGH_WATER = 64 * 1024;
-    private static final int MAX_CONTINUATIONS = 64;
     /** SETTINGS and PING frames a server may send per 30 s (the servers' own limit). */
     private static final int CONTROL_FRAMES_PER_30S = 1000;
     /** How long a connection that ended in error spends writing its GOAWAY. */
     private static final long GOAWAY_LINGER_NANOS = 1_000_000_000L;
 
     private enum Phase { CONNECTING, OPEN, ENDING, CLOSED }
+
+    private static final HpackDecoder.Sink DISCARD = (n, no, nl, v, vo, vl) -> { };
 
     private final String authority;
     private final String scheme;
@@ -96,12 +95,6 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
     private int unacknowledged;
     /** The settings of the SETTINGS frame being read, applied at its end; -1: not in it. */
     private long newMaxStreams = -1, newInitialWindow = -1, newMaxFrameSize = -1, newTableSize = -1;
-    /** The header block being gathered: its stream (0: none), its fragments, whether it ends its stream. */
-    private int blockStream;
-    private byte[] block = new byte[1024];
-    private int blockLength;
-    private boolean blockEndStream;
-    private int continuations;
     private long sent;
     /**
      * The earliest deadline while open, kept between changes: asked after every event, it is
@@ -534,11 +527,7 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
 
     @Override
     public void headers(int streamId, ByteBuffer fragment, boolean endHeaders, boolean endStream, boolean dependsOnItself) throws Http2Exception {
-        blockStream = streamId;
-        blockLength = 0;
-        blockEndStream = endStream;
-        continuations = 0;
-        append(fragment);
+        codec.beginHeaderBlock(streamId, endStream, fragment);
         if (endHeaders) {
             blockEnded();
         }
@@ -546,47 +535,23 @@ public final class Http2ClientConnection implements OutboundConnection, Poolable
 
     @Override
     public void continuation(int streamId, ByteBuffer fragment, boolean endHeaders) throws Http2Exception {
-        if (++continuations > MAX_CONTINUATIONS) {
-            throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "more than " + MAX_CONTINUATIONS + " CONTINUATION frames");
-        }
-        append(fragment);
+        codec.continueHeaderBlock(fragment);
         if (endHeaders) {
             blockEnded();
         }
     }
 
-    private void append(ByteBuffer fragment) throws Http2Exception {
-        int n = fragment.remaining();
-        if (blockLength + n > settings.maxHeaderSize() + 4096) {
-            throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "a header block of more than " + (settings.maxHeaderSize() + 4096) + " bytes");
-        }
-        if (blockLength + n > block.length) {
-            block = Arrays.copyOf(block, Math.max(block.length * 2, blockLength + n));
-        }
-        fragment.get(block, blockLength, n);
-        blockLength += n;
-    }
-
     /** A whole header block is here: decoded, even for a stream that is gone (the table stays in step, RFC 9113 4.3). */
     private void blockEnded() throws Http2Exception {
-        int id = blockStream;
-        blockStream = 0;
+        int id = codec.headerBlockStream();
+        boolean blockEndStream = codec.headerBlockEndsStream();
         Http2ClientStream s = stream(id, "HEADERS");
-        boolean fits;
-        try {
-            if (s == null) {
-                codec.decode(block, 0, blockLength, (n, no, nl, v, vo, vl) -> { });
-                return;
-            }
-            s.beginBlock();
-            fits = codec.decode(block, 0, blockLength, s);
-        } catch (HpackException e) {
-            throw Http2Exception.connection(ErrorCode.COMPRESSION_ERROR, "a header block HPACK cannot decode: " + e.getMessage());
-        } finally {
-            if (block.length > 16 * 1024) {
-                block = new byte[1024];
-            }
+        if (s == null) {
+            codec.decodeHeaderBlock(DISCARD);
+            return;
         }
+        s.beginBlock();
+        boolean fits = codec.decodeHeaderBlock(s);
         if (s.remoteEnded) {
             throw Http2Exception.stream(id, ErrorCode.STREAM_CLOSED, "HEADERS after END_STREAM");
         }

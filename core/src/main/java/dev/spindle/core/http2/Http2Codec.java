@@ -34,12 +34,15 @@ public final class Http2Codec {
     public static final int MAX_WINDOW_SIZE = Frames.MAX_WINDOW_SIZE;
 
     private static final int FRAME_HEADER_LENGTH = Frames.FRAME_HEADER_LENGTH;
+    /** CONTINUATION frames one received header block may take. */
+    private static final int MAX_CONTINUATIONS = 64;
 
     private final WireBuffer out = new WireBuffer(1024);
     private final FrameReader reader;
     private final HpackEncoder encoder;
     private final HpackDecoder decoder;
     private final RateCounter controlFrames;
+    private final HeaderBlock block;
     /** Where the header block being written starts. */
     private int blockStart = -1;
 
@@ -57,6 +60,7 @@ public final class Http2Codec {
         this.encoder = new HpackEncoder(headerTableSize);
         this.decoder = new HpackDecoder(headerTableSize, maxHeaderListSize);
         this.controlFrames = new RateCounter(controlFramesPer30s, Http2Limits.RESET_WINDOW_NANOS);
+        this.block = new HeaderBlock(maxHeaderListSize + 4096, MAX_CONTINUATIONS);
     }
 
     /**
@@ -73,17 +77,49 @@ public final class Http2Codec {
     }
 
     /**
-     * Decodes a complete header block.
+     * A HEADERS frame began a header block: its fragment is kept until the block's END_HEADERS.
+     * Blocks are bounded: at most the header list limit plus 4 KiB of compressed bytes, in at most
+     * 64 CONTINUATION frames.
      *
-     * @param src the block
-     * @param offset where it starts
-     * @param length its length
+     * @param streamId the frame's stream
+     * @param endStream whether the frame carried END_STREAM
+     * @param fragment the frame's header block fragment (consumed)
+     * @throws Http2Exception ENHANCE_YOUR_CALM for a block past the bound
+     */
+    public void beginHeaderBlock(int streamId, boolean endStream, ByteBuffer fragment) throws Http2Exception {
+        block.begin(streamId, endStream, 0, fragment);
+    }
+
+    /**
+     * A CONTINUATION frame of the header block begun.
+     *
+     * @param fragment its fragment (consumed)
+     * @throws Http2Exception ENHANCE_YOUR_CALM for a block past the bound, in bytes or frames
+     */
+    public void continueHeaderBlock(ByteBuffer fragment) throws Http2Exception {
+        block.continuation(fragment);
+    }
+
+    /** {@return the stream of the header block begun} */
+    public int headerBlockStream() {
+        return block.streamId();
+    }
+
+    /** {@return whether the HEADERS frame that began the block carried END_STREAM} */
+    public boolean headerBlockEndsStream() {
+        return block.endStream();
+    }
+
+    /**
+     * Decodes the whole header block gathered (also one whose stream is gone: HPACK's table must
+     * stay in step, RFC 9113 4.3) and ends it.
+     *
      * @param sink receives each field
      * @return false if the list passed the advertised limit (every field before was handed on)
-     * @throws HpackException if the block is malformed (a connection error)
+     * @throws Http2Exception COMPRESSION_ERROR for a block HPACK cannot decode (a connection error)
      */
-    public boolean decode(byte[] src, int offset, int length, HpackDecoder.Sink sink) throws HpackException {
-        return decoder.decode(src, offset, length, sink);
+    public boolean decodeHeaderBlock(HpackDecoder.Sink sink) throws Http2Exception {
+        return block.decode(decoder, sink);
     }
 
     /**

@@ -258,4 +258,29 @@ class Http2ClientConnectionTest {
         server.send(concat(headers(1, true, ":status", "200"), headers(3, true, ":status", "200")));
         assertThat(next.get().status()).as("a late answer on the reset stream is ignored").isEqualTo(200);
     }
+
+    @Test
+    void aContinuationFloodEndsTheConnectionCalmly() {
+        connect();
+        CompletableFuture<ClientResponse> f = c.send(ClientRequest.get("/"));
+        byte[][] frames = new byte[66][];
+        frames[0] = frame(HEADERS, 0, 1, new byte[0]);
+        for (int i = 1; i < frames.length; i++) {
+            frames[i] = frame(CONTINUATION, 0, 1, new byte[0]);
+        }
+        server.send(concat(frames));
+        assertThat(failure(f).reason()).isEqualTo(ClientException.Reason.MALFORMED_RESPONSE);
+        assertThat(failure(f).getMessage()).contains("ENHANCE_YOUR_CALM").contains("CONTINUATION");
+        assertThat(sent(GOAWAY)).as("ENHANCE_YOUR_CALM").anyMatch(fr -> fr.errorCode() == 0xb);
+    }
+
+    @Test
+    void aHeaderBlockHpackCannotDecodeIsACompressionError() {
+        connect();
+        CompletableFuture<ClientResponse> f = c.send(ClientRequest.get("/"));
+        // an indexed field past the static table, with an empty dynamic table
+        server.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, new byte[] {(byte) 0xff, 0x7f}));
+        assertThat(failure(f).getMessage()).contains("COMPRESSION_ERROR");
+        assertThat(sent(GOAWAY)).anyMatch(fr -> fr.errorCode() == 0x9);
+    }
 }

@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.spindle.nio;
+
+/** The client suite on {@link SingleLoopServer} with every downstream, the raw ones too, reached over TLS (HTTP/1.1). */
+class SingleLoopServerClientOverTlsTest extends SingleLoopServerClientTest {
+    @Override
+    protected Wire wire() {
+        return Wire.TLS;
+    }
+}
