@@ -8,18 +8,25 @@ import dev.spindle.core.ExchangeListener;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntSupplier;
+import java.util.function.ToIntFunction;
 
 /**
  * Micrometer metrics for a Spindle server: an {@link ExchangeListener} that records every exchange
@@ -100,6 +107,8 @@ public final class SpindleMetrics implements ExchangeListener {
     public static final String CLIENT_IDLE = "spindle.client.connections.idle";
     /** Gauge: a {@link Client}'s requests waiting for a connection, by {@code destination}. */
     public static final String CLIENT_WAITING = "spindle.client.requests.waiting";
+    /** The {@code destination} tag of the destinations not tagged by name (see {@link #bindClient(Client, Duration, int)}). */
+    public static final String OTHER_DESTINATIONS = "_other";
     /** The tag value for what is not known: no request line, no status, no whole answer, no route. */
     public static final String UNKNOWN = "UNKNOWN";
     /** The {@code method} tag of a method outside the standard set. */
@@ -118,6 +127,8 @@ public final class SpindleMetrics implements ExchangeListener {
     private final LongAdder streams = new LongAdder();
     private final List<IntSupplier> connections = new CopyOnWriteArrayList<>();
     private final ConcurrentHashMap<String, UriMeters> routes = new ConcurrentHashMap<>();
+    /** Refreshes the rows of the clients bound without named destinations; made by the first. */
+    private ScheduledExecutorService refresher;
     private final UriMeters notFound;
     private final UriMeters redirection;
     private final UriMeters unknown;
@@ -197,6 +208,98 @@ public final class SpindleMetrics implements ExchangeListener {
                     .description("The client's requests waiting for a connection to the destination").register(registry);
         }
         return this;
+    }
+
+    /**
+     * Gauges of every destination a client calls, without naming them first: the same three gauges
+     * as {@link #bindClient(Client, String...)}, one row per destination found in
+     * {@link Client#pools()}, looked for every {@code refresh} by a daemon thread of this instance
+     * (rows are Micrometer {@code MultiGauge}s, refreshed on a schedule as Micrometer's Kafka
+     * binder refreshes its meters). To keep the tag's values few, the first
+     * {@code maxDestinations} destinations found are tagged by name and keep their rows (reading 0
+     * once their connections are gone); any others are summed in the rows tagged
+     * {@code destination} = {@value #OTHER_DESTINATIONS}. Bind a client once, and not also by name.
+     *
+     * @param client the client
+     * @param refresh how often new destinations are looked for, at least 1 ms
+     * @param maxDestinations how many destinations are tagged by name, at least 0
+     * @return this
+     */
+    public SpindleMetrics bindClient(Client client, Duration refresh, int maxDestinations) {
+        Objects.requireNonNull(client, "client");
+        if (Objects.requireNonNull(refresh, "refresh").toMillis() < 1) {
+            throw new IllegalArgumentException("refresh must be at least 1 ms: " + refresh);
+        }
+        if (maxDestinations < 0) {
+            throw new IllegalArgumentException("maxDestinations must be at least 0: " + maxDestinations);
+        }
+        ClientRows rows = new ClientRows(client, maxDestinations);
+        rows.refresh();
+        refresher().scheduleWithFixedDelay(rows::refresh, refresh.toMillis(), refresh.toMillis(), TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    private ScheduledExecutorService refresher() {
+        synchronized (connections) {
+            if (refresher == null) {
+                refresher = Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "spindle-metrics-refresh");
+                    t.setDaemon(true);
+                    return t;
+                });
+            }
+            return refresher;
+        }
+    }
+
+    /** One client's rows: the destinations tagged by name so far, in the order found, and the rest summed. */
+    private final class ClientRows {
+        private final Client client;
+        private final int maxDestinations;
+        /** Written by the refresher, read by the registry's thread too. */
+        private final Set<String> named = ConcurrentHashMap.newKeySet();
+        private final MultiGauge open;
+        private final MultiGauge idle;
+        private final MultiGauge waiting;
+
+        ClientRows(Client client, int maxDestinations) {
+            this.client = client;
+            this.maxDestinations = maxDestinations;
+            open = MultiGauge.builder(CLIENT_OPEN).tags(common)
+                    .description("The client's connections open to the destination, idle ones included").register(registry);
+            idle = MultiGauge.builder(CLIENT_IDLE).tags(common)
+                    .description("The client's idle kept-alive connections to the destination").register(registry);
+            waiting = MultiGauge.builder(CLIENT_WAITING).tags(common)
+                    .description("The client's requests waiting for a connection to the destination").register(registry);
+        }
+
+        void refresh() {
+            for (ClientPool p : client.pools()) {
+                if (named.size() < maxDestinations) {
+                    named.add(p.destination());
+                }
+            }
+            open.register(rows(ClientPool::open), true);
+            idle.register(rows(ClientPool::idle), true);
+            waiting.register(rows(ClientPool::waiting), true);
+        }
+
+        private List<MultiGauge.Row<?>> rows(ToIntFunction<ClientPool> figure) {
+            List<MultiGauge.Row<?>> rows = new ArrayList<>(named.size() + 1);
+            for (String destination : named) {
+                rows.add(MultiGauge.Row.of(Tags.of("destination", destination), client, c -> figure.applyAsInt(pool(c, destination))));
+            }
+            rows.add(MultiGauge.Row.of(Tags.of("destination", OTHER_DESTINATIONS), client, c -> {
+                long sum = 0;
+                for (ClientPool p : c.pools()) {
+                    if (!named.contains(p.destination())) {
+                        sum += figure.applyAsInt(p);
+                    }
+                }
+                return sum;
+            }));
+            return rows;
+        }
     }
 
     private static ClientPool pool(Client client, String destination) {

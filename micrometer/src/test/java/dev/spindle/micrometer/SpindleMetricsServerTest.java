@@ -276,6 +276,28 @@ class SpindleMetricsServerTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("strategies")
+    void gaugesEveryDestinationAClientCallsTheFirstByNameTheRestSummed(Strategy strategy) throws Exception {
+        try (HttpServer server = strategy.start().start(config(), router(), metrics);
+                HttpServer other = strategy.start().start(config(), router(), metrics);
+                Client client = Client.create()) {
+            metrics.bindClient(client, Duration.ofMillis(20), 1);
+            String first = "http://127.0.0.1:" + server.port();
+            String second = "http://127.0.0.1:" + other.port();
+            Map<String, String> named = Map.of("destination", first);
+            Map<String, String> rest = Map.of("destination", SpindleMetrics.OTHER_DESTINATIONS);
+            assertThat(client.get(first + "/users/3").call().status()).isEqualTo(200);
+            awaitScrape(s -> s.sum("spindle_client_connections_idle", named) == 1, "the first destination tagged by name");
+            assertThat(client.get(second + "/users/4").call().status()).isEqualTo(200);
+            Scrape scrape = awaitScrape(s -> s.sum("spindle_client_connections_idle", rest) == 1, "the second summed in the rest");
+            assertThat(scrape.sum("spindle_client_connections_open", named)).isEqualTo(1);
+            assertThat(scrape.sum("spindle_client_connections_open", rest)).isEqualTo(1);
+            assertThat(scrape.find("spindle_client_connections_open", Map.of("destination", second))).as("no row of its own").isEmpty();
+            assertThat(scrape.sum("spindle_client_requests_waiting", named)).isZero();
+        }
+    }
+
     private static double gauge(Scrape scrape, String name) {
         List<Scrape.Sample> samples = scrape.find(name, Map.of());
         assertThat(samples).as(name).hasSize(1);

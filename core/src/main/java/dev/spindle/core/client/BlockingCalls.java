@@ -119,7 +119,8 @@ public final class BlockingCalls {
 
     /** Waits until one of the destination's connections may be used by this call: at once, in its turn, or not at all. */
     private void takeTurn(Destination d, Turns turns, ClientRequest request) throws ClientException, InterruptedException {
-        if (turns.inUse.tryAcquire()) {
+        // a timed try honours the queue (the untimed one would barge ahead of the callers waiting)
+        if (turns.inUse.tryAcquire(0, TimeUnit.NANOSECONDS)) {
             return;
         }
         if (turns.waiting.incrementAndGet() > maxWaiting) {
