@@ -291,12 +291,13 @@ public class BlockingServer implements HttpServer {
     }
 
     /**
-     * Enforces write timeouts, and has the deadlines of duplex connections ticked. (A pool's idle
+     * Enforces write timeouts, and has the deadlines of untimed reads ticked. (A pool's idle
      * keep-alive connections give their threads back by themselves: see {@link Dispatch#parksIdle()}.)
      * The core keeps every other deadline, ticked by each connection's own thread; but a
      * thread blocked in a write cannot tick, and the write cannot be interrupted, so only closing
-     * its socket from here ends it. A duplex connection's thread reads with no timeout, so its ticks
-     * start here, on another thread ({@link ConnectionLoop#tickIfDue}).
+     * its socket from here ends it. The thread of a duplex connection, or of an idle one on a virtual
+     * thread, reads with no timeout, so its ticks start here, on another thread
+     * ({@link ConnectionLoop#tickIfDue}).
      */
     private void watch() {
         while (!lifecycle.isClosing() || !acceptorStopped() || !connections.isEmpty()) {

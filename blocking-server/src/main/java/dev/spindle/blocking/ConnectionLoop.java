@@ -27,7 +27,11 @@ import org.slf4j.LoggerFactory;
  * blocked write is timed outside it, by the server's watchdog. A duplex connection (an open
  * WebSocket, an event stream) reads with no timeout, and the watchdog has its deadlines ticked on
  * another thread: its deadlines are seconds apart, and each timed read that ran out cost a
- * {@link SocketTimeoutException}, a poller re-registration and a timer.
+ * {@link SocketTimeoutException}, a poller re-registration and a timer. So does an idle keep-alive
+ * connection on a virtual thread: there every timed read that blocks schedules a timer on the
+ * JDK's scheduler and cancels it when the bytes come, and wakes the scheduler's timer thread to
+ * do so (what that cost is measured in results/README.md, issue 41); its idle timeout is kept by the watchdog to within its
+ * period. A platform thread's timed read is one poll with a timeout, and keeps it.
  */
 final class ConnectionLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ConnectionLoop.class);
@@ -59,9 +63,9 @@ final class ConnectionLoop implements Runnable {
     /** The loop is over: the writer stops. */
     private volatile boolean ended;
     /**
-     * When the next tick is due while this loop's thread reads with no timeout (duplex), or 0 when
-     * it ticks by itself: set under the connection's lock by whichever thread called the core last,
-     * read by the server's watchdog ({@link #tickIfDue}).
+     * When the next tick is due while this loop's thread reads with no timeout (duplex, or idle on a
+     * virtual thread), or 0 when it ticks by itself: set under the connection's lock by whichever
+     * thread called the core last, read by the server's watchdog ({@link #tickIfDue}).
      */
     private volatile long tickDue;
     /** The watchdog handed a due tick to the writer, which has not run it yet. */
@@ -147,6 +151,7 @@ final class ConnectionLoop implements Runnable {
             Next next;
             Connection.State state;
             long nanosToTick;
+            boolean untimed;
             // the writer thread of a duplex connection takes the same lock for its calls and writes
             synchronized (conn) {
                 if (woken) {
@@ -175,8 +180,12 @@ final class ConnectionLoop implements Runnable {
                 }
                 state = conn.state();
                 nanosToTick = conn.nanosToTick(now);
-                // from here on the watchdog ticks a duplex connection, whose read has no timeout
-                tickDue = state == Connection.State.DUPLEX ? due(now, nanosToTick) : 0;
+                // a duplex connection reads with no timeout, and so does an idle one on a virtual thread
+                // (each timed read that blocks there schedules and cancels a timer, and wakes the JDK's
+                // timer thread): from here on the watchdog ticks them
+                untimed = state == Connection.State.DUPLEX
+                        || (state == Connection.State.IDLE && Thread.currentThread().isVirtual());
+                tickDue = untimed ? due(now, nanosToTick) : 0;
             }
             boolean mayPark = waitsForRequestBytes() && server.dispatch().parksIdle() && !Thread.currentThread().isVirtual();
             int n;
@@ -191,7 +200,7 @@ final class ConnectionLoop implements Runnable {
                 int timeout = timeoutMillis(nanosToTick);
                 if (state == Connection.State.HANDLING) {
                     timeout = Math.min(timeout, HANDLING_READ_MILLIS);
-                } else if (state == Connection.State.DUPLEX) {
+                } else if (untimed) {
                     timeout = 0;
                 }
                 // a keep-alive client's next request (or the rest of one) usually follows at once; a client
