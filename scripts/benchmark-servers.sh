@@ -19,8 +19,9 @@
 #   --full          every row and every scenario (HTTPS, the echo sizes, the download, the multipart
 #                   upload, the gzip-compressed JSON, HTTP/2), 3 rounds
 #                   of 10s: hours on 2 cores, which its plan line says before it starts
-#   --h2            the four HTTP/2 scenarios (see "HTTP/2 scenarios" below): plaintext-h2c, json-h2c,
-#                   delay100-h2c, plaintext-h2-tls; with --scenarios, added to those it names. Not in the
+#   --h2            the five HTTP/2 scenarios (see "HTTP/2 scenarios" below): plaintext-h2c,
+#                   plaintext-h2c-16x64, json-h2c, delay100-h2c, plaintext-h2-tls; with
+#                   --scenarios, added to those it names. Not in the
 #                   default run (it would outgrow its 20 minutes); --full has them
 #   --servers A,B   only these rows (display names from scripts/lib/bench-servers.sh, or a class
 #                   name for all its rows, e.g. MultiLoopServer); a requested server whose class is
@@ -103,6 +104,7 @@
 # HTTP/2 scenarios (a 13th field in the table: streams per connection), driven by h2load (Debian
 # nghttp2-client, installed when missing) instead of wrk, first-class rows of the same tables:
 #   plaintext-h2c     GET /plaintext, h2c with prior knowledge, 64 connections x 32 streams
+#   plaintext-h2c-16x64  the same on 16 connections x 64 streams
 #   json-h2c          GET /json, likewise
 #   delay100-h2c      GET /delay/100, 1,000 concurrent streams on 8 connections (125 each, within the
 #                     128 a Spindle connection allows); its bound is 10,000 req/s, as delay100-c1000's
@@ -213,6 +215,7 @@ SCENARIOS_FULL=(
   "remote-h2-100-c1000|GET|/remote-h2/100|1000|||10s|1|0|as remote-tls100-c1000, but the row's client speaks HTTP/2 to the TLS downstream (h2 chosen by ALPN), each connection multiplexing up to the downstream's 128 concurrent streams (Spindle's Client with ClientConfig.http2(true), maxConnectionsPerDestination still bounding the connections; a -jdkclient row the JDK HttpClient with Version.HTTP_2, over 10 clients of at most 100 streams each, as one fails the calls past its connection's limit; Netty Http2FrameCodec and Http2MultiplexHandler, a stream channel per call on up to 16 connections per loop; Vert.x a WebClient with HTTP_2 and ALPN, up to 16 connections per verticle; Helidon SE its WebClient preferring h2; Spring WebFlux Reactor Netty's HttpProtocol.H2; Spring MVC a blocking RestClient on the JDK HttpClient's HTTP_2, lanes as the -jdkclient row's); n/a on a row that does not serve GET /remote-h2/{ms}|100"
   # HTTP/2 (h2load, field 13 = streams per connection): many streams on few connections
   "plaintext-h2c|GET|/plaintext|64|||2s|0|0|h2c with prior knowledge|||32"
+  "plaintext-h2c-16x64|GET|/plaintext|16|||2s|0|0|h2c with prior knowledge, 16 connections x 64 streams|||64"
   "json-h2c|GET|/json|64|||2s|0|0|h2c with prior knowledge|||32"
   "delay100-h2c|GET|/delay/100|8|||10s|1|0|h2c with prior knowledge, 1,000 concurrent streams on few connections (125 each, within the 128 a connection may open), the route answering after 100 ms from a timer (asynchronous handler, no thread held)|100||125"
   # its own server start (with the key store): keep-alive connections, so one handshake each
@@ -220,7 +223,7 @@ SCENARIOS_FULL=(
   "plaintext-h2-tls|GET|/plaintext|64|||2s|0|1|h2 over TLS chosen by ALPN (h2load offers only h2; keep-alive, one handshake per connection)|||32"
 )
 # --h2: the HTTP/2 scenarios (also in --full; never in the default run, which they would lengthen)
-H2_SCENARIO_NAMES=plaintext-h2c,json-h2c,delay100-h2c,plaintext-h2-tls
+H2_SCENARIO_NAMES=plaintext-h2c,plaintext-h2c-16x64,json-h2c,delay100-h2c,plaintext-h2-tls
 SCENARIOS_QUICK=(
   "plaintext-c256|GET|/plaintext|256|||2s|0|0|"
   "plaintext-pipelined16|GET|/plaintext|256|bench-pipeline.lua|16 /plaintext|2s|0|0|16 requests pipelined per write (wrk Lua)"
@@ -1292,9 +1295,17 @@ judge_windows() {
   }'
 }
 
+# Whether row $1 speaks only h2c by prior knowledge (SPINDLE_BENCH_H2_ONLY_SERVERS): its HTTP/1.1
+# scenarios are n/a, it has no HTTP/1.1 route check, no TLS start and no correctness column.
+h2_only() {
+  local n
+  for n in "${SPINDLE_BENCH_H2_ONLY_SERVERS[@]}"; do [[ "$1" == "$n" ]] && return 0; done
+  return 1
+}
+
 # The scenarios of start "$1/$2" (phase plain or tls) that it measures, in order, into the array named $3:
-# the phase's list less the h2 scenarios when this start does not speak h2 (h2_off), and less those on
-# a route it does not serve (route_off).
+# the phase's list less the h2 scenarios when this start does not speak h2 (h2_off), less the HTTP/1.1
+# ones of an h2-only row, and less those on a route it does not serve (route_off).
 phase_list() {
   local -n into="$3"
   local -a all=("${PLAIN_SCENARIOS[@]}")
@@ -1303,6 +1314,7 @@ phase_list() {
   local sc
   for sc in "${all[@]}"; do
     [[ -n "${h2_off[$1/$2]:-}" && -n "$(cut -d'|' -f13 <<<"$sc")" ]] && continue
+    h2_only "$1" && [[ -z "$(cut -d'|' -f13 <<<"$sc")" ]] && continue
     [[ "${route_off[$1/$2]:-}" == *" $(cut -d'|' -f3 <<<"$sc") "* ]] && continue
     into+=("$sc")
   done
@@ -1522,6 +1534,11 @@ open_phase() {
     done
   fi
   local what="$name${tag:+ (TLS)}"
+  if [[ "$phase" == tls ]] && h2_only "$name"; then
+    echo "NO TLS $name: it speaks only h2c (its TLS scenarios are not measured)" >&2
+    event "$r" "$name" warning "no TLS start: the row speaks only h2c by prior knowledge (SPINDLE_BENCH_H2_ONLY_SERVERS)" tls
+    return 1
+  fi
   mkdir -p "$dir"
   k=$(( ${start_count[$name]:-0} + 1 ))
   start_count[$name]="$k"
@@ -1534,7 +1551,12 @@ open_phase() {
     return 1
   fi
   local crc=0
-  run_child "${client_cmd[@]}" "$SPINDLE_PYTHON" "$checker" check --host "$target_host" --port "$port" "${check_args[@]}" >"$dir/check-${tag}round$r.txt" 2>&1 || crc=$?
+  if h2_only "$name"; then
+    # nothing of HTTP/1.1 to check: check_h2 below asks its h2c with one request
+    echo "not checked: the row speaks only h2c (SPINDLE_BENCH_H2_ONLY_SERVERS); check_h2 checks its h2" >"$dir/check-${tag}round$r.txt"
+  else
+    run_child "${client_cmd[@]}" "$SPINDLE_PYTHON" "$checker" check --host "$target_host" --port "$port" "${check_args[@]}" >"$dir/check-${tag}round$r.txt" 2>&1 || crc=$?
+  fi
   if (( crc != 0 )); then
     local why kind=check-failed
     why="$(tail -n 1 "$dir/check-${tag}round$r.txt")"
@@ -1606,6 +1628,10 @@ measure_phase() {
     url="$scheme://$target_host:$port${f[2]}"
     if [[ -n "${f[12]:-}" && -n "${h2_off[$key]:-}" ]]; then
       echo "        n/a: this start does not speak h2 (see events.tsv)" >&2
+      continue
+    fi
+    if [[ -z "${f[12]:-}" ]] && h2_only "$name"; then
+      echo "        n/a: this row speaks only h2c (SPINDLE_BENCH_H2_ONLY_SERVERS)" >&2
       continue
     fi
     if [[ "${route_off[$key]:-}" == *" ${f[2]} "* ]]; then
@@ -1816,7 +1842,8 @@ run_conformance() {
 conformance_cmd=("$SCRIPTS/conformance-check.sh")
 if (( conformance )); then
   for name in "${run_rows[@]}"; do
-    [[ -n "${dead[$name]:-}" ]] || run_conformance "$name"
+    # the cases are HTTP/1.1: an h2-only row has no correctness column
+    [[ -n "${dead[$name]:-}" ]] || h2_only "$name" || run_conformance "$name"
   done
 fi
 

@@ -37,6 +37,11 @@ SPINDLE_BENCH_SERVERS=(
   "IoUringServer-jdkclient|IoUringServer|-Dspindle.remote.client=jdk"
   # netty-server: the Netty reference, in Netty's own idiom (epoll, NIO where epoll is unavailable)
   "NettyServer|NettyServer|"
+  # a yardstick, h2 only: the plainest Netty h2c server (prior knowledge, 200 "Hello, World!" to any
+  # request), what the reference's h2 path is held against; in SPINDLE_BENCH_H2_ONLY_SERVERS below,
+  # not in SPINDLE_BENCH_DEFAULT_SERVERS. Run it by name with h2c scenarios: --servers
+  # NettyServer,NettyHttp2Hello --scenarios plaintext-h2c,plaintext-h2c-16x64
+  "NettyHttp2Hello|NettyHttp2HelloServer|"
   # references/: the frameworks users would pick instead, each its own module (reference rows)
   # Spring Boot MVC on Tomcat: the same app on virtual threads, and on Tomcat's platform pool
   # (200 threads, Boot's default maximum; the -D wins over the run's worker count)
@@ -53,6 +58,12 @@ SPINDLE_BENCH_SERVERS=(
 # is its req/s divided by the best reference row's in the same scenario, which the summary names.
 # shellcheck disable=SC2034
 SPINDLE_BENCH_REFERENCE_CLASSES=(NettyServer)
+
+# Rows that speak only h2c with prior knowledge: no HTTP/1.1 route check, no correctness column (the
+# conformance cases are HTTP/1.1), no TLS start; their HTTP/1.1 scenarios are n/a. Their h2 is checked
+# as every row's, by one h2load request before the warm-up.
+# shellcheck disable=SC2034
+SPINDLE_BENCH_H2_ONLY_SERVERS=(NettyHttp2Hello)
 
 # The default run (neither --quick nor --full, no --servers): one row per I/O model of Spindle's
 # and every reference row, so the main job ends within 20 minutes on 2 cores; --full runs them all.

@@ -9,6 +9,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -23,18 +24,15 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.compression.StandardCompressionOptions;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContentCompressor;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerUpgradeHandler;
 import io.netty.handler.codec.http2.CleartextHttp2ServerUpgradeHandler;
 import io.netty.handler.codec.http2.Http2CodecUtil;
-import io.netty.handler.codec.http2.Http2FrameCodec;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
-import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2ServerUpgradeCodec;
-import io.netty.handler.codec.http2.Http2Settings;
-import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
@@ -50,6 +48,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.util.Collection;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -80,12 +79,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>HTTP/2 over cleartext on the same port, in Netty's idiom ({@code -Dspindle.h2c=false} turns it
  * off): {@link CleartextHttp2ServerUpgradeHandler} takes a connection that opens with the HTTP/2
- * preface straight to {@link Http2FrameCodec} and {@link Http2MultiplexHandler}, and one that asks
- * {@code Upgrade: h2c} there after its first request; every stream is a child channel answered by
- * {@link Http2BenchmarkHandler} with the same routes. With {@code -Dspindle.tls.keystore} (PKCS12) and
- * {@code -Dspindle.tls.password} the port speaks TLS instead (the JDK's, as Spindle's servers), and
- * {@link ApplicationProtocolNegotiationHandler} sets up the protocol ALPN chose: h2 (the same frame
- * codec and streams) or HTTP/1.1, also for a client that offers none.
+ * preface straight to HTTP/2, and one that asks {@code Upgrade: h2c} ({@link Http2ServerUpgradeCodec})
+ * there after its first request, which is answered on stream 1. HTTP/2 is Netty's fastest shape, that
+ * of its own hello-world example: one {@link Http2BenchmarkConnectionHandler} per connection, an
+ * {@code Http2ConnectionHandler} that is its own frame listener and answers every stream through its
+ * encoder with the same routes, no channel per stream, one flush per read batch. With
+ * {@code -Dspindle.tls.keystore} (PKCS12) and {@code -Dspindle.tls.password} the port speaks TLS
+ * instead (the JDK's, as Spindle's servers), and {@link ApplicationProtocolNegotiationHandler} sets up
+ * the protocol ALPN chose: h2 (the same connection handler) or HTTP/1.1, also for a client that offers
+ * none. {@link NettyHttp2HelloServer} is the plainest Netty h2c server, the yardstick for this path.
  *
  * <p>WebSockets ({@code /ws/echo}, {@code /ws/broadcast}: {@link WebSockets}) and server-sent
  * events ({@code /sse/broadcast}, {@code /sse/publish}: {@link EventStreams}) on HTTP/1.1 only:
@@ -95,7 +97,7 @@ import org.slf4j.LoggerFactory;
 public final class NettyServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NettyServer.class);
     /** SETTINGS_MAX_CONCURRENT_STREAMS per connection: Spindle's default, so the h2 scenarios load both alike. */
-    private static final long MAX_CONCURRENT_STREAMS = 128;
+    static final long MAX_CONCURRENT_STREAMS = 128;
 
     private final String host;
     private final int requestedPort;
@@ -172,7 +174,7 @@ public final class NettyServer implements AutoCloseable {
                                         @Override
                                         protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
                                             if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
-                                                ctx.pipeline().addLast(http2Codec(), http2Streams());
+                                                ctx.pipeline().addLast(http2Handler());
                                             } else {
                                                 ctx.pipeline().addLast("codec", http1Codec());
                                                 ctx.pipeline().addLast("app", new BenchmarkHandler(blocking, remote, remoteTls, webSockets, eventStreams, false));
@@ -202,18 +204,15 @@ public final class NettyServer implements AutoCloseable {
                             // "Upgrade: h2c" after the upgrading request (answered on stream 1); else HTTP/1.1
                             HttpServerUpgradeHandler upgrade = new HttpServerUpgradeHandler(codec,
                                     protocol -> AsciiString.contentEquals(Http2CodecUtil.HTTP_UPGRADE_PROTOCOL_NAME, protocol)
-                                            ? new Http2ServerUpgradeCodec(http2Codec(), http2Streams()) : null,
+                                            ? h2cUpgrade() : null,
                                     Wire.MAX_BODY_SIZE);
                             ch.pipeline().addLast("codec", new CleartextHttp2ServerUpgradeHandler(codec, upgrade,
                                     new ChannelInitializer<Channel>() {
                                         @Override
                                         protected void initChannel(Channel parent) {
-                                            // the HTTP/1.1 app would sit between: the streams' handlers answer now
-                                            if (parent.pipeline().get(GZIP) != null) {
-                                                parent.pipeline().remove(GZIP);
-                                            }
-                                            parent.pipeline().remove("app");
-                                            parent.pipeline().addLast(http2Codec(), http2Streams());
+                                            // the HTTP/1.1 app would sit after: the connection's h2 handler answers now
+                                            dropHttp1App(parent.pipeline());
+                                            parent.pipeline().addLast(http2Handler());
                                         }
                                     }));
                         }
@@ -279,21 +278,48 @@ public final class NettyServer implements AutoCloseable {
         }
     }
 
-    /** The connection's HTTP/2 framing: Netty's defaults (100 concurrent streams unless set), validated headers. */
-    private Http2FrameCodec http2Codec() {
-        return Http2FrameCodecBuilder.forServer()
-                .initialSettings(Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS))
-                .build();
+    /**
+     * The connection's HTTP/2 handler, which answers every stream itself (no channel per stream):
+     * Netty's defaults but for {@link #MAX_CONCURRENT_STREAMS}, request headers validated.
+     */
+    private Http2BenchmarkConnectionHandler http2Handler() {
+        return new Http2BenchmarkConnectionHandler.Builder(blocking, remote, remoteTls, MAX_CONCURRENT_STREAMS).build();
     }
 
-    /** A child channel per stream, each with its own {@link Http2BenchmarkHandler}. */
-    private Http2MultiplexHandler http2Streams() {
-        return new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
+    /**
+     * {@code Upgrade: h2c}: {@link Http2ServerUpgradeCodec} with {@link #http2Handler()}; once the
+     * 101 is written, the HTTP/1.1 app leaves the pipeline (the handler answers the upgrading
+     * request on stream 1 from the upgrade event).
+     */
+    private HttpServerUpgradeHandler.UpgradeCodec h2cUpgrade() {
+        Http2ServerUpgradeCodec codec = new Http2ServerUpgradeCodec(http2Handler());
+        return new HttpServerUpgradeHandler.UpgradeCodec() {
             @Override
-            protected void initChannel(Http2StreamChannel stream) {
-                stream.pipeline().addLast(new Http2BenchmarkHandler(blocking, remote, remoteTls));
+            public Collection<CharSequence> requiredUpgradeHeaders() {
+                return codec.requiredUpgradeHeaders();
             }
-        });
+
+            @Override
+            public boolean prepareUpgradeResponse(ChannelHandlerContext ctx, FullHttpRequest request, HttpHeaders headers) {
+                return codec.prepareUpgradeResponse(ctx, request, headers);
+            }
+
+            @Override
+            public void upgradeTo(ChannelHandlerContext ctx, FullHttpRequest request) {
+                codec.upgradeTo(ctx, request);
+                dropHttp1App(ctx.pipeline());
+            }
+        };
+    }
+
+    /** Takes the HTTP/1.1 app (and its compressor, if {@code /users-list} put one in) out of a connection turning HTTP/2. */
+    private static void dropHttp1App(ChannelPipeline pipeline) {
+        if (pipeline.get(GZIP) != null) {
+            pipeline.remove(GZIP);
+        }
+        if (pipeline.get("app") != null) {
+            pipeline.remove("app");
+        }
     }
 
     /** {@return the bound address} */

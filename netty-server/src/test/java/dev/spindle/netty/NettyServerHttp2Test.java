@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -24,7 +25,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The Netty reference's h2c, both ways in, on the benchmark routes the h2 scenarios use: the JDK
  * client asking {@code Upgrade: h2c} (answered in HTTP/2 on stream 1), and a connection opening
- * with the preface (prior knowledge, as h2load does), read frame by frame.
+ * with the preface (prior knowledge, as h2load does), read frame by frame; {@code /echo} gathering a
+ * body over h2, and a stream reset while its {@code /delay} answer is pending.
  */
 class NettyServerHttp2Test {
     private static NettyServer server;
@@ -106,6 +108,77 @@ class NettyServerHttp2Test {
             assertThat(firstHeaderByte).as(":status %d as an indexed field", status).isEqualTo(0x80 | statusIndex);
             assertThat(data.toString(StandardCharsets.UTF_8)).isEqualTo(body);
         }
+    }
+
+    /** {@code /echo} over h2: the client's first request upgrades, its POST then goes on a stream of that connection. */
+    @Test
+    void echoGathersTheBodyOverHttp2() throws Exception {
+        try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build()) {
+            client.send(HttpRequest.newBuilder(uri("/plaintext")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding());
+            String body = "x".repeat(100_000);
+            HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri("/echo")).timeout(Duration.ofSeconds(5))
+                    .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_2);
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("content-type")).hasValue("text/plain");
+            assertThat(response.body()).isEqualTo(body);
+            HttpResponse<String> get = client.send(HttpRequest.newBuilder(uri("/echo")).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(get.version()).isEqualTo(HttpClient.Version.HTTP_2);
+            assertThat(get.statusCode()).isEqualTo(405);
+            assertThat(get.headers().firstValue("allow")).hasValue("POST");
+        }
+    }
+
+    /**
+     * A stream reset while its {@code /delay} answer is pending gets nothing when the timer fires,
+     * and the connection goes on: a later stream is answered, no GOAWAY.
+     */
+    @Test
+    void resetWhileDelayedWritesNothingToTheDeadStream() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", server.address().getPort())) {
+            socket.setSoTimeout(5000);
+            OutputStream out = socket.getOutputStream();
+            out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            writeFrame(out, 0x4, 0, 0, new byte[0]);
+            writeFrame(out, 0x1, 0x5, 1, getBlock("/delay/100"));
+            writeFrame(out, 0x3, 0, 1, new byte[] {0, 0, 0, 0x8}); // RST_STREAM CANCEL
+            out.flush();
+            Thread.sleep(300); // the timer has fired
+            writeFrame(out, 0x1, 0x5, 3, getBlock("/plaintext"));
+            out.flush();
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            ByteArrayOutputStream data = new ByteArrayOutputStream();
+            boolean ended = false;
+            while (!ended) {
+                int length = in.readUnsignedShort() << 8 | in.readUnsignedByte();
+                int type = in.readUnsignedByte();
+                int flags = in.readUnsignedByte();
+                int stream = in.readInt() & 0x7fffffff;
+                byte[] payload = in.readNBytes(length);
+                if (type == 0x4 && (flags & 0x1) == 0) {
+                    writeFrame(out, 0x4, 0x1, 0, new byte[0]);
+                    out.flush();
+                }
+                assertThat(type).as("no GOAWAY").isNotEqualTo(0x7);
+                assertThat(stream).as("nothing on the reset stream").isNotEqualTo(1);
+                if (stream == 3 && type == 0x0) {
+                    data.write(payload);
+                }
+                ended = stream == 3 && (type == 0x0 || type == 0x1) && (flags & 0x1) != 0;
+            }
+            assertThat(data.toString(StandardCharsets.UTF_8)).isEqualTo("Hello, World!");
+        }
+    }
+
+    private static byte[] getBlock(String path) {
+        ByteArrayOutputStream block = new ByteArrayOutputStream();
+        block.write(0x82); // :method GET
+        block.write(0x86); // :scheme http
+        literal(block, 4, path);
+        literal(block, 1, "127.0.0.1");
+        return block.toByteArray();
     }
 
     private static URI uri(String path) {
