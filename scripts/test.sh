@@ -19,6 +19,9 @@ cd "$SPINDLE_ROOT"
 # The scripts' own Python (the matrix report, the hostile-memory verdicts) has unit tests of its own.
 spindle_python
 "$SPINDLE_PYTHON" -m unittest discover -s scripts/lib -p 'test_*.py'
+# Every benchmark figure quoted in prose (docs/claims.tsv), recomputed from its run's raw/ (seconds): a figure
+# edited by hand, or a cited run or raw archive that is missing, fails here (docs/benchmarks.md, "Quoting a figure").
+"$SPINDLE_PYTHON" scripts/lib/claims.py || spindle_die "a quoted benchmark figure does not match its run's raw data (see above)"
 # Two modules at a time (-T): after core, benchmark-app and conformance, the server modules and the
 # references depend only on those (the docs module, last, on every strategy),
 # and their tests mostly wait on sockets and timers, so two lanes halve the wall clock on 2 cores.
