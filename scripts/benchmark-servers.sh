@@ -140,7 +140,7 @@
 # Client with http2(true); a -jdkclient row the JDK HttpClient with Version.HTTP_2; each reference
 # its framework's HTTP/2 client). A row that does not serve a route (404 to the route check) has its
 # scenario n/a.
-# Writes raw/<server>/<scenario>-round<N>.txt, summary.csv, summary.md, charts/<scenario>.svg and .png,
+# Writes raw/<server>/<scenario>-round<N>.txt, summary.csv, summary.md, charts/<scenario>.svg,
 # environment.md; a run of every scenario under results/ (not results/ab/, no --baseline) also
 # rewrites results/README.md to show it.
 # Exit status: 0 all good; 1 a server failed to build, start, pass its checks or stay up

@@ -25,7 +25,7 @@
 # Throughout, every 3 s: the server's RSS, open fds, sockets, threads, CPU and heap (samples.csv).
 #
 # Writes results/soak/<UTC timestamp>-<server>/: samples.csv, summary.md (environment, verdict,
-# numbers), chart.svg and chart.png (RSS, fds, threads over time), wrk.txt, check.json, hostile.json, preflight.txt,
+# numbers), chart.svg (RSS, fds, threads over time), wrk.txt, check.json, hostile.json, preflight.txt,
 # server.out, server.err, meta.tsv; a run under results/soak/ also rewrites results/soak/README.md
 # (one line per run). Rebuild them: /usr/bin/python3 scripts/lib/soak.py report DIR / index results/soak
 #

@@ -17,10 +17,10 @@ charts (scripts/lib/charts.py: matplotlib, imported only by `report`).
   bench.py parse OUTPUT                    one wrk or h2load output -> "rps avg_ms p99_ms errors non2xx requests"
   bench.py h2load-latency LOG              h2load's --log-file -> the percentile line appended to its output
   bench.py report RUN_DIR [--strict] [--readme PATH] [--out DIR]
-                                           summary.csv, summary.md, charts/*.svg and *.png (exit 1 on failures)
+                                           summary.csv, summary.md, charts/*.svg (exit 1 on failures)
   bench.py readme PATH                     the results/README.md placeholder (no run yet)
   bench.py open-chart STEM LABEL=DIR... --title T [--subtitle S]
-                                           percentile chart of scripts/lib/open-load.sh runs (SVG + PNG)
+                                           percentile chart of scripts/lib/open-load.sh runs (SVG)
 
 The report reads the TSV files the shell script writes into RUN_DIR (meta, servers, scenarios,
 measurements, events; starts.tsv when the warm-ups were checked for steady state), so it can be rerun
@@ -1897,13 +1897,15 @@ pinning); a run's `notes.md`, when there is one, is what a person concluded from
 A run writes `results/<UTC timestamp>/`: `summary.md` (ranked tables: the true median of the rounds
 with their min–max beside it, errors beside each figure; a cell whose rounds spread more than 20% of
 the median marked noisy, ≈, and a cell with no completed request a failure row; server CPU per
-request = CPU-seconds ÷ requests completed), `summary.csv`, `charts/<scenario>.svg` and `.png`
-(matplotlib; each bar the median of the rounds, its whisker their min–max, noisy bars hatched), `environment.md` (CPU, kernel,
-JDK, JVM flags, wrk, commit, exact command line), `starts.tsv` (each start's warm-up: seconds, steady
-or not, why) and `raw/` (every wrk output, check and server log, and every warm-up window in
-`raw/<row>/warmup-start<K>.tsv`), kept under `results/` as one archive, `raw.tar.gz`
-(`python3 scripts/lib/raw_archive.py unpack <run>` to read it; the reports unpack it themselves). A
-full run written under `results/` rewrites this file to show it; `--quick` runs and runs written
+request = CPU-seconds ÷ requests completed), `summary.csv`, `charts/<scenario>.svg` (one format per
+chart, minified SVG; matplotlib; each bar the median of the rounds, its whisker their min–max, noisy bars
+hatched), `environment.md` (CPU, kernel, JDK, JVM flags, wrk, commit, exact command line), the small
+tables the report reads (`meta.tsv`, `servers.tsv`, `scenarios.tsv`, `measurements.tsv`, `events.tsv`,
+`starts.tsv`: each start's warm-up, seconds, steady or not, why), `conformance/<row>.tsv` (every
+conformance case) and `raw/` (every wrk output, check and server log, and every warm-up window in
+`raw/<row>/warmup-start<K>.tsv`). Under `results/`, `raw/` and `conformance/` are kept as one archive,
+`raw.tar.gz` (`python3 scripts/lib/raw_archive.py unpack <run>` to read them; the reports unpack it
+themselves). A full run written under `results/` rewrites this file to show it; `--quick` runs and runs written
 elsewhere leave it alone. Options and environment variables: `scripts/benchmark-servers.sh --help`.
 """
 
@@ -1962,7 +1964,9 @@ def headline_run(results: Path, report: Report | None) -> Report | None:
         return report
     if report is not None and report.run.resolve() == chosen.resolve():
         return report
-    return Report(chosen)
+    # its conformance/ (the overview's RFC 9112 and contract columns) is in its archive once committed
+    with raw_archive.extracted(chosen):
+        return Report(chosen)
 
 
 def steady_sentence(report: Report) -> str:
@@ -1997,7 +2001,7 @@ def write_readme(path: Path, report: Report | None) -> None:
         names = [sc["name"] for sc in report.scenarios]
         shown = next((n for n in HEADLINE_SCENARIOS if n in names), names[0] if names else None)
         if shown:
-            text += f"\n![{shown}: req/s and requests per server CPU-second]({rel}/charts/{shown}.png)\n"
+            text += f"\n![{shown}: req/s and requests per server CPU-second]({rel}/charts/{shown}.svg)\n"
     rows = run_rows(path.parent)
     text += "\n## All runs\n\n"
     if rows:
@@ -2233,7 +2237,7 @@ def main(argv: list[str]) -> int:
     runs = [getattr(args, a) for a in ("run_dir", "run_a", "run_b") if getattr(args, a, None)]
     runs += list(getattr(args, "run_dirs", None) or [])
     runs += [r.partition("=")[2] for r in (getattr(args, "runs", None) or [])]
-    # a committed run keeps raw/ as raw.tar.gz: unpacked while the command reads it
+    # a committed run keeps raw/ and conformance/ in raw.tar.gz: unpacked while the command reads it
     with contextlib.ExitStack() as stack:
         for run in runs:
             stack.enter_context(raw_archive.extracted(Path(run)))

@@ -2,11 +2,13 @@
 """Charts of the benchmark matrix (bench.py) and the soak (soak.py), drawn by matplotlib.
 
 Needs Debian's python3-matplotlib, which the scripts install when missing and run with
-/usr/bin/python3 (common.sh: spindle_python). Each chart is written twice, as <stem>.svg and
-<stem>.png. Imported only by the commands that draw, so checks and parsing need no matplotlib.
+/usr/bin/python3 (common.sh: spindle_python). Each chart is written once, as <stem>.svg, minified
+(svg_min.py: the same picture, a third of matplotlib's bytes; the repository keeps one format per chart,
+issue 42). Imported only by the commands that draw, so checks and parsing need no matplotlib.
 """
 from __future__ import annotations
 
+import io
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +19,8 @@ matplotlib.use("Agg")  # no display: files only
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import EngFormatter, FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+
+import svg_min  # noqa: E402  (beside this file)
 
 SPINDLE = "#4c78a8"
 REFERENCE = "#f58518"
@@ -41,10 +45,12 @@ class Bar:
 
 
 def save(fig, stem: Path) -> None:
+    """stem.svg, minified (no PNG beside it: one format per chart)."""
     stem.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(stem.with_suffix(".svg"), metadata={"Date": None})
-    fig.savefig(stem.with_suffix(".png"), dpi=110, metadata={"Software": None})
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None})
     plt.close(fig)
+    stem.with_suffix(".svg").write_text(svg_min.minify(buf.getvalue()), encoding="utf-8")
 
 
 def bar_chart(stem: Path, title: str, subtitle: str, bars: list[Bar], noisy_rule: str) -> None:

@@ -167,7 +167,7 @@ def main(run: Path) -> int:
                          [charts.Bar(label, rps, None, per_cpu, None, False, False, False,
                                      None if rps else "no figure") for label, rps, per_cpu in bars],
                          "one round: no spread")
-        lines += ["![req/s and requests per server CPU-second](charts/cluster.png)", ""]
+        lines += ["![req/s and requests per server CPU-second](charts/cluster.svg)", ""]
     print("\n".join(lines))
     return 0
 

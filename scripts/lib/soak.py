@@ -11,7 +11,7 @@
       counts (from `jstat -gc`, with --jstat PATH) and the clients' progress, until SIGTERM, the
       process ends or S pass
   soak.py report RUN_DIR
-      summary.md and chart.svg/.png from a run directory; exit 1 when the verdict is FAIL
+      summary.md and chart.svg from a run directory; exit 1 when the verdict is FAIL
   soak.py index DIR
       DIR/README.md: one line per run directory in DIR (results/soak/)
 
@@ -553,7 +553,7 @@ def judge(meta: dict, samples: list[dict], wrk: bench.WrkResult | None, check: d
 
 
 def draw_chart(run: Path, samples: list[dict], load_s: float, title: str, subtitle: str) -> None:
-    """chart.svg and chart.png: RSS, open fds and threads over time, the judged windows shaded."""
+    """chart.svg: RSS, open fds and threads over time, the judged windows shaded."""
     import charts  # matplotlib: only the report draws
 
     def series(key: str, label: str, dashed: bool = False):
@@ -770,7 +770,7 @@ def cmd_index(args) -> int:
     notes = [n for _, ns in runs for n in ns]
     L = ["# Soak results", "",
          "One directory per run of `scripts/soak.sh [minutes] [server]` (newest first); each has `summary.md` "
-         "(environment, verdict, numbers, hostile-client counts), `chart.svg` (and `.png`) and `samples.csv`. "
+         "(environment, verdict, numbers, hostile-client counts), `chart.svg` and `samples.csv`. "
          "Early and late are the medians of the second and the last quarter of the load; "
          "\"fds after\" is idle → when the clients had left → end of the cooldown (seconds until back to idle). "
          "This page is rewritten by every run under `results/soak/` (`python3 scripts/lib/soak.py index results/soak`).",
@@ -807,7 +807,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--hostile-status")
     p.add_argument("--jstat", help="the JDK's jstat, for heap and GC counts (without it those columns stay blank)")
     p.set_defaults(fn=cmd_sample)
-    p = sub.add_parser("report", help="summary.md and chart.svg/.png of a run directory")
+    p = sub.add_parser("report", help="summary.md and chart.svg of a run directory")
     p.add_argument("run_dir")
     p.set_defaults(fn=cmd_report)
     p = sub.add_parser("index", help="README.md with one line per run directory in DIR")

@@ -15,6 +15,7 @@ import unittest
 from pathlib import Path
 
 import bench
+import raw_archive
 
 WRK_OUTPUT = """Running 4s test @ http://127.0.0.1:43639/plaintext
   1 threads and 256 connections
@@ -480,6 +481,24 @@ class ReadmeTest(TempDirTest):
         text = readme.read_text(encoding="utf-8")
         self.assertIn("## Latest default run: [synthetic](2026-12-02T00-00-00Z/)", text)
         self.assertIn("**Not a steady-state run:**", text)
+
+    def test_a_committed_headline_run_reads_its_conformance_from_its_archive(self):
+        results = self.root / "results"
+        results.mkdir()
+        committed = synthetic_run(self.root / "a", 3, {"A": [(wrk_text(100_000, 400_000), 400)] * 3},
+                                  starts=STARTS, conformance={"A": RULED})
+        committed = committed.rename(results / "2026-12-01T00-00-00Z")
+        raw_archive.pack(committed)  # raw/ and conformance/ into raw.tar.gz, as under results/
+        self.assertFalse((committed / "conformance").exists())
+        newer = synthetic_run(self.root / "b", 2, {"A": [(wrk_text(100_000, 400_000), 400)] * 2})
+        newer = newer.rename(results / "2026-12-02T00-00-00Z")
+        readme = results / "README.md"
+        bench.write_readme(readme, bench.Report(newer))
+        text = readme.read_text(encoding="utf-8")
+        self.assertIn("## Latest default run: [synthetic](2026-12-01T00-00-00Z/)", text)
+        self.assertIn("| A | 1/2 | 1/2 |", text)
+        self.assertFalse((committed / "conformance").exists())  # unpacked for the read only
+        self.assertFalse((committed / "raw").exists())
 
     def test_report_out_leaves_the_run_directory_alone(self):
         run = synthetic_run(self.root, 1, {"A": [(wrk_text(100_000, 400_000), 400)]})

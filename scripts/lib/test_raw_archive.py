@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""raw_archive: raw/ packed into one reproducible archive, read back while a report runs."""
+"""raw_archive: raw/ (and conformance/) packed into one reproducible archive, read back while a report runs."""
 import io
 import tarfile
 import tempfile
@@ -70,6 +70,35 @@ class RawArchiveTest(unittest.TestCase):
         with self.assertRaises(RuntimeError):
             raw_archive.unpack(run)
         self.assertFalse((self.root / "evil.txt").exists())
+
+    def test_pack_takes_conformance_along_and_extracted_gives_both_back(self) -> None:
+        run = make_run(self.root)
+        (run / "conformance").mkdir()
+        (run / "conformance" / "MultiLoopServer.tsv").write_text("case\tstatus\nget\tpass\n")
+        raw_archive.pack(run)
+        self.assertFalse((run / "conformance").exists())
+        with tarfile.open(run / "raw.tar.gz") as tar:
+            self.assertIn("conformance/MultiLoopServer.tsv", tar.getnames())
+        with raw_archive.extracted(run):
+            self.assertEqual((run / "conformance" / "MultiLoopServer.tsv").read_text(), "case\tstatus\nget\tpass\n")
+            self.assertTrue((run / "raw" / "empty").is_dir())
+        self.assertFalse((run / "conformance").exists())
+        self.assertFalse((run / "raw").exists())
+
+    def test_repack_moves_a_conformance_beside_an_old_archive_into_it(self) -> None:
+        run = make_run(self.root)
+        raw_archive.pack(run)  # the layout before issue 42: raw/ alone in the archive
+        (run / "conformance").mkdir()
+        (run / "conformance" / "A.tsv").write_text("case\n")
+        with raw_archive.extracted(run):  # a conformance/ beside the archive is left as it is
+            self.assertTrue((run / "conformance" / "A.tsv").is_file())
+        self.assertTrue((run / "conformance" / "A.tsv").is_file())
+        self.assertTrue(raw_archive.repack(run))
+        self.assertFalse((run / "conformance").exists())
+        with tarfile.open(run / "raw.tar.gz") as tar:
+            self.assertIn("conformance/A.tsv", tar.getnames())
+            self.assertIn("raw/MultiLoopServer/plaintext-round1.txt", tar.getnames())
+        self.assertFalse(raw_archive.repack(run))
 
     def test_runs_under_finds_nested_runs_once(self) -> None:
         make_run(self.root / "seed" / "x", "000")
