@@ -21,6 +21,8 @@ SPINDLE_BENCH_SERVERS=(
   "ThreadPoolServer|ThreadPoolServer||200"
   "VirtualThreadServer|VirtualThreadServer|"
   "VirtualThreadServer-jdkclient|VirtualThreadServer|-Dspindle.remote.client=jdk"
+  # the JDK's other poller mode (one platform thread per poller, not virtual threads): a lever of issue 41
+  "VirtualThreadServer-pollerMode1|VirtualThreadServer|-Djdk.pollerMode=1"
   # nio-servers: one engine, four topologies, plus busy-polling as a variant
   "SingleLoopServer|SingleLoopServer|"
   "MultiLoopServer|MultiLoopServer|"
