@@ -26,7 +26,8 @@ The report reads the TSV files the shell script writes into RUN_DIR (meta, serve
 measurements, events; starts.tsv when the warm-ups were checked for steady state), so it can be rerun
 on a finished or interrupted run directory (with --out, without touching it). Every figure is the true
 median of the rounds (for an even number, the mean of the middle two), min–max beside it; open-model
-percentiles likewise, percentile by percentile. A round with no completed request is a failed round,
+percentiles likewise, percentile by percentile. Only 2xx/3xx answers count (goodput): in req/s, the ratios and
+CPU per request, non-2xx/3xx answers and socket errors beside them. A round with no completed request is a failed round,
 and a cell with nothing else a failure row. Where RUN_DIR has conformance/<row>.tsv
 (scripts/conformance-check.sh's output: case, status, message, rule), every table gets the columns
 `RFC 9112` and `contract` (passed/run of that rule's cases, skips apart; a file without the rule
@@ -43,6 +44,7 @@ import gzip
 import hashlib
 import http.client
 import json
+import math
 import os
 import random
 import re
@@ -78,6 +80,13 @@ USERS = 20
 # A cell whose rounds' req/s spread (highest minus lowest) exceeds this share of the median is noisy.
 NOISY_SPREAD = 0.20
 NOISY_RULE = f"rounds spread over {NOISY_SPREAD:.0%} of the median"
+# CPU per request is coarse where a round's server CPU was read in fewer clock ticks than this (one tick then
+# moves the figure by more than 1%), unless measurements.tsv has it in nanoseconds (cpu_ns).
+COARSE_TICKS = 100
+# A cell whose round 1 has the lowest req/s of its rounds (a rising trend: perhaps still warming).
+ROUND1_MARK = "↗"
+# A waiting cell whose window share of the bound and Little's-law share disagree by more than its resolution.
+DISAGREE_MARK = "≠"
 
 
 class CheckFailed(Exception):
@@ -464,12 +473,37 @@ class WrkResult:
     read: int = 0
     write: int = 0
     timeout: int = 0
-    non2xx: int = 0
+    non2xx: int = 0  # answers other than 2xx/3xx (wrk: "Non-2xx or 3xx responses", h2load: its 4xx and 5xx)
     failed: int = 0  # h2load: requests (streams) that failed, errored and timed-out ones included
+    errored: int = 0  # h2load: the failed streams that got no HTTP answer (reset, connection lost), part of failed
+    good: int | None = None  # h2load: requests answered 2xx/3xx ("succeeded"); None: requests less non2xx
+    counted: int | None = None  # the requests the tool's req/s counts (h2load: done less errored); None: requests
 
     @property
     def socket_errors(self) -> int:
-        return self.connect + self.read + self.write + self.timeout + self.failed
+        """Errors beside the answers: wrk's socket errors; h2load's failed streams other than 4xx/5xx answers
+        (those are non2xx)."""
+        return self.connect + self.read + self.write + self.timeout + max(self.failed - self.non2xx, 0)
+
+    @property
+    def good_requests(self) -> int | None:
+        """Requests answered 2xx or 3xx: h2load's "succeeded", wrk's requests less its non-2xx/3xx answers (wrk's
+        request count includes them)."""
+        if self.requests is None:
+            return None
+        return self.good if self.good is not None else max(self.requests - self.non2xx, 0)
+
+    @property
+    def good_rps(self) -> float | None:
+        """Goodput: 2xx/3xx answers per second of the tool's window, = good requests ÷ the window; the tool's own
+        req/s (which counts every answer) scaled by good ÷ the requests it counted."""
+        if self.rps is None:
+            return None
+        base = self.counted if self.counted is not None else self.requests
+        good = self.good_requests
+        if not base or good is None:
+            return self.rps
+        return self.rps * good / base
 
 
 def _ms(number: str, unit: str) -> float:
@@ -514,10 +548,11 @@ H2LOAD_LATENCY_LINE = "latency percentiles from h2load's --log-file"
 
 
 def parse_h2load(text: str) -> WrkResult:
-    """Parses h2load's output (duration mode): req/s from "finished in T, R req/s" (requests of the timed
-    window over its length), the requests done, failed (errored and timed out included) and the status
-    codes (everything but 2xx counts as non-2xx), the mean of "time for request", and the percentiles
-    the benchmark script appends from h2load's --log-file (h2load prints none)."""
+    """Parses h2load's output (duration mode): req/s from "finished in T, R req/s" (the streams of the timed
+    window that closed without a reset, whatever their status, over its length), the requests done, succeeded
+    (answered 2xx or 3xx: the goodput's count), failed (4xx/5xx answers, errored and timed-out streams) and
+    errored, the status codes (4xx and 5xx count as non-2xx/3xx), the mean of "time for request", and the
+    percentiles the benchmark script appends from h2load's --log-file (h2load prints none)."""
     r = WrkResult()
     m = re.search(rf"^finished in {_NUM}(us|ms|s|m|h), {_NUM} req/s", text, re.M)
     if m:
@@ -526,12 +561,15 @@ def parse_h2load(text: str) -> WrkResult:
                   r"(\d+) errored, (\d+) timeout", text, re.M)
     if m:
         r.requests = int(m.group(3))
+        r.good = int(m.group(4))
         r.failed = int(m.group(5))
+        r.errored = int(m.group(6))
+        r.counted = max(r.requests - r.errored, 0)
         if r.rps:
-            r.seconds = r.requests / r.rps
+            r.seconds = r.counted / r.rps
     m = re.search(r"^status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", text, re.M)
     if m:
-        r.non2xx = int(m.group(2)) + int(m.group(3)) + int(m.group(4))
+        r.non2xx = int(m.group(3)) + int(m.group(4))
     m = re.search(rf"^time for request:\s+{_NUM}(us|ms|s)\s+{_NUM}(us|ms|s)\s+{_NUM}(us|ms|s)", text, re.M)
     if m and r.requests:
         r.latency_avg_ms = _ms(m.group(5), m.group(6))
@@ -666,6 +704,8 @@ def fmt_int(x: float | None) -> str:
 def fmt_ms(x: float | None) -> str:
     if x is None:
         return ""
+    if math.isinf(x):
+        return "∞"
     if x >= 100:
         return f"{x:,.0f}"
     if x >= 10:
@@ -798,7 +838,8 @@ def fmt_range(r: tuple[float, float] | None, fmt) -> str:
 
 
 def ms_cpu_per_request(cpu_s: float | None, requests: int | None) -> float | None:
-    """Server CPU milliseconds per completed request: CPU-seconds over requests (never over req/s)."""
+    """Server CPU milliseconds per request: CPU-seconds over requests (never over req/s); the report passes the
+    good ones (answered 2xx/3xx)."""
     return 1000.0 * cpu_s / requests if cpu_s and requests else None
 
 
@@ -821,13 +862,16 @@ class Cell:
     open: dict = field(default_factory=dict)  # round -> OpenResult, for an open-model scenario
     failed_rounds: list = field(default_factory=list)  # (round, WrkResult) of rounds that completed no request
     starts: dict = field(default_factory=dict)  # round -> the server start (K) it ran in, when recorded
+    cpu_ticks: dict = field(default_factory=dict)  # round -> its server CPU in clock ticks, where read in ticks
+    cpu_ns: set = field(default_factory=set)  # rounds whose server CPU was read in nanoseconds (cpu_ns)
 
     def values(self, attr: str) -> list:
         return [getattr(e[1], attr) for e in self.rounds]
 
     @property
     def rps(self):
-        return median_of(self.values("rps"))
+        """Goodput: the median of the rounds' 2xx/3xx answers per second."""
+        return median_of(self.values("good_rps"))
 
     @property
     def latency_avg_ms(self):
@@ -851,25 +895,56 @@ class Cell:
         return median_of([e[2] for e in self.rounds])
 
     def per_cpu_values(self) -> list[float]:
-        return [e[1].requests / e[2] for e in self.rounds if e[2] and e[1].requests]
+        """Per round, good requests (2xx/3xx) / server CPU-seconds: 0 for a round that answered only errors."""
+        return [e[1].good_requests / e[2] for e in self.rounds if e[2] and e[1].requests and e[1].good_requests is not None]
 
     @property
     def req_per_cpu_s(self):
-        """Median of the rounds' requests completed / server CPU-seconds."""
+        """Median of the rounds' good requests (2xx/3xx) / server CPU-seconds."""
         return median_of(self.per_cpu_values())
+
+    def cpu_ms_values(self) -> list[float]:
+        """Per round, server CPU milliseconds / good requests (None where either is missing; infinite for a round
+        that spent CPU answering only errors)."""
+        return [math.inf if e[2] and e[1].requests and e[1].good_requests == 0
+                else ms_cpu_per_request(e[2], e[1].good_requests) for e in self.rounds]
 
     @property
     def ms_cpu_per_request(self):
-        """Median of the rounds' server CPU milliseconds / requests completed."""
-        return median_of([ms_cpu_per_request(e[2], e[1].requests) for e in self.rounds])
+        """Median of the rounds' server CPU milliseconds / good requests (2xx/3xx)."""
+        return median_of(self.cpu_ms_values())
+
+    @property
+    def cpu_noisy(self) -> bool:
+        """Whether the rounds' CPU per request spread more than NOISY_SPREAD of its median (as req/s's ≈)."""
+        values = [v for v in self.cpu_ms_values() if v is not None]
+        mid = median_of(values)
+        if len(values) < 2 or not mid:
+            return False
+        return math.isinf(max(values)) or (max(values) - min(values)) > NOISY_SPREAD * mid
+
+    @property
+    def cpu_coarse(self) -> bool:
+        """Whether a round's server CPU was read in fewer than COARSE_TICKS clock ticks (one tick then moves CPU
+        per request by over 1%); never for rounds measured in nanoseconds (measurements.tsv cpu_ns)."""
+        ticks = [self.cpu_ticks[rnd] for rnd, _, cpu in self.rounds if cpu is not None and rnd in self.cpu_ticks]
+        return bool(ticks) and min(ticks) < COARSE_TICKS
+
+    @property
+    def round1_lowest(self) -> bool:
+        """Whether round 1 is the lowest of two or more rounds in req/s (goodput), strictly: a rising trend."""
+        by_round = {rnd: r.good_rps for rnd, r, _ in self.rounds if r.good_rps is not None}
+        if 1 not in by_round or len(by_round) < 2 or self.open:
+            return False
+        return by_round[1] < min(v for rnd, v in by_round.items() if rnd != 1)
 
     def total(self, attr: str) -> int:
         return sum(getattr(e[1], attr) for e in self.rounds) + sum(getattr(r, attr) for _, r in self.failed_rounds)
 
     @property
     def rps_range(self) -> tuple[float, float] | None:
-        """The lowest and highest round's req/s."""
-        return range_of(self.values("rps"))
+        """The lowest and highest round's req/s (goodput)."""
+        return range_of(self.values("good_rps"))
 
     @property
     def per_cpu_range(self) -> tuple[float, float] | None:
@@ -931,6 +1006,7 @@ class Report:
         self.h2_names = {sc["name"] for sc in self.scenarios if sc.get("streams")}
         # each scenario's path: a route-unavailable event (scope "route:<path>") applies to the scenarios on it
         self.paths = {sc["name"]: sc.get("path", "") for sc in self.scenarios}
+        self.scenario_by_name = {sc["name"]: sc for sc in self.scenarios}
         for m in read_tsv(run / "measurements.tsv"):
             cell = self.cells.get((m["server"], m["scenario"]))
             if cell is None:
@@ -956,10 +1032,7 @@ class Report:
                 cell.failed_rounds.append((int(m["round"]), result))
                 cell.problems.append(f"round {m['round']}: {failed_round_text(result)}")
                 continue
-            cpu = None
-            if m["cpu_ticks"] not in ("", "-"):
-                cpu = int(m["cpu_ticks"]) / self.clk_tck
-            cell.rounds.append((int(m["round"]), result, cpu))
+            cell.rounds.append((int(m["round"]), result, self.round_cpu(cell, m)))
         # starts.tsv (a run with adaptive warm-ups): (server, start K) -> its row
         self.starts = {(r["server"], r["start"]): r for r in read_tsv(run / "starts.tsv") if r.get("server")}
         self.warmups = read_warmups(run)
@@ -969,6 +1042,20 @@ class Report:
         self.tls_names = {sc["name"] for sc in self.scenarios if sc.get("tls") == "1"}
         self.tls = read_tsv(run / "tls.tsv")  # what each TLS start negotiated (openssl s_client)
         self.conformance = read_conformance(run)
+
+    def round_cpu(self, cell: Cell, m: dict) -> float | None:
+        """A round's server CPU-seconds from measurements.tsv: cpu_ns (nanoseconds) when the column is there and
+        filled, else cpu_ticks ÷ clk_tck; None when neither was sampled. Records which, for the coarse mark."""
+        rnd = int(m["round"])
+        ns = (m.get("cpu_ns") or "").strip()
+        if ns not in ("", "-"):
+            cell.cpu_ns.add(rnd)
+            return float(ns) / 1e9
+        ticks = (m.get("cpu_ticks") or "").strip()
+        if ticks in ("", "-"):
+            return None
+        cell.cpu_ticks[rnd] = int(ticks)
+        return int(ticks) / self.clk_tck
 
     def add_open_round(self, cell: Cell, m: dict, raw: Path) -> None:
         """One round of an open-model scenario: open-load.sh's directory (exit 0, or 3 when the generator fell
@@ -990,8 +1077,7 @@ class Report:
             cell.problems.append(f"round {m['round']}: 0 requests completed, {result.errors:,} errors (Hyperfoil)")
             as_wrk.requests = 0
             return
-        cpu = int(m["cpu_ticks"]) / self.clk_tck if m["cpu_ticks"] not in ("", "-") else None
-        cell.rounds.append((int(m["round"]), as_wrk, cpu))
+        cell.rounds.append((int(m["round"]), as_wrk, self.round_cpu(cell, m)))
         cell.open[int(m["round"])] = result
 
     # Events: a failure of the whole row (scope "") or of its TLS start only (scope "tls");
@@ -1133,6 +1219,61 @@ class Report:
     def note(self, cell: Cell) -> str:
         return "; ".join([self.event_text(e) for e in self.cell_events(cell)] + cell.problems)
 
+    # -- waiting scenarios: the window's share of the bound against Little's law --
+
+    def little_rps(self, cell: Cell) -> float | None:
+        """Little's-law goodput of a waiting cell: per round, the requests in flight (connections, or streams for
+        h2) ÷ the mean latency, times the share answered 2xx/3xx; the median of the rounds. None without a bound
+        or a mean latency."""
+        sc = self.scenario_by_name.get(cell.scenario)
+        if sc is None or upper_bound(sc) is None or cell.open:
+            return None
+        n = in_flight(sc)
+        return median_of([n * 1000 / r.latency_avg_ms * r.good_requests / r.requests
+                          for _, r, _ in cell.rounds if r.latency_avg_ms and r.requests])
+
+    def bound_resolution(self, cell: Cell) -> float | None:
+        """The resolution of a waiting cell's "% of bound": one wait's worth of requests (those in flight) as a
+        share of the cell's good requests (the median of the rounds), the step in which the window's count moves."""
+        sc = self.scenario_by_name.get(cell.scenario)
+        if sc is None or upper_bound(sc) is None or cell.open:
+            return None
+        good = median_of([r.good_requests for _, r, _ in cell.rounds])
+        return in_flight(sc) / good if good else None
+
+    def bound_disagrees(self, cell: Cell) -> bool:
+        """Whether the window's req/s and Little's-law goodput differ by more than the resolution (of the window's)."""
+        window, little, resolution = cell.rps, self.little_rps(cell), self.bound_resolution(cell)
+        if not window or little is None or resolution is None:
+            return False
+        return abs(window - little) > resolution * window
+
+    # -- the per-round trend --
+
+    def trend_cells(self) -> list[Cell]:
+        """The closed-loop cells with two or more measured rounds, round 1 among them: where a trend can show."""
+        return [c for c in self.cells.values() if c.scenario not in self.open_names
+                and len(c.rounds) > 1 and any(rnd == 1 for rnd, _, _ in c.rounds)]
+
+    def trend_lines(self, h: str) -> list[str]:
+        """How often round 1 was a cell's lowest, overall and per row."""
+        cells = self.trend_cells()
+        lines = [f"{h}# Per-round trend", ""]
+        if not cells:
+            return lines + ["No cell has two or more rounds with round 1 among them: no per-round trend to show.", ""]
+        lowest = [c for c in cells if c.round1_lowest]
+        rounds = median_of([len(c.rounds) for c in cells])
+        per_row = []
+        for s in self.servers:
+            mine = [c for c in cells if c.server == s["name"]]
+            if mine:
+                per_row.append(f"{s['name']} {sum(c.round1_lowest for c in mine)} of {len(mine)}")
+        lines += [f"Round 1 lowest in {len(lowest)} of {len(cells)} cells (req/s; cells with two or more rounds, "
+                  f"round 1 among them): marked {ROUND1_MARK} in the tables. With {rounds:g} rounds, chance alone "
+                  f"makes round 1 the lowest in about 1 in {rounds:g} cells; a row well above that was likely still "
+                  "warming when it was measured. Per row: " + ", ".join(per_row) + ".", ""]
+        return lines
+
     # -- the correctness column --
 
     RULES = (("rfc9112", "RFC 9112"), ("contract", "contract"))
@@ -1215,7 +1356,8 @@ class Report:
                 "generator_behind", "conformance_passed", "conformance_total", "rounds_failed",
                 "ms_server_cpu_per_request", "latency_p99_ms_min", "latency_p99_ms_max", "req_per_server_cpu_s_min",
                 "req_per_server_cpu_s_max", "not_steady", "rfc9112_passed", "rfc9112_total", "contract_passed",
-                "contract_total", "p99_statistic"]
+                "contract_total", "p99_statistic", "cpu_noisy", "cpu_coarse", "cpu_source", "round1_lowest",
+                "little_req_per_s", "bound_resolution", "bound_disagrees"]
         with (self.out / "summary.csv").open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(cols)
@@ -1248,6 +1390,8 @@ class Report:
                         *(check.rule_counts("rfc9112") if check else ("", "")),
                         *(check.rule_counts("contract") if check else ("", "")),
                         median_text(len(c.rounds)) if c.rounds else "",
+                        int(c.cpu_noisy), int(c.cpu_coarse), self.cpu_source(c), int(c.round1_lowest),
+                        num(self.little_rps(c), 2), num(self.bound_resolution(c), 4), int(self.bound_disagrees(c)),
                     ])
 
     @staticmethod
@@ -1382,12 +1526,21 @@ class Report:
             "",
             f"Every figure is the {median_text(self.rounds_planned)}, each column on its own (the middle "
             "value of an odd number of rounds, the mean of the middle two of an even number), with the lowest and "
-            "highest round (min–max) beside req/s; socket errors and non-2xx responses are summed over all "
-            "rounds. A round that completed no request (only timeouts or socket errors) is a failed round: it is "
+            "highest round (min–max) beside req/s; socket errors and non-2xx/3xx responses are summed over all "
+            "rounds. Only answers 2xx or 3xx count (goodput): req/s = (requests − non-2xx/3xx answers) ÷ the "
+            "generator's window (wrk counts every answer in its requests and req/s; h2load's succeeded are its 2xx/3xx "
+            "answers, its failed streams its 4xx/5xx answers and its errored streams, the errored ones counted as "
+            "socket errors), and the ratios and CPU figures use the same good requests; the errors are beside them, "
+            "never in them. A round that completed no request (only timeouts or socket errors) is a failed round: it is "
             "listed under Failures, and a cell with no other round is a failure row, never a figure. Server CPU is the "
-            "server process's utime+stime (`/proc/<pid>/stat`, ticks ÷ clk_tck) during the scenario, JIT and GC "
-            "threads included; req/CPU-s = requests completed ÷ server CPU-seconds, CPU ms/req = server CPU-seconds × "
-            "1000 ÷ requests completed (per round, then the median). \"vs best reference\" = req/s divided by that of "
+            "server process's CPU time during the scenario, JIT and GC threads included: nanoseconds where "
+            "measurements.tsv has them (cpu_ns), else utime+stime from `/proc/<pid>/stat` (clock ticks ÷ clk_tck); "
+            "req/CPU-s = good requests ÷ server CPU-seconds, CPU ms/req = server CPU-seconds × 1000 ÷ good requests "
+            "(per round, then the median; ∞ for a round that answered only errors). CPU ms/req has its own marks: ≈ "
+            f"noisy when its rounds spread over {NOISY_SPREAD:.0%} of its median, ± coarse when a round's CPU was read "
+            f"in fewer than {COARSE_TICKS} clock ticks (one tick then moves it by over 1%; never with cpu_ns). "
+            f"{ROUND1_MARK} = round 1 had the cell's lowest req/s (see Per-round trend). "
+            "\"vs best reference\" = req/s divided by that of "
             "the best reference row in the same scenario (the reference rows, marked ◆: the frameworks users would "
             "pick instead, NettyServer and the references/ modules; each scenario names its best one; "
             "blank when no reference row has a figure there). "
@@ -1443,6 +1596,7 @@ class Report:
         lines.append("")
 
         lines += self.warmup_lines(h, prefix)
+        lines += self.trend_lines(h)
         lines += self.overview(h)
         lines += self.open_overview(h)
         lines += self.baseline_lines(h)
@@ -1472,6 +1626,7 @@ class Report:
                 rank += 1
                 spread = fmt_range(c.rps_range, fmt_int) if len(c.rounds) > 1 else ""
                 spread += " ≈ noisy" if c.noisy else ""
+                spread += f" {ROUND1_MARK}" if c.round1_lowest else ""
                 errors = c.total("socket_errors")
                 err_text = str(errors)
                 if errors:
@@ -1486,8 +1641,9 @@ class Report:
                     f"{fmt_int(c.rps)} | {spread} | {fmt_ms(c.latency_avg_ms) or 'n/a'} "
                     f"| {fmt_ms(c.latency_p99_ms) or 'n/a'} | {err_text} | {f'**{non2xx}**' if non2xx else '0'} "
                     f"| {'' if c.cpu_s is None else f'{c.cpu_s:.2f}'} | {fmt_int(c.req_per_cpu_s)} "
-                    f"| {fmt_ms(c.ms_cpu_per_request)} | {'' if ratio is None else f'{ratio:.2f}×'} |")
+                    f"| {fmt_ms(c.ms_cpu_per_request)}{self.cpu_marks(c)} | {'' if ratio is None else f'{ratio:.2f}×'} |")
             lines.append("")
+            lines += self.mark_note(self.ranked(sc["name"]))
             lines += self.steady_note(self.ranked(sc["name"]))
             bound = upper_bound(sc)
             best = max((c.rps for c in self.cells.values() if c.scenario == sc["name"] and c.rps is not None), default=None)
@@ -1504,6 +1660,30 @@ class Report:
                       "batch) or it printed a 0 µs percentile beside a non-zero average (a wrk 4.1 quirk "
                       "under pipelining); the raw output has what wrk printed.", ""]
         return "\n".join(lines) + "\n"
+
+    @staticmethod
+    def cpu_source(c: Cell) -> str:
+        """How a cell's server CPU was read: "ns" (measurements.tsv cpu_ns), "ticks", both, or blank (not sampled)."""
+        measured = {rnd for rnd, _, cpu in c.rounds if cpu is not None}
+        kinds = [k for k, rounds in (("ns", c.cpu_ns), ("ticks", set(c.cpu_ticks))) if measured & rounds]
+        return "+".join(kinds)
+
+    @staticmethod
+    def cpu_marks(c: Cell) -> str:
+        """CPU per request's own marks: ≈ noisy (its rounds spread as req/s's rule), ± coarse (clock ticks)."""
+        return (" ≈" if c.cpu_noisy else "") + (" ±" if c.cpu_coarse else "")
+
+    def mark_note(self, cells: list[Cell]) -> list[str]:
+        """Under a scenario table: what its CPU and trend marks mean, when any cell has one."""
+        parts = []
+        if any(c.cpu_noisy for c in cells):
+            parts.append(f"≈ beside CPU ms/req = its rounds spread over {NOISY_SPREAD:.0%} of its median")
+        if any(c.cpu_coarse for c in cells):
+            parts.append(f"± = coarse: a round's server CPU was read in fewer than {COARSE_TICKS} clock ticks "
+                         f"(1/{self.clk_tck} s each), so one tick moves CPU ms/req and req/CPU-s by over 1%")
+        if any(c.round1_lowest for c in cells):
+            parts.append(f"{ROUND1_MARK} = round 1 had the lowest req/s of the cell's rounds (see Per-round trend)")
+        return ["; ".join(parts) + ".", ""] if parts else []
 
     def open_overview(self, h: str) -> list[str]:
         """The open-model scenarios' p99 per row (the median of the rounds, min–max beside), servers in the list's
@@ -1538,7 +1718,7 @@ class Report:
         if spread and len(c.rounds) > 1:
             text += f" ({fmt_range(c.rps_range, fmt_compact)})"
         return (text + (" ⚠" if c.total("socket_errors") + c.total("non2xx") else "") + (" ≈" if c.noisy else "")
-                + self.steady_mark(c))
+                + (f" {ROUND1_MARK}" if c.round1_lowest else "") + self.steady_mark(c))
 
     def overview(self, h: str, spread: bool = False) -> list[str]:
         """The req/s matrix, servers in the list's order, with its legend; with `spread`, each cell's min–max."""
@@ -1563,9 +1743,15 @@ class Report:
                           "summary.md). " if self.conformance else "")
         failed_legend = ("**failed** = no figure: the row did not start or answer correctly, or no round completed a "
                          "request (see Failures). " if any(c.rps is None for c in cells) else "")
-        lines += ["", correct_legend + failed_legend + "⚠ = socket errors or non-2xx responses in that cell (see its "
+        trend = self.trend_cells()
+        trend_legend = (f" {ROUND1_MARK} = round 1 was the lowest of the cell's rounds (a rising trend: perhaps still "
+                        f"warming): round 1 lowest in {sum(c.round1_lowest for c in trend)} of {len(trend)} cells, where "
+                        f"chance alone gives about 1 in {median_of([len(c.rounds) for c in trend]):g}."
+                        if any(c.round1_lowest for c in cells) else "")
+        lines += ["", correct_legend + failed_legend + "req/s counts the answers 2xx/3xx only (goodput). "
+                  "⚠ = socket errors or non-2xx/3xx responses in that cell (see its "
                   f"table). ≈ = noisy: the {NOISY_RULE} (its rank may not hold in another run; a finding from it "
-                  "must say so)."
+                  "must say so)." + trend_legend
                   + (" Upper bound = connections ÷ the time each request waits (one request in flight per "
                      "connection): no server can answer more." if any(b is not None for b in bounds) else ""), ""]
         return lines + self.steady_note(cells)
@@ -1573,10 +1759,29 @@ class Report:
     def bound_lines(self, sc: dict, bound: float) -> list[str]:
         """For a waiting scenario: each row's share of the upper bound, and the thread caps that
         explain a blocking route's shortfall (a platform thread held for the whole wait)."""
-        shares = [(c.server, c.rps / bound) for c in self.ranked(sc["name"]) if c.rps is not None]
-        if not shares:
+        cells = [c for c in self.ranked(sc["name"]) if c.rps is not None]
+        if not cells:
             return []
-        lines = ["Share of the upper bound: " + ", ".join(f"{name} {share:.0%}" for name, share in shares) + "."]
+        lines = ["Share of the upper bound, two ways: % of bound = the good requests wrk or h2load completed in its "
+                 "window ÷ its duration ÷ the bound; Little's law = the requests in flight (connections, or streams "
+                 "on h2) ÷ the mean latency, times the share answered 2xx/3xx, ÷ the bound. Resolution = one wait's "
+                 "worth of requests (those in flight) as a share of the cell's requests: the requests in flight end "
+                 "their waits together, so the window's count moves in steps of that size (a 2 s cell of 100 ms waits "
+                 "at 1,000 connections completes 19,000 or 20,000: 5.3%). "
+                 f"{DISAGREE_MARK} = the two differ by more than the resolution: the window's figure is an artefact of "
+                 "where the window ended, or fewer requests were in flight at the server than the generator holds open "
+                 "(a server that leaves connections unserved: Little's law then overstates it).", "",
+                 "| server | req/s | % of bound | Little's law req/s | % of bound | resolution | |",
+                 "|---|---:|---:|---:|---:|---:|---|"]
+        for c in cells:
+            little, resolution = self.little_rps(c), self.bound_resolution(c)
+            lines.append(f"| {c.server}{self.steady_mark(c)} | {fmt_int(c.rps)} | {100 * c.rps / bound:.1f}% "
+                         f"| {fmt_int(little)} | {'' if little is None else f'{100 * little / bound:.1f}%'} "
+                         f"| {'' if resolution is None else f'{100 * resolution:.1f}%'} "
+                         f"| {DISAGREE_MARK if self.bound_disagrees(c) else ''} |")
+        judged = [c for c in cells if self.little_rps(c) is not None and self.bound_resolution(c) is not None]
+        lines += ["", f"Window and Little's law agree within the resolution in "
+                      f"{sum(not self.bound_disagrees(c) for c in judged)} of {len(judged)} rows.", ""]
         wait_s = int(sc["wait_ms"]) / 1000
         if sc.get("blocking") == "1" and not any(p in sc["path"] for p in ("/delay/", "/remote/", "/remote-tls/", "/remote-h2/")):
             cpus = self.meta.get("server_cpus", "")
@@ -1664,7 +1869,8 @@ class Report:
         def per_round(cell: Cell) -> dict:
             out = {}
             for rnd, result, cpu in cell.rounds:
-                value = result.rps if attr == "rps" else (result.requests / cpu if cpu and result.requests else None)
+                good = result.good_requests
+                value = result.good_rps if attr == "rps" else (good / cpu if cpu and good else None)
                 if value:
                     out[rnd] = value
             return out
@@ -1896,8 +2102,9 @@ pinning); a run's `notes.md`, when there is one, is what a person concluded from
 
 A run writes `results/<UTC timestamp>/`: `summary.md` (ranked tables: the true median of the rounds
 with their min–max beside it, errors beside each figure; a cell whose rounds spread more than 20% of
-the median marked noisy, ≈, and a cell with no completed request a failure row; server CPU per
-request = CPU-seconds ÷ requests completed), `summary.csv`, `charts/<scenario>.svg` (one format per
+the median marked noisy, ≈, and a cell with no completed request a failure row; only 2xx/3xx answers
+count in req/s, ratios and CPU, the errors beside them; server CPU per request = CPU-seconds ÷ those
+good requests), `summary.csv`, `charts/<scenario>.svg` (one format per
 chart, minified SVG; matplotlib; each bar the median of the rounds, its whisker their min–max, noisy bars
 hatched), `environment.md` (CPU, kernel, JDK, JVM flags, wrk, commit, exact command line), the small
 tables the report reads (`meta.tsv`, `servers.tsv`, `scenarios.tsv`, `measurements.tsv`, `events.tsv`,

@@ -25,6 +25,7 @@ import argparse
 import ast
 import csv
 import decimal
+import math
 import os
 import re
 import string
@@ -134,7 +135,13 @@ class MatrixRun:
             return b
 
         def per_round_cpu_ms(c: bench.Cell):
-            return [bench.ms_cpu_per_request(e[2], e[1].requests) for e in c.rounds]
+            return c.cpu_ms_values()  # server CPU ms per good (2xx/3xx) request, per round
+
+        def waiting(getter):
+            def f(c: bench.Cell):
+                bound(c)
+                return getter(c)
+            return f
 
         return {
             "rps": figure(lambda c: c.rps),  # median req/s of the rounds
@@ -152,6 +159,11 @@ class MatrixRun:
             "bound_pct": figure(lambda c: c.rps and 100 * c.rps / bound(c)),
             "bound_pct_min": figure(lambda c: c.rps_range and 100 * c.rps_range[0] / bound(c)),
             "bound_pct_max": figure(lambda c: c.rps_range and 100 * c.rps_range[1] / bound(c)),
+            # Little's-law goodput of a waiting cell (requests in flight ÷ mean latency × 2xx/3xx share), as req/s
+            # and as % of the bound, and the resolution of its "% of bound" (one wait's worth of requests, %)
+            "little_rps": figure(waiting(lambda c: self.report.little_rps(c))),
+            "little_pct": figure(waiting(lambda c: (v := self.report.little_rps(c)) and 100 * v / bound(c))),
+            "bound_resolution_pct": figure(waiting(lambda c: (v := self.report.bound_resolution(c)) and 100 * v)),
             "latency_avg_ms": figure(lambda c: c.latency_avg_ms),
             "rounds": figure(lambda c: len(c.rounds)),  # rounds that completed requests
             "non2xx": figure(lambda c: c.total("non2xx")),  # totals over every round
@@ -294,7 +306,10 @@ def format_value(template: str, names: dict) -> str:
             continue
         if conversion:
             raise ClaimError(f"no !{conversion} in a format")
-        out.append(format(evaluate(field_expr, names, {}), spec or ""))
+        value = evaluate(field_expr, names, {})
+        # an infinite figure (CPU per request of a round that answered only errors) reads as ∞
+        out.append(("∞" if value > 0 else "-∞") if isinstance(value, float) and math.isinf(value)
+                   else format(value, spec or ""))
     return "".join(out)
 
 

@@ -142,7 +142,7 @@ class CorrectnessColumnTest(unittest.TestCase):
 
 
 def wrk_text(rps: float, requests: int, p99_ms: float = 3.0, avg_ms: float = 1.0, timeouts: int = 0,
-             connect: int = 0) -> str:
+             connect: int = 0, non2xx: int = 0, seconds: float = 4.0) -> str:
     """A wrk 4 output with the given figures (0 requests: wrk's zeros and -nan, as a server that answers nothing)."""
     if requests == 0:
         latency = "    Latency     0.00us    0.00us   0.00us    -nan%\n"
@@ -154,15 +154,18 @@ def wrk_text(rps: float, requests: int, p99_ms: float = 3.0, avg_ms: float = 1.0
               if timeouts or connect else "")
     return ("Running 4s test @ http://127.0.0.1:1/x\n  1 threads and 256 connections\n"
             "  Thread Stats   Avg      Stdev     Max   +/- Stdev\n" + latency
-            + "  Latency Distribution\n" + dist + f"  {requests} requests in 4.00s, 1.00MB read\n" + errors
+            + "  Latency Distribution\n" + dist + f"  {requests} requests in {seconds:.2f}s, 1.00MB read\n" + errors
+            + (f"  Non-2xx or 3xx responses: {non2xx}\n" if non2xx else "")
             + f"Requests/sec: {rps:.2f}\nTransfer/sec:     1.00MB\n")
 
 
 def synthetic_run(root: Path, rounds: int, cells: dict, scenario: str = "plaintext-c256", open_spec: str = "",
                   starts: list | None = None, conformance: dict | None = None, meta: dict | None = None,
-                  start_column: bool = True) -> Path:
+                  start_column: bool = True, scenario_fields: dict | None = None, cpu_ns: dict | None = None) -> Path:
     """A run directory. cells: server -> list per round of (raw text or an open-model dict, cpu ticks);
-    starts: rows of starts.tsv (server, start, mode, warmup_s, steady, reason), None for an old run without it."""
+    starts: rows of starts.tsv (server, start, mode, warmup_s, steady, reason), None for an old run without it;
+    scenario_fields: scenarios.tsv fields to override (connections, wait_ms, streams, ...); cpu_ns: (server, round)
+    -> the cpu_ns field of that measurement (a cpu_ns column is written when given)."""
     run = root / "run"
     (run / "raw").mkdir(parents=True)
     meta_rows = {"run_id": "synthetic", "rounds": str(rounds), "duration": "4", "clk_tck": "100", "mode": "default",
@@ -170,11 +173,13 @@ def synthetic_run(root: Path, rounds: int, cells: dict, scenario: str = "plainte
     write_tsv(run / "meta.tsv", [[k, v] for k, v in meta_rows.items()])
     write_tsv(run / "servers.tsv", [["name", "class", "module", "props", "reference", "baseline_of", "workers"]]
               + [[name, name, "m", "", "1" if name.startswith("Ref") else "0", "", "2"] for name in cells])
-    write_tsv(run / "scenarios.tsv", [["name", "method", "path", "connections", "script", "script_args", "timeout",
-                                       "blocking", "tls", "description", "wait_ms", "open"],
-                                      [scenario, "GET", "/plaintext", "256", "", "", "2s", "0", "0", "", "", open_spec]])
+    sc = {"name": scenario, "method": "GET", "path": "/plaintext", "connections": "256", "script": "", "script_args": "",
+          "timeout": "2s", "blocking": "0", "tls": "0", "description": "", "wait_ms": "", "open": open_spec,
+          **(scenario_fields or {})}
+    write_tsv(run / "scenarios.tsv", [list(sc), list(sc.values())])
     write_tsv(run / "events.tsv", [["round", "server", "kind", "message", "scope"]])
-    header = ["round", "server", "scenario", "raw", "cpu_ticks", "wrk_rc", "wall_s"] + (["start"] if start_column else [])
+    header = (["round", "server", "scenario", "raw", "cpu_ticks", "wrk_rc", "wall_s"] + (["start"] if start_column else [])
+              + (["cpu_ns"] if cpu_ns is not None else []))
     measurements = [header]
     for name, per_round in cells.items():
         for i, (raw, ticks) in enumerate(per_round, start=1):
@@ -189,7 +194,8 @@ def synthetic_run(root: Path, rounds: int, cells: dict, scenario: str = "plainte
                 rel += ".txt"
                 (run / rel).parent.mkdir(parents=True, exist_ok=True)
                 (run / rel).write_text(raw, encoding="utf-8")
-            measurements.append([str(i), name, scenario, rel, str(ticks), "0", "4"] + (["1"] if start_column else []))
+            measurements.append([str(i), name, scenario, rel, str(ticks), "0", "4"] + (["1"] if start_column else [])
+                                + ([cpu_ns.get((name, i), "")] if cpu_ns is not None else []))
     write_tsv(run / "measurements.tsv", measurements)
     if starts is not None:
         write_tsv(run / "starts.tsv", [["server", "start", "mode", "warmup_s", "steady", "reason"]] + starts)
@@ -233,7 +239,7 @@ class MedianTest(TempDirTest):
         self.assertEqual(cell.latency_p99_ms, 5)
         md = report.markdown(1, "")
         row = scenario_row(md, "A")
-        self.assertEqual(row[2:6], ["200,000", "100,000–300,000 ≈ noisy", "1.00", "5.00"])
+        self.assertEqual(row[2:6], ["200,000", "100,000–300,000 ≈ noisy ↗", "1.00", "5.00"])  # round 1 lowest
         self.assertIn("median of 3 rounds", md)
         rows = csv_rows(report)
         self.assertEqual((rows["A"]["req_per_s"], rows["A"]["req_per_s_min"], rows["A"]["req_per_s_max"]),
@@ -246,7 +252,7 @@ class MedianTest(TempDirTest):
         report = bench.Report(run)
         self.assertEqual(report.cells[("A", "plaintext-c256")].rps, 105_000)  # not the lower round's 100,000
         md = report.markdown(1, "")
-        self.assertEqual(scenario_row(md, "A")[2:4], ["105,000", "100,000–110,000"])
+        self.assertEqual(scenario_row(md, "A")[2:4], ["105,000", "100,000–110,000 ↗"])
         self.assertIn("median of 2 rounds (even: mean of the middle two)", md)
         self.assertNotIn("lower middle", md)
 
@@ -456,7 +462,7 @@ class ReadmeTest(TempDirTest):
         bench.write_readme(readme, bench.Report(run))
         text = readme.read_text(encoding="utf-8")
         self.assertIn("## Latest default run: [synthetic](2026-12-01T00-00-00Z/)", text)
-        self.assertIn("| A | 1/2 | 1/2 | 110,000 (100.0k–120.0k) † |", text)
+        self.assertIn("| A | 1/2 | 1/2 | 110,000 (100.0k–120.0k) ↗ † |", text)
         self.assertIn("† = not steady", text)
         self.assertIn("Rows marked † had not reached steady state", text)
         self.assertIn("## All runs", text)
@@ -795,10 +801,6 @@ class RemoteH2CheckTest(unittest.TestCase):
 
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 H2LOAD_OUTPUT = """starting benchmark...
 spawning thread #0: 64 total client(s). Timing-based test with 1s of warm-up time and 2s of main duration for measurements.
 Warm-up started for thread #0.
@@ -808,9 +810,9 @@ Main benchmark duration is started for thread #0.
 Main benchmark duration is over for thread #0. Stopping all clients.
 Stopped all clients for thread #0
 
-finished in 3.01s, 150000.00 req/s, 5.01MB/s
-requests: 300000 total, 300100 started, 300000 done, 299990 succeeded, 12 failed, 2 errored, 0 timeout
-status codes: 299990 2xx, 0 3xx, 10 4xx, 0 5xx
+finished in 3.01s, 149999.00 req/s, 5.01MB/s
+requests: 300000 total, 300100 started, 300000 done, 299988 succeeded, 12 failed, 2 errored, 0 timeout
+status codes: 299988 2xx, 0 3xx, 10 4xx, 0 5xx
 traffic: 10.03MB (10517184) total, 2.86MB (3000000) headers (space savings 96.15%), 3.72MB (3900000) data
                      min         max         mean         sd        +/- sd
 time for request:      201us     41.98ms     13.56ms      4.01ms    71.55%
@@ -839,11 +841,14 @@ def h2_run(root: Path, streams: str = "32", path: str = "/plaintext", wait_ms: s
 class H2loadTest(TempDirTest):
     def test_h2load_output_gives_the_cell_its_figures(self):
         r = bench.parse_result(H2LOAD_OUTPUT)
-        self.assertEqual(r.rps, 150_000)
+        self.assertEqual(r.rps, 149_999)  # h2load's: the 299,998 streams closed without a reset (4xx included) / 2 s
         self.assertEqual(r.requests, 300_000)  # done in the timed window, not started
-        self.assertEqual(r.failed, 12)
-        self.assertEqual(r.socket_errors, 12)
+        self.assertEqual(r.failed, 12)  # 10 answers 4xx and 2 errored streams
+        self.assertEqual(r.socket_errors, 2)  # the errored streams; the 4xx answers are non-2xx/3xx, not both
         self.assertEqual(r.non2xx, 10)
+        self.assertEqual(r.good_requests, 299_988)
+        self.assertAlmostEqual(r.good_rps, 299_988 / 2)  # goodput: the 2xx answers over h2load's 2 s window
+        self.assertAlmostEqual(r.seconds, 2.0)
         self.assertAlmostEqual(r.latency_avg_ms, 13.56)
         self.assertIsNone(r.latency_p99_ms)  # h2load prints no percentiles of its own
         self.assertIsNone(bench.parse_wrk(H2LOAD_OUTPUT).rps)  # wrk's parser would have read nothing
@@ -861,9 +866,9 @@ class H2loadTest(TempDirTest):
     def test_an_h2_cell_has_cpu_per_request_and_a_row_without_h2_is_na_with_its_reason(self):
         report = bench.Report(h2_run(self.root))
         cell = report.cells[("A", "plaintext-h2c")]
-        self.assertEqual(cell.rps, 150_000)
+        self.assertAlmostEqual(cell.rps, 149_994)
         self.assertEqual(cell.latency_p99_ms, 25.5)
-        self.assertAlmostEqual(cell.ms_cpu_per_request, 1000 * 1.5 / 300_000)
+        self.assertAlmostEqual(cell.ms_cpu_per_request, 1000 * 1.5 / 299_988)
         md = report.markdown(1, "")
         row = table_rows(md, "–")[0]
         self.assertIn("n/a: no h2", row[1] + row[2])
@@ -894,3 +899,186 @@ class H2loadTest(TempDirTest):
         report = bench.Report(run)
         self.assertIsNone(report.cells[("A", "plaintext-h2c")].rps)
         self.assertTrue([v for v in report.violations(False) if "did not end within its time limit" in v])
+
+
+def h2load_text(done: int, succeeded: int, errored: int, c2xx: int, c3xx: int, c4xx: int, c5xx: int,
+                seconds: int = 2, mean: str = "13.56ms") -> str:
+    """An h2load output of a timed run: req/s as h2load computes it, the streams closed without a reset (every
+    status) over the main duration; failed = the 4xx/5xx answers and the errored streams."""
+    rps = (done - errored) / seconds
+    return (f"spawning thread #0: 8 total client(s). Timing-based test with 1s of warm-up time and {seconds}s of "
+            f"main duration for measurements.\n\nfinished in {seconds + 1}.00s, {rps:.2f} req/s, 1.00MB/s\n"
+            f"requests: {done} total, {done} started, {done} done, {succeeded} succeeded, "
+            f"{c4xx + c5xx + errored} failed, {errored} errored, 0 timeout\n"
+            f"status codes: {c2xx} 2xx, {c3xx} 3xx, {c4xx} 4xx, {c5xx} 5xx\n"
+            "                     min         max         mean         sd        +/- sd\n"
+            f"time for request:      201us     41.98ms     {mean}      4.01ms    71.55%\n")
+
+
+class GoodputTest(TempDirTest):
+    def test_wrk_non_2xx_answers_do_not_count_in_req_s_ratios_or_cpu(self):
+        # 8,000 answers in 4 s (wrk: 2,000 req/s), 2,000 of them non-2xx/3xx: 6,000 good, 1,500 req/s; 1 CPU-s
+        run = synthetic_run(self.root, 1, {"A": [(wrk_text(2_000, 8_000, non2xx=2_000), 100)],
+                                           "Ref": [(wrk_text(3_000, 12_000), 100)]})
+        report = bench.Report(run)
+        cell = report.cells[("A", "plaintext-c256")]
+        r = cell.rounds[0][1]
+        self.assertEqual((r.requests, r.non2xx, r.good_requests), (8_000, 2_000, 6_000))
+        self.assertEqual(cell.rps, 1_500)
+        self.assertEqual(cell.req_per_cpu_s, 6_000)
+        self.assertAlmostEqual(cell.ms_cpu_per_request, 1000 / 6_000)
+        self.assertAlmostEqual(report.ratio(cell), 0.5)  # 1,500 against the reference's 3,000
+        row = scenario_row(report.markdown(1, ""), "A")
+        self.assertEqual(row[2], "1,500")
+        self.assertEqual(row[7], "**2000**")  # the errors beside the figure, not in it
+        self.assertEqual(row[9:11], ["6,000", "0.167"])
+        rows = csv_rows(report)
+        self.assertEqual((rows["A"]["req_per_s"], rows["A"]["non_2xx"]), ("1500.00", "2000"))
+        self.assertIn("1,500 ⚠", table_rows(report.markdown(1, ""), "A")[0][1])
+        self.assertIn("req/s = (requests − non-2xx/3xx answers) ÷ the generator's window", report.markdown(1, ""))
+
+    def test_a_round_of_errors_only_costs_infinite_cpu_per_request(self):
+        run = synthetic_run(self.root, 2, {"A": [(wrk_text(125, 500, non2xx=500), 900),
+                                                 (wrk_text(2_000, 8_000, non2xx=4_000), 400)]})
+        report = bench.Report(run)
+        cell = report.cells[("A", "plaintext-c256")]
+        self.assertEqual(cell.rps_range, (0, 1_000))
+        self.assertEqual(cell.per_cpu_values(), [0, 1_000])
+        self.assertEqual(cell.ms_cpu_per_request, float("inf"))
+        self.assertEqual(scenario_row(report.markdown(1, ""), "A")[10], "∞ ≈")
+
+    def test_h2load_5xx_and_errored_streams_are_beside_the_goodput(self):
+        # 20,000 streams done in the 2 s window: 14,000 2xx, 1,000 3xx (good), 4,000 5xx, 990 4xx, 10 errored
+        text = h2load_text(20_000, 15_000, 10, 14_000, 1_000, 990, 4_000)
+        r = bench.parse_result(text)
+        self.assertEqual(r.rps, 9_995)  # h2load's own: (20,000 - 10) / 2, its 4xx/5xx included
+        self.assertEqual((r.good_requests, r.non2xx, r.socket_errors, r.failed), (15_000, 4_990, 10, 5_000))
+        self.assertAlmostEqual(r.good_rps, 7_500)
+        run = h2_run(self.root)
+        (run / "raw" / "A" / "plaintext-h2c-round1.txt").write_text(text, encoding="utf-8")
+        report = bench.Report(run)
+        cell = report.cells[("A", "plaintext-h2c")]
+        self.assertAlmostEqual(cell.rps, 7_500)
+        self.assertAlmostEqual(cell.ms_cpu_per_request, 1000 * 1.5 / 15_000)
+        self.assertEqual((cell.total("non2xx"), cell.total("socket_errors")), (4_990, 10))
+
+
+class WaitingBoundTest(TempDirTest):
+    WAITING = {"connections": "1000", "wait_ms": "100", "path": "/delay/100", "blocking": "1"}
+
+    def test_little_s_law_beside_the_window_with_its_resolution(self):
+        # Window: 19,000 requests in 2.05 s = 9,268 req/s (92.7%); Little: 1,000 / 0.1015 s = 9,852 (98.5%); one wait's
+        # worth, 1,000 of 19,000 requests = 5.3%: the two differ by 6.3% of the window's figure, more than that (≠).
+        # Fair: 20,000 in 2.02 s = 9,901 (99.0%) against 1,000 / 0.101 s = 9,901: they agree.
+        run = synthetic_run(self.root, 1, {
+            "Window": [(wrk_text(19_000 / 2.05, 19_000, avg_ms=101.5, seconds=2.05), 100)],
+            "Fair": [(wrk_text(20_000 / 2.02, 20_000, avg_ms=101.0, seconds=2.02), 100)]},
+            scenario="delay100-c1000", scenario_fields=self.WAITING)
+        report = bench.Report(run)
+        window, fair = report.cells[("Window", "delay100-c1000")], report.cells[("Fair", "delay100-c1000")]
+        self.assertAlmostEqual(report.little_rps(window), 1000 / 0.1015)
+        self.assertAlmostEqual(report.bound_resolution(window), 1000 / 19_000)
+        self.assertTrue(report.bound_disagrees(window))
+        self.assertFalse(report.bound_disagrees(fair))
+        md = report.markdown(1, "")
+        self.assertEqual(table_rows(md, "Window")[-1], ["Window", "9,268", "92.7%", "9,852", "98.5%", "5.3%", "≠"])
+        self.assertEqual(table_rows(md, "Fair")[-1], ["Fair", "9,901", "99.0%", "9,901", "99.0%", "5.0%", ""])
+        self.assertIn("Window and Little's law agree within the resolution in 1 of 2 rows.", md)
+        self.assertIn("(a 2 s cell of 100 ms waits at 1,000 connections completes 19,000 or 20,000: 5.3%)", md)
+        rows = csv_rows(report)
+        self.assertEqual((rows["Window"]["little_req_per_s"], rows["Window"]["bound_resolution"],
+                          rows["Window"]["bound_disagrees"]), ("9852.22", "0.0526", "1"))
+
+    def test_little_s_law_counts_good_answers_only_and_h2_streams(self):
+        # half the answers non-2xx: Little's law gives the goodput, half of 1,000 / 0.1 s
+        run = synthetic_run(self.root, 1, {"A": [(wrk_text(10_000, 20_000, avg_ms=100.0, non2xx=10_000, seconds=2.0), 100)]},
+                            scenario="delay100-c1000", scenario_fields=self.WAITING)
+        report = bench.Report(run)
+        self.assertAlmostEqual(report.little_rps(report.cells[("A", "delay100-c1000")]), 5_000)
+        # h2: 8 connections x 125 streams in flight, 100.45 ms mean: 1,000 / 0.10045 s
+        run = h2_run(self.root / "h2", streams="125", path="/delay/100", wait_ms="100")
+        (run / "raw" / "A" / "plaintext-h2c-round1.txt").write_text(
+            h2load_text(20_000, 20_000, 0, 20_000, 0, 0, 0, mean="100.45ms"), encoding="utf-8")
+        report = bench.Report(run)
+        cell = report.cells[("A", "plaintext-h2c")]
+        self.assertAlmostEqual(report.little_rps(cell), 1000 / 0.10045)
+        self.assertAlmostEqual(report.bound_resolution(cell), 1000 / 20_000)
+        self.assertFalse(report.bound_disagrees(cell))  # 10,000 against 9,955: 0.45%, within 5%
+
+    def test_a_scenario_that_does_not_wait_has_no_little_figure(self):
+        report = bench.Report(synthetic_run(self.root, 1, {"A": [(wrk_text(2_000, 8_000), 100)]}))
+        self.assertIsNone(report.little_rps(report.cells[("A", "plaintext-c256")]))
+        self.assertNotIn("Little's law", report.markdown(1, "").split("## plaintext-c256", 1)[1])
+
+
+class CpuMarksTest(TempDirTest):
+    def test_cpu_ns_is_used_when_present_and_ticks_otherwise(self):
+        # A: cpu_ns 1.5e9 in both rounds (its 40 ticks ignored, and no coarse mark); B: the column empty, 40 ticks at
+        # clk_tck 100 = 0.4 s, fewer than 100 ticks: coarse
+        rounds = [(wrk_text(2_000, 8_000), 40), (wrk_text(2_000, 8_000), 40)]
+        run = synthetic_run(self.root, 2, {"A": rounds, "B": rounds},
+                            cpu_ns={("A", 1): "1500000000", ("A", 2): "1500000000", ("B", 1): "", ("B", 2): "-"})
+        report = bench.Report(run)
+        a, b = report.cells[("A", "plaintext-c256")], report.cells[("B", "plaintext-c256")]
+        self.assertEqual(a.cpu_s, 1.5)
+        self.assertAlmostEqual(a.ms_cpu_per_request, 1000 * 1.5 / 8_000)
+        self.assertFalse(a.cpu_coarse)
+        self.assertEqual(b.cpu_s, 0.4)
+        self.assertTrue(b.cpu_coarse)
+        md = report.markdown(1, "")
+        self.assertEqual(scenario_row(md, "A")[10], "0.188")
+        self.assertEqual(scenario_row(md, "B")[10], "0.050 ±")
+        self.assertIn("± = coarse: a round's server CPU was read in fewer than 100 clock ticks", md)
+        rows = csv_rows(report)
+        self.assertEqual([rows[n]["cpu_source"] for n in "AB"], ["ns", "ticks"])
+        self.assertEqual([rows[n]["cpu_coarse"] for n in "AB"], ["0", "1"])
+
+    def test_a_run_without_the_column_reads_ticks_and_enough_of_them_is_not_coarse(self):
+        run = synthetic_run(self.root, 1, {"A": [(wrk_text(2_000, 8_000), 250)]})
+        cell = bench.Report(run).cells[("A", "plaintext-c256")]
+        self.assertEqual(cell.cpu_s, 2.5)
+        self.assertFalse(cell.cpu_coarse)
+
+    def test_cpu_per_request_spread_over_20_percent_is_noisy(self):
+        # the same requests per round, CPU 10, 13 and 11 s: spread 3 over a median of 11 (27%); req/s steady
+        steady = [(wrk_text(2_000, 8_000), 1000), (wrk_text(2_000, 8_000), 1300), (wrk_text(2_000, 8_000), 1100)]
+        calm = [(wrk_text(2_000, 8_000), 1000), (wrk_text(2_000, 8_000), 1050), (wrk_text(2_000, 8_000), 1100)]
+        report = bench.Report(synthetic_run(self.root, 3, {"A": steady, "B": calm}))
+        a, b = report.cells[("A", "plaintext-c256")], report.cells[("B", "plaintext-c256")]
+        self.assertTrue(a.cpu_noisy)
+        self.assertFalse(a.noisy)
+        self.assertFalse(b.cpu_noisy)
+        md = report.markdown(1, "")
+        self.assertEqual(scenario_row(md, "A")[10], "1.38 ≈")
+        self.assertEqual(scenario_row(md, "B")[10], "1.31")
+        self.assertIn("≈ beside CPU ms/req = its rounds spread over 20% of its median", md)
+
+
+class TrendTest(TempDirTest):
+    def test_round_1_lowest_is_counted_per_row_and_marked(self):
+        rising = [(wrk_text(90_000, 360_000), 400), (wrk_text(100_000, 400_000), 400), (wrk_text(95_000, 380_000), 400)]
+        falling = [(wrk_text(100_000, 400_000), 400), (wrk_text(90_000, 360_000), 400), (wrk_text(95_000, 380_000), 400)]
+        report = bench.Report(synthetic_run(self.root, 3, {"A": rising, "B": falling}))
+        self.assertTrue(report.cells[("A", "plaintext-c256")].round1_lowest)
+        self.assertFalse(report.cells[("B", "plaintext-c256")].round1_lowest)
+        md = report.markdown(1, "")
+        trend = md.split("## Per-round trend", 1)[1].split("\n## ", 1)[0]
+        self.assertIn("Round 1 lowest in 1 of 2 cells", trend)
+        self.assertIn("chance alone makes round 1 the lowest in about 1 in 3 cells", trend)
+        self.assertIn("Per row: A 1 of 1, B 0 of 1.", trend)
+        self.assertEqual(scenario_row(md, "A")[3], "90,000–100,000 ↗")
+        self.assertEqual(scenario_row(md, "B")[3], "90,000–100,000")
+        self.assertIn("95,000 ↗", table_rows(md, "A")[0][1])
+        self.assertIn("round 1 lowest in 1 of 2 cells", md)  # the overview's legend
+        self.assertEqual([csv_rows(report)[n]["round1_lowest"] for n in "AB"], ["1", "0"])
+
+    def test_a_tie_or_a_single_round_is_not_a_trend(self):
+        tie = [(wrk_text(90_000, 360_000), 400), (wrk_text(90_000, 360_000), 400)]
+        report = bench.Report(synthetic_run(self.root, 2, {"A": tie}))
+        self.assertFalse(report.cells[("A", "plaintext-c256")].round1_lowest)
+        single = bench.Report(synthetic_run(self.root / "one", 1, {"A": [(wrk_text(90_000, 360_000), 400)]}))
+        self.assertIn("no per-round trend to show", single.markdown(1, ""))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -98,8 +98,21 @@ class ClaimsTest(unittest.TestCase):
         self.assertEqual(claims.format_value("{v/1e3:.0f}k", {"v": 131478.1}), "131k")
         self.assertEqual(claims.format_value("{up(v, 1):.1f}", {"v": 41.25}), "41.3")
         self.assertEqual(claims.format_value("{round(v, 3) * 1000:.0f} µs", {"v": 0.0205}), "21 µs")
+        self.assertEqual(claims.format_value("{v:.2f} ms", {"v": float("inf")}), "∞ ms")
         with self.assertRaises(claims.ClaimError):
             claims.evaluate("__import__('os')", {}, {})
+
+    def test_goodput_and_little_s_law_are_recomputed_from_raw(self) -> None:
+        # the headline run's delay100-c1000: ThreadPoolServer's 5,452 non-2xx answers are out of its req/s, and the
+        # event loops' window share (93%) sits under Little's law (99%), more than one wait's worth (5.3%) apart
+        run = claims.open_run(ROOT / "results/2026-11-26T16-53-06Z", self.dir)
+        f = run.functions()
+        self.assertEqual(f"{f['rps']('ThreadPoolServer', 'delay100-c1000'):,.0f}", "1,722")
+        self.assertEqual(f"{f['bound_pct']('IoUringServer', 'delay100-c1000'):.1f}", "93.1")
+        self.assertEqual(f"{f['little_pct']('IoUringServer', 'delay100-c1000'):.1f}", "99.0")
+        self.assertEqual(f"{f['bound_resolution_pct']('IoUringServer', 'delay100-c1000'):.1f}", "5.3")
+        with self.assertRaises(claims.ClaimError):
+            f["little_pct"]("IoUringServer", "plaintext-c256")  # no bound: it does not wait
 
 
 if __name__ == "__main__":
