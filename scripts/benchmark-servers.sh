@@ -491,6 +491,94 @@ cpu_ticks() {
   echo $(( f[11] + f[12] ))
 }
 
+# The server JVM's CPU time in nanoseconds (measurements.tsv cpu_ns, beside cpu_ticks), by the best
+# method this machine allows, probed once per run (cpu_probe; meta.tsv cpu_method, environment.md):
+#   cgroup-v1  a cpuacct cgroup of its own per server start (spindle-bench-<script pid>-<JVM pid>), the
+#              JVM moved into it right after launch (cgroup.procs: all its threads, and new ones inherit),
+#              cpuacct.usage (ns) read around each cell; threads that exit stay counted
+#   cgroup-v2  the same under the cgroup2 hierarchy (a child of this script's cgroup), cpu.stat
+#              usage_usec x 1000 (µs resolution)
+#   schedstat  the sum of field 1 (ns on CPU) of /proc/<pid>/task/*/schedstat: a cell's figure only when
+#              no thread came or went during it (the task lists before and after compared), else "-"
+#              (that cell falls back to its ticks)
+#   ticks      none ("-"): cpu_ticks alone
+# A start whose cgroup cannot be made or joined falls back to schedstat, silently (a clean CI machine
+# may have no cgroup write access). The downstream is never in a server's cgroup.
+cpu_method=ticks cg_root="" cg_file="" cg_mult=1
+declare -A cg_of=()   # JVM pid -> its cgroup directory
+cpu_probe() {
+  cpu_method=ticks cg_root="" cg_file=""
+  local probe mnt rel
+  if [[ -r /sys/fs/cgroup/cpuacct/cpuacct.usage ]]; then
+    probe="/sys/fs/cgroup/cpuacct/spindle-bench-$$-probe"
+    if mkdir "$probe" 2>/dev/null; then
+      if [[ -r "$probe/cpuacct.usage" && -w "$probe/cgroup.procs" ]]; then
+        cpu_method=cgroup-v1 cg_root=/sys/fs/cgroup/cpuacct cg_file=cpuacct.usage cg_mult=1
+      fi
+      rmdir "$probe" 2>/dev/null || true
+    fi
+  fi
+  if [[ "$cpu_method" == ticks ]]; then
+    mnt="$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts 2>/dev/null || true)"
+    rel="$(sed -n 's/^0:://p' /proc/self/cgroup 2>/dev/null | head -n 1)"
+    if [[ -n "$mnt" && -r "$mnt${rel%/}/cpu.stat" ]]; then
+      probe="$mnt${rel%/}/spindle-bench-$$-probe"
+      if mkdir "$probe" 2>/dev/null; then
+        if grep -q '^usage_usec ' "$probe/cpu.stat" 2>/dev/null && [[ -w "$probe/cgroup.procs" ]]; then
+          cpu_method=cgroup-v2 cg_root="$mnt${rel%/}" cg_file=cpu.stat cg_mult=1000
+        fi
+        rmdir "$probe" 2>/dev/null || true
+      fi
+    fi
+  fi
+  if [[ "$cpu_method" == ticks ]] && read -r _ </proc/self/schedstat 2>/dev/null; then cpu_method=schedstat; fi
+}
+# Moves JVM $1 into a cgroup of its own (cgroup methods); on any failure it is left where it was and
+# its cells use schedstat.
+cpu_track() {
+  [[ -n "$1" && -n "$cg_root" ]] || return 0
+  local dir="$cg_root/spindle-bench-$$-$1"
+  mkdir "$dir" 2>/dev/null || return 0
+  if echo "$1" >"$dir/cgroup.procs" 2>/dev/null; then cg_of[$1]="$dir"; else rmdir "$dir" 2>/dev/null || true; fi
+}
+# Removes the cgroup of JVM $1 (after it exited; a moment's retry while the kernel lets go of its tasks).
+cpu_untrack() {
+  local dir="${cg_of[$1]:-}" i
+  [[ -n "$dir" ]] || return 0
+  unset "cg_of[$1]"
+  for (( i = 0; i < 20; i++ )); do rmdir "$dir" 2>/dev/null && return 0; sleep 0.1; done
+}
+cpu_untrack_all() { local p; for p in "${!cg_of[@]}"; do cpu_untrack "$p"; done; }
+# A CPU sample of JVM $1 in nanoseconds: "ns" (cgroup) or "ns tids" (schedstat: the tids joined by
+# commas, compared by cpu_ns_delta), or "-" when there is none.
+cpu_ns_sample() {
+  local pid="$1" dir v f line sum=0 tids=""
+  [[ -n "$pid" ]] || { echo "-"; return 0; }
+  dir="${cg_of[$pid]:-}"
+  if [[ -n "$dir" ]]; then
+    if [[ "$cg_file" == cpu.stat ]]; then v="$(awk '$1 == "usage_usec" { print $2 }' "$dir/cpu.stat" 2>/dev/null)"
+    else { read -r v <"$dir/$cg_file"; } 2>/dev/null || v=""; fi
+    if [[ "$v" =~ ^[0-9]+$ ]]; then echo $(( v * cg_mult )); else echo "-"; fi
+    return 0
+  fi
+  [[ "$cpu_method" != ticks ]] || { echo "-"; return 0; }
+  for f in /proc/"$pid"/task/*/schedstat; do
+    { read -r line <"$f"; } 2>/dev/null || continue
+    sum=$(( sum + ${line%% *} ))
+    f="${f%/schedstat}" tids+="${f##*/},"
+  done
+  [[ -n "$tids" ]] || { echo "-"; return 0; }
+  echo "$sum $tids"
+}
+# The nanoseconds between samples $1 and $2, or "-" (no sample, or a schedstat sum whose threads changed).
+cpu_ns_delta() {
+  [[ "$1" != - && "$2" != - ]] || { echo "-"; return 0; }
+  local a="${1%% *}" b="${2%% *}"
+  [[ "${1#* }" == "${2#* }" ]] || { echo "-"; return 0; }
+  (( b >= a )) || { echo "-"; return 0; }
+  echo $(( b - a ))
+}
+
 stop_forced=0
 # Stops the server we started, by its PID only: SIGTERM, then SIGKILL after STOP_TIMEOUT.
 stop_server() {
@@ -500,6 +588,7 @@ stop_server() {
   server_pid=""
   spindle_stop_pid "$pid" "$STOP_TIMEOUT"
   stop_forced="$SPINDLE_STOP_FORCED"
+  cpu_untrack "$pid"
 }
 
 # Stops the downstream servers we started (plain and TLS), by their PIDs only, like stop_server.
@@ -519,7 +608,7 @@ stop_downstream() {
 stop_all_servers() {
   local key
   for key in "${!live_pid[@]}"; do kill -TERM "${live_pid[$key]}" 2>/dev/null || true; done
-  for key in "${!live_pid[@]}"; do spindle_stop_pid "${live_pid[$key]}" "$STOP_TIMEOUT"; unset "live_pid[$key]"; done
+  for key in "${!live_pid[@]}"; do spindle_stop_pid "${live_pid[$key]}" "$STOP_TIMEOUT"; cpu_untrack "${live_pid[$key]}"; unset "live_pid[$key]"; done
 }
 
 stop_jstat() {
@@ -535,6 +624,7 @@ cleanup() {
   stop_server
   stop_all_servers
   stop_downstream
+  cpu_untrack_all
   spindle_netns_remove
   [[ -z "$snapshot" ]] || rm -rf "$snapshot"
 }
@@ -785,6 +875,15 @@ mkdir -p "$out/raw"
 out="$(cd "$out" && pwd -P)"
 run_id="$(basename "$out")"
 
+if [[ -n "$target" ]]; then cpu_method=none; else cpu_probe; fi
+case "$cpu_method" in
+  cgroup-v1) cpu_method_text="cgroup-v1: a cpuacct cgroup per server start ($cg_root/spindle-bench-<script pid>-<JVM pid>), the JVM moved into it right after launch, cpuacct.usage (ns) read before and after each cell; the cgroup removed when the server stops" ;;
+  cgroup-v2) cpu_method_text="cgroup-v2: a cgroup per server start ($cg_root/spindle-bench-<script pid>-<JVM pid>), the JVM moved into it right after launch, cpu.stat usage_usec (µs) read before and after each cell; the cgroup removed when the server stops" ;;
+  schedstat) cpu_method_text="schedstat: the sum of field 1 (ns on CPU) of /proc/<pid>/task/*/schedstat before and after each cell (no cgroup could be made here); a cell during which a thread came or went has no cpu_ns (its ticks stand)" ;;
+  none) cpu_method_text="none: --target has no server process here" ;;
+  *) cpu_method_text="ticks only: neither a cgroup nor /proc/<pid>/task/*/schedstat is available; cpu_ns is empty" ;;
+esac
+
 tsv() { local IFS=$'\t'; local -a clean=("${@//$'\t'/ }"); clean=("${clean[@]//$'\n'/ }"); echo "${clean[*]}"; }
 
 {
@@ -806,6 +905,7 @@ tsv() { local IFS=$'\t'; local -a clean=("${@//$'\t'/ }"); clean=("${clean[@]//$
   tsv workers "$workers"
   tsv wrk_threads "$WRK_THREADS"
   tsv clk_tck "$CLK_TCK"
+  tsv cpu_method "$cpu_method"
   # what a server JVM's availableProcessors() reports (frameworks size pools by it)
   tsv isolation "$isolation"
   tsv pin_server "$pin_server"
@@ -860,7 +960,7 @@ for sc in "${SCENARIOS[@]}"; do
   IFS='|' read -r -a f <<<"$sc"   # read drops a trailing empty field: pad to 13
   tsv "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]:-}" "${f[5]:-}" "${f[6]}" "${f[7]}" "${f[8]}" "${f[9]:-}" "${f[10]:-}" "${f[11]:-}" "${f[12]:-}" >>"$out/scenarios.tsv"
 done
-tsv round server scenario raw cpu_ticks wrk_rc wall_s start >"$out/measurements.tsv"
+tsv round server scenario raw cpu_ticks wrk_rc wall_s start cpu_ns >"$out/measurements.tsv"
 # One line per server start: how its warm-up ended (its windows: raw/<row>/warmup-start<K>.tsv).
 tsv server start mode warmup_s steady reason >"$out/starts.tsv"
 # scope: empty = the whole row (every scenario); "tls" = its TLS scenarios only.
@@ -920,7 +1020,8 @@ write_environment() {
 | TLS scenarios | a second server start per row and round, after the plain scenarios: the server command plus \`-Dspindle.tls.keystore=<PKCS12 file> -Dspindle.tls.password=<per-run>\`; every route checked over HTTPS first. Negotiated protocol and cipher suite per row: [TLS](#tls) below |}
 | workers | $workers (a row's own count in the table below overrides it) |
 | python | $("$SPINDLE_PYTHON" --version 2>&1), matplotlib $("$SPINDLE_PYTHON" -c 'import matplotlib; print(matplotlib.__version__)') |
-| clock ticks | CLK_TCK $CLK_TCK (server CPU = utime+stime of /proc/<pid>/stat) |
+| clock ticks | CLK_TCK $CLK_TCK (server CPU = utime+stime of /proc/<pid>/stat: measurements.tsv cpu_ticks) |
+| server CPU in ns | measurements.tsv cpu_ns, by $cpu_method_text; the downstream is never counted |
 | network | $(if (( netns )); then
   echo "server's namespace: $(spindle_netns_sysctls "$SPINDLE_NETNS_SERVER")client's: $(spindle_netns_sysctls "$SPINDLE_NETNS_CLIENT")"
 else
@@ -1062,11 +1163,14 @@ start_server() {
   "${server_cmd[@]}" "$java" "${SPINDLE_JVM_FLAGS[@]}" "${props[@]}" -cp "${module_cp[${row_cp_key[$name]:-$module}]}" \
     "${row_fqcn[$name]}" 0 "$(workers_of "$name")" >"$dir/server-${tag}round$r.out" 2>"$dir/server-${tag}round$r.err" </dev/null &
   server_pid=$!
+  # into its own cgroup at once, so every thread it makes is counted (cpu_ns)
+  [[ "$phase" == conformance ]] || cpu_track "$server_pid"
   for (( i = 0; i < READY_TIMEOUT * 10; i++ )); do
     line="$(grep -m 1 ' listening on ' "$dir/server-${tag}round$r.out" 2>/dev/null || true)"
     [[ -n "$line" ]] && break
     if ! server_alive; then
       rc=0; wait "$server_pid" 2>/dev/null || rc=$?
+      cpu_untrack "$server_pid"
       server_pid=""
       start_error="exited with status $rc before its ready line: $(tail -n 3 "$dir/server-${tag}round$r.err" | tr '\n' ' ')"
       return 1
@@ -1618,7 +1722,7 @@ measure_phase() {
       warm_window "${measured[$leader]}" "$scheme://$target_host:$port" "$REWARM" "$dir/rewarm-${tag}round$r.txt"
     done
   fi
-  local sc f url cpu0 cpu1 rc ticks raw rel started summary rate
+  local sc f url cpu0 cpu1 ns0 ns1 cpu_ns rc ticks raw rel started summary rate
   local -A start_rps=()   # req/s of the closed-loop scenarios measured in this round of this start, for the open-model rates
   for sc in "${list[@]}"; do
     IFS='|' read -r -a f <<<"$sc"
@@ -1670,23 +1774,24 @@ measure_phase() {
       "${cmd[@]}" >"$raw" 2>&1 &
       child_pid=$!
       sleep "$H2_WARMUP"
-      cpu0="$(cpu_ticks "$server_pid")"
+      cpu0="$(cpu_ticks "$server_pid")" ns0="$(cpu_ns_sample "$server_pid")"
       wait "$child_pid" || rc=$?
       child_pid=""
-      cpu1="$(cpu_ticks "$server_pid")"
+      ns1="$(cpu_ns_sample "$server_pid")" cpu1="$(cpu_ticks "$server_pid")"
       # h2load prints no percentiles: they come from its per-request log, appended to its output
       "$SPINDLE_PYTHON" "$BENCH_PY" h2load-latency "$h2log" >>"$raw" 2>&1 || true
       rm -f "$h2log"
     else
-      cpu0="$(cpu_ticks "$server_pid")"
+      cpu0="$(cpu_ticks "$server_pid")" ns0="$(cpu_ns_sample "$server_pid")"
       # open-load.sh writes its own directory; what it prints goes beside it
       run_child "${cmd[@]}" >"$raw${f[11]:+.log}" 2>&1 || rc=$?
-      cpu1="$(cpu_ticks "$server_pid")"
+      ns1="$(cpu_ns_sample "$server_pid")" cpu1="$(cpu_ticks "$server_pid")"
     fi
     ticks="-"
     [[ "$cpu0" == - || "$cpu1" == - ]] || ticks=$(( cpu1 - cpu0 ))
+    cpu_ns="$(cpu_ns_delta "$ns0" "$ns1")"
     tsv "$r" "$name" "${f[0]}" "$rel" "$ticks" "$rc" \
-      "$(awk -v us=$(( ${EPOCHREALTIME/./} - started )) 'BEGIN { printf "%.3f", us / 1e6 }')" "$k" >>"$out/measurements.tsv"
+      "$(awk -v us=$(( ${EPOCHREALTIME/./} - started )) 'BEGIN { printf "%.3f", us / 1e6 }')" "$k" "$cpu_ns" >>"$out/measurements.tsv"
     if [[ -n "${f[11]:-}" ]]; then
       if [[ -s "$raw/summary.tsv" ]]; then
         awk -F '\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -1700,7 +1805,9 @@ measure_phase() {
       local rps avg p99 errs non2xx cpu_text="?"
       IFS=$'\t' read -r rps avg p99 errs non2xx _ <<<"$summary"
       start_rps[${f[0]}]="${rps//,/}"
-      if [[ "$ticks" != - ]]; then
+      if [[ "$cpu_ns" != - ]]; then
+        cpu_text="$(awk -v n="$cpu_ns" -v t="$ticks" -v h="$CLK_TCK" 'BEGIN { printf "%.3fs%s", n / 1e9, t == "-" ? "" : sprintf(" (ticks %.2fs)", t / h) }')"
+      elif [[ "$ticks" != - ]]; then
         cpu_text="$(awk -v t="$ticks" -v h="$CLK_TCK" 'BEGIN { printf "%.2fs", t / h }')"
       fi
       printf '        %s req/s, avg %s ms, p99 %s ms, %s %s, non-2xx %s, server CPU %s\n' \
