@@ -1489,10 +1489,14 @@ warm_up() {
         local jit=""
         [[ -z "${compiled[n-TREND_K]}" || -z "${compiled[n]}" ]] || jit=$(( compiled[n] - compiled[n-TREND_K] ))
         verdict="$(judge_windows "$jit" "${rates[@]:n-TREND_K:TREND_K}")"
+        # jstat sampling now but not yet before these K windows (it needs a moment to attach): not
+        # judged quiet on the rate alone; the next window is judged again
+        if [[ -z "$jit" && -n "${compiled[n]}" ]]; then
+          verdict="0|${verdict#*|}" verdict="${verdict/JIT not sampled/JIT not yet sampled before the last $TREND_K windows}"
+        fi
       fi
     done
-    if [[ -n "$pid" && -z "${compiled[n]:-}" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat printed nothing)}"
-    elif [[ -n "$pid" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat not ready before the last windows)}"; fi
+    if [[ -n "$pid" && -z "${compiled[n]:-}" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat printed nothing)}"; fi
     [[ -n "$pid" ]] || verdict="${verdict/JIT not sampled/JIT not sampled (--target: no server process here)}"
     if ! server_alive; then
       one_steady=0 one_reason="the server exited during its warm-up"
