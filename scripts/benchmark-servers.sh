@@ -28,10 +28,11 @@
 #                   not in the tree is a "not built" failure row
 #   --rounds N      rounds, interleaved (all servers for round 1, then round 2, ...); default 3
 #                   (--quick: 1); odd, so the median is a round's figure
-#   --warmup SECONDS  a fixed warm-up (SECONDS windows of 1 s) instead of the adaptive one; the
-#                   last windows are still judged steady or not (also SPINDLE_BENCH_WARMUP)
-#   --warmup-cap SECONDS  the adaptive warm-up's cap; default 30 (--quick: 3; also
-#                   SPINDLE_BENCH_WARMUP_CAP)
+#   --warmup SECONDS  a fixed warm-up (SECONDS windows of 1 s of every scenario) instead of the
+#                   adaptive one; the last windows are still judged steady or not (also SPINDLE_BENCH_WARMUP)
+#   --warmup-cap SECONDS  the adaptive warm-up's cap, in seconds per scenario of a start, pooled
+#                   over the start (6 scenarios x 7 s = 42 s in the default run); default 7
+#                   (--quick: 4; also SPINDLE_BENCH_WARMUP_CAP)
 #   --start-per-round  a fresh JVM per row and round (the default of --full), instead of one start
 #                   per row for the whole run (the default otherwise; --start-once forces it)
 #   --open-model    latency at constant offered rates (Hyperfoil via scripts/lib/open-load.sh; latency
@@ -79,21 +80,27 @@
 # A route a row may lack (POST /multipart, GET /users-list: the Helidon, Vert.x and Spring references
 # do not serve them) answered 404 is "absent" instead: that
 # start's scenarios on it are n/a (a route-unavailable event; an error for a Spindle row, noted for
-# a reference or a --baseline twin), never measured as 404s. Then the warm-up: 1 s wrk windows of the start's first scenario (and, when it
-# has HTTP/2 scenarios too, then 1 s h2load windows of its first HTTP/2 one) until the median
-# of the last three is within SPINDLE_BENCH_STEADY_PCT (5) % of the median of the three before and
-# jstat -compiler counts at most SPINDLE_BENCH_JIT_QUIET (10) methods compiled per window over the
-# last three (the JIT never goes fully quiet: Netty and Spring compile a few methods a second
-# forever), or until the cap; then SPINDLE_BENCH_WARMUP_PASS
-# (1) s of each other scenario with another route or body, so its code is compiled too. Every
-# window: raw/<row>/warmup-start<K>.tsv; the outcome: starts.tsv (steady 0 = cap reached, every
-# figure of that start "not steady"). --target has no process to sample: rate only, said so.
+# a reference or a --baseline twin), never measured as 404s. Then the warm-up, every scenario of
+# the start in turn and each judged on its own, with 1 s windows of its own load (wrk, or h2load for
+# an HTTP/2 one): first SPINDLE_BENCH_WARMUP_MIN (4; --quick 3) windows whatever they show (no
+# stopping on a lucky comparison), then more until steady: the least-squares slope of req/s over
+# its last SPINDLE_BENCH_TREND_WINDOWS (K = 4; --quick 3) windows, times K, within
+# SPINDLE_BENCH_STEADY_PCT (20) % of their mean, and jstat -compiler counting at most
+# SPINDLE_BENCH_JIT_QUIET (10) methods compiled per window over them (the JIT never goes fully
+# quiet: Netty and Spring compile a few methods a second forever); or until the start's cap (the
+# --warmup-cap seconds per scenario, pooled: a cold first scenario may use what later ones leave,
+# each later one keeping its minimum). Every window: raw/<row>/warmup-start<K>.tsv; the outcome:
+# starts.tsv (steady 0 = a scenario not steady at the cap, every figure of that start "not
+# steady"; its reason says how each scenario was judged). --target has no process to sample: rate
+# only, said so.
 # By default each row is started once for the whole run, every row's JVM alive at once on its own
 # port (-Xms512m -Xmx512m each), the rounds interleaved across them, each row's round led by a
 # SPINDLE_BENCH_REWARM (1) s re-warm of its first scenario (an idle JVM's pools shrink while the
 # others run); with --start-per-round, a fresh start per row and round as before. Each scenario
-# runs with wrk, sampling the server process's CPU time (utime+stime) before and after; at the
-# end (or on any exit or interrupt) every JVM gets SIGTERM (SIGKILL after 10s).
+# runs with wrk, sampling the server process's CPU time before and after: utime+stime in clock
+# ticks (measurements.tsv cpu_ticks) and in nanoseconds (cpu_ns: the JVM's own cgroup, made per
+# start when the machine allows it, else its threads' schedstat; see cpu_probe); at the
+# end (or on any exit or interrupt) every JVM gets SIGTERM (SIGKILL after 10s) and its cgroup is removed.
 # TLS scenarios (plaintext-tls-c256) run after the plain ones, in a second start of the server (its own K)
 # with -Dspindle.tls.keystore/-Dspindle.tls.password (an EC P-256 key made once per run with
 # keytool in a temp dir, removed at exit): every route checked over HTTPS, the protocol and
@@ -147,7 +154,8 @@
 # (or, with --quick, had errors); 2 bad arguments.
 #
 # Env: SPINDLE_JVM_OPTS (replaces the JVM flags), SPINDLE_BENCH_WARMUP (a fixed warm-up, seconds),
-# SPINDLE_BENCH_WARMUP_CAP, SPINDLE_BENCH_STEADY_PCT, SPINDLE_BENCH_JIT_QUIET, SPINDLE_BENCH_WARMUP_PASS,
+# SPINDLE_BENCH_WARMUP_CAP, SPINDLE_BENCH_WARMUP_MIN, SPINDLE_BENCH_TREND_WINDOWS, SPINDLE_BENCH_STEADY_PCT,
+# SPINDLE_BENCH_JIT_QUIET,
 # SPINDLE_BENCH_REWARM (see above), SPINDLE_BENCH_PAUSE (seconds between scenarios; default 1, 0 in
 # the default run),
 # SPINDLE_BENCH_WRK_THREADS (default 1: on 2 cores wrk and the server share the machine).
@@ -170,11 +178,21 @@ WRK_THREADS="${SPINDLE_BENCH_WRK_THREADS:-1}"
 # h2load's --warm-up-time of a measured h2 cell: its connections open and its streams flow before the
 # timed window (wrk has none; its connections open inside its window, one request each at a time)
 H2_WARMUP=1
-# Steady (judge_windows): a plateau of the windows' req/s and a nearly quiet JIT; the thresholds come
-# from warm-up curves on this 2-core machine, where 1 s windows of a steady server swing 20-30%.
-STEADY_PCT="${SPINDLE_BENCH_STEADY_PCT:-5}"
+# Steady (judge_windows), judged per scenario of a start, with no optional stopping on a single
+# comparison: every scenario gets WARMUP_MIN 1 s windows whatever they show, then it is steady once
+# the least-squares trend of req/s over its last TREND_K windows, as a drift over those K windows
+# (slope x K), is within +-STEADY_PCT % of their mean, and jstat counted at most JIT_QUIET methods
+# compiled per window over them. K = 4 and X = 20: 1 s windows on 2 shared cores scatter by about
+# 10% (sigma) one to the next, so the drift fitted over 4 of them has a standard error of ~1.8 sigma
+# (sqrt(12K/(K^2-1)) sigma) ~ 18%: a tolerance under that would fail steady servers most of the time,
+# one much over it would pass a server still gaining 5% a window. In the late windows of the 20 s
+# fixed warm-ups of results/2026-11-26T17-08-13Z-warmup20, |drift| over 4 windows had a median of
+# 8% (3 in 4 within 21%), and in each start's first windows a median of 108% (1 in 4 under 24%).
+# A larger K would cost windows that the 20-minute default run does not have (6 scenarios a start).
+STEADY_PCT="${SPINDLE_BENCH_STEADY_PCT:-20}"
 JIT_QUIET="${SPINDLE_BENCH_JIT_QUIET:-10}"
-WARMUP_PASS="${SPINDLE_BENCH_WARMUP_PASS:-1}"   # seconds of each other scenario after the steady phase
+WARMUP_MIN="${SPINDLE_BENCH_WARMUP_MIN:-}"      # windows every scenario gets first (default 4; --quick 3)
+TREND_K="${SPINDLE_BENCH_TREND_WINDOWS:-}"       # windows the trend test spans (default 4; --quick 3)
 REWARM="${SPINDLE_BENCH_REWARM:-1}"             # seconds of a start's first scenario before each round (one start per run)
 
 # Scenarios: "name|method|path|connections|wrk script|script args|wrk timeout|blocking|tls|note|wait ms|open|h2 streams".
@@ -325,17 +343,17 @@ out="${positional[2]:-}"
 # Per mode: duration, rounds, the adaptive warm-up's cap, the pause between scenarios, and whether
 # each row is started once for the whole run (1) or once per round (per-round).
 if (( quick )); then
-  mode=quick duration_arg="${duration_arg:-2}" rounds="${rounds:-1}" warmup_cap="${warmup_cap:-3}" pause_default=1 starts_default=1
+  mode=quick duration_arg="${duration_arg:-2}" rounds="${rounds:-1}" warmup_cap="${warmup_cap:-4}" pause_default=1 starts_default=1
   SCENARIOS=("${SCENARIOS_QUICK[@]}")
 elif (( full )); then
   # every row and its TLS twin alive at once would be 40 JVMs: a start per round keeps one at a time
-  mode=full duration_arg="${duration_arg:-10}" rounds="${rounds:-3}" warmup_cap="${warmup_cap:-30}" pause_default=1 starts_default=per-round
+  mode=full duration_arg="${duration_arg:-10}" rounds="${rounds:-3}" warmup_cap="${warmup_cap:-7}" pause_default=1 starts_default=per-round
   SCENARIOS=("${SCENARIOS_FULL[@]}")
 elif (( open_model )); then
-  mode=open-model duration_arg="${duration_arg:-8}" rounds="${rounds:-3}" warmup_cap="${warmup_cap:-30}" pause_default=1 starts_default=1
+  mode=open-model duration_arg="${duration_arg:-8}" rounds="${rounds:-3}" warmup_cap="${warmup_cap:-7}" pause_default=1 starts_default=1
   SCENARIOS=("${SCENARIOS_OPEN[@]}")
 else
-  mode=default duration_arg="${duration_arg:-2}" rounds="${rounds:-3}" warmup_cap="${warmup_cap:-30}" pause_default=0 starts_default=1
+  mode=default duration_arg="${duration_arg:-2}" rounds="${rounds:-3}" warmup_cap="${warmup_cap:-7}" pause_default=0 starts_default=1
   SCENARIOS=("${SCENARIOS_DEFAULT[@]}")
 fi
 PAUSE="${SPINDLE_BENCH_PAUSE:-$pause_default}"
@@ -404,10 +422,12 @@ case "$duration_arg" in
 esac
 (( duration >= 1 )) || { echo "error: duration must be at least 1s" >&2; usage; }
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "error: --rounds must be a positive integer" >&2; usage; }
-for n in "$warmup" "$warmup_cap" "$PAUSE" "$WRK_THREADS" "$STEADY_PCT" "$JIT_QUIET" "$WARMUP_PASS" "$REWARM"; do
+if (( quick )); then WARMUP_MIN="${WARMUP_MIN:-3}" TREND_K="${TREND_K:-3}"; else WARMUP_MIN="${WARMUP_MIN:-4}" TREND_K="${TREND_K:-4}"; fi
+for n in "$warmup" "$warmup_cap" "$PAUSE" "$WRK_THREADS" "$STEADY_PCT" "$JIT_QUIET" "$WARMUP_MIN" "$TREND_K" "$REWARM"; do
   [[ "$n" =~ ^[0-9]+$ ]] || { echo "error: --warmup, --warmup-cap and SPINDLE_BENCH_* values must be whole numbers" >&2; usage; }
 done
 (( warmup_cap >= 1 )) || { echo "error: --warmup-cap must be at least 1 s" >&2; usage; }
+(( TREND_K >= 2 && WARMUP_MIN >= 1 )) || { echo "error: SPINDLE_BENCH_TREND_WINDOWS must be >= 2 and SPINDLE_BENCH_WARMUP_MIN >= 1" >&2; usage; }
 (( WRK_THREADS >= 1 )) || { echo "error: SPINDLE_BENCH_WRK_THREADS must be >= 1" >&2; usage; }
 
 baseline_rev="" baseline_sha=""
@@ -491,6 +511,96 @@ cpu_ticks() {
   echo $(( f[11] + f[12] ))
 }
 
+# The server JVM's CPU time in nanoseconds (measurements.tsv cpu_ns, beside cpu_ticks), by the best
+# method this machine allows, probed once per run (cpu_probe; meta.tsv cpu_method, environment.md):
+#   cgroup-v1  a cpuacct cgroup of its own per server start (spindle-bench-<script pid>-<JVM pid>), the
+#              JVM moved into it right after launch (cgroup.procs: all its threads, and new ones inherit),
+#              cpuacct.usage (ns) read around each cell; threads that exit stay counted
+#   cgroup-v2  the same under the cgroup2 hierarchy (a child of this script's cgroup), cpu.stat
+#              usage_usec x 1000 (µs resolution)
+#   schedstat  the sum of field 1 (ns on CPU) of /proc/<pid>/task/*/schedstat: a cell's figure only when
+#              no thread came or went during it (the task lists before and after compared), else "-"
+#              (that cell falls back to its ticks)
+#   ticks      none ("-"): cpu_ticks alone
+# A start whose cgroup cannot be made or joined falls back to schedstat, silently (a clean CI machine
+# may have no cgroup write access). The downstream is never in a server's cgroup.
+cpu_method=ticks cg_root="" cg_file="" cg_mult=1
+declare -A cg_of=()   # JVM pid -> its cgroup directory
+cpu_probe() {
+  cpu_method=ticks cg_root="" cg_file=""
+  local probe mnt rel
+  if [[ -r /sys/fs/cgroup/cpuacct/cpuacct.usage ]]; then
+    probe="/sys/fs/cgroup/cpuacct/spindle-bench-$$-probe"
+    if mkdir "$probe" 2>/dev/null; then
+      if [[ -r "$probe/cpuacct.usage" && -w "$probe/cgroup.procs" ]]; then
+        cpu_method=cgroup-v1 cg_root=/sys/fs/cgroup/cpuacct cg_file=cpuacct.usage cg_mult=1
+      fi
+      rmdir "$probe" 2>/dev/null || true
+    fi
+  fi
+  if [[ "$cpu_method" == ticks ]]; then
+    mnt="$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts 2>/dev/null || true)"
+    rel="$(sed -n 's/^0:://p' /proc/self/cgroup 2>/dev/null | head -n 1)"
+    if [[ -n "$mnt" && -r "$mnt${rel%/}/cpu.stat" ]]; then
+      probe="$mnt${rel%/}/spindle-bench-$$-probe"
+      if mkdir "$probe" 2>/dev/null; then
+        if grep -q '^usage_usec ' "$probe/cpu.stat" 2>/dev/null && [[ -w "$probe/cgroup.procs" ]]; then
+          cpu_method=cgroup-v2 cg_root="$mnt${rel%/}" cg_file=cpu.stat cg_mult=1000
+        fi
+        rmdir "$probe" 2>/dev/null || true
+      fi
+    fi
+  fi
+  if [[ "$cpu_method" == ticks ]] && read -r _ </proc/self/schedstat 2>/dev/null; then cpu_method=schedstat; fi
+}
+# Moves JVM $1 into a cgroup of its own (cgroup methods); on any failure it is left where it was and
+# its cells use schedstat.
+cpu_track() {
+  [[ -n "$1" && -n "$cg_root" ]] || return 0
+  local dir="$cg_root/spindle-bench-$$-$1"
+  mkdir "$dir" 2>/dev/null || return 0
+  if echo "$1" >"$dir/cgroup.procs" 2>/dev/null; then cg_of[$1]="$dir"; else rmdir "$dir" 2>/dev/null || true; fi
+}
+# Removes the cgroup of JVM $1 (after it exited; a moment's retry while the kernel lets go of its tasks).
+cpu_untrack() {
+  local dir="${cg_of[$1]:-}" i
+  [[ -n "$dir" ]] || return 0
+  unset "cg_of[$1]"
+  for (( i = 0; i < 20; i++ )); do rmdir "$dir" 2>/dev/null && return 0; sleep 0.1; done
+}
+cpu_untrack_all() { local p; for p in "${!cg_of[@]}"; do cpu_untrack "$p"; done; }
+# A CPU sample of JVM $1 in nanoseconds: "ns" (cgroup) or "ns tids" (schedstat: the tids joined by
+# commas, compared by cpu_ns_delta), or "-" when there is none.
+cpu_ns_sample() {
+  local pid="$1" dir v f line sum=0 tids=""
+  [[ -n "$pid" ]] || { echo "-"; return 0; }
+  dir="${cg_of[$pid]:-}"
+  if [[ -n "$dir" ]]; then
+    if [[ "$cg_file" == cpu.stat ]]; then v="$(awk '$1 == "usage_usec" { print $2 }' "$dir/cpu.stat" 2>/dev/null)"
+    else { read -r v <"$dir/$cg_file"; } 2>/dev/null || v=""; fi
+    if [[ "$v" =~ ^[0-9]+$ ]]; then echo $(( v * cg_mult )); else echo "-"; fi
+    return 0
+  fi
+  [[ "$cpu_method" != ticks ]] || { echo "-"; return 0; }
+  for f in /proc/"$pid"/task/*/schedstat; do
+    { read -r line <"$f"; } 2>/dev/null || continue
+    sum=$(( sum + ${line%% *} ))
+    f="${f%/schedstat}" tids+="${f##*/},"
+  done
+  [[ -n "$tids" ]] || { echo "-"; return 0; }
+  echo "$sum $tids"
+}
+# The nanoseconds between samples $1 and $2, or "-" (no sample, or a schedstat sum whose threads changed).
+cpu_ns_delta() {
+  [[ "$1" != - && "$2" != - ]] || { echo "-"; return 0; }
+  local a="${1%% *}" b="${2%% *}" ta="" tb=""
+  [[ "$1" != *" "* ]] || ta="${1#* }"
+  [[ "$2" != *" "* ]] || tb="${2#* }"
+  [[ "$ta" == "$tb" ]] || { echo "-"; return 0; }
+  (( b >= a )) || { echo "-"; return 0; }
+  echo $(( b - a ))
+}
+
 stop_forced=0
 # Stops the server we started, by its PID only: SIGTERM, then SIGKILL after STOP_TIMEOUT.
 stop_server() {
@@ -500,6 +610,7 @@ stop_server() {
   server_pid=""
   spindle_stop_pid "$pid" "$STOP_TIMEOUT"
   stop_forced="$SPINDLE_STOP_FORCED"
+  cpu_untrack "$pid"
 }
 
 # Stops the downstream servers we started (plain and TLS), by their PIDs only, like stop_server.
@@ -519,7 +630,7 @@ stop_downstream() {
 stop_all_servers() {
   local key
   for key in "${!live_pid[@]}"; do kill -TERM "${live_pid[$key]}" 2>/dev/null || true; done
-  for key in "${!live_pid[@]}"; do spindle_stop_pid "${live_pid[$key]}" "$STOP_TIMEOUT"; unset "live_pid[$key]"; done
+  for key in "${!live_pid[@]}"; do spindle_stop_pid "${live_pid[$key]}" "$STOP_TIMEOUT"; cpu_untrack "${live_pid[$key]}"; unset "live_pid[$key]"; done
 }
 
 stop_jstat() {
@@ -535,6 +646,7 @@ cleanup() {
   stop_server
   stop_all_servers
   stop_downstream
+  cpu_untrack_all
   spindle_netns_remove
   [[ -z "$snapshot" ]] || rm -rf "$snapshot"
 }
@@ -785,6 +897,15 @@ mkdir -p "$out/raw"
 out="$(cd "$out" && pwd -P)"
 run_id="$(basename "$out")"
 
+if [[ -n "$target" ]]; then cpu_method=none; else cpu_probe; fi
+case "$cpu_method" in
+  cgroup-v1) cpu_method_text="cgroup-v1: a cpuacct cgroup per server start ($cg_root/spindle-bench-<script pid>-<JVM pid>), the JVM moved into it right after launch, cpuacct.usage (ns) read before and after each cell; the cgroup removed when the server stops" ;;
+  cgroup-v2) cpu_method_text="cgroup-v2: a cgroup per server start ($cg_root/spindle-bench-<script pid>-<JVM pid>), the JVM moved into it right after launch, cpu.stat usage_usec (µs) read before and after each cell; the cgroup removed when the server stops" ;;
+  schedstat) cpu_method_text="schedstat: the sum of field 1 (ns on CPU) of /proc/<pid>/task/*/schedstat before and after each cell (no cgroup could be made here); a cell during which a thread came or went has no cpu_ns (its ticks stand)" ;;
+  none) cpu_method_text="none: --target has no server process here" ;;
+  *) cpu_method_text="ticks only: neither a cgroup nor /proc/<pid>/task/*/schedstat is available; cpu_ns is empty" ;;
+esac
+
 tsv() { local IFS=$'\t'; local -a clean=("${@//$'\t'/ }"); clean=("${clean[@]//$'\n'/ }"); echo "${clean[*]}"; }
 
 {
@@ -799,13 +920,16 @@ tsv() { local IFS=$'\t'; local -a clean=("${@//$'\t'/ }"); clean=("${clean[@]//$
   tsv warmup_cap "$(if [[ "$warmup_mode" == fixed ]]; then echo "$warmup"; else echo "$warmup_cap"; fi)"
   tsv steady_pct "$STEADY_PCT"
   tsv jit_quiet "$JIT_QUIET"
-  tsv warmup_pass "$WARMUP_PASS"
+  tsv warmup_pass 0
+  tsv warmup_min "$WARMUP_MIN"
+  tsv trend_windows "$TREND_K"
   tsv rewarm "$(if [[ "$starts_per_server" == 1 ]]; then echo "$REWARM"; else echo 0; fi)"
   tsv starts_per_server "$starts_per_server"
   tsv pause "$PAUSE"
   tsv workers "$workers"
   tsv wrk_threads "$WRK_THREADS"
   tsv clk_tck "$CLK_TCK"
+  tsv cpu_method "$cpu_method"
   # what a server JVM's availableProcessors() reports (frameworks size pools by it)
   tsv isolation "$isolation"
   tsv pin_server "$pin_server"
@@ -860,7 +984,7 @@ for sc in "${SCENARIOS[@]}"; do
   IFS='|' read -r -a f <<<"$sc"   # read drops a trailing empty field: pad to 13
   tsv "${f[0]}" "${f[1]}" "${f[2]}" "${f[3]}" "${f[4]:-}" "${f[5]:-}" "${f[6]}" "${f[7]}" "${f[8]}" "${f[9]:-}" "${f[10]:-}" "${f[11]:-}" "${f[12]:-}" >>"$out/scenarios.tsv"
 done
-tsv round server scenario raw cpu_ticks wrk_rc wall_s start >"$out/measurements.tsv"
+tsv round server scenario raw cpu_ticks wrk_rc wall_s start cpu_ns >"$out/measurements.tsv"
 # One line per server start: how its warm-up ended (its windows: raw/<row>/warmup-start<K>.tsv).
 tsv server start mode warmup_s steady reason >"$out/starts.tsv"
 # scope: empty = the whole row (every scenario); "tls" = its TLS scenarios only.
@@ -916,11 +1040,12 @@ write_environment() {
 | TLS downstream (remote-tls, remote-h2) | a second JVM of $downstream_fqcn, as the downstream above, on https://127.0.0.1:$downstream_tls_port with the key store of the run (${tls_key_desc:-?}; \`-Dspindle.tls.keystore\`), warmed up over HTTPS likewise; every row is started with \`-Dspindle.remoteTls=https://127.0.0.1:$downstream_tls_port\` and a PKCS12 trust store of its certificate (made by keytool per run, deleted at the end) as \`-Dspindle.client.trustStore\` and \`-Djavax.net.ssl.trustStore\` (with their per-run passwords). Logs: raw/downstream-tls/ |}
 | rounds | $rounds, interleaved (all servers for round 1, then round 2, ...); $(if [[ "$starts_per_server" == 1 ]]; then echo "one start per row for the whole run, every row's JVM alive at once on its own port, ${REWARM}s of the start's first scenario before each round"; else echo "a fresh start per row and round (\`--start-per-round\`)"; fi) |
 | per scenario | ${duration}s, ${PAUSE}s pause between scenarios |
-| warm-up | per server start: $(if [[ "$warmup_mode" == fixed ]]; then echo "${warmup} windows of 1 s"; else echo "1 s windows until steady (the median of the last 3 within ${STEADY_PCT}% of the median of the 3 before, and at most $JIT_QUIET methods compiled per window over the last 3, by \`jstat -compiler\`), at most ${warmup_cap}s"; fi) of the start's first scenario (its connections and script${TLS_PROPS[*]:+; over HTTPS for the TLS start}), then ${WARMUP_PASS}s of each other scenario with another route or body; every window in raw/<row>/warmup-start<K>.tsv, the outcome in starts.tsv |${TLS_PROPS[*]:+
+| warm-up | per server start, every scenario in turn, each judged on its own (its connections, script and generator${TLS_PROPS[*]:+; over HTTPS for the TLS start}): $(if [[ "$warmup_mode" == fixed ]]; then echo "${warmup} windows of 1 s each, the last $TREND_K judged"; else echo "$WARMUP_MIN windows of 1 s at least, then more until steady: the least-squares drift of req/s over its last $TREND_K windows (slope x $TREND_K) within ±${STEADY_PCT}% of their mean and at most $JIT_QUIET methods compiled per window over them (\`jstat -compiler\`); the start's warm-up capped at ${warmup_cap}s per scenario, pooled (a scenario may use what later ones do not need, less their $WARMUP_MIN windows each)"; fi); every window in raw/<row>/warmup-start<K>.tsv, the outcome per scenario in starts.tsv |${TLS_PROPS[*]:+
 | TLS scenarios | a second server start per row and round, after the plain scenarios: the server command plus \`-Dspindle.tls.keystore=<PKCS12 file> -Dspindle.tls.password=<per-run>\`; every route checked over HTTPS first. Negotiated protocol and cipher suite per row: [TLS](#tls) below |}
 | workers | $workers (a row's own count in the table below overrides it) |
 | python | $("$SPINDLE_PYTHON" --version 2>&1), matplotlib $("$SPINDLE_PYTHON" -c 'import matplotlib; print(matplotlib.__version__)') |
-| clock ticks | CLK_TCK $CLK_TCK (server CPU = utime+stime of /proc/<pid>/stat) |
+| clock ticks | CLK_TCK $CLK_TCK (server CPU = utime+stime of /proc/<pid>/stat: measurements.tsv cpu_ticks) |
+| server CPU in ns | measurements.tsv cpu_ns, by $cpu_method_text; the downstream is never counted |
 | network | $(if (( netns )); then
   echo "server's namespace: $(spindle_netns_sysctls "$SPINDLE_NETNS_SERVER")client's: $(spindle_netns_sysctls "$SPINDLE_NETNS_CLIENT")"
 else
@@ -1062,11 +1187,14 @@ start_server() {
   "${server_cmd[@]}" "$java" "${SPINDLE_JVM_FLAGS[@]}" "${props[@]}" -cp "${module_cp[${row_cp_key[$name]:-$module}]}" \
     "${row_fqcn[$name]}" 0 "$(workers_of "$name")" >"$dir/server-${tag}round$r.out" 2>"$dir/server-${tag}round$r.err" </dev/null &
   server_pid=$!
+  # into its own cgroup at once, so every thread it makes is counted (cpu_ns)
+  [[ "$phase" == conformance ]] || cpu_track "$server_pid"
   for (( i = 0; i < READY_TIMEOUT * 10; i++ )); do
     line="$(grep -m 1 ' listening on ' "$dir/server-${tag}round$r.out" 2>/dev/null || true)"
     [[ -n "$line" ]] && break
     if ! server_alive; then
       rc=0; wait "$server_pid" 2>/dev/null || rc=$?
+      cpu_untrack "$server_pid"
       server_pid=""
       start_error="exited with status $rc before its ready line: $(tail -n 3 "$dir/server-${tag}round$r.err" | tr '\n' ' ')"
       return 1
@@ -1105,10 +1233,7 @@ fmt_duration() {
   elif (( s >= 60 )); then printf '%dm%02ds' $(( s / 60 )) $(( s % 60 ))
   else printf '%ds' "$s"; fi
 }
-# The warm-up's key of a scenario: what the server runs for it (method, path, wrk script and its
-# arguments, HTTP/1.1 or HTTP/2); scenarios that differ only in connections or streams share their code paths.
-warm_key() { local f; IFS='|' read -r -a f <<<"$1"; echo "${f[1]} ${f[2]} ${f[4]} ${f[5]:-} ${f[12]:+h2}"; }
-# The scenarios that lead a steady phase of the warm-up: the first of the list, and the first driven by
+# The scenarios each round's re-warm runs (one start per run): the first of the list, and the first driven by
 # the other load generator (HTTP/1.1 by wrk, HTTP/2 by h2load: other client, other code paths). Prints
 # their indexes in the list.
 warm_leaders() {
@@ -1120,28 +1245,19 @@ warm_leaders() {
   echo ${first_h1:-} ${first_h2:-}
 }
 
-# How many short passes a start's warm-up makes after its steady phases (one per other key).
-warm_passes() {
-  local -A seen=() ; local sc n=0
-  [[ $# -gt 0 ]] || { echo 0; return 0; }
-  for sc in "$@"; do
-    local k; k="$(warm_key "$sc")"
-    [[ -z "${seen[$k]:-}" ]] || continue
-    seen[$k]=1 n=$(( n + 1 ))
-  done
-  local -a leaders=()
-  read -r -a leaders <<<"$(warm_leaders "$@")"
-  echo $(( n - ${#leaders[@]} ))
-}
-# Planned seconds, in tenths, at most (every adaptive warm-up reaching its cap; 1 s windows cost
-# about 1.3 s with wrk's start and stop): one server start (ready line and checks ~8 s, the warm-up,
-# the passes), one measured cell, and the re-warm before each round of a start that lives the run.
+# Planned seconds, in tenths, at most (every adaptive warm-up reaching its cap; a 1 s window costs
+# about 1.1 s with wrk's start and stop, 1.2 planned): one server start (ready line and checks ~8 s,
+# then its warm-up: every scenario's WARMUP_MIN windows, and more while the start's pool of
+# warmup_cap seconds per scenario lasts, the last window overrunning it by up to 1.5 s), one
+# measured cell, and the re-warm before each round of a start that lives the run.
 start_tenths() {   # scenarios of the start...
-  local warm
-  if [[ "$warmup_mode" == fixed ]]; then warm=$(( warmup * 13 )); else warm=$(( warmup_cap * 10 + 15 )); fi
-  local -a leaders=()
-  read -r -a leaders <<<"$(warm_leaders "$@")"
-  echo $(( 80 + ${#leaders[@]} * warm + $(warm_passes "$@") * (WARMUP_PASS * 10 + 4) ))
+  local warm n=$#
+  if [[ "$warmup_mode" == fixed ]]; then warm=$(( n * warmup * 12 ))
+  else
+    warm=$(( n * warmup_cap * 10 + 15 ))
+    (( warm >= n * WARMUP_MIN * 12 + 15 )) || warm=$(( n * WARMUP_MIN * 12 + 15 ))
+  fi
+  echo $(( 80 + warm ))
 }
 cell_tenths() {
   local t=$(( (duration + PAUSE) * 10 + 3 ))
@@ -1185,12 +1301,12 @@ else
   starts_text="a fresh start per row and round"
 fi
 if [[ "$warmup_mode" == fixed ]]; then
-  warm_text="fixed warm-up of ${warmup}s per start"
+  warm_text="fixed warm-up of ${warmup} windows of 1 s per scenario of a start, the last $TREND_K judged"
 else
-  warm_text="adaptive warm-up per start (steady: median of the last 3 windows within ${STEADY_PCT}% of the 3 before and <= $JIT_QUIET methods compiled per window; cap ${warmup_cap}s)"
+  warm_text="adaptive warm-up of every scenario of a start ($WARMUP_MIN windows of 1 s each at least, then steady once the least-squares drift of req/s over its last $TREND_K windows is within ±${STEADY_PCT}% of their mean and <= $JIT_QUIET methods compiled per window; cap ${warmup_cap}s per scenario, pooled over the start)"
 fi
 echo "plan ($mode run): ${#run_rows[@]} row(s) x $rounds round(s) x ${#SCENARIOS[@]} scenario(s), ${duration}s each, pause ${PAUSE}s;" \
-  "$starts_text; $warm_text${WARMUP_PASS:+, then ${WARMUP_PASS}s of each other scenario};" \
+  "$starts_text; $warm_text;" \
   "at most about $(fmt_duration $(( plan_tenths / 10 ))) with every warm-up at its cap$( (( ! conformance )) || echo ', correctness column included')" \
   "(an estimate; the ETA follows the measured pace)" >&2
 
@@ -1272,25 +1388,26 @@ jstat_compiled() {
   awk '$1 ~ /^[0-9]+$/ { c = $1 } END { print c }' "$1"
 }
 
-# Judges the last six windows: rates $1..$6 (oldest first), methods compiled during the last three $7
-# (empty: not sampled). Steady = a plateau: the median of the last three windows within STEADY_PCT %
-# of the median of the three before (1 s windows on 2 shared cores swing 20-30% one to the next, so
-# single windows cannot be compared; a warming JVM shows as a rising median), and the JIT nearly
-# quiet: at most JIT_QUIET methods compiled per window over the last three (it never goes fully
-# silent: Netty and Spring still compile a few methods a second after 30 s).
-# Prints "1|why" when steady, "0|why" when not.
+# Judges a scenario's last TREND_K windows: methods compiled during them $1 (empty: not sampled),
+# their rates $2... (oldest first). Steady = no trend and a nearly quiet JIT: the least-squares slope
+# of req/s against the window's index, times K (the drift the fitted line makes across the K
+# windows), within STEADY_PCT % of their mean, every window answering something; and at most
+# JIT_QUIET methods compiled per window over them (the JIT never goes fully silent: Netty and Spring
+# still compile a few methods a second after 30 s). Prints "1|why" when steady, "0|why" when not.
 judge_windows() {
-  awk -v r="$1 $2 $3 $4 $5 $6" -v jit="$7" -v tol="$STEADY_PCT" -v quiet="$JIT_QUIET" '
-  function med3(x, y, z) { return x > y ? (y > z ? y : (x > z ? z : x)) : (x > z ? x : (y > z ? z : y)) }
+  local jit="$1"; shift
+  awk -v r="$*" -v jit="$jit" -v tol="$STEADY_PCT" -v quiet="$JIT_QUIET" '
   BEGIN {
-    split(r, w, " ")
-    before = med3(w[1], w[2], w[3]); last = med3(w[4], w[5], w[6])
-    change = before > 0 ? (last - before) / before * 100 : 100
-    rate_ok = last > 0 && before > 0 && (change <= tol && change >= -tol)
+    k = split(r, w, " "); mean = 0; zero = 0
+    for (i = 1; i <= k; i++) { mean += w[i] / k; if (w[i] <= 0) zero = 1 }
+    xm = (k + 1) / 2; sxy = 0; sxx = 0
+    for (i = 1; i <= k; i++) { sxy += (i - xm) * (w[i] - mean); sxx += (i - xm) ^ 2 }
+    drift = mean > 0 ? sxy / sxx * k / mean * 100 : 0
+    rate_ok = !zero && mean > 0 && drift <= tol && drift >= -tol
     if (jit == "") { jit_ok = 1; jit_text = "JIT not sampled" }
-    else { jit_ok = jit <= 3 * quiet; jit_text = sprintf("%d method%s compiled in the last 3 windows", jit, jit == 1 ? "" : "s") }
-    if (last <= 0) rate_text = "no requests answered in the last 3 windows"
-    else rate_text = sprintf("median of the last 3 windows %+.1f%% from the 3 before", change)
+    else { jit_ok = jit <= k * quiet; jit_text = sprintf("%d method%s compiled in them", jit, jit == 1 ? "" : "s") }
+    if (zero) rate_text = sprintf("a window of the last %d answered nothing", k)
+    else rate_text = sprintf("drift %+.0f%% over the last %d windows", drift, k)
     printf "%d|%s and %s\n", rate_ok && jit_ok, rate_text, jit_text
   }'
 }
@@ -1319,15 +1436,16 @@ phase_list() {
     into+=("$sc")
   done
 }
-# The warm-up of one server start (row $1, start $2, base URL $3, phase $4): 1 s windows of the
-# start's first scenario until judge_windows finds a plateau and a nearly quiet JIT (or
-# for --warmup seconds), capped at warmup_cap (six windows at least, and past the cap while a window
-# completes nothing, up to 4 caps + 10 s); when the start also has
-# scenarios of the other load generator (h2load's HTTP/2 beside wrk's HTTP/1.1), the same again with
-# the first of those (h2load windows of 1 s); then WARMUP_PASS seconds of each other scenario of the
-# start whose route, body or protocol differs, so their code is compiled too. Every window goes to
-# raw/<row>/warmup-start<K>.tsv (the generators' output to .txt), the outcome to starts.tsv (steady
-# only when every steady phase was).
+# The warm-up of one server start (row $1, start $2, base URL $3, phase $4): every scenario of the
+# start in its order, each with 1 s windows (h2load's for an HTTP/2 one) judged on their own: at least
+# WARMUP_MIN windows whatever they show, then more until judge_windows finds no trend over its last
+# TREND_K windows and a nearly quiet JIT, or until the start's pool is spent (warmup_cap seconds per
+# scenario of the start, less WARMUP_MIN windows kept for each scenario still to come: a cold first
+# scenario may use what the later ones do not need); past it while a window completes nothing (a
+# cold JVM still in its first TLS handshakes on one pinned CPU), up to 4 caps + 10 s for that
+# scenario. --warmup N: N windows of each scenario, the last TREND_K judged. Every window goes to
+# raw/<row>/warmup-start<K>.tsv (the generators' output to .txt), the outcome to starts.tsv: steady
+# only when every scenario was; its reason names each scenario and how it was judged.
 warm_up() {
   local name="$1" k="$2" base="$3" phase="$4" pid="$server_pid"
   local -a list=()
@@ -1341,73 +1459,64 @@ warm_up() {
     "$JAVA_HOME/bin/jstat" -compiler "$pid" 250 >"$jfile" 2>&1 </dev/null &
     jstat_pid=$!
   fi
-  local t0="${EPOCHREALTIME/./}" steady=1 reason="" leader
-  (( ${#list[@]} > 0 )) || reason="nothing to warm up: every scenario of this start is an h2 one it does not speak or on a route it does not serve"
-  local -a leaders=()
-  read -r -a leaders <<<"$(warm_leaders "${list[@]}")"
-  local -A seen=()
-  for leader in "${leaders[@]}"; do
-    local first="${list[$leader]}" first_name="${list[$leader]%%|*}"
-    seen["$(warm_key "$first")"]=1
-    local n=0 elapsed=0 c_prev c_now jit="" verdict="" p0="${EPOCHREALTIME/./}" one_steady=0 one_reason=""
-    local -a rates=() compiled=()
-    c_prev="$(jstat_compiled "$jfile")"
+  local t0="${EPOCHREALTIME/./}" steady=1 reason="" idx n_sc="${#list[@]}" n_steady=0
+  local pool_us=$(( n_sc * warmup_cap * 1000000 ))
+  (( n_sc > 0 )) || reason="nothing to warm up: every scenario of this start is an h2 one it does not speak or on a route it does not serve"
+  for (( idx = 0; idx < n_sc; idx++ )); do
+    local sc="${list[$idx]}" sc_name="${list[$idx]%%|*}" n=0 verdict="" one_steady=0 one_reason="" c_now
+    local p0="${EPOCHREALTIME/./}" later=$(( n_sc - idx - 1 ))
+    local -a rates=() compiled=("$(jstat_compiled "$jfile")")
+    win_req=1
     while :; do
-      elapsed=$(( (${EPOCHREALTIME/./} - p0) / 1000000 ))
       if [[ "$warmup_mode" == fixed ]]; then
         (( n < warmup )) || break
-      else
-        # six windows at least, past the cap if need be: fewer cannot be judged; and while the last
-        # window completed nothing (a cold JVM still in its first TLS handshakes on one pinned CPU),
-        # up to three caps more, so that the measured cell does not start where the warm-up could not
-        (( elapsed < warmup_cap || n < 6 || (win_req == 0 && elapsed < 4 * warmup_cap + 10) )) || break
+      elif (( n >= WARMUP_MIN )); then
+        [[ "${verdict%%|*}" != 1 ]] || break
+        # the pool: another window (1.2 s) must leave WARMUP_MIN windows for each later scenario
+        local now_us=$(( ${EPOCHREALTIME/./} - t0 )) sc_us=$(( ${EPOCHREALTIME/./} - p0 ))
+        if (( now_us + 1200000 + later * WARMUP_MIN * 1200000 > pool_us )); then
+          (( win_req == 0 && sc_us < (4 * warmup_cap + 10) * 1000000 )) || break
+        fi
       fi
-      warm_window "$first" "$base" 1 "$log"
+      warm_window "$sc" "$base" 1 "$log"
       n=$(( n + 1 ))
       c_now="$(jstat_compiled "$jfile")"
-      c_prev="$c_now"
       rates+=("$win_rps")
       compiled+=("$c_now")
-      tsv "$(awk -v us=$(( ${EPOCHREALTIME/./} - t0 )) 'BEGIN { printf "%.1f", us / 1e6 }')" "$first_name" "$win_secs" "$win_req" "$win_rps" "$c_now" "" >>"$table"
+      tsv "$(awk -v us=$(( ${EPOCHREALTIME/./} - t0 )) 'BEGIN { printf "%.1f", us / 1e6 }')" "$sc_name" "$win_secs" "$win_req" "$win_rps" "$c_now" "" >>"$table"
       server_alive || break
-      if (( n >= 6 )); then
-        jit=""
-        [[ -z "${compiled[n-4]}" || -z "${compiled[n-1]}" ]] || jit=$(( compiled[n-1] - compiled[n-4] ))
-        verdict="$(judge_windows "${rates[@]:n-6:6}" "$jit")"
-        [[ "$warmup_mode" == fixed || "${verdict%%|*}" != 1 ]] || break
+      if (( n >= TREND_K )); then
+        local jit=""
+        [[ -z "${compiled[n-TREND_K]}" || -z "${compiled[n]}" ]] || jit=$(( compiled[n] - compiled[n-TREND_K] ))
+        verdict="$(judge_windows "$jit" "${rates[@]:n-TREND_K:TREND_K}")"
+        # jstat sampling now but not yet before these K windows (it needs a moment to attach): not
+        # judged quiet on the rate alone; the next window is judged again
+        if [[ -z "$jit" && -n "${compiled[n]}" ]]; then
+          verdict="0|${verdict#*|}" verdict="${verdict/JIT not sampled/JIT not yet sampled before the last $TREND_K windows}"
+        fi
       fi
     done
-    if [[ -n "$pid" && -z "$c_prev" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat printed nothing)}"
-    elif [[ -n "$pid" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat not ready before the last window)}"; fi
+    if [[ -n "$pid" && -z "${compiled[n]:-}" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat printed nothing)}"; fi
     [[ -n "$pid" ]] || verdict="${verdict/JIT not sampled/JIT not sampled (--target: no server process here)}"
     if ! server_alive; then
-      one_steady=0 one_reason="the server exited during the warm-up"
-    elif (( n < 6 )); then
-      one_steady=0 one_reason="$n warm-up window(s); 6 are needed to judge"
+      one_steady=0 one_reason="the server exited during its warm-up"
+    elif (( n < TREND_K )); then
+      one_steady=0 one_reason="$n window(s); $TREND_K are needed to judge"
     else
-      one_steady="${verdict%%|*}" one_reason="${verdict#*|}"
-      if [[ "$warmup_mode" == adaptive && "$one_steady" != 1 ]]; then
-        one_reason="cap of ${warmup_cap} s reached: $one_reason"
-      elif [[ "$warmup_mode" == fixed ]]; then
-        one_reason="fixed ${warmup} s: $one_reason"
+      one_steady="${verdict%%|*}"
+      if [[ "$warmup_mode" == fixed ]]; then
+        one_reason="$(if [[ "$one_steady" == 1 ]]; then echo steady; else echo "not steady"; fi) after a fixed $n windows: ${verdict#*|}"
+      elif [[ "$one_steady" == 1 ]]; then
+        one_reason="steady after $n windows: ${verdict#*|}"
+      else
+        one_reason="not steady when the start's cap ended it after $n windows: ${verdict#*|}"
       fi
     fi
-    (( one_steady == 1 )) || steady=0
-    # with two phases each says which it was
-    (( ${#leaders[@]} == 1 )) || one_reason="$first_name: $one_reason"
-    reason="${reason:+$reason; }$one_reason"
+    (( one_steady == 1 )) && n_steady=$(( n_steady + 1 )) || steady=0
+    reason="${reason:+$reason; }$sc_name $one_reason"
     server_alive || break
   done
-  # the other scenarios' code paths (one pass per distinct route, body and protocol)
-  local sc
-  for sc in "${list[@]}"; do
-    server_alive && (( WARMUP_PASS > 0 )) || break
-    local key; key="$(warm_key "$sc")"
-    [[ -z "${seen[$key]:-}" ]] || continue
-    seen[$key]=1
-    warm_window "$sc" "$base" "$WARMUP_PASS" "$log"
-    tsv "$(awk -v us=$(( ${EPOCHREALTIME/./} - t0 )) 'BEGIN { printf "%.1f", us / 1e6 }')" "${sc%%|*}" "$win_secs" "$win_req" "$win_rps" "$(jstat_compiled "$jfile")" "" >>"$table"
-  done
+  (( n_sc == 0 )) || reason="$n_steady of $n_sc scenarios steady ($WARMUP_MIN windows each at least; trend over the last $TREND_K within ±${STEADY_PCT}%, <= $JIT_QUIET methods/window): $reason"
   stop_jstat
   local spent
   spent="$(awk -v us=$(( ${EPOCHREALTIME/./} - t0 )) 'BEGIN { printf "%.1f", us / 1e6 }')"
@@ -1618,7 +1727,7 @@ measure_phase() {
       warm_window "${measured[$leader]}" "$scheme://$target_host:$port" "$REWARM" "$dir/rewarm-${tag}round$r.txt"
     done
   fi
-  local sc f url cpu0 cpu1 rc ticks raw rel started summary rate
+  local sc f url cpu0 cpu1 ns0 ns1 cpu_ns rc ticks raw rel started summary rate
   local -A start_rps=()   # req/s of the closed-loop scenarios measured in this round of this start, for the open-model rates
   for sc in "${list[@]}"; do
     IFS='|' read -r -a f <<<"$sc"
@@ -1670,23 +1779,24 @@ measure_phase() {
       "${cmd[@]}" >"$raw" 2>&1 &
       child_pid=$!
       sleep "$H2_WARMUP"
-      cpu0="$(cpu_ticks "$server_pid")"
+      cpu0="$(cpu_ticks "$server_pid")" ns0="$(cpu_ns_sample "$server_pid")"
       wait "$child_pid" || rc=$?
       child_pid=""
-      cpu1="$(cpu_ticks "$server_pid")"
+      ns1="$(cpu_ns_sample "$server_pid")" cpu1="$(cpu_ticks "$server_pid")"
       # h2load prints no percentiles: they come from its per-request log, appended to its output
       "$SPINDLE_PYTHON" "$BENCH_PY" h2load-latency "$h2log" >>"$raw" 2>&1 || true
       rm -f "$h2log"
     else
-      cpu0="$(cpu_ticks "$server_pid")"
+      cpu0="$(cpu_ticks "$server_pid")" ns0="$(cpu_ns_sample "$server_pid")"
       # open-load.sh writes its own directory; what it prints goes beside it
       run_child "${cmd[@]}" >"$raw${f[11]:+.log}" 2>&1 || rc=$?
-      cpu1="$(cpu_ticks "$server_pid")"
+      ns1="$(cpu_ns_sample "$server_pid")" cpu1="$(cpu_ticks "$server_pid")"
     fi
     ticks="-"
     [[ "$cpu0" == - || "$cpu1" == - ]] || ticks=$(( cpu1 - cpu0 ))
+    cpu_ns="$(cpu_ns_delta "$ns0" "$ns1")"
     tsv "$r" "$name" "${f[0]}" "$rel" "$ticks" "$rc" \
-      "$(awk -v us=$(( ${EPOCHREALTIME/./} - started )) 'BEGIN { printf "%.3f", us / 1e6 }')" "$k" >>"$out/measurements.tsv"
+      "$(awk -v us=$(( ${EPOCHREALTIME/./} - started )) 'BEGIN { printf "%.3f", us / 1e6 }')" "$k" "$cpu_ns" >>"$out/measurements.tsv"
     if [[ -n "${f[11]:-}" ]]; then
       if [[ -s "$raw/summary.tsv" ]]; then
         awk -F '\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -1700,7 +1810,9 @@ measure_phase() {
       local rps avg p99 errs non2xx cpu_text="?"
       IFS=$'\t' read -r rps avg p99 errs non2xx _ <<<"$summary"
       start_rps[${f[0]}]="${rps//,/}"
-      if [[ "$ticks" != - ]]; then
+      if [[ "$cpu_ns" != - ]]; then
+        cpu_text="$(awk -v n="$cpu_ns" -v t="$ticks" -v h="$CLK_TCK" 'BEGIN { printf "%.3fs%s", n / 1e9, t == "-" ? "" : sprintf(" (ticks %.2fs)", t / h) }')"
+      elif [[ "$ticks" != - ]]; then
         cpu_text="$(awk -v t="$ticks" -v h="$CLK_TCK" 'BEGIN { printf "%.2fs", t / h }')"
       fi
       printf '        %s req/s, avg %s ms, p99 %s ms, %s %s, non-2xx %s, server CPU %s\n' \

@@ -1505,10 +1505,17 @@ class Report:
                   f"round led by a {meta.get('rewarm', '1')}s re-warm of its first scenario"
                   if once else "each time in a fresh JVM")
         if meta.get("warmup_mode") == "adaptive":
-            warm = (f"after each start a warm-up until steady (1 s windows of the first scenario until the median of "
-                    f"the last three is within {meta.get('steady_pct', '5')}% of the median of the three before and at "
-                    f"most {meta.get('jit_quiet', '10')} methods were compiled per window over the last three, capped at {meta.get('warmup_cap', '?')}s; see Warm-up), then "
-                    f"{meta.get('warmup_pass', '1')}s of each other scenario{remote_warm}; ")
+            if meta.get("trend_windows"):
+                warm = (f"after each start a warm-up of every scenario, each judged on its own ({meta.get('warmup_min', '4')} "
+                        f"windows of 1 s at least, then more until the least-squares drift of req/s over the last "
+                        f"{meta['trend_windows']} is within ±{meta.get('steady_pct', '20')}% of their mean and at most "
+                        f"{meta.get('jit_quiet', '10')} methods were compiled per window over them, capped at "
+                        f"{meta.get('warmup_cap', '?')}s per scenario pooled over the start; see Warm-up){remote_warm}; ")
+            else:
+                warm = (f"after each start a warm-up until steady (1 s windows of the first scenario until the median of "
+                        f"the last three is within {meta.get('steady_pct', '5')}% of the median of the three before and at "
+                        f"most {meta.get('jit_quiet', '10')} methods were compiled per window over the last three, capped at {meta.get('warmup_cap', '?')}s; see Warm-up), then "
+                        f"{meta.get('warmup_pass', '1')}s of each other scenario{remote_warm}; ")
         elif meta.get("warmup_mode") == "fixed":
             warm = (f"after each start a fixed warm-up of {meta.get('warmup', '?')}s of the first scenario (steadiness "
                     f"judged on its last windows; see Warm-up), then {meta.get('warmup_pass', '1')}s of each other "
@@ -2074,11 +2081,11 @@ scripts/benchmark-servers.sh --quick        # smoke run (CI): 2 s, 1 round, 8 sc
 
 Each row is started once for the whole run (`--start-per-round`, the default of `--full`, starts a
 fresh JVM per row and round, all with the same flags). Its routes' answers are checked (a wrong
-answer is a failure row, never a measurement), then it is warmed up until steady: 1 s windows of
-its first scenario until the median of the last three is within 5% of the median of the three
-before and `jstat -compiler` counts at most 10 methods compiled per window over the last three, at
-most 30 s (a start that reaches the cap is marked † "not
-steady" in every table), then 1 s of each other scenario. Every row's JVM stays alive on its own
+answer is a failure row, never a measurement), then every one of its scenarios is warmed up and
+judged on its own: 4 windows of 1 s first, then more until the least-squares drift of req/s over
+its last 4 windows is within ±20% of their mean and `jstat -compiler` counts at most 10 methods
+compiled per window over them, at most 7 s per scenario pooled over the start (a start with a
+scenario not steady at the cap is marked † "not steady" in every table). Every row's JVM stays alive on its own
 port; rounds are interleaved (every row once, then again), each row's round led by a 1 s re-warm.
 The default run takes plaintext, pipelined, echo 10 KB and the three waiting ones, 3 rounds of 2 s
 with no pause: to fit 20 minutes with steady rows it leaves out JSON, 4 s cells and the pause
