@@ -121,7 +121,8 @@ done
   echo "Each section below reproduces one of the documents Spindle grew from (\`../shared/sources/\` in the"
   echo "project's workspace): what the document ran, quoted; what we ran, with the exact commands and any scaling;"
   echo "its published figures beside ours; and what carries over between machines. Client and servers share this"
-  echo "machine ([environment.md](environment.md)); every raw output is under \`<document>/raw/\`."
+  echo "machine ([environment.md](environment.md)); every raw output is under \`<document>/raw/\`, which a run under"
+  echo "\`results/\` keeps packed as \`<document>/raw.tar.gz\` (\`python3 scripts/lib/raw_archive.py unpack <document>\` restores it)."
   echo
   echo "| document | part |"
   echo "|---|---|"

@@ -142,7 +142,27 @@ for run, bench, what, pub, pub_s, pub_p50, ceil, ceil_pub in RUNS:
       f"{secs}{f' ({pub_s})' if pub_s else ''} | {p50}{f' ({pub_p50})' if pub_p50 else ''} |")
 p()
 p("\"Ceiling\" is threads ÷ 1 s for the sleeping routes (no row can beat it however fast the machine); \"CPU\" where "
-  "nothing but the machine's CPUs bounds the rate. Raw `ab` outputs: `raw/<run>.ab`.\n")
+  "nothing but the machine's CPUs bounds the rate. Raw `ab` outputs: `raw/<run>.ab` (in `raw.tar.gz` when packed).\n")
+
+
+def rps(run):
+    r = rows.get(run)
+    try:
+        return float(r["req_per_s"]) if r else None
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+b03, wf_plain = rps("webflux-03"), rps("webflux-plaintext")
+plain = [(what, rps(run)) for run, what in (("webflux-plaintext", "WebFlux's own `/plaintext`"),
+                                            ("threadpool-plaintext", "ThreadPoolServer's"),
+                                            ("multiloop-plaintext", "MultiLoopServer's"))]
+if b03 and all(v for _, v in plain):
+    p(f"Benchmark 03's route and `/plaintext`, in this run and under the same `ab -n {rows['webflux-03']['complete']} "
+      f"-c 1000 -s 60` (a new connection per request): WebFlux's `/stress-benchmark-03` {b03:,.2f} req/s; "
+      + ", ".join(f"{what} {v:,.2f}" for what, v in plain)
+      + f". On the same server, `/plaintext` answered {wf_plain / b03:.2f}× the rate of `/stress-benchmark-03` "
+      "(whose answer is a date formatted on `boundedElastic()` rather than fixed text on the event loop).\n")
 p("### What carries over between machines\n")
 p(f"The sleeping benchmarks are set by thread counts, not by the machine: the `@Async` pool serves 100 requests a "
   f"second on any machine (99.77 published), while `boundedElastic()` has ten threads per CPU, 120 on the "

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Source document 003 (../shared/sources/003_74564e6d61ac1344.txt): Spring Boot MVC on Tomcat with
-# 10 request threads against virtual threads, each request calling a remote service that waits
-# 2 s; its three ab runs (-n 10 -c 10, -n 20 -c 10, -n 60 -c 20) as published, against the Spring
+# 10 request threads against virtual threads, each request calling a remote service (/blocking/2:
+# "it should take approximately 2 seconds"; the document shows neither route's code); its three ab
+# runs (-n 10 -c 10, -n 20 -c 10, -n 60 -c 20) as published, against the Spring
 # MVC reference (server.tomcat.threads.max=10; then spring.threads.virtual.enabled=true too) and
 # Spindle's ThreadPoolServer with 10 threads and VirtualThreadServer, all calling MultiLoopServer's
 # /delay/2000 as the remote service. A part of scripts/reproduce-sources.sh:
