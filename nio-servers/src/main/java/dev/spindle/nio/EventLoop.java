@@ -112,6 +112,11 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
     private long now;
     private long nextScan;
     private boolean shuttingDown;
+    /**
+     * The loops sharing the port by {@code SO_REUSEPORT} that have not drained their connections
+     * yet, or null when this loop's listener is the port's only one: see {@link #closeListeners()}.
+     */
+    private AtomicInteger undrainedSharers;
     private volatile Thread thread;
 
     EventLoop(LoopContext context, String name, NioSettings settings) throws IOException {
@@ -137,6 +142,14 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
      */
     void listen(ServerSocketChannel channel, EventLoop[] targets) throws IOException {
         listeners.add(new LoopListener(this, context, selector, channel, targets));
+    }
+
+    /**
+     * Makes this loop one of several with a listening socket of their own on the same port
+     * ({@code SO_REUSEPORT}), {@code undrained} counting those that have not begun to drain.
+     */
+    void sharePort(AtomicInteger undrained) {
+        this.undrainedSharers = undrained;
     }
 
     /** Releases the selector of a loop that never ran (failed start). */
@@ -223,7 +236,11 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
                     if (!shuttingDown && context.isClosing()) {
                         beginShutdown();
                     }
-                    if (shuttingDown && (drained() || now - context.drainDeadline() >= 0)) {
+                    if (shuttingDown && !listeners.isEmpty()) {
+                        closeListeners();
+                    }
+                    // a loop whose listener waits for the port's other loops to drain stays to accept
+                    if (shuttingDown && listeners.isEmpty() && (drained() || now - context.drainDeadline() >= 0)) {
                         break;
                     }
                     select(Math.min(nextScan - now, outbound.nanosToTick(now)));
@@ -571,6 +588,24 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
             }
             connections[i].core.drain();
         }
+        if (undrainedSharers != null) {
+            undrainedSharers.decrementAndGet();
+        }
+        closeListeners();
+        nextScan = now;
+    }
+
+    /**
+     * Closes this loop's listening sockets, once every loop sharing the port has drained (or at the
+     * drain deadline). A client sees the port refuse once the last socket closes, so by then every
+     * connection it has is draining: had one loop closed its socket before another loop began to
+     * drain, a request sent on that loop's idle connection after the refusal would be answered as
+     * if nothing were closing. Until then the socket still accepts, and what it accepts drains.
+     */
+    private void closeListeners() {
+        if (undrainedSharers != null && undrainedSharers.get() > 0 && now - context.drainDeadline() < 0) {
+            return;
+        }
         int queueBound = context.config().backlog();
         for (LoopListener listener : listeners) {
             // bounded by the queue's size: a client connecting now is refused once the socket closes
@@ -578,7 +613,6 @@ final class EventLoop implements EventLoopServer.Loop, OutboundLoop {
             listener.close();
         }
         listeners.clear();
-        nextScan = now;
     }
 
     private void terminate() {

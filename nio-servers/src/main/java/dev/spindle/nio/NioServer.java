@@ -14,6 +14,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,7 +86,9 @@ public class NioServer extends EventLoopServer {
                 }
                 case REUSE_PORT -> {
                     int port = config.port();
+                    AtomicInteger undrained = new AtomicInteger(serving.length);
                     for (EventLoop loop : serving) {
+                        loop.sharePort(undrained);
                         ServerSocketChannel channel = open(listeners, host, port, true);
                         port = ((InetSocketAddress) channel.getLocalAddress()).getPort();
                         loop.listen(channel, null);
