@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -210,19 +211,24 @@ public abstract class ReferenceConformanceSuite extends HttpConformanceSuite {
      */
     @Test
     void referenceRemoteRoutesAnswerDownstreamFailures() throws Exception {
-        int dead;
-        try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            dead = closed.getLocalPort();
-        }
-        // a listening socket that never accepts: the connection completes in the backlog, no answer ever comes
-        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-             HttpServer refused = startWithDownstream("http://127.0.0.1:" + dead);
+        // refused: a port held by a bound socket that never listens (a port closed before use could be
+        // given to another test's server meanwhile, under -T2); mute: a listening socket that never
+        // accepts, so the connection completes in the backlog and no answer ever comes
+        try (Socket held = bound(); ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+             HttpServer refused = startWithDownstream("http://127.0.0.1:" + held.getLocalPort());
              HttpServer mute = startWithDownstream("http://127.0.0.1:" + silent.getLocalPort());
              HttpServer none = startWithDownstream(null)) {
             for (String route : REMOTE_ROUTES) {
                 assertRemoteFailures(route, refused, mute, none);
             }
         }
+    }
+
+    /** A socket bound to a free loopback port, not listening: connections to its port are refused. */
+    private static Socket bound() throws IOException {
+        Socket socket = new Socket();
+        socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        return socket;
     }
 
     /** Starts the reference with {@code downstream} (null: none) and a 300 ms margin, the properties restored after. */
