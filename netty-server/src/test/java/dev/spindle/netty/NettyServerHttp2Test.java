@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.spindle.netty;
 
+import static dev.spindle.netty.RawH2c.getBlock;
+import static dev.spindle.netty.RawH2c.literal;
+import static dev.spindle.netty.RawH2c.writeFrame;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
@@ -172,29 +175,7 @@ class NettyServerHttp2Test {
         }
     }
 
-    private static byte[] getBlock(String path) {
-        ByteArrayOutputStream block = new ByteArrayOutputStream();
-        block.write(0x82); // :method GET
-        block.write(0x86); // :scheme http
-        literal(block, 4, path);
-        literal(block, 1, "127.0.0.1");
-        return block.toByteArray();
-    }
-
     private static URI uri(String path) {
         return URI.create("http://127.0.0.1:" + server.address().getPort() + path);
-    }
-
-    private static void literal(ByteArrayOutputStream block, int nameIndex, String value) {
-        byte[] bytes = value.getBytes(StandardCharsets.US_ASCII);
-        block.write(nameIndex); // 0000xxxx: literal without indexing, name from the static table
-        block.write(bytes.length); // shorter than 127: one byte, no Huffman
-        block.writeBytes(bytes);
-    }
-
-    private static void writeFrame(OutputStream out, int type, int flags, int stream, byte[] payload) throws IOException {
-        out.write(new byte[] {(byte) (payload.length >>> 16), (byte) (payload.length >>> 8), (byte) payload.length,
-                (byte) type, (byte) flags, (byte) (stream >>> 24), (byte) (stream >>> 16), (byte) (stream >>> 8), (byte) stream});
-        out.write(payload);
     }
 }
