@@ -203,7 +203,9 @@ REWARM="${SPINDLE_BENCH_REWARM:-1}"             # seconds of a start's first sce
 # tls 1: over HTTPS, measured in a second start of the server with the TLS properties, after
 # the plain scenarios whatever its place in the list (the list's order is the tables' order).
 # wait ms: how long each request waits on purpose; the report prints connections ÷ wait, the
-# most req/s any server can reach, beside the figures. A scenario whose path starts with
+# most req/s any server can reach, beside the figures; wrk runs it with bench-window.lua (its
+# connections' first requests spread over one wait, the goodput counted in a fixed window of the
+# run), h2load as it is. A scenario whose path starts with
 # /remote makes the run start the downstream server (see start_downstream).
 # h2 streams (field 13): an HTTP/2 scenario, driven by h2load instead of wrk, with that many
 # concurrent streams per connection (h2load -m): h2c with prior knowledge on the plain start, h2
@@ -1033,7 +1035,7 @@ write_environment() {
 | JVM flags (every server) | \`${SPINDLE_JVM_FLAGS[*]}\` |
 | server command | $(if [[ -n "$target" ]]; then echo "none: the server already ran at $target (\`--target\`), started by someone else; its JVM, flags, CPU and machine are not known to this script"; else echo "\`${server_cmd[*]:+${server_cmd[*]} }java <JVM flags> <row's -D props> -cp <module classpath> <main class> 0 <workers>\`"; fi) |${target:+
 | client host | $(hostname) ($(ip -o -4 addr show scope global 2>/dev/null | awk '{print $4}' | paste -sd ' ' -)); route to the target: $(ip route get "${target_host//[\[\]]/}" 2>/dev/null | head -n 1 | sed 's/ *$//') |}
-| wrk | $(wrk -v 2>&1 | head -n 1 | sed 's/ Copyright.*//'): \`${client_cmd[*]:+${client_cmd[*]} }wrk -t$WRK_THREADS -c<connections> -d${duration}s --timeout <timeout> --latency [-s script] <url>\` |
+| wrk | $(wrk -v 2>&1 | head -n 1 | sed 's/ Copyright.*//'): \`${client_cmd[*]:+${client_cmd[*]} }wrk -t$WRK_THREADS -c<connections> -d${duration}s --timeout <timeout> --latency [-s script] <url> [-- script arguments]\`; a waiting scenario without a script of its own runs \`-s bench-window.lua <url> -- <wait ms> <seconds> <connections> <threads>\` (first requests spread over one wait; req/s = the 2xx/3xx answers of a fixed window, two waits after the start to 100 ms before the end, ÷ its length) |
 | CPU pinning | server: ${pin_server:-none}; wrk and the checks: ${pin_client:-none} |$( (( ! h2_selected )) || printf '\n| h2load (HTTP/2 scenarios) | %s: `%sh2load -t%s -c<connections> -m<streams per connection> -D%s --warm-up-time %ss [--npn-list=h2] --log-file <temporary file> <url>`, the server CPU sampled from the end of its warm-up time; an h2 window of the warm-up: `h2load -D<seconds> --warm-up-time 0`; h2 is checked per start first (`h2load -n 1 -c 1`): a row that does not speak it has those cells n/a |' "$(h2load --version 2>&1 | head -n 1)" "${client_cmd[*]:+${client_cmd[*]} }" "$WRK_THREADS" "$duration" "$H2_WARMUP")
 | network path | $network_path |${downstream_port:+
 | downstream (remote scenarios) | $downstream_fqcn, workers $workers, the same JVM flags; one JVM for the whole run on 127.0.0.1:$downstream_port$downstream_where, started before round 1 and warmed up (GET /delay/1, 64 connections, ${DOWNSTREAM_WARMUP}s), with \`-Dspindle.maxConnections=$DOWNSTREAM_MAX_CONNECTIONS\` (the open-files limit less 1,000: the JVM of every row and its pool of kept-alive connections live for the whole run, and must not exhaust the fixture); every row is started with \`-Dspindle.remote=http://127.0.0.1:$downstream_port\`. It runs on the same machine and shares its CPUs (not pinned) with the server under test and wrk, so its work counts against both. Logs: raw/downstream/ |}${downstream_tls_port:+
@@ -1346,16 +1348,36 @@ warm_window() {
   fi
   connections="${f[3]}"
   [[ "$2" != https:* ]] || (( connections <= TLS_WARM_CONNECTIONS )) || connections="$TLS_WARM_CONNECTIONS"
-  local cmd=("${wrk_base[@]}" -c"$connections" -d"${3}s" --timeout "${f[6]}")
-  [[ -z "${f[4]}" ]] || cmd+=(-s "$LIB/${f[4]}")
-  cmd+=("$2${f[2]}")
-  # shellcheck disable=SC2206  # script arguments are words
-  [[ -z "${f[5]}" ]] || cmd+=(-- ${f[5]})
+  wrk_script "$1" "$3" "$connections"
+  local cmd=("${wrk_base[@]}" -c"$connections" -d"${3}s" --timeout "${f[6]}" "${wrk_script_opts[@]}" "$2${f[2]}" "${wrk_script_args[@]}")
   run_child "${cmd[@]}" >"$tmp" 2>&1 || true
   cat "$tmp" >>"$4"
-  # "  123456 requests in 1.00s, 15.2MB read" and "Requests/sec:  123456.78"
+  # "  123456 requests in 1.00s, 15.2MB read" and "Requests/sec:  123456.78", or a waiting scenario's fixed
+  # window (bench-window.lua): "window: G good, O other answers in S s"
   read -r win_req win_rps win_secs < <(awk '/ requests in / { n = $1; s = $4; sub(/s,?$/, "", s) } /^Requests\/sec:/ { r = $2 }
-    END { printf "%s %s %s\n", (n == "" ? 0 : n), (r == "" ? 0 : r), (s == "" ? 0 : s) }' "$tmp")
+    /^window: / { wn = $2; ws = $(NF - 1) }
+    END { if (ws > 0) { n = wn; s = ws; r = wn / ws }
+          printf "%s %s %s\n", (n == "" ? 0 : n), (r == "" ? 0 : r), (s == "" ? 0 : s) }' "$tmp")
+}
+
+# The wrk script of scenario $1 (a line of the table) for a run of $2 seconds at $3 connections: sets
+# wrk_script_opts (before the URL) and wrk_script_args (after it). The scenario's own script and words; or,
+# for a waiting HTTP/1.1 scenario with none (a wait, closed loop), bench-window.lua: the connections'
+# first requests spread over one wait and the goodput counted in a fixed window (see that file), so
+# the count does not move in whole waves of answers ended together.
+wrk_script_opts=() wrk_script_args=()
+wrk_script() {
+  local f
+  IFS='|' read -r -a f <<<"$1"
+  wrk_script_opts=() wrk_script_args=()
+  if [[ -n "${f[4]}" ]]; then
+    wrk_script_opts=(-s "$LIB/${f[4]}")
+    # shellcheck disable=SC2206  # script arguments are words
+    [[ -z "${f[5]}" ]] || wrk_script_args=(-- ${f[5]})
+  elif [[ -n "${f[10]:-}" && "${f[10]}" != 0 && -z "${f[11]:-}" && -z "${f[12]:-}" ]]; then
+    wrk_script_opts=(-s "$LIB/bench-window.lua")
+    wrk_script_args=(-- "${f[10]}" "$2" "$3" "$WRK_THREADS")
+  fi
 }
 
 # The h2load command of scenario $1 (a line of the table) against base URL $2 for $3 seconds after
@@ -1765,12 +1787,8 @@ measure_phase() {
       cmd=("${client_cmd[@]}" "$LIB/open-load.sh" --url "$url" --rate "$rate" --duration "$duration"
         --connections "${f[3]}" --timeout "${f[6]%s}" --out "$raw")
     else
-      cmd=("${wrk_base[@]}" -c"${f[3]}" -d"${duration}s" --timeout "${f[6]}")
-      [[ -z "${f[4]}" ]] || cmd+=(-s "$LIB/${f[4]}")
-      cmd+=("$url")
-      # Script arguments are words ("16 /plaintext"); splitting them is the point.
-      # shellcheck disable=SC2206
-      [[ -z "${f[5]}" ]] || cmd+=(-- ${f[5]})
+      wrk_script "$sc" "$duration" "${f[3]}"
+      cmd=("${wrk_base[@]}" -c"${f[3]}" -d"${duration}s" --timeout "${f[6]}" "${wrk_script_opts[@]}" "$url" "${wrk_script_args[@]}")
     fi
     started="${EPOCHREALTIME/./}"   # microseconds
     rc=0

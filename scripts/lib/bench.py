@@ -85,8 +85,10 @@ NOISY_RULE = f"rounds spread over {NOISY_SPREAD:.0%} of the median"
 COARSE_TICKS = 100
 # A cell whose round 1 has the lowest req/s of its rounds (a rising trend: perhaps still warming).
 ROUND1_MARK = "↗"
-# A waiting cell whose window share of the bound and Little's-law share disagree by more than its resolution.
+# A waiting cell whose window share of the bound and Little's-law share disagree by more than its resolution
+# or AGREE_WITHIN, whichever is larger.
 DISAGREE_MARK = "≠"
+AGREE_WITHIN = 0.01
 
 
 class CheckFailed(Exception):
@@ -478,6 +480,11 @@ class WrkResult:
     errored: int = 0  # h2load: the failed streams that got no HTTP answer (reset, connection lost), part of failed
     good: int | None = None  # h2load: requests answered 2xx/3xx ("succeeded"); None: requests less non2xx
     counted: int | None = None  # the requests the tool's req/s counts (h2load: done less errored); None: requests
+    # a fixed window inside the run (bench-window.lua for wrk, h2load's --log-file for h2load): its 2xx/3xx
+    # answers, its other answers and its length; None where the run had none
+    window_good: int | None = None
+    window_other: int | None = None
+    window_seconds: float | None = None
 
     @property
     def socket_errors(self) -> int:
@@ -495,8 +502,11 @@ class WrkResult:
 
     @property
     def good_rps(self) -> float | None:
-        """Goodput: 2xx/3xx answers per second of the tool's window, = good requests ÷ the window; the tool's own
-        req/s (which counts every answer) scaled by good ÷ the requests it counted."""
+        """Goodput: 2xx/3xx answers per second. With a fixed window inside the run, its 2xx/3xx answers ÷ its
+        length; otherwise over the tool's whole run, = good requests ÷ the run: the tool's own req/s (which counts
+        every answer) scaled by good ÷ the requests it counted."""
+        if self.window_seconds:
+            return self.window_good / self.window_seconds
         if self.rps is None:
             return None
         base = self.counted if self.counted is not None else self.requests
@@ -537,6 +547,7 @@ def parse_wrk(text: str) -> WrkResult:
     m = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
     if m:
         r.non2xx = int(m.group(1))
+    _parse_window(text, r)
     m = re.search(rf"^Requests/sec:\s+{_NUM}([kKmMgG]?)\s*$", text, re.M)
     if m:
         r.rps = float(m.group(1)) * _SUFFIX[m.group(2)]
@@ -545,6 +556,17 @@ def parse_wrk(text: str) -> WrkResult:
 
 H2LOAD_PERCENTILES = (50.0, 75.0, 90.0, 99.0, 99.9, 100.0)
 H2LOAD_LATENCY_LINE = "latency percentiles from h2load's --log-file"
+
+
+WINDOW_LINE = "window:"
+
+
+def _parse_window(text: str, r: WrkResult) -> None:
+    """The fixed window's line ("window: G good, O other answers in S s"), from bench-window.lua's done() or the
+    benchmark script's h2load log reading."""
+    m = re.search(rf"^{WINDOW_LINE} (\d+) good, (\d+) other answers in {_NUM} s\s*$", text, re.M)
+    if m:
+        r.window_good, r.window_other, r.window_seconds = int(m.group(1)), int(m.group(2)), float(m.group(3))
 
 
 def parse_h2load(text: str) -> WrkResult:
@@ -628,7 +650,7 @@ def cmd_parse(args) -> int:
     def f(x):
         return "-" if x is None else f"{x:.3f}"
 
-    print("\t".join([f"{r.rps:,.0f}", f(r.latency_avg_ms), f(r.latency_p99_ms), str(r.socket_errors),
+    print("\t".join([f"{r.good_rps:,.0f}", f(r.latency_avg_ms), f(r.latency_p99_ms), str(r.socket_errors),
                      str(r.non2xx), str(r.requests if r.requests is not None else "-")]))
     return 0
 
@@ -1233,20 +1255,28 @@ class Report:
                           for _, r, _ in cell.rounds if r.latency_avg_ms and r.requests])
 
     def bound_resolution(self, cell: Cell) -> float | None:
-        """The resolution of a waiting cell's "% of bound": one wait's worth of requests (those in flight) as a
-        share of the cell's good requests (the median of the rounds), the step in which the window's count moves."""
+        """The resolution of a waiting cell's "% of bound", as a share of the cell's good requests (the median of
+        the rounds). Counted over the whole run: one wait's worth of requests (those in flight), the step in which
+        the count moves when the requests in flight end their waits together. Counted in a fixed window with the
+        starts spread over one wait (bench-window.lua): the requests that started in one millisecond of the spread
+        (wrk's timer step), which may end together at the window's edge."""
         sc = self.scenario_by_name.get(cell.scenario)
         if sc is None or upper_bound(sc) is None or cell.open:
             return None
+        windowed = [r for _, r, _ in cell.rounds if r.window_seconds]
+        if windowed:
+            good = median_of([r.window_good for r in windowed])
+            return max(1.0, in_flight(sc) / int(sc["wait_ms"])) / good if good else None
         good = median_of([r.good_requests for _, r, _ in cell.rounds])
         return in_flight(sc) / good if good else None
 
     def bound_disagrees(self, cell: Cell) -> bool:
-        """Whether the window's req/s and Little's-law goodput differ by more than the resolution (of the window's)."""
+        """Whether the window's req/s and Little's-law goodput differ by more than the resolution or AGREE_WITHIN
+        (of the window's), whichever is larger."""
         window, little, resolution = cell.rps, self.little_rps(cell), self.bound_resolution(cell)
         if not window or little is None or resolution is None:
             return False
-        return abs(window - little) > resolution * window
+        return abs(window - little) > max(resolution, AGREE_WITHIN) * window
 
     # -- the per-round trend --
 
@@ -1769,25 +1799,37 @@ class Report:
         cells = [c for c in self.ranked(sc["name"]) if c.rps is not None]
         if not cells:
             return []
-        lines = ["Share of the upper bound, two ways: % of bound = the good requests wrk or h2load completed in its "
-                 "window ÷ its duration ÷ the bound; Little's law = the requests in flight (connections, or streams "
-                 "on h2) ÷ the mean latency, times the share answered 2xx/3xx, ÷ the bound. Resolution = one wait's "
-                 "worth of requests (those in flight) as a share of the cell's requests: the requests in flight end "
-                 "their waits together, so the window's count moves in steps of that size (a 2 s cell of 100 ms waits "
-                 "at 1,000 connections completes 19,000 or 20,000: 5.3%). "
-                 f"{DISAGREE_MARK} = the two differ by more than the resolution: the window's figure is an artefact of "
-                 "where the window ended, or fewer requests were in flight at the server than the generator holds open "
-                 "(a server that leaves connections unserved: Little's law then overstates it).", "",
+        windowed = any(r.window_seconds for c in cells for _, r, _ in c.rounds)
+        how = ("the 2xx/3xx answers completed inside a fixed window of the run (from two waits after the start "
+               "to 100 ms before the end; every connection's first request held back by its share of one wait, so "
+               "the connections do not end their waits together: bench-window.lua) ÷ the window's length ÷ the "
+               "bound" if windowed else
+               "the good requests wrk or h2load completed in its window ÷ its duration ÷ the bound")
+        resolution_text = ("Resolution = the requests that started in one millisecond of that spread (wrk's timer "
+                           "step: connections ÷ the wait in ms) as a share of the window's count; they may end "
+                           "together at the window's edge. " if windowed else
+                           "Resolution = one wait's worth of requests (those in flight) as a share of the cell's "
+                           "requests: the requests in flight end their waits together, so the window's count moves "
+                           "in steps of that size (a 2 s cell of 100 ms waits at 1,000 connections completes 19,000 "
+                           "or 20,000: 5.3%). ")
+        lines = [f"Share of the upper bound, two ways: % of bound = {how}; Little's law = the requests in flight "
+                 "(connections, or streams on h2) ÷ the mean latency, times the share answered 2xx/3xx, ÷ the bound. "
+                 + resolution_text +
+                 f"{DISAGREE_MARK} = the two differ by more than the resolution or {AGREE_WITHIN:.0%}, whichever is "
+                 "larger: the window's figure is an artefact of where the window ended, or the latency was not the "
+                 "same inside the window as over the run, or fewer requests were in flight at the server than the "
+                 "generator holds open (a server that leaves connections unserved: Little's law then overstates "
+                 "it).", "",
                  "| server | req/s | % of bound | Little's law req/s | % of bound | resolution | |",
                  "|---|---:|---:|---:|---:|---:|---|"]
         for c in cells:
             little, resolution = self.little_rps(c), self.bound_resolution(c)
             lines.append(f"| {c.server}{self.steady_mark(c)} | {fmt_int(c.rps)} | {100 * c.rps / bound:.1f}% "
                          f"| {fmt_int(little)} | {'' if little is None else f'{100 * little / bound:.1f}%'} "
-                         f"| {'' if resolution is None else f'{100 * resolution:.1f}%'} "
+                         f"| {'' if resolution is None else f'{100 * resolution:.2f}%' if resolution < 0.01 else f'{100 * resolution:.1f}%'} "
                          f"| {DISAGREE_MARK if self.bound_disagrees(c) else ''} |")
         judged = [c for c in cells if self.little_rps(c) is not None and self.bound_resolution(c) is not None]
-        lines += ["", f"Window and Little's law agree within the resolution in "
+        lines += ["", f"Window and Little's law agree within the resolution or {AGREE_WITHIN:.0%} in "
                       f"{sum(not self.bound_disagrees(c) for c in judged)} of {len(judged)} rows.", ""]
         wait_s = int(sc["wait_ms"]) / 1000
         if sc.get("blocking") == "1" and not any(p in sc["path"] for p in ("/delay/", "/remote/", "/remote-tls/", "/remote-h2/")):
@@ -2094,7 +2136,10 @@ between scenarios (`--full` and `--scenarios` still run them). The `--full` scen
 10 KB, 100 KB and 500 KB bodies, `/blocking/100`, `/delay/100`, `/remote/100` and
 `/remote-blocking/100` at 1,000 connections (the remote routes call `/delay/100` on a downstream
 MultiLoopServer the script starts once per run; each of these waiting scenarios is printed beside
-its upper bound, 1,000 connections ÷ 0.1 s = 10,000 req/s), a 1 MiB download, and plaintext over HTTPS at 256 connections (`plaintext-tls-c256`: a second start of
+its upper bound, 1,000 connections ÷ 0.1 s = 10,000 req/s; wrk drives them with `scripts/lib/bench-window.lua`,
+which spreads the connections' first requests over one wait and counts the 2xx/3xx answers of a fixed
+window inside the run, so the count does not move in whole waves of answers, and Little's law is printed
+beside it), a 1 MiB download, and plaintext over HTTPS at 256 connections (`plaintext-tls-c256`: a second start of
 each server with an EC P-256 key made per run; the negotiated protocol and cipher suite are in
 `environment.md`). It samples the server
 process's CPU time around each scenario, so every row also says how many requests one server
@@ -2196,9 +2241,25 @@ def steady_sentence(report: Report) -> str:
             + ", ".join(unsteady) + " (warm-up per start in its summary.md).")
 
 
+def written_sections(path: Path) -> str:
+    """The sections of an existing results/README.md between the generated headline (its "## Latest ..." section)
+    and the generated "## All runs": what a person wrote about other runs, kept when the file is rewritten."""
+    if not path.exists():
+        return ""
+    text = path.read_text(encoding="utf-8")
+    start = text.find("\n## Latest ")
+    end = text.find("\n## All runs")
+    after = text.find("\n## ", start + 1) if start >= 0 else -1
+    if start < 0 or end < 0 or after < 0 or after >= end:
+        return ""
+    return text[after + 1:end].rstrip("\n") + "\n"
+
+
 def write_readme(path: Path, report: Report | None) -> None:
     """results/README.md: how runs are made, the headline of the latest steady-state default run (median,
-    min–max, steady and correctness marks, one chart), and an index of every run under results/."""
+    min–max, steady and correctness marks, one chart), the sections a person wrote after it (kept from the file
+    as it was), and an index of every run under results/."""
+    kept = written_sections(path)
     text = README_INTRO
     report = headline_run(path.parent, report)
     if report is None:
@@ -2216,6 +2277,8 @@ def write_readme(path: Path, report: Report | None) -> None:
         shown = next((n for n in HEADLINE_SCENARIOS if n in names), names[0] if names else None)
         if shown:
             text += f"\n![{shown}: req/s and requests per server CPU-second]({rel}/charts/{shown}.svg)\n"
+    if kept:
+        text += "\n" + kept
     rows = run_rows(path.parent)
     text += "\n## All runs\n\n"
     if rows:

@@ -468,6 +468,26 @@ class ReadmeTest(TempDirTest):
         self.assertIn("## All runs", text)
         self.assertIn("[2026-12-01T00-00-00Z](2026-12-01T00-00-00Z/summary.md)", text)
 
+    def test_a_rewrite_keeps_the_sections_written_between_the_headline_and_the_index(self):
+        results = self.root / "results"
+        run = synthetic_run(self.root, 3, {"A": [(wrk_text(100_000, 400_000), 400)] * 3}, starts=STARTS)
+        results.mkdir()
+        run = run.rename(results / "2026-12-01T00-00-00Z")
+        readme = results / "README.md"
+        readme.write_text("# Benchmark results\n\nold intro\n\n## Latest default run: [old](old/)\n\n| old | 1 |\n\n"
+                          "## HTTP/2 run: [x](x/)\n\nWritten by hand: 9,955 req/s.\n\n### Its detail\n\nmore\n\n"
+                          "## All runs\n\n| old index |\n", encoding="utf-8")
+        bench.write_readme(readme, bench.Report(run))
+        text = readme.read_text(encoding="utf-8")
+        self.assertNotIn("old intro", text)
+        self.assertNotIn("| old | 1 |", text)
+        self.assertNotIn("| old index |", text)
+        self.assertEqual(text.count("## HTTP/2 run: [x](x/)\n\nWritten by hand: 9,955 req/s.\n\n### Its detail\n\nmore\n"), 1)
+        self.assertLess(text.index("## Latest default run: [synthetic]"), text.index("## HTTP/2 run"))
+        self.assertLess(text.index("### Its detail"), text.index("## All runs"))
+        bench.write_readme(readme, bench.Report(run))
+        self.assertEqual(readme.read_text(encoding="utf-8"), text)  # a second rewrite changes nothing
+
     def test_the_headline_is_the_latest_checked_default_run_not_a_newer_unchecked_one(self):
         results = self.root / "results"
         results.mkdir()
@@ -983,7 +1003,7 @@ class WaitingBoundTest(TempDirTest):
         md = report.markdown(1, "")
         self.assertEqual(table_rows(md, "Window")[-1], ["Window", "9,268", "92.7%", "9,852", "98.5%", "5.3%", "≠"])
         self.assertEqual(table_rows(md, "Fair")[-1], ["Fair", "9,901", "99.0%", "9,901", "99.0%", "5.0%", ""])
-        self.assertIn("Window and Little's law agree within the resolution in 1 of 2 rows.", md)
+        self.assertIn("Window and Little's law agree within the resolution or 1% in 1 of 2 rows.", md)
         self.assertIn("(a 2 s cell of 100 ms waits at 1,000 connections completes 19,000 or 20,000: 5.3%)", md)
         rows = csv_rows(report)
         self.assertEqual((rows["Window"]["little_req_per_s"], rows["Window"]["bound_resolution"],
@@ -1004,6 +1024,30 @@ class WaitingBoundTest(TempDirTest):
         self.assertAlmostEqual(report.little_rps(cell), 1000 / 0.10045)
         self.assertAlmostEqual(report.bound_resolution(cell), 1000 / 20_000)
         self.assertFalse(report.bound_disagrees(cell))  # 10,000 against 9,955: 0.45%, within 5%
+
+    def test_a_fixed_window_with_spread_starts_is_the_goodput_and_states_its_resolution(self):
+        # bench-window.lua: 16,900 good answers in its 1.7 s window = 9,941 req/s (99.4%), where wrk's whole run
+        # counted 19,000 in 2.04 s (93.1%); Little: 1,000 / 0.1006 s = 9,940: within 1%. Resolution: the 10
+        # connections started in one millisecond of the spread (1,000 / 100 ms) of 16,900 = 0.06%.
+        # Late: the window's 15,000 in 1.7 s (8,824) against Little's 9,940: 11% apart, more than 1% (≠).
+        window = "window: 16900 good, 0 other answers in 1.700 s\n"
+        late = "window: 15000 good, 25 other answers in 1.700 s\n"
+        run = synthetic_run(self.root, 1, {
+            "Spread": [(wrk_text(19_000 / 2.04, 19_000, avg_ms=100.6, seconds=2.04) + window, 100)],
+            "Late": [(wrk_text(19_000 / 2.04, 19_000, avg_ms=100.6, seconds=2.04) + late, 100)]},
+            scenario="delay100-c1000", scenario_fields=self.WAITING)
+        report = bench.Report(run)
+        spread, late_cell = report.cells[("Spread", "delay100-c1000")], report.cells[("Late", "delay100-c1000")]
+        r = spread.rounds[0][1]
+        self.assertEqual((r.window_good, r.window_other, r.window_seconds), (16_900, 0, 1.7))
+        self.assertAlmostEqual(spread.rps, 16_900 / 1.7)
+        self.assertAlmostEqual(report.bound_resolution(spread), 10 / 16_900)
+        self.assertFalse(report.bound_disagrees(spread))
+        self.assertTrue(report.bound_disagrees(late_cell))
+        md = report.markdown(1, "")
+        self.assertEqual(table_rows(md, "Spread")[-1], ["Spread", "9,941", "99.4%", "9,940", "99.4%", "0.06%", ""])
+        self.assertIn("bench-window.lua", md)
+        self.assertIn("Window and Little's law agree within the resolution or 1% in 1 of 2 rows.", md)
 
     def test_a_scenario_that_does_not_wait_has_no_little_figure(self):
         report = bench.Report(synthetic_run(self.root, 1, {"A": [(wrk_text(2_000, 8_000), 100)]}))
