@@ -2286,9 +2286,12 @@ def write_readme(path: Path, report: Report | None) -> None:
                  "|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
     else:
         text += "None yet.\n"
-    others = [(d, what) for d, what in OTHER_RESULTS if (path.parent / d).is_dir()]
+    others = [(f"{d}/", what) for d, what in OTHER_RESULTS if (path.parent / d).is_dir()]
+    if (path.parent / "archived.md").is_file():
+        others.append(("archived.md", "runs superseded by later ones, kept in git history and restored by "
+                                      "`scripts/lib/archived.py restore` (the pages above still cite them)"))
     if others:
-        text += "\nElsewhere under results/:\n\n" + "\n".join(f"- [{d}/]({d}/): {what}" for d, what in others) + "\n"
+        text += "\nElsewhere under results/:\n\n" + "\n".join(f"- [{d}]({d}): {what}" for d, what in others) + "\n"
     path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
 
 

@@ -37,6 +37,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import archived  # noqa: E402
 import bench  # noqa: E402
 import raw_archive  # noqa: E402
 import ws_bench  # noqa: E402
@@ -237,7 +238,15 @@ def _raw_dir(run: Path, scratch: Path) -> Path:
     return copy / raw_archive.RAW
 
 
-def open_run(run: Path, scratch: Path):
+def open_run(run: Path, scratch: Path, root: Path | None = None):
+    """The run's reader; a run that left the tree for git history (results/archived.md) restored into scratch."""
+    if not run.is_dir() and root is not None:
+        rel = run.relative_to(root).as_posix()
+        if archived.archived_entry(rel, root):
+            try:
+                run = archived.restore(rel, scratch / "archived", root)
+            except archived.ArchiveError as e:
+                raise ClaimError(str(e)) from None
     if not run.is_dir():
         raise ClaimError(f"run directory {run} missing")
     if not (run / raw_archive.ARCHIVE).is_file() and not (run / raw_archive.RAW).is_dir():
@@ -385,7 +394,7 @@ def check(claims: list[Claim], root: Path, overrides: dict | None = None, verbos
                     sub = scratch / f"run{len(runs)}"
                     sub.mkdir()
                     try:
-                        runs[claim.run] = open_run(root / claim.run, sub)
+                        runs[claim.run] = open_run(root / claim.run, sub, root)
                     except ClaimError as e:
                         runs[claim.run] = e
                 run = runs[claim.run]
