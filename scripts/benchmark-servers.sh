@@ -1360,6 +1360,48 @@ warm_window() {
           printf "%s %s %s\n", (n == "" ? 0 : n), (r == "" ? 0 : r), (s == "" ? 0 : s) }' "$tmp")
 }
 
+# A waiting HTTP/1.1 scenario's warm-up windows come from one wrk run with bench-window.lua for the
+# whole scenario (its connections kept, not opened anew each second): a wrk per window closes its
+# connections at the end of each, and a server that queues blocking work (a worker pool) keeps
+# working through the requests of connections nobody awaits, so its next windows answer nothing.
+# cont_start scenario base log: starts it (in the background: child_pid, so the trap stops it);
+# cont_window: sleeps until the next whole second of it has ended (and 0.3 s, for the answers of its
+# last moment to be written) and sets win_req/win_rps/win_secs from the answers of that second;
+# cont_stop: stops it (SIGINT: wrk prints its summary into the log).
+cont_prefix="" cont_next=0 cont_log=""
+cont_start() {
+  local f connections
+  IFS='|' read -r -a f <<<"$1"
+  connections="${f[3]}"
+  [[ "$2" != https:* ]] || (( connections <= TLS_WARM_CONNECTIONS )) || connections="$TLS_WARM_CONNECTIONS"
+  cont_prefix="$snapshot/bins-${f[0]}" cont_log="$3"
+  rm -f "$cont_prefix"-*.tsv
+  # longer than any warm-up of one scenario can be (its start's pool, or 4 caps + 10 s past it)
+  local seconds=$(( (n_sc + 4) * warmup_cap + 20 ))
+  [[ "$warmup_mode" != fixed ]] || seconds=$(( warmup + 5 ))
+  wrk_script "$1" "$seconds" "$connections"
+  "${wrk_base[@]}" -c"$connections" -d"${seconds}s" --timeout "${f[6]}" "${wrk_script_opts[@]}" "$2${f[2]}" \
+    "${wrk_script_args[@]}" "$cont_prefix" >"$snapshot/cont.txt" 2>&1 &
+  child_pid=$!
+  cont_next=$(( ${EPOCHREALTIME%.*} + 1 ))
+}
+cont_window() {
+  local now_us="${EPOCHREALTIME/./}" until_us=$(( (cont_next + 1) * 1000000 + 300000 ))
+  (( until_us <= now_us )) || sleep "$(awk -v d=$(( until_us - now_us )) 'BEGIN { printf "%.3f", d / 1e6 }')"
+  win_req="$(cat "$cont_prefix"-*.tsv 2>/dev/null | awk -v s="$cont_next" '$1 == s { g += $2 } END { print g + 0 }')"
+  win_rps="$win_req" win_secs=1
+  cont_next=$(( cont_next + 1 ))
+}
+cont_stop() {
+  [[ -n "$child_pid" ]] || return 0
+  kill -INT "$child_pid" 2>/dev/null || true
+  wait "$child_pid" 2>/dev/null || true
+  child_pid=""
+  cat "$snapshot/cont.txt" >>"$cont_log"
+  rm -f "$cont_prefix"-*.tsv "$snapshot/cont.txt"
+  cont_prefix=""
+}
+
 # The wrk script of scenario $1 (a line of the table) for a run of $2 seconds at $3 connections: sets
 # wrk_script_opts (before the URL) and wrk_script_args (after it). The scenario's own script and words; or,
 # for a waiting HTTP/1.1 scenario with none (a wait, closed loop), bench-window.lua: the connections'
@@ -1488,7 +1530,13 @@ warm_up() {
     local sc="${list[$idx]}" sc_name="${list[$idx]%%|*}" n=0 verdict="" one_steady=0 one_reason="" c_now
     local p0="${EPOCHREALTIME/./}" later=$(( n_sc - idx - 1 ))
     local -a rates=() compiled=("$(jstat_compiled "$jfile")")
+    local cont=0
     win_req=1
+    wrk_script "$sc" 1 1
+    if [[ "${wrk_script_opts[1]:-}" == */bench-window.lua ]]; then
+      cont=1
+      cont_start "$sc" "$base" "$log"
+    fi
     while :; do
       if [[ "$warmup_mode" == fixed ]]; then
         (( n < warmup )) || break
@@ -1500,7 +1548,7 @@ warm_up() {
           (( win_req == 0 && sc_us < (4 * warmup_cap + 10) * 1000000 )) || break
         fi
       fi
-      warm_window "$sc" "$base" 1 "$log"
+      if (( cont )); then cont_window; else warm_window "$sc" "$base" 1 "$log"; fi
       n=$(( n + 1 ))
       c_now="$(jstat_compiled "$jfile")"
       rates+=("$win_rps")
@@ -1518,6 +1566,7 @@ warm_up() {
         fi
       fi
     done
+    (( ! cont )) || cont_stop
     if [[ -n "$pid" && -z "${compiled[n]:-}" ]]; then verdict="${verdict/JIT not sampled/JIT not sampled (jstat printed nothing)}"; fi
     [[ -n "$pid" ]] || verdict="${verdict/JIT not sampled/JIT not sampled (--target: no server process here)}"
     if ! server_alive; then
