@@ -1851,7 +1851,8 @@ measure_phase() {
       child_pid=""
       ns1="$(cpu_ns_sample "$server_pid")" cpu1="$(cpu_ticks "$server_pid")"
       # h2load prints no percentiles: they come from its per-request log, appended to its output
-      "$SPINDLE_PYTHON" "$BENCH_PY" h2load-latency "$h2log" >>"$raw" 2>&1 || true
+      # a waiting scenario: also its fixed window (bench.py h2load_window_line)
+      "$SPINDLE_PYTHON" "$BENCH_PY" h2load-latency "$h2log" $([[ -z "${f[10]:-}" || "${f[10]}" == 0 ]] || echo --window) >>"$raw" 2>&1 || true
       rm -f "$h2log"
     else
       cpu0="$(cpu_ticks "$server_pid")" ns0="$(cpu_ns_sample "$server_pid")"

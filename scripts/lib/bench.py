@@ -15,7 +15,8 @@ charts (scripts/lib/charts.py: matplotlib, imported only by `report`).
                                            GET /remote-tls/100, GET /remote-h2/100) passes and
                                            prints "absent  POST /multipart": its scenarios are n/a
   bench.py parse OUTPUT                    one wrk or h2load output -> "rps avg_ms p99_ms errors non2xx requests"
-  bench.py h2load-latency LOG              h2load's --log-file -> the percentile line appended to its output
+  bench.py h2load-latency LOG [--window]   h2load's --log-file -> the percentile line appended to its output
+                                           (--window: and a waiting scenario's fixed-window line)
   bench.py report RUN_DIR [--strict] [--readme PATH] [--out DIR]
                                            summary.csv, summary.md, charts/*.svg (exit 1 on failures)
   bench.py readme PATH                     the results/README.md placeholder (no run yet)
@@ -595,6 +596,7 @@ def parse_h2load(text: str) -> WrkResult:
     m = re.search(rf"^time for request:\s+{_NUM}(us|ms|s)\s+{_NUM}(us|ms|s)\s+{_NUM}(us|ms|s)", text, re.M)
     if m and r.requests:
         r.latency_avg_ms = _ms(m.group(5), m.group(6))
+    _parse_window(text, r)
     m = re.search(rf"^{H2LOAD_LATENCY_LINE} \((\d+) requests\): (.*)$", text, re.M)
     if m:
         for p, v in re.findall(rf"p([\d.]+) {_NUM}ms", m.group(2)):
@@ -632,12 +634,50 @@ def h2load_latency_line(log: Path) -> str:
     return f"{H2LOAD_LATENCY_LINE} ({n} requests): {' '.join(picks)}"
 
 
+def h2load_window_line(log: Path) -> str | None:
+    """A fixed window inside h2load's timed window, from its per-request log, as the "window:" line parse_h2load
+    reads: the streams of a connection start together and stay in step, so a count of the requests that ended in
+    the timed window moves in whole waves of them. The window runs from the first logged end plus the longest
+    request to the last logged end less it (each at most a quarter of the span), so that every request that
+    overlaps it ended inside the timed window and was logged; a request that straddles an edge counts by the
+    share of its time inside. None when the log has too little to hold such a window."""
+    requests = []  # (start µs, end µs, answered 2xx/3xx)
+    with log.open(encoding="utf-8", errors="replace") as f:
+        for line in f:
+            parts = line.split("\t")
+            if len(parts) >= 3 and parts[0].strip().isdigit() and parts[2].strip().isdigit():
+                start, status = int(parts[0]), parts[1].strip()
+                requests.append((start, start + int(parts[2]), status.isdigit() and 200 <= int(status) < 400))
+    if len(requests) < 2:
+        return None
+    first, last = min(e for _, e, _ in requests), max(e for _, e, _ in requests)
+    margin = min(max(e - s for s, e, _ in requests), (last - first) // 4)
+    a, b = first + margin, last - margin
+    if b <= a:
+        return None
+    good = other = 0.0
+    for s, e, ok in requests:
+        inside = min(e, b) - max(s, a)
+        share = inside / (e - s) if e > s else float(a <= s <= b)
+        if inside < 0 or share <= 0:
+            continue
+        if ok:
+            good += share
+        else:
+            other += share
+    return f"{WINDOW_LINE} {round(good)} good, {round(other)} other answers in {(b - a) / 1e6:.6f} s"
+
+
 def cmd_h2load_latency(args) -> int:
     path = Path(args.file)
     if not path.exists():
         print(f"{H2LOAD_LATENCY_LINE} (0 requests): no log file")
         return 0
     print(h2load_latency_line(path))
+    if args.window:
+        line = h2load_window_line(path)
+        if line:
+            print(line)
     return 0
 
 
@@ -1266,7 +1306,9 @@ class Report:
         windowed = [r for _, r, _ in cell.rounds if r.window_seconds]
         if windowed:
             good = median_of([r.window_good for r in windowed])
-            return max(1.0, in_flight(sc) / int(sc["wait_ms"])) / good if good else None
+            # h2load's window counts shares of requests: its step is one request
+            step = 1.0 if (sc.get("streams") or "").isdigit() else max(1.0, in_flight(sc) / int(sc["wait_ms"]))
+            return step / good if good else None
         good = median_of([r.good_requests for _, r, _ in cell.rounds])
         return in_flight(sc) / good if good else None
 
@@ -1800,14 +1842,16 @@ class Report:
         if not cells:
             return []
         windowed = any(r.window_seconds for c in cells for _, r, _ in c.rounds)
-        how = ("the 2xx/3xx answers completed inside a fixed window of the run (from two waits after the start "
-               "to 100 ms before the end; every connection's first request held back by its share of one wait, so "
-               "the connections do not end their waits together: bench-window.lua) ÷ the window's length ÷ the "
-               "bound" if windowed else
+        how = ("the 2xx/3xx answers completed inside a fixed window of the run ÷ the window's length ÷ the bound "
+               "(wrk: from two waits after the start to 100 ms before the end, every connection's first request "
+               "held back by its share of one wait, so the connections do not end their waits together: "
+               "bench-window.lua; h2load, whose streams start together: from its per-request log, a window one "
+               "longest request inside its timed window, a request that straddles an edge counted by the share "
+               "of its time inside)" if windowed else
                "the good requests wrk or h2load completed in its window ÷ its duration ÷ the bound")
-        resolution_text = ("Resolution = the requests that started in one millisecond of that spread (wrk's timer "
-                           "step: connections ÷ the wait in ms) as a share of the window's count; they may end "
-                           "together at the window's edge. " if windowed else
+        resolution_text = ("Resolution = for wrk, the requests that started in one millisecond of that spread "
+                           "(wrk's timer step: connections ÷ the wait in ms) as a share of the window's count, as "
+                           "they may end together at the window's edge; for h2load, one request of it. " if windowed else
                            "Resolution = one wait's worth of requests (those in flight) as a share of the cell's "
                            "requests: the requests in flight end their waits together, so the window's count moves "
                            "in steps of that size (a 2 s cell of 100 ms waits at 1,000 connections completes 19,000 "
@@ -2485,6 +2529,8 @@ def main(argv: list[str]) -> int:
     p.set_defaults(fn=cmd_parse)
     p = sub.add_parser("h2load-latency", help="percentiles of h2load's --log-file, as the line parse reads")
     p.add_argument("file")
+    p.add_argument("--window", action="store_true",
+                   help="also the fixed window's line of a waiting scenario (h2load_window_line)")
     p.set_defaults(fn=cmd_h2load_latency)
     p = sub.add_parser("report", help="write summary.csv, summary.md and charts for a run directory")
     p.add_argument("run_dir")

@@ -228,6 +228,44 @@ class IdleRun:
                 "idle_cpu_pct": figure("idle_cpu_pct")}
 
 
+class SeedRun:
+    """A part of a reproduce-sources.sh run (results/seed/<run>/<NNN>/: section.md beside raw.tar.gz): its `ab`
+    outputs. Row = an output's path under raw/ without ".ab" (e.g. webflux-plaintext), or the stem of runs
+    <stem>-run<N>.ab (e.g. MultiLoopServer/static-timed-c8): a figure is then the median of the runs."""
+
+    AB = {"rps": r"^Requests per second:\s+([\d.]+)", "ms_mean": r"^Time per request:\s+([\d.]+) \[ms\] \(mean\)$",
+          "seconds": r"^Time taken for tests:\s+([\d.]+) seconds", "complete": r"^Complete requests:\s+(\d+)",
+          "failed": r"^Failed requests:\s+(\d+)"}
+
+    def __init__(self, run: Path, scratch: Path):
+        self.raw = _raw_dir(run, scratch)
+
+    def values(self, row: str, key: str) -> list[float]:
+        files = [self.raw / f"{row}.ab"] if (self.raw / f"{row}.ab").is_file() else \
+            sorted(self.raw.glob(f"{row}-run*.ab"))
+        if not files:
+            raise ClaimError(f"no raw/{row}.ab nor raw/{row}-run<N>.ab in the part")
+        out = []
+        for f in files:
+            m = re.search(self.AB[key], f.read_text(encoding="utf-8", errors="replace"), re.M)
+            if not m:
+                raise ClaimError(f"{f.name}: ab printed no {key}")
+            out.append(float(m.group(1)))
+        return out
+
+    def functions(self) -> dict:
+        def figure(key, pick):
+            def f(row: str, cell: str):
+                return pick(self.values(row, key))
+            return f
+        fs = {}
+        for key in self.AB:
+            fs[key] = figure(key, bench.median_of)
+            fs[key + "_min"] = figure(key, min)
+            fs[key + "_max"] = figure(key, max)
+        return fs
+
+
 def _raw_dir(run: Path, scratch: Path) -> Path:
     if (run / raw_archive.RAW).is_dir():
         return run / raw_archive.RAW
@@ -253,6 +291,8 @@ def open_run(run: Path, scratch: Path, root: Path | None = None):
         raise ClaimError(f"{run}: no {raw_archive.ARCHIVE} (nor raw/): the figure cannot be recomputed")
     if (run / "measurements.tsv").is_file():
         return MatrixRun(run, scratch)
+    if (run / "section.md").is_file():
+        return SeedRun(run, scratch)
     if (run / "summary.tsv").is_file() and (run / "servers").is_file():
         kind = (run.parent.name or "")
         return IdleRun(run, scratch) if kind.endswith("-idle") else WebSocketRun(run, scratch)

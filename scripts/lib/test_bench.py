@@ -983,6 +983,12 @@ class GoodputTest(TempDirTest):
         self.assertEqual((cell.total("non2xx"), cell.total("socket_errors")), (4_990, 10))
 
 
+def _one_line(root: Path) -> Path:
+    one = root / "one.log"
+    one.write_text("1700000000000000\t200\t100000\n", encoding="utf-8")
+    return one
+
+
 class WaitingBoundTest(TempDirTest):
     WAITING = {"connections": "1000", "wait_ms": "100", "path": "/delay/100", "blocking": "1"}
 
@@ -1048,6 +1054,26 @@ class WaitingBoundTest(TempDirTest):
         self.assertEqual(table_rows(md, "Spread")[-1], ["Spread", "9,941", "99.4%", "9,940", "99.4%", "0.06%", ""])
         self.assertIn("bench-window.lua", md)
         self.assertIn("Window and Little's law agree within the resolution or 1% in 1 of 2 rows.", md)
+
+    def test_h2load_s_log_gives_a_window_without_whole_waves(self):
+        # 1,000 streams in lockstep, every request 100.5 ms, started at 0 (in the warm-up) and logged when they end:
+        # the timed window [0.05 s, 2.05 s] holds 20 waves' ends (20,000 requests: h2load's count, 100% of the
+        # bound), where the streams did 2 s / 0.1005 s = 19.9 requests each. The window: one longest request
+        # (100.5 ms) inside the first and last logged end, its edges splitting requests by their time inside.
+        log = self.root / "h2load.log"
+        lines, epoch = [], 1_700_000_000_000_000
+        for k in range(21):
+            start = epoch + k * 100_500
+            if 50_000 <= (k + 1) * 100_500 <= 2_050_000:
+                lines += [f"{start}\t200\t100500\n"] * 1000
+        log.write_text("".join(lines), encoding="utf-8")
+        line = bench.h2load_window_line(log)
+        r = bench.WrkResult()
+        bench._parse_window(line, r)
+        self.assertAlmostEqual(r.window_seconds, (20 * 100_500 - 1 * 100_500 - 2 * 100_500) / 1e6, places=3)
+        self.assertAlmostEqual(r.good_rps, 1000 / 0.1005, delta=1)  # 9,950: the streams' own rate, no wave
+        self.assertEqual(r.window_other, 0)
+        self.assertIsNone(bench.h2load_window_line(_one_line(self.root)))  # one request holds no window
 
     def test_a_scenario_that_does_not_wait_has_no_little_figure(self):
         report = bench.Report(synthetic_run(self.root, 1, {"A": [(wrk_text(2_000, 8_000), 100)]}))

@@ -48,17 +48,17 @@ class ClaimsTest(unittest.TestCase):
     def test_a_figure_edited_in_prose_and_claim_alike_fails_on_the_recomputed_value(self) -> None:
         text = (ROOT / "README.md").read_text(encoding="utf-8")
         copy = self.dir / "README.md"
-        copy.write_text(text.replace("IoUringServer answers 131k plaintext", "IoUringServer answers 141k plaintext"),
+        copy.write_text(text.replace("IoUringServer answers 218k plaintext", "IoUringServer answers 228k plaintext"),
                         encoding="utf-8")
         claim = claim_of(self.claims, "readme-iouring-plaintext")
-        claim.quoted, claim.context = "141k", "IoUringServer answers 141k plaintext"
+        claim.quoted, claim.context = "228k", "IoUringServer answers 228k plaintext"
         failures = claims.check([claim], ROOT, {"README.md": str(copy)})
         self.assertEqual(len(failures), 1, failures)
-        self.assertIn("quoted '141k', recomputed from raw '131k'", failures[0])
+        self.assertIn("quoted '228k', recomputed from raw '218k'", failures[0])
 
     def test_a_cited_run_that_is_missing_fails(self) -> None:
         claim = claim_of(self.claims, "readme-iouring-plaintext")
-        claim.run = "results/2026-11-26T16-53-07Z"
+        claim.run = "results/2026-12-04T21-33-51Z"
         failures = claims.check([claim], ROOT)
         self.assertEqual(len(failures), 1, failures)
         self.assertIn("run directory", failures[0])
@@ -71,6 +71,18 @@ class ClaimsTest(unittest.TestCase):
         failures = claims.check([claim], self.dir)
         self.assertEqual(len(failures), 1, failures)
         self.assertIn("no raw.tar.gz", failures[0])
+
+    def test_a_source_document_part_is_read_from_its_ab_outputs(self) -> None:
+        ratio = claim_of(self.claims, "seed001-pool-vs-single-static")
+        median = claim_of(self.claims, "seed001-pool-static")
+        self.assertEqual(claims.check([ratio, median], ROOT), [])
+        run = claims.open_run(ROOT / median.run, self.dir, ROOT)
+        self.assertIsInstance(run, claims.SeedRun)
+        self.assertEqual(len(run.values("ThreadPoolServer/static-timed-c8", "rps")), 3)  # the 3 runs of 10 s
+        median.quoted = median.context = "| thread pool, static → ThreadPoolServer | about 8,000 (max average about 5 ms) | 3,017 | 22,439"
+        median.quoted = "22,439"
+        failures = claims.check([median], ROOT)
+        self.assertTrue(any("quoted '22,439', recomputed from raw '22,349'" in f for f in failures), failures)
 
     def test_a_known_mismatch_must_still_be_the_recomputed_value(self) -> None:
         claim = claim_of(self.claims, "i28c-jdk-cpu-async")
