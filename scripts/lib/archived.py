@@ -4,6 +4,7 @@
     python3 scripts/lib/archived.py archive PATH...    # PATH: results/<run> (a directory) or a file under results/
     python3 scripts/lib/archived.py restore PATH [DEST] # the archived PATH as it was, into DEST (default: its place)
     python3 scripts/lib/archived.py list
+    python3 scripts/lib/archived.py relink             # mark links to archived paths added to a page since
 
 `archive` needs PATH committed and unchanged: it records it in results/archived.md (the path, the commit that
 holds it, its size), removes it from the tree (git rm) and turns every link to it in the repository's pages
@@ -132,10 +133,26 @@ def unlink_text(page: Path, archived: list[str], root: Path) -> str:
         if fenced:
             out.append(line)
         else:
-            # code spans (`...`) are left alone: only the text between them is rewritten
-            parts = re.split(r"(`+[^`]*`+)", line)
-            out.append("".join(p if i % 2 else LINK.sub(replace, p) for i, p in enumerate(parts)))
+            # a link that begins inside a code span (`...`) is text, not a link; one whose text holds a code
+            # span ([`run`](run/)) is a link
+            spans = [m.span() for m in re.finditer(r"`+[^`]*`+", line)]
+            out.append(LINK.sub(lambda m: m.group(0) if any(a < m.start() < b for a, b in spans) else replace(m),
+                                line))
     return "".join(out)
+
+
+def relink(root: Path = ROOT) -> list[Path]:
+    """Marks every page's links into an archived path (a page edited since, or one archive missed); returns the
+    pages changed."""
+    archived = list(entries(root))
+    changed = []
+    for page in pages(root):
+        if page.is_file():
+            new = unlink_text(page, archived, root)
+            if new != page.read_text(encoding="utf-8"):
+                page.write_text(new, encoding="utf-8")
+                changed.append(page)
+    return changed
 
 
 def archive(paths: list[str], root: Path = ROOT) -> None:
@@ -155,12 +172,8 @@ def archive(paths: list[str], root: Path = ROOT) -> None:
         text += f"| `{p}` | `{commit}` | {size:,} |\n"
     index.write_text(text, encoding="utf-8")
     git("rm", "-r", "-q", "--", *paths, root=root)
-    for page in pages(root):
-        if page.is_file():
-            new = unlink_text(page, paths, root)
-            if new != page.read_text(encoding="utf-8"):
-                page.write_text(new, encoding="utf-8")
     git("add", "--", INDEX, root=root)
+    relink(root)
 
 
 def main(argv: list[str]) -> int:
@@ -172,6 +185,7 @@ def main(argv: list[str]) -> int:
     r.add_argument("path")
     r.add_argument("dest", nargs="?")
     sub.add_parser("list")
+    sub.add_parser("relink", help="mark the pages' links into archived paths")
     args = p.parse_args(argv)
     try:
         if args.cmd == "archive":
@@ -179,6 +193,9 @@ def main(argv: list[str]) -> int:
         elif args.cmd == "restore":
             dest = Path(args.dest) if args.dest else ROOT
             print(restore(args.path, dest))
+        elif args.cmd == "relink":
+            for page in relink():
+                print(page.relative_to(ROOT))
         else:
             for path, commit in entries().items():
                 print(f"{path}\t{commit}")

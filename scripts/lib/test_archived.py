@@ -29,7 +29,7 @@ class ArchivedTest(unittest.TestCase):
         (run / "raw.tar.gz").write_bytes(bytes(range(256)))
         (self.root / "results" / "README.md").write_text(
             "See [the run](2026-01-01T00-00-00Z/) and ![x](2026-01-01T00-00-00Z/charts/x.svg), "
-            "[kept](kept.md), `[code](2026-01-01T00-00-00Z/)`.\n```\n[fenced](2026-01-01T00-00-00Z/)\n```\n",
+            "[kept](kept.md), `[code](2026-01-01T00-00-00Z/)`, [`spanned`](2026-01-01T00-00-00Z/summary.md).\n```\n[fenced](2026-01-01T00-00-00Z/)\n```\n",
             encoding="utf-8")
         (self.root / "results" / "kept.md").write_text("kept\n", encoding="utf-8")
         (self.root / "docs").mkdir()
@@ -53,7 +53,7 @@ class ArchivedTest(unittest.TestCase):
                       (self.root / archived.INDEX).read_text(encoding="utf-8"))
         readme = (self.root / "results" / "README.md").read_text(encoding="utf-8")
         self.assertIn("See the run ([archived](archived.md)) and [x (chart archived)](archived.md), [kept](kept.md), "
-                      "`[code](2026-01-01T00-00-00Z/)`.", readme)
+                      "`[code](2026-01-01T00-00-00Z/)`, `spanned` ([archived](archived.md)).", readme)
         self.assertIn("[fenced](2026-01-01T00-00-00Z/)", readme)  # code blocks are left alone
         page = (self.root / "docs" / "page.md").read_text(encoding="utf-8")
         self.assertEqual(page, "summary ([archived](../results/archived.md)) and [web](https://example.org/)\n")

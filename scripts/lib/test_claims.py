@@ -117,7 +117,7 @@ class ClaimsTest(unittest.TestCase):
     def test_goodput_and_little_s_law_are_recomputed_from_raw(self) -> None:
         # the headline run's delay100-c1000: ThreadPoolServer's 5,452 non-2xx answers are out of its req/s, and the
         # event loops' window share (93%) sits under Little's law (99%), more than one wait's worth (5.3%) apart
-        run = claims.open_run(ROOT / "results/2026-11-26T16-53-06Z", self.dir)
+        run = claims.open_run(ROOT / "results/2026-11-26T16-53-06Z", self.dir, ROOT)  # archived: restored from git
         f = run.functions()
         self.assertEqual(f"{f['rps']('ThreadPoolServer', 'delay100-c1000'):,.0f}", "1,722")
         self.assertEqual(f"{f['bound_pct']('IoUringServer', 'delay100-c1000'):.1f}", "93.1")
