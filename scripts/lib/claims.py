@@ -172,7 +172,21 @@ class MatrixRun:
             "timeouts": figure(lambda c: c.total("timeout")),
             "socket_errors": figure(lambda c: sum(e[1].socket_errors for e in c.rounds)
                                     + sum(r.socket_errors for _, r in c.failed_rounds)),
+            # the run's server starts (starts.tsv): how many, how many steady; a row's warm-up seconds (its
+            # longest start's); these take no cell
+            "starts": lambda row, cell: len(self.report.starts),
+            "starts_steady": lambda row, cell: sum(r.get("steady") == "1" for r in self.report.starts.values()),
+            "warmup_s": lambda row, cell: self.warmup_s(row),
+            "trend_cells": lambda row, cell: len(self.report.trend_cells()),
+            "round1_lowest": lambda row, cell: sum(c.round1_lowest for c in self.report.trend_cells()),
         }
+
+    def warmup_s(self, row: str) -> float:
+        values = [float(r["warmup_s"]) for (server, _), r in self.report.starts.items()
+                  if server == row and r.get("warmup_s")]
+        if not values:
+            raise ClaimError(f"no start of {row} in starts.tsv")
+        return max(values)
 
 
 class WebSocketRun:
