@@ -853,17 +853,38 @@ def read_conformance(run: Path) -> dict[str, Conformance]:
     return out
 
 
-def read_warmups(run: Path) -> dict[tuple[str, str], list[tuple[float, float]]]:
-    """(server, start K) -> its warm-up windows as (t_s, req/s), from raw/<server>/warmup-start<K>.tsv."""
+def read_warmups(run: Path) -> dict[tuple[str, str], list[tuple[float, float, str]]]:
+    """(server, start K) -> its warm-up windows as (t_s, req/s, scenario), from raw/<server>/warmup-start<K>.tsv."""
     out = {}
     for path in sorted((run / "raw").glob("*/warmup-start*.tsv")):
         points = []
         for row in read_tsv(path):
             try:
-                points.append((float(row["t_s"]), float(row["req_per_s"])))
+                points.append((float(row["t_s"]), float(row["req_per_s"]), row.get("scenario") or ""))
             except (KeyError, TypeError, ValueError):
                 continue
         out[(path.parent.name, path.stem.removeprefix("warmup-start"))] = points
+    return out
+
+
+def relative_warmup(points: list[tuple[float, float, str]], k: int) -> list[tuple[float, float]]:
+    """A start's warm-up windows as (t_s, % of its scenario's level): each scenario's windows over the mean of its
+    last k (the level the steady rule compared them with), so scenarios a hundredfold apart share one axis; a
+    (t, nan) point between scenarios breaks the line. A scenario whose level is 0 (it answered nothing) is left
+    out."""
+    out: list[tuple[float, float]] = []
+    i = 0
+    while i < len(points):
+        j = i
+        while j < len(points) and points[j][2] == points[i][2]:
+            j += 1
+        last = [rps for _, rps, _ in points[max(i, j - k):j]]
+        level = sum(last) / len(last)
+        if level > 0:
+            if out:
+                out.append((points[i][0], math.nan))
+            out += [(t, 100 * rps / level) for t, rps, _ in points[i:j]]
+        i = j
     return out
 
 
@@ -1502,13 +1523,17 @@ class Report:
         if not self.warmups:
             return
         import charts
+        k = int(self.meta.get("trend_windows") or 4)
+        pct = float(self.meta.get("steady_pct") or 20)
         lines = []
         for (server, start), points in self.warmups.items():
             steady = self.starts.get((server, start), {}).get("steady") != "0"
-            lines.append(charts.WarmupLine(f"{server} start {start}", points, steady))
+            lines.append(charts.WarmupLine(f"{server} start {start}", relative_warmup(points, k), steady))
         charts.warmup_chart(self.out / "charts" / "warmup", "warm-up",
-                            "req/s of each warm-up window per server start (raw/<server>/warmup-start<K>.tsv); "
-                            "dashed: the start ended not steady (starts.tsv)", lines)
+                            "each warm-up window's req/s as a % of the mean of its scenario's last "
+                            f"{k} windows (the level the steady rule judged; the band: ±{pct:g}%), one line "
+                            "per server start, broken between its scenarios (raw/<server>/warmup-start<K>.tsv); "
+                            "dashed: the start ended not steady (starts.tsv)", lines, band=pct)
 
     def write_percentile_chart(self, sc: dict) -> None:
         """An open-model scenario: each row's latency distribution (per percentile, the median of the rounds)."""

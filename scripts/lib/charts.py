@@ -18,7 +18,7 @@ import matplotlib
 matplotlib.use("Agg")  # no display: files only
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 from matplotlib.patches import Patch  # noqa: E402
-from matplotlib.ticker import EngFormatter, FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+from matplotlib.ticker import EngFormatter, FuncFormatter, LogLocator, NullFormatter, PercentFormatter  # noqa: E402
 
 import svg_min  # noqa: E402  (beside this file)
 
@@ -147,32 +147,33 @@ def timeline_chart(stem: Path, title: str, subtitle: str, panels: list[tuple[str
 
 @dataclass
 class WarmupLine:
-    """One server start's warm-up: (seconds since it began, req/s of that window) points."""
+    """One server start's warm-up: (seconds since it began, % of its scenario's level) points; nan breaks it."""
     label: str
     points: list[tuple[float, float]]
     steady: bool
 
 
-def warmup_chart(stem: Path, title: str, subtitle: str, lines: list[WarmupLine]) -> None:
-    """Each start's warm-up windows, req/s on a log axis (the rows differ a hundredfold); a start that
-    ended not steady is dashed."""
+def warmup_chart(stem: Path, title: str, subtitle: str, lines: list[WarmupLine], band: float = 20.0) -> None:
+    """Each start's warm-up windows as a % of each scenario's level (one linear axis for scenarios and rows a
+    hundredfold apart), the steady rule's band around 100% shaded; a start that ended not steady is dashed.
+    Values are clipped to 0-200%: a cold first window far below its level still shows, at the bottom."""
     fig, ax = plt.subplots(figsize=(11, 5.5))
     fig.suptitle(title, x=0.01, ha="left", fontsize=13, fontweight="bold")
     fig.text(0.01, 1 - 0.42 / fig.get_figheight(), "\n".join(textwrap.wrap(subtitle, 170)), ha="left", va="top",
              color="#555555")
     colours = plt.get_cmap("tab20").colors
+    ax.axhspan(100 - band, 100 + band, color="#eeeeee", zorder=0)
     for i, line in enumerate(lines):
         if line.points:
             xs, ys = zip(*line.points)
-            ax.plot(xs, ys, color=colours[i % len(colours)], linewidth=1.6, marker=".",
+            ys = [y if y != y else min(max(y, 0.0), 200.0) for y in ys]  # nan (y != y) stays: a break
+            ax.plot(xs, ys, color=colours[i % len(colours)], linewidth=1.4, marker=".",
                     linestyle="-" if line.steady else (0, (3, 2)),
                     label=line.label + ("" if line.steady else " † not steady"))
-    ax.set_yscale("log")
-    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    ax.yaxis.set_major_formatter(EngFormatter(sep=""))
-    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_ylim(0, 200)
+    ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))
     ax.set_xlabel("seconds since the warm-up began")
-    ax.set_ylabel("req/s per window")
+    ax.set_ylabel("req/s of a window, % of its scenario's level")
     ax.grid(color="#dddddd")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)

@@ -11,6 +11,7 @@ import http.server
 import json
 import tempfile
 import threading
+import math
 import unittest
 from pathlib import Path
 
@@ -375,8 +376,18 @@ class SteadyMarkTest(TempDirTest):
                    ["1.0", "plaintext-c256", "1", "5000", "5000.0", "900", "12"],
                    ["2.0", "plaintext-c256", "1", "9000", "9000.0", "950", ""]])
         report = bench.Report(run)
-        self.assertEqual(report.warmups, {("A", "1"): [(1.0, 5000.0), (2.0, 9000.0)]})
+        self.assertEqual(report.warmups, {("A", "1"): [(1.0, 5000.0, "plaintext-c256"), (2.0, 9000.0, "plaintext-c256")]})
         self.assertIn("charts/warmup.svg", report.markdown(1, ""))
+
+    def test_the_warm_up_chart_puts_each_scenario_on_its_own_level(self):
+        # two scenarios a hundredfold apart: each window over the mean of its scenario's last 2 windows, a break
+        # (nan) between them, a scenario that answered nothing left out
+        points = [(1.0, 50_000.0, "a"), (2.0, 90_000.0, "a"), (3.0, 110_000.0, "a"),
+                  (4.0, 500.0, "b"), (5.0, 1_000.0, "b"), (6.0, 1_000.0, "b"), (7.0, 0.0, "c")]
+        rel = bench.relative_warmup(points, 2)
+        self.assertEqual([t for t, _ in rel], [1.0, 2.0, 3.0, 4.0, 4.0, 5.0, 6.0])
+        self.assertEqual([round(v) for _, v in rel if v == v], [50, 90, 110, 50, 100, 100])
+        self.assertTrue(math.isnan(rel[3][1]))
 
     def test_an_old_run_has_no_mark_and_says_its_warm_up_was_not_checked(self):
         md = bench.Report(synthetic_run(self.root, 1, self.cells(), start_column=False)).markdown(1, "")
