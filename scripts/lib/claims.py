@@ -451,6 +451,8 @@ def check(claims: list[Claim], root: Path, overrides: dict | None = None, verbos
                         runs[claim.run] = open_run(root / claim.run, sub, root)
                     except ClaimError as e:
                         runs[claim.run] = e
+                    except Exception as e:  # noqa: BLE001  (reading a run failed: its claims fail, the check goes on)
+                        runs[claim.run] = ClaimError(f"cannot read the run: {type(e).__name__}: {e}")
                 run = runs[claim.run]
                 if isinstance(run, ClaimError):
                     raise run
