@@ -1922,6 +1922,17 @@ class Report:
                                  f"{name} ({n} threads) {fmt_int(n / wait_s)} req/s" for name, n in caps)
                              + ". Event loops, io_uring rings and servlet async (Tomcat) hand the connection back while "
                                "the request waits, and virtual threads cost no pool slot.")
+        else:
+            caps = []
+        by_row = {c.server: c for c in cells}
+        over = [name for name, n in caps if name in by_row
+                and (little := self.little_rps(by_row[name])) is not None and little > n / wait_s * 1.005]
+        if over:
+            lines.append(f"{DISAGREE_MARK} on a capped row: Little's law, from the mean latency of the requests "
+                         "answered, puts " + ", ".join(over) + " above the most its threads can answer, so there it "
+                         "is Little's law that misreads the row (connections queued behind the pool hold no request "
+                         "at a thread, and those still unanswered when the run ends are in no latency), not the "
+                         "window.")
         return lines + [""]
 
     def tls_lines(self, prefix: str) -> list[str]:

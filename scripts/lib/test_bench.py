@@ -1086,6 +1086,18 @@ class WaitingBoundTest(TempDirTest):
         self.assertEqual(r.window_other, 0)
         self.assertIsNone(bench.h2load_window_line(_one_line(self.root)))  # one request holds no window
 
+    def test_little_s_law_above_a_capped_pool_is_named_as_the_misreading(self):
+        # ThreadPoolServer's 2 workers answer at most 2 / 0.1 s = 20 req/s on /blocking/100: the window says 20,
+        # Little's law from the answered requests' mean (5 s) 1,000 / 5 = 200, above the cap
+        blocking = {"connections": "1000", "wait_ms": "100", "path": "/blocking/100", "blocking": "1"}
+        window = "window: 34 good, 0 other answers in 1.700 s\n"
+        run = synthetic_run(self.root, 1, {"ThreadPoolServer": [(wrk_text(20, 40, avg_ms=5000.0, seconds=2.0) + window, 10)]},
+                            scenario="blocking100-c1000", scenario_fields=blocking)
+        md = bench.Report(run).markdown(1, "")
+        self.assertIn("(2 threads) 20 req/s", md)
+        self.assertIn("≠ on a capped row: Little's law, from the mean latency of the requests answered, puts "
+                      "ThreadPoolServer above the most its threads can answer", md)
+
     def test_a_scenario_that_does_not_wait_has_no_little_figure(self):
         report = bench.Report(synthetic_run(self.root, 1, {"A": [(wrk_text(2_000, 8_000), 100)]}))
         self.assertIsNone(report.little_rps(report.cells[("A", "plaintext-c256")]))
