@@ -1436,6 +1436,11 @@ class Report:
                 errors, non2xx = cell.total("socket_errors"), cell.total("non2xx")
                 if errors or non2xx:
                     out.append(f"{cell.server} {cell.scenario}: {errors} socket errors, {non2xx} non-2xx responses")
+            sc = self.scenario_by_name.get(cell.scenario, {})
+            if strict and windowed_scenario(sc) and any(not r.window_seconds for _, r, _ in cell.rounds):
+                # its req/s would silently fall back to the generator's whole-run count, in whole waves
+                out.append(f"{cell.server} {cell.scenario}: a round has no fixed window (bench-window.lua or "
+                           "h2load's log printed no 'window:' line)")
         return out
 
     # -- summary.csv --
@@ -2125,6 +2130,13 @@ def connection_pool_threads(server: dict) -> int | None:
     if server.get("class") == "ThreadPoolServer" and workers.isdigit():
         return int(workers)
     return None
+
+
+def windowed_scenario(sc: dict) -> bool:
+    """Whether the benchmark script counts this scenario in a fixed window: a waiting closed-loop scenario with no
+    wrk script of its own (bench-window.lua), or a waiting h2load one (its per-request log)."""
+    wait = sc.get("wait_ms") or ""
+    return wait.isdigit() and int(wait) > 0 and not sc.get("open") and not sc.get("script")
 
 
 def in_flight(sc: dict) -> int:

@@ -1086,6 +1086,16 @@ class WaitingBoundTest(TempDirTest):
         self.assertEqual(r.window_other, 0)
         self.assertIsNone(bench.h2load_window_line(_one_line(self.root)))  # one request holds no window
 
+    def test_strict_fails_a_waiting_round_without_its_fixed_window(self):
+        # a waiting scenario counted by bench-window.lua: a round without its window line would quietly fall back
+        # to wrk's whole-run count, in whole waves; --quick (strict) fails it, an older run is only read
+        run = synthetic_run(self.root, 1, {"A": [(wrk_text(9_300, 19_000, avg_ms=100.5, seconds=2.04), 100)]},
+                            scenario="delay100-c1000", scenario_fields=self.WAITING)
+        report = bench.Report(run)
+        self.assertIn("A delay100-c1000: a round has no fixed window (bench-window.lua or h2load's log printed no "
+                      "'window:' line)", report.violations(strict=True))
+        self.assertEqual(report.violations(strict=False), [])
+
     def test_little_s_law_above_a_capped_pool_is_named_as_the_misreading(self):
         # ThreadPoolServer's 2 workers answer at most 2 / 0.1 s = 20 req/s on /blocking/100: the window says 20,
         # Little's law from the answered requests' mean (5 s) 1,000 / 5 = 200, above the cap
