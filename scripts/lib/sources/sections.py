@@ -307,8 +307,8 @@ def doc002(out):
 ### What the document ran
 
 `{DOC002}`: a client sending events to a server "through the kafka event stream system"
-(Eclipse Vert.x in memory, Kafka between the instances, 200 workers per service with the rest
-queued, an embedded Berkeley DB queue, payloads over 64 KB "broken into segments of 64 KB
+("Eclipse Vertx" in memory, Kafka between the instances, 200 workers per service with the rest
+queued, "an embedded Berkerly DB" (its spelling) as the queue, payloads over 64 KB "broken into segments of 64 KB
 chunks"), on "Windows 11 Pro", an "Intel i7 10th generation 2.7 GHz CPU and 16 GB memory", "Java
 OpenJDK version 18". Its sample, verbatim:
 
@@ -401,7 +401,7 @@ number of events processed is 2 times the above values"). "Payload MB/s" is req/
 
 The shape of the question carries over: how requests per second and bytes per second change with
 the payload, one-way against two-way, many requests in flight. The figures do not: the document
-measured a broker pipeline (Kafka, a Berkeley DB queue, 64 KB segments) on a Windows 11 Pro machine, whose
+measured a broker pipeline (Kafka, an embedded key-value queue, 64 KB segments) on a Windows 11 Pro machine, whose
 costs per event and per byte are not an HTTP server's; here client and server share this
 machine's cores over loopback, so which size comes out "most efficient" (the table above) says
 how this server and machine split a fixed cost per request from a cost per byte, and only in the
