@@ -1336,7 +1336,7 @@ wrk_base=("${client_cmd[@]}" wrk -t"$WRK_THREADS" --latency)
 TLS_WARM_CONNECTIONS=64
 win_req=0 win_rps=0 win_secs=0
 warm_window() {
-  local f tmp="$snapshot/window.txt" connections
+  local f tmp="$snapshot/window.txt"
   IFS='|' read -r -a f <<<"$1"
   if [[ -n "${f[12]:-}" ]]; then
     # an h2 window: h2load for $3 seconds, no warm-up time of its own (the windows are the warm-up)
@@ -1346,11 +1346,8 @@ warm_window() {
     read -r win_req win_rps win_secs < <(h2load_figures "$tmp" "$3")
     return 0
   fi
-  connections="${f[3]}"
-  [[ "$2" != https:* ]] || (( connections <= TLS_WARM_CONNECTIONS )) || connections="$TLS_WARM_CONNECTIONS"
-  wrk_script "$1" "$3" "$connections"
-  local cmd=("${wrk_base[@]}" -c"$connections" -d"${3}s" --timeout "${f[6]}" "${wrk_script_opts[@]}" "$2${f[2]}" "${wrk_script_args[@]}")
-  run_child "${cmd[@]}" >"$tmp" 2>&1 || true
+  make_wrk_cmd "$1" "$2${f[2]}" "$3" "$(warm_connections "$1" "$2")"
+  run_child "${wrk_cmd[@]}" >"$tmp" 2>&1 || true
   cat "$tmp" >>"$4"
   # "  123456 requests in 1.00s, 15.2MB read" and "Requests/sec:  123456.78", or a waiting scenario's fixed
   # window (bench-window.lua): "window: G good, O other answers in S s"
@@ -1377,14 +1374,12 @@ cont_capable() {
   IFS='|' read -r -a f <<<"$1"
   [[ -n "${f[10]:-}" && "${f[10]}" != 0 && -z "${f[11]:-}" ]] || return 1
   [[ -n "${f[12]:-}" ]] && return 0
-  wrk_script "$1" 1 1
-  [[ "${wrk_script_opts[1]:-}" == */bench-window.lua ]]
+  make_wrk_cmd "$1" "" 1 1
+  (( wrk_windowed ))
 }
 cont_start() {
-  local f connections
+  local f
   IFS='|' read -r -a f <<<"$1"
-  connections="${f[3]}"
-  [[ "$2" != https:* ]] || (( connections <= TLS_WARM_CONNECTIONS )) || connections="$TLS_WARM_CONNECTIONS"
   cont_prefix="$snapshot/bins-${f[0]}" cont_log="$3" cont_h2log=""
   rm -f "$cont_prefix"-*.tsv
   # longer than any warm-up of one scenario can be (its start's pool, or 4 caps + 10 s past it)
@@ -1396,9 +1391,8 @@ cont_start() {
     make_h2load_cmd "$1" "$2" "$seconds" 0 "$cont_h2log"
     "${h2load_cmd[@]}" >"$snapshot/cont.txt" 2>&1 &
   else
-    wrk_script "$1" "$seconds" "$connections"
-    "${wrk_base[@]}" -c"$connections" -d"${seconds}s" --timeout "${f[6]}" "${wrk_script_opts[@]}" "$2${f[2]}" \
-      "${wrk_script_args[@]}" "$cont_prefix" >"$snapshot/cont.txt" 2>&1 &
+    make_wrk_cmd "$1" "$2${f[2]}" "$seconds" "$(warm_connections "$1" "$2")" "$cont_prefix"
+    "${wrk_cmd[@]}" >"$snapshot/cont.txt" 2>&1 &
   fi
   child_pid=$!
   cont_next=$(( ${EPOCHREALTIME%.*} + 1 ))
@@ -1426,24 +1420,36 @@ cont_stop() {
   cont_prefix="" cont_h2log=""
 }
 
-# The wrk script of scenario $1 (a line of the table) for a run of $2 seconds at $3 connections: sets
-# wrk_script_opts (before the URL) and wrk_script_args (after it). The scenario's own script and words; or,
-# for a waiting HTTP/1.1 scenario with none (a wait, closed loop), bench-window.lua: the connections'
-# first requests spread over one wait and the goodput counted in a fixed window (see that file), so
-# the count does not move in whole waves of answers ended together.
-wrk_script_opts=() wrk_script_args=()
-wrk_script() {
+# The wrk command of scenario $1 (a line of the table) against URL $2 for $3 seconds at $4
+# connections, into the array wrk_cmd; [$5]: a further argument to bench-window.lua (its bins prefix).
+# Its script: the scenario's own with its words; or, for a waiting HTTP/1.1 scenario with none (a
+# wait, closed loop), bench-window.lua (wrk_windowed=1): the connections' first requests spread over
+# one wait and the goodput counted in a fixed window (see that file), so the count does not move in
+# whole waves of answers ended together.
+wrk_cmd=() wrk_windowed=0
+make_wrk_cmd() {
   local f
   IFS='|' read -r -a f <<<"$1"
-  wrk_script_opts=() wrk_script_args=()
+  wrk_cmd=("${wrk_base[@]}" -c"$4" -d"${3}s" --timeout "${f[6]}") wrk_windowed=0
   if [[ -n "${f[4]}" ]]; then
-    wrk_script_opts=(-s "$LIB/${f[4]}")
+    wrk_cmd+=(-s "$LIB/${f[4]}" "$2")
     # shellcheck disable=SC2206  # script arguments are words
-    [[ -z "${f[5]}" ]] || wrk_script_args=(-- ${f[5]})
+    [[ -z "${f[5]}" ]] || wrk_cmd+=(-- ${f[5]})
   elif [[ -n "${f[10]:-}" && "${f[10]}" != 0 && -z "${f[11]:-}" && -z "${f[12]:-}" ]]; then
-    wrk_script_opts=(-s "$LIB/bench-window.lua")
-    wrk_script_args=(-- "${f[10]}" "$2" "$3" "$WRK_THREADS")
+    wrk_windowed=1
+    wrk_cmd+=(-s "$LIB/bench-window.lua" "$2" -- "${f[10]}" "$3" "$4" "$WRK_THREADS" ${5:+"$5"})
+  else
+    wrk_cmd+=("$2")
   fi
+}
+
+# The connections of scenario $1's warm-up windows against base URL $2: its own, but over HTTPS at most
+# TLS_WARM_CONNECTIONS (see warm_window).
+warm_connections() {
+  local n
+  n="$(cut -d'|' -f4 <<<"$1")"
+  [[ "$2" != https:* ]] || (( n <= TLS_WARM_CONNECTIONS )) || n="$TLS_WARM_CONNECTIONS"
+  echo "$n"
 }
 
 # The h2load command of scenario $1 (a line of the table) against base URL $2 for $3 seconds after
@@ -1859,8 +1865,8 @@ measure_phase() {
       cmd=("${client_cmd[@]}" "$LIB/open-load.sh" --url "$url" --rate "$rate" --duration "$duration"
         --connections "${f[3]}" --timeout "${f[6]%s}" --out "$raw")
     else
-      wrk_script "$sc" "$duration" "${f[3]}"
-      cmd=("${wrk_base[@]}" -c"${f[3]}" -d"${duration}s" --timeout "${f[6]}" "${wrk_script_opts[@]}" "$url" "${wrk_script_args[@]}")
+      make_wrk_cmd "$sc" "$url" "$duration" "${f[3]}"
+      cmd=("${wrk_cmd[@]}")
     fi
     started="${EPOCHREALTIME/./}"   # microseconds
     rc=0

@@ -39,6 +39,7 @@ sys.path.insert(0, str(HERE))
 
 import archived  # noqa: E402
 import bench  # noqa: E402
+import hostile_memory  # noqa: E402
 import raw_archive  # noqa: E402
 import ws_bench  # noqa: E402
 
@@ -247,9 +248,9 @@ class SeedRun:
     outputs. Row = an output's path under raw/ without ".ab" (e.g. webflux-plaintext), or the stem of runs
     <stem>-run<N>.ab (e.g. MultiLoopServer/static-timed-c8): a figure is then the median of the runs."""
 
-    AB = {"rps": r"^Requests per second:\s+([\d.]+)", "ms_mean": r"^Time per request:\s+([\d.]+) \[ms\] \(mean\)$",
-          "seconds": r"^Time taken for tests:\s+([\d.]+) seconds", "complete": r"^Complete requests:\s+(\d+)",
-          "failed": r"^Failed requests:\s+(\d+)"}
+    # hostile_memory's ab fields (rps, complete, failed, non2xx) and the two timings a write-up quotes
+    AB = {**hostile_memory.AB_FIELDS, "ms_mean": r"^Time per request:\s+([\d.]+) \[ms\] \(mean\)$",
+          "seconds": r"^Time taken for tests:\s+([\d.]+) seconds"}
 
     def __init__(self, run: Path, scratch: Path):
         self.raw = _raw_dir(run, scratch)
